@@ -1,0 +1,139 @@
+// Package analyzers registers the one English analyzer semrank uses with
+// Bleve and exposes the same token stream to the rest of the module.
+//
+// Every binary that opens a semrank index imports this package (directly or
+// through package index), so the analyzer named by Name is always registered
+// under the same name with the same chain:
+//
+//	unicode tokenizer → possessive_en → to_lower → stop_en → stemmer_porter
+//
+// Index-time and query-time text therefore produce identical terms, and the
+// learned models (which see terms through Tokens or Terms) agree with Bleve's
+// postings about what a term is.
+package analyzers
+
+import (
+	"fmt"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/token/porter"
+	bunicode "github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/registry"
+)
+
+// Name is the name under which the semrank English analyzer is registered
+// with Bleve's global registry.
+const Name = "semrank_en"
+
+// WordsName is a companion analyzer without stemming, for models that look
+// words up in a vocabulary of surface forms (word vectors, topic models).
+const WordsName = "semrank_en_words"
+
+func init() {
+	if err := registry.RegisterAnalyzer(Name, newStemmed); err != nil {
+		panic(err)
+	}
+	if err := registry.RegisterAnalyzer(WordsName, newWords); err != nil {
+		panic(err)
+	}
+}
+
+func newChain(cache *registry.Cache, filters ...string) (analysis.Analyzer, error) {
+	tok, err := cache.TokenizerNamed(bunicode.Name)
+	if err != nil {
+		return nil, err
+	}
+	a := &analysis.DefaultAnalyzer{Tokenizer: tok}
+	for _, name := range filters {
+		f, err := cache.TokenFilterNamed(name)
+		if err != nil {
+			return nil, fmt.Errorf("analyzers: token filter %q: %w", name, err)
+		}
+		a.TokenFilters = append(a.TokenFilters, f)
+	}
+	return a, nil
+}
+
+func newStemmed(_ map[string]interface{}, cache *registry.Cache) (analysis.Analyzer, error) {
+	return newChain(cache, en.PossessiveName, lowercase.Name, en.StopName, porter.Name)
+}
+
+func newWords(_ map[string]interface{}, cache *registry.Cache) (analysis.Analyzer, error) {
+	return newChain(cache, en.PossessiveName, lowercase.Name, en.StopName)
+}
+
+var (
+	once              sync.Once
+	stemmed, unstemmd analysis.Analyzer
+	initErr           error
+)
+
+func load() {
+	cache := registry.NewCache()
+	stemmed, initErr = cache.AnalyzerNamed(Name)
+	if initErr == nil {
+		unstemmd, initErr = cache.AnalyzerNamed(WordsName)
+	}
+}
+
+func analyzer(words bool) analysis.Analyzer {
+	once.Do(load)
+	if initErr != nil {
+		// The chain is built from filters compiled into Bleve itself; failing
+		// here means the binary was built against an incompatible Bleve.
+		panic("analyzers: cannot build analyzer: " + initErr.Error())
+	}
+	if words {
+		return unstemmd
+	}
+	return stemmed
+}
+
+// Tokens returns the index terms of text, exactly as Bleve indexes them.
+func Tokens(text string) []string {
+	return collect(analyzer(false).Analyze([]byte(text)))
+}
+
+// Words returns the lowercased, stop-filtered but unstemmed words of text.
+func Words(text string) []string {
+	return collect(analyzer(true).Analyze([]byte(text)))
+}
+
+func collect(ts analysis.TokenStream) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = string(t.Term)
+	}
+	return out
+}
+
+// Term is one occurrence of an index term in a text, with what the original
+// text said about it: learned term-weighting functions (TWEAK) use the
+// position and the capitalisation of the surface form as features.
+type Term struct {
+	Term     string // the analyzed term, as indexed
+	Position int    // 1-based position among the text's tokens (before stop removal)
+	Capital  bool   // the surface form starts with an upper-case letter
+}
+
+// Terms analyzes text and returns every term occurrence in order.
+func Terms(text string) []Term {
+	// Token filters rewrite terms in place, and terms alias the input, so the
+	// analyzer gets its own copy and capitalisation is read from text.
+	ts := analyzer(false).Analyze([]byte(text))
+	out := make([]Term, len(ts))
+	for i, t := range ts {
+		capital := false
+		if t.Start >= 0 && t.Start < len(text) {
+			r, _ := utf8.DecodeRuneInString(text[t.Start:])
+			capital = unicode.IsUpper(r)
+		}
+		out[i] = Term{Term: string(t.Term), Position: t.Position, Capital: capital}
+	}
+	return out
+}

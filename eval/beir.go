@@ -1,0 +1,337 @@
+package eval
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Doc is one corpus record in BEIR's corpus.jsonl.
+type Doc struct {
+	ID       string         `json:"_id"`
+	Title    string         `json:"title"`
+	Text     string         `json:"text"`
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// Query is one record in BEIR's queries.jsonl. Title is optional; SemEval
+// questions have a subject (title) and a body (text).
+type Query struct {
+	ID       string         `json:"_id"`
+	Text     string         `json:"text"`
+	Title    string         `json:"title,omitempty"`
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// FullText returns the query's title and text joined, the form most
+// scorers should see.
+func (q Query) FullText() string { return joinNonEmpty(q.Title, q.Text) }
+
+// FullText returns the document's title and text joined.
+func (d Doc) FullText() string { return joinNonEmpty(d.Title, d.Text) }
+
+func joinNonEmpty(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "\n" + b
+}
+
+// MaxLineBytes bounds one JSONL or TSV line; longer lines are an error
+// rather than an unbounded allocation.
+const MaxLineBytes = 64 << 20
+
+// ParseError reports malformed input with the file and 1-based line.
+type ParseError struct {
+	File string
+	Line int
+	Err  error
+}
+
+func (e *ParseError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.File, e.Err)
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// ErrEmpty is wrapped when an input file holds no records.
+var ErrEmpty = errors.New("no records")
+
+// scanLines calls fn for each non-blank line of r, with 1-based numbers.
+func scanLines(r io.Reader, name string, fn func(line []byte, n int) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), MaxLineBytes)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := bytes.TrimRight(sc.Bytes(), "\r")
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if err := fn(line, n); err != nil {
+			return &ParseError{File: name, Line: n, Err: err}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return &ParseError{File: name, Line: n + 1, Err: err}
+	}
+	return nil
+}
+
+// ReadCorpus parses corpus.jsonl records from r; name is used in errors.
+func ReadCorpus(r io.Reader, name string) ([]Doc, error) {
+	var docs []Doc
+	seen := map[string]bool{}
+	err := scanLines(r, name, func(line []byte, _ int) error {
+		var d Doc
+		if err := strictJSON(line, &d); err != nil {
+			return err
+		}
+		if d.ID == "" {
+			return errors.New(`record has no "_id"`)
+		}
+		if seen[d.ID] {
+			return fmt.Errorf("duplicate document id %q", d.ID)
+		}
+		seen[d.ID] = true
+		docs = append(docs, d)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(docs) == 0 {
+		return nil, &ParseError{File: name, Err: ErrEmpty}
+	}
+	return docs, nil
+}
+
+// ReadQueries parses queries.jsonl records from r.
+func ReadQueries(r io.Reader, name string) ([]Query, error) {
+	var qs []Query
+	seen := map[string]bool{}
+	err := scanLines(r, name, func(line []byte, _ int) error {
+		var q Query
+		if err := strictJSON(line, &q); err != nil {
+			return err
+		}
+		if q.ID == "" {
+			return errors.New(`record has no "_id"`)
+		}
+		if seen[q.ID] {
+			return fmt.Errorf("duplicate query id %q", q.ID)
+		}
+		seen[q.ID] = true
+		qs = append(qs, q)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(qs) == 0 {
+		return nil, &ParseError{File: name, Err: ErrEmpty}
+	}
+	return qs, nil
+}
+
+func strictJSON(line []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("invalid JSON: %v", err)
+	}
+	if dec.More() {
+		return errors.New("invalid JSON: more than one value on the line")
+	}
+	return nil
+}
+
+// WriteJSONL writes one JSON record per line.
+func WriteJSONL[T any](w io.Writer, recs []T) error {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	for _, r := range recs {
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// Dataset is a BEIR directory in memory: corpus, queries, optional
+// judgments and optional given candidate lists (candidates.trec).
+type Dataset struct {
+	Dir        string
+	Corpus     []Doc
+	Queries    []Query
+	Qrels      Qrels // nil when the directory has no qrels/test.tsv
+	Candidates *Run  // nil when the directory has no candidates.trec
+
+	docIndex map[string]int
+}
+
+// File names inside a BEIR directory.
+const (
+	CorpusFile     = "corpus.jsonl"
+	QueriesFile    = "queries.jsonl"
+	QrelsFile      = "qrels/test.tsv"
+	CandidatesFile = "candidates.trec"
+)
+
+// LoadDataset reads a BEIR directory. corpus.jsonl and queries.jsonl are
+// required; qrels/test.tsv and candidates.trec are read when present. A
+// candidate list or judgment naming an unknown query or document is an error.
+func LoadDataset(dir string) (*Dataset, error) {
+	ds := &Dataset{Dir: dir}
+	var err error
+	if ds.Corpus, err = readFile(filepath.Join(dir, CorpusFile), ReadCorpus); err != nil {
+		return nil, err
+	}
+	if ds.Queries, err = readFile(filepath.Join(dir, QueriesFile), ReadQueries); err != nil {
+		return nil, err
+	}
+	qp := filepath.Join(dir, QrelsFile)
+	if _, err := os.Stat(qp); err == nil {
+		if ds.Qrels, err = ReadQrelsFile(qp); err != nil {
+			return nil, err
+		}
+	}
+	cp := filepath.Join(dir, CandidatesFile)
+	if _, err := os.Stat(cp); err == nil {
+		run, err := ReadRunFile(cp)
+		if err != nil {
+			return nil, err
+		}
+		ds.Candidates = &run
+	}
+	if err := ds.check(); err != nil {
+		return nil, err
+	}
+	return ds, nil
+}
+
+func readFile[T any](path string, parse func(io.Reader, string) ([]T, error)) ([]T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return parse(f, path)
+}
+
+func (ds *Dataset) check() error {
+	qids := map[string]bool{}
+	for _, q := range ds.Queries {
+		qids[q.ID] = true
+	}
+	for qid, rels := range ds.Qrels {
+		if !qids[qid] {
+			return fmt.Errorf("%s: judgments for unknown query %q", filepath.Join(ds.Dir, QrelsFile), qid)
+		}
+		for did := range rels {
+			if _, ok := ds.Doc(did); !ok {
+				return fmt.Errorf("%s: judgment for unknown document %q (query %q)", filepath.Join(ds.Dir, QrelsFile), did, qid)
+			}
+		}
+	}
+	if ds.Candidates != nil {
+		for _, qid := range ds.Candidates.QueryIDs() {
+			if !qids[qid] {
+				return fmt.Errorf("%s: candidates for unknown query %q", filepath.Join(ds.Dir, CandidatesFile), qid)
+			}
+			for _, e := range ds.Candidates.Ranking(qid) {
+				if _, ok := ds.Doc(e.DocID); !ok {
+					return fmt.Errorf("%s: unknown document %q (query %q)", filepath.Join(ds.Dir, CandidatesFile), e.DocID, qid)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Doc returns the corpus document with the given id.
+func (ds *Dataset) Doc(id string) (Doc, bool) {
+	if ds.docIndex == nil {
+		ds.docIndex = make(map[string]int, len(ds.Corpus))
+		for i, d := range ds.Corpus {
+			ds.docIndex[d.ID] = i
+		}
+	}
+	i, ok := ds.docIndex[id]
+	if !ok {
+		return Doc{}, false
+	}
+	return ds.Corpus[i], true
+}
+
+// Query returns the query with the given id.
+func (ds *Dataset) Query(id string) (Query, bool) {
+	for _, q := range ds.Queries {
+		if q.ID == id {
+			return q, true
+		}
+	}
+	return Query{}, false
+}
+
+// Save writes the dataset as a BEIR directory, creating it if needed.
+func (ds *Dataset) Save(dir string) error {
+	if err := os.MkdirAll(filepath.Join(dir, "qrels"), 0o755); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(dir, CorpusFile), func(w io.Writer) error { return WriteJSONL(w, ds.Corpus) }); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(dir, QueriesFile), func(w io.Writer) error { return WriteJSONL(w, ds.Queries) }); err != nil {
+		return err
+	}
+	if ds.Qrels != nil {
+		if err := writeFile(filepath.Join(dir, QrelsFile), ds.Qrels.WriteTSV); err != nil {
+			return err
+		}
+	}
+	if ds.Candidates != nil {
+		if err := writeFile(filepath.Join(dir, CandidatesFile), func(w io.Writer) error { return ds.Candidates.Write(w, "given") }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeFile(path string, fn func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := fn(f); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// SortedKeys returns the keys of m in order; used wherever output must be
+// deterministic.
+func SortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func fieldsOf(line []byte) []string { return strings.Fields(string(line)) }

@@ -1,0 +1,272 @@
+// Package eval measures rankings against relevance judgments and reads and
+// writes the file formats rankings and judgments travel in: BEIR
+// directories (corpus.jsonl, queries.jsonl, qrels/test.tsv), TREC qrels and
+// runs, and the SemEval gold (.relevancy) files.
+//
+// Metrics follow two conventions, named so that a number can be checked
+// against the tool that defines it:
+//
+//   - map@k is the SemEval-2016 Task 3 scorer's MAP: for each query the
+//     candidates are sorted by score, the top k kept, and AP is the mean of
+//     precision@i over the relevant positions i in that top k. A query with
+//     no relevant candidate has AP 0 and still counts.
+//   - map is trec_eval's MAP: AP over the whole ranking divided by the
+//     number of documents judged relevant.
+//
+// Every metric is averaged over all queries in the judgments (a query the
+// run lacks scores 0, like trec_eval -c). Relevance is grade > 0; nDCG uses
+// the grade as gain with a log2 rank discount, as trec_eval does.
+package eval
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Metric is a parsed metric name such as "map@10" or "auc".
+type Metric struct {
+	Name string // map, mrr, ndcg, p, r, auc
+	K    int    // cutoff; 0 means the whole ranking
+}
+
+func (m Metric) String() string {
+	if m.K > 0 {
+		return fmt.Sprintf("%s@%d", m.Name, m.K)
+	}
+	return m.Name
+}
+
+// ParseMetrics parses a comma-separated list such as "map@10,mrr@10,auc".
+func ParseMetrics(s string) ([]Metric, error) {
+	var out []Metric
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(strings.ToLower(part))
+		if part == "" {
+			continue
+		}
+		name, kstr, hasK := strings.Cut(part, "@")
+		m := Metric{Name: name}
+		if hasK {
+			k, err := strconv.Atoi(kstr)
+			if err != nil || k <= 0 {
+				return nil, fmt.Errorf("metric %q: cutoff must be a positive integer", part)
+			}
+			m.K = k
+		}
+		switch name {
+		case "map", "mrr", "ndcg", "auc":
+		case "p", "r":
+			if m.K == 0 {
+				return nil, fmt.Errorf("metric %q needs a cutoff, e.g. %s@10", part, name)
+			}
+		default:
+			return nil, fmt.Errorf("unknown metric %q (known: map, map@k, mrr@k, ndcg@k, p@k, r@k, auc)", part)
+		}
+		out = append(out, m)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no metrics in %q", s)
+	}
+	return out, nil
+}
+
+// MustParseMetrics is ParseMetrics for constant lists.
+func MustParseMetrics(s string) []Metric {
+	m, err := ParseMetrics(s)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// Result holds per-query and mean values of a set of metrics.
+type Result struct {
+	Metrics  []Metric
+	Queries  []string             // the judged queries, sorted
+	PerQuery map[string][]float64 // query → one value per metric
+	Mean     []float64
+}
+
+// Value returns the mean of the named metric (e.g. "map@10"), or NaN.
+func (r Result) Value(name string) float64 {
+	for i, m := range r.Metrics {
+		if m.String() == name {
+			return r.Mean[i]
+		}
+	}
+	return math.NaN()
+}
+
+// Column returns per-query values of metric i in Queries order.
+func (r Result) Column(i int) []float64 {
+	out := make([]float64, len(r.Queries))
+	for j, q := range r.Queries {
+		out[j] = r.PerQuery[q][i]
+	}
+	return out
+}
+
+// Evaluate scores run against qrels. Queries in the run that the qrels do
+// not know are an error (see Run.CheckQueries); filter them first to
+// ignore them deliberately.
+func Evaluate(q Qrels, run Run, metrics []Metric) (Result, error) {
+	if err := run.CheckQueries(q); err != nil {
+		return Result{}, err
+	}
+	res := Result{Metrics: metrics, Queries: SortedKeys(q), PerQuery: map[string][]float64{}}
+	res.Mean = make([]float64, len(metrics))
+	for _, qid := range res.Queries {
+		ranked := run.Sorted(qid)
+		vals := make([]float64, len(metrics))
+		for i, m := range metrics {
+			vals[i] = score(m, q[qid], ranked)
+			res.Mean[i] += vals[i]
+		}
+		res.PerQuery[qid] = vals
+	}
+	for i := range res.Mean {
+		if len(res.Queries) > 0 {
+			res.Mean[i] /= float64(len(res.Queries))
+		}
+	}
+	return res, nil
+}
+
+func score(m Metric, judged map[string]int, ranked []Entry) float64 {
+	top := ranked
+	if m.K > 0 && len(top) > m.K {
+		top = top[:m.K]
+	}
+	switch m.Name {
+	case "map":
+		if m.K > 0 {
+			return semevalAP(judged, top)
+		}
+		return trecAP(judged, ranked)
+	case "mrr":
+		for i, e := range top {
+			if judged[e.DocID] > 0 {
+				return 1 / float64(i+1)
+			}
+		}
+		return 0
+	case "p":
+		return float64(countRel(judged, top)) / float64(m.K)
+	case "r":
+		n := 0
+		for _, g := range judged {
+			if g > 0 {
+				n++
+			}
+		}
+		if n == 0 {
+			return 0
+		}
+		return float64(countRel(judged, top)) / float64(n)
+	case "ndcg":
+		return ndcg(judged, top, m.K)
+	case "auc":
+		return AUC(judged, top)
+	}
+	return math.NaN()
+}
+
+func countRel(judged map[string]int, es []Entry) int {
+	n := 0
+	for _, e := range es {
+		if judged[e.DocID] > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// semevalAP is the SemEval scorer's AP: precision averaged over the
+// relevant positions found in the (already cut) list.
+func semevalAP(judged map[string]int, top []Entry) float64 {
+	hits, sum := 0, 0.0
+	for i, e := range top {
+		if judged[e.DocID] > 0 {
+			hits++
+			sum += float64(hits) / float64(i+1)
+		}
+	}
+	if hits == 0 {
+		return 0
+	}
+	return sum / float64(hits)
+}
+
+func trecAP(judged map[string]int, ranked []Entry) float64 {
+	nrel := 0
+	for _, g := range judged {
+		if g > 0 {
+			nrel++
+		}
+	}
+	if nrel == 0 {
+		return 0
+	}
+	hits, sum := 0, 0.0
+	for i, e := range ranked {
+		if judged[e.DocID] > 0 {
+			hits++
+			sum += float64(hits) / float64(i+1)
+		}
+	}
+	return sum / float64(nrel)
+}
+
+func ndcg(judged map[string]int, top []Entry, k int) float64 {
+	dcg := 0.0
+	for i, e := range top {
+		if g := judged[e.DocID]; g > 0 {
+			dcg += float64(g) / math.Log2(float64(i+2))
+		}
+	}
+	var gains []int
+	for _, g := range judged {
+		if g > 0 {
+			gains = append(gains, g)
+		}
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(gains)))
+	if k > 0 && len(gains) > k {
+		gains = gains[:k]
+	}
+	ideal := 0.0
+	for i, g := range gains {
+		ideal += float64(g) / math.Log2(float64(i+2))
+	}
+	if ideal == 0 {
+		return 0
+	}
+	return dcg / ideal
+}
+
+// AUC is the area under the ROC curve of one ranked list: the fraction of
+// (relevant, non-relevant) judged pairs the ranking orders correctly.
+// Unjudged documents are ignored; a list without both kinds scores 0.5.
+func AUC(judged map[string]int, ranked []Entry) float64 {
+	pos, neg := 0, 0
+	correct := 0.0
+	for _, e := range ranked {
+		g, ok := judged[e.DocID]
+		if !ok {
+			continue
+		}
+		if g > 0 {
+			pos++
+		} else {
+			neg++
+			correct += float64(pos)
+		}
+	}
+	if pos == 0 || neg == 0 {
+		return 0.5
+	}
+	return correct / float64(pos*neg)
+}

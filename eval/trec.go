@@ -1,0 +1,292 @@
+package eval
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+
+)
+
+// Qrels holds relevance judgments: query id → document id → grade
+// (0 = not relevant, higher = more relevant).
+type Qrels map[string]map[string]int
+
+// Relevant reports the number of documents judged relevant (grade > 0)
+// for query qid.
+func (q Qrels) Relevant(qid string) int {
+	n := 0
+	for _, g := range q[qid] {
+		if g > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func (q Qrels) add(qid, did string, grade int) {
+	m := q[qid]
+	if m == nil {
+		m = map[string]int{}
+		q[qid] = m
+	}
+	m[did] = grade
+}
+
+// WriteTSV writes BEIR's qrels/test.tsv form with its header.
+func (q Qrels) WriteTSV(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintln(bw, "query-id\tcorpus-id\tscore")
+	for _, qid := range SortedKeys(q) {
+		for _, did := range SortedKeys(q[qid]) {
+			fmt.Fprintf(bw, "%s\t%s\t%d\n", qid, did, q[qid][did])
+		}
+	}
+	return bw.Flush()
+}
+
+// WriteTREC writes the TREC form "qid 0 docid grade".
+func (q Qrels) WriteTREC(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	for _, qid := range SortedKeys(q) {
+		for _, did := range SortedKeys(q[qid]) {
+			fmt.Fprintf(bw, "%s 0 %s %d\n", qid, did, q[qid][did])
+		}
+	}
+	return bw.Flush()
+}
+
+// ReadQrels parses judgments in any of the forms semrank meets, detected
+// per line:
+//
+//	BEIR TSV        query-id <TAB> corpus-id <TAB> score   (header line allowed)
+//	TREC            qid 0 docid grade
+//	SemEval gold    qid docid ir_rank ir_score true|false
+func ReadQrels(r io.Reader, name string) (Qrels, error) {
+	q := Qrels{}
+	first := true
+	err := scanLines(r, name, func(line []byte, _ int) error {
+		f := fieldsOf(line)
+		isHeader := first && len(f) == 3 && f[0] == "query-id"
+		first = false
+		if isHeader {
+			return nil
+		}
+		switch len(f) {
+		case 3:
+			g, err := parseGrade(f[2])
+			if err != nil {
+				return err
+			}
+			q.add(f[0], f[1], g)
+		case 4:
+			g, err := parseGrade(f[3])
+			if err != nil {
+				return err
+			}
+			q.add(f[0], f[2], g)
+		case 5:
+			switch f[4] {
+			case "true":
+				q.add(f[0], f[1], 1)
+			case "false":
+				q.add(f[0], f[1], 0)
+			default:
+				return fmt.Errorf("label %q is neither true nor false", f[4])
+			}
+		default:
+			return fmt.Errorf("%d fields; want 3 (BEIR), 4 (TREC) or 5 (SemEval)", len(f))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(q) == 0 {
+		return nil, &ParseError{File: name, Err: ErrEmpty}
+	}
+	return q, nil
+}
+
+func parseGrade(s string) (int, error) {
+	g, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("relevance %q is not an integer", s)
+	}
+	return g, nil
+}
+
+// ReadQrelsFile reads judgments from a file.
+func ReadQrelsFile(path string) (Qrels, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadQrels(f, path)
+}
+
+// Entry is one line of a run: a document, its score, its rank as written.
+type Entry struct {
+	DocID string
+	Score float64
+	Rank  int
+	Line  int // line in the file it was read from; 0 when built in memory
+}
+
+// Run is a ranked list of documents per query, in TREC run form. Query
+// order and each query's entry order are kept as given.
+type Run struct {
+	File    string // file it was read from, for error messages
+	order   []string
+	byQuery map[string][]Entry
+}
+
+// NewRun returns an empty run.
+func NewRun() Run { return Run{byQuery: map[string][]Entry{}} }
+
+// Add appends an entry for qid.
+func (r *Run) Add(qid string, e Entry) {
+	if r.byQuery == nil {
+		r.byQuery = map[string][]Entry{}
+	}
+	if _, ok := r.byQuery[qid]; !ok {
+		r.order = append(r.order, qid)
+	}
+	r.byQuery[qid] = append(r.byQuery[qid], e)
+}
+
+// Set replaces the ranking of qid.
+func (r *Run) Set(qid string, es []Entry) {
+	if r.byQuery == nil {
+		r.byQuery = map[string][]Entry{}
+	}
+	if _, ok := r.byQuery[qid]; !ok {
+		r.order = append(r.order, qid)
+	}
+	r.byQuery[qid] = es
+}
+
+// QueryIDs returns the run's queries in the order they first appeared.
+func (r Run) QueryIDs() []string { return r.order }
+
+// Ranking returns qid's entries in the order they were given.
+func (r Run) Ranking(qid string) []Entry { return r.byQuery[qid] }
+
+// Sorted returns qid's entries by descending score; equal scores keep the
+// order they were given, so a run whose scores tie is still evaluated
+// deterministically. semrank never writes tied scores.
+func (r Run) Sorted(qid string) []Entry {
+	es := append([]Entry(nil), r.byQuery[qid]...)
+	sort.SliceStable(es, func(i, j int) bool { return es[i].Score > es[j].Score })
+	return es
+}
+
+// Len returns the number of queries in the run.
+func (r Run) Len() int { return len(r.order) }
+
+// Write writes the run in TREC form "qid Q0 docid rank score tag", each
+// query's entries sorted by descending score with ranks renumbered.
+func (r Run) Write(w io.Writer, tag string) error {
+	if tag == "" {
+		tag = "semrank"
+	}
+	bw := bufio.NewWriter(w)
+	for _, qid := range r.order {
+		for i, e := range r.Sorted(qid) {
+			fmt.Fprintf(bw, "%s Q0 %s %d %s %s\n", qid, e.DocID, i+1, strconv.FormatFloat(e.Score, 'g', -1, 64), tag)
+		}
+	}
+	return bw.Flush()
+}
+
+// WriteFile writes the run to path.
+func (r Run) WriteFile(path, tag string) error {
+	return writeFile(path, func(w io.Writer) error { return r.Write(w, tag) })
+}
+
+// ReadRun parses a TREC run: "qid Q0 docid rank score tag" per line.
+func ReadRun(rd io.Reader, name string) (Run, error) {
+	run := NewRun()
+	run.File = name
+	seen := map[string]map[string]bool{}
+	err := scanLines(rd, name, func(line []byte, n int) error {
+		f := fieldsOf(line)
+		if len(f) != 6 {
+			return fmt.Errorf("%d fields; want 6: qid Q0 docid rank score tag", len(f))
+		}
+		rank, err := strconv.Atoi(f[3])
+		if err != nil {
+			return fmt.Errorf("rank %q is not an integer", f[3])
+		}
+		score, err := strconv.ParseFloat(f[4], 64)
+		if err != nil || math.IsNaN(score) {
+			return fmt.Errorf("score %q is not a number", f[4])
+		}
+		if seen[f[0]] == nil {
+			seen[f[0]] = map[string]bool{}
+		}
+		if seen[f[0]][f[2]] {
+			return fmt.Errorf("document %q listed twice for query %q", f[2], f[0])
+		}
+		seen[f[0]][f[2]] = true
+		run.Add(f[0], Entry{DocID: f[2], Score: score, Rank: rank, Line: n})
+		return nil
+	})
+	if err != nil {
+		return Run{}, err
+	}
+	if run.Len() == 0 {
+		return Run{}, &ParseError{File: name, Err: ErrEmpty}
+	}
+	return run, nil
+}
+
+// ReadRunFile reads a TREC run from a file.
+func ReadRunFile(path string) (Run, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Run{}, err
+	}
+	defer f.Close()
+	return ReadRun(f, path)
+}
+
+// ErrUnknownQuery is wrapped when a run names a query the judgments lack.
+var ErrUnknownQuery = errors.New("query has no judgments")
+
+// CheckQueries returns an error naming the file and line of the first run
+// entry whose query the judgments do not contain.
+func (r Run) CheckQueries(q Qrels) error {
+	for _, qid := range r.order {
+		if _, ok := q[qid]; !ok {
+			line := 0
+			if es := r.byQuery[qid]; len(es) > 0 {
+				line = es[0].Line
+			}
+			name := r.File
+			if name == "" {
+				name = "run"
+			}
+			return &ParseError{File: name, Line: line, Err: fmt.Errorf("%w: %q", ErrUnknownQuery, qid)}
+		}
+	}
+	return nil
+}
+
+// Filter returns the run restricted to queries keep accepts.
+func (r Run) Filter(keep func(qid string) bool) Run {
+	out := NewRun()
+	out.File = r.File
+	for _, qid := range r.order {
+		if keep(qid) {
+			out.Set(qid, r.byQuery[qid])
+		}
+	}
+	return out
+}
+

@@ -1,0 +1,128 @@
+package models
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func sample() *Bundle {
+	b := New("tweak", 1)
+	if err := b.SetConfig(map[string]any{"loss": "preference", "alpha": 0.1}); err != nil {
+		panic(err)
+	}
+	b.Manifest.VocabHash = HashStrings([]string{"a", "b"})
+	b.SetMetric("dev_map", 0.75)
+	b.AddTensor("w", []int{2, 3}, []float64{1, 2, 3, 4, 5, -6.5})
+	b.AddStrings("vocab", []string{"bank", "", "doha ü"})
+	return b
+}
+
+func TestRoundTrip(t *testing.T) {
+	b := sample()
+	path := filepath.Join(t.TempDir(), "m.bin")
+	if err := b.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(path, "tweak", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := got.Tensor("w", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(w.Data, []float64{1, 2, 3, 4, 5, -6.5}) || !reflect.DeepEqual(w.Shape, []int{2, 3}) {
+		t.Errorf("tensor = %+v", w)
+	}
+	v, _ := got.Strings("vocab")
+	if !reflect.DeepEqual(v, []string{"bank", "", "doha ü"}) {
+		t.Errorf("vocab = %q", v)
+	}
+	var cfg struct{ Loss string }
+	if err := got.Config(&cfg); err != nil || cfg.Loss != "preference" {
+		t.Errorf("config = %+v, %v", cfg, err)
+	}
+	if got.ID() != b.ID() {
+		t.Errorf("ID changed across save/load")
+	}
+}
+
+func TestRefusesDamage(t *testing.T) {
+	var buf bytes.Buffer
+	if _, err := sample().WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	flip := append([]byte(nil), good...)
+	flip[len(flip)/2] ^= 0x40
+	tests := []struct {
+		name string
+		raw  []byte
+	}{
+		{"empty", nil},
+		{"truncated", good[:len(good)-5]},
+		{"bit flip", flip},
+		{"bad magic", append([]byte("NOTAMODL"), good[8:]...)},
+	}
+	for _, tt := range tests {
+		_, err := Parse(tt.raw)
+		if !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: err = %v, want ErrCorrupt", tt.name, err)
+		}
+	}
+}
+
+func TestLoadChecksMethodAndVersion(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.bin")
+	if err := sample().Save(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path, "s2net", 0); err == nil || !strings.Contains(err.Error(), `"tweak" model`) {
+		t.Errorf("wrong method: err = %v", err)
+	}
+	b := sample()
+	b.Manifest.ModelVersion = 9
+	if err := b.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path, "tweak", 1); err == nil || !strings.Contains(err.Error(), "version 9") {
+		t.Errorf("newer version: err = %v", err)
+	}
+	if _, err := Load(filepath.Join(t.TempDir(), "missing"), "tweak", 1); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: err = %v", err)
+	}
+}
+
+func TestCheckVocab(t *testing.T) {
+	b := sample()
+	if err := b.CheckVocab(HashStrings([]string{"a", "b"})); err != nil {
+		t.Error(err)
+	}
+	if err := b.CheckVocab(HashStrings([]string{"b", "a"})); err == nil {
+		t.Error("mismatched vocabulary accepted")
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	var buf bytes.Buffer
+	if _, err := sample().WriteTo(&buf); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	f.Add([]byte(magic))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		b, err := Parse(raw)
+		if err != nil {
+			return
+		}
+		var out bytes.Buffer
+		if _, err := b.WriteTo(&out); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -1,0 +1,141 @@
+// Package rerank rescores the top candidates of a Bleve search with learned
+// and unsupervised stages, fuses the stage scores with the first-stage
+// score, and hands back ordinary Bleve results.
+//
+// A Stage gives one score per candidate. A Pipeline runs its stages over a
+// window of candidates and combines their scores with a Fusion. Wrap puts a
+// Pipeline behind any bleve.Index, so code that already calls idx.Search
+// gets reranked hits without other changes.
+//
+// Stages for the models in semrank's models/ packages live in package
+// rerank/stages, which registers them by type name so a pipeline file can
+// name them; rerank itself imports no model.
+package rerank
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/blevesearch/bleve/v2"
+)
+
+// Query is what a stage knows about the query.
+type Query struct {
+	ID   string // empty for ad-hoc queries
+	Text string // the full query text (title and body joined)
+}
+
+// Candidate is one first-stage hit handed to the stages.
+type Candidate struct {
+	ID    string
+	Title string
+	Text  string
+	// Score and Rank are the first-stage (BM25) score and 1-based rank.
+	Score float64
+	Rank  int
+	// Fields holds the hit's other stored fields (e.g. metadata).
+	Fields map[string]any
+}
+
+// FullText returns the candidate's title and text joined.
+func (c Candidate) FullText() string {
+	switch {
+	case c.Title == "":
+		return c.Text
+	case c.Text == "":
+		return c.Title
+	}
+	return c.Title + "\n" + c.Text
+}
+
+// Stage scores candidates for a query: one score per candidate, in
+// candidate order, higher is better. Scores need not be normalised;
+// fusion normalises them per query. A Stage must be safe for concurrent use.
+type Stage interface {
+	Name() string
+	Score(ctx context.Context, q Query, cands []Candidate) ([]float64, error)
+}
+
+// Payloads gives stages the per-document data (learned term weights,
+// concept vectors) computed at index time. index.Index implements it.
+type Payloads interface {
+	// Payload returns the bytes stored under name for docID; ok is false
+	// when the document has none.
+	Payload(name, docID string) (b []byte, ok bool, err error)
+	// PayloadModel returns the ID of the model that wrote payload name, or
+	// "" when the index has no such payload.
+	PayloadModel(name string) string
+}
+
+// TermStats gives stages collection statistics of the indexed terms.
+// index.Index implements it.
+type TermStats interface {
+	DocCount() (uint64, error)
+	// DocFreq returns the number of documents containing the analyzed term
+	// in any searchable field.
+	DocFreq(term string) (uint64, error)
+}
+
+// StageSpec is how a pipeline file describes one stage.
+type StageSpec struct {
+	Type    string         `json:"type" yaml:"type"`                       // registered stage type, e.g. "tweak"
+	Name    string         `json:"name,omitempty" yaml:"name,omitempty"`   // display name; defaults to Type
+	Model   string         `json:"model,omitempty" yaml:"model,omitempty"` // model file, relative to the pipeline file
+	Options map[string]any `json:"options,omitempty" yaml:"options,omitempty"`
+}
+
+// Env is what a stage factory may use to build its stage.
+type Env struct {
+	Dir      string      // directory relative model paths resolve against
+	Index    bleve.Index // the searched index; may be nil
+	Payloads Payloads    // may be nil when the index has no payload store
+	Stats    TermStats   // may be nil
+}
+
+// StageFactory builds a stage from its spec.
+type StageFactory func(spec StageSpec, env Env) (Stage, error)
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]StageFactory{}
+)
+
+// RegisterStage makes a stage type available to pipeline files. It panics
+// when typ is registered twice, which is a programming error.
+func RegisterStage(typ string, f StageFactory) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if _, dup := registry[typ]; dup {
+		panic("rerank: stage type registered twice: " + typ)
+	}
+	registry[typ] = f
+}
+
+// StageTypes returns the registered stage types, sorted.
+func StageTypes() []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	out := make([]string, 0, len(registry))
+	for t := range registry {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// NewStage builds the stage a spec describes.
+func NewStage(spec StageSpec, env Env) (Stage, error) {
+	registryMu.RLock()
+	f, ok := registry[spec.Type]
+	registryMu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("rerank: unknown stage type %q (known: %v)", spec.Type, StageTypes())
+	}
+	st, err := f(spec, env)
+	if err != nil {
+		return nil, fmt.Errorf("rerank: stage %q: %w", spec.Type, err)
+	}
+	return st, nil
+}
