@@ -290,3 +290,6 @@ func (r Run) Filter(keep func(qid string) bool) Run {
 	return out
 }
 
+
+// Add records a judgment.
+func (q Qrels) Add(qid, did string, grade int) { q.add(qid, did, grade) }

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/semrank/semrank/eval"
+)
+
+func init() {
+	var qrelsPath, runPath, metrics, baseline string
+	var perQuery, asJSON, ignoreUnjudged bool
+	cmd := &cobra.Command{
+		Use:   "eval --qrels FILE --run FILE",
+		Short: "Evaluate a TREC run against judgments (BEIR TSV, TREC or SemEval qrels)",
+		Long: `Evaluate a TREC run against judgments.
+
+Metrics: map@k (the SemEval-2016 scorer's MAP), map (trec_eval MAP), mrr@k,
+ndcg@k, p@k, r@k, auc. Every metric is averaged over all judged queries; a
+query with no relevant candidate counts as 0. With --baseline, a paired t-test
+and a paired randomization test compare the run with the baseline per metric.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ms, err := eval.ParseMetrics(metrics)
+			if err != nil {
+				return err
+			}
+			q, err := eval.ReadQrelsFile(qrelsPath)
+			if err != nil {
+				return err
+			}
+			load := func(p string) (eval.Run, error) {
+				r, err := eval.ReadRunFile(p)
+				if err != nil {
+					return r, err
+				}
+				if ignoreUnjudged {
+					r = r.Filter(func(qid string) bool { _, ok := q[qid]; return ok })
+				}
+				return r, nil
+			}
+			run, err := load(runPath)
+			if err != nil {
+				return err
+			}
+			var base *eval.Run
+			if baseline != "" {
+				b, err := load(baseline)
+				if err != nil {
+					return err
+				}
+				base = &b
+			}
+			rep, err := eval.NewReport(q, run, base, ms)
+			if err != nil {
+				return fmt.Errorf("%w (use --ignore-unjudged to skip queries without judgments)", err)
+			}
+			if asJSON {
+				return rep.WriteJSON(os.Stdout, perQuery)
+			}
+			return rep.WriteText(os.Stdout, perQuery)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&qrelsPath, "qrels", "", "judgments: BEIR qrels TSV, TREC qrels, or a SemEval .relevancy file")
+	f.StringVar(&runPath, "run", "", "TREC run to evaluate")
+	f.StringVar(&metrics, "metrics", "map@10,mrr@10,ndcg@10,p@1,auc", "comma-separated metrics")
+	f.StringVar(&baseline, "baseline", "", "a second run to compare with (paired significance tests)")
+	f.BoolVar(&perQuery, "per-query", false, "also print each query's values")
+	f.BoolVar(&asJSON, "json", false, "print JSON")
+	f.BoolVar(&ignoreUnjudged, "ignore-unjudged", false, "drop run queries that have no judgments instead of failing")
+	_ = cmd.MarkFlagRequired("qrels")
+	_ = cmd.MarkFlagRequired("run")
+	rootCmd.AddCommand(cmd)
+}

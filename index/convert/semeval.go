@@ -1,0 +1,340 @@
+// Package convert turns the collections semrank is evaluated on into BEIR
+// directories (see package eval): SemEval-2016 Task 3 XML for subtasks A
+// and B, and SMART-format collections such as CACM.
+//
+// Ids stay the collections' own, so runs written by semrank can be scored
+// by the collections' official tools.
+package convert
+
+import (
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/semrank/semrank/eval"
+)
+
+// Subtask selects which SemEval-2016 Task 3 ranking task to convert.
+type Subtask string
+
+// The two subtasks semrank converts.
+const (
+	// SubtaskA: query = related question, candidates = its thread's comments.
+	SubtaskA Subtask = "A"
+	// SubtaskB: query = original question, candidates = its related questions.
+	SubtaskB Subtask = "B"
+)
+
+// ParseSubtask accepts "A", "B" (any case).
+func ParseSubtask(s string) (Subtask, error) {
+	switch strings.ToUpper(strings.TrimSpace(s)) {
+	case "A":
+		return SubtaskA, nil
+	case "B":
+		return SubtaskB, nil
+	}
+	return "", fmt.Errorf("unknown subtask %q (want A or B)", s)
+}
+
+type xmlThread struct {
+	Seq      string         `xml:"THREAD_SEQUENCE,attr"`
+	Skip     string         `xml:"SubtaskA_Skip_Because_Same_As_RelQuestion_ID,attr"`
+	RelQ     xmlRelQuestion `xml:"RelQuestion"`
+	Comments []xmlComment   `xml:"RelComment"`
+}
+
+type xmlRelQuestion struct {
+	ID        string `xml:"RELQ_ID,attr"`
+	Order     string `xml:"RELQ_RANKING_ORDER,attr"`
+	Category  string `xml:"RELQ_CATEGORY,attr"`
+	Date      string `xml:"RELQ_DATE,attr"`
+	UserID    string `xml:"RELQ_USERID,attr"`
+	UserName  string `xml:"RELQ_USERNAME,attr"`
+	Relevance string `xml:"RELQ_RELEVANCE2ORGQ,attr"`
+	Subject   string `xml:"RelQSubject"`
+	Body      string `xml:"RelQBody"`
+}
+
+type xmlComment struct {
+	ID           string `xml:"RELC_ID,attr"`
+	Date         string `xml:"RELC_DATE,attr"`
+	UserID       string `xml:"RELC_USERID,attr"`
+	UserName     string `xml:"RELC_USERNAME,attr"`
+	Relevance2Q  string `xml:"RELC_RELEVANCE2RELQ,attr"`
+	Relevance2OQ string `xml:"RELC_RELEVANCE2ORGQ,attr"`
+	Text         string `xml:"RelCText"`
+}
+
+type xmlOrgQuestion struct {
+	ID      string    `xml:"ORGQ_ID,attr"`
+	Subject string    `xml:"OrgQSubject"`
+	Body    string    `xml:"OrgQBody"`
+	Thread  xmlThread `xml:"Thread"`
+}
+
+// SemEval accumulates SemEval-2016 Task 3 XML files into one BEIR dataset
+// for a subtask. Add each file, then call Dataset.
+type SemEval struct {
+	Subtask Subtask
+
+	docs      []eval.Doc
+	docSeen   map[string]bool
+	queries   []eval.Query
+	querySeen map[string]bool
+	qrels     eval.Qrels
+	cands     map[string][]rankedID // qid → candidates with their given order
+	candOrder []string
+}
+
+type rankedID struct {
+	id    string
+	order float64
+	seq   int
+}
+
+// NewSemEval returns an empty converter for subtask st.
+func NewSemEval(st Subtask) *SemEval {
+	return &SemEval{
+		Subtask:   st,
+		docSeen:   map[string]bool{},
+		querySeen: map[string]bool{},
+		qrels:     eval.Qrels{},
+		cands:     map[string][]rankedID{},
+	}
+}
+
+// AddFile reads one XML file.
+func (c *SemEval) AddFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return c.Add(f, path)
+}
+
+// Add reads one XML document from r; name is used in errors, which carry the
+// line where parsing failed.
+func (c *SemEval) Add(r io.Reader, name string) error {
+	dec := xml.NewDecoder(r)
+	dec.Strict = true
+	before := len(c.queries)
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			line, _ := dec.InputPos()
+			var se *xml.SyntaxError
+			if errors.As(err, &se) {
+				line = se.Line
+			}
+			return &eval.ParseError{File: name, Line: line, Err: fmt.Errorf("malformed XML: %v", err)}
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			depth++
+			line, _ := dec.InputPos()
+			var perr error
+			switch {
+			case t.Name.Local == "OrgQuestion":
+				var oq xmlOrgQuestion
+				if err := dec.DecodeElement(&oq, &t); err != nil {
+					return &eval.ParseError{File: name, Line: line, Err: fmt.Errorf("malformed OrgQuestion: %v", err)}
+				}
+				depth--
+				perr = c.addOrgQuestion(oq)
+			case t.Name.Local == "Thread" && depth == 2:
+				// SemEval-2015 reformatted files: threads without an original question.
+				var th xmlThread
+				if err := dec.DecodeElement(&th, &t); err != nil {
+					return &eval.ParseError{File: name, Line: line, Err: fmt.Errorf("malformed Thread: %v", err)}
+				}
+				depth--
+				perr = c.addThread(th)
+			}
+			if perr != nil {
+				return &eval.ParseError{File: name, Line: line, Err: perr}
+			}
+		case xml.EndElement:
+			depth--
+		}
+	}
+	if len(c.queries) == before {
+		return &eval.ParseError{File: name, Err: fmt.Errorf("no subtask %s queries in file", c.Subtask)}
+	}
+	return nil
+}
+
+func clean(s string) string { return strings.TrimSpace(s) }
+
+func (c *SemEval) addQuery(q eval.Query) {
+	if c.querySeen[q.ID] {
+		return
+	}
+	c.querySeen[q.ID] = true
+	c.queries = append(c.queries, q)
+	c.candOrder = append(c.candOrder, q.ID)
+}
+
+func (c *SemEval) addDoc(d eval.Doc) {
+	if c.docSeen[d.ID] {
+		return
+	}
+	c.docSeen[d.ID] = true
+	c.docs = append(c.docs, d)
+}
+
+func (c *SemEval) addCandidate(qid, did string, order float64) {
+	for _, r := range c.cands[qid] {
+		if r.id == did {
+			return
+		}
+	}
+	c.cands[qid] = append(c.cands[qid], rankedID{id: did, order: order, seq: len(c.cands[qid])})
+}
+
+func relQuestionMeta(rq xmlRelQuestion) map[string]any {
+	return map[string]any{
+		"category":  rq.Category,
+		"date":      rq.Date,
+		"user_id":   rq.UserID,
+		"user_name": rq.UserName,
+	}
+}
+
+func (c *SemEval) addOrgQuestion(oq xmlOrgQuestion) error {
+	if oq.ID == "" {
+		return errors.New("OrgQuestion without ORGQ_ID")
+	}
+	if c.Subtask == SubtaskA {
+		return c.addThread(oq.Thread)
+	}
+	rq := oq.Thread.RelQ
+	if rq.ID == "" {
+		return fmt.Errorf("OrgQuestion %s: RelQuestion without RELQ_ID", oq.ID)
+	}
+	order, err := strconv.ParseFloat(rq.Order, 64)
+	if err != nil {
+		return fmt.Errorf("RelQuestion %s: RELQ_RANKING_ORDER %q is not a number", rq.ID, rq.Order)
+	}
+	grade, labelled, err := gradeB(rq.Relevance)
+	if err != nil {
+		return fmt.Errorf("RelQuestion %s: %v", rq.ID, err)
+	}
+	c.addQuery(eval.Query{ID: oq.ID, Title: clean(oq.Subject), Text: clean(oq.Body)})
+	meta := relQuestionMeta(rq)
+	meta["ranking_order"] = order
+	meta["comments"] = len(oq.Thread.Comments)
+	c.addDoc(eval.Doc{ID: rq.ID, Title: clean(rq.Subject), Text: clean(rq.Body), Metadata: meta})
+	c.addCandidate(oq.ID, rq.ID, order)
+	if labelled {
+		c.qrels.Add(oq.ID, rq.ID, grade)
+	}
+	return nil
+}
+
+func gradeB(label string) (grade int, labelled bool, err error) {
+	switch label {
+	case "PerfectMatch":
+		return 2, true, nil
+	case "Relevant":
+		return 1, true, nil
+	case "Irrelevant":
+		return 0, true, nil
+	case "?", "":
+		return 0, false, nil
+	}
+	return 0, false, fmt.Errorf("unknown RELQ_RELEVANCE2ORGQ label %q", label)
+}
+
+func gradeA(label string) (grade int, labelled bool, err error) {
+	switch label {
+	case "Good":
+		return 1, true, nil
+	case "PotentiallyUseful", "Bad":
+		return 0, true, nil
+	case "?", "":
+		return 0, false, nil
+	}
+	return 0, false, fmt.Errorf("unknown RELC_RELEVANCE2RELQ label %q", label)
+}
+
+// addThread adds a thread for subtask A: the related question is the query,
+// its comments the candidates in thread order.
+func (c *SemEval) addThread(th xmlThread) error {
+	if c.Subtask != SubtaskA {
+		return nil // 2015 threads carry no subtask B data
+	}
+	if th.Skip != "" {
+		return nil // a repeated related question; the task skips it
+	}
+	rq := th.RelQ
+	if rq.ID == "" {
+		return errors.New("Thread without RELQ_ID")
+	}
+	if c.querySeen[rq.ID] {
+		return nil
+	}
+	qmeta := relQuestionMeta(rq)
+	qmeta["comments"] = len(th.Comments)
+	c.addQuery(eval.Query{ID: rq.ID, Title: clean(rq.Subject), Text: clean(rq.Body), Metadata: qmeta})
+	for i, cm := range th.Comments {
+		if cm.ID == "" {
+			return fmt.Errorf("thread %s: RelComment without RELC_ID", rq.ID)
+		}
+		grade, labelled, err := gradeA(cm.Relevance2Q)
+		if err != nil {
+			return fmt.Errorf("RelComment %s: %v", cm.ID, err)
+		}
+		c.addDoc(eval.Doc{ID: cm.ID, Text: clean(cm.Text), Metadata: map[string]any{
+			"date":               cm.Date,
+			"user_id":            cm.UserID,
+			"user_name":          cm.UserName,
+			"position":           i + 1,
+			"thread_size":        len(th.Comments),
+			"question_id":        rq.ID,
+			"question_user_id":   rq.UserID,
+			"question_date":      rq.Date,
+			"category":           rq.Category,
+			"by_question_author": cm.UserID != "" && cm.UserID == rq.UserID,
+		}})
+		c.addCandidate(rq.ID, cm.ID, float64(i+1))
+		if labelled {
+			c.qrels.Add(rq.ID, cm.ID, grade)
+		}
+	}
+	return nil
+}
+
+// Dataset returns everything added so far as a BEIR dataset. Candidates are
+// ranked in the given order (RELQ_RANKING_ORDER for B, thread order for A)
+// with score 1/rank, as in the task's IR baseline. Qrels is nil when no
+// input carried labels.
+func (c *SemEval) Dataset() *eval.Dataset {
+	run := eval.NewRun()
+	for _, qid := range c.candOrder {
+		rs := append([]rankedID(nil), c.cands[qid]...)
+		sort.SliceStable(rs, func(i, j int) bool {
+			if rs[i].order != rs[j].order {
+				return rs[i].order < rs[j].order
+			}
+			return rs[i].seq < rs[j].seq
+		})
+		for i, r := range rs {
+			run.Add(qid, eval.Entry{DocID: r.id, Rank: i + 1, Score: 1 / float64(i+1)})
+		}
+	}
+	ds := &eval.Dataset{Corpus: c.docs, Queries: c.queries, Candidates: &run}
+	if len(c.qrels) > 0 {
+		ds.Qrels = c.qrels
+	}
+	return ds
+}

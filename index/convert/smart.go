@@ -1,0 +1,201 @@
+package convert
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/semrank/semrank/eval"
+)
+
+// smartRecord is one ".I id" record of a SMART file: its fields by their
+// one-letter tag (T, W, B, A, N, X, K, C).
+type smartRecord struct {
+	id     string
+	line   int
+	fields map[string]string
+}
+
+// readSMART parses a SMART-format file. Records start with ".I <id>"; a
+// field starts with a line holding only ".<letter>" and runs to the next
+// such line. The collections end with an empty record (CACM's query file
+// ends with ".I 0"), which is dropped.
+func readSMART(r io.Reader, name string) ([]smartRecord, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), eval.MaxLineBytes)
+	var recs []smartRecord
+	var cur *smartRecord
+	field := ""
+	var sb strings.Builder
+	flush := func() {
+		if cur != nil && field != "" {
+			cur.fields[field] = strings.TrimSpace(sb.String())
+		}
+		sb.Reset()
+	}
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimRight(sc.Text(), "\r")
+		if strings.HasPrefix(line, ".I") && (len(line) == 2 || line[2] == ' ' || line[2] == '\t') {
+			flush()
+			id := strings.TrimSpace(line[2:])
+			if id == "" {
+				return nil, &eval.ParseError{File: name, Line: n, Err: fmt.Errorf(".I record without an id")}
+			}
+			if _, err := strconv.Atoi(id); err != nil {
+				return nil, &eval.ParseError{File: name, Line: n, Err: fmt.Errorf("record id %q is not a number", id)}
+			}
+			recs = append(recs, smartRecord{id: normalizeID(id), line: n, fields: map[string]string{}})
+			cur = &recs[len(recs)-1]
+			field = ""
+			continue
+		}
+		if len(line) == 2 && line[0] == '.' && line[1] >= 'A' && line[1] <= 'Z' {
+			flush()
+			if cur == nil {
+				return nil, &eval.ParseError{File: name, Line: n, Err: fmt.Errorf("field %s before the first .I record", line)}
+			}
+			field = line[1:]
+			continue
+		}
+		if cur == nil {
+			if strings.TrimSpace(line) == "" {
+				continue
+			}
+			return nil, &eval.ParseError{File: name, Line: n, Err: fmt.Errorf("text before the first .I record")}
+		}
+		if field == "" {
+			if strings.TrimSpace(line) == "" {
+				continue
+			}
+			return nil, &eval.ParseError{File: name, Line: n, Err: fmt.Errorf("text outside any field in record %s", cur.id)}
+		}
+		sb.WriteString(line)
+		sb.WriteByte('\n')
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &eval.ParseError{File: name, Line: n + 1, Err: err}
+	}
+	flush()
+	// Drop empty records (the trailing ".I 0").
+	out := recs[:0]
+	for _, r := range recs {
+		empty := true
+		for _, v := range r.fields {
+			if v != "" {
+				empty = false
+			}
+		}
+		if !empty {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		return nil, &eval.ParseError{File: name, Err: eval.ErrEmpty}
+	}
+	return out, nil
+}
+
+// normalizeID strips leading zeros: CACM's qrels say "01" for query ".I 1".
+func normalizeID(id string) string {
+	t := strings.TrimLeft(id, "0")
+	if t == "" {
+		return "0"
+	}
+	return t
+}
+
+// SMART reads a SMART collection: documents (.T title, .W text, .B date,
+// .A authors kept as metadata), queries (.W text) and qrels lines
+// "qid docid ..." (each listed pair is relevant, grade 1). Judgments for
+// unknown queries or documents are an error naming the line.
+func SMART(docsPath, queriesPath, qrelsPath string) (*eval.Dataset, error) {
+	docRecs, err := readSMARTFile(docsPath)
+	if err != nil {
+		return nil, err
+	}
+	qRecs, err := readSMARTFile(queriesPath)
+	if err != nil {
+		return nil, err
+	}
+	ds := &eval.Dataset{}
+	docIDs := map[string]bool{}
+	for _, r := range docRecs {
+		if docIDs[r.id] {
+			return nil, &eval.ParseError{File: docsPath, Line: r.line, Err: fmt.Errorf("duplicate document id %s", r.id)}
+		}
+		docIDs[r.id] = true
+		meta := map[string]any{}
+		if v := r.fields["B"]; v != "" {
+			meta["date"] = oneLine(v)
+		}
+		if v := r.fields["A"]; v != "" {
+			meta["authors"] = strings.Split(v, "\n")
+		}
+		if len(meta) == 0 {
+			meta = nil
+		}
+		ds.Corpus = append(ds.Corpus, eval.Doc{ID: r.id, Title: oneLine(r.fields["T"]), Text: oneLine(r.fields["W"]), Metadata: meta})
+	}
+	qIDs := map[string]bool{}
+	for _, r := range qRecs {
+		if qIDs[r.id] {
+			return nil, &eval.ParseError{File: queriesPath, Line: r.line, Err: fmt.Errorf("duplicate query id %s", r.id)}
+		}
+		qIDs[r.id] = true
+		text := oneLine(r.fields["W"])
+		if text == "" {
+			return nil, &eval.ParseError{File: queriesPath, Line: r.line, Err: fmt.Errorf("query %s has no .W text", r.id)}
+		}
+		ds.Queries = append(ds.Queries, eval.Query{ID: r.id, Text: text})
+	}
+	f, err := os.Open(qrelsPath)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	qrels := eval.Qrels{}
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		n++
+		fs := strings.Fields(sc.Text())
+		if len(fs) == 0 {
+			continue
+		}
+		if len(fs) < 2 {
+			return nil, &eval.ParseError{File: qrelsPath, Line: n, Err: fmt.Errorf("want \"qid docid ...\"")}
+		}
+		qid, did := normalizeID(fs[0]), normalizeID(fs[1])
+		if !qIDs[qid] {
+			return nil, &eval.ParseError{File: qrelsPath, Line: n, Err: fmt.Errorf("unknown query %s", fs[0])}
+		}
+		if !docIDs[did] {
+			return nil, &eval.ParseError{File: qrelsPath, Line: n, Err: fmt.Errorf("unknown document %s", fs[1])}
+		}
+		qrels.Add(qid, did, 1)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &eval.ParseError{File: qrelsPath, Line: n + 1, Err: err}
+	}
+	if len(qrels) == 0 {
+		return nil, &eval.ParseError{File: qrelsPath, Err: eval.ErrEmpty}
+	}
+	ds.Qrels = qrels
+	return ds, nil
+}
+
+func readSMARTFile(path string) ([]smartRecord, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readSMART(f, path)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
