@@ -9,7 +9,6 @@ import (
 	"os"
 	"sort"
 	"strconv"
-
 )
 
 // Qrels holds relevance judgments: query id → document id → grade
@@ -289,7 +288,6 @@ func (r Run) Filter(keep func(qid string) bool) Run {
 	}
 	return out
 }
-
 
 // Add records a judgment.
 func (q Qrels) Add(qid, did string, grade int) { q.add(qid, did, grade) }
