@@ -31,6 +31,7 @@ var trainCmd = &cobra.Command{
 
 func main() {
 	rootCmd.AddCommand(trainCmd)
+	bindPayloadFlags()
 	if err := rootCmd.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "semrank:", err)
 		os.Exit(1)

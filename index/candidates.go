@@ -1,0 +1,164 @@
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/semrank/semrank/analyzers"
+)
+
+// Hit is one first-stage candidate: a document, its BM25 score and rank,
+// and its stored fields.
+type Hit struct {
+	ID    string
+	Score float64
+	Rank  int // 1-based
+	Title string
+	Text  string
+	Meta  map[string]any
+}
+
+// ErrEmptyQuery is returned when a query has no searchable terms (empty, or
+// only stop words).
+var ErrEmptyQuery = errors.New("query has no searchable terms")
+
+// TextQuery returns the first-stage query for text: a disjunction of its
+// analyzed terms over title and text together, scored by BM25.
+func TextQuery(text string) (query.Query, error) {
+	if len(analyzers.Tokens(text)) == 0 {
+		return nil, ErrEmptyQuery
+	}
+	q := bleve.NewMatchQuery(text)
+	q.SetField(FieldAll)
+	q.Analyzer = analyzers.Name
+	return q, nil
+}
+
+// WeightedQuery returns a disjunction of analyzed terms, each boosted by
+// its weight: learned query term weights (TWEAK) applied in the first
+// stage. Non-positive weights are dropped.
+func WeightedQuery(weights map[string]float64) (query.Query, error) {
+	terms := make([]string, 0, len(weights))
+	for t, w := range weights {
+		if w > 0 {
+			terms = append(terms, t)
+		}
+	}
+	if len(terms) == 0 {
+		return nil, ErrEmptyQuery
+	}
+	sort.Strings(terms)
+	qs := make([]query.Query, len(terms))
+	for i, t := range terms {
+		tq := bleve.NewTermQuery(t)
+		tq.SetField(FieldAll)
+		tq.SetBoost(weights[t])
+		qs[i] = tq
+	}
+	return bleve.NewDisjunctionQuery(qs...), nil
+}
+
+var storedFields = []string{FieldTitle, FieldText, FieldMeta}
+
+// TopN returns the n best documents for q by BM25.
+func (x *Index) TopN(ctx context.Context, q query.Query, n int) ([]Hit, error) {
+	if n <= 0 {
+		return nil, fmt.Errorf("index: candidate depth %d must be positive", n)
+	}
+	req := bleve.NewSearchRequestOptions(q, n, 0, false)
+	req.Fields = storedFields
+	res, err := x.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("index: search: %w", err)
+	}
+	return HitsFrom(res.Hits), nil
+}
+
+// Given scores exactly the documents ids for q by BM25 and returns them all:
+// matching documents by descending score (ties keep the given order), then
+// documents that match no query term, in the given order. Ids the index
+// does not hold are an error.
+func (x *Index) Given(ctx context.Context, q query.Query, ids []string) ([]Hit, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	pos := make(map[string]int, len(ids))
+	for i, id := range ids {
+		if _, dup := pos[id]; !dup {
+			pos[id] = i
+		}
+	}
+	scored := map[string]*search.DocumentMatch{}
+	if q != nil {
+		idq := bleve.NewDocIDQuery(ids)
+		idq.SetBoost(0)
+		req := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(idq, q), len(ids), 0, false)
+		req.Fields = storedFields
+		res, err := x.SearchInContext(ctx, req)
+		if err != nil {
+			return nil, fmt.Errorf("index: search: %w", err)
+		}
+		for _, h := range res.Hits {
+			scored[h.ID] = h
+		}
+	}
+	var matched, rest []Hit
+	seen := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		if seen[id] {
+			continue // duplicate id in the list
+		}
+		seen[id] = true
+		if h, ok := scored[id]; ok {
+			matched = append(matched, hitFrom(h))
+			continue
+		}
+		d, ok, err := x.Doc(id)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, fmt.Errorf("index: candidate %q is not in the index", id)
+		}
+		rest = append(rest, Hit{ID: id, Title: d.Title, Text: d.Text, Meta: d.Metadata})
+	}
+	sort.SliceStable(matched, func(i, j int) bool {
+		if matched[i].Score != matched[j].Score {
+			return matched[i].Score > matched[j].Score
+		}
+		return pos[matched[i].ID] < pos[matched[j].ID]
+	})
+	out := append(matched, rest...)
+	for i := range out {
+		out[i].Rank = i + 1
+	}
+	return out, nil
+}
+
+// HitsFrom converts Bleve hits (with stored title, text and meta fields
+// requested) to Hits ranked in the given order.
+func HitsFrom(dms search.DocumentMatchCollection) []Hit {
+	out := make([]Hit, len(dms))
+	for i, h := range dms {
+		out[i] = hitFrom(h)
+		out[i].Rank = i + 1
+	}
+	return out
+}
+
+func hitFrom(h *search.DocumentMatch) Hit {
+	hit := Hit{ID: h.ID, Score: h.Score}
+	hit.Title, _ = h.Fields[FieldTitle].(string)
+	hit.Text, _ = h.Fields[FieldText].(string)
+	if raw, ok := h.Fields[FieldMeta].(string); ok && raw != "" {
+		_ = json.Unmarshal([]byte(raw), &hit.Meta)
+	}
+	return hit
+}

@@ -1,0 +1,292 @@
+// Package index builds and opens semrank's Bleve indexes: one English
+// analyzer (package analyzers) over the fields title and text, searched
+// together with BM25, plus per-document payloads (learned term weights,
+// concept vectors) computed at index time by the models a user names.
+//
+// Payloads live in a side store beside the Bleve files rather than in a
+// stored Bleve field: reading 100 payloads from memory costs microseconds,
+// while idx.Document costs ~20 µs per hit (see BenchmarkPayloadRead and
+// docs/RESULTS.md). Each payload records the ID of the model that wrote it,
+// and the index refuses payloads from a different model.
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/mapping"
+	bindex "github.com/blevesearch/bleve_index_api"
+
+	"github.com/semrank/semrank/analyzers"
+	"github.com/semrank/semrank/eval"
+)
+
+// Field names of a semrank document.
+const (
+	FieldTitle = "title"
+	FieldText  = "text"
+	FieldMeta  = "meta" // stored only: the record's metadata as JSON
+	// FieldAll is Bleve's composite of every searchable field.
+	FieldAll = "_all"
+)
+
+// BatchSize is the number of documents per Bleve batch.
+const BatchSize = 1000
+
+// NewMapping returns the index mapping: title and text analyzed with
+// analyzers.Name and stored, metadata stored only, BM25 scoring.
+func NewMapping() *mapping.IndexMappingImpl {
+	m := bleve.NewIndexMapping()
+	m.ScoringModel = "bm25"
+	m.DefaultAnalyzer = analyzers.Name
+	dm := bleve.NewDocumentStaticMapping()
+	for _, name := range []string{FieldTitle, FieldText} {
+		f := bleve.NewTextFieldMapping()
+		f.Analyzer = analyzers.Name
+		f.Store = true
+		f.IncludeInAll = true
+		f.IncludeTermVectors = false
+		dm.AddFieldMappingsAt(name, f)
+	}
+	meta := bleve.NewTextFieldMapping()
+	meta.Index = false
+	meta.Store = true
+	meta.IncludeInAll = false
+	meta.DocValues = false
+	dm.AddFieldMappingsAt(FieldMeta, meta)
+	m.DefaultMapping = dm
+	return m
+}
+
+// Index is a Bleve index with semrank's mapping and payload store.
+type Index struct {
+	bleve.Index
+	Path     string
+	payloads *payloadStore
+}
+
+// ErrNotSemrank is returned by Open for a directory that is not a semrank
+// index.
+var ErrNotSemrank = errors.New("not a semrank index")
+
+// Create makes a new index at path, which must not exist. An empty path
+// makes an in-memory scorch index (no payload persistence).
+func Create(path string) (*Index, error) {
+	if path != "" {
+		if _, err := os.Stat(path); err == nil {
+			return nil, fmt.Errorf("index: %s already exists", path)
+		}
+	}
+	var b bleve.Index
+	var err error
+	if path == "" {
+		b, err = bleve.NewUsing("", NewMapping(), scorch.Name, scorch.Name, nil)
+	} else {
+		b, err = bleve.NewUsing(path, NewMapping(), scorch.Name, scorch.Name, nil)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("index: create %s: %w", path, err)
+	}
+	ps, err := openPayloads(path)
+	if err != nil {
+		b.Close()
+		return nil, err
+	}
+	return &Index{Index: b, Path: path, payloads: ps}, nil
+}
+
+// Open opens an existing semrank index.
+func Open(path string) (*Index, error) {
+	if _, err := os.Stat(filepath.Join(path, "index_meta.json")); err != nil {
+		return nil, fmt.Errorf("index: %s: %w", path, ErrNotSemrank)
+	}
+	b, err := bleve.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("index: open %s: %w", path, err)
+	}
+	im, ok := b.Mapping().(*mapping.IndexMappingImpl)
+	if !ok || im.DefaultAnalyzer != analyzers.Name {
+		b.Close()
+		return nil, fmt.Errorf("index: %s: %w (its mapping does not use the %s analyzer)", path, ErrNotSemrank, analyzers.Name)
+	}
+	ps, err := openPayloads(path)
+	if err != nil {
+		b.Close()
+		return nil, err
+	}
+	return &Index{Index: b, Path: path, payloads: ps}, nil
+}
+
+// OpenOrCreate opens the index at path, creating it when absent.
+func OpenOrCreate(path string) (*Index, error) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return Create(path)
+	}
+	return Open(path)
+}
+
+// Close closes the Bleve index and the payload store.
+func (x *Index) Close() error {
+	err := x.payloads.close()
+	if e := x.Index.Close(); err == nil {
+		err = e
+	}
+	return err
+}
+
+// PayloadEncoder computes a document's payload at index time. Models that
+// store per-document data (TWEAK weights, concept vectors) provide one; the
+// index sees only this interface, never the models.
+type PayloadEncoder interface {
+	// PayloadName is the name the payload is stored under (e.g. "tweak").
+	PayloadName() string
+	// ModelID identifies the model; payloads of one name must all come
+	// from one model.
+	ModelID() string
+	EncodePayload(doc eval.Doc) ([]byte, error)
+}
+
+// Progress is told how many of total documents are done.
+type Progress func(done, total int)
+
+// Add indexes docs in batches, computing every encoder's payload for each
+// document. An encoder whose payload name already holds payloads from a
+// different model is refused before anything is written.
+func (x *Index) Add(ctx context.Context, docs []eval.Doc, encoders []PayloadEncoder, progress Progress) error {
+	for _, enc := range encoders {
+		if err := x.payloads.checkModel(enc.PayloadName(), enc.ModelID()); err != nil {
+			return err
+		}
+	}
+	batch := x.NewBatch()
+	pending := map[string][]payloadRec{}
+	flush := func(done int) error {
+		if batch.Size() == 0 {
+			return nil
+		}
+		if err := x.Batch(batch); err != nil {
+			return fmt.Errorf("index: batch: %w", err)
+		}
+		batch.Reset()
+		for name, recs := range pending {
+			if err := x.payloads.put(name, recs); err != nil {
+				return err
+			}
+		}
+		pending = map[string][]payloadRec{}
+		if progress != nil {
+			progress(done, len(docs))
+		}
+		return nil
+	}
+	for i, d := range docs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if d.ID == "" {
+			return fmt.Errorf("index: document %d has no id", i)
+		}
+		if err := batch.Index(d.ID, bleveDoc(d)); err != nil {
+			return fmt.Errorf("index: document %q: %w", d.ID, err)
+		}
+		for _, enc := range encoders {
+			p, err := enc.EncodePayload(d)
+			if err != nil {
+				return fmt.Errorf("index: %s payload of %q: %w", enc.PayloadName(), d.ID, err)
+			}
+			pending[enc.PayloadName()] = append(pending[enc.PayloadName()], payloadRec{model: enc.ModelID(), id: d.ID, data: p})
+		}
+		if batch.Size() >= BatchSize {
+			if err := flush(i + 1); err != nil {
+				return err
+			}
+		}
+	}
+	return flush(len(docs))
+}
+
+// Delete removes documents and their payloads.
+func (x *Index) Delete(ids ...string) error {
+	batch := x.NewBatch()
+	for _, id := range ids {
+		batch.Delete(id)
+	}
+	if err := x.Batch(batch); err != nil {
+		return fmt.Errorf("index: delete: %w", err)
+	}
+	return x.payloads.delete(ids)
+}
+
+func bleveDoc(d eval.Doc) map[string]any {
+	m := map[string]any{FieldTitle: d.Title, FieldText: d.Text}
+	if len(d.Metadata) > 0 {
+		if raw, err := json.Marshal(d.Metadata); err == nil {
+			m[FieldMeta] = string(raw)
+		}
+	}
+	return m
+}
+
+// Doc returns a stored document; ok is false when the index lacks id.
+func (x *Index) Doc(id string) (d eval.Doc, ok bool, err error) {
+	doc, err := x.Document(id)
+	if err != nil {
+		return d, false, fmt.Errorf("index: document %q: %w", id, err)
+	}
+	if doc == nil {
+		return d, false, nil
+	}
+	d.ID = id
+	doc.VisitFields(func(f bindex.Field) {
+		switch f.Name() {
+		case FieldTitle:
+			d.Title = string(f.Value())
+		case FieldText:
+			d.Text = string(f.Value())
+		case FieldMeta:
+			_ = json.Unmarshal(f.Value(), &d.Metadata)
+		}
+	})
+	return d, true, nil
+}
+
+// Payload returns the payload name holds for docID.
+func (x *Index) Payload(name, docID string) ([]byte, bool, error) {
+	b, ok := x.payloads.get(name, docID)
+	return b, ok, nil
+}
+
+// PayloadModel returns the ID of the model whose payloads name holds.
+func (x *Index) PayloadModel(name string) string { return x.payloads.model(name) }
+
+// PayloadNames returns the names of the stored payloads.
+func (x *Index) PayloadNames() []string { return x.payloads.names() }
+
+// DocCount returns the number of indexed documents.
+func (x *Index) DocCount() (uint64, error) { return x.Index.DocCount() }
+
+// DocFreq returns how many documents contain the analyzed term in any
+// searchable field.
+func (x *Index) DocFreq(term string) (uint64, error) {
+	adv, err := x.Advanced()
+	if err != nil {
+		return 0, err
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	tfr, err := r.TermFieldReader(context.Background(), []byte(term), FieldAll, false, false, false)
+	if err != nil {
+		return 0, err
+	}
+	defer tfr.Close()
+	return tfr.Count(), nil
+}
