@@ -1,0 +1,173 @@
+package embed
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func sampleVectors(t testing.TB) *Vectors {
+	v, err := NewVectors([]string{"bank", "doha", "visa"}, 3, []float64{0.5, -1, 2, 0, 0.25, 0.0009765625, -3, 4, 0.125})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestWriteReadRoundTrip(t *testing.T) {
+	v := sampleVectors(t)
+	var text, bin bytes.Buffer
+	if err := v.WriteWord2VecText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.WriteWord2VecBinary(&bin); err != nil {
+		t.Fatal(err)
+	}
+	glove := strings.SplitN(text.String(), "\n", 2)[1]
+	dir := t.TempDir()
+	tests := []struct {
+		name   string
+		data   []byte
+		format Format
+	}{
+		{"text", text.Bytes(), FormatWord2VecText},
+		{"text-auto", text.Bytes(), FormatAuto},
+		{"bin", bin.Bytes(), FormatWord2VecBin},
+		{"bin-auto", bin.Bytes(), FormatAuto},
+		{"glove", []byte(glove), FormatGloVe},
+		{"glove-auto", []byte(glove), FormatAuto},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(dir, tc.name)
+			if err := os.WriteFile(p, tc.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := LoadFile(p, tc.format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got.Words, v.Words) || got.Dim != v.Dim {
+				t.Fatalf("got %v dim %d", got.Words, got.Dim)
+			}
+			// All sample values are exact in float32.
+			if !reflect.DeepEqual(got.Data, v.Data) {
+				t.Errorf("data = %v, want %v", got.Data, v.Data)
+			}
+		})
+	}
+	p := filepath.Join(dir, "bundle")
+	if err := v.Save(p, Config{Dim: 3}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []Format{FormatBundle, FormatAuto} {
+		got, err := LoadFile(p, f)
+		if err != nil || !reflect.DeepEqual(got.Data, v.Data) {
+			t.Errorf("bundle via %s: %v", f, err)
+		}
+	}
+}
+
+func TestLoadersRejectBadInput(t *testing.T) {
+	tests := []struct {
+		name, in string
+		read     func(*bytes.Reader) (*Vectors, error)
+		want     string
+	}{
+		{"text no header", "bank 1 2\n", text, "header"},
+		{"text short row", "2 3\nbank 1 2 3\ndoha 1 2\n", text, "has 2 values, want 3"},
+		{"text count", "3 2\nbank 1 2\n", text, "promises 3"},
+		{"text extra", "1 2\nbank 1 2\ndoha 1 2\n", text, "more vectors"},
+		{"text nan", "1 2\nbank NaN 2\n", text, "not a finite"},
+		{"text junk", "1 2\nbank 1 x\n", text, "not a finite"},
+		{"text huge dim", "1 999999\n", text, "dimensions"},
+		{"glove ragged", "bank 1 2\ndoha 1\n", glove, "want 2"},
+		{"glove empty", "\n\n", glove, "no vectors"},
+		{"glove word only", "bank\n", glove, "want a word"},
+		{"bin truncated", "2 2\nbank \x00\x00\x80\x3f", bin, "truncated"},
+		{"bin no header", "", bin, "truncated"},
+		{"bin inf", "1 1\nbank \x00\x00\x80\x7f", bin, "not finite"},
+		{"bin empty word", "1 1\n \x00\x00\x80\x3f", bin, "empty word"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tc.read(bytes.NewReader([]byte(tc.in)))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want it to mention %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func text(r *bytes.Reader) (*Vectors, error)  { return ReadWord2VecText(r) }
+func glove(r *bytes.Reader) (*Vectors, error) { return ReadGloVe(r) }
+func bin(r *bytes.Reader) (*Vectors, error)   { return ReadWord2VecBinary(r) }
+
+func TestDuplicateWordsKeepFirst(t *testing.T) {
+	v, err := ReadGloVe(strings.NewReader("a 1\nb 2\na 3\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := v.Lookup("a"); got[0] != 1 || v.Len() != 2 {
+		t.Errorf("a = %v, len %d", got, v.Len())
+	}
+}
+
+func TestFromBundleRejectsMismatch(t *testing.T) {
+	v := sampleVectors(t)
+	b, err := v.Bundle(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Manifest.VocabHash = "0000"
+	if _, err := FromBundle(b); err == nil || !strings.Contains(err.Error(), "vocabulary") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func checkLoaded(t *testing.T, v *Vectors, err error) {
+	if err != nil {
+		return
+	}
+	if v.Len() == 0 || len(v.Data) != v.Len()*v.Dim {
+		t.Fatalf("inconsistent vectors: %d words, dim %d, %d values", v.Len(), v.Dim, len(v.Data))
+	}
+	for i, w := range v.Words {
+		if j, ok := v.Index(w); !ok || j != i {
+			t.Fatalf("index of %q = %d, %v", w, j, ok)
+		}
+	}
+}
+
+func FuzzReadWord2VecText(f *testing.F) {
+	f.Add([]byte("2 3\nbank 1 2 3\ndoha -1 0.5 1e-3\n"))
+	f.Add([]byte("1 1\nx 1\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := ReadWord2VecText(bytes.NewReader(data))
+		checkLoaded(t, v, err)
+	})
+}
+
+func FuzzReadGloVe(f *testing.F) {
+	f.Add([]byte("bank 1 2 3\ndoha -1 0.5 1e-3\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := ReadGloVe(bytes.NewReader(data))
+		checkLoaded(t, v, err)
+	})
+}
+
+func FuzzReadWord2VecBinary(f *testing.F) {
+	var buf bytes.Buffer
+	if err := sampleVectors(f).WriteWord2VecBinary(&buf); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	f.Add([]byte("1 1\nbank \x00\x00\x80\x3f"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := ReadWord2VecBinary(bytes.NewReader(data))
+		checkLoaded(t, v, err)
+	})
+}

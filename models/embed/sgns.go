@@ -1,0 +1,287 @@
+package embed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+)
+
+// Config sets the skip-gram trainer's hyper-parameters. Zero fields take
+// the defaults listed in the package comment.
+type Config struct {
+	Dim      int     `json:"dim"`
+	Window   int     `json:"window"`
+	Negative int     `json:"negative"`
+	Epochs   int     `json:"epochs"`
+	MinCount int     `json:"min_count"`
+	Sample   float64 `json:"sample"`
+	Alpha    float64 `json:"alpha"`
+	// PruneTop leaves the PruneTop most frequent words out of the
+	// vocabulary (the paper prunes 30). Negative disables pruning.
+	PruneTop int   `json:"prune_top"`
+	Seed     int64 `json:"seed"`
+	// Init optionally supplies pre-trained vectors to start from.
+	Init *Vectors `json:"-"`
+}
+
+func (c Config) withDefaults() Config {
+	def := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&c.Dim, 100)
+	def(&c.Window, 5)
+	def(&c.Negative, 5)
+	def(&c.Epochs, 5)
+	def(&c.MinCount, 2)
+	def(&c.PruneTop, 30)
+	if c.Sample == 0 {
+		c.Sample = 1e-3
+	}
+	if c.Alpha == 0 {
+		c.Alpha = 0.025
+	}
+	if c.Seed == 0 {
+		c.Seed = 1
+	}
+	return c
+}
+
+func (c Config) check() error {
+	switch {
+	case c.Dim < 1 || c.Dim > MaxDim:
+		return fmt.Errorf("embed: dim %d out of 1..%d", c.Dim, MaxDim)
+	case c.Window < 1, c.Negative < 1, c.Epochs < 1, c.MinCount < 1:
+		return fmt.Errorf("embed: window, negative, epochs and min_count must be ≥ 1 (got %d, %d, %d, %d)", c.Window, c.Negative, c.Epochs, c.MinCount)
+	case c.Sample < 0 || c.Alpha <= 0:
+		return fmt.Errorf("embed: sample %g must be ≥ 0 and alpha %g > 0", c.Sample, c.Alpha)
+	case c.Init != nil && c.Init.Dim != c.Dim:
+		return fmt.Errorf("embed: initial vectors have %d dimensions, config wants %d", c.Init.Dim, c.Dim)
+	}
+	return nil
+}
+
+// Vocabulary counts words and keeps those seen at least minCount times,
+// minus the pruneTop most frequent, ordered by decreasing count (ties by
+// word). It returns the kept words, their counts, and the pruned words.
+func Vocabulary(sentences [][]string, minCount, pruneTop int) (words []string, counts []float64, pruned []string) {
+	freq := map[string]int{}
+	for _, s := range sentences {
+		for _, w := range s {
+			freq[w]++
+		}
+	}
+	all := make([]string, 0, len(freq))
+	for w, c := range freq {
+		if c >= minCount {
+			all = append(all, w)
+		}
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if freq[all[i]] != freq[all[j]] {
+			return freq[all[i]] > freq[all[j]]
+		}
+		return all[i] < all[j]
+	})
+	if pruneTop > 0 {
+		k := min(pruneTop, len(all))
+		pruned, all = all[:k], all[k:]
+	}
+	counts = make([]float64, len(all))
+	for i, w := range all {
+		counts[i] = float64(freq[w])
+	}
+	return all, counts, pruned
+}
+
+// rng is word2vec's linear congruential generator: fast, and makes runs
+// reproducible across platforms.
+type rng uint64
+
+func (r *rng) next() uint64 {
+	*r = *r*25214903917 + 11
+	return uint64(*r)
+}
+
+func (r *rng) float() float32 { return float32(r.next()&0xFFFF) / 65536 }
+
+const (
+	expTableSize = 1000
+	maxExp       = 6
+	tableSize    = 1e7
+)
+
+// Train learns skip-gram word vectors with negative sampling from
+// tokenized sentences (see Tokenize and Sentences).
+func Train(ctx context.Context, sentences [][]string, cfg Config) (*Vectors, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	words, counts, _ := Vocabulary(sentences, cfg.MinCount, cfg.PruneTop)
+	if len(words) < 2 {
+		return nil, fmt.Errorf("embed: vocabulary has %d words after pruning (need ≥ 2): corpus too small", len(words))
+	}
+	vocab := make(map[string]int32, len(words))
+	for i, w := range words {
+		vocab[w] = int32(i)
+	}
+	var total float64
+	for _, c := range counts {
+		total += c
+	}
+	// Sentences as word ids, unknown and pruned words dropped.
+	ids := make([][]int32, 0, len(sentences))
+	for _, s := range sentences {
+		var row []int32
+		for _, w := range s {
+			if i, ok := vocab[w]; ok {
+				row = append(row, i)
+			}
+		}
+		if len(row) > 1 {
+			ids = append(ids, row)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, errors.New("embed: no sentence has two in-vocabulary words")
+	}
+
+	n, d := len(words), cfg.Dim
+	r := rng(cfg.Seed)
+	syn0 := make([]float32, n*d)
+	syn1 := make([]float32, n*d)
+	for i := range syn0 {
+		syn0[i] = (r.float() - 0.5) / float32(d)
+	}
+	if cfg.Init != nil {
+		for i, w := range words {
+			if v, ok := cfg.Init.Lookup(w); ok {
+				for k, x := range v {
+					syn0[i*d+k] = float32(x)
+				}
+			}
+		}
+	}
+	table := unigramTable(counts)
+	keep := make([]float32, n) // probability of keeping each word under sub-sampling
+	for i, c := range counts {
+		keep[i] = 1
+		if cfg.Sample > 0 {
+			f := c / total
+			p := (math.Sqrt(f/cfg.Sample) + 1) * cfg.Sample / f
+			keep[i] = float32(min(p, 1))
+		}
+	}
+	var expTable [expTableSize]float32
+	for i := range expTable {
+		e := math.Exp((float64(i)/expTableSize*2 - 1) * maxExp)
+		expTable[i] = float32(e / (e + 1))
+	}
+
+	var tokens int
+	for _, s := range ids {
+		tokens += len(s)
+	}
+	planned := float64(tokens * cfg.Epochs)
+	alpha0 := float32(cfg.Alpha)
+	alpha := alpha0
+	grad := make([]float32, d)
+	sent := make([]int32, 0, 256)
+	done := 0
+	for ep := 0; ep < cfg.Epochs; ep++ {
+		for si, s := range ids {
+			if si%256 == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				alpha = alpha0 * float32(max(1-float64(done)/(planned+1), 0.0001))
+			}
+			done += len(s)
+			sent = sent[:0]
+			for _, w := range s {
+				if keep[w] >= 1 || keep[w] > r.float() {
+					sent = append(sent, w)
+				}
+			}
+			for pos, center := range sent {
+				b := int(r.next() % uint64(cfg.Window))
+				lo, hi := max(pos-cfg.Window+b, 0), min(pos+cfg.Window-b, len(sent)-1)
+				for c := lo; c <= hi; c++ {
+					if c == pos {
+						continue
+					}
+					// As in word2vec, the context word's input vector is
+					// trained to predict the centre word.
+					in := syn0[int(sent[c])*d : int(sent[c])*d+d]
+					clear(grad)
+					for k := 0; k <= cfg.Negative; k++ {
+						target, label := center, float32(1)
+						if k > 0 {
+							target = table[(r.next()>>16)%uint64(len(table))]
+							if target == center {
+								continue
+							}
+							label = 0
+						}
+						out := syn1[int(target)*d : int(target)*d+d]
+						var f float32
+						for j := range in {
+							f += in[j] * out[j]
+						}
+						var g float32
+						switch {
+						case f > maxExp:
+							g = (label - 1) * alpha
+						case f < -maxExp:
+							g = label * alpha
+						default:
+							g = (label - expTable[int((f+maxExp)*(expTableSize/maxExp/2))]) * alpha
+						}
+						for j := range grad {
+							grad[j] += g * out[j]
+							out[j] += g * in[j]
+						}
+					}
+					for j := range in {
+						in[j] += grad[j]
+					}
+				}
+			}
+		}
+	}
+	data := make([]float64, n*d)
+	for i, x := range syn0 {
+		data[i] = float64(x)
+	}
+	v, err := NewVectors(words, d, data)
+	if err != nil {
+		return nil, err
+	}
+	v.Counts = counts
+	return v, nil
+}
+
+// unigramTable returns word2vec's negative-sampling table: word ids in
+// proportion to count^0.75, capped in size for small vocabularies.
+func unigramTable(counts []float64) []int32 {
+	var z float64
+	for _, c := range counts {
+		z += math.Pow(c, 0.75)
+	}
+	size := int(min(tableSize, max(float64(len(counts))*100, 1000)))
+	table := make([]int32, size)
+	i := 0
+	cum := math.Pow(counts[0], 0.75) / z
+	for a := range table {
+		table[a] = int32(i)
+		if float64(a)/float64(size) > cum && i < len(counts)-1 {
+			i++
+			cum += math.Pow(counts[i], 0.75) / z
+		}
+	}
+	return table
+}

@@ -1,0 +1,158 @@
+package embed
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestTokenize(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Which is the best Bank in Doha?", "best bank doha"},
+		{"see http://www.qatarliving.com/x?y=1 for visa", "see visa"},
+		{"use <code>printf</code> here www.example.org", "use printf"},
+		{"", ""},
+	}
+	for _, tc := range tests {
+		if got := strings.Join(Tokenize(tc.in), " "); got != tc.want {
+			t.Errorf("Tokenize(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestVocabularyPrunesMostFrequent(t *testing.T) {
+	s := [][]string{{"a", "a", "a", "b", "b", "c", "c", "d"}, {"a", "b", "e", "e"}}
+	tests := []struct {
+		min, top    int
+		words, gone []string
+	}{
+		{1, 0, []string{"a", "b", "c", "e", "d"}, nil},
+		{2, 0, []string{"a", "b", "c", "e"}, nil},
+		{2, 1, []string{"b", "c", "e"}, []string{"a"}},
+		{2, 10, []string{}, []string{"a", "b", "c", "e"}},
+	}
+	for _, tc := range tests {
+		w, c, p := Vocabulary(s, tc.min, tc.top)
+		if !reflect.DeepEqual(w, tc.words) || !reflect.DeepEqual(p, tc.gone) || len(c) != len(w) {
+			t.Errorf("Vocabulary(min %d, top %d) = %v %v %v", tc.min, tc.top, w, c, p)
+		}
+	}
+}
+
+func cosine(a, b []float64) float64 {
+	var ab, aa, bb float64
+	for i := range a {
+		ab += a[i] * b[i]
+		aa += a[i] * a[i]
+		bb += b[i] * b[i]
+	}
+	return ab / math.Sqrt(aa*bb)
+}
+
+// Two topics with disjoint vocabularies: words that share contexts must end
+// up closer to each other than to the other topic's words.
+func TestTrainSeparatesTopics(t *testing.T) {
+	topics := [][]string{
+		{"bank", "loan", "salary", "account", "transfer", "credit"},
+		{"beach", "desert", "camping", "sand", "dunes", "sea"},
+	}
+	r := rng(7)
+	var sents [][]string
+	for i := 0; i < 600; i++ {
+		tp := topics[i%2]
+		s := make([]string, 8)
+		for j := range s {
+			s[j] = tp[r.next()%uint64(len(tp))]
+		}
+		sents = append(sents, s)
+	}
+	v, err := Train(context.Background(), sents, Config{Dim: 20, Epochs: 5, PruneTop: -1, Sample: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var within, across float64
+	var nw, na int
+	for _, a := range append(topics[0], topics[1]...) {
+		for _, b := range append(topics[0], topics[1]...) {
+			if a >= b {
+				continue
+			}
+			va, _ := v.Lookup(a)
+			vb, _ := v.Lookup(b)
+			same := (strings.Contains(strings.Join(topics[0], " "), a)) == (strings.Contains(strings.Join(topics[0], " "), b))
+			if same {
+				within += cosine(va, vb)
+				nw++
+			} else {
+				across += cosine(va, vb)
+				na++
+			}
+		}
+	}
+	within /= float64(nw)
+	across /= float64(na)
+	if within < across+0.3 {
+		t.Errorf("mean cosine within topics %.3f, across %.3f: topics not separated", within, across)
+	}
+}
+
+func TestTrainOnSemEvalSlice(t *testing.T) {
+	raw, err := os.ReadFile("../../testdata/embed/questions.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sents := Sentences(strings.Split(string(raw), "\n"))
+	cfg := Config{Dim: 16, Epochs: 2, Seed: 3}
+	v, err := Train(context.Background(), sents, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, pruned := Vocabulary(sents, 2, 30)
+	for _, w := range pruned {
+		if _, ok := v.Lookup(w); ok {
+			t.Errorf("pruned word %q has a vector", w)
+		}
+	}
+	if _, ok := v.Lookup("the"); ok {
+		t.Error("stop word has a vector")
+	}
+	again, err := Train(context.Background(), sents, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(v.Data, again.Data) {
+		t.Error("training is not deterministic for a fixed seed")
+	}
+	path := t.TempDir() + "/v.model"
+	if err := v.Save(path, cfg); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(path)
+	if err != nil || !reflect.DeepEqual(back.Data, v.Data) || !reflect.DeepEqual(back.Counts, v.Counts) {
+		t.Fatalf("bundle round trip: %v", err)
+	}
+}
+
+func TestTrainRejectsBadInput(t *testing.T) {
+	tests := []struct {
+		sents [][]string
+		cfg   Config
+		want  string
+	}{
+		{nil, Config{}, "vocabulary has 0 words"},
+		{[][]string{{"a", "b"}, {"a", "b"}}, Config{PruneTop: -1, Dim: -1}, "dim"},
+		{[][]string{{"a", "b"}, {"a", "b"}}, Config{PruneTop: -1, Init: &Vectors{Dim: 3}}, "dimensions"},
+	}
+	for i, tc := range tests {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			_, err := Train(context.Background(), tc.sents, tc.cfg)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
