@@ -11,7 +11,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-
 )
 
 // Limits on what the loaders accept, so a corrupt header cannot make them
@@ -359,4 +358,3 @@ func (v *Vectors) WriteWord2VecBinary(w io.Writer) error {
 	}
 	return bw.Flush()
 }
-
