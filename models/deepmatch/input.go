@@ -1,0 +1,117 @@
+package deepmatch
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// Input is one side of a pair as the networks see it: a sparse bag-of-words
+// vector (log-scaled tf times idf, L2-normalised) over one side's
+// vocabulary, with its word set as a bitmap for the overlap tests.
+type Input struct {
+	Idx  []uint32 // word ids, ascending
+	Val  []float64
+	Bits *roaring.Bitmap
+}
+
+// Vocab is the vocabulary of one side of the pairs, with idf weights.
+type Vocab struct {
+	Terms []string
+	IDF   []float64
+	index map[string]uint32
+}
+
+// NewVocab keeps the terms that occur in at least minDF of docs (each a
+// token list), at most maxSize of them (the most frequent, ties by term),
+// and weights them by idf = log(N/df).
+func NewVocab(docs [][]string, minDF, maxSize int) *Vocab {
+	df := map[string]int{}
+	for _, d := range docs {
+		seen := map[string]bool{}
+		for _, t := range d {
+			if !seen[t] {
+				seen[t] = true
+				df[t]++
+			}
+		}
+	}
+	var terms []string
+	for t, n := range df {
+		if n >= minDF {
+			terms = append(terms, t)
+		}
+	}
+	sort.Slice(terms, func(i, j int) bool {
+		if df[terms[i]] != df[terms[j]] {
+			return df[terms[i]] > df[terms[j]]
+		}
+		return terms[i] < terms[j]
+	})
+	if maxSize > 0 && len(terms) > maxSize {
+		terms = terms[:maxSize]
+	}
+	sort.Strings(terms)
+	idf := make([]float64, len(terms))
+	for i, t := range terms {
+		idf[i] = math.Log(float64(len(docs)+1) / float64(df[t]))
+	}
+	v, _ := vocabFrom(terms, idf)
+	return v
+}
+
+// vocabFrom rebuilds a vocabulary from stored terms and weights.
+func vocabFrom(terms []string, idf []float64) (*Vocab, error) {
+	if len(terms) != len(idf) {
+		return nil, fmt.Errorf("deepmatch: vocabulary has %d terms and %d idf weights", len(terms), len(idf))
+	}
+	v := &Vocab{Terms: terms, IDF: idf, index: make(map[string]uint32, len(terms))}
+	for i, t := range terms {
+		if _, dup := v.index[t]; dup {
+			return nil, fmt.Errorf("deepmatch: vocabulary lists %q twice", t)
+		}
+		v.index[t] = uint32(i)
+	}
+	return v, nil
+}
+
+// Len is the number of terms.
+func (v *Vocab) Len() int { return len(v.Terms) }
+
+// ID returns the id of term t.
+func (v *Vocab) ID(t string) (uint32, bool) {
+	id, ok := v.index[t]
+	return id, ok
+}
+
+// Encode turns a token list into an Input; unknown tokens are dropped.
+func (v *Vocab) Encode(tokens []string) Input {
+	tf := map[uint32]int{}
+	for _, t := range tokens {
+		if id, ok := v.index[t]; ok {
+			tf[id]++
+		}
+	}
+	in := Input{Idx: make([]uint32, 0, len(tf)), Bits: roaring.New()}
+	for id := range tf {
+		in.Idx = append(in.Idx, id)
+	}
+	sort.Slice(in.Idx, func(i, j int) bool { return in.Idx[i] < in.Idx[j] })
+	in.Val = make([]float64, len(in.Idx))
+	var norm float64
+	for i, id := range in.Idx {
+		w := (1 + math.Log(float64(tf[id]))) * v.IDF[id]
+		in.Val[i] = w
+		norm += w * w
+	}
+	if norm > 0 {
+		norm = math.Sqrt(norm)
+		for i := range in.Val {
+			in.Val[i] /= norm
+		}
+	}
+	in.Bits.AddMany(in.Idx)
+	return in
+}

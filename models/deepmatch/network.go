@@ -1,0 +1,328 @@
+package deepmatch
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Arch is the topology DeepMatch derives from the topic models: patch sets
+// from finest to coarsest resolution, and the DAG between adjacent levels.
+type Arch struct {
+	Levels [][]Patch // Levels[0] feeds p-layerI; Levels[l] the l-th sparse layer above it
+	// Children[l][q] (l ≥ 1) lists the patches of Levels[l-1] assigned to
+	// patch q of Levels[l].
+	Children [][][]int
+}
+
+// Shape sizes the network built on an Arch.
+type Shape struct {
+	Neurons   []int `json:"neurons"`   // neurons per patch at each level (K₁, K₂, …)
+	Rank      int   `json:"rank"`      // D_p, the rank of each local bilinear decision
+	Committee int   `json:"committee"` // neurons of the dense committee layer
+}
+
+// Net is the DeepMatch network: interaction space → p-layerI (K₁ low-rank
+// bilinear decisions per finest patch) → sparse patch-induced layers wired
+// by the DAG → dense committee layer → logistic output. A patch's neurons
+// output zero unless the pair overlaps the patch.
+type Net struct {
+	arch  Arch
+	shape Shape
+	ps    params
+	// first[p] holds patch p's K₁ filters, each [L_x (|p_x|·D) | L_y (|p_y|·D) | b].
+	first  []*block
+	nx, ny []int
+	// upper[l-1][q] holds patch q's K_l neurons at level l ≥ 1, each
+	// [w (|children|·K_{l-1}) | b].
+	upper [][]*block
+	com   *block // Committee × (P_L·K_L + 1)
+	out   *block // Committee + 1
+}
+
+func (a Arch) validate(s Shape) error {
+	if len(a.Levels) == 0 || len(a.Levels[0]) == 0 {
+		return errors.New("deepmatch: architecture has no patches")
+	}
+	if len(s.Neurons) != len(a.Levels) {
+		return fmt.Errorf("deepmatch: %d patch levels but %d neuron counts", len(a.Levels), len(s.Neurons))
+	}
+	if len(a.Children) != len(a.Levels) {
+		return fmt.Errorf("deepmatch: %d patch levels but %d DAG levels", len(a.Levels), len(a.Children))
+	}
+	for l := 1; l < len(a.Levels); l++ {
+		if len(a.Children[l]) != len(a.Levels[l]) {
+			return fmt.Errorf("deepmatch: level %d has %d patches but %d child lists", l, len(a.Levels[l]), len(a.Children[l]))
+		}
+		for q, cs := range a.Children[l] {
+			for _, c := range cs {
+				if c < 0 || c >= len(a.Levels[l-1]) {
+					return fmt.Errorf("deepmatch: level %d patch %d: child %d out of range", l, q, c)
+				}
+			}
+		}
+	}
+	for _, k := range s.Neurons {
+		if k < 1 {
+			return fmt.Errorf("deepmatch: %d neurons per patch", k)
+		}
+	}
+	if s.Rank < 1 || s.Committee < 1 {
+		return fmt.Errorf("deepmatch: rank %d and committee %d must be positive", s.Rank, s.Committee)
+	}
+	return nil
+}
+
+// NewNet builds a randomly initialised network; init scales the initial
+// weights of the bilinear filters.
+func NewNet(a Arch, s Shape, init float64, seed uint64) (*Net, error) {
+	if err := a.validate(s); err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(seed, 0xdee9))
+	n := &Net{arch: a, shape: s}
+	K1, D := s.Neurons[0], s.Rank
+	for _, p := range a.Levels[0] {
+		nx, ny := int(p.X.GetCardinality()), int(p.Y.GetCardinality())
+		n.nx, n.ny = append(n.nx, nx), append(n.ny, ny)
+		b := n.ps.add(K1*(nx*D+ny*D+1), init, rng)
+		for k := range K1 {
+			b.w[(k+1)*(nx*D+ny*D+1)-1] = 0 // biases start at zero
+		}
+		n.first = append(n.first, b)
+	}
+	for l := 1; l < len(a.Levels); l++ {
+		var blocks []*block
+		for q := range a.Levels[l] {
+			in := len(a.Children[l][q]) * s.Neurons[l-1]
+			blocks = append(blocks, n.ps.add(s.Neurons[l]*(in+1), 1/sqrtInt(in), rng))
+		}
+		n.upper = append(n.upper, blocks)
+	}
+	L := len(a.Levels) - 1
+	in := len(a.Levels[L]) * s.Neurons[L]
+	n.com = n.ps.add(s.Committee*(in+1), 1/sqrtInt(in), rng)
+	n.out = n.ps.add(s.Committee+1, 1/sqrtInt(s.Committee), rng)
+	return n, nil
+}
+
+// state is one pair's forward pass, kept for back-propagation.
+type state struct {
+	on  [][]int     // active (overlapped) patches per level
+	act [][]float64 // per level, P_l·K_l outputs (zero where silent)
+	uv  []float64   // per finest patch and filter: L_xᵀx_p then L_yᵀy_p (2·D)
+	com []float64
+	s   float64
+}
+
+func (n *Net) newState() *state {
+	st := &state{}
+	for l, ps := range n.arch.Levels {
+		st.act = append(st.act, make([]float64, len(ps)*n.shape.Neurons[l]))
+		st.on = append(st.on, nil)
+	}
+	st.uv = make([]float64, len(n.arch.Levels[0])*n.shape.Neurons[0]*2*n.shape.Rank)
+	st.com = make([]float64, n.shape.Committee)
+	return st
+}
+
+// Score returns the matching score of (x, y), in (0, 1).
+func (n *Net) Score(x, y Input) float64 {
+	st := n.newState()
+	n.run(x, y, st)
+	return st.s
+}
+
+// wordSet is a patch side: its words, and each word's 1-based rank in it,
+// which is the word's row in the patch's filter matrices.
+type wordSet interface {
+	Contains(uint32) bool
+	Rank(uint32) uint64
+}
+
+// project adds, for each word of in that set holds, val·L[row] to u: u
+// becomes L_pᵀ x_p without materialising x_p.
+func project(in Input, set wordSet, L []float64, D int, u []float64) {
+	for i, w := range in.Idx {
+		if !set.Contains(w) {
+			continue
+		}
+		r := int(set.Rank(w)) - 1
+		v := in.Val[i]
+		row := L[r*D : (r+1)*D]
+		for d := range D {
+			u[d] += v * row[d]
+		}
+	}
+}
+
+func (n *Net) run(x, y Input, st *state) {
+	K1, D := n.shape.Neurons[0], n.shape.Rank
+	st.on[0] = st.on[0][:0]
+	for p, patch := range n.arch.Levels[0] {
+		if !patch.Overlaps(x, y) {
+			continue
+		}
+		st.on[0] = append(st.on[0], p)
+		w := n.first[p].w
+		size := n.nx[p]*D + n.ny[p]*D + 1
+		for k := range K1 {
+			f := w[k*size : (k+1)*size]
+			uv := st.uv[(p*K1+k)*2*D : (p*K1+k+1)*2*D]
+			clear(uv)
+			u, v := uv[:D], uv[D:]
+			project(x, patch.X, f[:n.nx[p]*D], D, u)
+			project(y, patch.Y, f[n.nx[p]*D:size-1], D, v)
+			pot := f[size-1]
+			for d := range D {
+				pot += u[d] * v[d]
+			}
+			st.act[0][p*K1+k] = activation(k, pot)
+		}
+	}
+	for l := 1; l < len(n.arch.Levels); l++ {
+		K, Kin := n.shape.Neurons[l], n.shape.Neurons[l-1]
+		st.on[l] = st.on[l][:0]
+		for q, patch := range n.arch.Levels[l] {
+			if !patch.Overlaps(x, y) {
+				continue
+			}
+			st.on[l] = append(st.on[l], q)
+			cs := n.arch.Children[l][q]
+			size := len(cs)*Kin + 1
+			w := n.upper[l-1][q].w
+			for k := range K {
+				f := w[k*size : (k+1)*size]
+				pot := f[size-1]
+				for j, c := range cs {
+					for i := range Kin {
+						pot += f[j*Kin+i] * st.act[l-1][c*Kin+i]
+					}
+				}
+				st.act[l][q*K+k] = activation(k, pot)
+			}
+		}
+	}
+	top := st.act[len(st.act)-1]
+	size := len(top) + 1
+	for j := range n.shape.Committee {
+		f := n.com.w[j*size : (j+1)*size]
+		pot := f[size-1]
+		for i, a := range top {
+			pot += f[i] * a
+		}
+		st.com[j] = activation(j, pot)
+	}
+	C := n.shape.Committee
+	pot := n.out.w[C]
+	for j, c := range st.com {
+		pot += n.out.w[j] * c
+	}
+	st.s = sigmoid(pot)
+}
+
+// backprop adds ds·∂s/∂θ to the gradients, for the pair whose forward pass
+// is st. Only the blocks of overlapped patches are reached.
+func (n *Net) backprop(x, y Input, st *state, ds float64) {
+	C := n.shape.Committee
+	dpot := ds * st.s * (1 - st.s)
+	gOut := n.ps.grad(n.out)
+	dcom := make([]float64, C)
+	for j, c := range st.com {
+		gOut[j] += dpot * c
+		dcom[j] = dpot * n.out.w[j]
+	}
+	gOut[C] += dpot
+
+	L := len(n.arch.Levels) - 1
+	top := st.act[L]
+	dact := make([][]float64, len(st.act))
+	for l := range dact {
+		dact[l] = make([]float64, len(st.act[l]))
+	}
+	size := len(top) + 1
+	gCom := n.ps.grad(n.com)
+	KL := n.shape.Neurons[L]
+	for j := range C {
+		dp := dcom[j] * slope(j, st.com[j])
+		if dp == 0 {
+			continue
+		}
+		f, g := n.com.w[j*size:(j+1)*size], gCom[j*size:(j+1)*size]
+		g[size-1] += dp
+		for _, q := range st.on[L] { // silent inputs have zero output and no gradient
+			for k := range KL {
+				i := q*KL + k
+				g[i] += dp * top[i]
+				dact[L][i] += dp * f[i]
+			}
+		}
+	}
+	for l := L; l >= 1; l-- {
+		K, Kin := n.shape.Neurons[l], n.shape.Neurons[l-1]
+		for _, q := range st.on[l] {
+			cs := n.arch.Children[l][q]
+			size := len(cs)*Kin + 1
+			b := n.upper[l-1][q]
+			g := n.ps.grad(b)
+			for k := range K {
+				dp := dact[l][q*K+k] * slope(k, st.act[l][q*K+k])
+				f, gk := b.w[k*size:(k+1)*size], g[k*size:(k+1)*size]
+				gk[size-1] += dp
+				for j, c := range cs {
+					for i := range Kin {
+						gk[j*Kin+i] += dp * st.act[l-1][c*Kin+i]
+						dact[l-1][c*Kin+i] += dp * f[j*Kin+i]
+					}
+				}
+			}
+		}
+	}
+	K1, D := n.shape.Neurons[0], n.shape.Rank
+	for _, p := range st.on[0] {
+		patch := n.arch.Levels[0][p]
+		size := n.nx[p]*D + n.ny[p]*D + 1
+		g := n.ps.grad(n.first[p])
+		for k := range K1 {
+			dp := dact[0][p*K1+k] * slope(k, st.act[0][p*K1+k])
+			gk := g[k*size : (k+1)*size]
+			uv := st.uv[(p*K1+k)*2*D : (p*K1+k+1)*2*D]
+			u, v := uv[:D], uv[D:]
+			gk[size-1] += dp
+			// ∂pot/∂L_x[r] = x_r·v and ∂pot/∂L_y[r] = y_r·u (Equation 8).
+			scaled := make([]float64, D)
+			for d := range D {
+				scaled[d] = dp * v[d]
+			}
+			accumulate(x, patch.X, scaled, gk[:n.nx[p]*D], D)
+			for d := range D {
+				scaled[d] = dp * u[d]
+			}
+			accumulate(y, patch.Y, scaled, gk[n.nx[p]*D:size-1], D)
+		}
+	}
+}
+
+// accumulate adds val·dir to the gradient row of each word of in that the
+// patch side set holds.
+func accumulate(in Input, set wordSet, dir, g []float64, D int) {
+	for i, w := range in.Idx {
+		if !set.Contains(w) {
+			continue
+		}
+		r := int(set.Rank(w)) - 1
+		v := in.Val[i]
+		row := g[r*D : (r+1)*D]
+		for d := range D {
+			row[d] += v * dir[d]
+		}
+	}
+}
+
+func sqrtInt(n int) float64 {
+	if n < 1 {
+		return 1
+	}
+	return math.Sqrt(float64(n))
+}

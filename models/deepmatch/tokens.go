@@ -1,0 +1,47 @@
+package deepmatch
+
+import (
+	"github.com/semrank/semrank/analyzers"
+)
+
+// Meta tokens are extra "words" describing a candidate rather than its
+// content. They join the candidate side's bag, so the topic model places them
+// in patches and the network can learn local decisions such as "a comment
+// written by the asker, in a thread about visas". Their names cannot be
+// produced by the analyzer (its tokenizer never keeps a "#").
+const (
+	tokAsker = "#asker" // the candidate was written by the query's author
+)
+
+// lengthBuckets are upper bounds (in analyzer tokens) of the length tokens
+// #len0, #len1, …: short comments ("thanks", "ok") tend to be poor
+// answers, and a bag of words cannot see length otherwise.
+var lengthBuckets = []int{3, 8, 20, 50}
+
+var lengthTokens = []string{"#len0", "#len1", "#len2", "#len3", "#len4"}
+
+// QueryTokens are the tokens of a query text.
+func QueryTokens(text string) []string { return analyzers.Tokens(text) }
+
+// CandidateTokens are the tokens of a candidate: its analyzed text plus, when
+// meta is true, meta tokens from its length and metadata (the
+// "by_question_author" flag SemEval comments carry).
+func CandidateTokens(text string, metadata map[string]any, meta bool) []string {
+	toks := analyzers.Tokens(text)
+	if !meta {
+		return toks
+	}
+	n := len(toks)
+	b := len(lengthBuckets)
+	for i, ub := range lengthBuckets {
+		if n <= ub {
+			b = i
+			break
+		}
+	}
+	toks = append(toks, lengthTokens[b])
+	if v, ok := metadata["by_question_author"].(bool); ok && v {
+		toks = append(toks, tokAsker)
+	}
+	return toks
+}
