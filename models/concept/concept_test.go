@@ -1,0 +1,163 @@
+package concept
+
+import (
+	"math"
+	"testing"
+
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/models"
+)
+
+func TestSparseOps(t *testing.T) {
+	a := Sparse{Idx: []int{0, 2, 5}, Val: []float64{1, 2, 3}}
+	b := Sparse{Idx: []int{2, 3, 5}, Val: []float64{4, 1, -1}}
+	for _, tc := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"dot", a.Dot(b), 2*4 - 3},
+		{"norm", a.Norm(), math.Sqrt(14)},
+		{"cosine", a.Cosine(b), 5 / (math.Sqrt(14) * math.Sqrt(18))},
+		{"cosine with zero", a.Cosine(Sparse{}), 0},
+		{"normalized norm", a.Normalized().Norm(), 1},
+		{"dense cosine", Cosine(a.Dense(6), b.Dense(6)), a.Cosine(b)},
+	} {
+		if math.Abs(tc.got-tc.want) > 1e-12 {
+			t.Errorf("%s = %v, want %v", tc.name, tc.got, tc.want)
+		}
+	}
+}
+
+func TestSpaceWeights(t *testing.T) {
+	texts := []string{"cars and cars in Doha", "renting a car in Doha", "visa for my family", "family visa rules"}
+	s, err := BuildSpace(texts, SpaceConfig{MinDF: 1, MaxDFRatio: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	car, ok := s.Lookup("car")
+	if !ok {
+		t.Fatalf("no term car in %v", s.Terms)
+	}
+	v := s.Vector("car car visa", TFIDF)
+	if v.Len() != 2 {
+		t.Fatalf("vector %+v", v)
+	}
+	want := 2 * math.Log(4.0/2)
+	for i, j := range v.Idx {
+		if j == car && math.Abs(v.Val[i]-want) > 1e-12 {
+			t.Errorf("tf-idf of car = %v, want %v", v.Val[i], want)
+		}
+	}
+	if n := s.Vector("car car visa", TFIDFNorm).Norm(); math.Abs(n-1) > 1e-12 {
+		t.Errorf("normalised norm %v", n)
+	}
+	for _, x := range s.Vector("car car visa", Binary).Val {
+		if x != 1 {
+			t.Errorf("binary weight %v", x)
+		}
+	}
+	if w := s.Weigh(map[string]float64{"car": 0.5, "zebra": 9}); w.Len() != 1 || w.Val[0] != 0.5 {
+		t.Errorf("Weigh = %+v", w)
+	}
+	if _, err := BuildSpace(texts, SpaceConfig{MinDF: 10}); err == nil {
+		t.Error("empty vocabulary accepted")
+	}
+	b := models.New("test", 1)
+	s.AddTo(b)
+	got, err := SpaceFrom(b)
+	if err != nil || got.Hash() != s.Hash() || got.N != s.N {
+		t.Errorf("round trip: %v", err)
+	}
+	b.Manifest.VocabHash = "0000"
+	if _, err := SpaceFrom(b); err == nil {
+		t.Error("vocabulary hash mismatch accepted")
+	}
+}
+
+func TestJudgedListsAndFolds(t *testing.T) {
+	ds, err := eval.LoadDataset("../../testdata/concepts/semeval-b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lists, err := JudgedLists(ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lists) != 8 || len(lists[0].Docs) != 10 {
+		t.Fatalf("%d lists, first has %d docs", len(lists), len(lists[0].Docs))
+	}
+	// Scoring by the given order must reproduce the IR baseline's ranking.
+	scores := make([][]float64, len(lists))
+	for i, l := range lists {
+		scores[i] = l.Scores
+	}
+	res, err := Evaluate(lists, scores, eval.MustParseMetrics("map@10"))
+	if err != nil || res.Mean[0] <= 0 || res.Mean[0] > 1 {
+		t.Errorf("MAP %v, %v", res.Mean, err)
+	}
+	folds, err := Folds(lists, 3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, f := range folds {
+		for _, l := range f {
+			if seen[l.QueryID] {
+				t.Errorf("query %s in two folds", l.QueryID)
+			}
+			seen[l.QueryID] = true
+		}
+	}
+	if len(seen) != len(lists) {
+		t.Errorf("folds cover %d of %d queries", len(seen), len(lists))
+	}
+	tr, held := Split(lists, 0.25, 1)
+	if len(tr) != 6 || len(held) != 2 {
+		t.Errorf("split %d/%d", len(tr), len(held))
+	}
+	var data Data
+	data.AddCorpus(ds, true)
+	if len(data.Texts) != 88 || len(data.Pairs) == 0 {
+		t.Errorf("%d texts, %d pairs", len(data.Texts), len(data.Pairs))
+	}
+}
+
+func TestVectorCodec(t *testing.T) {
+	v := []float64{1, -0.5, 3.25, 0}
+	got, err := DecodeVector(EncodeVector(v), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range v {
+		if got[i] != v[i] {
+			t.Errorf("value %d: %v ≠ %v", i, got[i], v[i])
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		b    []byte
+		dim  int
+	}{
+		{"short", EncodeVector(v)[:15], 4},
+		{"wrong dim", EncodeVector(v), 3},
+		{"nan", EncodeVector([]float64{math.NaN()}), 1},
+	} {
+		if _, err := DecodeVector(tc.b, tc.dim); err == nil {
+			t.Errorf("%s: accepted", tc.name)
+		}
+	}
+}
+
+func FuzzDecodeVector(f *testing.F) {
+	f.Add(EncodeVector([]float64{1, 2}), 2)
+	f.Add([]byte{1, 2, 3}, 1)
+	f.Fuzz(func(t *testing.T, b []byte, dim int) {
+		if dim < 0 || dim > 1<<16 {
+			return
+		}
+		v, err := DecodeVector(b, dim)
+		if err == nil && len(v) != dim {
+			t.Fatalf("decoded %d values for dimension %d", len(v), dim)
+		}
+	})
+}

@@ -1,0 +1,57 @@
+package concept
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// Cosine returns the cosine of two dense vectors of equal length, 0 when
+// either is zero.
+func Cosine(a, b []float64) float64 {
+	var d, na, nb float64
+	for i := range a {
+		d += a[i] * b[i]
+		na += a[i] * a[i]
+		nb += b[i] * b[i]
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return d / math.Sqrt(na*nb)
+}
+
+// Dot returns the inner product of two dense vectors of equal length.
+func Dot(a, b []float64) float64 {
+	var d float64
+	for i := range a {
+		d += a[i] * b[i]
+	}
+	return d
+}
+
+// EncodeVector encodes a concept vector as a payload: little-endian float32.
+func EncodeVector(v []float64) []byte {
+	out := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(float32(x)))
+	}
+	return out
+}
+
+// DecodeVector decodes a payload written by EncodeVector, checking that it
+// holds exactly dim finite values.
+func DecodeVector(b []byte, dim int) ([]float64, error) {
+	if len(b) != 4*dim {
+		return nil, fmt.Errorf("concept: vector payload has %d bytes, want %d (dimension %d)", len(b), 4*dim, dim)
+	}
+	out := make([]float64, dim)
+	for i := range out {
+		x := float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("concept: vector payload value %d is not finite", i)
+		}
+		out[i] = x
+	}
+	return out, nil
+}

@@ -1,0 +1,219 @@
+package lsa
+
+import (
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/models/concept"
+)
+
+// lowRank returns n sparse columns of a d×n matrix of exact rank r plus
+// noise of the given scale.
+func lowRank(d, n, r int, noise float64, seed uint64) []concept.Sparse {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	u := mat.NewDense(d, r, nil)
+	v := mat.NewDense(r, n, nil)
+	for i := range d {
+		for j := range r {
+			u.Set(i, j, rng.NormFloat64())
+		}
+	}
+	for i := range r {
+		for j := range n {
+			v.Set(i, j, rng.NormFloat64()*float64(r-i))
+		}
+	}
+	var x mat.Dense
+	x.Mul(u, v)
+	docs := make([]concept.Sparse, n)
+	for j := range n {
+		for i := range d {
+			docs[j].Idx = append(docs[j].Idx, i)
+			docs[j].Val = append(docs[j].Val, x.At(i, j)+noise*rng.NormFloat64())
+		}
+	}
+	return docs
+}
+
+func TestRandomizedSVDMatchesExact(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		noise   float64
+		power   int
+		tolVal  float64 // relative error of singular values
+		tolVecs float64 // 1 − |cos| between singular vectors
+	}{
+		{"exact rank", 0, 1, 1e-9, 1e-9},
+		{"noisy", 0.5, 3, 1e-3, 1e-2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const d, n, r, k = 60, 80, 8, 5
+			docs := lowRank(d, n, r, tc.noise, 7)
+			ue, se, err := exactSVD(d, docs, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ur, sr, err := randomizedSVD(d, docs, k, 10, tc.power, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range k {
+				if rel := math.Abs(se[i]-sr[i]) / se[i]; rel > tc.tolVal {
+					t.Errorf("σ%d: exact %g randomized %g (rel. error %g)", i, se[i], sr[i], rel)
+				}
+				c := math.Abs(mat.Dot(ue.ColView(i), ur.ColView(i)))
+				if 1-c > tc.tolVecs {
+					t.Errorf("u%d: |cos| between exact and randomized = %g", i, c)
+				}
+			}
+		})
+	}
+}
+
+func TestOrthonormal(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	a := mat.NewDense(50, 6, nil)
+	for i := range 50 {
+		for j := range 6 {
+			a.Set(i, j, rng.NormFloat64())
+		}
+	}
+	q := orthonormal(a)
+	var qtq mat.Dense
+	qtq.Mul(q.T(), q)
+	if !mat.EqualApprox(&qtq, eye(6), 1e-12) {
+		t.Errorf("QᵀQ ≠ I:\n%v", mat.Formatted(&qtq))
+	}
+}
+
+func eye(n int) *mat.Dense {
+	m := mat.NewDense(n, n, nil)
+	for i := range n {
+		m.Set(i, i, 1)
+	}
+	return m
+}
+
+func semevalTexts(t *testing.T) []string {
+	t.Helper()
+	ds, err := eval.LoadDataset("../../testdata/concepts/semeval-b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, d := range ds.Corpus {
+		texts = append(texts, d.FullText())
+	}
+	for _, q := range ds.Queries {
+		texts = append(texts, q.FullText())
+	}
+	return texts
+}
+
+func TestTrainSaveLoad(t *testing.T) {
+	texts := semevalTexts(t)
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"exact", Config{Dim: 10}},
+		{"randomized", Config{Dim: 10, ExactMaxCells: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := Train(texts, tc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Dim() != 10 || len(m.Embed(texts[0])) != 10 {
+				t.Fatalf("dim = %d", m.Dim())
+			}
+			for i := 1; i < len(m.Sigma); i++ {
+				if m.Sigma[i] > m.Sigma[i-1]+1e-9 {
+					t.Errorf("singular values not descending: %v", m.Sigma)
+				}
+			}
+			if s := m.Similarity(texts[3], texts[3]); math.Abs(s-1) > 1e-12 {
+				t.Errorf("self-similarity = %v", s)
+			}
+			path := filepath.Join(t.TempDir(), "lsa.model")
+			if err := m.Save(path); err != nil {
+				t.Fatal(err)
+			}
+			got, err := Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got.Proj.RawMatrix().Data, m.Proj.RawMatrix().Data) || !reflect.DeepEqual(got.Sigma, m.Sigma) {
+				t.Error("projection changed in the round trip")
+			}
+			if !reflect.DeepEqual(got.Embed(texts[5]), m.Embed(texts[5])) {
+				t.Error("embedding changed in the round trip")
+			}
+			if got.ID() != m.ID() {
+				t.Errorf("ID %s ≠ %s", got.ID(), m.ID())
+			}
+		})
+	}
+}
+
+func TestLoadRefusesBadFiles(t *testing.T) {
+	m, err := Train(semevalTexts(t), Config{Dim: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good")
+	if err := m.Save(good); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(good)
+	flipped := append([]byte(nil), raw...)
+	flipped[len(flipped)/2] ^= 0x40
+	b, _ := m.Bundle()
+	b.Manifest.Method = "s2net"
+	other := filepath.Join(dir, "other")
+	if err := b.Save(other); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{
+		"flipped":   flipped,
+		"truncated": raw[:len(raw)-10],
+		"empty":     nil,
+		"text":      []byte("not a model at all, just some text"),
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(p); err == nil {
+			t.Errorf("%s: loaded a damaged model", name)
+		}
+	}
+	if _, err := Load(other); err == nil {
+		t.Error("loaded an s2net model as LSA")
+	}
+}
+
+func TestTrainRejectsBadConfig(t *testing.T) {
+	texts := semevalTexts(t)
+	for _, tc := range []struct {
+		name  string
+		texts []string
+		cfg   Config
+	}{
+		{"too many dims", texts, Config{Dim: 100000}},
+		{"bad scheme", texts, Config{Dim: 4, Scheme: "bm42"}},
+		{"no texts", nil, Config{Dim: 4}},
+	} {
+		if _, err := Train(tc.texts, tc.cfg); err == nil {
+			t.Errorf("%s: no error", tc.name)
+		}
+	}
+}
