@@ -20,6 +20,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bindex "github.com/blevesearch/bleve_index_api"
 
@@ -64,9 +65,14 @@ func NewMapping() *mapping.IndexMappingImpl {
 	return m
 }
 
-// Index is a Bleve index with semrank's mapping and payload store.
+// bleveIndex lets Index embed bleve.Index: embedding the interface type
+// directly would clash with its Index method.
+type bleveIndex = bleve.Index
+
+// Index is a Bleve index with semrank's mapping and payload store. It is
+// itself a bleve.Index.
 type Index struct {
-	bleve.Index
+	bleveIndex
 	Path     string
 	payloads *payloadStore
 }
@@ -98,7 +104,7 @@ func Create(path string) (*Index, error) {
 		b.Close()
 		return nil, err
 	}
-	return &Index{Index: b, Path: path, payloads: ps}, nil
+	return &Index{bleveIndex: b, Path: path, payloads: ps}, nil
 }
 
 // Open opens an existing semrank index.
@@ -120,7 +126,7 @@ func Open(path string) (*Index, error) {
 		b.Close()
 		return nil, err
 	}
-	return &Index{Index: b, Path: path, payloads: ps}, nil
+	return &Index{bleveIndex: b, Path: path, payloads: ps}, nil
 }
 
 // OpenOrCreate opens the index at path, creating it when absent.
@@ -134,7 +140,7 @@ func OpenOrCreate(path string) (*Index, error) {
 // Close closes the Bleve index and the payload store.
 func (x *Index) Close() error {
 	err := x.payloads.close()
-	if e := x.Index.Close(); err == nil {
+	if e := x.bleveIndex.Close(); err == nil {
 		err = e
 	}
 	return err
@@ -211,8 +217,12 @@ func (x *Index) Add(ctx context.Context, docs []eval.Doc, encoders []PayloadEnco
 	return flush(len(docs))
 }
 
-// Delete removes documents and their payloads.
-func (x *Index) Delete(ids ...string) error {
+// Delete removes a document and its payloads; it overrides bleve.Index's
+// Delete so payloads never outlive their documents.
+func (x *Index) Delete(id string) error { return x.DeleteDocs(id) }
+
+// DeleteDocs removes documents and their payloads.
+func (x *Index) DeleteDocs(ids ...string) error {
 	batch := x.NewBatch()
 	for _, id := range ids {
 		batch.Delete(id)
@@ -269,7 +279,7 @@ func (x *Index) PayloadModel(name string) string { return x.payloads.model(name)
 func (x *Index) PayloadNames() []string { return x.payloads.names() }
 
 // DocCount returns the number of indexed documents.
-func (x *Index) DocCount() (uint64, error) { return x.Index.DocCount() }
+func (x *Index) DocCount() (uint64, error) { return x.bleveIndex.DocCount() }
 
 // DocFreq returns how many documents contain the analyzed term in any
 // searchable field.
@@ -289,4 +299,24 @@ func (x *Index) DocFreq(term string) (uint64, error) {
 	}
 	defer tfr.Close()
 	return tfr.Count(), nil
+}
+
+// Compact merges the index into a single segment and waits for it. Bleve's
+// BM25 takes the average field length from the field dictionaries'
+// cardinalities summed over segments, so first-stage scores depend on the
+// segment layout; compacting after bulk indexing makes them reproducible
+// from run to run.
+func (x *Index) Compact(ctx context.Context) error {
+	adv, err := x.Advanced()
+	if err != nil {
+		return err
+	}
+	sc, ok := adv.(*scorch.Scorch)
+	if !ok {
+		return nil
+	}
+	if err := sc.ForceMerge(ctx, &mergeplan.SingleSegmentMergePlanOptions); err != nil {
+		return fmt.Errorf("index: compact: %w", err)
+	}
+	return nil
 }

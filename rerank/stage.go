@@ -19,6 +19,8 @@ import (
 	"sync"
 
 	"github.com/blevesearch/bleve/v2"
+
+	"github.com/semrank/semrank/eval"
 )
 
 // Query is what a stage knows about the query.
@@ -138,4 +140,74 @@ func NewStage(spec StageSpec, env Env) (Stage, error) {
 		return nil, fmt.Errorf("rerank: stage %q: %w", spec.Type, err)
 	}
 	return st, nil
+}
+
+// PayloadEncoder is index.PayloadEncoder, repeated here so stages need not
+// import package index.
+type PayloadEncoder interface {
+	PayloadName() string
+	ModelID() string
+	EncodePayload(doc eval.Doc) ([]byte, error)
+}
+
+// PayloadStage is implemented by stages that read per-document payloads
+// computed at index time; PayloadEncoder computes them.
+type PayloadStage interface {
+	PayloadEncoder() PayloadEncoder
+}
+
+// Option helpers for stage factories: spec.Options values come from YAML
+// or JSON, so numbers may arrive as int or float64.
+
+// Float returns option name as a float64, or def when absent.
+func (s StageSpec) Float(name string, def float64) (float64, error) {
+	v, ok := s.Options[name]
+	if !ok {
+		return def, nil
+	}
+	switch t := v.(type) {
+	case float64:
+		return t, nil
+	case int:
+		return float64(t), nil
+	}
+	return 0, fmt.Errorf("option %s: want a number, got %v", name, v)
+}
+
+// Int returns option name as an int, or def when absent.
+func (s StageSpec) Int(name string, def int) (int, error) {
+	f, err := s.Float(name, float64(def))
+	if err != nil {
+		return 0, err
+	}
+	if f != float64(int(f)) {
+		return 0, fmt.Errorf("option %s: want an integer, got %v", name, f)
+	}
+	return int(f), nil
+}
+
+// Bool returns option name as a bool, or def when absent.
+func (s StageSpec) Bool(name string, def bool) (bool, error) {
+	v, ok := s.Options[name]
+	if !ok {
+		return def, nil
+	}
+	b, ok := v.(bool)
+	if !ok {
+		return false, fmt.Errorf("option %s: want true or false, got %v", name, v)
+	}
+	return b, nil
+}
+
+// Str returns option name as a string, or def when absent.
+func (s StageSpec) Str(name, def string) (string, error) {
+	v, ok := s.Options[name]
+	if !ok {
+		return def, nil
+	}
+	str, ok := v.(string)
+	if !ok {
+		return "", fmt.Errorf("option %s: want a string, got %v", name, v)
+	}
+	return str, nil
 }

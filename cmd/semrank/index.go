@@ -49,6 +49,9 @@ func init() {
 			bar := newBar(len(ds.Corpus), "indexing")
 			err = idx.Add(context.Background(), ds.Corpus, encs, func(done, _ int) { _ = bar.Set(done) })
 			_ = bar.Finish()
+			if err == nil {
+				err = idx.Compact(context.Background())
+			}
 			if cerr := idx.Close(); err == nil {
 				err = cerr
 			}

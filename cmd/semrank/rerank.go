@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/rerank"
+	_ "github.com/semrank/semrank/rerank/stages" // registers the stage types
+)
+
+func init() {
+	var dataDir, indexPath, pipelinePath, out, firstOut string
+	cmd := &cobra.Command{
+		Use:   "rerank --data DIR [--index PATH] --pipeline FILE --out run.trec",
+		Short: "Rerank every query of a BEIR directory with a pipeline and write a TREC run",
+		Long: `Rerank every query of a BEIR directory. Candidates are DIR/candidates.trec
+when present (scored by the first stage), else the index's BM25 top window.
+Without --index the corpus is indexed into a temporary index, with the
+payloads the pipeline's stages read. Prints metrics when DIR has judgments.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := context.Background()
+			ds, err := eval.LoadDataset(dataDir)
+			if err != nil {
+				return err
+			}
+			var bar = newBar(len(ds.Corpus), "indexing")
+			idx, p, cfg, closeFn, err := rerank.Open(ctx, pipelinePath, indexPath, ds, func(d, _ int) { _ = bar.Set(d) })
+			_ = bar.Finish()
+			if err != nil {
+				return err
+			}
+			defer closeFn()
+			bar = newBar(len(ds.Queries), "reranking")
+			first, run, err := rerank.RunDataset(ctx, idx, ds, p, cfg.QueryWeighter(p), func(d, _ int) { _ = bar.Set(d) })
+			_ = bar.Finish()
+			if err != nil {
+				return err
+			}
+			if err := run.WriteFile(out, "semrank"); err != nil {
+				return err
+			}
+			if firstOut != "" {
+				if err := first.WriteFile(firstOut, "bm25"); err != nil {
+					return err
+				}
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "wrote %s: %d queries, stages %v\n", out, run.Len(), p.StageNames())
+			if ds.Qrels != nil {
+				base := ds.Candidates
+				if base == nil {
+					base = &first
+				}
+				keep := func(qid string) bool { _, ok := ds.Qrels[qid]; return ok }
+				b := base.Filter(keep)
+				rep, err := eval.NewReport(ds.Qrels, run.Filter(keep), &b, eval.MustParseMetrics("map@10,mrr@10,map,ndcg@10,p@1,auc"))
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(w, "baseline: the given candidate order (or BM25 without candidates.trec)")
+				return rep.WriteText(w, false)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&dataDir, "data", "", "BEIR directory")
+	f.StringVar(&indexPath, "index", "", "index path (default: index the corpus into a temporary index)")
+	f.StringVar(&pipelinePath, "pipeline", "", "pipeline file (YAML or JSON)")
+	f.StringVar(&out, "out", "", "output TREC run")
+	f.StringVar(&firstOut, "first-stage-out", "", "also write the first-stage run here")
+	for _, n := range []string{"data", "pipeline", "out"} {
+		_ = cmd.MarkFlagRequired(n)
+	}
+	rootCmd.AddCommand(cmd)
+}

@@ -1,0 +1,213 @@
+package rerank
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config is a pipeline file: a small YAML (or JSON, which YAML accepts)
+// document naming the window, the stages and the fusion.
+//
+//	window: 100
+//	first_stage:
+//	  query_boost: tweak      # optional: boost first-stage terms by a stage's query weights
+//	stages:
+//	  - type: tfidf
+//	  - type: tweak
+//	    model: tweak.model    # relative to the pipeline file
+//	fusion:
+//	  method: linear          # linear | rrf | none
+//	  model: fusion.model     # learned weights (semrank train fusion), or:
+//	  weights: {first_rank: 1, tweak: 0.5}
+type Config struct {
+	Window     int         `yaml:"window,omitempty" json:"window,omitempty"`
+	FirstStage FirstStage  `yaml:"first_stage,omitempty" json:"first_stage,omitempty"`
+	Stages     []StageSpec `yaml:"stages" json:"stages"`
+	Fusion     FusionSpec  `yaml:"fusion,omitempty" json:"fusion,omitempty"`
+}
+
+// FirstStage configures the Bleve query that produces candidates.
+type FirstStage struct {
+	// QueryBoost names a stage whose learned query term weights become
+	// term boosts of the first-stage query (the stage must implement
+	// QueryWeighter).
+	QueryBoost string `yaml:"query_boost,omitempty" json:"query_boost,omitempty"`
+}
+
+// FusionSpec configures the fusion of stage scores.
+type FusionSpec struct {
+	Method  string             `yaml:"method,omitempty" json:"method,omitempty"` // linear (default), rrf, none
+	Model   string             `yaml:"model,omitempty" json:"model,omitempty"`
+	Weights map[string]float64 `yaml:"weights,omitempty" json:"weights,omitempty"`
+	K       float64            `yaml:"k,omitempty" json:"k,omitempty"` // RRF constant
+}
+
+// QueryWeighter is implemented by stages that learn query term weights
+// (TWEAK), which the first stage can use as term boosts.
+type QueryWeighter interface {
+	QueryWeights(text string) map[string]float64
+}
+
+// ReadConfig parses a pipeline file, refusing unknown keys so a typo is an
+// error, not a silently ignored setting.
+func ReadConfig(path string) (*Config, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var c Config
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("pipeline %s: %v", path, err)
+	}
+	if len(c.Stages) == 0 && c.Fusion.Method != "none" {
+		return nil, fmt.Errorf("pipeline %s: no stages", path)
+	}
+	for i, s := range c.Stages {
+		if s.Type == "" {
+			return nil, fmt.Errorf("pipeline %s: stage %d has no type", path, i+1)
+		}
+	}
+	return &c, nil
+}
+
+// WriteConfig writes c as YAML.
+func WriteConfig(path string, c *Config) error {
+	raw, err := yaml.Marshal(c)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, raw, 0o644)
+}
+
+// Build constructs the pipeline c describes. Relative model paths resolve
+// against env.Dir.
+func (c *Config) Build(env Env) (*Pipeline, error) {
+	p := &Pipeline{Window: c.Window}
+	names := map[string]bool{}
+	for _, spec := range c.Stages {
+		st, err := NewStage(spec, env)
+		if err != nil {
+			return nil, err
+		}
+		if spec.Name != "" {
+			st = renamed{Stage: st, name: spec.Name}
+		}
+		if names[st.Name()] {
+			return nil, fmt.Errorf("pipeline: two stages named %q; give one a name", st.Name())
+		}
+		names[st.Name()] = true
+		p.Stages = append(p.Stages, st)
+	}
+	switch strings.ToLower(c.Fusion.Method) {
+	case "", "linear":
+		switch {
+		case c.Fusion.Model != "":
+			l, err := LoadLinear(Resolve(env.Dir, c.Fusion.Model))
+			if err != nil {
+				return nil, err
+			}
+			p.Fusion = l
+		case len(c.Fusion.Weights) > 0:
+			p.Fusion = &Linear{Weights: c.Fusion.Weights}
+		default:
+			// Equal weights on every stage plus the first-stage rank.
+			w := map[string]float64{FeatureFirstRank: 1}
+			for _, st := range p.Stages {
+				w[st.Name()] = 1
+			}
+			p.Fusion = &Linear{Weights: w}
+		}
+	case "rrf":
+		p.Fusion = &RRF{K: c.Fusion.K, Weights: c.Fusion.Weights}
+	case "none":
+		p.Fusion = nil
+	default:
+		return nil, fmt.Errorf("pipeline: unknown fusion method %q (linear, rrf, none)", c.Fusion.Method)
+	}
+	if c.FirstStage.QueryBoost != "" {
+		var found bool
+		for _, st := range p.Stages {
+			if st.Name() == c.FirstStage.QueryBoost {
+				if _, ok := unwrapStage(st).(QueryWeighter); !ok {
+					return nil, fmt.Errorf("pipeline: first_stage.query_boost: stage %q has no query weights", st.Name())
+				}
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("pipeline: first_stage.query_boost names unknown stage %q", c.FirstStage.QueryBoost)
+		}
+	}
+	return p, nil
+}
+
+// QueryWeighter returns the stage named by first_stage.query_boost, or nil.
+func (c *Config) QueryWeighter(p *Pipeline) QueryWeighter {
+	if c.FirstStage.QueryBoost == "" {
+		return nil
+	}
+	for _, st := range p.Stages {
+		if st.Name() == c.FirstStage.QueryBoost {
+			qw, _ := unwrapStage(st).(QueryWeighter)
+			return qw
+		}
+	}
+	return nil
+}
+
+// LoadPipeline reads and builds a pipeline file; relative model paths
+// resolve against the file's directory.
+func LoadPipeline(path string, env Env) (*Pipeline, *Config, error) {
+	c, err := ReadConfig(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	env.Dir = filepath.Dir(path)
+	p, err := c.Build(env)
+	if err != nil {
+		return nil, nil, fmt.Errorf("pipeline %s: %w", path, err)
+	}
+	return p, c, nil
+}
+
+// Resolve returns path resolved against dir unless it is absolute.
+func Resolve(dir, path string) string {
+	if path == "" || filepath.IsAbs(path) || dir == "" {
+		return path
+	}
+	return filepath.Join(dir, path)
+}
+
+type renamed struct {
+	Stage
+	name string
+}
+
+func (r renamed) Name() string { return r.name }
+
+func unwrapStage(s Stage) Stage {
+	if r, ok := s.(renamed); ok {
+		return r.Stage
+	}
+	return s
+}
+
+// Encoders returns the index-time payload encoders of the pipeline's
+// stages (stages implementing PayloadStage), for indexing a corpus with
+// the payloads the pipeline reads.
+func (p *Pipeline) Encoders() []PayloadEncoder {
+	var out []PayloadEncoder
+	for _, st := range p.Stages {
+		if ps, ok := unwrapStage(st).(PayloadStage); ok {
+			out = append(out, ps.PayloadEncoder())
+		}
+	}
+	return out
+}

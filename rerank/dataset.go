@@ -1,0 +1,131 @@
+package rerank
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/index"
+)
+
+// EnvFor returns the stage environment backed by idx.
+func EnvFor(idx *index.Index) Env {
+	return Env{Index: idx, Payloads: idx, Stats: idx}
+}
+
+// Open opens the index at indexPath and builds the pipeline file at
+// pipelinePath against it. With an empty indexPath it indexes ds's corpus
+// into a temporary index, with the payloads the pipeline's stages read;
+// close removes it.
+func Open(ctx context.Context, pipelinePath, indexPath string, ds *eval.Dataset, progress index.Progress) (idx *index.Index, p *Pipeline, cfg *Config, closeFn func() error, err error) {
+	if indexPath != "" {
+		idx, err = index.Open(indexPath)
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		p, cfg, err = LoadPipeline(pipelinePath, EnvFor(idx))
+		if err != nil {
+			idx.Close()
+			return nil, nil, nil, nil, err
+		}
+		return idx, p, cfg, idx.Close, nil
+	}
+	if ds == nil {
+		return nil, nil, nil, nil, errors.New("rerank: no index and no corpus to index")
+	}
+	tmp, err := os.MkdirTemp("", "semrank-index-")
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	cleanup := func() error { return os.RemoveAll(tmp) }
+	idx, err = index.Create(tmp + "/index")
+	if err != nil {
+		cleanup()
+		return nil, nil, nil, nil, err
+	}
+	closeFn = func() error {
+		err := idx.Close()
+		if e := cleanup(); err == nil {
+			err = e
+		}
+		return err
+	}
+	p, cfg, err = LoadPipeline(pipelinePath, EnvFor(idx))
+	if err == nil {
+		encs := make([]index.PayloadEncoder, 0)
+		for _, e := range p.Encoders() {
+			encs = append(encs, e)
+		}
+		err = idx.Add(ctx, ds.Corpus, encs, progress)
+	}
+	if err == nil {
+		err = idx.Compact(ctx)
+	}
+	if err != nil {
+		closeFn()
+		return nil, nil, nil, nil, err
+	}
+	return idx, p, cfg, closeFn, nil
+}
+
+// FirstStageQuery returns the Bleve query for text: the plain BM25 text
+// query, or, when qw is set, its learned query term weights as boosts.
+func FirstStageQuery(text string, qw QueryWeighter) (query.Query, error) {
+	if qw != nil {
+		if w := qw.QueryWeights(text); len(w) > 0 {
+			return index.WeightedQuery(w)
+		}
+	}
+	return index.TextQuery(text)
+}
+
+// RunDataset reranks every query of ds: candidates are the dataset's given
+// list (candidates.trec) scored by the first stage, or the index's top
+// window. It returns the first-stage run and the reranked run.
+func RunDataset(ctx context.Context, idx *index.Index, ds *eval.Dataset, p *Pipeline, qw QueryWeighter, progress index.Progress) (first, reranked eval.Run, err error) {
+	first, reranked = eval.NewRun(), eval.NewRun()
+	for i, q := range ds.Queries {
+		hits, err := candidates(ctx, idx, ds, q, p.WindowSize(), qw)
+		if err != nil {
+			return first, reranked, fmt.Errorf("query %q: %w", q.ID, err)
+		}
+		for _, h := range hits {
+			first.Add(q.ID, eval.Entry{DocID: h.ID, Rank: h.Rank, Score: index.DistinctScore(h.Score, h.Rank)})
+		}
+		scored, err := p.Rerank(ctx, Query{ID: q.ID, Text: q.FullText()}, FromHits(hits))
+		if err != nil {
+			return first, reranked, fmt.Errorf("query %q: %w", q.ID, err)
+		}
+		for j, s := range scored {
+			reranked.Add(q.ID, eval.Entry{DocID: s.ID, Rank: j + 1, Score: s.Score})
+		}
+		if progress != nil {
+			progress(i+1, len(ds.Queries))
+		}
+	}
+	return first, reranked, nil
+}
+
+func candidates(ctx context.Context, idx *index.Index, ds *eval.Dataset, q eval.Query, window int, qw QueryWeighter) ([]index.Hit, error) {
+	bq, err := FirstStageQuery(q.FullText(), qw)
+	if errors.Is(err, index.ErrEmptyQuery) {
+		bq = nil
+	} else if err != nil {
+		return nil, err
+	}
+	if ds.Candidates != nil {
+		var ids []string
+		for _, e := range ds.Candidates.Ranking(q.ID) {
+			ids = append(ids, e.DocID)
+		}
+		return idx.Given(ctx, bq, ids)
+	}
+	if bq == nil {
+		return nil, nil
+	}
+	return idx.TopN(ctx, bq, window)
+}

@@ -1,0 +1,344 @@
+package rerank
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/optimize"
+
+	"github.com/semrank/semrank/models"
+)
+
+// FusionInput is what a Fusion sees for one query: the candidates in
+// first-stage order and scores[stage][candidate].
+type FusionInput struct {
+	Names      []string // stage names, in Scores order
+	Candidates []Candidate
+	Scores     [][]float64
+}
+
+// Fusion combines stage scores with the first-stage score and rank into
+// one score per candidate.
+type Fusion interface {
+	Fuse(in FusionInput) ([]float64, error)
+}
+
+// Feature names of the first stage in fused feature vectors.
+const (
+	FeatureFirstScore = "first_score" // z-normalised first-stage score
+	FeatureFirstRank  = "first_rank"  // -log(rank): rank 1 highest
+)
+
+// Features returns the fusion features of in: the first-stage score and
+// rank features, then each stage's score, every score z-normalised within
+// the query so that weights learned on one query apply to another.
+// names[f] labels column f; x[i][f] is candidate i's value.
+func Features(in FusionInput) (names []string, x [][]float64) {
+	n := len(in.Candidates)
+	names = append([]string{FeatureFirstScore, FeatureFirstRank}, in.Names...)
+	cols := make([][]float64, len(names))
+	cols[0] = make([]float64, n)
+	cols[1] = make([]float64, n)
+	for i, c := range in.Candidates {
+		cols[0][i] = c.Score
+		cols[1][i] = -math.Log(float64(max(c.Rank, 1)))
+	}
+	for s := range in.Scores {
+		cols[2+s] = append([]float64(nil), in.Scores[s]...)
+	}
+	for _, col := range cols {
+		zNormalize(col)
+	}
+	x = make([][]float64, n)
+	for i := range x {
+		x[i] = make([]float64, len(names))
+		for f := range names {
+			x[i][f] = cols[f][i]
+		}
+	}
+	return names, x
+}
+
+// zNormalize rescales v in place to mean 0, standard deviation 1; a
+// constant column becomes all zeros.
+func zNormalize(v []float64) {
+	if len(v) == 0 {
+		return
+	}
+	mean := 0.0
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	ss := 0.0
+	for _, x := range v {
+		ss += (x - mean) * (x - mean)
+	}
+	sd := math.Sqrt(ss / float64(len(v)))
+	for i := range v {
+		if sd < 1e-12 {
+			v[i] = 0
+		} else {
+			v[i] = (v[i] - mean) / sd
+		}
+	}
+}
+
+// Linear is a weighted sum of the z-normalised features (see Features).
+// Features without a weight count zero; weights for features the pipeline
+// lacks are an error, so a fusion model cannot silently drop a stage.
+type Linear struct {
+	Weights map[string]float64
+}
+
+// Fuse implements Fusion.
+func (l *Linear) Fuse(in FusionInput) ([]float64, error) {
+	names, x := Features(in)
+	have := map[string]bool{}
+	for _, n := range names {
+		have[n] = true
+	}
+	for n := range l.Weights {
+		if !have[n] {
+			return nil, fmt.Errorf("rerank: fusion weight for %q, but the pipeline has no such stage (stages: %v)", n, in.Names)
+		}
+	}
+	out := make([]float64, len(x))
+	for i := range x {
+		for f, n := range names {
+			out[i] += l.Weights[n] * x[i][f]
+		}
+	}
+	return out, nil
+}
+
+// RRF is reciprocal rank fusion: Σ weight/(K + rank) over the first-stage
+// ranking and each stage's ranking. Missing weights count 1.
+type RRF struct {
+	K       float64            // 60 when zero
+	Weights map[string]float64 // by stage name; FeatureFirstRank for the first stage
+}
+
+// Fuse implements Fusion.
+func (r *RRF) Fuse(in FusionInput) ([]float64, error) {
+	k := r.K
+	if k <= 0 {
+		k = 60
+	}
+	weight := func(name string) float64 {
+		if w, ok := r.Weights[name]; ok {
+			return w
+		}
+		return 1
+	}
+	out := make([]float64, len(in.Candidates))
+	w0 := weight(FeatureFirstRank)
+	for i, c := range in.Candidates {
+		out[i] = w0 / (k + float64(c.Rank))
+	}
+	for s, scores := range in.Scores {
+		ws := weight(in.Names[s])
+		for i, r := range ranksOf(scores) {
+			out[i] += ws / (k + float64(r))
+		}
+	}
+	return out, nil
+}
+
+// ranksOf returns each value's 1-based rank in descending order; ties keep
+// index order.
+func ranksOf(v []float64) []int {
+	idx := make([]int, len(v))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return v[idx[a]] > v[idx[b]] })
+	r := make([]int, len(v))
+	for pos, i := range idx {
+		r[i] = pos + 1
+	}
+	return r
+}
+
+// Example is one judged query for training a fusion: its fusion input and a
+// relevance grade per candidate.
+type Example struct {
+	Input  FusionInput
+	Labels []int
+}
+
+// LinearOptions configure TrainLinear.
+type LinearOptions struct {
+	// Loss is "pairwise" (RankNet-style logistic loss on every pair of
+	// candidates with different grades, the default) or "logistic"
+	// (pointwise logistic regression on relevant vs not).
+	Loss string
+	L2   float64 // L2 penalty on the weights; 1e-3 when zero
+}
+
+// TrainLinear learns Linear fusion weights from judged queries with L-BFGS.
+func TrainLinear(examples []Example, opt LinearOptions) (*Linear, error) {
+	if opt.L2 == 0 {
+		opt.L2 = 1e-3
+	}
+	if opt.Loss == "" {
+		opt.Loss = "pairwise"
+	}
+	var names []string
+	type query struct {
+		x [][]float64
+		y []int
+	}
+	var qs []query
+	for _, ex := range examples {
+		ns, x := Features(ex.Input)
+		if names == nil {
+			names = ns
+		} else if fmt.Sprint(ns) != fmt.Sprint(names) {
+			return nil, fmt.Errorf("rerank: fusion examples have different stages: %v vs %v", ns, names)
+		}
+		if len(ex.Labels) != len(x) {
+			return nil, fmt.Errorf("rerank: fusion example has %d labels for %d candidates", len(ex.Labels), len(x))
+		}
+		qs = append(qs, query{x: x, y: ex.Labels})
+	}
+	if len(qs) == 0 {
+		return nil, fmt.Errorf("rerank: no fusion training examples")
+	}
+	dim := len(names)
+	nb := 0
+	if opt.Loss == "logistic" {
+		nb = 1 // bias
+	}
+	f := func(w, grad []float64) float64 {
+		for i := range grad {
+			grad[i] = 0
+		}
+		loss := 0.0
+		count := 0.0
+		for _, q := range qs {
+			s := make([]float64, len(q.x))
+			for i, xi := range q.x {
+				for j := 0; j < dim; j++ {
+					s[i] += w[j] * xi[j]
+				}
+				if nb == 1 {
+					s[i] += w[dim]
+				}
+			}
+			switch opt.Loss {
+			case "logistic":
+				for i, xi := range q.x {
+					y := 0.0
+					if q.y[i] > 0 {
+						y = 1
+					}
+					p := sigmoid(s[i])
+					loss += -(y*math.Log(p+1e-15) + (1-y)*math.Log(1-p+1e-15))
+					g := p - y
+					for j := 0; j < dim; j++ {
+						grad[j] += g * xi[j]
+					}
+					grad[dim] += g
+					count++
+				}
+			default:
+				for i := range q.x {
+					for j := range q.x {
+						if q.y[i] <= q.y[j] {
+							continue
+						}
+						d := s[i] - s[j]
+						loss += softplus(-d)
+						g := -sigmoid(-d)
+						for k := 0; k < dim; k++ {
+							grad[k] += g * (q.x[i][k] - q.x[j][k])
+						}
+						count++
+					}
+				}
+			}
+		}
+		if count == 0 {
+			count = 1
+		}
+		loss /= count
+		for i := range grad {
+			grad[i] /= count
+		}
+		for j := 0; j < dim; j++ {
+			loss += opt.L2 * w[j] * w[j]
+			grad[j] += 2 * opt.L2 * w[j]
+		}
+		return loss
+	}
+	p := optimize.Problem{
+		Func: func(w []float64) float64 { return f(w, make([]float64, len(w))) },
+		Grad: func(grad, w []float64) { f(w, grad) },
+	}
+	w0 := make([]float64, dim+nb)
+	w0[1] = 1 // start from the first-stage order
+	res, err := optimize.Minimize(p, w0, &optimize.Settings{MajorIterations: 500, GradientThreshold: 1e-7}, &optimize.LBFGS{})
+	if err != nil && res == nil {
+		return nil, fmt.Errorf("rerank: training fusion: %w", err)
+	}
+	l := &Linear{Weights: map[string]float64{}}
+	for j, n := range names {
+		l.Weights[n] = res.X[j]
+	}
+	return l, nil
+}
+
+func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+
+func softplus(x float64) float64 {
+	if x > 30 {
+		return x
+	}
+	return math.Log1p(math.Exp(x))
+}
+
+// FusionMethod is the models bundle method name of a saved Linear fusion.
+const FusionMethod = "fusion-linear"
+
+// Bundle returns l as a model bundle.
+func (l *Linear) Bundle() *models.Bundle {
+	names := make([]string, 0, len(l.Weights))
+	for n := range l.Weights {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	w := make([]float64, len(names))
+	for i, n := range names {
+		w[i] = l.Weights[n]
+	}
+	b := models.New(FusionMethod, 1)
+	b.AddStrings("features", names)
+	b.AddTensor("weights", []int{len(w)}, w)
+	return b
+}
+
+// LoadLinear reads a Linear fusion saved with Bundle().Save.
+func LoadLinear(path string) (*Linear, error) {
+	b, err := models.Load(path, FusionMethod, 1)
+	if err != nil {
+		return nil, err
+	}
+	names, err := b.Strings("features")
+	if err != nil {
+		return nil, err
+	}
+	w, err := b.Tensor("weights", 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(w.Data) != len(names) {
+		return nil, fmt.Errorf("rerank: %s: %d weights for %d features", path, len(w.Data), len(names))
+	}
+	l := &Linear{Weights: map[string]float64{}}
+	for i, n := range names {
+		l.Weights[n] = w.Data[i]
+	}
+	return l, nil
+}

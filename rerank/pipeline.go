@@ -1,0 +1,145 @@
+package rerank
+
+import (
+	"context"
+
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/semrank/semrank/index"
+)
+
+// DefaultWindow is the number of first-stage candidates reranked when a
+// pipeline does not say.
+const DefaultWindow = 100
+
+// Pipeline reranks a window of first-stage candidates: every stage scores
+// every candidate, and Fusion combines the stage scores with the
+// first-stage score and rank into the final score.
+type Pipeline struct {
+	Window int     // candidates reranked; <= 0 means DefaultWindow
+	Stages []Stage // run in order
+	Fusion Fusion  // nil means the first stage's order is kept
+	// Observe, when set, is told how long each stage took (for metrics).
+	Observe func(stage string, d time.Duration)
+}
+
+// Scored is a candidate after reranking.
+type Scored struct {
+	Candidate
+	// StageScores holds each stage's raw score, in Pipeline.Stages order.
+	StageScores []float64
+	// Score is the fused score; scores within one result are distinct.
+	Score float64
+}
+
+// WindowSize returns the effective window.
+func (p *Pipeline) WindowSize() int {
+	if p.Window <= 0 {
+		return DefaultWindow
+	}
+	return p.Window
+}
+
+// StageNames returns the stages' names in order.
+func (p *Pipeline) StageNames() []string {
+	out := make([]string, len(p.Stages))
+	for i, s := range p.Stages {
+		out[i] = s.Name()
+	}
+	return out
+}
+
+// ScoreStages runs every stage over cands and returns scores[stage][cand].
+func (p *Pipeline) ScoreStages(ctx context.Context, q Query, cands []Candidate) ([][]float64, error) {
+	scores := make([][]float64, len(p.Stages))
+	for i, st := range p.Stages {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		start := time.Now()
+		s, err := st.Score(ctx, q, cands)
+		if err != nil {
+			return nil, fmt.Errorf("rerank: stage %s: %w", st.Name(), err)
+		}
+		if len(s) != len(cands) {
+			return nil, fmt.Errorf("rerank: stage %s returned %d scores for %d candidates", st.Name(), len(s), len(cands))
+		}
+		for j, v := range s {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("rerank: stage %s gave candidate %q a non-finite score", st.Name(), cands[j].ID)
+			}
+		}
+		if p.Observe != nil {
+			p.Observe(st.Name(), time.Since(start))
+		}
+		scores[i] = s
+	}
+	return scores, nil
+}
+
+// Rerank scores cands (in first-stage order, Rank set) and returns them
+// sorted by fused score, highest first. Only the first WindowSize
+// candidates are reranked; any beyond follow in their first-stage order,
+// below every reranked one.
+func (p *Pipeline) Rerank(ctx context.Context, q Query, cands []Candidate) ([]Scored, error) {
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	w := min(p.WindowSize(), len(cands))
+	head := cands[:w]
+	scores, err := p.ScoreStages(ctx, q, head)
+	if err != nil {
+		return nil, err
+	}
+	fused := make([]float64, w)
+	if p.Fusion != nil {
+		fused, err = p.Fusion.Fuse(FusionInput{Names: p.StageNames(), Candidates: head, Scores: scores})
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		for i, c := range head {
+			fused[i] = c.Score
+		}
+	}
+	out := make([]Scored, len(cands))
+	for i, c := range cands {
+		out[i].Candidate = c
+		if i < w {
+			out[i].Score = fused[i]
+			out[i].StageScores = make([]float64, len(scores))
+			for s := range scores {
+				out[i].StageScores[s] = scores[s][i]
+			}
+		}
+	}
+	sort.SliceStable(out[:w], func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].Rank < out[j].Rank
+	})
+	// Make scores strictly decreasing so any evaluator sorts as we do, and
+	// put the tail below the window.
+	for i := 1; i < len(out); i++ {
+		if i >= w || out[i].Score >= out[i-1].Score {
+			out[i].Score = math.Nextafter(out[i-1].Score, math.Inf(-1))
+			if i >= w {
+				out[i].Score = out[i-1].Score - 1e-6*math.Max(1, math.Abs(out[i-1].Score))
+			}
+		}
+	}
+	return out, nil
+}
+
+// FromHits converts first-stage hits to candidates.
+func FromHits(hits []index.Hit) []Candidate {
+	out := make([]Candidate, len(hits))
+	for i, h := range hits {
+		out[i] = Candidate{ID: h.ID, Title: h.Title, Text: h.Text, Score: h.Score, Rank: h.Rank, Fields: h.Meta}
+	}
+	return out
+}

@@ -1,0 +1,173 @@
+package rerank
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
+
+	"github.com/semrank/semrank/index"
+)
+
+// base lets Index embed bleve.Index: embedding the interface type directly
+// would clash with its Index method.
+type base = bleve.Index
+
+// Index is a bleve.Index whose searches are reranked by a Pipeline. Every
+// other method is the wrapped index's own.
+type Index struct {
+	base
+	pipeline *Pipeline
+	// TitleField and TextField name the stored fields stages read; they
+	// default to semrank's "title" and "text".
+	TitleField, TextField string
+}
+
+// Wrap returns idx with its score-sorted searches reranked by p:
+//
+//	idx = rerank.Wrap(idx, pipeline)
+//	res, err := idx.Search(req) // reranked hits
+//
+// A search fetches max(window, From+Size) first-stage hits, reranks the
+// window, then pages. Requests sorted by anything but score, and the
+// pre-search phase of an IndexAlias, pass through untouched. The wrapped
+// index can be a child of bleve.NewIndexAlias.
+func Wrap(idx bleve.Index, p *Pipeline) *Index {
+	return &Index{base: idx, pipeline: p, TitleField: index.FieldTitle, TextField: index.FieldText}
+}
+
+// Unwrap returns the wrapped index.
+func (x *Index) Unwrap() bleve.Index { return x.base }
+
+// Pipeline returns the pipeline searches are reranked with.
+func (x *Index) Pipeline() *Pipeline { return x.pipeline }
+
+// Search implements bleve.Index.
+func (x *Index) Search(req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	return x.SearchInContext(context.Background(), req)
+}
+
+type noRerankKey struct{}
+
+// WithoutRerank returns a context whose searches through a wrapped index
+// skip reranking (the first stage only), e.g. to show both side by side.
+func WithoutRerank(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noRerankKey{}, true)
+}
+
+func sortedByScore(req *bleve.SearchRequest) bool {
+	if len(req.Sort) == 0 {
+		return true
+	}
+	if len(req.Sort) != 1 {
+		return false
+	}
+	s, ok := req.Sort[0].(*search.SortScore)
+	return ok && s.Desc
+}
+
+// SearchInContext implements bleve.Index.
+func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	if _, pre := ctx.Value(search.PreSearchKey).(bool); pre || req == nil || !sortedByScore(req) ||
+		len(req.SearchAfter) > 0 || len(req.SearchBefore) > 0 || ctx.Value(noRerankKey{}) != nil {
+		return x.base.SearchInContext(ctx, req)
+	}
+	if req.From < 0 || req.Size < 0 {
+		return nil, fmt.Errorf("rerank: negative from (%d) or size (%d)", req.From, req.Size)
+	}
+	first := *req
+	first.From = 0
+	first.Size = max(x.pipeline.WindowSize(), req.From+req.Size)
+	first.Fields = mergeFields(req.Fields, x.TitleField, x.TextField, index.FieldMeta)
+	res, err := x.base.SearchInContext(ctx, &first)
+	if err != nil {
+		return nil, err
+	}
+	cands := make([]Candidate, len(res.Hits))
+	for i, h := range res.Hits {
+		cands[i] = Candidate{ID: h.ID, Score: h.Score, Rank: i + 1, Fields: h.Fields}
+		cands[i].Title, _ = h.Fields[x.TitleField].(string)
+		cands[i].Text, _ = h.Fields[x.TextField].(string)
+	}
+	q := Query{Text: queryText(req)}
+	scored, err := x.pipeline.Rerank(ctx, q, cands)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]*search.DocumentMatch, len(res.Hits))
+	for _, h := range res.Hits {
+		byID[h.ID] = h
+	}
+	hits := make(search.DocumentMatchCollection, 0, len(scored))
+	for i, s := range scored {
+		h := byID[s.ID]
+		if req.Explain {
+			h.Expl = x.explain(s, h.Expl)
+		}
+		h.Score = s.Score
+		h.HitNumber = uint64(i)
+		h.Fields = keepFields(h.Fields, req.Fields)
+		hits = append(hits, h)
+	}
+	res.MaxScore = 0
+	if len(hits) > 0 {
+		res.MaxScore = hits[0].Score
+	}
+	lo, hi := min(req.From, len(hits)), min(req.From+req.Size, len(hits))
+	res.Hits = hits[lo:hi]
+	res.Request = req
+	return res, nil
+}
+
+func (x *Index) explain(s Scored, firstStage *search.Explanation) *search.Explanation {
+	e := &search.Explanation{Value: s.Score, Message: fmt.Sprintf("semrank rerank of first-stage rank %d", s.Rank)}
+	if firstStage != nil {
+		e.Children = append(e.Children, &search.Explanation{Value: s.Candidate.Score, Message: "first stage", Children: []*search.Explanation{firstStage}})
+	} else {
+		e.Children = append(e.Children, &search.Explanation{Value: s.Candidate.Score, Message: "first stage"})
+	}
+	for i, st := range x.pipeline.Stages {
+		if i < len(s.StageScores) {
+			e.Children = append(e.Children, &search.Explanation{Value: s.StageScores[i], Message: "stage " + st.Name()})
+		}
+	}
+	return e
+}
+
+// queryText recovers the text of the query for stages: the text of a
+// match, match-phrase or query-string query, or the terms of a
+// disjunction or conjunction of them.
+func queryText(req *bleve.SearchRequest) string {
+	return textOf(req.Query)
+}
+
+func mergeFields(user []string, extra ...string) []string {
+	if slices.Contains(user, "*") {
+		return user
+	}
+	out := append([]string(nil), user...)
+	for _, f := range extra {
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func keepFields(have map[string]any, want []string) map[string]any {
+	if slices.Contains(want, "*") {
+		return have
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	out := make(map[string]any, len(want))
+	for _, f := range want {
+		if v, ok := have[f]; ok {
+			out[f] = v
+		}
+	}
+	return out
+}
