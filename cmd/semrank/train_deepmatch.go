@@ -1,0 +1,147 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/models/deepmatch"
+)
+
+func init() {
+	for _, method := range []string{deepmatch.MethodDeepMatch, deepmatch.MethodBilinear, deepmatch.MethodSiamese} {
+		trainCmd.AddCommand(newTrainDeepMatchCmd(method))
+	}
+}
+
+// loadQueries reads judged queries with candidates from BEIR directories.
+func loadQueries(dirs []string) ([]deepmatch.Query, error) {
+	var out []deepmatch.Query
+	for _, d := range dirs {
+		ds, err := eval.LoadDataset(d)
+		if err != nil {
+			return nil, err
+		}
+		qs, err := deepmatch.FromDataset(ds)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, qs...)
+	}
+	return out, nil
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an integer", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func newTrainDeepMatchCmd(method string) *cobra.Command {
+	cfg := deepmatch.DefaultConfig(method)
+	var data []string
+	var dev, out, resolutions, neurons string
+	short := map[string]string{
+		deepmatch.MethodDeepMatch: "Train DeepMatch (Lu & Li 2013): a topic-patch deep network over the query–candidate interaction space",
+		deepmatch.MethodBilinear:  "Train the low-rank bilinear (PLS-like) matching baseline of the DeepMatch paper",
+		deepmatch.MethodSiamese:   "Train the Siamese-network matching baseline of the DeepMatch paper",
+	}[method]
+	cmd := &cobra.Command{
+		Use:   method + " --data DIR [--data DIR2 ...] [--dev DIR] --out MODEL",
+		Short: short,
+		Long: short + `.
+
+Training triples (query, relevant candidate, negative) come from the judged
+candidate lists of the --data directories (BEIR form with candidates.trec);
+negatives are the query's other candidates and random documents. The epoch
+with the best dev MAP (map@10) is kept; without --dev every tenth training
+query is held out. A training-curve plot is written beside the model
+(MODEL.curve.png).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var err error
+			if cfg.Resolutions, err = parseInts(resolutions); err != nil {
+				return fmt.Errorf("--resolutions: %w", err)
+			}
+			if cfg.Neurons, err = parseInts(neurons); err != nil {
+				return fmt.Errorf("--neurons: %w", err)
+			}
+			train, err := loadQueries(data)
+			if err != nil {
+				return err
+			}
+			var devQs []deepmatch.Query
+			if dev != "" {
+				if devQs, err = loadQueries([]string{dev}); err != nil {
+					return err
+				}
+			}
+			bar := newBar(cfg.Epochs, method+" (fitting topics)")
+			m, err := deepmatch.Train(cmd.Context(), train, devQs, cfg, func(p deepmatch.Progress) {
+				if p.Epoch == 0 {
+					bar.Describe(method)
+					return
+				}
+				bar.Describe(fmt.Sprintf("%s epoch %d loss %.4f dev MAP %.4f", method, p.Epoch, p.Loss, p.DevMAP))
+				_ = bar.Set(p.Epoch)
+				if !isTerminal() {
+					fmt.Fprintf(os.Stderr, "epoch %d loss %.4f dev MAP %.4f\n", p.Epoch, p.Loss, p.DevMAP)
+				}
+			})
+			_ = bar.Finish()
+			if err != nil {
+				return err
+			}
+			if err := m.Save(out); err != nil {
+				return err
+			}
+			plotPath := out + ".curve.png"
+			if err := deepmatch.PlotCurve(plotPath, method+" training", m.Curve); err != nil {
+				return err
+			}
+			fmt.Printf("%s: %d parameters, best dev MAP %.4f after %d epochs; wrote %s and %s\n",
+				method, m.Params(), m.DevMAP, len(m.Curve), out, plotPath)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&data, "data", nil, "training BEIR directory with candidates.trec and qrels (repeatable)")
+	f.StringVar(&dev, "dev", "", "dev BEIR directory for early stopping")
+	f.StringVar(&out, "out", "", "model file to write")
+	f.StringVar(&resolutions, "resolutions", "20,50,100", "numbers of topics, one patch level each (deepmatch)")
+	f.StringVar(&neurons, "neurons", "2", "neurons per patch, finest level first; one value for all levels (deepmatch)")
+	f.IntVar(&cfg.Rank, "rank", cfg.Rank, "rank of each patch's bilinear filters (deepmatch)")
+	f.IntVar(&cfg.Committee, "committee", cfg.Committee, "committee-layer neurons (deepmatch)")
+	f.IntVar(&cfg.PatchWords, "patch-words", cfg.PatchWords, "at most this many words per patch side (deepmatch)")
+	f.IntVar(&cfg.LDAIterations, "lda-iterations", cfg.LDAIterations, "Gibbs sweeps per topic model (deepmatch)")
+	f.IntVar(&cfg.MinChildren, "min-children", cfg.MinChildren, "each coarse patch takes at least this many finer patches (deepmatch)")
+	f.IntVar(&cfg.Dim, "dim", cfg.Dim, "latent dimension (bilinear, siamese)")
+	f.IntVar(&cfg.Hidden, "hidden", cfg.Hidden, "hidden units per tower (siamese)")
+	f.BoolVar(&cfg.Meta, "meta", cfg.Meta, "add candidate meta tokens: length bucket and asker flag")
+	f.IntVar(&cfg.Epochs, "epochs", cfg.Epochs, "maximum epochs")
+	f.IntVar(&cfg.Patience, "patience", cfg.Patience, "stop after this many epochs without a better dev MAP")
+	f.IntVar(&cfg.Batch, "batch", cfg.Batch, "triples per mini-batch")
+	f.Float64Var(&cfg.LearningRate, "lr", cfg.LearningRate, "AdaGrad learning rate")
+	f.Float64Var(&cfg.L2, "l2", cfg.L2, "ℓ2 regularisation")
+	f.Float64Var(&cfg.Margin, "margin", cfg.Margin, "ranking margin")
+	f.Float64Var(&cfg.Init, "init", cfg.Init, "scale of the random initial weights")
+	f.IntVar(&cfg.NegSameQuery, "neg-same", cfg.NegSameQuery, "negatives per positive from the query's other candidates")
+	f.IntVar(&cfg.NegRandom, "neg-random", cfg.NegRandom, "negatives per positive from random documents")
+	f.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "random seed")
+	_ = cmd.MarkFlagRequired("data")
+	_ = cmd.MarkFlagRequired("out")
+	return cmd
+}

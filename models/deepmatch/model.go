@@ -1,0 +1,255 @@
+package deepmatch
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/semrank/semrank/models"
+)
+
+// ModelVersion is the version of the tensors this package writes.
+const ModelVersion = 1
+
+// Model is a trained matcher with the vocabularies it reads its inputs in.
+type Model struct {
+	Config Config
+	VX, VY *Vocab
+	DevMAP float64    // the dev MAP of the kept weights
+	Curve  []Progress // per-epoch training curve
+	arch   Arch       // DeepMatch only
+	net    matcher
+}
+
+// Candidate is one text to match against a query at scoring time.
+type Candidate struct {
+	Text string
+	Meta map[string]any // may be nil; see CandidateTokens
+}
+
+// Score returns the matching score of each candidate for query, higher is
+// better. It is safe for concurrent use.
+func (m *Model) Score(query string, cands []Candidate) []float64 {
+	x := m.VX.Encode(QueryTokens(query))
+	out := make([]float64, len(cands))
+	for i, c := range cands {
+		out[i] = m.net.Score(x, m.VY.Encode(CandidateTokens(c.Text, c.Meta, m.Config.Meta)))
+	}
+	return out
+}
+
+// ScoreQuery scores a query's candidates (for evaluation).
+func (m *Model) ScoreQuery(q Query) []float64 {
+	cs := make([]Candidate, len(q.Cands))
+	for i, c := range q.Cands {
+		cs[i] = Candidate{Text: c.Text, Meta: c.Meta}
+	}
+	return m.Score(q.Text, cs)
+}
+
+// Params is the number of weights of the model's network.
+func (m *Model) Params() int { return m.net.params().count() }
+
+// Save writes the model as a semrank bundle whose method is Config.Method.
+func (m *Model) Save(path string) error {
+	b := models.New(m.Config.Method, ModelVersion)
+	if err := b.SetConfig(m.Config); err != nil {
+		return err
+	}
+	b.AddStrings("vocab_x", m.VX.Terms)
+	b.AddStrings("vocab_y", m.VY.Terms)
+	b.AddTensor("idf_x", []int{m.VX.Len()}, m.VX.IDF)
+	b.AddTensor("idf_y", []int{m.VY.Len()}, m.VY.IDF)
+	b.Manifest.VocabHash = models.HashStrings(append(append([]string(nil), m.VX.Terms...), m.VY.Terms...))
+	b.SetMetric("dev_map", m.DevMAP)
+	curve := make([]float64, 0, 3*len(m.Curve))
+	for _, p := range m.Curve {
+		curve = append(curve, float64(p.Epoch), p.Loss, p.DevMAP)
+	}
+	b.AddTensor("curve", []int{len(m.Curve), 3}, curve)
+	if m.Config.Method == MethodDeepMatch {
+		for l, ps := range m.arch.Levels {
+			var xs, ys [][]uint32
+			for _, p := range ps {
+				xs, ys = append(xs, p.X.ToArray()), append(ys, p.Y.ToArray())
+			}
+			addLists(b, fmt.Sprintf("level%d_x", l), xs)
+			addLists(b, fmt.Sprintf("level%d_y", l), ys)
+			if l > 0 {
+				var cs [][]uint32
+				for _, c := range m.arch.Children[l] {
+					row := make([]uint32, len(c))
+					for i, v := range c {
+						row[i] = uint32(v)
+					}
+					cs = append(cs, row)
+				}
+				addLists(b, fmt.Sprintf("level%d_children", l), cs)
+			}
+		}
+	}
+	var w []float64
+	for _, blk := range m.net.params().blocks {
+		w = append(w, blk.w...)
+	}
+	b.AddTensor("weights", []int{len(w)}, w)
+	return b.Save(path)
+}
+
+// addLists stores lists of ids as an offsets tensor and a values tensor.
+func addLists(b *models.Bundle, name string, lists [][]uint32) {
+	off := []float64{0}
+	var vals []float64
+	for _, l := range lists {
+		for _, v := range l {
+			vals = append(vals, float64(v))
+		}
+		off = append(off, float64(len(vals)))
+	}
+	b.AddTensor(name+"_off", []int{len(off)}, off)
+	b.AddTensor(name+"_ids", []int{len(vals)}, vals)
+}
+
+// lists reads what addLists stored; every id must be below limit.
+func lists(b *models.Bundle, name string, limit int) ([][]uint32, error) {
+	off, err := b.Tensor(name+"_off", 1)
+	if err != nil {
+		return nil, err
+	}
+	vals, err := b.Tensor(name+"_ids", 1)
+	if err != nil {
+		return nil, err
+	}
+	var out [][]uint32
+	for i := 0; i+1 < len(off.Data); i++ {
+		lo, hi := int(off.Data[i]), int(off.Data[i+1])
+		if lo < 0 || hi < lo || hi > len(vals.Data) {
+			return nil, fmt.Errorf("deepmatch: %s: bad offsets", name)
+		}
+		row := make([]uint32, 0, hi-lo)
+		for _, v := range vals.Data[lo:hi] {
+			if v < 0 || v >= float64(limit) || v != float64(int(v)) {
+				return nil, fmt.Errorf("deepmatch: %s: id %g outside 0..%d", name, v, limit-1)
+			}
+			row = append(row, uint32(v))
+		}
+		out = append(out, row)
+	}
+	return out, nil
+}
+
+// Load reads a model saved by Save. method, when non-empty, is the method
+// the caller expects.
+func Load(path, method string) (*Model, error) {
+	b, err := models.Load(path, method, ModelVersion)
+	if err != nil {
+		return nil, err
+	}
+	m, err := fromBundle(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+func fromBundle(b *models.Bundle) (*Model, error) {
+	m := &Model{}
+	if err := b.Config(&m.Config); err != nil {
+		return nil, err
+	}
+	if m.Config.Method != b.Manifest.Method {
+		return nil, fmt.Errorf("deepmatch: bundle method %q but config method %q", b.Manifest.Method, m.Config.Method)
+	}
+	if err := m.Config.Validate(); err != nil {
+		return nil, err
+	}
+	var err error
+	if m.VX, err = vocabFromBundle(b, "x"); err != nil {
+		return nil, err
+	}
+	if m.VY, err = vocabFromBundle(b, "y"); err != nil {
+		return nil, err
+	}
+	if err := b.CheckVocab(models.HashStrings(append(append([]string(nil), m.VX.Terms...), m.VY.Terms...))); err != nil {
+		return nil, err
+	}
+	m.DevMAP = b.Manifest.Metrics["dev_map"]
+	if c, err := b.Tensor("curve", 2); err == nil && len(c.Shape) == 2 && c.Shape[1] == 3 {
+		for i := range c.Shape[0] {
+			m.Curve = append(m.Curve, Progress{Epoch: int(c.Data[3*i]), Loss: c.Data[3*i+1], DevMAP: c.Data[3*i+2]})
+		}
+	}
+	cfg := m.Config
+	switch cfg.Method {
+	case MethodDeepMatch:
+		for l := range cfg.levels() {
+			xs, err := lists(b, fmt.Sprintf("level%d_x", l), m.VX.Len())
+			if err != nil {
+				return nil, err
+			}
+			ys, err := lists(b, fmt.Sprintf("level%d_y", l), m.VY.Len())
+			if err != nil {
+				return nil, err
+			}
+			if len(xs) != len(ys) {
+				return nil, fmt.Errorf("deepmatch: level %d has %d x and %d y patch sides", l, len(xs), len(ys))
+			}
+			var ps []Patch
+			for i := range xs {
+				ps = append(ps, Patch{X: roaring.BitmapOf(xs[i]...), Y: roaring.BitmapOf(ys[i]...)})
+			}
+			m.arch.Levels = append(m.arch.Levels, ps)
+			var children [][]int
+			if l > 0 {
+				cs, err := lists(b, fmt.Sprintf("level%d_children", l), len(m.arch.Levels[l-1]))
+				if err != nil {
+					return nil, err
+				}
+				for _, c := range cs {
+					row := make([]int, len(c))
+					for i, v := range c {
+						row[i] = int(v)
+					}
+					children = append(children, row)
+				}
+			}
+			m.arch.Children = append(m.arch.Children, children)
+		}
+		if m.net, err = NewNet(m.arch, cfg.shape(), 0, 0); err != nil {
+			return nil, err
+		}
+	case MethodBilinear:
+		m.net = NewBilinear(m.VX.Len(), m.VY.Len(), cfg.Dim, 0, 0)
+	case MethodSiamese:
+		m.net = NewSiamese(m.VX.Len(), m.VY.Len(), cfg.Hidden, cfg.Dim, 0, 0)
+	}
+	w, err := b.Tensor("weights", 1)
+	if err != nil {
+		return nil, err
+	}
+	ps := m.net.params()
+	if n := ps.count(); n != len(w.Data) {
+		return nil, fmt.Errorf("deepmatch: %d weights stored, the architecture has %d", len(w.Data), n)
+	}
+	off := 0
+	for _, blk := range ps.blocks {
+		off += copy(blk.w, w.Data[off:])
+	}
+	return m, nil
+}
+
+func vocabFromBundle(b *models.Bundle, side string) (*Vocab, error) {
+	terms, err := b.Strings("vocab_" + side)
+	if err != nil {
+		return nil, err
+	}
+	idf, err := b.Tensor("idf_"+side, 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(terms) == 0 {
+		return nil, errors.New("deepmatch: empty vocabulary " + side)
+	}
+	return vocabFrom(terms, idf.Data)
+}
