@@ -1,0 +1,62 @@
+package rerank_test
+
+import (
+	"fmt"
+	"log"
+	"os"
+
+	"github.com/blevesearch/bleve/v2"
+
+	"github.com/semrank/semrank/index"
+	"github.com/semrank/semrank/rerank"
+	_ "github.com/semrank/semrank/rerank/stages" // registers the stage types
+)
+
+// An existing Bleve application adds three lines: build a pipeline, wrap
+// the index, and keep calling Search as before.
+func ExampleWrap() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+
+	// Existing code: an index and its documents.
+	idx, err := index.Create(dir + "/idx")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer idx.Close()
+	b := idx.NewBatch()
+	b.Index("q1", map[string]any{"title": "Best bank in Doha?", "text": "Which bank gives good service for expats in Doha? I moved here last month with my family, my employer pays the salary on the first of each month, and I need a card that works when travelling, online transfers home, and a branch near the office."})
+	b.Index("q2", map[string]any{"title": "Good bank, good loan", "text": "good good good bank bank bank loan loan loan"})
+	b.Index("q3", map[string]any{"title": "Expats bank", "text": "Good bank for expats?"})
+	if err := idx.Batch(b); err != nil {
+		log.Fatal(err)
+	}
+
+	// Added: a pipeline with one stage (TF-IDF cosine) fused with the
+	// first-stage rank, wrapped around the index.
+	cfg := &rerank.Config{
+		Window: 100,
+		Stages: []rerank.StageSpec{{Type: "tfidf"}},
+		Fusion: rerank.FusionSpec{Method: "linear", Weights: map[string]float64{"tfidf": 1}},
+	}
+	p, err := cfg.Build(rerank.EnvFor(idx))
+	if err != nil {
+		log.Fatal(err)
+	}
+	var searcher bleve.Index = rerank.Wrap(idx, p)
+
+	// Unchanged: the search call, now reranked.
+	req := bleve.NewSearchRequest(bleve.NewMatchQuery("good bank for expats in Doha"))
+	res, err := searcher.Search(req)
+	if err != nil {
+		log.Fatal(err)
+	}
+	first, _ := idx.Search(req)
+	for i := range res.Hits {
+		fmt.Printf("%d. bm25 %s  reranked %s\n", i+1, first.Hits[i].ID, res.Hits[i].ID)
+	}
+	// Output:
+	// 1. bm25 q1  reranked q3
+	// 2. bm25 q3  reranked q1
+	// 3. bm25 q2  reranked q2
+}

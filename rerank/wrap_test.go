@@ -1,0 +1,208 @@
+package rerank_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
+
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/index"
+	"github.com/semrank/semrank/rerank"
+)
+
+// lengthStage prefers shorter documents: a deterministic stage whose
+// ordering differs from BM25's, so reranking is visible.
+type lengthStage struct{}
+
+func (lengthStage) Name() string { return "short" }
+func (lengthStage) Score(_ context.Context, _ rerank.Query, cs []rerank.Candidate) ([]float64, error) {
+	out := make([]float64, len(cs))
+	for i, c := range cs {
+		out[i] = -float64(len(c.FullText()))
+	}
+	return out, nil
+}
+
+func docs(prefix string, n int) []eval.Doc {
+	var out []eval.Doc
+	for i := 0; i < n; i++ {
+		out = append(out, eval.Doc{
+			ID:    fmt.Sprintf("%s%02d", prefix, i),
+			Title: "bank account in Doha",
+			Text:  "bank " + strings.Repeat("words about money ", (i*7)%13+1) + strings.Repeat("bank ", i%3),
+		})
+	}
+	return out
+}
+
+func newIndex(t *testing.T, ds []eval.Doc) *index.Index {
+	t.Helper()
+	idx, err := index.Create(t.TempDir() + "/idx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.Add(context.Background(), ds, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.Compact(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { idx.Close() })
+	return idx
+}
+
+func shortFirst() *rerank.Pipeline {
+	return &rerank.Pipeline{Window: 100, Stages: []rerank.Stage{lengthStage{}}, Fusion: &rerank.Linear{Weights: map[string]float64{"short": 1}}}
+}
+
+func ids(hits search.DocumentMatchCollection) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, h.ID)
+	}
+	return out
+}
+
+func TestWrapReranksAndPages(t *testing.T) {
+	idx := newIndex(t, docs("d", 30))
+	w := rerank.Wrap(idx, shortFirst())
+	full, err := w.Search(bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), 30, 0, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(full.Hits) != 30 {
+		t.Fatalf("got %d hits, want 30", len(full.Hits))
+	}
+	for i := 1; i < len(full.Hits); i++ {
+		a, b := full.Hits[i-1], full.Hits[i]
+		if !(a.Score > b.Score) {
+			t.Fatalf("scores not strictly decreasing at %d: %v, %v", i, a.Score, b.Score)
+		}
+	}
+	if full.MaxScore != full.Hits[0].Score {
+		t.Errorf("MaxScore = %v, want %v", full.MaxScore, full.Hits[0].Score)
+	}
+	// Pages concatenate to the full reranked list.
+	var paged []string
+	for from := 0; from < 30; from += 7 {
+		res, err := w.Search(bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), 7, from, false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		paged = append(paged, ids(res.Hits)...)
+	}
+	if fmt.Sprint(paged) != fmt.Sprint(ids(full.Hits)) {
+		t.Errorf("paged %v\n  != full %v", paged, ids(full.Hits))
+	}
+	// The reranked order differs from BM25's.
+	plain, _ := idx.Search(bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), 30, 0, false))
+	if fmt.Sprint(ids(plain.Hits)) == fmt.Sprint(ids(full.Hits)) {
+		t.Error("reranking did not change the order")
+	}
+}
+
+func TestWrapFieldsAndExplain(t *testing.T) {
+	idx := newIndex(t, docs("d", 5))
+	w := rerank.Wrap(idx, shortFirst())
+	req := bleve.NewSearchRequestOptions(bleve.NewMatchQuery("money"), 3, 0, true)
+	req.Fields = []string{"title"}
+	res, err := w.Search(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range res.Hits {
+		if _, ok := h.Fields["text"]; ok {
+			t.Errorf("hit %s returned unrequested field text", h.ID)
+		}
+		if h.Fields["title"] != "bank account in Doha" {
+			t.Errorf("hit %s title = %v", h.ID, h.Fields["title"])
+		}
+		if h.Expl == nil || len(h.Expl.Children) != 2 || h.Expl.Children[1].Message != "stage short" {
+			t.Fatalf("hit %s explanation = %+v, want first stage + one child per stage", h.ID, h.Expl)
+		}
+		if h.Expl.Value != h.Score {
+			t.Errorf("explanation value %v != score %v", h.Expl.Value, h.Score)
+		}
+	}
+	req.Fields = nil
+	res, _ = w.Search(req)
+	if res.Hits[0].Fields != nil {
+		t.Errorf("fields returned without a request: %v", res.Hits[0].Fields)
+	}
+}
+
+func TestWrapPassesThroughNonScoreSorts(t *testing.T) {
+	idx := newIndex(t, docs("d", 10))
+	w := rerank.Wrap(idx, shortFirst())
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		sort []string
+	}{
+		{"sorted by id", context.Background(), []string{"_id"}},
+		{"presearch", context.WithValue(context.Background(), search.PreSearchKey, true), nil},
+		{"without rerank", rerank.WithoutRerank(context.Background()), nil},
+	} {
+		req := bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), 10, 0, false)
+		if tc.sort != nil {
+			req.SortBy(tc.sort)
+		}
+		got, err := w.SearchInContext(tc.ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req2 := bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), 10, 0, false)
+		if tc.sort != nil {
+			req2.SortBy(tc.sort)
+		}
+		want, _ := idx.SearchInContext(tc.ctx, req2)
+		if fmt.Sprint(ids(got.Hits)) != fmt.Sprint(ids(want.Hits)) {
+			t.Errorf("%s: got %v, want untouched %v", tc.name, ids(got.Hits), ids(want.Hits))
+		}
+	}
+}
+
+func TestAliasOverWrappedShards(t *testing.T) {
+	shardA := rerank.Wrap(newIndex(t, docs("a", 12)), shortFirst())
+	shardB := rerank.Wrap(newIndex(t, docs("b", 12)), shortFirst())
+	alias := bleve.NewIndexAlias(shardA, shardB)
+	res, err := alias.Search(bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), 24, 0, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 24 {
+		t.Fatalf("alias returned %d hits, want 24", len(res.Hits))
+	}
+	// Merged by descending fused score.
+	for i := 1; i < len(res.Hits); i++ {
+		if res.Hits[i-1].Score < res.Hits[i].Score {
+			t.Fatalf("alias hits not merged by score at %d", i)
+		}
+	}
+	// Each shard's own reranked order is kept within the merged list.
+	for _, shard := range []*rerank.Index{shardA, shardB} {
+		own, err := shard.Search(bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), 12, 0, false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		prefix := own.Hits[0].ID[:1]
+		var merged []string
+		for _, h := range res.Hits {
+			if strings.HasPrefix(h.ID, prefix) {
+				merged = append(merged, h.ID)
+			}
+		}
+		if fmt.Sprint(merged) != fmt.Sprint(ids(own.Hits)) {
+			t.Errorf("shard %s order in alias %v != shard's reranked order %v", prefix, merged, ids(own.Hits))
+		}
+	}
+	// The shorter documents (the stage's preference) lead across shards.
+	top := res.Hits[0].ID
+	if top != "a00" && top != "b00" {
+		t.Errorf("top merged hit = %s, want a00 or b00 (the shortest)", top)
+	}
+}
