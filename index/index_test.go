@@ -1,0 +1,202 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/semrank/semrank/eval"
+)
+
+var corpus = []eval.Doc{
+	{ID: "d1", Title: "Good bank in Doha", Text: "Which bank is best for an expat salary account?", Metadata: map[string]any{"user_id": "U1"}},
+	{ID: "d2", Title: "Driving licence", Text: "How do I convert my driving licence in Qatar?"},
+	{ID: "d3", Title: "Bank loans", Text: "Personal loan from a bank after work termination"},
+	{ID: "d4", Title: "Weekend trips", Text: "Where to go camping in the desert this weekend"},
+}
+
+// lenEncoder is a payload encoder for tests: the payload is the length of
+// the document's text.
+type lenEncoder struct{ model string }
+
+func (lenEncoder) PayloadName() string { return "len" }
+func (e lenEncoder) ModelID() string   { return e.model }
+func (lenEncoder) EncodePayload(d eval.Doc) ([]byte, error) {
+	return []byte(fmt.Sprint(len(d.Text))), nil
+}
+
+func build(t *testing.T, encs ...PayloadEncoder) (*Index, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "idx")
+	idx, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.Add(context.Background(), corpus, encs, nil); err != nil {
+		t.Fatal(err)
+	}
+	return idx, path
+}
+
+func TestTopNAndDocs(t *testing.T) {
+	idx, _ := build(t)
+	defer idx.Close()
+	q, err := TextQuery("a good bank for my salary")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, err := idx.TopN(context.Background(), q, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 2 || hits[0].ID != "d1" || hits[1].ID != "d3" {
+		t.Fatalf("hits = %+v, want d1 then d3", hits)
+	}
+	if hits[0].Rank != 1 || hits[0].Title != "Good bank in Doha" || hits[0].Meta["user_id"] != "U1" {
+		t.Errorf("hit fields = %+v", hits[0])
+	}
+	d, ok, err := idx.Doc("d2")
+	if err != nil || !ok || d.Title != "Driving licence" {
+		t.Errorf("Doc(d2) = %+v, %v, %v", d, ok, err)
+	}
+	if _, ok, _ := idx.Doc("nope"); ok {
+		t.Error("Doc(nope) found a document")
+	}
+	if _, err := TextQuery("the of and"); !errors.Is(err, ErrEmptyQuery) {
+		t.Errorf("stop-word query: err = %v, want ErrEmptyQuery", err)
+	}
+	df, err := idx.DocFreq("bank")
+	if err != nil || df != 2 {
+		t.Errorf("DocFreq(bank) = %d, %v; want 2", df, err)
+	}
+}
+
+func TestGivenKeepsEveryCandidate(t *testing.T) {
+	idx, _ := build(t)
+	defer idx.Close()
+	q, _ := TextQuery("bank loan")
+	hits, err := idx.Given(context.Background(), q, []string{"d4", "d1", "d2", "d3", "d1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i, h := range hits {
+		got = append(got, h.ID)
+		if h.Rank != i+1 {
+			t.Errorf("rank of %s = %d, want %d", h.ID, h.Rank, i+1)
+		}
+	}
+	// d3 matches both terms, d1 one; d4 and d2 match none and follow in
+	// their given order; the duplicate d1 is dropped.
+	if want := "d3 d1 d4 d2"; strings.Join(got, " ") != want {
+		t.Errorf("Given order = %v, want %s", got, want)
+	}
+	if _, err := idx.Given(context.Background(), q, []string{"d1", "ghost"}); err == nil || !strings.Contains(err.Error(), "ghost") {
+		t.Errorf("unknown candidate: err = %v", err)
+	}
+	// A query without terms keeps the given order.
+	hits, err = idx.Given(context.Background(), nil, []string{"d2", "d1"})
+	if err != nil || hits[0].ID != "d2" || hits[1].ID != "d1" {
+		t.Errorf("nil query: %+v, %v", hits, err)
+	}
+}
+
+func TestPayloadsPersistAndRefuseOtherModels(t *testing.T) {
+	idx, path := build(t, lenEncoder{"m1"})
+	if b, ok, _ := idx.Payload("len", "d2"); !ok || string(b) != "45" {
+		t.Fatalf("payload d2 = %q, %v", b, ok)
+	}
+	if err := idx.DeleteDocs("d2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.Close(); err != nil {
+		t.Fatal(err)
+	}
+	idx, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	if idx.PayloadModel("len") != "m1" {
+		t.Errorf("PayloadModel = %q", idx.PayloadModel("len"))
+	}
+	if _, ok, _ := idx.Payload("len", "d2"); ok {
+		t.Error("payload of deleted d2 survived reopening")
+	}
+	if b, ok, _ := idx.Payload("len", "d1"); !ok || string(b) != "47" {
+		t.Errorf("payload d1 after reopen = %q, %v", b, ok)
+	}
+	err = idx.Add(context.Background(), corpus[:1], []PayloadEncoder{lenEncoder{"m2"}}, nil)
+	if !errors.Is(err, ErrModelMismatch) {
+		t.Errorf("other model: err = %v, want ErrModelMismatch", err)
+	}
+}
+
+func TestPayloadLogDamage(t *testing.T) {
+	idx, path := build(t, lenEncoder{"m1"})
+	idx.Close()
+	log := filepath.Join(path, payloadDir, "len.log")
+	raw, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A torn final record (crash mid-append) is dropped; the rest loads.
+	if err := os.WriteFile(log, raw[:len(raw)-3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	idx, err = Open(path)
+	if err != nil {
+		t.Fatalf("torn tail: %v", err)
+	}
+	if _, ok, _ := idx.Payload("len", "d3"); !ok {
+		t.Error("intact record d3 lost")
+	}
+	if _, ok, _ := idx.Payload("len", "d4"); ok {
+		t.Error("torn record d4 loaded")
+	}
+	idx.Close()
+	// A flipped byte in the middle is an error naming the log.
+	bad := append([]byte(nil), raw...)
+	bad[len(payloadMagic)+20] ^= 0xff
+	if err := os.WriteFile(log, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), "len.log") {
+		t.Errorf("corrupt log: err = %v", err)
+	}
+}
+
+func TestOpenRefusesNonIndex(t *testing.T) {
+	if _, err := Open(t.TempDir()); !errors.Is(err, ErrNotSemrank) {
+		t.Errorf("err = %v, want ErrNotSemrank", err)
+	}
+	_, path := build(t)
+	if _, err := Create(path); err == nil {
+		t.Error("Create over an existing index succeeded")
+	}
+}
+
+func TestFirstStageRunOnGivenCandidates(t *testing.T) {
+	idx, _ := build(t)
+	defer idx.Close()
+	run := eval.NewRun()
+	for i, id := range []string{"d2", "d4", "d1", "d3"} {
+		run.Add("q", eval.Entry{DocID: id, Rank: i + 1, Score: 1 / float64(i+1)})
+	}
+	ds := &eval.Dataset{Corpus: corpus, Queries: []eval.Query{{ID: "q", Text: "bank loan"}}, Candidates: &run}
+	got, err := idx.FirstStageRun(context.Background(), ds, 100, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, e := range got.Sorted("q") {
+		order = append(order, e.DocID)
+	}
+	if want := "d3 d1 d2 d4"; strings.Join(order, " ") != want {
+		t.Errorf("order = %v, want %s", order, want)
+	}
+}
