@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode"
 )
 
 // Doc is one corpus record in BEIR's corpus.jsonl.
@@ -100,8 +101,8 @@ func ReadCorpus(r io.Reader, name string) ([]Doc, error) {
 		if err := strictJSON(line, &d); err != nil {
 			return err
 		}
-		if d.ID == "" {
-			return errors.New(`record has no "_id"`)
+		if err := CheckID(d.ID); err != nil {
+			return fmt.Errorf(`"_id": %v`, err)
 		}
 		if seen[d.ID] {
 			return fmt.Errorf("duplicate document id %q", d.ID)
@@ -128,8 +129,8 @@ func ReadQueries(r io.Reader, name string) ([]Query, error) {
 		if err := strictJSON(line, &q); err != nil {
 			return err
 		}
-		if q.ID == "" {
-			return errors.New(`record has no "_id"`)
+		if err := CheckID(q.ID); err != nil {
+			return fmt.Errorf(`"_id": %v`, err)
 		}
 		if seen[q.ID] {
 			return fmt.Errorf("duplicate query id %q", q.ID)
@@ -147,13 +148,24 @@ func ReadQueries(r io.Reader, name string) ([]Query, error) {
 	return qs, nil
 }
 
+// strictJSON decodes exactly one JSON value from line. json.Unmarshal, unlike
+// a Decoder, rejects anything after the value (a stray "]" or "}" too).
 func strictJSON(line []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if err := dec.Decode(v); err != nil {
+	if err := json.Unmarshal(line, v); err != nil {
 		return fmt.Errorf("invalid JSON: %v", err)
 	}
-	if dec.More() {
-		return errors.New("invalid JSON: more than one value on the line")
+	return nil
+}
+
+// CheckID rejects a query or document id that cannot travel through the
+// white-space separated TREC runs and qrels: an empty one, or one holding
+// white space.
+func CheckID(id string) error {
+	if id == "" {
+		return errors.New("empty id")
+	}
+	if strings.IndexFunc(id, unicode.IsSpace) >= 0 {
+		return fmt.Errorf("id %q contains white space, which TREC runs and qrels cannot hold", id)
 	}
 	return nil
 }
@@ -298,12 +310,14 @@ func (ds *Dataset) Save(dir string) error {
 	if err := writeFile(filepath.Join(dir, QueriesFile), func(w io.Writer) error { return WriteJSONL(w, ds.Queries) }); err != nil {
 		return err
 	}
-	if ds.Qrels != nil {
+	// An empty qrels or candidates file would not load back (ErrEmpty), so
+	// empty ones are not written, as LoadDataset reads absent ones as nil.
+	if len(ds.Qrels) > 0 {
 		if err := writeFile(filepath.Join(dir, QrelsFile), ds.Qrels.WriteTSV); err != nil {
 			return err
 		}
 	}
-	if ds.Candidates != nil {
+	if ds.Candidates != nil && ds.Candidates.Len() > 0 {
 		if err := writeFile(filepath.Join(dir, CandidatesFile), func(w io.Writer) error { return ds.Candidates.Write(w, "given") }); err != nil {
 			return err
 		}

@@ -122,6 +122,9 @@ func Evaluate(q Qrels, run Run, metrics []Metric) (Result, error) {
 		ranked := run.Sorted(qid)
 		vals := make([]float64, len(metrics))
 		for i, m := range metrics {
+			if len(ranked) == 0 {
+				break // a query the run lacks scores 0 on every metric, AUC included
+			}
 			vals[i] = score(m, q[qid], ranked)
 			res.Mean[i] += vals[i]
 		}
@@ -248,25 +251,35 @@ func ndcg(judged map[string]int, top []Entry, k int) float64 {
 }
 
 // AUC is the area under the ROC curve of one ranked list: the fraction of
-// (relevant, non-relevant) judged pairs the ranking orders correctly.
-// Unjudged documents are ignored; a list without both kinds scores 0.5.
+// (relevant, non-relevant) judged pairs the ranking orders correctly, a pair
+// whose scores tie counting one half (the Mann-Whitney statistic). ranked
+// must be in rank order, so that tied scores are adjacent, as Run.Sorted
+// gives them. Unjudged documents are ignored; a list without both kinds
+// scores 0.5.
 func AUC(judged map[string]int, ranked []Entry) float64 {
 	pos, neg := 0, 0
 	correct := 0.0
-	for _, e := range ranked {
-		g, ok := judged[e.DocID]
-		if !ok {
-			continue
+	for i := 0; i < len(ranked); {
+		// One group of equal scores: ranked[i:j].
+		gpos, gneg := 0, 0
+		j := i
+		for ; j < len(ranked) && (j == i || ranked[j].Score == ranked[i].Score); j++ {
+			g, ok := judged[ranked[j].DocID]
+			switch {
+			case !ok:
+			case g > 0:
+				gpos++
+			default:
+				gneg++
+			}
 		}
-		if g > 0 {
-			pos++
-		} else {
-			neg++
-			correct += float64(pos)
-		}
+		correct += float64(gneg*pos) + 0.5*float64(gneg*gpos)
+		pos += gpos
+		neg += gneg
+		i = j
 	}
 	if pos == 0 || neg == 0 {
 		return 0.5
 	}
-	return correct / float64(pos*neg)
+	return correct / (float64(pos) * float64(neg))
 }

@@ -52,7 +52,9 @@ func Compare(a, b []float64) (Comparison, error) {
 	mean, sd := stat.MeanStdDev(d, nil)
 	c.Delta = mean
 	switch {
-	case n < 2 || sd == 0:
+	case n < 2:
+		c.PTTest = 1 // one pair is no evidence either way; t is undefined
+	case sd == 0:
 		if mean == 0 {
 			c.PTTest = 1
 		} else {

@@ -1,0 +1,220 @@
+package eval
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestReadCorpus(t *testing.T) {
+	const in = `{"_id":"d1","title":"Best Bank","text":"Which bank?","metadata":{"user_id":"U4882","position":3}}` + "\r\n" +
+		"\n" +
+		`{"_id":"d2","text":"no title"}` + "\n"
+	docs, err := ReadCorpus(strings.NewReader(in), "corpus.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Doc{
+		{ID: "d1", Title: "Best Bank", Text: "Which bank?", Metadata: map[string]any{"user_id": "U4882", "position": 3.0}},
+		{ID: "d2", Text: "no title"},
+	}
+	if !reflect.DeepEqual(docs, want) {
+		t.Errorf("ReadCorpus = %#v, want %#v", docs, want)
+	}
+	if got := docs[0].FullText(); got != "Best Bank\nWhich bank?" {
+		t.Errorf("FullText = %q", got)
+	}
+	if got := docs[1].FullText(); got != "no title" {
+		t.Errorf("FullText without title = %q", got)
+	}
+}
+
+func TestReadQueries(t *testing.T) {
+	const in = `{"_id":"Q268","title":"Good Bank","text":"Which is a good bank"}` + "\n" + `{"_id":"Q269","text":"visa"}`
+	qs, err := ReadQueries(strings.NewReader(in), "queries.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Query{{ID: "Q268", Title: "Good Bank", Text: "Which is a good bank"}, {ID: "Q269", Text: "visa"}}
+	if !reflect.DeepEqual(qs, want) {
+		t.Errorf("ReadQueries = %#v, want %#v", qs, want)
+	}
+	if got := qs[0].FullText(); got != "Good Bank\nWhich is a good bank" {
+		t.Errorf("FullText = %q", got)
+	}
+	if got := (Query{Title: "only title"}).FullText(); got != "only title" {
+		t.Errorf("FullText without text = %q", got)
+	}
+}
+
+// jsonlErrors are malformed inputs both JSONL readers must refuse.
+var jsonlErrors = []struct {
+	name, in string
+	line     int
+	msg      string
+}{
+	{"broken line", `{"_id":"a","text":"x"}` + "\n" + `{"_id":"b","text":"x"` + "\n", 2, "invalid JSON"},
+	{"trailing garbage", `{"_id":"a","text":"x"}]` + "\n", 1, "invalid JSON"},
+	{"two values", `{"_id":"a"} {"_id":"b"}` + "\n", 1, "invalid JSON"},
+	{"not an object", "\n\n[1,2]\n", 3, "invalid JSON"},
+	{"wrong type", `{"_id":7,"text":"x"}` + "\n", 1, "invalid JSON"},
+	{"no id", `{"text":"x"}` + "\n", 1, `"_id": empty id`},
+	{"null", "null\n", 1, `"_id": empty id`},
+	{"space in id", `{"_id":"a b","text":"x"}` + "\n", 1, "white space"},
+	{"duplicate id", `{"_id":"a"}` + "\n" + `{"_id":"b"}` + "\n" + `{"_id":"a"}` + "\n", 3, `duplicate`},
+	{"empty file", "", 0, "no records"},
+	{"blank lines", "\n \n", 0, "no records"},
+}
+
+func TestReadJSONLErrors(t *testing.T) {
+	readers := map[string]func(io.Reader, string) (int, error){
+		"corpus":  func(r io.Reader, name string) (int, error) { d, err := ReadCorpus(r, name); return len(d), err },
+		"queries": func(r io.Reader, name string) (int, error) { q, err := ReadQueries(r, name); return len(q), err },
+	}
+	for reader, read := range readers {
+		for _, tc := range jsonlErrors {
+			t.Run(reader+"/"+tc.name, func(t *testing.T) {
+				n, err := read(strings.NewReader(tc.in), "dir/x.jsonl")
+				if n != 0 {
+					t.Errorf("%d records returned with the error", n)
+				}
+				wantParseError(t, err, "dir/x.jsonl", tc.line, tc.msg)
+			})
+		}
+	}
+}
+
+func testDataset() *Dataset {
+	cands := NewRun()
+	for i, id := range []string{"d2", "d1", "d3"} {
+		cands.Add("q1", Entry{DocID: id, Score: 1 / float64(i+1), Rank: i + 1})
+	}
+	cands.Add("q2", Entry{DocID: "d3", Score: 1, Rank: 1})
+	return &Dataset{
+		Corpus: []Doc{
+			{ID: "d1", Title: "T1", Text: "text one", Metadata: map[string]any{"user_id": "U1", "position": 1.0, "by_author": true}},
+			{ID: "d2", Text: "text two — ünïcode <&>"},
+			{ID: "d3", Title: "T3", Text: "text three"},
+		},
+		Queries:    []Query{{ID: "q1", Title: "Q one", Text: "first"}, {ID: "q2", Text: "second", Metadata: map[string]any{"category": "Visas"}}},
+		Qrels:      Qrels{"q1": {"d1": 2, "d2": 0}, "q2": {"d3": 1}},
+		Candidates: &cands,
+	}
+}
+
+func TestDatasetRoundTrip(t *testing.T) {
+	ds := testDataset()
+	dir := filepath.Join(t.TempDir(), "new", "beir")
+	if err := ds.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadDataset(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Dir != dir {
+		t.Errorf("Dir = %q, want %q", got.Dir, dir)
+	}
+	if !reflect.DeepEqual(got.Corpus, ds.Corpus) {
+		t.Errorf("Corpus = %#v\nwant %#v", got.Corpus, ds.Corpus)
+	}
+	if !reflect.DeepEqual(got.Queries, ds.Queries) {
+		t.Errorf("Queries = %#v\nwant %#v", got.Queries, ds.Queries)
+	}
+	if !reflect.DeepEqual(got.Qrels, ds.Qrels) {
+		t.Errorf("Qrels = %v, want %v", got.Qrels, ds.Qrels)
+	}
+	if got.Candidates == nil {
+		t.Fatal("Candidates not loaded")
+	}
+	if !reflect.DeepEqual(got.Candidates.QueryIDs(), ds.Candidates.QueryIDs()) {
+		t.Errorf("candidate queries = %v, want %v", got.Candidates.QueryIDs(), ds.Candidates.QueryIDs())
+	}
+	for _, qid := range ds.Candidates.QueryIDs() {
+		w, g := ds.Candidates.Ranking(qid), got.Candidates.Ranking(qid)
+		if len(w) != len(g) {
+			t.Fatalf("%s: %d candidates, want %d", qid, len(g), len(w))
+		}
+		for i := range w {
+			if g[i].DocID != w[i].DocID || g[i].Score != w[i].Score || g[i].Rank != w[i].Rank {
+				t.Errorf("%s candidate %d = %+v, want %+v", qid, i, g[i], w[i])
+			}
+		}
+	}
+	if d, ok := got.Doc("d2"); !ok || d.Text != ds.Corpus[1].Text {
+		t.Errorf("Doc(d2) = %+v, %v", d, ok)
+	}
+	if _, ok := got.Doc("nope"); ok {
+		t.Error("Doc(nope) found")
+	}
+	if q, ok := got.Query("q2"); !ok || q.Text != "second" {
+		t.Errorf("Query(q2) = %+v, %v", q, ok)
+	}
+	if _, ok := got.Query("nope"); ok {
+		t.Error("Query(nope) found")
+	}
+}
+
+func TestDatasetWithoutJudgmentsOrCandidates(t *testing.T) {
+	for name, strip := range map[string]func(*Dataset){
+		"nil":   func(ds *Dataset) { ds.Qrels, ds.Candidates = nil, nil },
+		"empty": func(ds *Dataset) { r := NewRun(); ds.Qrels, ds.Candidates = Qrels{}, &r },
+	} {
+		t.Run(name, func(t *testing.T) {
+			ds := testDataset()
+			strip(ds)
+			dir := t.TempDir()
+			if err := ds.Save(dir); err != nil {
+				t.Fatal(err)
+			}
+			got, err := LoadDataset(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Qrels != nil || got.Candidates != nil {
+				t.Errorf("Qrels = %v, Candidates = %v; want nil, nil", got.Qrels, got.Candidates)
+			}
+		})
+	}
+}
+
+func TestLoadDatasetRefusesUnknownIDs(t *testing.T) {
+	tests := []struct {
+		name, file, content, msg string
+	}{
+		{"qrels unknown query", QrelsFile, "query-id\tcorpus-id\tscore\nq1\td1\t1\nq9\td1\t1\n", `judgments for unknown query "q9"`},
+		{"qrels unknown doc", QrelsFile, "q1 0 d1 1\nq1 0 d9 1\n", `unknown document "d9" (query "q1")`},
+		{"candidates unknown query", CandidatesFile, "q1 Q0 d1 1 1 given\nq7 Q0 d1 1 1 given\n", `candidates for unknown query "q7"`},
+		{"candidates unknown doc", CandidatesFile, "q1 Q0 d1 1 1 given\nq1 Q0 dx 2 0.5 given\n", `unknown document "dx" (query "q1")`},
+		{"broken corpus", CorpusFile, `{"_id":"d1"}` + "\n{", CorpusFile + ":2: invalid JSON"},
+		{"empty queries", QueriesFile, "", QueriesFile + ": no records"},
+		{"bad qrels label", QrelsFile, "q1 0 d1 yes\n", "test.tsv:1: relevance"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := testDataset().Save(dir); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, tc.file), []byte(tc.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ds, err := LoadDataset(dir)
+			if err == nil {
+				t.Fatalf("LoadDataset accepted %s", tc.file)
+			}
+			if ds != nil {
+				t.Error("dataset returned with the error")
+			}
+			if !strings.Contains(err.Error(), tc.msg) || !strings.Contains(err.Error(), dir) {
+				t.Errorf("error %q: want it to name %s and say %q", err, dir, tc.msg)
+			}
+		})
+	}
+	if _, err := LoadDataset(filepath.Join(t.TempDir(), "missing")); err == nil {
+		t.Error("LoadDataset accepted a missing directory")
+	}
+}

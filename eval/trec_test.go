@@ -1,0 +1,189 @@
+package eval
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// wantParseError checks that err is a *ParseError for file at line (0: no
+// line) whose message contains msg.
+func wantParseError(t *testing.T, err error, file string, line int, msg string) {
+	t.Helper()
+	var pe *ParseError
+	if !errors.As(err, &pe) {
+		t.Fatalf("error %v (%T) is not a *ParseError", err, err)
+	}
+	if pe.File != file || pe.Line != line || !strings.Contains(err.Error(), msg) {
+		t.Errorf("error %q: want file %s, line %d, message containing %q", err, file, line, msg)
+	}
+}
+
+func TestReadQrelsForms(t *testing.T) {
+	want := Qrels{"q1": {"d1": 1, "d2": 0}, "q2": {"d1": 2}}
+	tests := []struct {
+		name, in string
+		want     Qrels
+	}{
+		{"BEIR TSV with header", "query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\t0\nq2\td1\t2\n", want},
+		{"BEIR TSV without header", "q1\td1\t1\nq1\td2\t0\nq2\td1\t2\n", want},
+		{"TREC", "q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 2\n", want},
+		{"TREC CRLF and blank lines", "q1 0 d1 1\r\n\r\nq1 0 d2 0\r\n  \nq2 0 d1 2", want},
+		{"TREC negative grade is not relevant", "q1 0 d1 -1\nq1 0 d2 1\n", Qrels{"q1": {"d1": -1, "d2": 1}}},
+		{
+			"SemEval gold",
+			"Q268\tQ268_R4\t4\t0.25\ttrue\nQ268\tQ268_R9\t9\t0.111111111111111\tfalse\nQ269\tQ269_R1\t1\t1\tfalse\n",
+			Qrels{"Q268": {"Q268_R4": 1, "Q268_R9": 0}, "Q269": {"Q269_R1": 0}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ReadQrels(strings.NewReader(tc.in), "q.tsv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("ReadQrels = %v, want %v", got, tc.want)
+			}
+		})
+	}
+	if n := want.Relevant("q1"); n != 1 {
+		t.Errorf("Relevant(q1) = %d, want 1", n)
+	}
+}
+
+func TestReadQrelsErrors(t *testing.T) {
+	tests := []struct {
+		name, in string
+		line     int
+		msg      string
+	}{
+		{"BEIR non-numeric label", "query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\tgood\n", 3, `relevance "good" is not an integer`},
+		{"TREC non-numeric label", "q1 0 d1 1\nq1 0 d2 1.5\n", 2, `relevance "1.5" is not an integer`},
+		{"SemEval label", "q1 d1 1 1 true\nq1 d2 2 0.5 maybe\n", 2, `label "maybe"`},
+		{"two fields", "q1 0 d1 1\n\nq1 d2\n", 3, "2 fields"},
+		{"six fields", "q1 Q0 d1 1 0.5 run\n", 1, "6 fields"},
+		{"header later is data", "q1\td1\t1\nquery-id\tcorpus-id\tscore\n", 2, `relevance "score"`},
+		{"empty file", "", 0, "no records"},
+		{"header only", "query-id\tcorpus-id\tscore\n", 0, "no records"},
+		{"blank lines only", "\n  \r\n", 0, "no records"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			q, err := ReadQrels(strings.NewReader(tc.in), "data/qrels.tsv")
+			if q != nil {
+				t.Errorf("qrels %v returned with the error", q)
+			}
+			wantParseError(t, err, "data/qrels.tsv", tc.line, tc.msg)
+		})
+	}
+}
+
+func TestQrelsWriteRoundTrip(t *testing.T) {
+	q := Qrels{"q1": {"d1": 1, "d2": 0}, "q2": {"d1": 2}, "query-id": {"corpus-id": 1}}
+	for name, write := range map[string]func(Qrels, *bytes.Buffer) error{
+		"TSV":  func(q Qrels, b *bytes.Buffer) error { return q.WriteTSV(b) },
+		"TREC": func(q Qrels, b *bytes.Buffer) error { return q.WriteTREC(b) },
+	} {
+		var buf bytes.Buffer
+		if err := write(q, &buf); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadQrels(&buf, name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !reflect.DeepEqual(got, q) {
+			t.Errorf("%s round trip = %v, want %v", name, got, q)
+		}
+	}
+}
+
+func TestReadRun(t *testing.T) {
+	const in = "q2 Q0 b 1 0.9 sys\nq2 Q0 a 2 0.9 sys\n\nq1 Q0 c 1 -1.5e-3 sys\r\nq2 Q0 c 3 2 sys\n"
+	run, err := ReadRun(strings.NewReader(in), "x.trec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(run.QueryIDs(), ","); got != "q2,q1" || run.Len() != 2 || run.File != "x.trec" {
+		t.Errorf("QueryIDs = %s, Len = %d, File = %q", got, run.Len(), run.File)
+	}
+	want := []Entry{{"b", 0.9, 1, 1}, {"a", 0.9, 2, 2}, {"c", 2, 3, 5}}
+	if got := run.Ranking("q2"); !reflect.DeepEqual(got, want) {
+		t.Errorf("Ranking(q2) = %v, want %v", got, want)
+	}
+	var ids []string
+	for _, e := range run.Sorted("q2") {
+		ids = append(ids, e.DocID)
+	}
+	if got := strings.Join(ids, ","); got != "c,b,a" {
+		t.Errorf("Sorted(q2) = %s, want c,b,a", got)
+	}
+
+	// Write sorts by score and renumbers ranks; reading it back gives
+	// the sorted ranking.
+	var buf bytes.Buffer
+	if err := run.Write(&buf, ""); err != nil {
+		t.Fatal(err)
+	}
+	const written = "q2 Q0 c 1 2 semrank\nq2 Q0 b 2 0.9 semrank\nq2 Q0 a 3 0.9 semrank\nq1 Q0 c 1 -0.0015 semrank\n"
+	if buf.String() != written {
+		t.Errorf("Write =\n%s\nwant\n%s", buf.String(), written)
+	}
+	back, err := ReadRun(&buf, "back")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, qid := range run.QueryIDs() {
+		s, b := run.Sorted(qid), back.Ranking(qid)
+		for i := range s {
+			if s[i].DocID != b[i].DocID || s[i].Score != b[i].Score || b[i].Rank != i+1 {
+				t.Errorf("%s: entry %d read back as %+v, wrote %+v", qid, i, b[i], s[i])
+			}
+		}
+	}
+}
+
+func TestReadRunErrors(t *testing.T) {
+	tests := []struct {
+		name, in string
+		line     int
+		msg      string
+	}{
+		{"five fields", "q1 Q0 a 1 0.5 t\nq1 Q0 b 2 0.4\n", 2, "5 fields; want 6"},
+		{"seven fields", "q1 Q0 a 1 0.5 t extra\n", 1, "7 fields"},
+		{"bad rank", "q1 Q0 a first 0.5 t\n", 1, `rank "first"`},
+		{"bad score", "q1 Q0 a 1 0.5 t\n\nq1 Q0 b 2 high t\n", 3, `score "high"`},
+		{"NaN score", "q1 Q0 a 1 NaN t\n", 1, `score "NaN"`},
+		{"duplicate doc", "q1 Q0 a 1 0.5 t\nq2 Q0 a 1 0.5 t\nq1 Q0 a 2 0.4 t\n", 3, `document "a" listed twice for query "q1"`},
+		{"empty", "", 0, "no records"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			run, err := ReadRun(strings.NewReader(tc.in), "r.trec")
+			if run.Len() != 0 {
+				t.Errorf("run with %d queries returned with the error", run.Len())
+			}
+			wantParseError(t, err, "r.trec", tc.line, tc.msg)
+		})
+	}
+}
+
+func TestRunSetAndFilter(t *testing.T) {
+	var run Run // the zero Run is usable
+	run.Add("q1", Entry{DocID: "a", Score: 1})
+	run.Set("q2", []Entry{{DocID: "b", Score: 2}})
+	run.Set("q1", []Entry{{DocID: "c", Score: 3}})
+	if got := strings.Join(run.QueryIDs(), ","); got != "q1,q2" {
+		t.Errorf("QueryIDs = %s, want q1,q2", got)
+	}
+	if r := run.Ranking("q1"); len(r) != 1 || r[0].DocID != "c" {
+		t.Errorf("Set did not replace q1: %v", r)
+	}
+	f := run.Filter(func(qid string) bool { return qid == "q2" })
+	if f.Len() != 1 || f.Ranking("q2")[0].DocID != "b" || run.Len() != 2 {
+		t.Errorf("Filter = %v (original %d queries)", f.QueryIDs(), run.Len())
+	}
+}
