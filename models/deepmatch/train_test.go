@@ -1,0 +1,157 @@
+package deepmatch
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/semrank/semrank/eval"
+)
+
+func semevalSlice(t *testing.T) (train, dev []Query) {
+	t.Helper()
+	ds, err := eval.LoadDataset("../../testdata/deepmatch/semeval-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, err := FromDataset(ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return qs[:30], qs[30:]
+}
+
+func smallConfig(method string) Config {
+	c := DefaultConfig(method)
+	c.Resolutions, c.LDAIterations, c.PatchWords = []int{4, 8}, 10, 20
+	c.Dim, c.Hidden, c.Epochs, c.MinDF = 4, 6, 3, 1
+	return c
+}
+
+// TestTrainSaveLoad trains each method on a slice of SemEval data, and
+// checks that the saved model scores exactly as the trained one.
+func TestTrainSaveLoad(t *testing.T) {
+	train, dev := semevalSlice(t)
+	for _, method := range []string{MethodDeepMatch, MethodBilinear, MethodSiamese} {
+		t.Run(method, func(t *testing.T) {
+			var epochs int
+			m, err := Train(context.Background(), train, dev, smallConfig(method), func(p Progress) {
+				if p.Epoch > 0 {
+					epochs++
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if epochs == 0 || len(m.Curve) != epochs || m.DevMAP <= 0 {
+				t.Fatalf("%d epochs reported, curve %v, dev MAP %g", epochs, m.Curve, m.DevMAP)
+			}
+			path := filepath.Join(t.TempDir(), "m")
+			if err := m.Save(path); err != nil {
+				t.Fatal(err)
+			}
+			got, err := Load(path, method)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range dev[:3] {
+				if a, b := m.ScoreQuery(q), got.ScoreQuery(q); !slices.Equal(a, b) {
+					t.Fatalf("query %s: scores %v before saving, %v after", q.ID, a, b)
+				}
+			}
+			if _, err := Load(path, "tweak"); err == nil {
+				t.Fatal("loading as another method: no error")
+			}
+			if err := PlotCurve(filepath.Join(t.TempDir(), "c.png"), method, m.Curve); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func TestLoadRejectsDamage(t *testing.T) {
+	train, dev := semevalSlice(t)
+	m, err := Train(context.Background(), train, dev, smallConfig(MethodBilinear), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "m")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := map[string][]byte{
+		"truncated": raw[:len(raw)/2],
+		"flipped":   append(append([]byte(nil), raw[:100]...), append([]byte{raw[100] ^ 1}, raw[101:]...)...),
+		"empty":     nil,
+	}
+	for name, b := range tests {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), name)
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Load(p, ""); err == nil {
+				t.Fatal("no error")
+			}
+		})
+	}
+}
+
+func TestTrainRejectsBadInput(t *testing.T) {
+	train, dev := semevalSlice(t)
+	bad := smallConfig(MethodDeepMatch)
+	bad.Resolutions = nil
+	noNeg := smallConfig(MethodBilinear)
+	noNeg.NegRandom, noNeg.NegSameQuery = 0, 0
+	tests := []struct {
+		name  string
+		train []Query
+		cfg   Config
+	}{
+		{"no queries", nil, smallConfig(MethodBilinear)},
+		{"unknown method", train, Config{Method: "lstm"}},
+		{"no resolutions", train, bad},
+		{"no negatives", train, noNeg},
+		{"empty texts", []Query{{ID: "q", Cands: []Cand{{ID: "d", Relevant: true}, {ID: "e"}}}}, smallConfig(MethodBilinear)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := Train(context.Background(), tc.train, dev, tc.cfg, nil); err == nil {
+				t.Fatal("no error")
+			}
+		})
+	}
+}
+
+func TestCandidateTokens(t *testing.T) {
+	tests := []struct {
+		text string
+		meta map[string]any
+		want []string
+	}{
+		{"thanks", nil, []string{"thank", "#len0"}},
+		{"thanks", map[string]any{"by_question_author": true}, []string{"thank", "#len0", "#asker"}},
+		{"one two three four five six seven", map[string]any{"by_question_author": false}, nil},
+	}
+	for _, tc := range tests {
+		got := CandidateTokens(tc.text, tc.meta, true)
+		if tc.want == nil {
+			if slices.Contains(got, tokAsker) || !slices.Contains(got, "#len1") {
+				t.Errorf("%q: %v", tc.text, got)
+			}
+			continue
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%q: %v, want %v", tc.text, got, tc.want)
+		}
+	}
+	if got := CandidateTokens("thanks", map[string]any{"by_question_author": true}, false); len(got) != 1 {
+		t.Errorf("meta off: %v", got)
+	}
+}
