@@ -40,3 +40,22 @@ func TestTermsPositionsAndCapitals(t *testing.T) {
 		t.Errorf("Terms = %+v, want %+v", got, want)
 	}
 }
+
+func TestCachedTokensMatchTokens(t *testing.T) {
+	ResetCache()
+	texts := []string{"The bank's RATES are rising", "", "Which is a good bank in Doha?"}
+	for round := 0; round < 2; round++ {
+		for _, s := range texts {
+			if got, want := CachedTokens(s), Tokens(s); !reflect.DeepEqual(got, want) {
+				t.Errorf("round %d: CachedTokens(%q) = %q, want %q", round, s, got, want)
+			}
+		}
+	}
+	// Fill past two generations: evicted entries are recomputed correctly.
+	for i := 0; i < 2*CacheSize+10; i++ {
+		CachedTokens(string(rune('a'+i%26)) + " bank " + string(rune(i)))
+	}
+	if got := CachedTokens(texts[0]); !reflect.DeepEqual(got, Tokens(texts[0])) {
+		t.Errorf("after eviction: %q", got)
+	}
+}

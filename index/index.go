@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
@@ -75,6 +76,31 @@ type Index struct {
 	bleveIndex
 	Path     string
 	payloads *payloadStore
+
+	// dfCache memoises DocFreq until the next write through this Index:
+	// rerank stages ask for the same terms query after query, and opening a
+	// reader per term costs more than the rest of a TF-IDF stage.
+	dfMu    sync.RWMutex
+	dfCache map[string]uint64
+}
+
+// Batch executes a Bleve batch and invalidates cached statistics.
+func (x *Index) Batch(b *bleve.Batch) error {
+	defer x.invalidate()
+	return x.bleveIndex.Batch(b)
+}
+
+// Index adds or replaces one document (no payloads) and invalidates cached
+// statistics. Prefer Add, which batches and computes payloads.
+func (x *Index) Index(id string, data any) error {
+	defer x.invalidate()
+	return x.bleveIndex.Index(id, data)
+}
+
+func (x *Index) invalidate() {
+	x.dfMu.Lock()
+	x.dfCache = nil
+	x.dfMu.Unlock()
 }
 
 // ErrNotSemrank is returned by Open for a directory that is not a semrank
@@ -284,6 +310,26 @@ func (x *Index) DocCount() (uint64, error) { return x.bleveIndex.DocCount() }
 // DocFreq returns how many documents contain the analyzed term in any
 // searchable field.
 func (x *Index) DocFreq(term string) (uint64, error) {
+	x.dfMu.RLock()
+	df, ok := x.dfCache[term]
+	x.dfMu.RUnlock()
+	if ok {
+		return df, nil
+	}
+	df, err := x.docFreq(term)
+	if err != nil {
+		return 0, err
+	}
+	x.dfMu.Lock()
+	if x.dfCache == nil {
+		x.dfCache = map[string]uint64{}
+	}
+	x.dfCache[term] = df
+	x.dfMu.Unlock()
+	return df, nil
+}
+
+func (x *Index) docFreq(term string) (uint64, error) {
 	adv, err := x.Advanced()
 	if err != nil {
 		return 0, err

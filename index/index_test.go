@@ -200,3 +200,39 @@ func TestFirstStageRunOnGivenCandidates(t *testing.T) {
 		t.Errorf("order = %v, want %s", order, want)
 	}
 }
+
+func TestTermCountsRoundTrip(t *testing.T) {
+	for _, toks := range [][]string{nil, {"bank"}, {"bank", "doha", "bank", "visa"}} {
+		got, err := DecodeTermCounts(EncodeTermCounts(toks))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]int{}
+		for _, tk := range toks {
+			want[tk]++
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("round trip %v: got %v", toks, got)
+		}
+	}
+}
+
+func FuzzDecodeTermCounts(f *testing.F) {
+	f.Add(EncodeTermCounts([]string{"bank", "doha", "bank"}))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := DecodeTermCounts(b)
+		if err != nil {
+			return
+		}
+		var toks []string
+		for term, c := range m {
+			for i := 0; i < c && i < 1000; i++ {
+				toks = append(toks, term)
+			}
+		}
+		if _, err := DecodeTermCounts(EncodeTermCounts(toks)); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

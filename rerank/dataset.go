@@ -56,7 +56,7 @@ func Open(ctx context.Context, pipelinePath, indexPath string, ds *eval.Dataset,
 	}
 	p, cfg, err = LoadPipeline(pipelinePath, EnvFor(idx))
 	if err == nil {
-		encs := make([]index.PayloadEncoder, 0)
+		encs := []index.PayloadEncoder{index.TermsEncoder{}}
 		for _, e := range p.Encoders() {
 			encs = append(encs, e)
 		}

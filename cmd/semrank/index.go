@@ -87,8 +87,10 @@ func bindPayloadFlags() {
 	}
 }
 
+// loadEncoders returns the built-in term-count payload plus the payloads
+// of the models named by flags.
 func loadEncoders() ([]index.PayloadEncoder, error) {
-	var out []index.PayloadEncoder
+	out := []index.PayloadEncoder{index.TermsEncoder{}}
 	for _, p := range payloadFlags {
 		if *p.value == "" {
 			continue

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sort"
 	"strconv"
@@ -132,11 +133,7 @@ func (c *SemEval) Add(r io.Reader, name string) error {
 		}
 		if err != nil {
 			line, _ := dec.InputPos()
-			var se *xml.SyntaxError
-			if errors.As(err, &se) {
-				line = se.Line
-			}
-			return &eval.ParseError{File: name, Line: line, Err: fmt.Errorf("malformed XML: %v", err)}
+			return xmlError(name, line, "malformed XML", err)
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -147,7 +144,7 @@ func (c *SemEval) Add(r io.Reader, name string) error {
 			case t.Name.Local == "OrgQuestion":
 				var oq xmlOrgQuestion
 				if err := dec.DecodeElement(&oq, &t); err != nil {
-					return &eval.ParseError{File: name, Line: line, Err: fmt.Errorf("malformed OrgQuestion: %v", err)}
+					return xmlError(name, line, "malformed OrgQuestion", err)
 				}
 				depth--
 				perr = c.addOrgQuestion(oq)
@@ -155,7 +152,7 @@ func (c *SemEval) Add(r io.Reader, name string) error {
 				// SemEval-2015 reformatted files: threads without an original question.
 				var th xmlThread
 				if err := dec.DecodeElement(&th, &t); err != nil {
-					return &eval.ParseError{File: name, Line: line, Err: fmt.Errorf("malformed Thread: %v", err)}
+					return xmlError(name, line, "malformed Thread", err)
 				}
 				depth--
 				perr = c.addThread(th)
@@ -171,6 +168,17 @@ func (c *SemEval) Add(r io.Reader, name string) error {
 		return &eval.ParseError{File: name, Err: fmt.Errorf("no subtask %s queries in file", c.Subtask)}
 	}
 	return nil
+}
+
+// xmlError reports err at the line the XML decoder failed on when it says
+// (a truncated file fails at its end, not where the element began), else at
+// line.
+func xmlError(name string, line int, what string, err error) error {
+	var se *xml.SyntaxError
+	if errors.As(err, &se) {
+		line = se.Line
+	}
+	return &eval.ParseError{File: name, Line: line, Err: fmt.Errorf("%s: %v", what, err)}
 }
 
 func clean(s string) string { return strings.TrimSpace(s) }
@@ -211,18 +219,18 @@ func relQuestionMeta(rq xmlRelQuestion) map[string]any {
 }
 
 func (c *SemEval) addOrgQuestion(oq xmlOrgQuestion) error {
-	if oq.ID == "" {
-		return errors.New("OrgQuestion without ORGQ_ID")
+	if err := eval.CheckID(oq.ID); err != nil {
+		return fmt.Errorf("OrgQuestion ORGQ_ID: %v", err)
 	}
 	if c.Subtask == SubtaskA {
 		return c.addThread(oq.Thread)
 	}
 	rq := oq.Thread.RelQ
-	if rq.ID == "" {
-		return fmt.Errorf("OrgQuestion %s: RelQuestion without RELQ_ID", oq.ID)
+	if err := eval.CheckID(rq.ID); err != nil {
+		return fmt.Errorf("OrgQuestion %s: RelQuestion RELQ_ID: %v", oq.ID, err)
 	}
 	order, err := strconv.ParseFloat(rq.Order, 64)
-	if err != nil {
+	if err != nil || math.IsNaN(order) || math.IsInf(order, 0) {
 		return fmt.Errorf("RelQuestion %s: RELQ_RANKING_ORDER %q is not a number", rq.ID, rq.Order)
 	}
 	grade, labelled, err := gradeB(rq.Relevance)
@@ -276,9 +284,12 @@ func (c *SemEval) addThread(th xmlThread) error {
 	if th.Skip != "" {
 		return nil // a repeated related question; the task skips it
 	}
+	if len(th.Comments) == 0 {
+		return nil // nothing to rank (one 2015 dev thread), so no query
+	}
 	rq := th.RelQ
-	if rq.ID == "" {
-		return errors.New("Thread without RELQ_ID")
+	if err := eval.CheckID(rq.ID); err != nil {
+		return fmt.Errorf("Thread RELQ_ID: %v", err)
 	}
 	if c.querySeen[rq.ID] {
 		return nil
@@ -287,8 +298,8 @@ func (c *SemEval) addThread(th xmlThread) error {
 	qmeta["comments"] = len(th.Comments)
 	c.addQuery(eval.Query{ID: rq.ID, Title: clean(rq.Subject), Text: clean(rq.Body), Metadata: qmeta})
 	for i, cm := range th.Comments {
-		if cm.ID == "" {
-			return fmt.Errorf("thread %s: RelComment without RELC_ID", rq.ID)
+		if err := eval.CheckID(cm.ID); err != nil {
+			return fmt.Errorf("thread %s: RelComment RELC_ID: %v", rq.ID, err)
 		}
 		grade, labelled, err := gradeA(cm.Relevance2Q)
 		if err != nil {

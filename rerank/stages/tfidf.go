@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/semrank/semrank/analyzers"
+	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -14,7 +15,7 @@ func init() {
 		if env.Stats == nil {
 			return nil, errors.New("tfidf needs collection statistics (an index)")
 		}
-		return &TFIDF{Stats: env.Stats}, nil
+		return &TFIDF{Stats: env.Stats, Payloads: env.Payloads}, nil
 	})
 }
 
@@ -22,8 +23,30 @@ func init() {
 // vectors over the index's analyzed terms, with tf = 1 + log(count) and
 // idf = log(N / df): the classic vector-space baseline the papers compare
 // against.
+//
+// Document term counts come from the index's built-in terms payload
+// (index.TermsPayload) when it has one, else from analyzing the text.
 type TFIDF struct {
-	Stats rerank.TermStats
+	Stats    rerank.TermStats
+	Payloads rerank.Payloads // may be nil
+}
+
+// termCounts returns the analyzed term counts of a candidate.
+func termCounts(p rerank.Payloads, c rerank.Candidate) (map[string]int, error) {
+	if p != nil && p.PayloadModel(index.TermsPayload) == (index.TermsEncoder{}).ModelID() {
+		b, ok, err := p.Payload(index.TermsPayload, c.ID)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return index.DecodeTermCounts(b)
+		}
+	}
+	counts := map[string]int{}
+	for _, tok := range analyzers.CachedTokens(c.FullText()) {
+		counts[tok]++
+	}
+	return counts, nil
 }
 
 // Name implements rerank.Stage.
@@ -36,11 +59,7 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 		return nil, err
 	}
 	idf := map[string]float64{}
-	weigh := func(text string) (map[string]float64, error) {
-		counts := map[string]int{}
-		for _, tok := range analyzers.Tokens(text) {
-			counts[tok]++
-		}
+	weigh := func(counts map[string]int) (map[string]float64, error) {
 		v := make(map[string]float64, len(counts))
 		for term, c := range counts {
 			w, ok := idf[term]
@@ -56,7 +75,11 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 		}
 		return v, nil
 	}
-	qv, err := weigh(q.Text)
+	qcounts := map[string]int{}
+	for _, tok := range analyzers.Tokens(q.Text) {
+		qcounts[tok]++
+	}
+	qv, err := weigh(qcounts)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +88,11 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		dv, err := weigh(c.FullText())
+		counts, err := termCounts(t.Payloads, c)
+		if err != nil {
+			return nil, err
+		}
+		dv, err := weigh(counts)
 		if err != nil {
 			return nil, err
 		}

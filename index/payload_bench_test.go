@@ -1,0 +1,116 @@
+package index
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	bindex "github.com/blevesearch/bleve_index_api"
+
+	"github.com/semrank/semrank/eval"
+)
+
+// vecEncoder stores a 100-float32 vector per document, the size of a
+// concept vector or a short TWEAK weight list.
+type vecEncoder struct{}
+
+func (vecEncoder) PayloadName() string { return "vec" }
+func (vecEncoder) ModelID() string     { return "bench" }
+func (vecEncoder) EncodePayload(d eval.Doc) ([]byte, error) {
+	b := make([]byte, 0, 400)
+	for i := 0; i < 100; i++ {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(len(d.Text)+i)))
+	}
+	return b, nil
+}
+
+func benchDocs(n int) []eval.Doc {
+	docs := make([]eval.Doc, n)
+	for i := range docs {
+		docs[i] = eval.Doc{ID: fmt.Sprintf("d%05d", i), Title: "question about banks and visas", Text: fmt.Sprintf("body %d of a forum post about living in Doha, Qatar", i)}
+	}
+	return docs
+}
+
+// BenchmarkPayloadRead compares reading 100 candidates' payloads from the
+// side store with reading them from a stored-only Bleve field through
+// idx.Document, the alternative the design rejected.
+func BenchmarkPayloadRead(b *testing.B) {
+	docs := benchDocs(5000)
+	ctx := context.Background()
+	dir := b.TempDir()
+	idx, err := Create(filepath.Join(dir, "side"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer idx.Close()
+	if err := idx.Add(ctx, docs, []PayloadEncoder{vecEncoder{}}, nil); err != nil {
+		b.Fatal(err)
+	}
+	m := NewMapping()
+	f := bleve.NewTextFieldMapping()
+	f.Index, f.Store, f.IncludeInAll, f.DocValues = false, true, false, false
+	m.DefaultMapping.AddFieldMappingsAt("payload", f)
+	stored, err := bleve.NewUsing(filepath.Join(dir, "stored"), m, scorch.Name, scorch.Name, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer stored.Close()
+	batch := stored.NewBatch()
+	for _, d := range docs {
+		p, _ := vecEncoder{}.EncodePayload(d)
+		doc := bleveDoc(d)
+		doc["payload"] = string(p)
+		if err := batch.Index(d.ID, doc); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := stored.Batch(batch); err != nil {
+		b.Fatal(err)
+	}
+	ids := make([]string, 100)
+	for i := range ids {
+		ids[i] = docs[i*37%len(docs)].ID
+	}
+	b.Run("side-store/100", func(b *testing.B) {
+		for b.Loop() {
+			for _, id := range ids {
+				if p, ok, _ := idx.Payload("vec", id); !ok || len(p) != 400 {
+					b.Fatal("missing payload")
+				}
+			}
+		}
+	})
+	b.Run("stored-field/100", func(b *testing.B) {
+		for b.Loop() {
+			for _, id := range ids {
+				doc, err := stored.Document(id)
+				if err != nil || doc == nil {
+					b.Fatal("missing document")
+				}
+				n := 0
+				doc.VisitFields(func(f bindex.Field) {
+					if f.Name() == "payload" {
+						n = len(f.Value())
+					}
+				})
+				if n != 400 {
+					b.Fatalf("payload of %d bytes", n)
+				}
+			}
+		}
+	})
+	q, _ := TextQuery("bank visa Doha")
+	b.Run("search-top100", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := idx.TopN(ctx, q, 100); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,0 +1,81 @@
+package index
+
+import (
+	"encoding/binary"
+	"errors"
+	"sort"
+
+	"github.com/semrank/semrank/analyzers"
+	"github.com/semrank/semrank/eval"
+)
+
+// TermsPayload is the name of the built-in payload holding each document's
+// analyzed term counts (title and text together). Lexical rerank stages
+// read it instead of analyzing candidate text at query time, which would
+// otherwise cost more than the search itself.
+const TermsPayload = "terms"
+
+// TermsEncoder computes the TermsPayload at index time.
+type TermsEncoder struct{}
+
+// PayloadName implements PayloadEncoder.
+func (TermsEncoder) PayloadName() string { return TermsPayload }
+
+// ModelID implements PayloadEncoder: the analyzer is the model.
+func (TermsEncoder) ModelID() string { return analyzers.Name + "-v1" }
+
+// EncodePayload implements PayloadEncoder.
+func (TermsEncoder) EncodePayload(d eval.Doc) ([]byte, error) {
+	return EncodeTermCounts(analyzers.Tokens(d.FullText())), nil
+}
+
+// EncodeTermCounts encodes the counts of tokens, terms sorted:
+// uvarint(n) then n × (uvarint(len), term, uvarint(count)).
+func EncodeTermCounts(tokens []string) []byte {
+	counts := map[string]int{}
+	for _, t := range tokens {
+		counts[t]++
+	}
+	terms := make([]string, 0, len(counts))
+	for t := range counts {
+		terms = append(terms, t)
+	}
+	sort.Strings(terms)
+	b := binary.AppendUvarint(nil, uint64(len(terms)))
+	for _, t := range terms {
+		b = binary.AppendUvarint(b, uint64(len(t)))
+		b = append(b, t...)
+		b = binary.AppendUvarint(b, uint64(counts[t]))
+	}
+	return b
+}
+
+var errTerms = errors.New("index: malformed term-count payload")
+
+// DecodeTermCounts decodes EncodeTermCounts's output.
+func DecodeTermCounts(b []byte) (map[string]int, error) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)) {
+		return nil, errTerms
+	}
+	b = b[k:]
+	out := make(map[string]int, n)
+	for i := uint64(0); i < n; i++ {
+		l, k := binary.Uvarint(b)
+		if k <= 0 || l > uint64(len(b)-k) {
+			return nil, errTerms
+		}
+		term := string(b[k : k+int(l)])
+		b = b[k+int(l):]
+		c, k := binary.Uvarint(b)
+		if k <= 0 || c == 0 || c > 1<<31 {
+			return nil, errTerms
+		}
+		b = b[k:]
+		out[term] = int(c)
+	}
+	if len(b) != 0 {
+		return nil, errTerms
+	}
+	return out, nil
+}
