@@ -1,0 +1,28 @@
+// Package wmd implements Word Mover's Distance (Kusner et al., 2015) as
+// used by the soft-seeded SSL graphs of Srivastava & Datt (2017): documents
+// as normalised bags of words (nBOW) over a word-vector vocabulary, the
+// Word Centroid Distance (WCD) and Relaxed WMD (RWMD) lower bounds, exact
+// WMD as a transportation problem solved by this package's own exact
+// min-cost-flow solver (Solver), and k-nearest-neighbour search by
+// prefetch and prune.
+//
+// Choices where the papers are silent:
+//   - Word-to-word cost is the Euclidean distance between word vectors, as
+//     in both papers; a word pair with the same vocabulary id costs exactly 0.
+//   - A document's words are embed.Tokenize's words that have a vector;
+//     the rest (stop words, the pruned most-frequent words, unknown words)
+//     are dropped before the counts are normalised. A document left with no
+//     word is empty: its distance to anything is +Inf.
+//   - The solver is successive shortest paths in primal-dual form: one
+//     Dijkstra per phase, then augmentations to every sink it settled (see
+//     Solver). It is exact up to floating-point rounding; tests check it
+//     against a general LP (gonum) and POT's ot.emd2 to 1e-9.
+//   - KNN is exact: documents are visited in increasing WCD and the scan
+//     stops as soon as the WCD reaches the current k-th exact distance
+//     (WCD ≤ WMD); RWMD prunes a document before the solver runs when it
+//     is no smaller than the k-th distance. Options.Prefetch caps how many
+//     WCD-nearest documents are considered at all (Kusner's m; the SSG
+//     paper uses 10·k), which makes the search approximate. Ties are broken
+//     by document index, so the pruned and exhaustive searches return the
+//     same neighbours.
+package wmd
