@@ -9,14 +9,19 @@ import (
 
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
+	"github.com/semrank/semrank/rerank"
 )
 
 func init() {
-	var indexPath string
+	var indexPath, pipelinePath string
 	var n int
+	var explain bool
 	cmd := &cobra.Command{
 		Use:   "search --index PATH [-n 10] \"query text\"",
-		Short: "Search an index with BM25 and print rank, id, score and title",
+		Short: "Search an index with BM25 (and a rerank pipeline) and print the hits",
+		Long: `Search an index and print rank, id, score and title. With --pipeline the
+hits are reranked and each line shows the first-stage and reranked position;
+--explain adds each stage's score.`,
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			idx, err := index.Open(indexPath)
@@ -25,6 +30,9 @@ func init() {
 			}
 			defer idx.Close()
 			text := strings.Join(args, " ")
+			if pipelinePath != "" {
+				return searchReranked(cmd, idx, pipelinePath, text, n, explain)
+			}
 			q, err := index.TextQuery(text)
 			if err != nil {
 				return fmt.Errorf("%q: %w", text, err)
@@ -45,6 +53,8 @@ func init() {
 	}
 	cmd.Flags().StringVar(&indexPath, "index", "", "index path")
 	cmd.Flags().IntVarP(&n, "n", "n", 10, "number of results")
+	cmd.Flags().StringVar(&pipelinePath, "pipeline", "", "rerank with this pipeline file")
+	cmd.Flags().BoolVar(&explain, "explain", false, "with --pipeline: print each stage's score")
 	_ = cmd.MarkFlagRequired("index")
 	rootCmd.AddCommand(cmd)
 
@@ -100,4 +110,48 @@ func snippet(title, text string, n int) string {
 		s = string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+func searchReranked(cmd *cobra.Command, idx *index.Index, pipelinePath, text string, n int, explain bool) error {
+	ctx := context.Background()
+	p, cfg, err := rerank.LoadPipeline(pipelinePath, rerank.EnvFor(idx))
+	if err != nil {
+		return err
+	}
+	q, err := rerank.FirstStageQuery(text, cfg.QueryWeighter(p))
+	if err != nil {
+		return fmt.Errorf("%q: %w", text, err)
+	}
+	hits, err := idx.TopN(ctx, q, max(p.WindowSize(), n))
+	if err != nil {
+		return err
+	}
+	scored, err := p.Rerank(ctx, rerank.Query{Text: text}, rerank.FromHits(hits))
+	if err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	if len(scored) == 0 {
+		fmt.Fprintln(w, "no results")
+		return nil
+	}
+	fmt.Fprintf(w, "rank  was  %-14s %9s  title\n", "id", "score")
+	for i, s := range scored[:min(n, len(scored))] {
+		move := " "
+		switch {
+		case s.Rank > i+1:
+			move = "↑"
+		case s.Rank < i+1:
+			move = "↓"
+		}
+		fmt.Fprintf(w, "%4d  %3d%s %-14s %9.4f  %s\n", i+1, s.Rank, move, s.ID, s.Score, snippet(s.Title, s.Text, 60))
+		if explain {
+			fmt.Fprintf(w, "      first stage %.4f", s.Candidate.Score)
+			for j, name := range p.StageNames() {
+				fmt.Fprintf(w, "  %s %.4f", name, s.StageScores[j])
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	return nil
 }
