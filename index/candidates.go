@@ -20,7 +20,11 @@ type Hit struct {
 	ID    string
 	Score float64
 	Rank  int // 1-based
-	Title string
+	// GivenRank is the 1-based position in a given candidate list (Given),
+	// 0 for retrieved hits. Such lists often come from a strong external
+	// ranker (SemEval's are a search engine's), so the position is signal.
+	GivenRank int
+	Title     string
 	Text  string
 	Meta  map[string]any
 }
@@ -117,7 +121,9 @@ func (x *Index) Given(ctx context.Context, q query.Query, ids []string) ([]Hit, 
 		}
 		seen[id] = true
 		if h, ok := scored[id]; ok {
-			matched = append(matched, hitFrom(h))
+			hit := hitFrom(h)
+			hit.GivenRank = pos[id] + 1
+			matched = append(matched, hit)
 			continue
 		}
 		d, ok, err := x.Doc(id)
@@ -127,7 +133,7 @@ func (x *Index) Given(ctx context.Context, q query.Query, ids []string) ([]Hit, 
 		if !ok {
 			return nil, fmt.Errorf("index: candidate %q is not in the index", id)
 		}
-		rest = append(rest, Hit{ID: id, Title: d.Title, Text: d.Text, Meta: d.Metadata})
+		rest = append(rest, Hit{ID: id, GivenRank: pos[id] + 1, Title: d.Title, Text: d.Text, Meta: d.Metadata})
 	}
 	sort.SliceStable(matched, func(i, j int) bool {
 		if matched[i].Score != matched[j].Score {

@@ -129,3 +129,37 @@ func candidates(ctx context.Context, idx *index.Index, ds *eval.Dataset, q eval.
 	}
 	return idx.TopN(ctx, bq, window)
 }
+
+// Examples runs the pipeline's stages over every judged query of ds and
+// returns fusion training examples: each query's fusion input and the
+// candidates' grades (unjudged candidates count as not relevant).
+func Examples(ctx context.Context, idx *index.Index, ds *eval.Dataset, p *Pipeline, qw QueryWeighter) ([]Example, error) {
+	if ds.Qrels == nil {
+		return nil, fmt.Errorf("rerank: %s has no judgments to learn fusion weights from", ds.Dir)
+	}
+	var out []Example
+	for _, q := range ds.Queries {
+		judged, ok := ds.Qrels[q.ID]
+		if !ok {
+			continue
+		}
+		hits, err := candidates(ctx, idx, ds, q, p.WindowSize(), qw)
+		if err != nil {
+			return nil, fmt.Errorf("query %q: %w", q.ID, err)
+		}
+		cands := FromHits(hits)
+		if len(cands) == 0 {
+			continue
+		}
+		scores, err := p.ScoreStages(ctx, Query{ID: q.ID, Text: q.FullText()}, cands)
+		if err != nil {
+			return nil, fmt.Errorf("query %q: %w", q.ID, err)
+		}
+		labels := make([]int, len(cands))
+		for i, c := range cands {
+			labels[i] = judged[c.ID]
+		}
+		out = append(out, Example{Input: FusionInput{Names: p.StageNames(), Candidates: cands, Scores: scores}, Labels: labels})
+	}
+	return out, nil
+}

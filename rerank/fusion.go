@@ -28,7 +28,15 @@ type Fusion interface {
 const (
 	FeatureFirstScore = "first_score" // z-normalised first-stage score
 	FeatureFirstRank  = "first_rank"  // -log(rank): rank 1 highest
+	// FeatureGivenRank is -log(position) in a given candidate list; present
+	// only when the candidates came with one.
+	FeatureGivenRank = "given_rank"
 )
+
+// optionalFeature reports features a Linear fusion may weight even when a
+// query lacks them: a model learned on given candidate lists still
+// applies to retrieved candidates.
+func optionalFeature(name string) bool { return name == FeatureGivenRank }
 
 // Features returns the fusion features of in: the first-stage score and
 // rank features, then each stage's score, every score z-normalised within
@@ -36,16 +44,36 @@ const (
 // names[f] labels column f; x[i][f] is candidate i's value.
 func Features(in FusionInput) (names []string, x [][]float64) {
 	n := len(in.Candidates)
-	names = append([]string{FeatureFirstScore, FeatureFirstRank}, in.Names...)
+	given := false
+	for _, c := range in.Candidates {
+		given = given || c.GivenRank > 0
+	}
+	names = []string{FeatureFirstScore, FeatureFirstRank}
+	if given {
+		names = append(names, FeatureGivenRank)
+	}
+	stage0 := len(names)
+	names = append(names, in.Names...)
 	cols := make([][]float64, len(names))
 	cols[0] = make([]float64, n)
 	cols[1] = make([]float64, n)
+	if given {
+		cols[2] = make([]float64, n)
+	}
 	for i, c := range in.Candidates {
 		cols[0][i] = c.Score
 		cols[1][i] = -math.Log(float64(max(c.Rank, 1)))
+		if given {
+			// Candidates missing from the list rank after it.
+			r := c.GivenRank
+			if r <= 0 {
+				r = n + 1
+			}
+			cols[2][i] = -math.Log(float64(r))
+		}
 	}
 	for s := range in.Scores {
-		cols[2+s] = append([]float64(nil), in.Scores[s]...)
+		cols[stage0+s] = append([]float64(nil), in.Scores[s]...)
 	}
 	for _, col := range cols {
 		zNormalize(col)
@@ -100,7 +128,7 @@ func (l *Linear) Fuse(in FusionInput) ([]float64, error) {
 		have[n] = true
 	}
 	for n := range l.Weights {
-		if !have[n] {
+		if !have[n] && !optionalFeature(n) {
 			return nil, fmt.Errorf("rerank: fusion weight for %q, but the pipeline has no such stage (stages: %v)", n, in.Names)
 		}
 	}

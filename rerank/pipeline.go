@@ -139,7 +139,7 @@ func (p *Pipeline) Rerank(ctx context.Context, q Query, cands []Candidate) ([]Sc
 func FromHits(hits []index.Hit) []Candidate {
 	out := make([]Candidate, len(hits))
 	for i, h := range hits {
-		out[i] = Candidate{ID: h.ID, Title: h.Title, Text: h.Text, Score: h.Score, Rank: h.Rank, Fields: h.Meta}
+		out[i] = Candidate{ID: h.ID, Title: h.Title, Text: h.Text, Score: h.Score, Rank: h.Rank, GivenRank: h.GivenRank, Fields: h.Meta}
 	}
 	return out
 }

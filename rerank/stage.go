@@ -37,6 +37,9 @@ type Candidate struct {
 	// Score and Rank are the first-stage (BM25) score and 1-based rank.
 	Score float64
 	Rank  int
+	// GivenRank is the position in a given candidate list (e.g. SemEval's
+	// search-engine order), 0 when candidates were retrieved.
+	GivenRank int
 	// Fields holds the hit's other stored fields (e.g. metadata).
 	Fields map[string]any
 }

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/spf13/cobra"
+
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/rerank"
+)
+
+func init() {
+	var dataDir, indexPath, pipelinePath, loss, out string
+	var l2 float64
+	cmd := &cobra.Command{
+		Use:   "fusion --data DIR [--index PATH] --pipeline FILE --out MODEL",
+		Short: "Learn linear fusion weights for a pipeline's stages from judgments",
+		Long: `Learn the weights of the linear fusion of a pipeline's stage scores, the
+first-stage score and the first-stage rank from the judged queries of DIR.
+Point the pipeline's fusion.model at the written file to use them. The stages'
+models should not have been trained on DIR's queries, or the fusion learns to
+trust overfitted stages.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := context.Background()
+			ds, err := eval.LoadDataset(dataDir)
+			if err != nil {
+				return err
+			}
+			idx, p, cfg, closeFn, err := rerank.Open(ctx, pipelinePath, indexPath, ds, nil)
+			if err != nil {
+				return err
+			}
+			defer closeFn()
+			exs, err := rerank.Examples(ctx, idx, ds, p, cfg.QueryWeighter(p))
+			if err != nil {
+				return err
+			}
+			lin, err := rerank.TrainLinear(exs, rerank.LinearOptions{Loss: loss, L2: l2})
+			if err != nil {
+				return err
+			}
+			b := lin.Bundle()
+			b.Manifest.TrainingFingerprint = ds.Fingerprint()
+			if err := b.Save(out); err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "wrote %s from %d judged queries\n", out, len(exs))
+			names := make([]string, 0, len(lin.Weights))
+			for n := range lin.Weights {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				fmt.Fprintf(w, "  %-14s %+.4f\n", n, lin.Weights[n])
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&dataDir, "data", "", "BEIR directory with judgments")
+	f.StringVar(&indexPath, "index", "", "index path (default: a temporary index of DIR's corpus)")
+	f.StringVar(&pipelinePath, "pipeline", "", "pipeline file whose stages are fused")
+	f.StringVar(&loss, "loss", "pairwise", "pairwise (RankNet logistic) or logistic (pointwise)")
+	f.Float64Var(&l2, "l2", 1e-3, "L2 penalty on the weights")
+	f.StringVar(&out, "out", "", "output fusion model")
+	for _, n := range []string{"data", "pipeline", "out"} {
+		_ = cmd.MarkFlagRequired(n)
+	}
+	trainCmd.AddCommand(cmd)
+}
