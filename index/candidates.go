@@ -25,8 +25,8 @@ type Hit struct {
 	// ranker (SemEval's are a search engine's), so the position is signal.
 	GivenRank int
 	Title     string
-	Text  string
-	Meta  map[string]any
+	Text      string
+	Meta      map[string]any
 }
 
 // ErrEmptyQuery is returned when a query has no searchable terms (empty, or

@@ -22,7 +22,7 @@ func init() {
 		Long: `Search an index and print rank, id, score and title. With --pipeline the
 hits are reranked and each line shows the first-stage and reranked position;
 --explain adds each stage's score.`,
-		Args:  cobra.MinimumNArgs(1),
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			idx, err := index.Open(indexPath)
 			if err != nil {
