@@ -1,0 +1,295 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/index"
+	"github.com/semrank/semrank/models/tweak"
+)
+
+func init() {
+	addPayloadFlag("tweak", "TWEAK model: store every document's learned term-weight vector (payload \"tweak\")",
+		func(path string) (index.PayloadEncoder, error) {
+			m, err := tweak.Load(path)
+			if err != nil {
+				return nil, err
+			}
+			return tweak.NewEncoder(m), nil
+		})
+
+	var dataDir, devDir, indexPath, lossName, alphaStr, out string
+	var noLog bool
+	var maxIter int
+	cmd := &cobra.Command{
+		Use:   "tweak --data DIR [--dev DIR] [--index PATH] [--loss preference|sse|log] [--alpha A|auto] --out MODEL",
+		Short: "Train TWEAK learned term weights (Yih, 2009) from judged candidate lists",
+		Long: `Train TWEAK: a term's weight is softplus(w·φ(term, text)) over nine features
+(bias, log tf, log df, capitalised, first position, relative position, length,
+in-title, query-log frequency), texts are compared by cosine, and w minimises
+the chosen loss plus α/2·‖w‖² with L-BFGS.
+
+Training pairs are DIR's queries and their candidates (candidates.trec),
+labelled by qrels/test.tsv. Document frequencies come from --index when given,
+else from the corpora of --data and --dev; they are stored in the model.
+--alpha auto chooses α from {0.003,…,1} by dev MAP, on --dev when given, else
+on 20% of the training queries (then retrains on all of them).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			loss, err := tweak.ParseLoss(lossName)
+			if err != nil {
+				return err
+			}
+			auto := alphaStr == "auto"
+			var alpha float64
+			if !auto {
+				if alpha, err = strconv.ParseFloat(alphaStr, 64); err != nil || alpha < 0 {
+					return fmt.Errorf("--alpha %q: want a non-negative number or auto", alphaStr)
+				}
+			}
+			train, err := eval.LoadDataset(dataDir)
+			if err != nil {
+				return err
+			}
+			var dev *eval.Dataset
+			if devDir != "" {
+				if dev, err = eval.LoadDataset(devDir); err != nil {
+					return err
+				}
+			}
+			df, err := trainingDF(indexPath, train, dev)
+			if err != nil {
+				return err
+			}
+			st := tweak.Stats{DF: df}
+			cfg := tweak.Config{Loss: loss, Alpha: alpha, QueryLog: !noLog, MaxIterations: maxIter}
+			if cfg.QueryLog {
+				st.QF = tweak.CountDF(queryTexts(train))
+			}
+			trainSet, err := tweak.NewSet(train, nil, st, cfg.QueryLog)
+			if err != nil {
+				return err
+			}
+			var devSet *tweak.Set
+			if dev != nil {
+				if devSet, err = tweak.NewSet(dev, nil, st, false); err != nil {
+					return err
+				}
+			}
+			runs := 1
+			if auto {
+				runs = len(tweak.AlphaGrid) + 1
+			}
+			bar := newBar(runs*cfg.MaxIterations, "training")
+			opt := tweak.Options{Dev: devSet, Progress: func(p tweak.Progress) {
+				desc := fmt.Sprintf("iter %d loss %.4f", p.Iteration, p.Loss)
+				if !math.IsNaN(p.DevMAP) {
+					desc += fmt.Sprintf(" dev MAP %.4f", p.DevMAP)
+				}
+				bar.Describe(desc)
+				_ = bar.Add(1)
+			}}
+			ctx := context.Background()
+			w := cmd.OutOrStdout()
+			var m *tweak.Model
+			if auto {
+				m, err = trainAutoAlpha(ctx, w, train, trainSet, devSet, st, cfg, opt)
+			} else {
+				m, err = tweak.Train(ctx, trainSet, cfg, opt)
+			}
+			_ = bar.Finish()
+			if err != nil {
+				return err
+			}
+			if err := m.Save(out); err != nil {
+				return err
+			}
+			pairs, prefs := trainSet.Pairs()
+			fmt.Fprintf(w, "trained on %d queries (%d candidate pairs, %d preference pairs), loss %s, alpha %g\n",
+				len(trainSet.Queries()), pairs, prefs, cfg.Loss, m.Config.Alpha)
+			for i, name := range tweak.FeatureNames {
+				fmt.Fprintf(w, "  w[%s] = %+.4f\n", name, m.W[i])
+			}
+			if devSet != nil {
+				fmt.Fprintf(w, "dev (%d queries): MAP %.4f  AUC %.4f  MRR %.4f\n", len(devSet.Queries()),
+					m.Metrics["dev_map@10"], m.Metrics["dev_auc"], m.Metrics["dev_mrr@10"])
+			}
+			fmt.Fprintf(w, "saved %s (model %s)\n", out, m.ID())
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&dataDir, "data", "", "training BEIR directory with qrels and candidates.trec")
+	f.StringVar(&devDir, "dev", "", "dev BEIR directory (metrics each iteration, and --alpha auto)")
+	f.StringVar(&indexPath, "index", "", "semrank index to take document frequencies from")
+	f.StringVar(&lossName, "loss", string(tweak.LossPreference), "loss: preference, sse or log")
+	f.StringVar(&alphaStr, "alpha", "auto", "L2 weight α, or auto")
+	f.BoolVar(&noLog, "no-query-log", false, "do not use the training queries as a query log (qf feature)")
+	f.IntVar(&maxIter, "max-iter", tweak.DefaultConfig().MaxIterations, "maximum L-BFGS iterations")
+	f.StringVar(&out, "out", "", "model file to write")
+	_ = cmd.MarkFlagRequired("data")
+	_ = cmd.MarkFlagRequired("out")
+	trainCmd.AddCommand(cmd)
+}
+
+// trainAutoAlpha chooses α on the dev set, or on a held-out part of the
+// training queries (then retraining on all of them).
+func trainAutoAlpha(ctx context.Context, w interface{ Write([]byte) (int, error) }, train *eval.Dataset, trainSet, devSet *tweak.Set, st tweak.Stats, cfg tweak.Config, opt tweak.Options) (*tweak.Model, error) {
+	innerTrain, innerDev := trainSet, devSet
+	if devSet == nil {
+		tq, dq, err := tweak.HoldOut(trainSet.Queries(), 0.2, 2016)
+		if err != nil {
+			return nil, err
+		}
+		if innerTrain, err = tweak.NewSet(train, tq, st, cfg.QueryLog); err != nil {
+			return nil, err
+		}
+		if innerDev, err = tweak.NewSet(train, dq, st, cfg.QueryLog); err != nil {
+			return nil, err
+		}
+	}
+	m, table, err := tweak.SelectAlpha(ctx, innerTrain, innerDev, cfg, tweak.AlphaGrid, opt)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range table {
+		fmt.Fprintf(w, "alpha %-6g dev MAP %.4f AUC %.4f\n", r.Alpha, r.DevMAP, r.DevAUC)
+	}
+	if devSet != nil {
+		return m, nil
+	}
+	cfg.Alpha = m.Config.Alpha
+	return tweak.Train(ctx, trainSet, cfg, opt)
+}
+
+// trainingDF freezes document frequencies from the index at indexPath, or
+// counts them over the given corpora.
+func trainingDF(indexPath string, sets ...*eval.Dataset) (*tweak.DFTable, error) {
+	if indexPath == "" {
+		var texts []string
+		for _, ds := range sets {
+			if ds == nil {
+				continue
+			}
+			for _, d := range ds.Corpus {
+				texts = append(texts, d.FullText())
+			}
+		}
+		return tweak.CountDF(texts), nil
+	}
+	idx, err := index.Open(indexPath)
+	if err != nil {
+		return nil, err
+	}
+	defer idx.Close()
+	dict, err := idx.FieldDict(index.FieldAll)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: term dictionary: %w", indexPath, err)
+	}
+	var terms []string
+	for {
+		e, err := dict.Next()
+		if err != nil {
+			dict.Close()
+			return nil, fmt.Errorf("index %s: term dictionary: %w", indexPath, err)
+		}
+		if e == nil {
+			break
+		}
+		terms = append(terms, e.Term)
+	}
+	dict.Close()
+	return tweak.Snapshot(idx, terms)
+}
+
+func queryTexts(ds *eval.Dataset) []string {
+	out := make([]string, len(ds.Queries))
+	for i, q := range ds.Queries {
+		out[i] = q.FullText()
+	}
+	return out
+}
+
+func init() {
+	var trainDir, devDir, allDir, out string
+	var folds int
+	var noLog bool
+	cmd := &cobra.Command{
+		Use:   "tweak-experiment [--train DIR --dev DIR] [--all DIR --folds 5] [--out FILE]",
+		Short: "Compare TWEAK (each loss) with TF-IDF cosine and the first-stage order, with paired tests",
+		Long: `Run the TWEAK experiment of results-tweak.md: TWEAK cosine trained with each
+loss vs TF-IDF cosine, and each fused with the first-stage rank vs the
+first-stage order. --train/--dev trains on one directory and reports on the
+other; --all runs k-fold cross-validation over its queries. α is chosen on 20%
+of the training queries, the fusion weight on the training queries; document
+frequencies are counted over the corpora involved. Writes markdown.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if (trainDir == "") != (devDir == "") || (trainDir == "" && allDir == "") {
+				return fmt.Errorf("give --train and --dev, or --all, or all three")
+			}
+			w := cmd.OutOrStdout()
+			if out != "" {
+				f, err := os.Create(out)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				w = f
+			}
+			e := tweak.DefaultExperiment()
+			e.QueryLog = !noLog
+			e.Progress = func(msg string) { fmt.Fprintln(os.Stderr, msg) }
+			ctx := context.Background()
+			if trainDir != "" {
+				train, err := eval.LoadDataset(trainDir)
+				if err != nil {
+					return err
+				}
+				dev, err := eval.LoadDataset(devDir)
+				if err != nil {
+					return err
+				}
+				df, _ := trainingDF("", train, dev)
+				o, err := e.Split(ctx, train, dev, df)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(w, "## Trained on %s, reported on %s\n\n", trainDir, devDir)
+				if err := o.WriteMarkdown(w); err != nil {
+					return err
+				}
+			}
+			if allDir != "" {
+				all, err := eval.LoadDataset(allDir)
+				if err != nil {
+					return err
+				}
+				df, _ := trainingDF("", all)
+				o, err := e.CrossValidate(ctx, all, folds, df)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(w, "\n## %d-fold cross-validation over %s\n\n", folds, allDir)
+				if err := o.WriteMarkdown(w); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&trainDir, "train", "", "training BEIR directory")
+	f.StringVar(&devDir, "dev", "", "BEIR directory reported on")
+	f.StringVar(&allDir, "all", "", "BEIR directory for cross-validation")
+	f.IntVar(&folds, "folds", 5, "cross-validation folds")
+	f.BoolVar(&noLog, "no-query-log", false, "do not use the training queries as a query log (qf feature)")
+	f.StringVar(&out, "out", "", "write the markdown report here instead of stdout")
+	rootCmd.AddCommand(cmd)
+}

@@ -1,0 +1,57 @@
+package tweak
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/semrank/semrank/eval"
+)
+
+// testDir holds a few SemEval-2016 subtask B queries with their candidates.
+const testDir = "../../testdata/tweak"
+
+var (
+	loadOnce sync.Once
+	testDS   *eval.Dataset
+	loadErr  error
+)
+
+func testData(t testing.TB) *eval.Dataset {
+	t.Helper()
+	loadOnce.Do(func() { testDS, loadErr = eval.LoadDataset(testDir) })
+	if loadErr != nil {
+		t.Fatal(loadErr)
+	}
+	return testDS
+}
+
+// corpusDF counts document frequencies over the dataset's corpus.
+func corpusDF(ds *eval.Dataset) *DFTable {
+	texts := make([]string, len(ds.Corpus))
+	for i, d := range ds.Corpus {
+		texts[i] = d.FullText()
+	}
+	return CountDF(texts)
+}
+
+func queryLog(ds *eval.Dataset) *DFTable {
+	texts := make([]string, len(ds.Queries))
+	for i, q := range ds.Queries {
+		texts[i] = q.FullText()
+	}
+	return CountDF(texts)
+}
+
+func testSet(t testing.TB, withLog bool) *Set {
+	t.Helper()
+	ds := testData(t)
+	st := Stats{DF: corpusDF(ds)}
+	if withLog {
+		st.QF = queryLog(ds)
+	}
+	s, err := NewSet(ds, nil, st, withLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

@@ -1,0 +1,83 @@
+package tweak
+
+import (
+	"context"
+	"math"
+	"testing"
+)
+
+// TestTrainReducesLoss trains each loss on twelve real SemEval queries and
+// checks L-BFGS lowers the objective from the initial weights, never
+// raising it between iterations.
+func TestTrainReducesLoss(t *testing.T) {
+	set := testSet(t, true)
+	for _, loss := range Losses {
+		t.Run(string(loss), func(t *testing.T) {
+			cfg := Config{Loss: loss, Alpha: 0.01, QueryLog: true, MaxIterations: 100}
+			start := set.objective(InitialWeights(), nil, loss, cfg.Alpha)
+			var trace []float64
+			m, err := Train(context.Background(), set, cfg, Options{Dev: set, Progress: func(p Progress) {
+				trace = append(trace, p.Loss)
+				if math.IsNaN(p.DevMAP) {
+					t.Errorf("iteration %d: no dev metric", p.Iteration)
+				}
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			end := set.objective(m.W, nil, loss, cfg.Alpha)
+			if !(end < start*0.99) {
+				t.Errorf("loss %v → %v: not decreased by 1%%", start, end)
+			}
+			if len(trace) < 2 {
+				t.Fatalf("only %d iterations reported", len(trace))
+			}
+			for i := 1; i < len(trace); i++ {
+				if trace[i] > trace[i-1]+1e-9 {
+					t.Errorf("loss rose at iteration %d: %v → %v", i+1, trace[i-1], trace[i])
+				}
+			}
+			if _, ok := m.Metrics["dev_map@10"]; !ok {
+				t.Errorf("no dev metrics recorded: %v", m.Metrics)
+			}
+			t.Logf("%s: loss %.4f → %.4f in %d iterations; w=%.3f", loss, start, end, len(trace), m.W)
+		})
+	}
+}
+
+func TestSelectAlpha(t *testing.T) {
+	set := testSet(t, false)
+	cfg := Config{Loss: LossSSE, MaxIterations: 30}
+	m, table, err := SelectAlpha(context.Background(), set, set, cfg, []float64{0.01, 1}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(table) != 2 {
+		t.Fatalf("%d results", len(table))
+	}
+	best := table[0]
+	if table[1].DevMAP > best.DevMAP || (table[1].DevMAP == best.DevMAP && table[1].DevAUC > best.DevAUC) {
+		best = table[1]
+	}
+	if m.Config.Alpha != best.Alpha {
+		t.Errorf("chose alpha %v, table %+v", m.Config.Alpha, table)
+	}
+}
+
+func TestTrainRejectsBadConfig(t *testing.T) {
+	set := testSet(t, false)
+	for _, cfg := range []Config{
+		{Loss: "hinge"},
+		{Loss: LossSSE, Alpha: -1},
+		{Loss: LossSSE, QueryLog: true}, // the set has no query log
+	} {
+		if _, err := Train(context.Background(), set, cfg, Options{}); err == nil {
+			t.Errorf("config %+v accepted", cfg)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Train(ctx, set, Config{Loss: LossSSE}, Options{}); err == nil {
+		t.Error("cancelled context ignored")
+	}
+}
