@@ -164,10 +164,13 @@ func (c *Config) QueryWeighter(p *Pipeline) QueryWeighter {
 
 // LoadPipeline reads and builds a pipeline file; relative model paths
 // resolve against the file's directory.
-func LoadPipeline(path string, env Env) (*Pipeline, *Config, error) {
+func LoadPipeline(path string, env Env, opts ...OpenOption) (*Pipeline, *Config, error) {
 	c, err := ReadConfig(path)
 	if err != nil {
 		return nil, nil, err
+	}
+	for _, o := range opts {
+		o(c)
 	}
 	env.Dir = filepath.Dir(path)
 	p, err := c.Build(env)

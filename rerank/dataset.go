@@ -17,17 +17,27 @@ func EnvFor(idx *index.Index) Env {
 	return Env{Index: idx, Payloads: idx, Stats: idx}
 }
 
+// OpenOption changes how Open builds the pipeline.
+type OpenOption func(*Config)
+
+// StagesOnly makes Open ignore the pipeline file's fusion, for learning a
+// fusion of its stages.
+func StagesOnly() OpenOption {
+	return func(c *Config) { c.Fusion = FusionSpec{Method: "none"} }
+}
+
 // Open opens the index at indexPath and builds the pipeline file at
 // pipelinePath against it. With an empty indexPath it indexes ds's corpus
 // into a temporary index, with the payloads the pipeline's stages read;
 // close removes it.
-func Open(ctx context.Context, pipelinePath, indexPath string, ds *eval.Dataset, progress index.Progress) (idx *index.Index, p *Pipeline, cfg *Config, closeFn func() error, err error) {
+func Open(ctx context.Context, pipelinePath, indexPath string, ds *eval.Dataset, progress index.Progress, opts ...OpenOption) (idx *index.Index, p *Pipeline, cfg *Config, closeFn func() error, err error) {
+	load := func(env Env) (*Pipeline, *Config, error) { return LoadPipeline(pipelinePath, env, opts...) }
 	if indexPath != "" {
 		idx, err = index.Open(indexPath)
 		if err != nil {
 			return nil, nil, nil, nil, err
 		}
-		p, cfg, err = LoadPipeline(pipelinePath, EnvFor(idx))
+		p, cfg, err = load(EnvFor(idx))
 		if err != nil {
 			idx.Close()
 			return nil, nil, nil, nil, err
@@ -54,7 +64,7 @@ func Open(ctx context.Context, pipelinePath, indexPath string, ds *eval.Dataset,
 		}
 		return err
 	}
-	p, cfg, err = LoadPipeline(pipelinePath, EnvFor(idx))
+	p, cfg, err = load(EnvFor(idx))
 	if err == nil {
 		encs := []index.PayloadEncoder{index.TermsEncoder{}}
 		for _, e := range p.Encoders() {

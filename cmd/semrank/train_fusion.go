@@ -29,7 +29,7 @@ trust overfitted stages.`,
 			if err != nil {
 				return err
 			}
-			idx, p, cfg, closeFn, err := rerank.Open(ctx, pipelinePath, indexPath, ds, nil)
+			idx, p, cfg, closeFn, err := rerank.Open(ctx, pipelinePath, indexPath, ds, nil, rerank.StagesOnly())
 			if err != nil {
 				return err
 			}

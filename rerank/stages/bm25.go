@@ -1,0 +1,93 @@
+package stages
+
+import (
+	"context"
+	"errors"
+	"math"
+
+	"github.com/semrank/semrank/analyzers"
+	"github.com/semrank/semrank/rerank"
+)
+
+func init() {
+	rerank.RegisterStage("bm25", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
+		if env.Stats == nil {
+			return nil, errors.New("bm25 needs collection statistics (an index)")
+		}
+		k1, err := spec.Float("k1", 1.2)
+		if err != nil {
+			return nil, err
+		}
+		b, err := spec.Float("b", 0.75)
+		if err != nil {
+			return nil, err
+		}
+		return &BM25{Stats: env.Stats, Payloads: env.Payloads, K1: k1, B: b}, nil
+	})
+}
+
+// BM25 is textbook Okapi BM25 recomputed over the candidates: tf is the raw
+// term count, idf = log(1 + (N − df + 0.5)/(df + 0.5)) from the index, and
+// the average document length is the candidates' own (the window is what
+// is being ranked). Bleve's BM25 differs (√tf, idf applied twice in compound
+// queries, length from distinct terms), so fusion gets both.
+type BM25 struct {
+	Stats    rerank.TermStats
+	Payloads rerank.Payloads
+	K1, B    float64
+}
+
+// Name implements rerank.Stage.
+func (*BM25) Name() string { return "bm25" }
+
+// Score implements rerank.Stage.
+func (s *BM25) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
+	n, err := s.Stats.DocCount()
+	if err != nil {
+		return nil, err
+	}
+	qterms := map[string]bool{}
+	for _, t := range analyzers.Tokens(q.Text) {
+		qterms[t] = true
+	}
+	idf := make(map[string]float64, len(qterms))
+	for t := range qterms {
+		df, err := s.Stats.DocFreq(t)
+		if err != nil {
+			return nil, err
+		}
+		idf[t] = math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+	}
+	counts := make([]map[string]int, len(cands))
+	lens := make([]float64, len(cands))
+	avg := 0.0
+	for i, c := range cands {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		m, err := termCounts(s.Payloads, c)
+		if err != nil {
+			return nil, err
+		}
+		counts[i] = m
+		for _, k := range m {
+			lens[i] += float64(k)
+		}
+		avg += lens[i]
+	}
+	avg /= float64(max(len(cands), 1))
+	if avg == 0 {
+		avg = 1
+	}
+	out := make([]float64, len(cands))
+	for i := range cands {
+		for t, w := range idf {
+			tf := float64(counts[i][t])
+			if tf == 0 {
+				continue
+			}
+			out[i] += w * tf * (s.K1 + 1) / (tf + s.K1*(1-s.B+s.B*lens[i]/avg))
+		}
+	}
+	return out, nil
+}

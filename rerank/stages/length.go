@@ -1,0 +1,41 @@
+package stages
+
+import (
+	"context"
+	"math"
+
+	"github.com/semrank/semrank/rerank"
+)
+
+func init() {
+	rerank.RegisterStage("length", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
+		return &Length{Payloads: env.Payloads}, nil
+	})
+}
+
+// Length scores a candidate by log(1 + its number of analyzed terms). On
+// its own it ranks nothing; as a fusion feature it lets the fusion learn
+// whether longer answers tend to be better (in forum data they do).
+type Length struct {
+	Payloads rerank.Payloads
+}
+
+// Name implements rerank.Stage.
+func (*Length) Name() string { return "length" }
+
+// Score implements rerank.Stage.
+func (s *Length) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
+	out := make([]float64, len(cands))
+	for i, c := range cands {
+		m, err := termCounts(s.Payloads, c)
+		if err != nil {
+			return nil, err
+		}
+		n := 0
+		for _, k := range m {
+			n += k
+		}
+		out[i] = math.Log1p(float64(n))
+	}
+	return out, nil
+}

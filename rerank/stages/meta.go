@@ -1,0 +1,94 @@
+package stages
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/semrank/semrank/rerank"
+)
+
+func init() {
+	rerank.RegisterStage("meta", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
+		field, err := spec.Str("field", "")
+		if err != nil {
+			return nil, err
+		}
+		if field == "" {
+			return nil, errors.New(`meta needs option "field" (a metadata key, e.g. position)`)
+		}
+		tr, err := spec.Str("transform", "identity")
+		if err != nil {
+			return nil, err
+		}
+		switch tr {
+		case "identity", "neglog", "negate":
+		default:
+			return nil, fmt.Errorf("meta: unknown transform %q (identity, negate, neglog)", tr)
+		}
+		def, err := spec.Float("default", 0)
+		if err != nil {
+			return nil, err
+		}
+		name := spec.Name
+		if name == "" {
+			name = "meta:" + field
+		}
+		return &Meta{name: name, Field: field, Transform: tr, Default: def}, nil
+	})
+}
+
+// Meta turns a document metadata value into a score: a number, a boolean
+// (1 or 0) or a numeric string, optionally negated or mapped to −log(1+x).
+// Forum metadata is signal a reranker may use — in SemEval subtask A, a
+// comment written by the question's own author is rarely a good answer,
+// and early comments are more often good than late ones.
+type Meta struct {
+	name      string
+	Field     string
+	Transform string
+	Default   float64 // for candidates without the field
+}
+
+// Name implements rerank.Stage.
+func (m *Meta) Name() string { return m.name }
+
+// Score implements rerank.Stage.
+func (m *Meta) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
+	out := make([]float64, len(cands))
+	for i, c := range cands {
+		v, ok := numeric(c.Fields[m.Field])
+		if !ok {
+			out[i] = m.Default
+			continue
+		}
+		switch m.Transform {
+		case "negate":
+			v = -v
+		case "neglog":
+			v = -math.Log1p(math.Max(v, 0))
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func numeric(v any) (float64, bool) {
+	switch t := v.(type) {
+	case float64:
+		return t, true
+	case int:
+		return float64(t), true
+	case bool:
+		if t {
+			return 1, true
+		}
+		return 0, true
+	case string:
+		f, err := strconv.ParseFloat(t, 64)
+		return f, err == nil
+	}
+	return 0, false
+}

@@ -1,0 +1,49 @@
+package stages
+
+import (
+	"context"
+
+	"github.com/semrank/semrank/analyzers"
+	"github.com/semrank/semrank/rerank"
+)
+
+func init() {
+	rerank.RegisterStage("overlap", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
+		return &Overlap{Payloads: env.Payloads}, nil
+	})
+}
+
+// Overlap scores a candidate by the fraction of the query's distinct terms
+// it contains: a cheap, length-independent lexical feature for fusion.
+type Overlap struct {
+	Payloads rerank.Payloads
+}
+
+// Name implements rerank.Stage.
+func (*Overlap) Name() string { return "overlap" }
+
+// Score implements rerank.Stage.
+func (s *Overlap) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
+	qterms := map[string]bool{}
+	for _, t := range analyzers.Tokens(q.Text) {
+		qterms[t] = true
+	}
+	out := make([]float64, len(cands))
+	if len(qterms) == 0 {
+		return out, nil
+	}
+	for i, c := range cands {
+		m, err := termCounts(s.Payloads, c)
+		if err != nil {
+			return nil, err
+		}
+		hit := 0
+		for t := range qterms {
+			if m[t] > 0 {
+				hit++
+			}
+		}
+		out[i] = float64(hit) / float64(len(qterms))
+	}
+	return out, nil
+}
