@@ -1,0 +1,101 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/semrank/semrank/models/tweak"
+	"github.com/semrank/semrank/rerank"
+)
+
+func init() {
+	rerank.RegisterStage(tweak.Method, func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
+		path, err := modelPath(spec, env, tweak.Method)
+		if err != nil {
+			return nil, err
+		}
+		m, err := tweak.Load(path)
+		if err != nil {
+			return nil, err
+		}
+		return NewTWEAK(spec.Name, m, env.Payloads)
+	})
+}
+
+// TWEAK scores candidates by the cosine of the query's and the candidate's
+// learned term-weight vectors (models/tweak). A candidate's vector is read
+// from the index's "tweak" payload, computed at index time, when the index
+// has one, and computed from the candidate's title and text otherwise (no
+// index, a candidate file, or a document indexed without the model); both
+// give the same weights, since the model carries its own document
+// frequencies.
+type TWEAK struct {
+	name     string
+	model    *tweak.Model
+	encoder  *tweak.Encoder
+	payloads rerank.Payloads // nil: always compute from text
+}
+
+// NewTWEAK returns the stage for m. When payloads holds TWEAK vectors
+// written by another model, it refuses, naming both models.
+func NewTWEAK(name string, m *tweak.Model, payloads rerank.Payloads) (*TWEAK, error) {
+	if name == "" {
+		name = tweak.Method
+	}
+	s := &TWEAK{name: name, model: m, encoder: tweak.NewEncoder(m)}
+	if payloads != nil {
+		switch stored := payloads.PayloadModel(tweak.PayloadName); stored {
+		case "":
+		case s.encoder.ModelID():
+			s.payloads = payloads
+		default:
+			return nil, fmt.Errorf("index payload %q was written by model %s, but the stage loads %s; re-index with --tweak pointing at this model, or use the index's model",
+				tweak.PayloadName, stored, s.encoder.ModelID())
+		}
+	}
+	return s, nil
+}
+
+// Name implements rerank.Stage.
+func (s *TWEAK) Name() string { return s.name }
+
+// PayloadEncoder implements rerank.PayloadStage.
+func (s *TWEAK) PayloadEncoder() rerank.PayloadEncoder { return s.encoder }
+
+// QueryWeights implements rerank.QueryWeighter: the learned query term
+// weights, for boosting first-stage terms.
+func (s *TWEAK) QueryWeights(text string) map[string]float64 { return s.model.QueryWeights(text) }
+
+// Score implements rerank.Stage.
+func (s *TWEAK) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
+	qv := s.model.QueryVector(q.Text)
+	out := make([]float64, len(cands))
+	for i, c := range cands {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		dv, err := s.docVector(c)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = tweak.Cosine(qv, dv)
+	}
+	return out, nil
+}
+
+func (s *TWEAK) docVector(c rerank.Candidate) (tweak.Vector, error) {
+	if s.payloads != nil {
+		b, ok, err := s.payloads.Payload(tweak.PayloadName, c.ID)
+		if err != nil {
+			return tweak.Vector{}, err
+		}
+		if ok {
+			v, err := tweak.DecodeVector(b)
+			if err != nil {
+				return tweak.Vector{}, fmt.Errorf("document %s: %w", c.ID, err)
+			}
+			return v, nil
+		}
+	}
+	return s.model.DocVector(c.Title, c.Text), nil
+}
