@@ -2,6 +2,8 @@ package concept
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/semrank/semrank/eval"
@@ -160,4 +162,25 @@ func FuzzDecodeVector(f *testing.F) {
 			t.Fatalf("decoded %d values for dimension %d", len(v), dim)
 		}
 	})
+}
+
+func TestPlotCurve(t *testing.T) {
+	curve := []Iteration{
+		{Iter: 1, Phase: "rbm-1", Loss: 3, DevMAP: NoDev},
+		{Iter: 2, Phase: "rbm-1", Loss: 2, DevMAP: NoDev},
+		{Iter: 0, Phase: "finetune", Loss: 1, DevMAP: 0.6},
+		{Iter: 1, Phase: "finetune", Loss: 0.5, DevMAP: 0.7},
+	}
+	for _, name := range []string{"c.png", "c.svg"} {
+		path := filepath.Join(t.TempDir(), name)
+		if err := PlotCurve(path, "test", curve); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := os.Stat(path); err != nil || st.Size() < 1000 {
+			t.Errorf("%s: %v, %v", name, st, err)
+		}
+	}
+	if err := PlotCurve(filepath.Join(t.TempDir(), "x.png"), "", nil); err == nil {
+		t.Error("empty curve plotted")
+	}
 }

@@ -155,3 +155,20 @@ func Folds(lists []Judged, k int, seed uint64) ([][]Judged, error) {
 
 // ErrNoSignal is returned by trainers given no usable supervision.
 var ErrNoSignal = errors.New("concept: no training signal (no list with both a relevant and a non-relevant candidate, and no comparable pairs)")
+
+// LoadDir reads a BEIR directory as training data: its judged lists and,
+// as unlabelled texts and comparable pairs, its documents and queries
+// (see AddCorpus; withQrels adds query–relevant-document pairs).
+func LoadDir(dir string, withQrels bool) (Data, *eval.Dataset, error) {
+	ds, err := eval.LoadDataset(dir)
+	if err != nil {
+		return Data{}, nil, err
+	}
+	lists, err := JudgedLists(ds)
+	if err != nil {
+		return Data{}, nil, err
+	}
+	d := Data{Lists: lists}
+	d.AddCorpus(ds, withQrels)
+	return d, ds, nil
+}

@@ -290,3 +290,12 @@ func (m *Model) ID() string { return concept.ModelID(m) }
 func (m *Model) PayloadEncoder(name string) concept.PayloadEncoder {
 	return concept.EncoderFor(name, Method, m)
 }
+
+// Clone returns a deep copy of the model, so a pretrained network can be
+// fine-tuned several times.
+func (m *Model) Clone() *Model {
+	c := *m
+	c.Config.Hidden = append([]int(nil), m.Config.Hidden...)
+	c.layers = m.cloneLayers()
+	return &c
+}

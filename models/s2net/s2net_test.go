@@ -100,16 +100,10 @@ func TestLogisticStable(t *testing.T) {
 
 func loadData(t *testing.T) concept.Data {
 	t.Helper()
-	ds, err := eval.LoadDataset("../../testdata/concepts/semeval-b")
+	data, _, err := concept.LoadDir("../../testdata/concepts/semeval-b", false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lists, err := concept.JudgedLists(ds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := concept.Data{Lists: lists}
-	data.AddCorpus(ds, false)
 	return data
 }
 

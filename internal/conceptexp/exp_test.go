@@ -1,0 +1,81 @@
+package conceptexp
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/semrank/semrank/models/concept"
+	"github.com/semrank/semrank/models/dse"
+	"github.com/semrank/semrank/models/s2net"
+)
+
+func TestFuse(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		sys, first []float64
+		want       []float64
+	}{
+		{"opposite orders cancel", []float64{1, 2, 3}, []float64{3, 2, 1}, []float64{0, 0, 0}},
+		{"constant system keeps first stage", []float64{5, 5, 5}, []float64{1, 0, -1}, []float64{math.Sqrt(1.5), 0, -math.Sqrt(1.5)}},
+	} {
+		got := Fuse([][]float64{tc.sys}, [][]float64{tc.first})[0]
+		for i := range got {
+			if math.Abs(got[i]-tc.want[i]) > 1e-12 {
+				t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+				break
+			}
+		}
+	}
+}
+
+// TestCrossValidateReport runs the whole experiment, tiny, on a SemEval
+// slice: every system scores every query, and the report has a row each.
+func TestCrossValidateReport(t *testing.T) {
+	lists, _, err := LoadLists("../../testdata/concepts/semeval-b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra, err := LoadExtra([]string{"../../testdata/concepts/semeval-b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{
+		Ks:    []int{4},
+		Cs:    []int{3},
+		S2Net: s2net.Config{MaxIter: 3},
+		DSE:   dse.Config{D: 30, PretrainEpochs: 1, FineTuneEpochs: 2},
+		Seed:  1,
+	}
+	fx, err := Prepare(context.Background(), extra, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, scores, names, err := CrossValidate(context.Background(), fx, extra, lists, 2, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != len(lists) {
+		t.Fatalf("%d of %d queries scored", len(all), len(lists))
+	}
+	names = AddFused(scores, names)
+	for _, n := range names {
+		if len(scores[n]) != len(all) {
+			t.Errorf("%s: %d score lists", n, len(scores[n]))
+		}
+	}
+	var buf bytes.Buffer
+	if err := Report(&buf, all, scores, names); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{IR, TFIDF, "LSA k=4", "S2Net k=4", "DSE C=3", "DSE+TF-IDF C=3", "S2Net k=4 + IR"} {
+		if !strings.Contains(buf.String(), "| "+want+" |") {
+			t.Errorf("report lacks %q:\n%s", want, buf.String())
+		}
+	}
+	if got := concept.MAP(all, scores[IR]); got <= 0 {
+		t.Errorf("IR MAP %v", got)
+	}
+}

@@ -1,0 +1,26 @@
+package conceptexp
+
+import (
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/models/concept"
+)
+
+// LoadLists reads the judged candidate lists of a BEIR directory.
+func LoadLists(dir string) ([]concept.Judged, *eval.Dataset, error) {
+	d, ds, err := concept.LoadDir(dir, false)
+	return d.Lists, ds, err
+}
+
+// LoadExtra reads extra corpora: their texts, title–body pairs and
+// query–relevant-document pairs (see concept.Data.AddCorpus).
+func LoadExtra(dirs []string) (concept.Data, error) {
+	var d concept.Data
+	for _, dir := range dirs {
+		ds, err := eval.LoadDataset(dir)
+		if err != nil {
+			return d, err
+		}
+		d.AddCorpus(ds, true)
+	}
+	return d, nil
+}

@@ -1,0 +1,112 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/semrank/semrank/models/concept"
+	"github.com/semrank/semrank/rerank"
+)
+
+// Concept scores candidates by comparing concept vectors (LSA, S2Net,
+// DSE): the query's is computed at rerank time, each candidate's is read
+// from the index payload its model wrote at index time, or computed from
+// the candidate's text when the index has none (no index, or a document
+// indexed without the model). Stored vectors from a different model are
+// refused when the stage is built.
+type Concept struct {
+	name     string
+	payloads rerank.Payloads // nil: always compute from text
+	encoder  concept.PayloadEncoder
+	dim      int
+	// score compares the query and a candidate given their vectors and texts.
+	score func(qv, dv []float64, qText, dText string) float64
+}
+
+// conceptModel is what each concept stage type supplies.
+type conceptModel interface {
+	concept.Embedder
+	concept.Bundler
+	PayloadEncoder(name string) concept.PayloadEncoder
+}
+
+// modelPath resolves a stage's model file against the pipeline directory.
+func modelPath(spec rerank.StageSpec, env rerank.Env, typ string) (string, error) {
+	if spec.Model == "" {
+		return "", fmt.Errorf("%s needs a model file (semrank train %s)", typ, typ)
+	}
+	if filepath.IsAbs(spec.Model) {
+		return spec.Model, nil
+	}
+	return filepath.Join(env.Dir, spec.Model), nil
+}
+
+// newConcept builds a concept stage for model m, checking that the
+// index's payload (option "payload", default typ) was written by m.
+func newConcept(spec rerank.StageSpec, env rerank.Env, typ string, m conceptModel, dim int,
+	score func(qv, dv []float64, qText, dText string) float64) (*Concept, error) {
+	payload, err := spec.Str("payload", typ)
+	if err != nil {
+		return nil, err
+	}
+	s := &Concept{name: spec.Name, encoder: m.PayloadEncoder(payload), dim: dim, score: score}
+	if s.name == "" {
+		s.name = typ
+	}
+	if env.Payloads != nil {
+		switch stored := env.Payloads.PayloadModel(payload); stored {
+		case "":
+			// The index has no such payload: vectors come from the text.
+		case s.encoder.ModelID():
+			s.payloads = env.Payloads
+		default:
+			return nil, fmt.Errorf("index payload %q was written by model %s, but the stage loads %s; re-index with this model or point the stage at the index's model",
+				payload, stored, s.encoder.ModelID())
+		}
+	}
+	return s, nil
+}
+
+// Name implements rerank.Stage.
+func (s *Concept) Name() string { return s.name }
+
+// PayloadEncoder implements rerank.PayloadStage.
+func (s *Concept) PayloadEncoder() rerank.PayloadEncoder { return s.encoder }
+
+// Score implements rerank.Stage.
+func (s *Concept) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
+	qv := s.encoder.Encoder.Embed(q.Text)
+	out := make([]float64, len(cands))
+	for i, c := range cands {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		dv, err := s.docVector(c)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = s.score(qv, dv, q.Text, c.FullText())
+	}
+	return out, nil
+}
+
+func (s *Concept) docVector(c rerank.Candidate) ([]float64, error) {
+	if s.payloads != nil {
+		b, ok, err := s.payloads.Payload(s.encoder.PayloadName(), c.ID)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			v, err := concept.DecodeVector(b, s.dim)
+			if err != nil {
+				return nil, fmt.Errorf("document %s: %w", c.ID, err)
+			}
+			return v, nil
+		}
+	}
+	return s.encoder.Encoder.Embed(c.FullText()), nil
+}
+
+// cosine is the score of the linear concept models.
+func cosine(qv, dv []float64, _, _ string) float64 { return concept.Cosine(qv, dv) }

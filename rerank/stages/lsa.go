@@ -1,0 +1,20 @@
+package stages
+
+import (
+	"github.com/semrank/semrank/models/lsa"
+	"github.com/semrank/semrank/rerank"
+)
+
+func init() {
+	rerank.RegisterStage(lsa.Method, func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
+		path, err := modelPath(spec, env, lsa.Method)
+		if err != nil {
+			return nil, err
+		}
+		m, err := lsa.Load(path)
+		if err != nil {
+			return nil, err
+		}
+		return newConcept(spec, env, lsa.Method, m, m.Dim(), cosine)
+	})
+}

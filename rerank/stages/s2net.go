@@ -1,0 +1,20 @@
+package stages
+
+import (
+	"github.com/semrank/semrank/models/s2net"
+	"github.com/semrank/semrank/rerank"
+)
+
+func init() {
+	rerank.RegisterStage(s2net.Method, func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
+		path, err := modelPath(spec, env, s2net.Method)
+		if err != nil {
+			return nil, err
+		}
+		m, err := s2net.Load(path, nil)
+		if err != nil {
+			return nil, err
+		}
+		return newConcept(spec, env, s2net.Method, m, m.Dim(), cosine)
+	})
+}
