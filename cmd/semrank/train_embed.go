@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/models/embed"
+)
+
+func init() {
+	var (
+		data, texts []string
+		out         string
+		cfg         embed.Config
+		initPath    string
+		initFormat  string
+	)
+	cmd := &cobra.Command{
+		Use:   "embed --data DIR [--data DIR ...] [--text FILE ...] --out VECTORS",
+		Short: "Train skip-gram word vectors (negative sampling) for WMD and SSG",
+		Long: `Trains skip-gram word vectors with negative sampling on every query and
+document text of the given BEIR directories (--data) and plain-text files
+(--text, one document per line). For SemEval, give the subtask A and B
+directories so that all question and comment text, the 2015 threads
+included, is used. Stop words, URLs and tags are removed and the
+--prune-top most frequent words are left out of the vocabulary. Writes an
+"embed" model bundle. --init starts from pre-trained vectors
+(word2vec text/binary, GloVe, or a bundle).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if len(data)+len(texts) == 0 || out == "" {
+				return fmt.Errorf("give at least one --data DIR or --text FILE, and --out")
+			}
+			var corpus []string
+			for _, dir := range data {
+				ds, err := eval.LoadDataset(dir)
+				if err != nil {
+					return err
+				}
+				for _, q := range ds.Queries {
+					corpus = append(corpus, q.FullText())
+				}
+				for _, d := range ds.Corpus {
+					corpus = append(corpus, d.FullText())
+				}
+			}
+			for _, path := range texts {
+				lines, err := embedTextLines(path)
+				if err != nil {
+					return err
+				}
+				corpus = append(corpus, lines...)
+			}
+			if initPath != "" {
+				v, err := embed.LoadFile(initPath, embed.Format(initFormat))
+				if err != nil {
+					return err
+				}
+				cfg.Init = v
+				cfg.Dim = v.Dim
+			}
+			start := time.Now()
+			sents := embed.Sentences(corpus)
+			var tokens int
+			for _, s := range sents {
+				tokens += len(s)
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "embed: %d distinct texts, %d tokens\n", len(sents), tokens)
+			v, err := embed.Train(cmd.Context(), sents, cfg)
+			if err != nil {
+				return err
+			}
+			if err := v.Save(out, cfg); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d words × %d dimensions (%.1fs)\n", out, v.Len(), v.Dim, time.Since(start).Seconds())
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&data, "data", nil, "BEIR directory whose queries and corpus are training text (repeatable)")
+	f.StringArrayVar(&texts, "text", nil, "plain-text file, one document per line (repeatable)")
+	f.StringVar(&out, "out", "", "output model bundle")
+	f.StringVar(&initPath, "init", "", "pre-trained vectors to start from")
+	f.StringVar(&initFormat, "init-format", "auto", "format of --init: auto, semrank, word2vec, word2vec-bin, glove")
+	f.IntVar(&cfg.Dim, "dim", 100, "vector dimension")
+	f.IntVar(&cfg.Window, "window", 5, "context window")
+	f.IntVar(&cfg.Negative, "negative", 5, "negative samples per context")
+	f.IntVar(&cfg.Epochs, "epochs", 5, "passes over the text")
+	f.IntVar(&cfg.MinCount, "min-count", 2, "minimum word count")
+	f.IntVar(&cfg.PruneTop, "prune-top", 30, "leave out the N most frequent words (-1: none)")
+	f.Float64Var(&cfg.Sample, "sample", 1e-3, "sub-sampling threshold")
+	f.Int64Var(&cfg.Seed, "seed", 1, "random seed")
+	trainCmd.AddCommand(cmd)
+}
+
+func embedTextLines(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		out = append(out, sc.Text())
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return out, nil
+}
