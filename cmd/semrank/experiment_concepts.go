@@ -19,7 +19,7 @@ func newConceptsExperimentCmd() *cobra.Command {
 	var trainDir, testDir, cvDir, out, ks, cs string
 	var corpora []string
 	var folds int
-	var noPairs bool
+	var noPairs, withTweak bool
 	cmd := &cobra.Command{
 		Use:   "experiment-concepts (--train DIR --test DIR | --cv DIR) [--corpus DIR ...]",
 		Short: "Compare LSA, S2Net and DSE with TF-IDF cosine and the first stage, alone and fused",
@@ -58,9 +58,12 @@ document). Prints a markdown table (MAP = map@10, MRR, AUC, paired tests).`,
 			var scores conceptexp.Scores
 			var names []string
 			if cvDir != "" {
-				all, _, err := conceptexp.LoadLists(cvDir)
+				all, ds, err := conceptexp.LoadLists(cvDir)
 				if err != nil {
 					return err
+				}
+				if withTweak {
+					cfg.TWEAK = conceptexp.TweakTrainer(ds, extra.Texts)
 				}
 				fx, err := conceptexp.Prepare(ctx, extra, cfg)
 				if err != nil {
@@ -70,9 +73,12 @@ document). Prints a markdown table (MAP = map@10, MRR, AUC, paired tests).`,
 					return err
 				}
 			} else {
-				train, _, err := conceptexp.LoadLists(trainDir)
+				train, ds, err := conceptexp.LoadLists(trainDir)
 				if err != nil {
 					return err
+				}
+				if withTweak {
+					cfg.TWEAK = conceptexp.TweakTrainer(ds, append(conceptexp.Texts(train), extra.Texts...))
 				}
 				if lists, _, err = conceptexp.LoadLists(testDir); err != nil {
 					return err
@@ -104,6 +110,7 @@ document). Prints a markdown table (MAP = map@10, MRR, AUC, paired tests).`,
 	f.StringVar(&cvDir, "cv", "", "BEIR directory to cross-validate over")
 	f.IntVar(&folds, "folds", 5, "cross-validation folds")
 	f.StringArrayVar(&corpora, "corpus", nil, "extra BEIR directory for unlabelled text and comparable pairs (repeatable)")
+	f.BoolVar(&withTweak, "tweak", false, "also train TWEAK on the training queries: TWEAK cosine, and S2Net on TWEAK weights")
 	f.BoolVar(&noPairs, "no-pairs", false, "do not train on comparable pairs")
 	f.StringVar(&ks, "ks", "50,100,200", "LSA/S2Net dimensions")
 	f.StringVar(&cs, "cs", "10,50,100", "DSE embedding dimensions")

@@ -25,6 +25,7 @@ import (
 	"github.com/semrank/semrank/models/dse"
 	"github.com/semrank/semrank/models/lsa"
 	"github.com/semrank/semrank/models/s2net"
+	"github.com/semrank/semrank/models/tweak"
 )
 
 // Config chooses the systems and their settings.
@@ -34,8 +35,9 @@ type Config struct {
 	Space concept.SpaceConfig
 	S2Net s2net.Config
 	DSE   dse.Config
-	// S2NetWeighter, when set, supplies S2Net's input weights (TWEAK).
-	S2NetWeighter s2net.Weighter
+	// TWEAK, when set, trains TWEAK on the training lists: TWEAK cosine is
+	// reported, and S2Net is also trained on TWEAK-weighted inputs.
+	TWEAK func(ctx context.Context, train []concept.Judged) (*tweak.Model, error)
 	Seed          uint64
 	Log           io.Writer // progress lines; may be nil
 }
@@ -139,18 +141,36 @@ func RunSplit(ctx context.Context, fx *Fixed, extra concept.Data, train, test []
 	}
 	add(TFIDF, tf)
 	data := concept.Data{Texts: extra.Texts, Pairs: extra.Pairs, Lists: train}
+	var tw *tweak.Model
+	if cfg.TWEAK != nil {
+		var err error
+		if tw, err = cfg.TWEAK(ctx, train); err != nil {
+			return nil, nil, fmt.Errorf("tweak: %w", err)
+		}
+		add("TWEAK", tweakScores(tw, test))
+	}
 	for _, k := range cfg.Ks {
 		l := truncated(fx.LSA, k)
 		add(fmt.Sprintf("LSA k=%d", k), concept.CosineScores(l, test))
-		sc := cfg.S2Net
-		sc.Dim, sc.Seed = k, cfg.Seed
-		start := time.Now()
-		m, curve, err := s2net.Train(ctx, data, sc, s2net.Options{Space: fx.Space, LSA: fx.LSA, Weighter: cfg.S2NetWeighter})
-		if err != nil {
-			return nil, nil, fmt.Errorf("s2net k=%d: %w", k, err)
+		inputs := []s2net.Weighter{nil}
+		if tw != nil {
+			inputs = append(inputs, s2net.TWEAK(tw))
 		}
-		cfg.logf("  S2Net k=%d: %d iterations, best held-out MAP %.4f (%.0fs)", k, len(curve)-1, bestDev(curve), time.Since(start).Seconds())
-		add(fmt.Sprintf("S2Net k=%d", k), concept.CosineScores(m, test))
+		for _, w := range inputs {
+			sc := cfg.S2Net
+			sc.Dim, sc.Seed = k, cfg.Seed
+			name := fmt.Sprintf("S2Net k=%d", k)
+			if w != nil {
+				name = fmt.Sprintf("S2Net(TWEAK) k=%d", k)
+			}
+			start := time.Now()
+			m, curve, err := s2net.Train(ctx, data, sc, s2net.Options{Space: fx.Space, LSA: fx.LSA, Weighter: w})
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", name, err)
+			}
+			cfg.logf("  %s: %d iterations, best held-out MAP %.4f (%.0fs)", name, len(curve)-1, bestDev(curve), time.Since(start).Seconds())
+			add(name, concept.CosineScores(m, test))
+		}
 	}
 	for _, c := range cfg.Cs {
 		start := time.Now()

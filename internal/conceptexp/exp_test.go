@@ -34,7 +34,7 @@ func TestFuse(t *testing.T) {
 // TestCrossValidateReport runs the whole experiment, tiny, on a SemEval
 // slice: every system scores every query, and the report has a row each.
 func TestCrossValidateReport(t *testing.T) {
-	lists, _, err := LoadLists("../../testdata/concepts/semeval-b")
+	lists, ds, err := LoadLists("../../testdata/concepts/semeval-b")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,6 +48,7 @@ func TestCrossValidateReport(t *testing.T) {
 		S2Net: s2net.Config{MaxIter: 3},
 		DSE:   dse.Config{D: 30, PretrainEpochs: 1, FineTuneEpochs: 2},
 		Seed:  1,
+		TWEAK: TweakTrainer(ds, extra.Texts),
 	}
 	fx, err := Prepare(context.Background(), extra, cfg)
 	if err != nil {
@@ -70,7 +71,7 @@ func TestCrossValidateReport(t *testing.T) {
 	if err := Report(&buf, all, scores, names); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{IR, TFIDF, "LSA k=4", "S2Net k=4", "DSE C=3", "DSE+TF-IDF C=3", "S2Net k=4 + IR"} {
+	for _, want := range []string{IR, TFIDF, "LSA k=4", "S2Net k=4", "DSE C=3", "DSE+TF-IDF C=3", "S2Net k=4 + IR", "TWEAK", "S2Net(TWEAK) k=4"} {
 		if !strings.Contains(buf.String(), "| "+want+" |") {
 			t.Errorf("report lacks %q:\n%s", want, buf.String())
 		}

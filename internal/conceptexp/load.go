@@ -24,3 +24,13 @@ func LoadExtra(dirs []string) (concept.Data, error) {
 	}
 	return d, nil
 }
+
+// Texts returns the queries' and candidates' texts of lists.
+func Texts(lists []concept.Judged) []string {
+	var out []string
+	for _, l := range lists {
+		out = append(out, l.Query)
+		out = append(out, l.Docs...)
+	}
+	return out
+}
