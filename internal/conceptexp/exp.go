@@ -38,8 +38,8 @@ type Config struct {
 	// TWEAK, when set, trains TWEAK on the training lists: TWEAK cosine is
 	// reported, and S2Net is also trained on TWEAK-weighted inputs.
 	TWEAK func(ctx context.Context, train []concept.Judged) (*tweak.Model, error)
-	Seed          uint64
-	Log           io.Writer // progress lines; may be nil
+	Seed  uint64
+	Log   io.Writer // progress lines; may be nil
 }
 
 // IR, TFIDF name the baseline systems.
