@@ -21,7 +21,7 @@ import (
 //	  - type: tweak
 //	    model: tweak.model    # relative to the pipeline file
 //	fusion:
-//	  method: linear          # linear | rrf | none
+//	  method: linear          # linear | lambdamart | rrf | none
 //	  model: fusion.model     # learned weights (semrank train fusion), or:
 //	  weights: {first_rank: 1, tweak: 0.5}
 type Config struct {
@@ -41,7 +41,7 @@ type FirstStage struct {
 
 // FusionSpec configures the fusion of stage scores.
 type FusionSpec struct {
-	Method  string             `yaml:"method,omitempty" json:"method,omitempty"` // linear (default), rrf, none
+	Method  string             `yaml:"method,omitempty" json:"method,omitempty"` // linear (default), lambdamart, rrf, none
 	Model   string             `yaml:"model,omitempty" json:"model,omitempty"`
 	Weights map[string]float64 `yaml:"weights,omitempty" json:"weights,omitempty"`
 	K       float64            `yaml:"k,omitempty" json:"k,omitempty"` // RRF constant
@@ -124,12 +124,21 @@ func (c *Config) Build(env Env) (*Pipeline, error) {
 			}
 			p.Fusion = &Linear{Weights: w}
 		}
+	case "lambdamart":
+		if c.Fusion.Model == "" {
+			return nil, fmt.Errorf("pipeline: fusion method lambdamart needs a model (semrank train fusion --method lambdamart)")
+		}
+		m, err := LoadLambdaMART(Resolve(env.Dir, c.Fusion.Model))
+		if err != nil {
+			return nil, err
+		}
+		p.Fusion = m
 	case "rrf":
 		p.Fusion = &RRF{K: c.Fusion.K, Weights: c.Fusion.Weights}
 	case "none":
 		p.Fusion = nil
 	default:
-		return nil, fmt.Errorf("pipeline: unknown fusion method %q (linear, rrf, none)", c.Fusion.Method)
+		return nil, fmt.Errorf("pipeline: unknown fusion method %q (linear, lambdamart, rrf, none)", c.Fusion.Method)
 	}
 	if c.FirstStage.QueryBoost != "" {
 		var found bool

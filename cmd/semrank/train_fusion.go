@@ -12,8 +12,9 @@ import (
 )
 
 func init() {
-	var dataDir, indexPath, pipelinePath, loss, out string
+	var dataDir, validDir, indexPath, pipelinePath, method, loss, out string
 	var l2 float64
+	var trees, leaves int
 	cmd := &cobra.Command{
 		Use:   "fusion --data DIR [--index PATH] --pipeline FILE --out MODEL",
 		Short: "Learn linear fusion weights for a pipeline's stages from judgments",
@@ -38,6 +39,42 @@ trust overfitted stages.`,
 			if err != nil {
 				return err
 			}
+			w := cmd.OutOrStdout()
+			if method == "lambdamart" {
+				var valid []rerank.Example
+				if validDir != "" {
+					vds, err := eval.LoadDataset(validDir)
+					if err != nil {
+						return err
+					}
+					vidx, vp, vcfg, vclose, err := rerank.Open(ctx, pipelinePath, "", vds, nil, rerank.StagesOnly())
+					if err != nil {
+						return err
+					}
+					valid, err = rerank.Examples(ctx, vidx, vds, vp, vcfg.QueryWeighter(vp))
+					vclose()
+					if err != nil {
+						return err
+					}
+				}
+				bar := newBar(trees, "boosting")
+				m, err := rerank.TrainLambdaMART(exs, valid, rerank.LambdaMARTOptions{Trees: trees, Leaves: leaves,
+					Progress: func(r int, tm, vm float64) {
+						bar.Describe(fmt.Sprintf("boosting train MAP %.4f valid MAP %.4f", tm, vm))
+						_ = bar.Set(r)
+					}})
+				_ = bar.Finish()
+				if err != nil {
+					return err
+				}
+				b := m.Bundle()
+				b.Manifest.TrainingFingerprint = ds.Fingerprint()
+				if err := b.Save(out); err != nil {
+					return err
+				}
+				fmt.Fprintf(w, "wrote %s: %d trees from %d judged queries\n", out, len(m.Trees), len(exs))
+				return nil
+			}
 			lin, err := rerank.TrainLinear(exs, rerank.LinearOptions{Loss: loss, L2: l2})
 			if err != nil {
 				return err
@@ -47,7 +84,6 @@ trust overfitted stages.`,
 			if err := b.Save(out); err != nil {
 				return err
 			}
-			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "wrote %s from %d judged queries\n", out, len(exs))
 			names := make([]string, 0, len(lin.Weights))
 			for n := range lin.Weights {
@@ -64,7 +100,11 @@ trust overfitted stages.`,
 	f.StringVar(&dataDir, "data", "", "BEIR directory with judgments")
 	f.StringVar(&indexPath, "index", "", "index path (default: a temporary index of DIR's corpus)")
 	f.StringVar(&pipelinePath, "pipeline", "", "pipeline file whose stages are fused")
-	f.StringVar(&loss, "loss", "pairwise", "pairwise (RankNet logistic) or logistic (pointwise)")
+	f.StringVar(&method, "method", "linear", "linear (learned weights) or lambdamart (boosted trees)")
+	f.StringVar(&validDir, "valid", "", "lambdamart: BEIR directory for early stopping")
+	f.IntVar(&trees, "trees", 300, "lambdamart: maximum number of trees")
+	f.IntVar(&leaves, "leaves", 8, "lambdamart: leaves per tree")
+	f.StringVar(&loss, "loss", "pairwise", "linear: pairwise (RankNet logistic) or logistic (pointwise)")
 	f.Float64Var(&l2, "l2", 1e-3, "L2 penalty on the weights")
 	f.StringVar(&out, "out", "", "output fusion model")
 	for _, n := range []string{"data", "pipeline", "out"} {

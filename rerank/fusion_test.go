@@ -1,0 +1,127 @@
+package rerank
+
+import (
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+)
+
+// xorExamples plants relevance = (a > 0) XOR (b > 0): no linear fusion of a
+// and b can rank it, a tree ensemble can.
+func xorExamples(n int, seed uint64) []Example {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	var out []Example
+	for q := 0; q < n; q++ {
+		in := FusionInput{Names: []string{"a", "b"}, Scores: [][]float64{make([]float64, 10), make([]float64, 10)}}
+		labels := make([]int, 10)
+		for i := 0; i < 10; i++ {
+			a, b := rng.NormFloat64(), rng.NormFloat64()
+			in.Candidates = append(in.Candidates, Candidate{ID: string(rune('a' + i)), Rank: i + 1, Score: rng.Float64()})
+			in.Scores[0][i], in.Scores[1][i] = a, b
+			if (a > 0) != (b > 0) {
+				labels[i] = 1
+			}
+		}
+		out = append(out, Example{Input: in, Labels: labels})
+	}
+	return out
+}
+
+func fusedMAP(t *testing.T, f Fusion, exs []Example) float64 {
+	t.Helper()
+	var qs []ltrQuery
+	for _, ex := range exs {
+		s, err := f.Fuse(ex.Input)
+		if err != nil {
+			t.Fatal(err)
+		}
+		qs = append(qs, ltrQuery{y: ex.Labels, scores: s})
+	}
+	return meanMAP(qs)
+}
+
+func TestLambdaMARTLearnsInteractions(t *testing.T) {
+	train, test := xorExamples(150, 1), xorExamples(100, 2)
+	lin, err := TrainLinear(train, LinearOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lm, err := TrainLambdaMART(train, nil, LambdaMARTOptions{Trees: 60, Rate: 0.2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ml, mt := fusedMAP(t, lin, test), fusedMAP(t, lm, test)
+	t.Logf("held-out MAP: linear %.3f, LambdaMART %.3f", ml, mt)
+	if mt < 0.85 || mt < ml+0.15 {
+		t.Errorf("LambdaMART MAP %.3f, linear %.3f: trees did not learn the interaction", mt, ml)
+	}
+	path := filepath.Join(t.TempDir(), "lm.model")
+	if err := lm.Bundle().Save(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := LoadLambdaMART(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fusedMAP(t, back, test); got != mt {
+		t.Errorf("reloaded model MAP %.4f != %.4f", got, mt)
+	}
+	if _, err := LoadLinear(path); err == nil {
+		t.Error("a LambdaMART bundle loaded as a linear fusion")
+	}
+}
+
+func TestLinearFusionLearnsWeights(t *testing.T) {
+	// Relevance follows stage a; stage b is noise.
+	rng := rand.New(rand.NewPCG(3, 4))
+	var exs []Example
+	for q := 0; q < 80; q++ {
+		in := FusionInput{Names: []string{"a", "b"}, Scores: [][]float64{make([]float64, 8), make([]float64, 8)}}
+		labels := make([]int, 8)
+		for i := 0; i < 8; i++ {
+			a := rng.NormFloat64()
+			in.Candidates = append(in.Candidates, Candidate{Rank: i + 1})
+			in.Scores[0][i], in.Scores[1][i] = a, rng.NormFloat64()
+			if a > 0.5 {
+				labels[i] = 1
+			}
+		}
+		exs = append(exs, Example{Input: in, Labels: labels})
+	}
+	l, err := TrainLinear(exs, LinearOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(l.Weights["a"] > 3*abs(l.Weights["b"])) || !(l.Weights["a"] > 3*abs(l.Weights[FeatureFirstRank])) {
+		t.Errorf("weights %v: stage a should dominate", l.Weights)
+	}
+	if _, err := (&Linear{Weights: map[string]float64{"missing": 1}}).Fuse(exs[0].Input); err == nil {
+		t.Error("a weight for an absent stage was accepted")
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func TestRRF(t *testing.T) {
+	in := FusionInput{
+		Names:      []string{"s"},
+		Candidates: []Candidate{{ID: "x", Rank: 1}, {ID: "y", Rank: 2}, {ID: "z", Rank: 3}},
+		Scores:     [][]float64{{0.1, 0.9, 0.5}},
+	}
+	got, err := (&RRF{K: 1}).Fuse(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// x: 1/2 + 1/4; y: 1/3 + 1/2; z: 1/4 + 1/3.
+	want := []float64{0.75, 5.0 / 6, 7.0 / 12}
+	for i := range want {
+		if abs(got[i]-want[i]) > 1e-12 {
+			t.Errorf("RRF[%d] = %v, want %v", i, got[i], want[i])
+		}
+	}
+}
