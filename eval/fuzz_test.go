@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"reflect"
@@ -111,6 +112,11 @@ func fuzzJSONL[T any](t *testing.T, in string, read func(io.Reader, string) ([]T
 	}
 	if len(recs) == 0 {
 		t.Fatal("no error and no records")
+	}
+	for _, line := range bytes.Split([]byte(in), []byte("\n")) {
+		if line = bytes.TrimSpace(line); len(line) > 0 && !json.Valid(line) {
+			t.Fatalf("accepted a line that is not one JSON value: %q", line)
+		}
 	}
 	var buf bytes.Buffer
 	if err := WriteJSONL(&buf, recs); err != nil {

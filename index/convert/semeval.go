@@ -90,6 +90,7 @@ type SemEval struct {
 	qrels     eval.Qrels
 	cands     map[string][]rankedID // qid → candidates with their given order
 	candOrder []string
+	read      int // query records read, repeats included
 }
 
 type rankedID struct {
@@ -124,7 +125,7 @@ func (c *SemEval) AddFile(path string) error {
 func (c *SemEval) Add(r io.Reader, name string) error {
 	dec := xml.NewDecoder(r)
 	dec.Strict = true
-	before := len(c.queries)
+	before := c.read
 	depth := 0
 	for {
 		tok, err := dec.Token()
@@ -164,7 +165,9 @@ func (c *SemEval) Add(r io.Reader, name string) error {
 			depth--
 		}
 	}
-	if len(c.queries) == before {
+	// A file may repeat queries an earlier one introduced (an original
+	// question's threads split over files), so count records, not new ids.
+	if c.read == before {
 		return &eval.ParseError{File: name, Err: fmt.Errorf("no subtask %s queries in file", c.Subtask)}
 	}
 	return nil
@@ -237,6 +240,7 @@ func (c *SemEval) addOrgQuestion(oq xmlOrgQuestion) error {
 	if err != nil {
 		return fmt.Errorf("RelQuestion %s: %v", rq.ID, err)
 	}
+	c.read++
 	c.addQuery(eval.Query{ID: oq.ID, Title: clean(oq.Subject), Text: clean(oq.Body)})
 	meta := relQuestionMeta(rq)
 	meta["ranking_order"] = order
@@ -291,6 +295,7 @@ func (c *SemEval) addThread(th xmlThread) error {
 	if err := eval.CheckID(rq.ID); err != nil {
 		return fmt.Errorf("Thread RELQ_ID: %v", err)
 	}
+	c.read++
 	if c.querySeen[rq.ID] {
 		return nil
 	}

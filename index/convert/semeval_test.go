@@ -1,0 +1,379 @@
+package convert
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/semrank/semrank/eval"
+)
+
+const (
+	devSlice  = "../../testdata/semeval/dev-slice.xml"
+	slice2015 = "../../testdata/semeval/2015-dev-slice.xml"
+)
+
+// convertFiles converts files for subtask st, failing the test on error.
+func convertFiles(t *testing.T, st Subtask, files ...string) *eval.Dataset {
+	t.Helper()
+	c := NewSemEval(st)
+	for _, f := range files {
+		if err := c.AddFile(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c.Dataset()
+}
+
+func ids[T any](xs []T, id func(T) string) string {
+	var out []string
+	for _, x := range xs {
+		out = append(out, id(x))
+	}
+	return strings.Join(out, " ")
+}
+
+func docIDs(ds *eval.Dataset) string { return ids(ds.Corpus, func(d eval.Doc) string { return d.ID }) }
+func queryIDs(ds *eval.Dataset) string {
+	return ids(ds.Queries, func(q eval.Query) string { return q.ID })
+}
+
+// saveAndLoad saves ds to a new directory and loads it back.
+func saveAndLoad(t *testing.T, ds *eval.Dataset) *eval.Dataset {
+	t.Helper()
+	dir := t.TempDir()
+	if err := ds.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	back, err := eval.LoadDataset(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return back
+}
+
+// candidates renders qid's given candidates as "id:rank:score ...".
+func candidates(ds *eval.Dataset, qid string) string {
+	return ids(ds.Candidates.Ranking(qid), func(e eval.Entry) string {
+		return fmt.Sprintf("%s:%d:%.4g", e.DocID, e.Rank, e.Score)
+	})
+}
+
+func TestSemEvalSubtaskB(t *testing.T) {
+	ds := convertFiles(t, SubtaskB, devSlice)
+
+	if got := queryIDs(ds); got != "Q268 Q269" {
+		t.Errorf("queries = %s", got)
+	}
+	q, _ := ds.Query("Q268")
+	if q.Title != "Good Bank" || q.Text != "Which is a good bank as per your experience in Doha" {
+		t.Errorf("query Q268 = %+v", q)
+	}
+	if got, want := docIDs(ds), "Q268_R4 Q268_R16 Q268_R27 Q269_R3 Q269_R10 Q269_R20"; got != want {
+		t.Errorf("documents = %s, want %s", got, want)
+	}
+	d, _ := ds.Doc("Q268_R16")
+	if d.Title != "Best Bank." || d.Text != "Hi ti all QL's; What bank you are using? and why? Are you using this bank just because it has an affiliate at home? Regards;" {
+		t.Errorf("document Q268_R16 = %q / %q", d.Title, d.Text)
+	}
+	wantMeta := map[string]any{
+		"category": "Moving to Qatar", "date": "2013-07-31 02:27:08", "user_id": "U5151",
+		"user_name": "shehabi", "ranking_order": 16.0, "comments": 10,
+	}
+	if !reflect.DeepEqual(d.Metadata, wantMeta) {
+		t.Errorf("Q268_R16 metadata = %v, want %v", d.Metadata, wantMeta)
+	}
+
+	// Candidates in RELQ_RANKING_ORDER, score 1/rank; Skip threads belong
+	// to subtask B like any other.
+	if got, want := candidates(ds, "Q268"), "Q268_R4:1:1 Q268_R16:2:0.5 Q268_R27:3:0.3333"; got != want {
+		t.Errorf("Q268 candidates = %s, want %s", got, want)
+	}
+	if got, want := candidates(ds, "Q269"), "Q269_R3:1:1 Q269_R10:2:0.5 Q269_R20:3:0.3333"; got != want {
+		t.Errorf("Q269 candidates = %s, want %s", got, want)
+	}
+	// PerfectMatch 2, Relevant 1, Irrelevant 0.
+	wantQrels := eval.Qrels{
+		"Q268": {"Q268_R4": 2, "Q268_R16": 1, "Q268_R27": 0},
+		"Q269": {"Q269_R3": 1, "Q269_R10": 0, "Q269_R20": 0},
+	}
+	if !reflect.DeepEqual(ds.Qrels, wantQrels) {
+		t.Errorf("qrels = %v, want %v", ds.Qrels, wantQrels)
+	}
+}
+
+func TestSemEvalSubtaskA(t *testing.T) {
+	ds := convertFiles(t, SubtaskA, devSlice)
+
+	// Q268_R4, Q268_R27 and Q269_R20 carry the Skip attribute.
+	if got, want := queryIDs(ds), "Q268_R16 Q269_R3 Q269_R10"; got != want {
+		t.Errorf("queries = %s, want %s", got, want)
+	}
+	q, _ := ds.Query("Q269_R3")
+	if q.Title != "Where is the best place to catch fish in Qatar ?" || !strings.HasPrefix(q.Text, "I really would like to know where the best place") {
+		t.Errorf("query Q269_R3 = %q / %q", q.Title, q.Text)
+	}
+	wantQMeta := map[string]any{
+		"category": "Sightseeing and Tourist attractions", "date": "2007-03-27 14:56:42",
+		"user_id": "U5154", "user_name": "Husam Abonaadj", "comments": 10,
+	}
+	if !reflect.DeepEqual(q.Metadata, wantQMeta) {
+		t.Errorf("Q269_R3 metadata = %v, want %v", q.Metadata, wantQMeta)
+	}
+	if len(ds.Corpus) != 30 {
+		t.Errorf("%d documents, want 30 (three threads of ten comments)", len(ds.Corpus))
+	}
+	for _, skipped := range []string{"Q268_R4_C1", "Q268_R27_C10", "Q269_R20_C5"} {
+		if _, ok := ds.Doc(skipped); ok {
+			t.Errorf("comment %s of a Skip thread was converted", skipped)
+		}
+	}
+	d, _ := ds.Doc("Q268_R16_C6")
+	if !strings.HasPrefix(d.Text, "WesternInDoha; that's the information that I am looking for") || d.Title != "" {
+		t.Errorf("Q268_R16_C6 = %q / %q", d.Title, d.Text)
+	}
+	wantMeta := map[string]any{
+		"date": "2013-08-02 06:38:26", "user_id": "U5151", "user_name": "shehabi",
+		"position": 6, "thread_size": 10, "question_id": "Q268_R16", "question_user_id": "U5151",
+		"question_date": "2013-07-31 02:27:08", "category": "Moving to Qatar", "by_question_author": true,
+	}
+	if !reflect.DeepEqual(d.Metadata, wantMeta) {
+		t.Errorf("Q268_R16_C6 metadata = %v, want %v", d.Metadata, wantMeta)
+	}
+	if d, _ := ds.Doc("Q268_R16_C1"); d.Metadata["by_question_author"] != false || d.Metadata["user_id"] != "U65" || d.Metadata["position"] != 1 {
+		t.Errorf("Q268_R16_C1 metadata = %v", d.Metadata)
+	}
+
+	// Thread order is the given order.
+	var want []string
+	for i := 1; i <= 10; i++ {
+		want = append(want, fmt.Sprintf("Q268_R16_C%d:%d:%.4g", i, i, 1/float64(i)))
+	}
+	if got := candidates(ds, "Q268_R16"); got != strings.Join(want, " ") {
+		t.Errorf("Q268_R16 candidates = %s", got)
+	}
+	// Good 1; PotentiallyUseful and Bad 0. The thread is BBBGGPPBBG.
+	wantQrels := map[string]int{}
+	for i, l := range "BBBGGPPBBG" {
+		wantQrels[fmt.Sprintf("Q268_R16_C%d", i+1)] = map[rune]int{'G': 1}[l]
+	}
+	if !reflect.DeepEqual(ds.Qrels["Q268_R16"], wantQrels) {
+		t.Errorf("Q268_R16 qrels = %v, want %v", ds.Qrels["Q268_R16"], wantQrels)
+	}
+
+	// Scored in the given order: Good at positions 4, 5 and 10.
+	res, err := eval.Evaluate(ds.Qrels, *ds.Candidates, eval.MustParseMetrics("map@10,mrr@10"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ap := res.PerQuery["Q268_R16"]; ap[0] != (1.0/4+2.0/5+3.0/10)/3 || ap[1] != 1.0/4 {
+		t.Errorf("Q268_R16 AP, RR = %v", ap)
+	}
+}
+
+func TestSemEval2015Threads(t *testing.T) {
+	ds := convertFiles(t, SubtaskA, slice2015)
+	// Q2657 has no comments: nothing to rank, so no query.
+	if got := queryIDs(ds); got != "Q2481 Q2482" {
+		t.Errorf("queries = %s, want Q2481 Q2482", got)
+	}
+	if n := len(ds.Candidates.Ranking("Q2481")); n != 14 {
+		t.Errorf("Q2481 has %d candidates, want 14", n)
+	}
+	want := map[string]int{"Q2481_C2": 1, "Q2481_C12": 1, "Q2481_C14": 1, "Q2481_C13": 0, "Q2481_C1": 0}
+	for did, g := range want {
+		if got, ok := ds.Qrels["Q2481"][did]; !ok || got != g {
+			t.Errorf("qrels Q2481 %s = %d, %v; want %d", did, got, ok, g)
+		}
+	}
+	if d, _ := ds.Doc("Q2481_C11"); d.Metadata["by_question_author"] != true || d.Metadata["position"] != 11 || d.Metadata["thread_size"] != 14 {
+		t.Errorf("Q2481_C11 metadata = %v", d.Metadata)
+	}
+	if d, _ := ds.Doc("Q2482_C2"); d.Text != "hi heart..how r u doing today?" || d.Metadata["category"] != "Socialising" {
+		t.Errorf("Q2482_C2 = %+v", d)
+	}
+
+	// The 2015 files hold no original questions: nothing for subtask B.
+	err := NewSemEval(SubtaskB).AddFile(slice2015)
+	if err == nil || !strings.Contains(err.Error(), "no subtask B queries") || !strings.Contains(err.Error(), slice2015) {
+		t.Errorf("subtask B of 2015 threads: error %v", err)
+	}
+}
+
+func TestSemEvalMerge(t *testing.T) {
+	ds := convertFiles(t, SubtaskA, devSlice, slice2015)
+	if got, want := queryIDs(ds), "Q268_R16 Q269_R3 Q269_R10 Q2481 Q2482"; got != want {
+		t.Errorf("merged queries = %s, want %s", got, want)
+	}
+	if len(ds.Corpus) != 30+14+2 || len(ds.Qrels) != 5 || ds.Candidates.Len() != 5 {
+		t.Errorf("merged: %d documents, %d judged, %d with candidates", len(ds.Corpus), len(ds.Qrels), ds.Candidates.Len())
+	}
+	// The merged dataset saves and loads back as a consistent BEIR directory.
+	back := saveAndLoad(t, ds)
+	if queryIDs(back) != queryIDs(ds) || docIDs(back) != docIDs(ds) || !reflect.DeepEqual(back.Qrels, ds.Qrels) ||
+		candidates(back, "Q2481") != candidates(ds, "Q2481") {
+		t.Error("merged dataset changed through Save and LoadDataset")
+	}
+
+	// Subtask B: one original question split over two files keeps one query
+	// and gathers its candidates, ordered by RELQ_RANKING_ORDER.
+	data, err := os.ReadFile(devSlice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, second := splitAfter(t, data, "Q268_R16")
+	c := NewSemEval(SubtaskB)
+	if err := c.Add(bytes.NewReader(second), "second.xml"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Add(bytes.NewReader(first), "first.xml"); err != nil {
+		t.Fatal(err)
+	}
+	ds = c.Dataset()
+	if got := queryIDs(ds); got != "Q268 Q269" {
+		t.Errorf("queries = %s", got)
+	}
+	if got, want := candidates(ds, "Q268"), "Q268_R4:1:1 Q268_R16:2:0.5 Q268_R27:3:0.3333"; got != want {
+		t.Errorf("Q268 candidates = %s, want %s", got, want)
+	}
+}
+
+// splitAfter cuts a 2016 XML file into two well-formed files after the
+// OrgQuestion block holding thread seq.
+func splitAfter(t *testing.T, data []byte, seq string) (first, second []byte) {
+	t.Helper()
+	i := bytes.Index(data, []byte(`THREAD_SEQUENCE="`+seq+`"`))
+	end := []byte("</OrgQuestion>\r\n")
+	j := bytes.Index(data[i:], end)
+	if i < 0 || j < 0 {
+		t.Fatalf("no thread %s", seq)
+	}
+	cut := i + j + len(end)
+	head := data[:bytes.Index(data, []byte("<OrgQuestion "))]
+	first = append(append([]byte{}, data[:cut]...), "</xml>\r\n"...)
+	second = append(append([]byte{}, head...), data[cut:]...)
+	return first, second
+}
+
+func TestSemEvalUnlabelled(t *testing.T) {
+	data, err := os.ReadFile(devSlice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The test set's form: every label is "?".
+	unlabelled := regexp.MustCompile(`(RELQ_RELEVANCE2ORGQ|RELC_RELEVANCE2RELQ|RELC_RELEVANCE2ORGQ)="[^"]*"`).
+		ReplaceAll(data, []byte(`$1="?"`))
+	for _, st := range []Subtask{SubtaskA, SubtaskB} {
+		c := NewSemEval(st)
+		if err := c.Add(bytes.NewReader(unlabelled), "test.xml"); err != nil {
+			t.Fatal(err)
+		}
+		ds := c.Dataset()
+		if ds.Qrels != nil {
+			t.Errorf("subtask %s: qrels %v from unlabelled input", st, ds.Qrels)
+		}
+		if ds.Candidates.Len() != len(ds.Queries) || len(ds.Queries) == 0 {
+			t.Errorf("subtask %s: %d queries, %d with candidates", st, len(ds.Queries), ds.Candidates.Len())
+		}
+		if back := saveAndLoad(t, ds); back.Qrels != nil {
+			t.Errorf("subtask %s: qrels file written for unlabelled input", st)
+		}
+	}
+}
+
+func TestSemEvalCandidateOrder(t *testing.T) {
+	// Threads out of ranking order, one order repeated: candidates follow
+	// RELQ_RANKING_ORDER, ties keep file order.
+	const in = `<xml>
+<OrgQuestion ORGQ_ID="Q1"><OrgQSubject>s</OrgQSubject><OrgQBody>b</OrgQBody>
+ <Thread THREAD_SEQUENCE="Q1_R9"><RelQuestion RELQ_ID="Q1_R9" RELQ_RANKING_ORDER="9" RELQ_RELEVANCE2ORGQ="Relevant"><RelQSubject>a</RelQSubject><RelQBody>x</RelQBody></RelQuestion></Thread></OrgQuestion>
+<OrgQuestion ORGQ_ID="Q1"><OrgQSubject>s</OrgQSubject><OrgQBody>b</OrgQBody>
+ <Thread THREAD_SEQUENCE="Q1_R2"><RelQuestion RELQ_ID="Q1_R2" RELQ_RANKING_ORDER="2" RELQ_RELEVANCE2ORGQ="?"><RelQSubject>a</RelQSubject><RelQBody>x</RelQBody></RelQuestion></Thread></OrgQuestion>
+<OrgQuestion ORGQ_ID="Q1"><OrgQSubject>s</OrgQSubject><OrgQBody>b</OrgQBody>
+ <Thread THREAD_SEQUENCE="Q1_R10"><RelQuestion RELQ_ID="Q1_R10" RELQ_RANKING_ORDER="9" RELQ_RELEVANCE2ORGQ="Irrelevant"><RelQSubject>a</RelQSubject><RelQBody>x</RelQBody></RelQuestion></Thread></OrgQuestion>
+</xml>`
+	c := NewSemEval(SubtaskB)
+	if err := c.Add(strings.NewReader(in), "order.xml"); err != nil {
+		t.Fatal(err)
+	}
+	ds := c.Dataset()
+	if got, want := candidates(ds, "Q1"), "Q1_R2:1:1 Q1_R9:2:0.5 Q1_R10:3:0.3333"; got != want {
+		t.Errorf("candidates = %s, want %s", got, want)
+	}
+	// "?" leaves Q1_R2 unjudged while its neighbours are judged.
+	if want := (eval.Qrels{"Q1": {"Q1_R9": 1, "Q1_R10": 0}}); !reflect.DeepEqual(ds.Qrels, want) {
+		t.Errorf("qrels = %v, want %v", ds.Qrels, want)
+	}
+}
+
+func TestSemEvalErrors(t *testing.T) {
+	data, err := os.ReadFile(devSlice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	upTo := func(n int, extra string) []byte { // the first n-1 lines, then extra
+		return append(bytes.Join(lines[:n-1], nil), extra...)
+	}
+	replace := func(old, new string) []byte { return bytes.Replace(data, []byte(old), []byte(new), 1) }
+
+	tests := []struct {
+		name string
+		st   Subtask
+		in   []byte
+		line int
+		msg  string
+	}{
+		{"truncated inside a question", SubtaskB, upTo(120, "\t\t<RelComment RELC_ID=\"Q268_R16_C4\" RELC_DA"), 120, "unexpected EOF"},
+		{"truncated between questions", SubtaskA, upTo(147, ""), 147, "unexpected EOF"},
+		{"truncated in the DTD", SubtaskB, upTo(20, "RELQ_ID CDATA"), 20, "unexpected EOF"},
+		{"mismatched tag", SubtaskB, replace("Doha</OrgQBody>", "Doha</OrgQBodx>"), 45, "malformed OrgQuestion"},
+		{"unknown B label", SubtaskB, replace(`RELQ_RELEVANCE2ORGQ="Irrelevant"`, `RELQ_RELEVANCE2ORGQ="Unrelated"`), 147, `label "Unrelated"`},
+		{"unknown A label", SubtaskA, replace(`"arman1arzoo" RELC_RELEVANCE2ORGQ="Bad" RELC_RELEVANCE2RELQ="Bad"`, `"arman1arzoo" RELC_RELEVANCE2ORGQ="Bad" RELC_RELEVANCE2RELQ="Awful"`), 95, `label "Awful"`},
+		{"bad ranking order", SubtaskB, replace(`RELQ_RANKING_ORDER="16"`, `RELQ_RANKING_ORDER="sixteen"`), 95, "RELQ_RANKING_ORDER"},
+		{"NaN ranking order", SubtaskB, replace(`RELQ_RANKING_ORDER="16"`, `RELQ_RANKING_ORDER="NaN"`), 95, "RELQ_RANKING_ORDER"},
+		{"no ORGQ_ID", SubtaskB, replace(`ORGQ_ID="Q268"`, `ORGQ_ID=""`), 43, "ORGQ_ID: empty id"},
+		{"space in RELQ_ID", SubtaskB, replace(`RELQ_ID="Q268_R4"`, `RELQ_ID="Q268 R4"`), 43, "white space"},
+		{"space in RELC_ID", SubtaskA, replace(`RELC_ID="Q268_R16_C3"`, `RELC_ID="Q268_R16 C3"`), 95, "white space"},
+		{"not XML", SubtaskA, []byte("query\tdoc\t1\n"), 0, "no subtask A queries"},
+		{"empty", SubtaskB, nil, 0, "no subtask B queries"},
+		{"only Skip threads for A", SubtaskA, upTo(95, "</xml>\r\n"), 0, "no subtask A queries"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := NewSemEval(tc.st).Add(bytes.NewReader(tc.in), "data/dev.xml")
+			var pe *eval.ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v (%T) is not a *eval.ParseError", err, err)
+			}
+			if pe.Line != tc.line || pe.File != "data/dev.xml" || !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("error %q: want data/dev.xml:%d and %q", err, tc.line, tc.msg)
+			}
+			if tc.line > 0 && !strings.HasPrefix(err.Error(), fmt.Sprintf("data/dev.xml:%d: ", tc.line)) {
+				t.Errorf("error %q does not start with file:line", err)
+			}
+		})
+	}
+	if err := NewSemEval(SubtaskA).AddFile(filepath.Join(t.TempDir(), "missing.xml")); err == nil {
+		t.Error("AddFile of a missing file succeeded")
+	}
+}
+
+func TestParseSubtask(t *testing.T) {
+	for in, want := range map[string]Subtask{"A": SubtaskA, "a": SubtaskA, " B ": SubtaskB, "b": SubtaskB} {
+		if got, err := ParseSubtask(in); err != nil || got != want {
+			t.Errorf("ParseSubtask(%q) = %q, %v", in, got, err)
+		}
+	}
+	for _, in := range []string{"", "C", "AB"} {
+		if _, err := ParseSubtask(in); err == nil {
+			t.Errorf("ParseSubtask(%q) succeeded", in)
+		}
+	}
+}
