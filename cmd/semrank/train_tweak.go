@@ -221,7 +221,7 @@ func init() {
 	var folds int
 	var noLog bool
 	cmd := &cobra.Command{
-		Use:   "tweak-experiment [--train DIR --dev DIR] [--all DIR --folds 5] [--out FILE]",
+		Use:   "experiment-tweak [--train DIR --dev DIR] [--all DIR --folds 5] [--out FILE]",
 		Short: "Compare TWEAK (each loss) with TF-IDF cosine and the first-stage order, with paired tests",
 		Long: `Run the TWEAK experiment of results-tweak.md: TWEAK cosine trained with each
 loss vs TF-IDF cosine, and each fused with the first-stage rank vs the
