@@ -26,7 +26,9 @@ type Vocab struct {
 
 // NewVocab keeps the terms that occur in at least minDF of docs (each a
 // token list), at most maxSize of them (the most frequent, ties by term),
-// and weights them by idf = log(N/df).
+// and weights them by idf = log((N+1)/df). Meta tokens (see CandidateTokens)
+// get an idf of at least 1: "#q" is in every query and would otherwise
+// weigh nothing.
 func NewVocab(docs [][]string, minDF, maxSize int) *Vocab {
 	df := map[string]int{}
 	for _, d := range docs {
@@ -57,6 +59,9 @@ func NewVocab(docs [][]string, minDF, maxSize int) *Vocab {
 	idf := make([]float64, len(terms))
 	for i, t := range terms {
 		idf[i] = math.Log(float64(len(docs)+1) / float64(df[t]))
+		if isMeta(t) {
+			idf[i] = max(idf[i], 1)
+		}
 	}
 	v, _ := vocabFrom(terms, idf)
 	return v

@@ -31,7 +31,7 @@ type Candidate struct {
 // Score returns the matching score of each candidate for query, higher is
 // better. It is safe for concurrent use.
 func (m *Model) Score(query string, cands []Candidate) []float64 {
-	x := m.VX.Encode(QueryTokens(query))
+	x := m.VX.Encode(QueryTokens(query, m.Config.Meta))
 	out := make([]float64, len(cands))
 	for i, c := range cands {
 		out[i] = m.net.Score(x, m.VY.Encode(CandidateTokens(c.Text, c.Meta, m.Config.Meta)))

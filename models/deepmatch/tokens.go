@@ -11,7 +11,11 @@ import (
 // produced by the analyzer (its tokenizer never keeps a "#").
 const (
 	tokAsker = "#asker" // the candidate was written by the query's author
+	tokQuery = "#q"     // every query: lets a patch hold candidate-only evidence
 )
+
+// isMeta reports whether t is a meta token.
+func isMeta(t string) bool { return len(t) > 1 && t[0] == '#' }
 
 // lengthBuckets are upper bounds (in analyzer tokens) of the length tokens
 // #len0, #len1, …: short comments ("thanks", "ok") tend to be poor
@@ -20,8 +24,18 @@ var lengthBuckets = []int{3, 8, 20, 50}
 
 var lengthTokens = []string{"#len0", "#len1", "#len2", "#len3", "#len4"}
 
-// QueryTokens are the tokens of a query text.
-func QueryTokens(text string) []string { return analyzers.Tokens(text) }
+// QueryTokens are the tokens of a query text, plus, when meta is true, the
+// token "#q" that every query holds. Through it the topic model can put a
+// "any query" word into patches beside candidate words such as #asker, so a
+// patch can make decisions that depend on the candidate alone (a comment by
+// the asker is rarely a good answer) while overlap gating still applies.
+func QueryTokens(text string, meta bool) []string {
+	toks := analyzers.Tokens(text)
+	if meta {
+		toks = append(toks, tokQuery)
+	}
+	return toks
+}
 
 // CandidateTokens are the tokens of a candidate: its analyzed text plus, when
 // meta is true, meta tokens from its length and metadata (the

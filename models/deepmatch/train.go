@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/models/lda"
@@ -45,13 +46,20 @@ func Train(ctx context.Context, train, dev []Query, cfg Config, progress func(Pr
 	if len(train) == 0 {
 		return nil, errors.New("deepmatch: no training queries")
 	}
+	for _, qs := range [][]Query{train, dev} {
+		for _, q := range qs {
+			if strings.TrimSpace(q.Text) == "" {
+				return nil, fmt.Errorf("deepmatch: query %q has no text", q.ID)
+			}
+		}
+	}
 	if len(dev) == 0 {
 		train, dev = holdOut(train, 10)
 	}
 	m := &Model{Config: cfg}
 	var xs, ys [][]string
 	for _, q := range train {
-		xs = append(xs, QueryTokens(q.Text))
+		xs = append(xs, QueryTokens(q.Text, cfg.Meta))
 		for _, c := range q.Cands {
 			ys = append(ys, CandidateTokens(c.Text, c.Meta, cfg.Meta))
 		}
@@ -172,7 +180,7 @@ func holdOut(qs []Query, k int) (train, dev []Query) {
 func (m *Model) encodeAll(qs []Query) []encoded {
 	out := make([]encoded, len(qs))
 	for i, q := range qs {
-		e := encoded{x: m.VX.Encode(QueryTokens(q.Text))}
+		e := encoded{x: m.VX.Encode(QueryTokens(q.Text, m.Config.Meta))}
 		for j, c := range q.Cands {
 			e.cands = append(e.cands, m.VY.Encode(CandidateTokens(c.Text, c.Meta, m.Config.Meta)))
 			if c.Relevant {

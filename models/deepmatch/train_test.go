@@ -118,7 +118,7 @@ func TestTrainRejectsBadInput(t *testing.T) {
 		{"unknown method", train, Config{Method: "lstm"}},
 		{"no resolutions", train, bad},
 		{"no negatives", train, noNeg},
-		{"empty texts", []Query{{ID: "q", Cands: []Cand{{ID: "d", Relevant: true}, {ID: "e"}}}}, smallConfig(MethodBilinear)},
+		{"empty query", []Query{{ID: "q", Cands: []Cand{{ID: "d", Relevant: true}, {ID: "e"}}}}, smallConfig(MethodBilinear)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
