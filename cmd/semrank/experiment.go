@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/semrank/semrank/index/convert"
+	"github.com/semrank/semrank/rerank/recipe"
+)
+
+// experimentCmd groups reproducible experiment recipes.
+var experimentCmd = &cobra.Command{
+	Use:   "experiment",
+	Short: "Reproducible experiment recipes (semeval2016, beir)",
+}
+
+func init() {
+	var o recipe.SemEvalOptions
+	var subtask string
+	cmd := &cobra.Command{
+		Use:   "semeval2016 --subtask A|B --train XML [--train XML ...] --dev XML --out DIR",
+		Short: "Train the best SemEval-2016 Task 3 pipeline and report dev metrics",
+		Long: `Convert the XML files, train every stage and the fusion (with cross-fitting
+over the training queries), write DIR/pipeline.yaml with its models, and print
+dev metrics for each stage alone and the fused pipeline against the IR order.
+A split it has never seen is then scored with:
+
+  semrank convert semeval2016 --xml TEST.xml --subtask B --out T
+  semrank rerank --data T --pipeline DIR/pipeline.yaml --out run.trec`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, err := convert.ParseSubtask(subtask)
+			if err != nil {
+				return err
+			}
+			o.Subtask = st
+			o.Log = cmd.OutOrStdout()
+			return recipe.SemEval(context.Background(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&subtask, "subtask", "B", "A (question→comments) or B (question→questions)")
+	f.StringArrayVar(&o.Train, "train", nil, "training XML (repeatable)")
+	f.StringVar(&o.Dev, "dev", "", "dev XML (early stopping and the reported metrics)")
+	f.StringVar(&o.Out, "out", "", "output directory (pipeline.yaml, models/, dev.trec)")
+	f.StringVar(&o.Fusion, "fusion", "", "linear or lambdamart (default: the recipe's choice)")
+	f.IntVar(&o.Folds, "folds", 5, "cross-fitting folds")
+	_ = cmd.MarkFlagRequired("train")
+	_ = cmd.MarkFlagRequired("out")
+	experimentCmd.AddCommand(cmd)
+	rootCmd.AddCommand(experimentCmd)
+}

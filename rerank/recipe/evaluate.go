@@ -1,0 +1,160 @@
+package recipe
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/index"
+	"github.com/semrank/semrank/rerank"
+)
+
+// Runs holds named runs over the same queries, in presentation order.
+type Runs struct {
+	Names []string
+	Runs  map[string]eval.Run
+}
+
+func (r *Runs) add(name string, run eval.Run) {
+	if r.Runs == nil {
+		r.Runs = map[string]eval.Run{}
+	}
+	if _, ok := r.Runs[name]; !ok {
+		r.Names = append(r.Names, name)
+	}
+	r.Runs[name] = run
+}
+
+// Merge appends other's entries to r's runs of the same names (for
+// assembling cross-validation folds).
+func (r *Runs) Merge(other Runs) {
+	for _, n := range other.Names {
+		run, ok := r.Runs[n]
+		if !ok {
+			run = eval.NewRun()
+		}
+		o := other.Runs[n]
+		for _, qid := range o.QueryIDs() {
+			run.Set(qid, o.Ranking(qid))
+		}
+		r.add(n, run)
+	}
+}
+
+// RunAll reranks every query of ds with p and returns the runs of the given
+// order (when ds has candidates.trec), the first stage, each stage alone
+// (candidates ordered by that stage's score, ties by first-stage rank) and
+// the fused pipeline.
+func RunAll(ctx context.Context, idx *index.Index, ds *eval.Dataset, p *rerank.Pipeline, qw rerank.QueryWeighter) (Runs, error) {
+	var out Runs
+	first, fused, err := rerank.RunDataset(ctx, idx, ds, p, qw, nil)
+	if err != nil {
+		return out, err
+	}
+	if ds.Candidates != nil {
+		out.add("given order", *ds.Candidates)
+	}
+	out.add("first stage (BM25)", first)
+	stageRuns := make([]eval.Run, len(p.Stages))
+	for i := range stageRuns {
+		stageRuns[i] = eval.NewRun()
+	}
+	for _, q := range ds.Queries {
+		es := first.Ranking(q.ID)
+		if len(es) == 0 {
+			continue
+		}
+		// Re-score the first-stage candidates with each stage. RunDataset
+		// already did so inside the pipeline; recomputing keeps Rerank's
+		// interface small and costs one more stage pass.
+		hits := make([]rerank.Candidate, 0, len(es))
+		for _, e := range es {
+			d, _ := ds.Doc(e.DocID)
+			hits = append(hits, rerank.Candidate{ID: e.DocID, Title: d.Title, Text: d.Text, Score: e.Score, Rank: e.Rank, Fields: d.Metadata})
+		}
+		w := min(p.WindowSize(), len(hits))
+		scores, err := p.ScoreStages(ctx, rerank.Query{ID: q.ID, Text: q.FullText()}, hits[:w])
+		if err != nil {
+			return out, err
+		}
+		for s := range p.Stages {
+			order := make([]int, w)
+			for i := range order {
+				order[i] = i
+			}
+			sort.SliceStable(order, func(a, b int) bool { return scores[s][order[a]] > scores[s][order[b]] })
+			for r, i := range order {
+				stageRuns[s].Add(q.ID, eval.Entry{DocID: hits[i].ID, Rank: r + 1, Score: float64(len(hits) - r)})
+			}
+			for r := w; r < len(hits); r++ {
+				stageRuns[s].Add(q.ID, eval.Entry{DocID: hits[r].ID, Rank: r + 1, Score: float64(len(hits) - r)})
+			}
+		}
+	}
+	for s, st := range p.Stages {
+		out.add("stage "+st.Name(), stageRuns[s])
+	}
+	out.add("fused pipeline", fused)
+	return out, nil
+}
+
+// Table evaluates every run against qrels and writes a table with paired
+// significance tests against the run named baseline.
+func Table(w io.Writer, qrels eval.Qrels, runs Runs, baseline string, metrics []eval.Metric, markdown bool) error {
+	keep := func(qid string) bool { _, ok := qrels[qid]; return ok }
+	base, ok := runs.Runs[baseline]
+	if !ok {
+		return fmt.Errorf("recipe: no baseline run %q", baseline)
+	}
+	b, err := eval.Evaluate(qrels, base.Filter(keep), metrics)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, m := range metrics {
+		names = append(names, m.String())
+	}
+	sep := "\t"
+	if markdown {
+		sep = " | "
+		fmt.Fprintf(w, "| run | %s | p vs %s (t-test / randomization, first metric) |\n", strings.Join(names, " | "), baseline)
+		fmt.Fprintf(w, "|---|%s---|\n", strings.Repeat("---|", len(names)))
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if !markdown {
+		fmt.Fprintf(tw, "run\t%s\tp vs %s (t / rand.)\n", strings.Join(names, "\t"), baseline)
+	}
+	for _, n := range runs.Names {
+		res, err := eval.Evaluate(qrels, runs.Runs[n].Filter(keep), metrics)
+		if err != nil {
+			return err
+		}
+		cols := []string{n}
+		for i := range metrics {
+			cols = append(cols, fmt.Sprintf("%.4f", res.Mean[i]))
+		}
+		if n == baseline {
+			cols = append(cols, "—")
+		} else {
+			c, err := eval.Compare(res.Column(0), b.Column(0))
+			if err != nil {
+				return err
+			}
+			cols = append(cols, fmt.Sprintf("%.4f / %.4f", c.PTTest, c.PRandom))
+		}
+		if markdown {
+			fmt.Fprintf(w, "| %s |\n", strings.Join(cols, sep))
+		} else {
+			fmt.Fprintln(tw, strings.Join(cols, "\t"))
+		}
+	}
+	if markdown {
+		return nil
+	}
+	fmt.Fprintf(tw, "(%d judged queries)\n", len(b.Queries))
+	return tw.Flush()
+}

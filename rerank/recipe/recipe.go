@@ -1,0 +1,205 @@
+// Package recipe trains a complete rerank pipeline — every stage's model
+// and the fusion of their scores — from judged queries, and evaluates it.
+//
+// The fusion learns how much to trust each stage from stage scores on
+// queries the stage models did not see (cross-fitting): the training
+// queries are split into folds, each fold is scored by stage models trained
+// on the other folds, and the fusion is trained on those out-of-fold
+// scores. Scores of stages on their own training queries are optimistic,
+// and a fusion trained on them learns to trust overfitted stages. The
+// final stage models are then trained on all training queries.
+package recipe
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/index"
+	"github.com/semrank/semrank/rerank"
+)
+
+// Recipe describes a pipeline to train.
+type Recipe struct {
+	Stages []rerank.StageSpec // trainable stages have a registered trainer
+	Fusion string             // "linear" (default) or "lambdamart"
+	Folds  int                // cross-fitting folds; 5 when zero
+	Window int                // rerank window; rerank.DefaultWindow when zero
+	Text   []string           // unlabeled in-domain text for the trainers
+	Log    io.Writer          // progress messages; nil for none
+	Seed   uint64
+}
+
+func (r *Recipe) logf(format string, args ...any) {
+	if r.Log != nil {
+		fmt.Fprintf(r.Log, format+"\n", args...)
+	}
+}
+
+// CorpusIndex indexes ds's corpus (with term-count payloads) into a new
+// index under dir.
+func CorpusIndex(ctx context.Context, ds *eval.Dataset, dir string) (*index.Index, error) {
+	idx, err := index.Create(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := idx.Add(ctx, ds.Corpus, []index.PayloadEncoder{index.TermsEncoder{}}, nil); err != nil {
+		idx.Close()
+		return nil, err
+	}
+	if err := idx.Compact(ctx); err != nil {
+		idx.Close()
+		return nil, err
+	}
+	return idx, nil
+}
+
+// Fit trains the recipe on train (dev, when set, serves early stopping of
+// the stages and of a LambdaMART fusion) and writes the models and
+// dir/pipeline.yaml. It returns the pipeline file's path.
+func (r *Recipe) Fit(ctx context.Context, train, dev *eval.Dataset, dir string) (string, error) {
+	if train.Qrels == nil {
+		return "", fmt.Errorf("recipe: training data %s has no judgments", train.Dir)
+	}
+	folds := r.Folds
+	if folds == 0 {
+		folds = 5
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp("", "semrank-recipe-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	start := time.Now()
+	idx, err := CorpusIndex(ctx, train, filepath.Join(tmp, "train.idx"))
+	if err != nil {
+		return "", err
+	}
+	defer idx.Close()
+
+	// Out-of-fold stage scores for the fusion.
+	var examples []rerank.Example
+	anyTrainable := false
+	for _, s := range r.Stages {
+		anyTrainable = anyTrainable || rerank.Trainable(s.Type)
+	}
+	if anyTrainable {
+		for k, fold := range train.Folds(folds) {
+			inner := train.Subset(eval.NotInSet(fold))
+			held := train.Subset(eval.InSet(fold))
+			specs, err := r.trainStages(ctx, inner, nil, idx, filepath.Join(tmp, fmt.Sprintf("fold%d", k)))
+			if err != nil {
+				return "", err
+			}
+			exs, err := r.examples(ctx, specs, idx, held)
+			if err != nil {
+				return "", err
+			}
+			examples = append(examples, exs...)
+			r.logf("fold %d/%d: stages trained on %d queries, scored %d (%s)", k+1, folds, len(inner.Qrels), len(exs), time.Since(start).Round(time.Second))
+		}
+	}
+
+	// Final stage models on every training query.
+	modelDir := filepath.Join(dir, "models")
+	if err := os.MkdirAll(modelDir, 0o755); err != nil {
+		return "", err
+	}
+	specs, err := r.trainStages(ctx, train, dev, idx, modelDir)
+	if err != nil {
+		return "", err
+	}
+	r.logf("final stage models trained (%s)", time.Since(start).Round(time.Second))
+	if !anyTrainable {
+		if examples, err = r.examples(ctx, specs, idx, train); err != nil {
+			return "", err
+		}
+	}
+
+	fusionPath := filepath.Join(dir, "fusion.model")
+	method := r.Fusion
+	switch method {
+	case "", "linear":
+		method = "linear"
+		lin, err := rerank.TrainLinear(examples, rerank.LinearOptions{})
+		if err != nil {
+			return "", err
+		}
+		b := lin.Bundle()
+		b.Manifest.TrainingFingerprint = train.Fingerprint()
+		if err := b.Save(fusionPath); err != nil {
+			return "", err
+		}
+	case "lambdamart":
+		var valid []rerank.Example
+		if dev != nil && dev.Qrels != nil {
+			didx, err := CorpusIndex(ctx, dev, filepath.Join(tmp, "dev.idx"))
+			if err != nil {
+				return "", err
+			}
+			valid, err = r.examples(ctx, specs, didx, dev)
+			didx.Close()
+			if err != nil {
+				return "", err
+			}
+		}
+		m, err := rerank.TrainLambdaMART(examples, valid, rerank.LambdaMARTOptions{})
+		if err != nil {
+			return "", err
+		}
+		b := m.Bundle()
+		b.Manifest.TrainingFingerprint = train.Fingerprint()
+		if err := b.Save(fusionPath); err != nil {
+			return "", err
+		}
+	default:
+		return "", fmt.Errorf("recipe: unknown fusion %q (linear, lambdamart)", r.Fusion)
+	}
+	r.logf("fusion (%s) trained on %d queries (%s)", method, len(examples), time.Since(start).Round(time.Second))
+
+	for i := range specs {
+		if specs[i].Model != "" {
+			if rel, err := filepath.Rel(dir, specs[i].Model); err == nil {
+				specs[i].Model = rel
+			}
+		}
+	}
+	cfg := &rerank.Config{Window: r.Window, Stages: specs, Fusion: rerank.FusionSpec{Method: method, Model: "fusion.model"}}
+	path := filepath.Join(dir, "pipeline.yaml")
+	if err := rerank.WriteConfig(path, cfg); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+func (r *Recipe) trainStages(ctx context.Context, train, dev *eval.Dataset, idx *index.Index, dir string) ([]rerank.StageSpec, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	out := make([]rerank.StageSpec, len(r.Stages))
+	for i, s := range r.Stages {
+		t, err := rerank.TrainStage(ctx, s, rerank.TrainInput{Train: train, Dev: dev, Index: idx, Text: r.Text, Dir: dir, Seed: r.Seed})
+		if err != nil {
+			return nil, err
+		}
+		out[i] = t
+	}
+	return out, nil
+}
+
+// examples scores ds's judged queries with the stages specs describe.
+func (r *Recipe) examples(ctx context.Context, specs []rerank.StageSpec, idx *index.Index, ds *eval.Dataset) ([]rerank.Example, error) {
+	cfg := &rerank.Config{Window: r.Window, Stages: specs, Fusion: rerank.FusionSpec{Method: "none"}}
+	p, err := cfg.Build(rerank.EnvFor(idx))
+	if err != nil {
+		return nil, err
+	}
+	return rerank.Examples(ctx, idx, ds, p, nil)
+}

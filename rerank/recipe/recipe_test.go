@@ -1,0 +1,145 @@
+package recipe
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/rerank"
+	_ "github.com/semrank/semrank/rerank/stages"
+)
+
+// memo is a deliberately overfitting stage: its "model" is the judgments
+// it was trained on, so it is perfect on its training queries and knows
+// nothing about any other query. A fusion trained on its in-sample scores
+// would trust it; cross-fitting must not.
+type memo struct{ rel map[string]bool }
+
+func (memo) Name() string { return "memo" }
+func (m memo) Score(_ context.Context, q rerank.Query, cs []rerank.Candidate) ([]float64, error) {
+	out := make([]float64, len(cs))
+	for i, c := range cs {
+		if m.rel[q.ID+"/"+c.ID] {
+			out[i] = 1
+		}
+	}
+	return out, nil
+}
+
+func init() {
+	rerank.RegisterStage("memo", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
+		raw, err := os.ReadFile(rerank.Resolve(env.Dir, spec.Model))
+		if err != nil {
+			return nil, err
+		}
+		m := memo{rel: map[string]bool{}}
+		for _, l := range strings.Fields(string(raw)) {
+			m.rel[l] = true
+		}
+		return m, nil
+	})
+	rerank.RegisterTrainer("memo", func(_ context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
+		var sb strings.Builder
+		for qid, m := range in.Train.Qrels {
+			for did, g := range m {
+				if g > 0 {
+					fmt.Fprintf(&sb, "%s/%s\n", qid, did)
+				}
+			}
+		}
+		spec.Model = filepath.Join(in.Dir, "memo.txt")
+		return spec, os.WriteFile(spec.Model, []byte(sb.String()), 0o644)
+	})
+}
+
+// synthetic builds queries whose relevant candidate shares the query's
+// topic word, so the lexical overlap stage carries real signal.
+func synthetic(nq int) *eval.Dataset {
+	ds := &eval.Dataset{Qrels: eval.Qrels{}}
+	run := eval.NewRun()
+	topics := []string{"visa", "bank", "school", "driving", "salary", "housing", "doctor", "flight"}
+	for q := 0; q < nq; q++ {
+		qid := fmt.Sprintf("q%03d", q)
+		topic := topics[q%len(topics)]
+		ds.Queries = append(ds.Queries, eval.Query{ID: qid, Text: topic + " question number " + fmt.Sprint(q)})
+		for c := 0; c < 6; c++ {
+			did := fmt.Sprintf("%s_c%d", qid, c)
+			word := topics[(q+c)%len(topics)]
+			ds.Corpus = append(ds.Corpus, eval.Doc{ID: did, Text: word + " answer text " + fmt.Sprint(c)})
+			run.Add(qid, eval.Entry{DocID: did, Rank: c + 1, Score: 1 / float64(c+1)})
+			g := 0
+			if c == 0 || (c == 3 && q%2 == 0) {
+				g = 1 // c0 shares the topic; c3 is relevant at random
+			}
+			ds.Qrels.Add(qid, did, g)
+		}
+	}
+	// The given order puts the topic-sharing candidate last.
+	rev := eval.NewRun()
+	for _, qid := range run.QueryIDs() {
+		es := run.Ranking(qid)
+		for i := range es {
+			e := es[len(es)-1-i]
+			rev.Add(qid, eval.Entry{DocID: e.DocID, Rank: i + 1, Score: 1 / float64(i+1)})
+		}
+	}
+	ds.Candidates = &rev
+	return ds
+}
+
+func TestFitCrossFitsTheFusion(t *testing.T) {
+	ctx := context.Background()
+	ds := synthetic(60)
+	dir := t.TempDir()
+	r := &Recipe{Stages: []rerank.StageSpec{{Type: "overlap"}, {Type: "memo"}}, Folds: 3}
+	path, err := r.Fit(ctx, ds, nil, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lin, err := rerank.LoadLinear(filepath.Join(dir, "fusion.model"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Out of fold, memo scores zero everywhere: it must get no weight.
+	if w := lin.Weights["memo"]; w > 0.05 || w < -0.05 {
+		t.Errorf("memo weight %.3f: the fusion trusted an overfitted stage", w)
+	}
+	// The written pipeline loads and reranks an unseen split with a
+	// relative model path.
+	cfg, err := rerank.ReadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := cfg.Stages[1].Model; filepath.IsAbs(m) {
+		t.Errorf("model path %q is absolute", m)
+	}
+	test := synthetic(20)
+	idx, p, qcfg, closeFn, err := rerank.Open(ctx, path, "", test, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeFn()
+	runs, err := RunAll(ctx, idx, test, p, qcfg.QueryWeighter(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := eval.Evaluate(test.Qrels, runs.Runs["fused pipeline"], eval.MustParseMetrics("map@10"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	given, _ := eval.Evaluate(test.Qrels, *test.Candidates, eval.MustParseMetrics("map@10"))
+	if res.Mean[0] <= given.Mean[0]+0.1 {
+		t.Errorf("fused MAP %.3f not above given order %.3f", res.Mean[0], given.Mean[0])
+	}
+	var sb strings.Builder
+	if err := Table(&sb, test.Qrels, runs, "given order", eval.MustParseMetrics("map@10,mrr@10"), true); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sb.String(), "| fused pipeline |") {
+		t.Errorf("table lacks the fused row:\n%s", sb.String())
+	}
+}

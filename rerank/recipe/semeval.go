@@ -1,0 +1,178 @@
+package recipe
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/index/convert"
+	"github.com/semrank/semrank/rerank"
+)
+
+// Available returns the specs whose stage types are registered, so a
+// recipe uses every stage this build has and nothing it lacks.
+func Available(specs ...rerank.StageSpec) []rerank.StageSpec {
+	types := rerank.StageTypes()
+	var out []rerank.StageSpec
+	for _, s := range specs {
+		if slices.Contains(types, s.Type) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Trained returns the specs whose stage types have a registered trainer:
+// model-backed stages a recipe can train.
+func Trained(specs ...rerank.StageSpec) []rerank.StageSpec {
+	var out []rerank.StageSpec
+	for _, s := range Available(specs...) {
+		if rerank.Trainable(s.Type) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// LexicalStages are the cheap features every recipe starts from.
+func LexicalStages() []rerank.StageSpec {
+	return []rerank.StageSpec{
+		{Type: "tfidf"}, {Type: "bm25"}, {Type: "overlap"}, {Type: "length"},
+	}
+}
+
+// SemEvalStages returns the stages of the SemEval-2016 recipe for a
+// subtask: lexical features, the learned and unsupervised semantic stages
+// this build has, and for subtask A the forum metadata of a comment (its
+// position in the thread and whether the asker wrote it).
+func SemEvalStages(st convert.Subtask) []rerank.StageSpec {
+	specs := LexicalStages()
+	specs = append(specs, Trained(
+		rerank.StageSpec{Type: "tweak"},
+	)...)
+	if st == convert.SubtaskA {
+		specs = append(specs,
+			rerank.StageSpec{Type: "meta", Name: "position", Options: map[string]any{"field": "position", "transform": "neglog"}},
+			rerank.StageSpec{Type: "meta", Name: "asker", Options: map[string]any{"field": "by_question_author"}},
+		)
+	}
+	return specs
+}
+
+// SemEvalOptions configure the SemEval-2016 experiment.
+type SemEvalOptions struct {
+	Subtask convert.Subtask
+	Train   []string // XML files merged into the training set
+	Dev     string   // XML file for early stopping and reporting
+	Out     string   // output directory
+	Fusion  string   // linear or lambdamart; "" picks the recipe's default
+	Folds   int
+	Log     io.Writer
+}
+
+// SemEval converts the XML files, trains the recipe's pipeline on the
+// training files, writes Out/pipeline.yaml with its models, and reports
+// dev metrics (every stage alone and the fused pipeline, against the given
+// IR order) to Log. The written pipeline scores any converted split with
+// `semrank rerank --data SPLIT --pipeline Out/pipeline.yaml`.
+func SemEval(ctx context.Context, o SemEvalOptions) error {
+	start := time.Now()
+	logf := func(format string, args ...any) {
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, format+"\n", args...)
+		}
+	}
+	if len(o.Train) == 0 {
+		return fmt.Errorf("recipe: no training files")
+	}
+	load := func(paths ...string) (*eval.Dataset, error) {
+		c := convert.NewSemEval(o.Subtask)
+		for _, p := range paths {
+			if err := c.AddFile(p); err != nil {
+				return nil, err
+			}
+		}
+		return c.Dataset(), nil
+	}
+	train, err := load(o.Train...)
+	if err != nil {
+		return err
+	}
+	var dev *eval.Dataset
+	if o.Dev != "" {
+		if dev, err = load(o.Dev); err != nil {
+			return err
+		}
+	}
+	text, err := convert.SemEvalText(append(append([]string(nil), o.Train...), o.Dev)...)
+	if err != nil {
+		return err
+	}
+	for _, ds := range []*eval.Dataset{train, dev} {
+		if ds != nil {
+			if err := ds.Save(filepath.Join(o.Out, "data", "split-"+map[bool]string{true: "train", false: "dev"}[ds == train])); err != nil {
+				return err
+			}
+		}
+	}
+	fusion := o.Fusion
+	if fusion == "" {
+		fusion = "linear"
+	}
+	r := &Recipe{Stages: SemEvalStages(o.Subtask), Fusion: fusion, Folds: o.Folds, Window: 100, Text: text, Log: o.Log}
+	logf("subtask %s: %d training queries, %d dev queries, stages %v, fusion %s", o.Subtask, len(train.Qrels), lenQrels(dev), stageNames(r.Stages), fusion)
+	path, err := r.Fit(ctx, train, dev, o.Out)
+	if err != nil {
+		return err
+	}
+	logf("wrote %s (%s)", path, time.Since(start).Round(time.Second))
+	if dev == nil || dev.Qrels == nil {
+		return nil
+	}
+	idx, p, cfg, closeFn, err := rerank.Open(ctx, path, "", dev, nil)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	runs, err := RunAll(ctx, idx, dev, p, cfg.QueryWeighter(p))
+	if err != nil {
+		return err
+	}
+	if err := runs.Runs["fused pipeline"].WriteFile(filepath.Join(o.Out, "dev.trec"), "semrank"); err != nil {
+		return err
+	}
+	logf("\ndev (%d queries):", len(dev.Qrels))
+	w := o.Log
+	if w == nil {
+		w = os.Stdout
+	}
+	if err := Table(w, dev.Qrels, runs, "given order", eval.MustParseMetrics("map@10,mrr@10,p@1,auc"), false); err != nil {
+		return err
+	}
+	logf("total time %s", time.Since(start).Round(time.Second))
+	return nil
+}
+
+func lenQrels(ds *eval.Dataset) int {
+	if ds == nil {
+		return 0
+	}
+	return len(ds.Qrels)
+}
+
+func stageNames(specs []rerank.StageSpec) []string {
+	var out []string
+	for _, s := range specs {
+		n := s.Name
+		if n == "" {
+			n = s.Type
+		}
+		out = append(out, n)
+	}
+	return out
+}
