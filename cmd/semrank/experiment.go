@@ -49,5 +49,31 @@ A split it has never seen is then scored with:
 	_ = cmd.MarkFlagRequired("train")
 	_ = cmd.MarkFlagRequired("out")
 	experimentCmd.AddCommand(cmd)
+
+	var b recipe.BEIROptions
+	beirCmd := &cobra.Command{
+		Use:   "beir --data DIR [--folds 5] [--unsupervised] --out DIR2",
+		Short: "Full retrieval on a BEIR directory: BM25 top-100, then rerank, cross-validated",
+		Long: `Index DIR's corpus, retrieve the BM25 top --depth for every judged query, and
+rerank. Supervised (default), each query is reranked by a pipeline trained on
+the other folds' queries only; --unsupervised uses only stages that need no
+judgments, fused with fixed weights. Writes DIR2/baseline.trec (BM25) and
+DIR2/run.trec (reranked) and prints both runs' metrics.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			b.Log = cmd.OutOrStdout()
+			return recipe.BEIR(context.Background(), b)
+		},
+	}
+	bf := beirCmd.Flags()
+	bf.StringVar(&b.Data, "data", "", "BEIR directory with qrels/test.tsv")
+	bf.StringVar(&b.Out, "out", "", "output directory")
+	bf.IntVar(&b.Folds, "folds", 5, "cross-validation folds (supervised)")
+	bf.BoolVar(&b.Unsupervised, "unsupervised", false, "use only stages that need no judgments")
+	bf.IntVar(&b.Depth, "depth", 100, "first-stage candidates per query")
+	bf.StringVar(&b.Fusion, "fusion", "linear", "supervised fusion: linear or lambdamart")
+	_ = beirCmd.MarkFlagRequired("data")
+	_ = beirCmd.MarkFlagRequired("out")
+	experimentCmd.AddCommand(beirCmd)
 	rootCmd.AddCommand(experimentCmd)
 }

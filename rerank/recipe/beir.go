@@ -1,0 +1,157 @@
+package recipe
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/index"
+	"github.com/semrank/semrank/rerank"
+)
+
+// BEIROptions configure the full-retrieval experiment on a BEIR directory.
+type BEIROptions struct {
+	Data         string // BEIR directory with qrels
+	Out          string // output directory
+	Folds        int    // outer cross-validation folds; 5 when zero
+	Unsupervised bool   // only stages that need no judgments, fused with fixed weights
+	Depth        int    // first-stage candidates; 100 when zero
+	Fusion       string // supervised fusion: linear (default) or lambdamart
+	Log          io.Writer
+}
+
+// SupervisedStages are the BEIR recipe's stages when judgments may be used.
+func SupervisedStages() []rerank.StageSpec {
+	return append(LexicalStages(), Trained(
+		rerank.StageSpec{Type: "tweak"},
+	)...)
+}
+
+// UnsupervisedStages need no judgments: lexical features and the
+// unsupervised semantic stages this build has.
+func UnsupervisedStages() []rerank.StageSpec {
+	return append(LexicalStages(), Available(
+		rerank.StageSpec{Type: "wmd"},
+		rerank.StageSpec{Type: "ssg"},
+	)...)
+}
+
+// BEIR retrieves the top Depth documents by BM25 for every query of
+// o.Data, reranks them, and writes o.Out/baseline.trec (BM25) and
+// o.Out/run.trec (reranked). Supervised, every query is reranked by a
+// pipeline trained (with cross-fitting) on the other folds' queries only,
+// so no query is scored by a model that saw its judgments. Unsupervised,
+// one pipeline with fixed equal fusion weights reranks every query.
+func BEIR(ctx context.Context, o BEIROptions) error {
+	start := time.Now()
+	logf := func(format string, args ...any) {
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, format+"\n", args...)
+		}
+	}
+	ds, err := eval.LoadDataset(o.Data)
+	if err != nil {
+		return err
+	}
+	if ds.Qrels == nil {
+		return fmt.Errorf("recipe: %s has no judgments (qrels/test.tsv)", o.Data)
+	}
+	// Only judged queries are evaluated and folded.
+	ds = ds.Subset(func(qid string) bool { _, ok := ds.Qrels[qid]; return ok })
+	if o.Depth == 0 {
+		o.Depth = 100
+	}
+	if o.Folds == 0 {
+		o.Folds = 5
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return err
+	}
+	idx, err := CorpusIndex(ctx, ds, filepath.Join(o.Out, "index"))
+	if err != nil {
+		return err
+	}
+	defer idx.Close()
+	logf("indexed %d documents (%s)", len(ds.Corpus), time.Since(start).Round(time.Second))
+
+	var runs Runs
+	if o.Unsupervised {
+		r := &Recipe{Stages: UnsupervisedStages(), Window: o.Depth, Text: corpusText(ds), Log: o.Log}
+		specs, err := r.trainStages(ctx, ds.Subset(func(string) bool { return false }), nil, idx, filepath.Join(o.Out, "models"))
+		if err != nil {
+			return err
+		}
+		cfg := &rerank.Config{Window: o.Depth, Stages: specs}
+		if runs, err = runConfig(ctx, cfg, o.Out, idx, ds); err != nil {
+			return err
+		}
+	} else {
+		for k, fold := range ds.Folds(o.Folds) {
+			train := ds.Subset(eval.NotInSet(fold))
+			test := ds.Subset(eval.InSet(fold))
+			dir := filepath.Join(o.Out, fmt.Sprintf("fold%d", k+1))
+			r := &Recipe{Stages: SupervisedStages(), Fusion: o.Fusion, Folds: 3, Window: o.Depth, Text: corpusText(ds)}
+			path, err := r.Fit(ctx, train, nil, dir)
+			if err != nil {
+				return err
+			}
+			p, cfg, err := rerank.LoadPipeline(path, rerank.EnvFor(idx))
+			if err != nil {
+				return err
+			}
+			fr, err := RunAll(ctx, idx, test, p, cfg.QueryWeighter(p))
+			if err != nil {
+				return err
+			}
+			runs.Merge(fr)
+			logf("fold %d/%d: trained on %d queries, reranked %d (%s)", k+1, o.Folds, len(train.Qrels), len(test.Qrels), time.Since(start).Round(time.Second))
+		}
+	}
+	if err := runs.Runs["first stage (BM25)"].WriteFile(filepath.Join(o.Out, "baseline.trec"), "bm25"); err != nil {
+		return err
+	}
+	if err := runs.Runs["fused pipeline"].WriteFile(filepath.Join(o.Out, "run.trec"), "semrank"); err != nil {
+		return err
+	}
+	w := o.Log
+	if w == nil {
+		w = io.Discard
+	}
+	fmt.Fprintf(w, "\n%s, BM25 top %d reranked (%s):\n", o.Data, o.Depth, map[bool]string{true: "unsupervised", false: fmt.Sprintf("supervised, %d-fold cross-validation", o.Folds)}[o.Unsupervised])
+	if err := Table(w, ds.Qrels, runs, "first stage (BM25)", eval.MustParseMetrics("map,ndcg@10,p@10,map@10"), false); err != nil {
+		return err
+	}
+	logf("wrote %s and %s (%s)", filepath.Join(o.Out, "baseline.trec"), filepath.Join(o.Out, "run.trec"), time.Since(start).Round(time.Second))
+	return nil
+}
+
+func runConfig(ctx context.Context, cfg *rerank.Config, dir string, idx *index.Index, ds *eval.Dataset) (Runs, error) {
+	path := filepath.Join(dir, "pipeline.yaml")
+	for i := range cfg.Stages {
+		if m := cfg.Stages[i].Model; m != "" {
+			if rel, err := filepath.Rel(dir, m); err == nil {
+				cfg.Stages[i].Model = rel
+			}
+		}
+	}
+	if err := rerank.WriteConfig(path, cfg); err != nil {
+		return Runs{}, err
+	}
+	p, c, err := rerank.LoadPipeline(path, rerank.EnvFor(idx))
+	if err != nil {
+		return Runs{}, err
+	}
+	return RunAll(ctx, idx, ds, p, c.QueryWeighter(p))
+}
+
+func corpusText(ds *eval.Dataset) []string {
+	out := make([]string, 0, len(ds.Corpus)+len(ds.Queries))
+	for _, d := range ds.Corpus {
+		out = append(out, d.FullText())
+	}
+	return out
+}
