@@ -1,0 +1,94 @@
+package deepmatchexp
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/models/deepmatch"
+)
+
+func TestCrossValidateReport(t *testing.T) {
+	ds, err := eval.LoadDataset("../../testdata/deepmatch/semeval-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, err := deepmatch.FromDataset(ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg Config
+	for _, m := range []string{deepmatch.MethodDeepMatch, deepmatch.MethodSiamese} {
+		c := deepmatch.DefaultConfig(m)
+		c.Resolutions, c.LDAIterations, c.PatchWords, c.Epochs, c.MinDF, c.Hidden, c.Dim = []int{3, 6}, 5, 15, 2, 1, 4, 4
+		cfg.Methods = append(cfg.Methods, c)
+	}
+	o, err := CrossValidate(context.Background(), qs, 2, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Test) != len(qs) {
+		t.Fatalf("%d queries scored, want every one of %d once", len(o.Test), len(qs))
+	}
+	seen := map[string]bool{}
+	for _, q := range o.Test {
+		if seen[q.ID] {
+			t.Fatalf("query %s scored twice", q.ID)
+		}
+		seen[q.ID] = true
+	}
+	for n, s := range o.Scores {
+		if len(s) != len(qs) {
+			t.Fatalf("%s: %d score lists", n, len(s))
+		}
+	}
+	// The IR order must reproduce the first-stage ranking's MAP.
+	want, err := eval.Evaluate(ds.Qrels, *ds.Candidates, eval.MustParseMetrics("map@10"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := evaluate(o.Test, o.Scores[IR], "map@10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := got.Mean[0] - want.Mean[0]; d > 1e-12 || d < -1e-12 {
+		t.Fatalf("IR order MAP %g, first stage %g", got.Mean[0], want.Mean[0])
+	}
+	o.AddFused()
+	var buf bytes.Buffer
+	if err := o.Report(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"deepmatch vs siamese", "TF-IDF cosine + IR", "ndcg@6"} {
+		if !strings.Contains(buf.String(), s) {
+			t.Errorf("report lacks %q:\n%s", s, buf.String())
+		}
+	}
+	if _, err := CrossValidate(context.Background(), qs, 1, cfg); err == nil {
+		t.Fatal("one fold: no error")
+	}
+}
+
+func TestPools(t *testing.T) {
+	qs := []deepmatch.Query{
+		{ID: "a", Text: "a", Cands: []deepmatch.Cand{{ID: "a1"}, {ID: "a2", Relevant: true}}},
+		{ID: "b", Text: "b", Cands: []deepmatch.Cand{{ID: "b1"}}},
+		{ID: "c", Text: "c", Cands: []deepmatch.Cand{{ID: "c1", Relevant: true}}},
+	}
+	ps := pools(qs, 1)
+	if len(ps) != 2 {
+		t.Fatalf("%d pools, want 2 (query b has no relevant candidate)", len(ps))
+	}
+	for _, p := range ps {
+		if len(p.Cands) != 6 || !p.Cands[0].Relevant {
+			t.Fatalf("pool %s: %+v", p.ID, p.Cands)
+		}
+		for _, c := range p.Cands[1:] {
+			if c.Relevant || strings.HasPrefix(c.ID, p.ID) {
+				t.Fatalf("pool %s draws %s", p.ID, c.ID)
+			}
+		}
+	}
+}
