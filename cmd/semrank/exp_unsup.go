@@ -1,0 +1,98 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/internal/unsupexp"
+	"github.com/semrank/semrank/models/embed"
+	"github.com/semrank/semrank/models/ssg"
+	"github.com/semrank/semrank/models/topics"
+	"github.com/semrank/semrank/models/wmd"
+)
+
+func init() {
+	var (
+		data, vectors, topicsPath, metrics, statsDir string
+		cfg                                          ssg.Config
+	)
+	cmd := &cobra.Command{
+		Use:   "experiment-unsup --data DIR --vectors V --topics MODEL",
+		Short: "Unsupervised reranking: WMD, SSG-WD, SSG-D vs TF-IDF cosine, BM25 and IR order",
+		Long: `Reranks every query's given candidates (candidates.trec) with WMD, the
+soft-seeded SSL graph without (SSG-WD) and with (SSG-D) dropout, TF-IDF
+cosine and textbook BM25 (collection statistics from --stats DIR's corpus,
+default --data's), and the first-stage order, and prints a markdown table.
+No judgments are used except to score the rankings.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ds, err := eval.LoadDataset(data)
+			if err != nil {
+				return err
+			}
+			if ds.Qrels == nil {
+				return fmt.Errorf("%s has no qrels to score against", data)
+			}
+			ms, err := eval.ParseMetrics(metrics)
+			if err != nil {
+				return err
+			}
+			v, err := embed.LoadFile(vectors, embed.FormatAuto)
+			if err != nil {
+				return err
+			}
+			tm, err := topics.Load(topicsPath)
+			if err != nil {
+				return err
+			}
+			space := wmd.NewSpace(v)
+			wd, err := ssg.New(space, tm, cfg)
+			if err != nil {
+				return err
+			}
+			dcfg := cfg
+			if dcfg.Dropout == 0 {
+				dcfg.Dropout = 0.5
+			}
+			d, err := ssg.New(space, tm, dcfg)
+			if err != nil {
+				return err
+			}
+			wd.Config.Dropout = 0
+			lists, err := unsupexp.GivenLists(ds)
+			if err != nil {
+				return err
+			}
+			statsDS := ds
+			if statsDir != "" {
+				if statsDS, err = eval.LoadDataset(statsDir); err != nil {
+					return err
+				}
+			}
+			systems := unsupexp.Systems(unsupexp.CorpusStats(statsDS.Corpus), space, wd, d)
+			rows, err := unsupexp.Compare(cmd.Context(), ds, lists, systems, ms, os.Stderr)
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "%s: %d queries; SSG k=%d hops=%d seeds=%d mu_pp=%g mu_np=%g, SSG-D dropout %g\n\n",
+				data, len(ds.Queries), wd.Config.K, wd.Config.Hops, wd.Config.Seeds, wd.Config.MuPP, wd.Config.MuNP, d.Config.Dropout)
+			return unsupexp.WriteTable(w, rows, ms, "WMD")
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&data, "data", "", "BEIR directory with candidates.trec and qrels")
+	f.StringVar(&statsDir, "stats", "", "BEIR directory whose corpus gives TF-IDF/BM25 statistics (default --data)")
+	f.StringVar(&vectors, "vectors", "", "word vectors (embed bundle, word2vec or GloVe)")
+	f.StringVar(&topicsPath, "topics", "", "topic model from semrank train topics")
+	f.StringVar(&metrics, "metrics", "map@10,mrr@10,p@1,p@5", "metrics")
+	f.IntVar(&cfg.K, "k", 10, "SSG neighbours per hop")
+	f.IntVar(&cfg.Hops, "hops", 2, "SSG hops (1 or 2)")
+	f.IntVar(&cfg.Seeds, "seeds", 3, "SSG soft seeds of each kind (k')")
+	f.Float64Var(&cfg.MaxDist, "max-dist", 0, "drop WMD edges longer than this (0: keep all)")
+	f.Float64Var(&cfg.Dropout, "dropout", 0.5, "SSG-D dropout probability on seed edges")
+	rootCmd.AddCommand(cmd)
+}

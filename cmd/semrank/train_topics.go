@@ -1,0 +1,69 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/models/embed"
+	"github.com/semrank/semrank/models/topics"
+)
+
+func init() {
+	var (
+		data []string
+		out  string
+		cfg  topics.Config
+	)
+	cmd := &cobra.Command{
+		Use:   "topics --data DIR [--data DIR ...] --topics K --out MODEL",
+		Short: "Train the thresholded-SVD topic model (Bansal et al. 2014) for SSG soft seeds",
+		Long: `Fits the thresholded-SVD topic model to every query and document text of
+the given BEIR directories (each distinct text once), tokenized as the
+word-vector models see it, and writes a "topics" model bundle. The SSG
+reranker takes its soft seeds and feature IDF weights from it.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if len(data) == 0 || out == "" {
+				return fmt.Errorf("give at least one --data DIR, and --out")
+			}
+			var texts []string
+			for _, dir := range data {
+				ds, err := eval.LoadDataset(dir)
+				if err != nil {
+					return err
+				}
+				for _, q := range ds.Queries {
+					texts = append(texts, q.FullText())
+				}
+				for _, d := range ds.Corpus {
+					texts = append(texts, d.FullText())
+				}
+			}
+			start := time.Now()
+			m, err := topics.Train(cmd.Context(), embed.Sentences(texts), cfg)
+			if err != nil {
+				return err
+			}
+			if err := m.Save(out); err != nil {
+				return err
+			}
+			nc := 0
+			for _, J := range m.Catch {
+				nc += len(J)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d topics over %d documents, %d words, %d catchwords (%.1fs)\n",
+				out, cfg.K, m.Docs, len(m.Vocab), nc, time.Since(start).Seconds())
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&data, "data", nil, "BEIR directory whose queries and corpus form the collection (repeatable)")
+	f.StringVar(&out, "out", "", "output model bundle")
+	f.IntVar(&cfg.K, "topics", 50, "number of topics k")
+	f.Float64Var(&cfg.Gamma, "gamma", 1.1, "catchword margin over every other topic")
+	f.Uint64Var(&cfg.Seed, "seed", 1, "random seed")
+	trainCmd.AddCommand(cmd)
+}

@@ -1,0 +1,307 @@
+package unsupexp
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+
+	"github.com/semrank/semrank/analyzers"
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/models/ssg"
+	"github.com/semrank/semrank/models/wmd"
+)
+
+// Candidate is one document to rerank for a query.
+type Candidate struct {
+	ID, Text string
+	Rank     int     // first-stage rank, 1-based
+	Score    float64 // first-stage score
+}
+
+// Lists maps each query to its candidates in first-stage order.
+type Lists map[string][]Candidate
+
+// GivenLists returns the dataset's given candidate lists (SemEval).
+func GivenLists(ds *eval.Dataset) (Lists, error) {
+	if ds.Candidates == nil {
+		return nil, fmt.Errorf("%s has no candidates.trec", ds.Dir)
+	}
+	out := Lists{}
+	for _, q := range ds.Queries {
+		for i, e := range ds.Candidates.Ranking(q.ID) {
+			d, ok := ds.Doc(e.DocID)
+			if !ok {
+				return nil, fmt.Errorf("candidate %q of %q not in corpus", e.DocID, q.ID)
+			}
+			out[q.ID] = append(out[q.ID], Candidate{ID: d.ID, Text: d.FullText(), Rank: i + 1, Score: e.Score})
+		}
+	}
+	return out, nil
+}
+
+// Stats are collection statistics over index terms (analyzers.Tokens) for
+// the lexical baselines.
+type Stats struct {
+	N      float64
+	DF     map[string]float64
+	AvgLen float64
+}
+
+// CorpusStats counts document frequencies over a corpus.
+func CorpusStats(corpus []eval.Doc) Stats {
+	st := Stats{DF: map[string]float64{}}
+	var total float64
+	for _, d := range corpus {
+		toks := analyzers.Tokens(d.FullText())
+		total += float64(len(toks))
+		seen := map[string]bool{}
+		for _, t := range toks {
+			if !seen[t] {
+				seen[t] = true
+				st.DF[t]++
+			}
+		}
+	}
+	st.N = float64(len(corpus))
+	if st.N > 0 {
+		st.AvgLen = total / st.N
+	}
+	return st
+}
+
+func tf(text string) (map[string]float64, float64) {
+	out := map[string]float64{}
+	toks := analyzers.Tokens(text)
+	for _, t := range toks {
+		out[t]++
+	}
+	return out, float64(len(toks))
+}
+
+// TFIDFCosine is the cosine of (1+log tf)·idf vectors.
+func (st Stats) TFIDFCosine(q, d string) float64 {
+	vec := func(text string) map[string]float64 {
+		c, _ := tf(text)
+		for t, n := range c {
+			c[t] = (1 + math.Log(n)) * math.Log((st.N+1)/(st.DF[t]+0.5))
+		}
+		return c
+	}
+	a, b := vec(q), vec(d)
+	var ab, aa, bb float64
+	for t, x := range a {
+		ab += x * b[t]
+		aa += x * x
+	}
+	for _, y := range b {
+		bb += y * y
+	}
+	if aa == 0 || bb == 0 {
+		return 0
+	}
+	return ab / math.Sqrt(aa*bb)
+}
+
+// BM25 is textbook Okapi BM25 (k1 = 1.2, b = 0.75, idf = log(1 + (N − df
+// + 0.5)/(df + 0.5))) over the collection statistics.
+func (st Stats) BM25(q, d string) float64 {
+	qt, _ := tf(q)
+	dt, dl := tf(d)
+	const k1, b = 1.2, 0.75
+	var s float64
+	for t := range qt {
+		f := dt[t]
+		if f == 0 {
+			continue
+		}
+		df := st.DF[t]
+		idf := math.Log(1 + (st.N-df+0.5)/(df+0.5))
+		s += idf * f * (k1 + 1) / (f + k1*(1-b+b*dl/st.AvgLen))
+	}
+	return s
+}
+
+// Scorer scores a query's candidates; higher is better.
+type Scorer func(ctx context.Context, query string, cands []Candidate) ([]float64, error)
+
+// System is a named scorer.
+type System struct {
+	Name  string
+	Score Scorer
+}
+
+// Systems returns the compared systems: first-stage order, TF-IDF cosine,
+// BM25, WMD (negative distance), SSG-WD and SSG-D.
+func Systems(st Stats, space *wmd.Space, wd, d *ssg.Model) []System {
+	pairwise := func(f func(q, d string) float64) Scorer {
+		return func(_ context.Context, q string, cands []Candidate) ([]float64, error) {
+			out := make([]float64, len(cands))
+			for i, c := range cands {
+				out[i] = f(q, c.Text)
+			}
+			return out, nil
+		}
+	}
+	ssgScorer := func(m *ssg.Model) Scorer {
+		return func(ctx context.Context, q string, cands []Candidate) ([]float64, error) {
+			return m.Score(ctx, q, texts(cands))
+		}
+	}
+	return []System{
+		{"IR order", func(_ context.Context, _ string, cands []Candidate) ([]float64, error) {
+			out := make([]float64, len(cands))
+			for i, c := range cands {
+				out[i] = -float64(c.Rank)
+			}
+			return out, nil
+		}},
+		{"TF-IDF cosine", pairwise(st.TFIDFCosine)},
+		{"BM25 (textbook)", pairwise(st.BM25)},
+		{"WMD", func(_ context.Context, q string, cands []Candidate) ([]float64, error) {
+			qd := space.Doc(q)
+			out := make([]float64, len(cands))
+			for i, c := range cands {
+				v, err := space.WMD(qd, space.Doc(c.Text))
+				if err != nil {
+					return nil, err
+				}
+				out[i] = -v
+			}
+			return NegInfLast(out), nil
+		}},
+		{"SSG-WD", ssgScorer(wd)},
+		{"SSG-D", ssgScorer(d)},
+	}
+}
+
+func texts(cands []Candidate) []string {
+	out := make([]string, len(cands))
+	for i, c := range cands {
+		out[i] = c.Text
+	}
+	return out
+}
+
+// NegInfLast replaces −Inf scores (empty documents) with a finite score
+// below every other, so fusion and sorting stay well defined.
+func NegInfLast(s []float64) []float64 {
+	lo := 0.0
+	for _, x := range s {
+		if !math.IsInf(x, -1) {
+			lo = min(lo, x)
+		}
+	}
+	for i, x := range s {
+		if math.IsInf(x, -1) {
+			s[i] = lo - 1
+		}
+	}
+	return s
+}
+
+// Run scores every query's candidates with one system. A query whose
+// scorer fails (e.g. no word with a vector) keeps its first-stage order.
+func Run(ctx context.Context, queries []eval.Query, lists Lists, sys System) (eval.Run, int, error) {
+	run := eval.NewRun()
+	fallbacks := 0
+	for _, q := range queries {
+		cands := lists[q.ID]
+		if len(cands) == 0 {
+			continue
+		}
+		scores, err := sys.Score(ctx, q.FullText(), cands)
+		if err != nil {
+			if ctx.Err() != nil {
+				return run, 0, err
+			}
+			fallbacks++
+			scores = make([]float64, len(cands))
+			for i, c := range cands {
+				scores[i] = -float64(c.Rank)
+			}
+		}
+		order := make([]int, len(cands))
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(a, b int) bool {
+			if scores[order[a]] != scores[order[b]] {
+				return scores[order[a]] > scores[order[b]]
+			}
+			return cands[order[a]].Rank < cands[order[b]].Rank
+		})
+		for r, i := range order {
+			run.Add(q.ID, eval.Entry{DocID: cands[i].ID, Score: float64(len(cands) - r), Rank: r + 1})
+		}
+	}
+	return run, fallbacks, nil
+}
+
+// Row is one system's result.
+type Row struct {
+	Name      string
+	Result    eval.Result
+	Fallbacks int
+}
+
+// Compare runs every system and evaluates it with metrics.
+func Compare(ctx context.Context, ds *eval.Dataset, lists Lists, systems []System, metrics []eval.Metric, log io.Writer) ([]Row, error) {
+	var rows []Row
+	for _, sys := range systems {
+		run, fb, err := Run(ctx, ds.Queries, lists, sys)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", sys.Name, err)
+		}
+		res, err := eval.Evaluate(ds.Qrels, run, metrics)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", sys.Name, err)
+		}
+		if log != nil {
+			fmt.Fprintf(log, "%s done\n", sys.Name)
+		}
+		rows = append(rows, Row{sys.Name, res, fb})
+	}
+	return rows, nil
+}
+
+// WriteTable prints rows as a markdown table, with paired tests of each
+// system against the row named base on the first metric.
+func WriteTable(w io.Writer, rows []Row, metrics []eval.Metric, base string) error {
+	fmt.Fprint(w, "| system |")
+	for _, m := range metrics {
+		fmt.Fprintf(w, " %s |", m)
+	}
+	fmt.Fprintf(w, " Δ%s vs %s (p, randomization) |\n|---|", metrics[0], base)
+	for range metrics {
+		fmt.Fprint(w, "---|")
+	}
+	fmt.Fprintln(w, "---|")
+	var baseCol []float64
+	for _, r := range rows {
+		if r.Name == base {
+			baseCol = r.Result.Column(0)
+		}
+	}
+	for _, r := range rows {
+		fmt.Fprintf(w, "| %s |", r.Name)
+		for _, m := range metrics {
+			fmt.Fprintf(w, " %.4f |", r.Result.Value(m.String()))
+		}
+		if baseCol != nil && r.Name != base {
+			c, err := eval.Compare(r.Result.Column(0), baseCol)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, " %+.4f (p=%.3f) |", c.Delta, c.PRandom)
+		} else {
+			fmt.Fprint(w, " |")
+		}
+		if r.Fallbacks > 0 {
+			fmt.Fprintf(w, " (%d queries kept first-stage order)", r.Fallbacks)
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}

@@ -1,0 +1,453 @@
+package ssg
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+
+	"github.com/semrank/semrank/models/embed"
+	"github.com/semrank/semrank/models/topics"
+	"github.com/semrank/semrank/models/wmd"
+)
+
+// Config sets the graph, seeds and propagation; zero fields take defaults.
+type Config struct {
+	K       int     `json:"k"`        // neighbours per hop (default 10)
+	Hops    int     `json:"hops"`     // 1 or 2 (default 2)
+	MaxDist float64 `json:"max_dist"` // drop WMD edges longer than this (0: keep all)
+	Seeds   int     `json:"seeds"`    // k', soft seeds of each kind (default 3)
+	MuPP    float64 `json:"mu_pp"`    // prior weight (default 0.1)
+	MuNP    float64 `json:"mu_np"`    // neighbourhood weight (default 0.09)
+	Dropout float64 `json:"dropout"`  // p on seed edges; 0 = SSG-WD
+	Tol     float64 `json:"tol"`      // convergence threshold (default 1e-6)
+	MaxIter int     `json:"max_iter"` // default 200
+	Seed    uint64  `json:"seed"`
+}
+
+func (c Config) withDefaults() Config {
+	if c.K == 0 {
+		c.K = 10
+	}
+	if c.Hops == 0 {
+		c.Hops = 2
+	}
+	if c.Seeds == 0 {
+		c.Seeds = 3
+	}
+	if c.MuPP == 0 {
+		c.MuPP = 0.1
+	}
+	if c.MuNP == 0 {
+		c.MuNP = 0.09
+	}
+	if c.Tol == 0 {
+		c.Tol = 1e-6
+	}
+	if c.MaxIter == 0 {
+		c.MaxIter = 200
+	}
+	if c.Seed == 0 {
+		c.Seed = 1
+	}
+	return c
+}
+
+func (c Config) check() error {
+	switch {
+	case c.K < 1 || c.Hops < 1 || c.Hops > 2 || c.Seeds < 0:
+		return errors.New("ssg: k ≥ 1, hops 1 or 2 and seeds ≥ 0 required")
+	case c.MuPP <= 0 || c.MuNP < 0 || c.MuNP >= c.MuPP:
+		return errors.New("ssg: need 0 ≤ mu_np < mu_pp (keeps every node's objective convex)")
+	case c.Dropout < 0 || c.Dropout >= 1:
+		return errors.New("ssg: dropout must be in [0,1)")
+	}
+	return nil
+}
+
+// Model holds what SSG needs: word vectors and a topic model.
+type Model struct {
+	Space  *wmd.Space
+	Topics *topics.Model
+	Config Config
+}
+
+// New checks cfg and returns a model.
+func New(space *wmd.Space, tm *topics.Model, cfg Config) (*Model, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	if space == nil || tm == nil {
+		return nil, errors.New("ssg: word vectors and topic model are required")
+	}
+	return &Model{Space: space, Topics: tm, Config: cfg}, nil
+}
+
+// node is one document of a query graph (index 0 is the query).
+type node struct {
+	pool   int // index in the pool, -1 for the query
+	tokens []string
+	doc    wmd.Doc
+}
+
+// Graph is the query-induced subgraph with its seeds, ready to propagate.
+type Graph struct {
+	nodes  []node
+	dist   [][]float64 // row-normalised WMD weights between document nodes
+	feat   [][]edge    // document node → feature nodes
+	fnodes [][]edge    // feature node → document nodes
+	seedC  []float64   // initial label of each document node
+	seedS  []float64   // seed strength s_i (0: not a seed)
+	qdist  []float64   // WMD from the query to each pool document
+}
+
+type edge struct {
+	to int
+	w  float64
+}
+
+// Build constructs the query graph over a pool of documents.
+func (m *Model) Build(ctx context.Context, query string, pool []string) (*Graph, error) {
+	cfg := m.Config
+	qt := embed.Tokenize(query)
+	q := node{pool: -1, tokens: qt, doc: m.Space.DocFromTokens(qt)}
+	if q.doc.Empty() {
+		return nil, errors.New("ssg: query has no word with a vector")
+	}
+	docs := make([]wmd.Doc, len(pool))
+	toks := make([][]string, len(pool))
+	for i, p := range pool {
+		toks[i] = embed.Tokenize(p)
+		docs[i] = m.Space.DocFromTokens(toks[i])
+	}
+	idx := m.Space.NewIndex(docs)
+	g := &Graph{nodes: []node{q}, qdist: make([]float64, len(pool))}
+	for i, d := range docs {
+		v, err := m.Space.WMD(q.doc, d)
+		if err != nil {
+			return nil, err
+		}
+		g.qdist[i] = v
+	}
+	in := map[int]bool{}
+	add := func(nb []wmd.Neighbor) []int {
+		var added []int
+		for _, n := range nb {
+			if !in[n.Doc] {
+				in[n.Doc] = true
+				g.nodes = append(g.nodes, node{pool: n.Doc, tokens: toks[n.Doc], doc: docs[n.Doc]})
+				added = append(added, n.Doc)
+			}
+		}
+		return added
+	}
+	opt := wmd.Options{Prefetch: 10 * cfg.K} // the paper's WCD prefilter, 10·k
+	nb, _, err := idx.KNN(ctx, q.doc, cfg.K, opt)
+	if err != nil {
+		return nil, err
+	}
+	hop1 := add(nb)
+	if cfg.Hops == 2 {
+		for _, d := range hop1 {
+			self := d
+			o := opt
+			o.Exclude = func(i int) bool { return i == self }
+			nb, _, err := idx.KNN(ctx, docs[d], cfg.K, o)
+			if err != nil {
+				return nil, err
+			}
+			add(nb)
+		}
+	}
+	if err := g.distances(m.Space, cfg.MaxDist); err != nil {
+		return nil, err
+	}
+	g.features(m.Topics)
+	g.seeds(m.Topics, cfg.Seeds)
+	return g, nil
+}
+
+// distances fills the complete WMD edge set, each node's weights
+// normalised to sum to 1.
+func (g *Graph) distances(space *wmd.Space, maxDist float64) error {
+	n := len(g.nodes)
+	g.dist = make([][]float64, n)
+	for i := range g.dist {
+		g.dist[i] = make([]float64, n)
+	}
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			d, err := space.WMD(g.nodes[i].doc, g.nodes[j].doc)
+			if err != nil {
+				return err
+			}
+			if math.IsInf(d, 1) || (maxDist > 0 && d > maxDist) {
+				d = 0
+			}
+			g.dist[i][j], g.dist[j][i] = d, d
+		}
+	}
+	for _, row := range g.dist {
+		normalise(row)
+	}
+	return nil
+}
+
+func normalise(w []float64) {
+	var s float64
+	for _, x := range w {
+		s += x
+	}
+	if s > 0 {
+		for i := range w {
+			w[i] /= s
+		}
+	}
+}
+
+// grams returns a node's word, n-gram and skip-gram features.
+func grams(t []string) map[string]bool {
+	f := map[string]bool{}
+	for i, w := range t {
+		f[w] = true
+		if i+1 < len(t) {
+			f[w+" "+t[i+1]] = true
+		}
+		if i+2 < len(t) {
+			f[w+" "+t[i+1]+" "+t[i+2]] = true
+			f[w+" _ "+t[i+2]] = true // skip-bigram
+		}
+		if i+3 < len(t) {
+			f[w+" _ "+t[i+2]+" "+t[i+3]] = true // skip-trigrams
+			f[w+" "+t[i+1]+" _ "+t[i+3]] = true
+		}
+	}
+	return f
+}
+
+// features adds a feature node for every feature two or more graph nodes
+// share, weighted by its IDF; each document node's weights sum to 1.
+func (g *Graph) features(tm *topics.Model) {
+	owners := map[string][]int{}
+	for i, n := range g.nodes {
+		for f := range grams(n.tokens) {
+			owners[f] = append(owners[f], i)
+		}
+	}
+	names := make([]string, 0, len(owners))
+	for f, o := range owners {
+		if len(o) >= 2 {
+			names = append(names, f)
+		}
+	}
+	sort.Strings(names)
+	g.feat = make([][]edge, len(g.nodes))
+	g.fnodes = make([][]edge, len(names))
+	for fi, f := range names {
+		var idf float64
+		for _, w := range strings.Fields(f) {
+			if w != "_" {
+				idf += tm.IDF(w)
+			}
+		}
+		for _, i := range owners[f] {
+			g.feat[i] = append(g.feat[i], edge{fi, idf})
+			g.fnodes[fi] = append(g.fnodes[fi], edge{i, idf})
+		}
+	}
+	for _, es := range append(g.feat, g.fnodes...) {
+		var s float64
+		for _, e := range es {
+			s += e.w
+		}
+		for k := range es {
+			if s > 0 {
+				es[k].w /= s
+			}
+		}
+	}
+}
+
+func cosine(a, b []float64) float64 {
+	var ab, aa, bb float64
+	for i := range a {
+		ab += a[i] * b[i]
+		aa += a[i] * a[i]
+		bb += b[i] * b[i]
+	}
+	if aa == 0 || bb == 0 {
+		return 0
+	}
+	return ab / math.Sqrt(aa*bb)
+}
+
+func share(v []float64, l int) float64 {
+	var s float64
+	for _, x := range v {
+		s += x
+	}
+	if s == 0 {
+		return 0
+	}
+	return v[l] / s
+}
+
+// seeds picks the 1-seeds and 0-seeds from the topic model.
+func (g *Graph) seeds(tm *topics.Model, k int) {
+	n := len(g.nodes)
+	g.seedC = make([]float64, n)
+	g.seedS = make([]float64, n)
+	g.seedC[0], g.seedS[0] = 1, 1
+	reps := make([]topics.Rep, n)
+	for i, nd := range g.nodes {
+		reps[i] = tm.Represent(nd.tokens)
+	}
+	l := reps[0].Cluster
+	type cand struct {
+		i int
+		v float64
+	}
+	var ones []cand
+	for i := 1; i < n; i++ {
+		if reps[i].Cluster == l {
+			if c := cosine(reps[0].Catch, reps[i].Catch); c > 0 {
+				ones = append(ones, cand{i, c})
+			}
+		}
+	}
+	sort.Slice(ones, func(a, b int) bool { return ones[a].v > ones[b].v || (ones[a].v == ones[b].v && ones[a].i < ones[b].i) })
+	for _, c := range ones[:min(k, len(ones))] {
+		g.seedC[c.i], g.seedS[c.i] = c.v, max(c.v, 1-c.v)
+	}
+	far := tm.Farthest(l)
+	qs := share(reps[0].Catch, l)
+	var zeros []cand
+	for i := 1; i < n; i++ {
+		if reps[i].Cluster == far && g.seedS[i] == 0 {
+			tds := share(reps[i].Catch, l)
+			if qs > 0 {
+				tds = min(tds/qs, 1)
+			}
+			zeros = append(zeros, cand{i, tds})
+		}
+	}
+	sort.Slice(zeros, func(a, b int) bool {
+		return zeros[a].v < zeros[b].v || (zeros[a].v == zeros[b].v && zeros[a].i < zeros[b].i)
+	})
+	for _, c := range zeros[:min(k, len(zeros))] {
+		g.seedC[c.i], g.seedS[c.i] = c.v, max(c.v, 1-c.v)
+	}
+}
+
+// Propagate runs the Jacobi updates and returns the label of every
+// document node (index 0 is the query) and the iterations run.
+func (g *Graph) Propagate(cfg Config) ([]float64, int) {
+	cfg = cfg.withDefaults()
+	const U = 0.5
+	n, nf := len(g.nodes), len(g.fnodes)
+	lab := make([]float64, n)
+	flab := make([]float64, nf)
+	for i := range lab {
+		lab[i] = U
+	}
+	lab[0] = 1
+	for f := range flab {
+		flab[f] = U
+	}
+	next, fnext := make([]float64, n), make([]float64, nf)
+	sum := make([]float64, n)
+	rng := rand.New(rand.NewPCG(cfg.Seed, 3))
+	const burnIn = 10
+	averaged := 0
+	it := 0
+	for it = 1; it <= cfg.MaxIter; it++ {
+		delta := 0.0
+		next[0] = 1
+		for i := 1; i < n; i++ {
+			s := g.seedS[i]
+			if s > 0 && cfg.Dropout > 0 && rng.Float64() < cfg.Dropout {
+				s = 0
+			}
+			a := s + cfg.MuPP
+			b := s*g.seedC[i] + cfg.MuPP*U
+			for _, e := range g.feat[i] {
+				a += cfg.MuNP * e.w
+				b += cfg.MuNP * e.w * flab[e.to]
+			}
+			for k, d := range g.dist[i] {
+				if d > 0 {
+					a -= cfg.MuNP * d
+					b -= cfg.MuNP * d * lab[k]
+				}
+			}
+			next[i] = boxMin(a, b)
+			delta = max(delta, math.Abs(next[i]-lab[i]))
+		}
+		for f, es := range g.fnodes {
+			a, b := cfg.MuPP, cfg.MuPP*U
+			for _, e := range es {
+				a += cfg.MuNP * e.w
+				b += cfg.MuNP * e.w * lab[e.to]
+			}
+			fnext[f] = boxMin(a, b)
+			delta = max(delta, math.Abs(fnext[f]-flab[f]))
+		}
+		lab, next = next, lab
+		flab, fnext = fnext, flab
+		if cfg.Dropout > 0 {
+			if it > burnIn {
+				for i, x := range lab {
+					sum[i] += x
+				}
+				averaged++
+			}
+			continue
+		}
+		if delta < cfg.Tol {
+			break
+		}
+	}
+	if cfg.Dropout > 0 && averaged > 0 {
+		for i := range lab {
+			lab[i] = sum[i] / float64(averaged)
+		}
+	}
+	return lab, min(it, cfg.MaxIter)
+}
+
+// boxMin minimises a·x² − 2·b·x over [0,1].
+func boxMin(a, b float64) float64 {
+	if a > 0 {
+		return min(max(b/a, 0), 1)
+	}
+	if a-2*b < 0 {
+		return 1
+	}
+	return 0
+}
+
+// Score returns one score per pool document: its propagated label when
+// the subgraph reaches it, and otherwise a score below every label,
+// ordered by WMD to the query.
+func (m *Model) Score(ctx context.Context, query string, pool []string) ([]float64, error) {
+	g, err := m.Build(ctx, query, pool)
+	if err != nil {
+		return nil, err
+	}
+	lab, _ := g.Propagate(m.Config)
+	out := make([]float64, len(pool))
+	for i, d := range g.qdist {
+		if math.IsInf(d, 1) {
+			out[i] = -2
+		} else {
+			out[i] = -1 - d/(1+d) // in (−2, −1]: below every label in [0,1]
+		}
+	}
+	for k, nd := range g.nodes[1:] {
+		out[nd.pool] = lab[k+1]
+	}
+	return out, nil
+}

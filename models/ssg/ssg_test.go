@@ -1,0 +1,125 @@
+package ssg
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/semrank/semrank/models/embed"
+	"github.com/semrank/semrank/models/topics"
+	"github.com/semrank/semrank/models/wmd"
+)
+
+func TestBoxMin(t *testing.T) {
+	tests := []struct{ a, b, want float64 }{
+		{2, 1, 0.5},
+		{1, 2, 1},
+		{1, -1, 0},
+		{-1, 0.1, 1}, // concave: f(1) = −1 − 0.2 < f(0) = 0
+		{-1, -1, 0},  // concave: f(1) = 1 > f(0) = 0
+	}
+	for _, tc := range tests {
+		if got := boxMin(tc.a, tc.b); got != tc.want {
+			t.Errorf("boxMin(%g, %g) = %g, want %g", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+// fixture builds word vectors with two well-separated word groups and a
+// topic model over documents of those groups.
+func fixture(t *testing.T) (*wmd.Space, *topics.Model) {
+	words := []string{"bank", "loan", "salary", "account", "beach", "desert", "camping", "sand"}
+	data := make([]float64, 0, len(words)*2)
+	for i := range words {
+		if i < 4 {
+			data = append(data, 1+0.1*float64(i), 0)
+		} else {
+			data = append(data, 0, 1+0.1*float64(i))
+		}
+	}
+	v, err := embed.NewVectors(words, 2, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs [][]string
+	for i := 0; i < 120; i++ {
+		g := words[:4]
+		if i%2 == 1 {
+			g = words[4:]
+		}
+		d := make([]string, 5+i%4)
+		for j := range d {
+			d[j] = g[(i*7+j*3)%4]
+		}
+		docs = append(docs, d)
+	}
+	tm, err := topics.Train(context.Background(), docs, topics.Config{K: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wmd.NewSpace(v), tm
+}
+
+func TestScoreRanksSameTopicFirst(t *testing.T) {
+	space, tm := fixture(t)
+	pool := []string{
+		"beach desert camping", "bank loan salary", "sand beach", "loan account bank", "desert sand camping beach",
+	}
+	for _, dropout := range []float64{0, 0.5} {
+		m, err := New(space, tm, Config{K: 3, Dropout: dropout})
+		if err != nil {
+			t.Fatal(err)
+		}
+		scores, err := m.Score(context.Background(), "bank salary loan", pool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		worstNear := math.Min(scores[1], scores[3])
+		bestFar := math.Max(scores[0], math.Max(scores[2], scores[4]))
+		if worstNear <= bestFar {
+			t.Errorf("dropout %g: scores %v: a bank document ranks below a beach document", dropout, scores)
+		}
+		again, _ := m.Score(context.Background(), "bank salary loan", pool)
+		for i := range again {
+			if again[i] != scores[i] {
+				t.Fatalf("dropout %g: scores not reproducible", dropout)
+			}
+		}
+	}
+}
+
+func TestPropagateConverges(t *testing.T) {
+	space, tm := fixture(t)
+	m, _ := New(space, tm, Config{K: 4})
+	g, err := m.Build(context.Background(), "bank loan", []string{"bank account", "sand desert", "loan salary"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab, iters := g.Propagate(m.Config)
+	if iters >= m.Config.MaxIter {
+		t.Errorf("no convergence in %d iterations", iters)
+	}
+	if lab[0] != 1 {
+		t.Errorf("query label %g, want the hard seed 1", lab[0])
+	}
+	for i, x := range lab {
+		if x < 0 || x > 1 {
+			t.Errorf("label %d = %g outside [0,1]", i, x)
+		}
+	}
+}
+
+func TestRejectsBadInput(t *testing.T) {
+	space, tm := fixture(t)
+	if _, err := New(space, tm, Config{MuPP: 0.1, MuNP: 0.2}); err == nil || !strings.Contains(err.Error(), "convex") {
+		t.Errorf("mu_np > mu_pp accepted: %v", err)
+	}
+	if _, err := New(space, tm, Config{Dropout: 1}); err == nil {
+		t.Error("dropout 1 accepted")
+	}
+	m, _ := New(space, tm, Config{})
+	if _, err := m.Score(context.Background(), "the of and", []string{"bank"}); err == nil {
+		t.Error("query without vectors accepted")
+	}
+}
