@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/eval/report"
+)
+
+func init() {
+	var qrelsPath, out, metrics, format string
+	var runs []string
+	var ignoreUnjudged bool
+	cmd := &cobra.Command{
+		Use:   "report --qrels FILE --run NAME=FILE [--run NAME=FILE ...] --out DIR",
+		Short: "Write a markdown table and plots comparing runs (the first is the baseline)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			q, err := eval.ReadQrelsFile(qrelsPath)
+			if err != nil {
+				return err
+			}
+			ms, err := eval.ParseMetrics(metrics)
+			if err != nil {
+				return err
+			}
+			var named []report.Named
+			for _, r := range runs {
+				name, path, ok := strings.Cut(r, "=")
+				if !ok || name == "" || path == "" {
+					return fmt.Errorf("--run %q: want NAME=FILE", r)
+				}
+				run, err := eval.ReadRunFile(path)
+				if err != nil {
+					return err
+				}
+				if ignoreUnjudged {
+					run = run.Filter(func(qid string) bool { _, ok := q[qid]; return ok })
+				}
+				named = append(named, report.Named{Name: name, Run: run})
+			}
+			if err := report.Write(out, q, named, report.Options{Metrics: ms, Format: format}); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s/report.md, ap-change.%s, depth.%s\n", out, format, format)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&qrelsPath, "qrels", "", "judgments")
+	f.StringArrayVar(&runs, "run", nil, "NAME=FILE (repeatable; the first is the baseline)")
+	f.StringVar(&out, "out", "", "output directory")
+	f.StringVar(&metrics, "metrics", "map@10,map,mrr@10,ndcg@10,p@1,auc", "table metrics; the first is plotted and tested")
+	f.StringVar(&format, "format", "png", "plot format: png or svg")
+	f.BoolVar(&ignoreUnjudged, "ignore-unjudged", false, "drop run queries that have no judgments")
+	for _, n := range []string{"qrels", "run", "out"} {
+		_ = cmd.MarkFlagRequired(n)
+	}
+	rootCmd.AddCommand(cmd)
+}

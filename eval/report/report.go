@@ -1,0 +1,164 @@
+// Package report turns evaluated runs into a markdown table and plots
+// (gonum/plot): per-query AP change against a baseline, and each run's
+// metric as a function of the ranking depth it is cut to.
+package report
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/semrank/semrank/eval"
+)
+
+// Named is a run with the name it is reported under.
+type Named struct {
+	Name string
+	Run  eval.Run
+}
+
+// Options configure Write.
+type Options struct {
+	Metrics []eval.Metric // table columns; the first is tested for significance
+	Format  string        // plot format: "png" or "svg"
+	Depths  []int         // cutoffs for the depth plot; 1..10, 20, 50, 100 when nil
+}
+
+// Write evaluates runs (the first is the baseline) against qrels and
+// writes dir/report.md, dir/ap-change.<fmt> and dir/depth.<fmt>.
+func Write(dir string, qrels eval.Qrels, runs []Named, o Options) error {
+	if len(runs) == 0 {
+		return fmt.Errorf("report: no runs")
+	}
+	if o.Format == "" {
+		o.Format = "png"
+	}
+	if o.Format != "png" && o.Format != "svg" {
+		return fmt.Errorf("report: unknown plot format %q (png, svg)", o.Format)
+	}
+	if len(o.Metrics) == 0 {
+		o.Metrics = eval.MustParseMetrics("map@10,map,mrr@10,ndcg@10,p@1,auc")
+	}
+	if o.Depths == nil {
+		o.Depths = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 50, 100}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	results := make([]eval.Result, len(runs))
+	for i, r := range runs {
+		res, err := eval.Evaluate(qrels, r.Run, o.Metrics)
+		if err != nil {
+			return fmt.Errorf("report: run %s: %w", r.Name, err)
+		}
+		results[i] = res
+	}
+	f, err := os.Create(filepath.Join(dir, "report.md"))
+	if err != nil {
+		return err
+	}
+	if err := table(f, runs, results, o.Metrics, o.Format); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := apChange(filepath.Join(dir, "ap-change."+o.Format), runs, results); err != nil {
+		return err
+	}
+	return depthPlot(filepath.Join(dir, "depth."+o.Format), qrels, runs, o.Metrics[0], o.Depths)
+}
+
+func table(w io.Writer, runs []Named, results []eval.Result, metrics []eval.Metric, format string) error {
+	var names []string
+	for _, m := range metrics {
+		names = append(names, m.String())
+	}
+	fmt.Fprintf(w, "# Evaluation report\n\n%d judged queries; baseline: %s. p-values: paired t-test / randomization test on %s.\n\n", len(results[0].Queries), runs[0].Name, metrics[0])
+	fmt.Fprintf(w, "| run | %s | Δ %s | p (t / rand.) | wins/losses |\n|---|%s---|---|---|\n", strings.Join(names, " | "), metrics[0], strings.Repeat("---|", len(names)))
+	for i, r := range runs {
+		cells := []string{r.Name}
+		for _, v := range results[i].Mean {
+			cells = append(cells, fmt.Sprintf("%.4f", v))
+		}
+		if i == 0 {
+			cells = append(cells, "—", "—", "—")
+		} else {
+			c, err := eval.Compare(results[i].Column(0), results[0].Column(0))
+			if err != nil {
+				return err
+			}
+			cells = append(cells, fmt.Sprintf("%+.4f", c.Delta), fmt.Sprintf("%.4f / %.4f", c.PTTest, c.PRandom), fmt.Sprintf("%d/%d", c.Improved, c.Hurt))
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
+	fmt.Fprintf(w, "\n![per-query change](ap-change.%[1]s)\n\n![metric by depth](depth.%[1]s)\n", format)
+	return nil
+}
+
+// apChange plots, for each non-baseline run, the per-query change of the
+// first metric against the baseline, queries sorted by change.
+func apChange(path string, runs []Named, results []eval.Result) error {
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("Per-query %s change vs %s", results[0].Metrics[0], runs[0].Name)
+	p.X.Label.Text = "queries, sorted by change"
+	p.Y.Label.Text = "Δ " + results[0].Metrics[0].String()
+	base := results[0].Column(0)
+	var lines []any
+	for i := 1; i < len(runs); i++ {
+		col := results[i].Column(0)
+		d := make([]float64, len(col))
+		for j := range col {
+			d[j] = col[j] - base[j]
+		}
+		sort.Float64s(d)
+		pts := make(plotter.XYs, len(d))
+		for j, v := range d {
+			pts[j].X, pts[j].Y = float64(j), v
+		}
+		lines = append(lines, runs[i].Name, pts)
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	if err := plotutil.AddLines(p, lines...); err != nil {
+		return err
+	}
+	return p.Save(8*vg.Inch, 5*vg.Inch, path)
+}
+
+// depthPlot plots metric m with each run cut to depth k, for every k: how
+// much of a run's quality sits in its top k, the window a reranker sees.
+func depthPlot(path string, qrels eval.Qrels, runs []Named, m eval.Metric, depths []int) error {
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s by ranking depth", m.Name)
+	p.X.Label.Text = "depth k (run cut to its top k)"
+	p.Y.Label.Text = m.Name + "@k"
+	var lines []any
+	for _, r := range runs {
+		pts := make(plotter.XYs, 0, len(depths))
+		for _, k := range depths {
+			res, err := eval.Evaluate(qrels, r.Run, []eval.Metric{{Name: m.Name, K: k}})
+			if err != nil {
+				return err
+			}
+			pts = append(pts, plotter.XY{X: float64(k), Y: res.Mean[0]})
+		}
+		lines = append(lines, r.Name, pts)
+	}
+	if err := plotutil.AddLinePoints(p, lines...); err != nil {
+		return err
+	}
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	return p.Save(8*vg.Inch, 5*vg.Inch, path)
+}

@@ -1,0 +1,45 @@
+package report
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/semrank/semrank/eval"
+)
+
+func TestWrite(t *testing.T) {
+	q := eval.Qrels{}
+	base, better := eval.NewRun(), eval.NewRun()
+	for _, qid := range []string{"q1", "q2", "q3"} {
+		q.Add(qid, qid+"-rel", 1)
+		q.Add(qid, qid+"-non", 0)
+		base.Add(qid, eval.Entry{DocID: qid + "-non", Score: 2})
+		base.Add(qid, eval.Entry{DocID: qid + "-rel", Score: 1})
+		better.Add(qid, eval.Entry{DocID: qid + "-rel", Score: 2})
+		better.Add(qid, eval.Entry{DocID: qid + "-non", Score: 1})
+	}
+	dir := t.TempDir()
+	for _, format := range []string{"png", "svg"} {
+		err := Write(dir, q, []Named{{"bm25", base}, {"reranked", better}}, Options{Format: format, Metrics: eval.MustParseMetrics("map@10,mrr@10")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{"report.md", "ap-change." + format, "depth." + format} {
+			if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+				t.Errorf("%s: %v", f, err)
+			}
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	if !strings.Contains(string(md), "| reranked | 1.0000 | 1.0000 | +0.5000 |") {
+		t.Errorf("report.md:\n%s", md)
+	}
+	if err := Write(dir, q, nil, Options{}); err == nil {
+		t.Error("no runs accepted")
+	}
+	if err := Write(dir, q, []Named{{"b", base}}, Options{Format: "gif"}); err == nil {
+		t.Error("unknown format accepted")
+	}
+}
