@@ -67,6 +67,9 @@ func (c Config) check() error {
 	return nil
 }
 
+// ErrEmptyQuery is returned for a query with no word that has a vector.
+var ErrEmptyQuery = errors.New("ssg: query has no word with a vector")
+
 // Model holds what SSG needs: word vectors and a topic model.
 type Model struct {
 	Space  *wmd.Space
@@ -115,7 +118,7 @@ func (m *Model) Build(ctx context.Context, query string, pool []string) (*Graph,
 	qt := embed.Tokenize(query)
 	q := node{pool: -1, tokens: qt, doc: m.Space.DocFromTokens(qt)}
 	if q.doc.Empty() {
-		return nil, errors.New("ssg: query has no word with a vector")
+		return nil, ErrEmptyQuery
 	}
 	docs := make([]wmd.Doc, len(pool))
 	toks := make([][]string, len(pool))

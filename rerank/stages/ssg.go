@@ -1,0 +1,77 @@
+package stages
+
+import (
+	"context"
+	"errors"
+
+	"github.com/semrank/semrank/models/ssg"
+	"github.com/semrank/semrank/models/topics"
+	"github.com/semrank/semrank/rerank"
+)
+
+func init() {
+	rerank.RegisterStage("ssg", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
+		space, err := loadSpace(spec, env)
+		if err != nil {
+			return nil, err
+		}
+		tp, err := spec.Str("topics", "")
+		if err != nil {
+			return nil, err
+		}
+		if tp == "" {
+			return nil, errors.New("needs option topics: a model from semrank train topics")
+		}
+		tm, err := topics.Load(rerank.Resolve(env.Dir, tp))
+		if err != nil {
+			return nil, err
+		}
+		var cfg ssg.Config
+		for _, o := range []struct {
+			name string
+			dst  *int
+		}{{"k", &cfg.K}, {"hops", &cfg.Hops}, {"seeds", &cfg.Seeds}, {"max_iter", &cfg.MaxIter}} {
+			if *o.dst, err = spec.Int(o.name, 0); err != nil {
+				return nil, err
+			}
+		}
+		for _, o := range []struct {
+			name string
+			dst  *float64
+		}{{"dropout", &cfg.Dropout}, {"max_dist", &cfg.MaxDist}, {"mu_pp", &cfg.MuPP}, {"mu_np", &cfg.MuNP}, {"tol", &cfg.Tol}} {
+			if *o.dst, err = spec.Float(o.name, 0); err != nil {
+				return nil, err
+			}
+		}
+		m, err := ssg.New(space, tm, cfg)
+		if err != nil {
+			return nil, err
+		}
+		return &SSG{Model: m}, nil
+	})
+}
+
+// SSG scores candidates by their label after soft-seeded label
+// propagation on the query-induced WMD graph over the candidate list
+// (Srivastava & Datt, 2017). Options: topics (required), k, hops, seeds,
+// dropout (0: SSG-WD; > 0: SSG-D), max_dist, mu_pp, mu_np, tol, max_iter.
+// A query with no word that has a vector leaves all candidates tied at 0.
+type SSG struct {
+	Model *ssg.Model
+}
+
+// Name implements rerank.Stage.
+func (*SSG) Name() string { return "ssg" }
+
+// Score implements rerank.Stage.
+func (s *SSG) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
+	pool := make([]string, len(cands))
+	for i, c := range cands {
+		pool[i] = c.FullText()
+	}
+	scores, err := s.Model.Score(ctx, q.Text, pool)
+	if errors.Is(err, ssg.ErrEmptyQuery) {
+		return make([]float64, len(cands)), nil
+	}
+	return scores, err
+}

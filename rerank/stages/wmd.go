@@ -1,0 +1,78 @@
+package stages
+
+import (
+	"context"
+	"errors"
+	"math"
+
+	"github.com/semrank/semrank/models/embed"
+	"github.com/semrank/semrank/models/wmd"
+	"github.com/semrank/semrank/rerank"
+)
+
+func init() {
+	rerank.RegisterStage("wmd", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
+		space, err := loadSpace(spec, env)
+		if err != nil {
+			return nil, err
+		}
+		return &WMD{Space: space}, nil
+	})
+}
+
+// loadSpace loads the word vectors a stage's model names (an embed bundle,
+// or a word2vec/GloVe file with option "format").
+func loadSpace(spec rerank.StageSpec, env rerank.Env) (*wmd.Space, error) {
+	if spec.Model == "" {
+		return nil, errors.New("needs model: word vectors (semrank train embed, word2vec or GloVe)")
+	}
+	format, err := spec.Str("format", string(embed.FormatAuto))
+	if err != nil {
+		return nil, err
+	}
+	v, err := embed.LoadFile(rerank.Resolve(env.Dir, spec.Model), embed.Format(format))
+	if err != nil {
+		return nil, err
+	}
+	return wmd.NewSpace(v), nil
+}
+
+// WMD scores candidates by their negative Word Mover's Distance to the
+// query (Kusner et al., 2015), solved exactly. A candidate with no word
+// that has a vector scores below every other; a query with none leaves all
+// candidates tied at 0.
+type WMD struct {
+	Space *wmd.Space
+}
+
+// Name implements rerank.Stage.
+func (*WMD) Name() string { return "wmd" }
+
+// Score implements rerank.Stage.
+func (s *WMD) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
+	out := make([]float64, len(cands))
+	qd := s.Space.Doc(q.Text)
+	if qd.Empty() {
+		return out, nil
+	}
+	lo := 0.0
+	for i, c := range cands {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		d, err := s.Space.WMD(qd, s.Space.Doc(c.FullText()))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = -d
+		if !math.IsInf(d, 1) {
+			lo = min(lo, -d)
+		}
+	}
+	for i, x := range out {
+		if math.IsInf(x, -1) {
+			out[i] = lo - 1
+		}
+	}
+	return out, nil
+}
