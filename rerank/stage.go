@@ -159,6 +159,14 @@ type PayloadStage interface {
 	PayloadEncoder() PayloadEncoder
 }
 
+// DisplayName returns the stage's name: Name when set, else def.
+func (s StageSpec) DisplayName(def string) string {
+	if s.Name != "" {
+		return s.Name
+	}
+	return def
+}
+
 // Option helpers for stage factories: spec.Options values come from YAML
 // or JSON, so numbers may arrive as int or float64.
 

@@ -183,6 +183,23 @@ func (r *Recipe) trainStages(ctx context.Context, train, dev *eval.Dataset, idx 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	// Trainers learn from candidate lists. Without given lists (full
+	// retrieval), they see what they will rerank: the first stage's top
+	// window. The copy is the trainers' alone: fusion examples keep
+	// retrieving, so no given-rank feature appears in training only.
+	if train.Candidates == nil && train.Qrels != nil && len(train.Queries) > 0 {
+		w := r.Window
+		if w <= 0 {
+			w = rerank.DefaultWindow
+		}
+		run, err := idx.FirstStageRun(ctx, train, w, nil)
+		if err != nil {
+			return nil, err
+		}
+		t := *train
+		t.Candidates = &run
+		train = &t
+	}
 	out := make([]rerank.StageSpec, len(r.Stages))
 	for i, s := range r.Stages {
 		t, err := rerank.TrainStage(ctx, s, rerank.TrainInput{Train: train, Dev: dev, Index: idx, Text: r.Text, Dir: dir, Seed: r.Seed})

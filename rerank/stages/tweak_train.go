@@ -1,0 +1,75 @@
+package stages
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/models/tweak"
+	"github.com/semrank/semrank/rerank"
+)
+
+func init() {
+	rerank.RegisterTrainer(tweak.Method, fitTWEAK)
+}
+
+// fitTWEAK trains a TWEAK model for recipes. Options: loss (sse, log,
+// preference; default sse, which did best on SemEval B in
+// docs/RESULTS.md), alpha (L2 weight, default 0.1), query_log (default
+// true). Document frequencies are counted over the training corpus and
+// frozen into the model.
+func fitTWEAK(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
+	lossName, err := spec.Str("loss", string(tweak.LossSSE))
+	if err != nil {
+		return spec, err
+	}
+	loss, err := tweak.ParseLoss(lossName)
+	if err != nil {
+		return spec, err
+	}
+	alpha, err := spec.Float("alpha", 0.1)
+	if err != nil {
+		return spec, err
+	}
+	useLog, err := spec.Bool("query_log", true)
+	if err != nil {
+		return spec, err
+	}
+	texts := make([]string, len(in.Train.Corpus))
+	for i, d := range in.Train.Corpus {
+		texts[i] = d.FullText()
+	}
+	st := tweak.Stats{DF: tweak.CountDF(texts)}
+	if useLog {
+		qs := make([]string, len(in.Train.Queries))
+		for i, q := range in.Train.Queries {
+			qs[i] = q.FullText()
+		}
+		st.QF = tweak.CountDF(qs)
+	}
+	set, err := tweak.NewSet(in.Train, judgedIDs(in.Train), st, useLog)
+	if err != nil {
+		return spec, err
+	}
+	m, err := tweak.Train(ctx, set, tweak.Config{Loss: loss, Alpha: alpha, QueryLog: useLog, MaxIterations: 200}, tweak.Options{})
+	if err != nil {
+		return spec, err
+	}
+	path := filepath.Join(in.Dir, spec.DisplayName(tweak.Method)+".model")
+	if err := m.Save(path); err != nil {
+		return spec, err
+	}
+	spec.Model = path
+	return spec, nil
+}
+
+// judgedIDs returns the ids of ds's judged queries that have candidates.
+func judgedIDs(ds *eval.Dataset) []string {
+	var out []string
+	for _, q := range ds.Queries {
+		if _, ok := ds.Qrels[q.ID]; ok && len(ds.Candidates.Ranking(q.ID)) > 0 {
+			out = append(out, q.ID)
+		}
+	}
+	return out
+}
