@@ -8,10 +8,11 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
-	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/index/convert"
+	"github.com/semrank/semrank/models/tweak"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/stages"
 )
 
 // sharedData returns ../shared/data/semeval2016-task3 relative to the
@@ -50,37 +51,69 @@ func BenchmarkRerank(b *testing.B) {
 	}
 	ds := c.Dataset()
 	ctx := context.Background()
+	// A small TWEAK model, trained on 100 of the queries, whose document
+	// vectors are stored at index time.
+	var texts []string
+	for _, d := range ds.Corpus {
+		texts = append(texts, d.FullText())
+	}
+	var qids []string
+	for _, q := range ds.Queries[:100] {
+		if len(ds.Candidates.Ranking(q.ID)) > 0 {
+			qids = append(qids, q.ID)
+		}
+	}
+	set, err := tweak.NewSet(ds, qids, tweak.Stats{DF: tweak.CountDF(texts)}, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tm, err := tweak.Train(ctx, set, tweak.Config{Loss: tweak.LossSSE, Alpha: 0.1, MaxIterations: 30}, tweak.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
 	idx, err := index.Create(filepath.Join(b.TempDir(), "idx"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer idx.Close()
-	if err := idx.Add(ctx, ds.Corpus, []index.PayloadEncoder{index.TermsEncoder{}}, nil); err != nil {
+	if err := idx.Add(ctx, ds.Corpus, []index.PayloadEncoder{index.TermsEncoder{}, tweak.NewEncoder(tm)}, nil); err != nil {
 		b.Fatal(err)
 	}
 	if err := idx.Compact(ctx); err != nil {
 		b.Fatal(err)
 	}
-	queries := ds.Queries[:50]
-	specs := map[string][]rerank.StageSpec{"tfidf": {{Type: "tfidf"}}}
-	for name, spec := range specs {
-		cfg := &rerank.Config{Stages: spec}
-		p, err := cfg.Build(rerank.EnvFor(idx))
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run("search-top100", func(b *testing.B) {
-			i := 0
-			for b.Loop() {
-				q := queries[i%len(queries)]
-				i++
-				req := bleve.NewSearchRequestOptions(bleve.NewMatchQuery(q.FullText()), 100, 0, false)
-				req.Fields = []string{"title", "text", "meta"}
-				if _, err := idx.Search(req); err != nil {
-					b.Fatal(err)
-				}
+	queries := ds.Queries[200:250]
+	tweakStage, err := stages.NewTWEAK("tweak", tm, idx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tfidf, err := rerank.NewStage(rerank.StageSpec{Type: "tfidf"}, rerank.EnvFor(idx))
+	if err != nil {
+		b.Fatal(err)
+	}
+	pipelines := []struct {
+		name   string
+		stages []rerank.Stage
+	}{
+		{"tfidf", []rerank.Stage{tfidf}},
+		{"tweak", []rerank.Stage{tweakStage}},
+		{"tfidf+tweak", []rerank.Stage{tfidf, tweakStage}},
+	}
+	b.Run("search-top100", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			q := queries[i%len(queries)]
+			i++
+			req := bleve.NewSearchRequestOptions(bleve.NewMatchQuery(q.FullText()), 100, 0, false)
+			req.Fields = []string{"title", "text", "meta"}
+			if _, err := idx.Search(req); err != nil {
+				b.Fatal(err)
 			}
-		})
+		}
+	})
+	for _, pl := range pipelines {
+		p := &rerank.Pipeline{Stages: pl.stages, Fusion: &rerank.Linear{Weights: map[string]float64{rerank.FeatureFirstRank: 1}}}
+		name := pl.name
 		for _, window := range []int{10, 100} {
 			// Candidates are fetched once outside the timer: this is the
 			// rerank cost alone.
@@ -94,27 +127,16 @@ func BenchmarkRerank(b *testing.B) {
 				cands[i] = rerank.FromHits(hits)
 			}
 			p.Window = window
-			for _, cold := range []bool{true, false} {
-				cache := "warm"
-				if cold {
-					cache = "cold"
-				}
-				// cold: every text is analyzed afresh; warm: analyzed
-				// candidate texts come from analyzers' token cache.
-				b.Run(name+"/window"+itoa(window)+"/"+cache, func(b *testing.B) {
-					i := 0
-					for b.Loop() {
-						if cold {
-							analyzers.ResetCache()
-						}
-						j := i % len(queries)
-						i++
-						if _, err := p.Rerank(ctx, rerank.Query{Text: queries[j].FullText()}, cands[j]); err != nil {
-							b.Fatal(err)
-						}
+			b.Run(name+"/window"+itoa(window), func(b *testing.B) {
+				i := 0
+				for b.Loop() {
+					j := i % len(queries)
+					i++
+					if _, err := p.Rerank(ctx, rerank.Query{Text: queries[j].FullText()}, cands[j]); err != nil {
+						b.Fatal(err)
 					}
-				})
-			}
+				}
+			})
 		}
 	}
 }
