@@ -46,6 +46,7 @@ A split it has never seen is then scored with:
 	f.StringVar(&o.Out, "out", "", "output directory (pipeline.yaml, models/, dev.trec)")
 	f.StringVar(&o.Fusion, "fusion", "", "linear or lambdamart (default: the recipe's choice)")
 	f.IntVar(&o.Folds, "folds", 5, "cross-fitting folds")
+	f.StringSliceVar(&o.Stages, "stages", nil, "stage types instead of the recipe's, for ablations (e.g. tweak or lexical,meta)")
 	_ = cmd.MarkFlagRequired("train")
 	_ = cmd.MarkFlagRequired("out")
 	experimentCmd.AddCommand(cmd)

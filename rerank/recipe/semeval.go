@@ -39,6 +39,35 @@ func Trained(specs ...rerank.StageSpec) []rerank.StageSpec {
 	return out
 }
 
+// ParseStages turns stage type names into specs for ablations: "lexical"
+// stands for LexicalStages, "meta" for the forum metadata stages (comment
+// position, written by the asker), any other name for that stage type.
+func ParseStages(names []string) ([]rerank.StageSpec, error) {
+	var out []rerank.StageSpec
+	types := rerank.StageTypes()
+	for _, n := range names {
+		switch n {
+		case "lexical":
+			out = append(out, LexicalStages()...)
+		case "meta":
+			out = append(out, metaStages()...)
+		default:
+			if !slices.Contains(types, n) {
+				return nil, fmt.Errorf("recipe: unknown stage type %q (known: lexical, meta, %v)", n, types)
+			}
+			out = append(out, rerank.StageSpec{Type: n})
+		}
+	}
+	return out, nil
+}
+
+func metaStages() []rerank.StageSpec {
+	return []rerank.StageSpec{
+		{Type: "meta", Name: "position", Options: map[string]any{"field": "position", "transform": "neglog"}},
+		{Type: "meta", Name: "asker", Options: map[string]any{"field": "by_question_author"}},
+	}
+}
+
 // LexicalStages are the cheap features every recipe starts from.
 func LexicalStages() []rerank.StageSpec {
 	return []rerank.StageSpec{
@@ -56,10 +85,7 @@ func SemEvalStages(st convert.Subtask) []rerank.StageSpec {
 		rerank.StageSpec{Type: "tweak"},
 	)...)
 	if st == convert.SubtaskA {
-		specs = append(specs,
-			rerank.StageSpec{Type: "meta", Name: "position", Options: map[string]any{"field": "position", "transform": "neglog"}},
-			rerank.StageSpec{Type: "meta", Name: "asker", Options: map[string]any{"field": "by_question_author"}},
-		)
+		specs = append(specs, metaStages()...)
 	}
 	return specs
 }
@@ -71,6 +97,7 @@ type SemEvalOptions struct {
 	Dev     string   // XML file for early stopping and reporting
 	Out     string   // output directory
 	Fusion  string   // linear or lambdamart; "" picks the recipe's default
+	Stages  []string // stage types to use instead of the recipe's (ablations); see ParseStages
 	Folds   int
 	Log     io.Writer
 }
@@ -124,7 +151,13 @@ func SemEval(ctx context.Context, o SemEvalOptions) error {
 	if fusion == "" {
 		fusion = "linear"
 	}
-	r := &Recipe{Stages: SemEvalStages(o.Subtask), Fusion: fusion, Folds: o.Folds, Window: 100, Text: text, Log: o.Log}
+	stages := SemEvalStages(o.Subtask)
+	if len(o.Stages) > 0 {
+		if stages, err = ParseStages(o.Stages); err != nil {
+			return err
+		}
+	}
+	r := &Recipe{Stages: stages, Fusion: fusion, Folds: o.Folds, Window: 100, Text: text, Log: o.Log}
 	logf("subtask %s: %d training queries, %d dev queries, stages %v, fusion %s", o.Subtask, len(train.Qrels), lenQrels(dev), stageNames(r.Stages), fusion)
 	path, err := r.Fit(ctx, train, dev, o.Out)
 	if err != nil {
