@@ -61,7 +61,7 @@ func TestCrossValidateReport(t *testing.T) {
 	if err := o.Report(&buf); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"deepmatch vs siamese", "TF-IDF cosine + IR", "ndcg@6"} {
+	for _, s := range []string{"deepmatch vs siamese", "deepmatch + IR vs siamese + IR", "ndcg@6"} {
 		if !strings.Contains(buf.String(), s) {
 			t.Errorf("report lacks %q:\n%s", s, buf.String())
 		}

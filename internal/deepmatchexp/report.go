@@ -3,8 +3,10 @@ package deepmatchexp
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/internal/conceptexp"
 	"github.com/semrank/semrank/models/deepmatch"
 )
 
@@ -24,7 +26,8 @@ func evaluate(qs []deepmatch.Query, scores [][]float64, metrics string) (eval.Re
 type Pair struct{ A, B string }
 
 // Comparisons returns the pairs the issue asks about: every system against
-// the IR order, and DeepMatch against each other system.
+// the IR order, DeepMatch against each other system alone, and DeepMatch
+// fused with the IR order against each other fused system.
 func (o *Outcome) Comparisons() []Pair {
 	var ps []Pair
 	for _, n := range o.Names {
@@ -32,10 +35,19 @@ func (o *Outcome) Comparisons() []Pair {
 			ps = append(ps, Pair{n, IR})
 		}
 	}
-	for _, n := range o.Names {
-		if n != deepmatch.MethodDeepMatch && n != IR {
-			if _, ok := o.Scores[deepmatch.MethodDeepMatch]; ok {
-				ps = append(ps, Pair{deepmatch.MethodDeepMatch, n})
+	if _, ok := o.Scores[deepmatch.MethodDeepMatch]; !ok {
+		return ps
+	}
+	for _, fused := range []bool{false, true} {
+		dm := deepmatch.MethodDeepMatch
+		if fused {
+			dm += conceptexp.FuseSuffix
+		}
+		for _, n := range o.Names {
+			if n != dm && n != IR && strings.HasSuffix(n, conceptexp.FuseSuffix) == fused {
+				if _, ok := o.Scores[dm]; ok {
+					ps = append(ps, Pair{dm, n})
+				}
 			}
 		}
 	}
@@ -48,9 +60,9 @@ func (o *Outcome) Report(w io.Writer) error {
 	if err := table(w, o.Test, o.Scores, o.Names, Metrics, o.Comparisons(), "map@10"); err != nil {
 		return err
 	}
-	var poolNames []string
+	var poolNames []string // the IR order has no meaning on pools
 	for _, n := range o.Names {
-		if _, ok := o.PoolScores[n]; ok {
+		if _, ok := o.PoolScores[n]; ok && n != IR {
 			poolNames = append(poolNames, n)
 		}
 	}
