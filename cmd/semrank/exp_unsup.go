@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/internal/unsupexp"
 	"github.com/semrank/semrank/models/embed"
 	"github.com/semrank/semrank/models/ssg"
@@ -16,13 +17,15 @@ import (
 
 func init() {
 	var (
-		data, vectors, topicsPath, metrics, statsDir string
-		cfg                                          ssg.Config
+		data, vectors, topicsPath, metrics, statsDir, indexPath string
+		depth                                                   int
+		cfg                                                     ssg.Config
 	)
 	cmd := &cobra.Command{
 		Use:   "experiment-unsup --data DIR --vectors V --topics MODEL",
 		Short: "Unsupervised reranking: WMD, SSG-WD, SSG-D vs TF-IDF cosine, BM25 and IR order",
-		Long: `Reranks every query's given candidates (candidates.trec) with WMD, the
+		Long: `Reranks every judged query's given candidates (candidates.trec), or with
+--index its top --depth BM25 candidates from a semrank index, with WMD, the
 soft-seeded SSL graph without (SSG-WD) and with (SSG-D) dropout, TF-IDF
 cosine and textbook BM25 (collection statistics from --stats DIR's corpus,
 default --data's), and the first-stage order, and prints a markdown table.
@@ -62,7 +65,21 @@ No judgments are used except to score the rankings.`,
 				return err
 			}
 			wd.Config.Dropout = 0
-			lists, err := unsupexp.GivenLists(ds)
+			var lists unsupexp.Lists
+			if indexPath != "" {
+				// Full retrieval: score the judged queries only, as trec_eval
+				// does. (SemEval keeps every query: the official MAP counts
+				// queries without a relevant candidate as 0.)
+				ds = unsupexp.JudgedOnly(ds)
+				idx, err := index.Open(indexPath)
+				if err != nil {
+					return err
+				}
+				defer idx.Close()
+				lists, err = unsupexp.IndexLists(cmd.Context(), idx, ds, depth)
+			} else {
+				lists, err = unsupexp.GivenLists(ds)
+			}
 			if err != nil {
 				return err
 			}
@@ -85,6 +102,8 @@ No judgments are used except to score the rankings.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&data, "data", "", "BEIR directory with candidates.trec and qrels")
+	f.StringVar(&indexPath, "index", "", "take candidates from this index (BM25 top --depth, or the given lists scored by BM25) instead of candidates.trec")
+	f.IntVar(&depth, "depth", 100, "candidates per query with --index")
 	f.StringVar(&statsDir, "stats", "", "BEIR directory whose corpus gives TF-IDF/BM25 statistics (default --data)")
 	f.StringVar(&vectors, "vectors", "", "word vectors (embed bundle, word2vec or GloVe)")
 	f.StringVar(&topicsPath, "topics", "", "topic model from semrank train topics")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/ssg"
 	"github.com/semrank/semrank/models/wmd"
 )
@@ -304,4 +305,37 @@ func WriteTable(w io.Writer, rows []Row, metrics []eval.Metric, base string) err
 		fmt.Fprintln(w)
 	}
 	return nil
+}
+
+// IndexLists retrieves each judged query's top depth candidates from a
+// semrank index (Bleve BM25, or the dataset's given lists scored by it).
+func IndexLists(ctx context.Context, idx *index.Index, ds *eval.Dataset, depth int) (Lists, error) {
+	out := Lists{}
+	for _, q := range ds.Queries {
+		hits, err := idx.Candidates(ctx, ds, q, depth)
+		if err != nil {
+			return nil, fmt.Errorf("query %q: %w", q.ID, err)
+		}
+		for _, h := range hits {
+			text := h.Title + "\n" + h.Text
+			if d, ok := ds.Doc(h.ID); ok {
+				text = d.FullText()
+			}
+			out[q.ID] = append(out[q.ID], Candidate{ID: h.ID, Text: text, Rank: h.Rank, Score: h.Score})
+		}
+	}
+	return out, nil
+}
+
+// JudgedOnly returns ds with only the queries that have judgments (trec_eval
+// and the foundation numbers ignore the rest).
+func JudgedOnly(ds *eval.Dataset) *eval.Dataset {
+	out := *ds
+	out.Queries = nil
+	for _, q := range ds.Queries {
+		if ds.Qrels.Relevant(q.ID) > 0 {
+			out.Queries = append(out.Queries, q)
+		}
+	}
+	return &out
 }

@@ -30,6 +30,7 @@ type Solver struct {
 	x            []float64 // flow, n×m row-major
 	ps, pt       []float64 // potentials of sources and sinks
 	distS, distT []float64
+	keyS, keyT   []float64 // distance while unsettled, +Inf once settled: a branch-free min scan
 	doneS, doneT []bool
 	predS, predT []int32
 	exc, def     []float64
@@ -151,6 +152,7 @@ func (s *Solver) init(n, m int) {
 	s.ps, s.pt = grow(s.ps, n), grow(s.pt, m)
 	clear(s.ps)
 	s.distS, s.distT = grow(s.distS, n), grow(s.distT, m)
+	s.keyS, s.keyT = grow(s.keyS, n), grow(s.keyT, m)
 	s.doneS, s.doneT = growBool(s.doneS, n), growBool(s.doneT, m)
 	s.predS, s.predT = growInt(s.predS, n), growInt(s.predT, m)
 	s.exc, s.def = grow(s.exc, n), grow(s.def, m)
@@ -171,6 +173,7 @@ func (s *Solver) phase(cost []float64, tol float64) (float64, bool) {
 		s.doneT[j] = false
 		s.predT[j] = -1
 		s.distT[j] = inf
+		s.keyT[j] = inf
 		if s.def[j] > tol {
 			open++
 		}
@@ -185,6 +188,7 @@ func (s *Solver) phase(cost []float64, tol float64) (float64, bool) {
 		} else {
 			s.distS[i] = inf
 		}
+		s.keyS[i] = s.distS[i]
 	}
 	if !any || open == 0 {
 		return 0, false
@@ -193,13 +197,13 @@ func (s *Solver) phase(cost []float64, tol float64) (float64, bool) {
 	var D float64
 	for open > 0 {
 		best, bi, sink := inf, -1, false
-		for i, d := range s.distS {
-			if d < best && !s.doneS[i] {
+		for i, d := range s.keyS {
+			if d < best {
 				best, bi = d, i
 			}
 		}
-		for j, d := range s.distT {
-			if d < best && !s.doneT[j] {
+		for j, d := range s.keyT {
+			if d < best {
 				best, bi, sink = d, j, true
 			}
 		}
@@ -210,6 +214,7 @@ func (s *Solver) phase(cost []float64, tol float64) (float64, bool) {
 		if sink {
 			j := bi
 			s.doneT[j] = true
+			s.keyT[j] = inf
 			if s.def[j] > tol {
 				s.order = append(s.order, int32(j))
 				open--
@@ -220,7 +225,7 @@ func (s *Solver) phase(cost []float64, tol float64) (float64, bool) {
 				if s.x[i*m+j] > 0 && !s.doneS[i] {
 					nd := max(base-cost[i*m+j]-s.ps[i], best)
 					if nd < s.distS[i] {
-						s.distS[i] = nd
+						s.distS[i], s.keyS[i] = nd, nd
 						s.predS[i] = int32(j)
 					}
 				}
@@ -229,12 +234,13 @@ func (s *Solver) phase(cost []float64, tol float64) (float64, bool) {
 		}
 		i := bi
 		s.doneS[i] = true
+		s.keyS[i] = inf
 		base := best + s.ps[i]
 		row := cost[i*m : i*m+m]
 		for j, c := range row {
 			if !s.doneT[j] {
 				if nd := base + c - s.pt[j]; nd < s.distT[j] {
-					s.distT[j] = nd
+					s.distT[j], s.keyT[j] = nd, nd
 					s.predT[j] = int32(i)
 				}
 			}
