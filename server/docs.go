@@ -1,0 +1,156 @@
+package server
+
+import (
+	"net/http"
+	"time"
+	"unicode/utf8"
+
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/index"
+)
+
+// IndexRequest is the body of POST /api/index. Documents in Add are added,
+// or replaced when their id exists, with the payloads the pipeline's
+// stages read computed by the loaded models; ids in Delete are removed.
+// Deletions run after additions.
+//
+//	{"add": [{"_id": "d1", "title": "…", "text": "…", "metadata": {…}}],
+//	 "delete": ["d7"]}
+type IndexRequest struct {
+	Add    []eval.Doc `json:"add,omitempty"`
+	Delete []string   `json:"delete,omitempty"`
+}
+
+// IndexResponse answers /api/index.
+type IndexResponse struct {
+	Added   int `json:"added"`
+	Deleted int `json:"deleted"`
+	// Missing lists ids asked to be deleted that the index did not hold.
+	Missing   []string      `json:"missing,omitempty"`
+	Payloads  []string      `json:"payloads"` // payload names computed for the added documents
+	Documents uint64        `json:"documents"`
+	Took      time.Duration `json:"took"`
+}
+
+func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) error {
+	start := time.Now()
+	var req IndexRequest
+	if err := decodeBody(w, r, s.limits.MaxIndexBodyBytes, &req); err != nil {
+		return err
+	}
+	if n := len(req.Add) + len(req.Delete); n == 0 {
+		return badRequest(`nothing to do: give "add" documents or "delete" ids`)
+	} else if n > s.limits.MaxIndexDocs {
+		return badRequest("%d documents in one request; the limit is %d", n, s.limits.MaxIndexDocs)
+	}
+	seen := make(map[string]bool, len(req.Add))
+	for i, d := range req.Add {
+		if err := s.checkID(d.ID); err != nil {
+			return badRequest("add[%d]: %v", i, err)
+		}
+		if seen[d.ID] {
+			return badRequest("add[%d]: id %q appears twice", i, d.ID)
+		}
+		seen[d.ID] = true
+		if d.Title == "" && d.Text == "" {
+			return badRequest("add[%d] (%q): document has neither title nor text", i, d.ID)
+		}
+		if !utf8.ValidString(d.Title) || !utf8.ValidString(d.Text) {
+			return badRequest("add[%d] (%q): title or text is not valid UTF-8", i, d.ID)
+		}
+	}
+	for i, id := range req.Delete {
+		if err := s.checkID(id); err != nil {
+			return badRequest("delete[%d]: %v", i, err)
+		}
+	}
+
+	// The models that compute payloads are the ones searches read them
+	// with: the pipeline in use now. A reload after this keeps them valid,
+	// since a new model whose payloads differ is refused by its stage.
+	encs := []index.PayloadEncoder{index.TermsEncoder{}}
+	for _, e := range s.current.Load().pipeline.Encoders() {
+		encs = append(encs, e)
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	out := IndexResponse{Added: len(req.Add)}
+	if len(req.Add) > 0 {
+		if err := s.idx.Add(r.Context(), req.Add, encs, nil); err != nil {
+			return err
+		}
+	}
+	var del []string
+	for _, id := range req.Delete {
+		_, ok, err := s.idx.Doc(id)
+		if err != nil {
+			return err
+		}
+		if ok {
+			del = append(del, id)
+		} else {
+			out.Missing = append(out.Missing, id)
+		}
+	}
+	if len(del) > 0 {
+		if err := s.idx.DeleteDocs(del...); err != nil {
+			return err
+		}
+	}
+	out.Deleted = len(del)
+	for _, e := range encs {
+		out.Payloads = append(out.Payloads, e.PayloadName())
+	}
+	n, err := s.idx.DocCount()
+	if err != nil {
+		return err
+	}
+	out.Documents = n
+	out.Took = time.Since(start)
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) checkID(id string) error {
+	if len(id) > s.limits.MaxIDBytes {
+		return badRequest("id of %d bytes; the limit is %d", len(id), s.limits.MaxIDBytes)
+	}
+	if !utf8.ValidString(id) {
+		return badRequest("id %q is not valid UTF-8", id)
+	}
+	return eval.CheckID(id)
+}
+
+// DocResponse answers GET /api/doc/{id}.
+type DocResponse struct {
+	ID       string         `json:"id"`
+	Title    string         `json:"title"`
+	Text     string         `json:"text"`
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+func (s *Server) handleDoc(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	if id == "" {
+		return badRequest("give a document id: /api/doc/{id}")
+	}
+	if err := s.checkID(id); err != nil {
+		return badRequest("%v", err)
+	}
+	d, ok, err := s.idx.Doc(id)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return &apiError{Status: http.StatusNotFound, Msg: "no document with id " + quote(id)}
+	}
+	writeJSON(w, http.StatusOK, DocResponse{ID: d.ID, Title: d.Title, Text: d.Text, Metadata: d.Metadata})
+	return nil
+}
+
+func quote(s string) string {
+	if len(s) > 80 {
+		s = s[:80] + "…"
+	}
+	return `"` + s + `"`
+}

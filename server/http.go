@@ -1,0 +1,273 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// routes wires the endpoints. Paths are registered without methods so that
+// a wrong method gets a JSON 405 from allow rather than the mux's plain text.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	api := func(pattern, endpoint, method string, h func(w http.ResponseWriter, r *http.Request) error) {
+		mux.Handle(pattern, s.instrument(endpoint, func(w http.ResponseWriter, r *http.Request) error {
+			if err := allow(w, r, method); err != nil {
+				return err
+			}
+			return h(w, r)
+		}))
+	}
+	api("/api/search", "search", http.MethodPost, s.handleSearch)
+	api("/api/index", "index", http.MethodPost, s.handleIndex)
+	api("/api/doc/{id...}", "doc", http.MethodGet, s.handleDoc)
+	api("/api/admin/reload", "reload", http.MethodPost, s.handleReload)
+	api("/healthz", "healthz", http.MethodGet, s.handleHealth)
+	mux.Handle("/api/", s.instrument("unknown", func(_ http.ResponseWriter, r *http.Request) error {
+		return &apiError{Status: http.StatusNotFound, Msg: fmt.Sprintf("no endpoint %s %s", r.Method, r.URL.Path)}
+	}))
+	mux.Handle("/metrics", getOnly(s.metrics.handler()))
+	mux.Handle("/", getOnly(s.pageHandler()))
+	return mux
+}
+
+// apiError is an error with the HTTP status it answers with. Its message
+// is shown to the client, so it says what is wrong with the request.
+type apiError struct {
+	Status int
+	Msg    string
+	Allow  string // for 405: the method to use
+}
+
+func (e *apiError) Error() string { return e.Msg }
+
+func badRequest(format string, args ...any) *apiError {
+	return &apiError{Status: http.StatusBadRequest, Msg: fmt.Sprintf(format, args...)}
+}
+
+// ErrorBody is the JSON body of every error answer.
+type ErrorBody struct {
+	Error  string `json:"error"`
+	Status int    `json:"status"`
+}
+
+// statusWriter remembers the status code for metrics.
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// instrument runs h with the request timeout, turns its error into a JSON
+// answer, and records the request in the metrics.
+func (s *Server) instrument(endpoint string, h func(w http.ResponseWriter, r *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		s.metrics.inflight.Inc()
+		defer s.metrics.inflight.Dec()
+		ctx, cancel := context.WithTimeout(r.Context(), s.limits.Timeout)
+		defer cancel()
+		sw := &statusWriter{ResponseWriter: w}
+		if err := h(sw, r.WithContext(ctx)); err != nil {
+			s.writeError(sw, r, err)
+		}
+		if sw.code == 0 {
+			sw.code = http.StatusOK
+		}
+		s.metrics.observeRequest(endpoint, sw.code, time.Since(start))
+	})
+}
+
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var ae *apiError
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &ae):
+	case errors.As(err, &mbe):
+		ae = &apiError{Status: http.StatusRequestEntityTooLarge, Msg: fmt.Sprintf("request body is larger than the limit of %d bytes", mbe.Limit)}
+	case errors.Is(err, context.DeadlineExceeded):
+		ae = &apiError{Status: http.StatusServiceUnavailable, Msg: fmt.Sprintf("request took longer than the limit of %s", s.limits.Timeout)}
+	case errors.Is(err, context.Canceled):
+		// The client went away; nobody reads the answer.
+		ae = &apiError{Status: 499, Msg: "request canceled"}
+	default:
+		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		ae = &apiError{Status: http.StatusInternalServerError, Msg: err.Error()}
+	}
+	if ae.Allow != "" {
+		w.Header().Set("Allow", ae.Allow)
+	}
+	writeJSON(w, ae.Status, ErrorBody{Error: ae.Msg, Status: ae.Status})
+}
+
+func allow(_ http.ResponseWriter, r *http.Request, method string) error {
+	if r.Method == method || (method == http.MethodGet && r.Method == http.MethodHead) {
+		return nil
+	}
+	return &apiError{Status: http.StatusMethodNotAllowed, Allow: method,
+		Msg: fmt.Sprintf("%s %s: method not allowed; use %s", r.Method, r.URL.Path, method)}
+}
+
+// getOnly refuses methods other than GET and HEAD.
+func getOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "method not allowed; use GET", http.StatusMethodNotAllowed)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// decodeBody reads a JSON body of at most limit bytes into v, refusing
+// unknown fields and trailing data, and names the problem when it fails.
+func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, v any) error {
+	body := http.MaxBytesReader(w, r.Body, limit)
+	raw, err := io.ReadAll(body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return err
+		}
+		return badRequest("reading request body: %v", err)
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return badRequest("request body is empty; send a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return badRequest("malformed JSON: %s", describeJSONError(raw, err))
+	}
+	if dec.More() {
+		return badRequest("malformed JSON: data after the request object")
+	}
+	return nil
+}
+
+func describeJSONError(raw []byte, err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("%v (at byte %d)", se, se.Offset)
+	case errors.As(err, &te):
+		field := te.Field
+		if field == "" {
+			field = "the request"
+		}
+		return fmt.Sprintf("%s must be %s, not %s", field, jsonKind(te.Type.Kind().String()), te.Value)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return fmt.Sprintf("unexpected end of input after %d bytes", len(raw))
+	}
+	return err.Error()
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "int", "int64", "float64":
+		return "a number"
+	case "bool":
+		return "true or false"
+	case "string":
+		return "a string"
+	case "slice":
+		return "an array"
+	case "struct", "map":
+		return "an object"
+	}
+	return goKind
+}
+
+// checkAdmin enforces the admin token when one is configured.
+func (s *Server) checkAdmin(r *http.Request) error {
+	if s.token == "" {
+		return nil
+	}
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) != 1 {
+		return &apiError{Status: http.StatusUnauthorized, Msg: "admin endpoint: missing or wrong bearer token"}
+	}
+	return nil
+}
+
+// ReloadResponse answers /api/admin/reload.
+type ReloadResponse struct {
+	Generation int      `json:"generation"`
+	Stages     []string `json:"stages"`
+	Window     int      `json:"window"`
+}
+
+func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) error {
+	if err := s.checkAdmin(r); err != nil {
+		return err
+	}
+	// The body, if any, must be empty or an empty object: a reload takes
+	// no parameters, in particular no file path.
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes))
+	if err != nil {
+		return err
+	}
+	if t := bytes.TrimSpace(raw); len(t) > 0 && !bytes.Equal(t, []byte("{}")) {
+		return badRequest("reload takes no parameters; it rebuilds the pipeline file the server was started with")
+	}
+	gen, err := s.Reload(r.Context())
+	if err != nil {
+		return &apiError{Status: http.StatusInternalServerError, Msg: err.Error() + " (the previous pipeline keeps serving)"}
+	}
+	cur := s.current.Load()
+	writeJSON(w, http.StatusOK, ReloadResponse{Generation: gen, Stages: cur.pipeline.StageNames(), Window: cur.pipeline.WindowSize()})
+	return nil
+}
+
+// Health answers /healthz.
+type Health struct {
+	Status     string    `json:"status"`
+	Documents  uint64    `json:"documents"`
+	Generation int       `json:"generation"`
+	Stages     []string  `json:"stages"`
+	Window     int       `json:"window"`
+	LoadedAt   time.Time `json:"loaded_at"`
+	Examples   []string  `json:"examples,omitempty"`
+}
+
+func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) error {
+	n, err := s.idx.DocCount()
+	if err != nil {
+		return err
+	}
+	cur := s.current.Load()
+	writeJSON(w, http.StatusOK, Health{Status: "ok", Documents: n, Generation: cur.generation,
+		Stages: cur.pipeline.StageNames(), Window: cur.pipeline.WindowSize(), LoadedAt: cur.at, Examples: s.examples})
+	return nil
+}

@@ -1,0 +1,168 @@
+package server
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+
+	"github.com/semrank/semrank/rerank"
+)
+
+// A probe watches one search through rerank.Wrap from both sides: the
+// first-stage search underneath (probeIndex) and the fusion of stage
+// scores (recordFusion). It lets the API report each hit's first-stage rank
+// and stage scores while the reranking itself stays rerank.Wrap's, the
+// same code library users run. A probe belongs to one request.
+type probe struct {
+	metrics *metrics
+
+	firstHits []firstHit          // the first-stage list, in order
+	first     map[string]firstHit // by id
+	names     []string            // stage names
+	scores    map[string][]float64
+	fused     map[string]float64 // fused scores of the window
+}
+
+type firstHit struct {
+	id     string
+	rank   int
+	score  float64
+	fields map[string]any
+}
+
+// bleveIndex lets probeIndex embed bleve.Index: embedding the interface
+// directly would clash with its Index method.
+type bleveIndex = bleve.Index
+
+// probeIndex is the index rerank.Wrap searches: it times the first stage
+// and records its hits before Wrap rescores them in place.
+type probeIndex struct {
+	bleveIndex
+	probe *probe
+}
+
+func (x probeIndex) Search(req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	return x.SearchInContext(context.Background(), req)
+}
+
+func (x probeIndex) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	start := time.Now()
+	res, err := x.bleveIndex.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	x.probe.metrics.observeStage("first_stage", time.Since(start))
+	p := x.probe
+	p.first = make(map[string]firstHit, len(res.Hits))
+	p.firstHits = make([]firstHit, len(res.Hits))
+	for i, h := range res.Hits {
+		// Wrap replaces h.Fields and h.Score afterwards; keep ours.
+		f := firstHit{id: h.ID, rank: req.From + i + 1, score: h.Score, fields: h.Fields}
+		p.firstHits[i] = f
+		p.first[h.ID] = f
+	}
+	return res, nil
+}
+
+// recordFusion is the pipeline's fusion with the stage scores and fused
+// scores recorded. With no inner fusion it keeps the first-stage scores,
+// as Pipeline.Rerank does without one.
+type recordFusion struct {
+	inner rerank.Fusion
+	probe *probe
+}
+
+func (f *recordFusion) Fuse(in rerank.FusionInput) ([]float64, error) {
+	start := time.Now()
+	var out []float64
+	if f.inner != nil {
+		var err error
+		if out, err = f.inner.Fuse(in); err != nil {
+			return nil, err
+		}
+		f.probe.metrics.observeStage("fusion", time.Since(start))
+	} else {
+		out = make([]float64, len(in.Candidates))
+		for i, c := range in.Candidates {
+			out[i] = c.Score
+		}
+	}
+	p := f.probe
+	p.names = in.Names
+	p.scores = make(map[string][]float64, len(in.Candidates))
+	p.fused = make(map[string]float64, len(in.Candidates))
+	for i, c := range in.Candidates {
+		s := make([]float64, len(in.Scores))
+		for j := range in.Scores {
+			s[j] = in.Scores[j][i]
+		}
+		p.scores[c.ID] = s
+		p.fused[c.ID] = out[i]
+	}
+	return out, nil
+}
+
+// stageScores returns id's stage scores by stage name, nil outside the
+// window.
+func (p *probe) stageScores(id string) map[string]float64 {
+	s, ok := p.scores[id]
+	if !ok {
+		return nil
+	}
+	out := make(map[string]float64, len(s))
+	for j, name := range p.names {
+		out[name] = s[j]
+	}
+	return out
+}
+
+// rerankedRank returns where the pipeline put the first-stage hit f: inside
+// the window, one plus the number of window candidates fused above it (ties
+// broken by first-stage rank, as Pipeline.Rerank does); outside, its own
+// rank, since the tail keeps first-stage order.
+func (p *probe) rerankedRank(f firstHit) int {
+	mine, ok := p.fused[f.id]
+	if !ok {
+		return f.rank
+	}
+	r := 1
+	for id, v := range p.fused {
+		if v > mine || (v == mine && p.first[id].rank < f.rank) {
+			r++
+		}
+	}
+	return r
+}
+
+// firstPage returns the first-stage hits at positions from+1..from+size.
+func (p *probe) firstPage(from, size int, fields []string) []Hit {
+	var out []Hit
+	for _, f := range p.firstHits {
+		if f.rank <= from || f.rank > from+size {
+			continue
+		}
+		h := Hit{ID: f.id, Rank: f.rank, Score: f.score, FirstStageRank: f.rank, FirstStageScore: f.score,
+			RerankedRank: p.rerankedRank(f), StageScores: p.stageScores(f.id), Fields: pick(f.fields, fields)}
+		out = append(out, h)
+	}
+	return out
+}
+
+// pick returns the wanted stored fields of have ("*": all).
+func pick(have map[string]any, want []string) map[string]any {
+	if slices.Contains(want, "*") {
+		return have
+	}
+	var out map[string]any
+	for _, k := range want {
+		if v, ok := have[k]; ok {
+			if out == nil {
+				out = map[string]any{}
+			}
+			out[k] = v
+		}
+	}
+	return out
+}

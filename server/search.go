@@ -1,0 +1,204 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/semrank/semrank/index"
+	"github.com/semrank/semrank/rerank"
+)
+
+// SearchRequest is the body of POST /api/search: Bleve's search request
+// fields plus rerank options.
+//
+//	{"query": "best bank in Doha", "size": 10, "fields": ["title"],
+//	 "explain": true, "rerank": {"enabled": true, "window": 50, "compare": true}}
+type SearchRequest struct {
+	// Query is natural-language text (a JSON string) or a Bleve query
+	// object, e.g. {"match": "visa", "field": "title"} or Bleve's
+	// query-string syntax {"query": "+visa renewal"}.
+	Query   json.RawMessage `json:"query"`
+	Size    *int            `json:"size,omitempty"` // default 10
+	From    int             `json:"from,omitempty"`
+	Fields  []string        `json:"fields,omitempty"` // stored fields to return; "*" for all
+	Explain bool            `json:"explain,omitempty"`
+	Rerank  *RerankOptions  `json:"rerank,omitempty"`
+}
+
+// RerankOptions control the rerank pipeline for one search.
+type RerankOptions struct {
+	Enabled *bool `json:"enabled,omitempty"` // default true
+	Window  int   `json:"window,omitempty"`  // candidates reranked; 0: the pipeline's
+	// Compare adds the first-stage list of the same page to the answer.
+	Compare bool `json:"compare,omitempty"`
+}
+
+// SearchResponse is the answer: Bleve's result fields plus where each hit
+// came from.
+type SearchResponse struct {
+	Hits      []Hit         `json:"hits"`
+	TotalHits uint64        `json:"total_hits"`
+	MaxScore  float64       `json:"max_score"`
+	Took      time.Duration `json:"took"` // nanoseconds, as Bleve's
+	Reranked  bool          `json:"reranked"`
+	Window    int           `json:"window,omitempty"`
+	Stages    []string      `json:"stages,omitempty"`
+	// Generation is the pipeline generation that answered (see Reload).
+	Generation int `json:"generation"`
+	// FirstStage is the first-stage list of the same page, when
+	// rerank.compare was asked for.
+	FirstStage []Hit `json:"first_stage,omitempty"`
+}
+
+// Hit is one result.
+type Hit struct {
+	ID    string  `json:"id"`
+	Rank  int     `json:"rank"` // 1-based position in its list
+	Score float64 `json:"score"`
+	// FirstStageRank and FirstStageScore are the hit's BM25 rank and score.
+	FirstStageRank  int     `json:"first_stage_rank"`
+	FirstStageScore float64 `json:"first_stage_score"`
+	// RerankedRank is the reranked position of a first-stage hit (in
+	// SearchResponse.FirstStage only).
+	RerankedRank int `json:"reranked_rank,omitempty"`
+	// StageScores holds each stage's raw score; absent for hits outside
+	// the rerank window.
+	StageScores map[string]float64  `json:"stage_scores,omitempty"`
+	Fields      map[string]any      `json:"fields,omitempty"`
+	Explanation *search.Explanation `json:"explanation,omitempty"`
+}
+
+func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
+	start := time.Now()
+	var req SearchRequest
+	if err := decodeBody(w, r, s.limits.MaxBodyBytes, &req); err != nil {
+		return err
+	}
+	q, err := s.parseQuery(req.Query)
+	if err != nil {
+		return err
+	}
+	size := 10
+	if req.Size != nil {
+		size = *req.Size
+	}
+	l := s.limits
+	switch {
+	case size < 0 || size > l.MaxSize:
+		return badRequest("size %d is out of range: 0 to %d", size, l.MaxSize)
+	case req.From < 0 || req.From > l.MaxFrom:
+		return badRequest("from %d is out of range: 0 to %d", req.From, l.MaxFrom)
+	case len(req.Fields) > l.MaxFields:
+		return badRequest("%d fields asked for; the limit is %d", len(req.Fields), l.MaxFields)
+	}
+	for _, f := range req.Fields {
+		if f == "" || len(f) > 256 || !utf8.ValidString(f) {
+			return badRequest("fields: %q is not a field name", f)
+		}
+	}
+	enabled, compare := true, false
+	cur := s.current.Load()
+	p := *cur.pipeline // a private copy: this request's window and probes
+	if o := req.Rerank; o != nil {
+		if o.Enabled != nil {
+			enabled = *o.Enabled
+		}
+		compare = o.Compare
+		if o.Window < 0 || o.Window > l.MaxWindow {
+			return badRequest("rerank.window %d is out of range: 1 to %d (0 for the pipeline's %d)", o.Window, l.MaxWindow, p.WindowSize())
+		}
+		if o.Window > 0 {
+			p.Window = o.Window
+		}
+	}
+
+	pr := &probe{metrics: s.metrics}
+	p.Fusion = &recordFusion{inner: p.Fusion, probe: pr}
+	x := rerank.Wrap(probeIndex{bleveIndex: s.idx, probe: pr}, &p)
+	breq := bleve.NewSearchRequestOptions(q, size, req.From, req.Explain)
+	breq.Fields = req.Fields
+	ctx := r.Context()
+	if !enabled {
+		ctx = rerank.WithoutRerank(ctx)
+	}
+	res, err := x.SearchInContext(ctx, breq)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return err
+	}
+
+	out := SearchResponse{Hits: make([]Hit, len(res.Hits)), TotalHits: res.Total, MaxScore: res.MaxScore,
+		Reranked: enabled, Generation: cur.generation}
+	if enabled {
+		out.Window = p.WindowSize()
+		out.Stages = p.StageNames()
+	}
+	for i, h := range res.Hits {
+		pos := req.From + i + 1
+		hit := Hit{ID: h.ID, Rank: pos, Score: h.Score, Fields: h.Fields, Explanation: h.Expl}
+		hit.FirstStageRank, hit.FirstStageScore = pos, h.Score
+		if enabled {
+			if f, ok := pr.first[h.ID]; ok {
+				hit.FirstStageRank, hit.FirstStageScore = f.rank, f.score
+			}
+			hit.StageScores = pr.stageScores(h.ID)
+		}
+		out.Hits[i] = hit
+	}
+	if compare {
+		out.FirstStage = pr.firstPage(req.From, size, req.Fields)
+	}
+	out.Took = time.Since(start)
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// parseQuery turns the request's query into a Bleve query: a JSON string is
+// text for semrank's BM25 text query, an object is a Bleve query.
+func (s *Server) parseQuery(raw json.RawMessage) (query.Query, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, badRequest("query is required: a string of text or a Bleve query object")
+	}
+	if len(raw) > s.limits.MaxQueryBytes {
+		return nil, badRequest("query is %d bytes; the limit is %d", len(raw), s.limits.MaxQueryBytes)
+	}
+	switch raw[0] {
+	case '"':
+		var text string
+		if err := json.Unmarshal(raw, &text); err != nil {
+			return nil, badRequest("query: %v", err)
+		}
+		if strings.TrimSpace(text) == "" {
+			return nil, badRequest("query is empty")
+		}
+		q, err := index.TextQuery(text)
+		if errors.Is(err, index.ErrEmptyQuery) {
+			return nil, badRequest("query %q has no searchable terms (only stop words or punctuation)", text)
+		}
+		return q, err
+	case '{':
+		q, err := query.ParseQuery(raw)
+		if err != nil {
+			return nil, badRequest("query is not a Bleve query object: %v", err)
+		}
+		if v, ok := q.(query.ValidatableQuery); ok {
+			if err := v.Validate(); err != nil {
+				return nil, badRequest("query is not valid: %v", err)
+			}
+		}
+		return q, nil
+	}
+	return nil, badRequest("query must be a string of text or a Bleve query object, not %s", raw[:min(len(raw), 20)])
+}

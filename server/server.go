@@ -1,0 +1,206 @@
+// Package server serves a semrank index over HTTP: a JSON search API close
+// to Bleve's conventions, whose results carry each hit's first-stage rank
+// and per-stage scores; batch indexing that computes the pipeline's
+// per-document payloads; Prometheus metrics; a web page that shows the
+// first-stage and reranked lists side by side; pipeline reload without
+// dropping requests; and graceful shutdown.
+//
+// Endpoints:
+//
+//	POST /api/search        search (see SearchRequest)
+//	POST /api/index         add, update and delete documents (see IndexRequest)
+//	GET  /api/doc/{id}      one stored document
+//	POST /api/admin/reload  rebuild the pipeline from its file
+//	GET  /healthz           liveness and the loaded pipeline
+//	GET  /metrics           Prometheus metrics
+//	GET  /                  the web page
+//
+// Reload builds a new pipeline from the file the server was started with
+// and swaps it in atomically: a request uses the pipeline it started with
+// to the end, so in-flight searches finish on the old models. Nothing in a
+// request names a file on the server; the pipeline file is fixed at start.
+//
+// Choices the issue leaves open: a plain-string "query" is natural-language
+// text searched with semrank's BM25 text query (what the pipeline's stages
+// were trained behind), while a query object is any Bleve query (including
+// Bleve's query-string syntax, {"query": "+title:visa"}); the stages see the
+// query's words either way. Searches go through rerank.Wrap, so the API
+// reranks exactly as library users do; a pipeline's first_stage.query_boost
+// is not applied by the server, because Wrap takes the stages' query text
+// from the Bleve query and a boosted query holds stemmed terms.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/semrank/semrank/index"
+	"github.com/semrank/semrank/rerank"
+)
+
+// Limits bound what one request may ask for. Zero fields take the
+// defaults of DefaultLimits.
+type Limits struct {
+	MaxBodyBytes      int64         // search and admin request bodies
+	MaxIndexBodyBytes int64         // /api/index request bodies
+	MaxQueryBytes     int           // a query string, or a query object's JSON
+	MaxSize           int           // hits per page
+	MaxFrom           int           // paging offset
+	MaxWindow         int           // rerank window
+	MaxFields         int           // stored fields asked for
+	MaxIndexDocs      int           // documents (added plus deleted) per /api/index request
+	MaxIDBytes        int           // a document id
+	Timeout           time.Duration // one request's work
+}
+
+// DefaultLimits are generous for interactive use and small enough that one
+// request cannot hold the server for long.
+var DefaultLimits = Limits{
+	MaxBodyBytes:      64 << 10,
+	MaxIndexBodyBytes: 32 << 20,
+	MaxQueryBytes:     4096,
+	MaxSize:           100,
+	MaxFrom:           1000,
+	MaxWindow:         1000,
+	MaxFields:         32,
+	MaxIndexDocs:      5000,
+	MaxIDBytes:        512,
+	Timeout:           10 * time.Second,
+}
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits
+	set := func(v *int, def int) {
+		if *v <= 0 {
+			*v = def
+		}
+	}
+	set(&l.MaxQueryBytes, d.MaxQueryBytes)
+	set(&l.MaxSize, d.MaxSize)
+	set(&l.MaxFrom, d.MaxFrom)
+	set(&l.MaxWindow, d.MaxWindow)
+	set(&l.MaxFields, d.MaxFields)
+	set(&l.MaxIndexDocs, d.MaxIndexDocs)
+	set(&l.MaxIDBytes, d.MaxIDBytes)
+	if l.MaxBodyBytes <= 0 {
+		l.MaxBodyBytes = d.MaxBodyBytes
+	}
+	if l.MaxIndexBodyBytes <= 0 {
+		l.MaxIndexBodyBytes = d.MaxIndexBodyBytes
+	}
+	if l.Timeout <= 0 {
+		l.Timeout = d.Timeout
+	}
+	return l
+}
+
+// Config configures a Server.
+type Config struct {
+	Index *index.Index
+	// PipelinePath is the pipeline file, built at New and again on every
+	// Reload.
+	PipelinePath string
+	Limits       Limits
+	// AdminToken, when set, must be sent as "Authorization: Bearer TOKEN"
+	// to /api/admin/reload.
+	AdminToken string
+	// Examples are queries the web page offers to try.
+	Examples []string
+	Logger   *slog.Logger // nil: slog.Default()
+}
+
+// Server is the HTTP service. It is an http.Handler.
+type Server struct {
+	idx      *index.Index
+	path     string
+	limits   Limits
+	token    string
+	examples []string
+	log      *slog.Logger
+	metrics  *metrics
+	handler  http.Handler
+
+	current  atomic.Pointer[loaded]
+	reloadMu sync.Mutex // one reload at a time
+	writeMu  sync.Mutex // one /api/index batch at a time
+}
+
+// loaded is one generation of the pipeline. It is never modified after it
+// is published, so a request holding it is unaffected by a reload.
+type loaded struct {
+	pipeline   *rerank.Pipeline
+	generation int
+	at         time.Time
+}
+
+// New builds the pipeline at cfg.PipelinePath against cfg.Index and returns
+// the server.
+func New(cfg Config) (*Server, error) {
+	if cfg.Index == nil {
+		return nil, errors.New("server: no index")
+	}
+	if cfg.PipelinePath == "" {
+		return nil, errors.New("server: no pipeline file")
+	}
+	s := &Server{
+		idx:      cfg.Index,
+		path:     cfg.PipelinePath,
+		limits:   cfg.Limits.withDefaults(),
+		token:    cfg.AdminToken,
+		examples: cfg.Examples,
+		log:      cfg.Logger,
+		metrics:  newMetrics(),
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if _, err := s.Reload(context.Background()); err != nil {
+		return nil, err
+	}
+	s.handler = s.routes()
+	return s, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// Limits returns the limits in force.
+func (s *Server) Limits() Limits { return s.limits }
+
+// Generation returns the generation of the pipeline in use: 1 after New,
+// one more after each successful Reload.
+func (s *Server) Generation() int { return s.current.Load().generation }
+
+// Reload builds the pipeline file again (picking up retrained models) and
+// swaps it in. On error the running pipeline stays. It returns the new
+// generation.
+func (s *Server) Reload(ctx context.Context) (int, error) {
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	p, _, err := rerank.LoadPipeline(s.path, rerank.EnvFor(s.idx))
+	if err != nil {
+		s.metrics.reloads.WithLabelValues("error").Inc()
+		return 0, fmt.Errorf("server: reload: %w", err)
+	}
+	p.Observe = s.metrics.observeStage
+	gen := 1
+	if old := s.current.Load(); old != nil {
+		gen = old.generation + 1
+	}
+	s.current.Store(&loaded{pipeline: p, generation: gen, at: time.Now()})
+	s.metrics.reloads.WithLabelValues("ok").Inc()
+	s.metrics.generation.Set(float64(gen))
+	s.log.Info("pipeline loaded", "file", s.path, "generation", gen, "stages", p.StageNames(),
+		"window", p.WindowSize(), "took", time.Since(start).Round(time.Millisecond))
+	return gen, nil
+}
