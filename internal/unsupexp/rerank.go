@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/eval"
@@ -145,9 +146,22 @@ func Systems(st Stats, space *wmd.Space, wd, d *ssg.Model) []System {
 			return out, nil
 		}
 	}
+	// SSG-WD and SSG-D differ only in propagation: build each query's
+	// graph once (WMD edges dominate the cost) and propagate twice; the
+	// graphs of all queries are kept, since systems run one after another.
+	graphs := map[string]*ssg.Graph{}
 	ssgScorer := func(m *ssg.Model) Scorer {
 		return func(ctx context.Context, q string, cands []Candidate) ([]float64, error) {
-			return m.Score(ctx, q, texts(cands))
+			key := q + "\x00" + strings.Join(texts(cands), "\x00")
+			g, ok := graphs[key]
+			if !ok {
+				var err error
+				if g, err = wd.Build(ctx, q, texts(cands)); err != nil {
+					return nil, err
+				}
+				graphs[key] = g
+			}
+			return g.Scores(m.Config), nil
 		}
 	}
 	return []System{

@@ -35,10 +35,12 @@ type SpeedResult struct {
 	SolvePerPair       time.Duration
 	WMDPerPair         time.Duration // cost matrix + solve
 	Exhaustive, Pruned time.Duration // total k-NN time over all queries
-	ExhaustiveStats    wmd.Stats
-	PrunedStats        wmd.Stats
-	SameNeighbours     bool
-	Values             []float64 // exact WMD of every pair, in pair order
+	// CPU time of the same runs (process user+system; 0 where unknown).
+	SolveCPU, WMDCPU, ExhaustiveCPU, PrunedCPU time.Duration
+	ExhaustiveStats                            wmd.Stats
+	PrunedStats                                wmd.Stats
+	SameNeighbours                             bool
+	Values                                     []float64 // exact WMD of every pair, in pair order
 }
 
 // SpeedDocs returns the nBOW queries and documents of a dataset for the
@@ -84,7 +86,7 @@ func Speed(ctx context.Context, space *wmd.Space, qs, docs []wmd.Doc, k int) (*S
 	res.Pairs = len(pairs)
 	res.Values = make([]float64, len(pairs))
 	var sol wmd.Solver
-	start := time.Now()
+	start, c0 := time.Now(), cpuTime()
 	for i, p := range pairs {
 		v, err := sol.Solve(p.A, p.B, p.Cost)
 		if err != nil {
@@ -93,18 +95,20 @@ func Speed(ctx context.Context, space *wmd.Space, qs, docs []wmd.Doc, k int) (*S
 		res.Values[i] = v
 	}
 	res.SolvePerPair = time.Since(start) / time.Duration(len(pairs))
-	start = time.Now()
+	res.SolveCPU = (cpuTime() - c0) / time.Duration(len(pairs))
+	start, c0 = time.Now(), cpuTime()
 	for _, p := range pairs {
 		if _, err := space.WMD(qs[p.Query], docs[p.Doc]); err != nil {
 			return nil, nil, err
 		}
 	}
 	res.WMDPerPair = time.Since(start) / time.Duration(len(pairs))
+	res.WMDCPU = (cpuTime() - c0) / time.Duration(len(pairs))
 
 	idx := space.NewIndex(docs)
 	res.SameNeighbours = true
 	var ex, pr [][]wmd.Neighbor
-	start = time.Now()
+	start, c0 = time.Now(), cpuTime()
 	for _, q := range qs {
 		nb, st, err := idx.Exhaustive(ctx, q, k, wmd.Options{})
 		if err != nil {
@@ -114,7 +118,8 @@ func Speed(ctx context.Context, space *wmd.Space, qs, docs []wmd.Doc, k int) (*S
 		res.ExhaustiveStats.WMD += st.WMD
 	}
 	res.Exhaustive = time.Since(start)
-	start = time.Now()
+	res.ExhaustiveCPU = cpuTime() - c0
+	start, c0 = time.Now(), cpuTime()
 	for _, q := range qs {
 		nb, st, err := idx.KNN(ctx, q, k, wmd.Options{})
 		if err != nil {
@@ -126,6 +131,7 @@ func Speed(ctx context.Context, space *wmd.Space, qs, docs []wmd.Doc, k int) (*S
 		res.PrunedStats.WMD += st.WMD
 	}
 	res.Pruned = time.Since(start)
+	res.PrunedCPU = cpuTime() - c0
 	for i := range ex {
 		if !slices.Equal(docIDs(ex[i]), docIDs(pr[i])) {
 			res.SameNeighbours = false

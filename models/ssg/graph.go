@@ -440,8 +440,15 @@ func (m *Model) Score(ctx context.Context, query string, pool []string) ([]float
 	if err != nil {
 		return nil, err
 	}
-	lab, _ := g.Propagate(m.Config)
-	out := make([]float64, len(pool))
+	return g.Scores(m.Config), nil
+}
+
+// Scores propagates labels on a built graph with cfg (which may differ
+// from the building model's in its propagation fields, e.g. dropout) and
+// returns one score per pool document, as Score does.
+func (g *Graph) Scores(cfg Config) []float64 {
+	lab, _ := g.Propagate(cfg)
+	out := make([]float64, len(g.qdist))
 	for i, d := range g.qdist {
 		if math.IsInf(d, 1) {
 			out[i] = -2
@@ -452,5 +459,5 @@ func (m *Model) Score(ctx context.Context, query string, pool []string) ([]float
 	for k, nd := range g.nodes[1:] {
 		out[nd.pool] = lab[k+1]
 	}
-	return out, nil
+	return out
 }
