@@ -1,0 +1,108 @@
+package unsupexp
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/models/embed"
+	"github.com/semrank/semrank/models/wmd"
+)
+
+func TestLexicalBaselines(t *testing.T) {
+	corpus := []eval.Doc{
+		{ID: "a", Text: "best bank in doha for a loan"},
+		{ID: "b", Text: "camping in the desert near the beach"},
+		{ID: "c", Text: "bank opening hours in ramadan"},
+	}
+	st := CorpusStats(corpus)
+	if st.N != 3 || st.DF["bank"] != 2 {
+		t.Fatalf("stats: N %v, df(bank) %v", st.N, st.DF["bank"])
+	}
+	q := "which bank gives a loan"
+	tests := []struct {
+		name string
+		f    func(q, d string) float64
+	}{{"bm25", st.BM25}, {"tfidf", st.TFIDFCosine}}
+	for _, tc := range tests {
+		a, b, c := tc.f(q, corpus[0].Text), tc.f(q, corpus[1].Text), tc.f(q, corpus[2].Text)
+		if !(a > c && c > b && b == 0) {
+			t.Errorf("%s: scores %v %v %v, want a > c > b = 0", tc.name, a, c, b)
+		}
+	}
+	if got := NegInfLast([]float64{-1, math.Inf(-1), -3}); got[1] != -4 {
+		t.Errorf("NegInfLast = %v", got)
+	}
+}
+
+func TestRunKeepsOrderOnFailure(t *testing.T) {
+	qs := []eval.Query{{ID: "q1", Text: "x"}}
+	lists := Lists{"q1": {{ID: "d1", Rank: 1}, {ID: "d2", Rank: 2}}}
+	fail := System{"fail", func(context.Context, string, []Candidate) ([]float64, error) {
+		return nil, os.ErrInvalid
+	}}
+	run, fb, err := Run(context.Background(), qs, lists, fail)
+	if err != nil || fb != 1 {
+		t.Fatalf("fallbacks %d, err %v", fb, err)
+	}
+	if r := run.Sorted("q1"); r[0].DocID != "d1" {
+		t.Errorf("fallback order %v", r)
+	}
+	flip := System{"flip", func(_ context.Context, _ string, c []Candidate) ([]float64, error) {
+		return []float64{0, 1}, nil
+	}}
+	run, _, _ = Run(context.Background(), qs, lists, flip)
+	if r := run.Sorted("q1"); r[0].DocID != "d2" {
+		t.Errorf("reranked order %v", r)
+	}
+}
+
+func TestSpeedAndPairs(t *testing.T) {
+	words := []string{"bank", "loan", "salary", "beach", "desert", "sand"}
+	data := []float64{1, 0, 1.1, 0.1, 0.9, 0.2, 0, 1, 0.1, 1.2, 0.2, 0.8}
+	v, err := embed.NewVectors(words, 2, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	space := wmd.NewSpace(v)
+	var qs, docs []wmd.Doc
+	for _, s := range []string{"bank loan", "beach sand"} {
+		qs = append(qs, space.Doc(s))
+	}
+	for _, s := range []string{"salary bank", "desert", "loan loan sand", "beach bank", "sand desert beach"} {
+		docs = append(docs, space.Doc(s))
+	}
+	res, pairs, err := Speed(context.Background(), space, qs, docs, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Pairs != 10 || len(pairs) != 10 || !res.SameNeighbours {
+		t.Fatalf("pairs %d, same neighbours %v", res.Pairs, res.SameNeighbours)
+	}
+	var buf bytes.Buffer
+	if err := WritePairs(&buf, pairs); err != nil {
+		t.Fatal(err)
+	}
+	var nm [2]int32
+	if err := binary.Read(&buf, binary.LittleEndian, &nm); err != nil || int(nm[0]) != len(pairs[0].A) || int(nm[1]) != len(pairs[0].B) {
+		t.Errorf("first pair header %v, %v", nm, err)
+	}
+	path := filepath.Join(t.TempDir(), "v.bin")
+	raw := make([]byte, 16)
+	binary.LittleEndian.PutUint64(raw, math.Float64bits(1.5))
+	binary.LittleEndian.PutUint64(raw[8:], math.Float64bits(-2))
+	os.WriteFile(path, raw, 0o644)
+	if got, err := ReadValues(path); err != nil || got[0] != 1.5 || got[1] != -2 {
+		t.Errorf("ReadValues = %v, %v", got, err)
+	}
+	os.WriteFile(path, raw[:5], 0o644)
+	if _, err := ReadValues(path); err == nil || !strings.Contains(err.Error(), "multiple of 8") {
+		t.Errorf("truncated values accepted: %v", err)
+	}
+}
