@@ -1,0 +1,100 @@
+package wmd
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/semrank/semrank/models/embed"
+)
+
+// randomSpace returns a space over nw random words and nd random
+// documents of 1..8 words.
+func randomSpace(t *testing.T, nw, nd int, seed uint64) (*Space, []Doc) {
+	r := rand.New(rand.NewPCG(seed, 1))
+	words := make([]string, nw)
+	data := make([]float64, nw*5)
+	for i := range words {
+		words[i] = fmt.Sprintf("w%d", i)
+	}
+	for i := range data {
+		data[i] = r.NormFloat64()
+	}
+	v, err := embed.NewVectors(words, 5, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewSpace(v)
+	docs := make([]Doc, nd)
+	for d := range docs {
+		toks := make([]string, 1+r.IntN(8))
+		for k := range toks {
+			toks[k] = words[r.IntN(nw)]
+		}
+		docs[d] = s.DocFromTokens(toks)
+	}
+	return s, docs
+}
+
+func TestKNNMatchesExhaustive(t *testing.T) {
+	s, docs := randomSpace(t, 60, 300, 4)
+	idx := s.NewIndex(docs)
+	ctx := context.Background()
+	for qi := 0; qi < 10; qi++ {
+		q := docs[qi]
+		for _, k := range []int{1, 5, 20} {
+			want, ex, err := idx.Exhaustive(ctx, q, k, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, st, err := idx.KNN(ctx, q, k, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("query %d, k %d: pruned %v, exhaustive %v", qi, k, got, want)
+			}
+			if st.WMD > ex.WMD {
+				t.Errorf("pruned search solved %d problems, exhaustive %d", st.WMD, ex.WMD)
+			}
+		}
+	}
+	// The query itself is its own nearest neighbour unless excluded.
+	nb, _, _ := idx.KNN(ctx, docs[3], 1, Options{})
+	if nb[0].Doc != 3 && nb[0].Dist != 0 {
+		t.Errorf("nearest of doc 3 = %v", nb)
+	}
+	nb, _, _ = idx.KNN(ctx, docs[3], 3, Options{Exclude: func(i int) bool { return i == 3 }, Prefetch: 30})
+	for _, n := range nb {
+		if n.Doc == 3 {
+			t.Error("excluded document returned")
+		}
+	}
+}
+
+func TestBoundsOrder(t *testing.T) {
+	s, docs := randomSpace(t, 40, 80, 7)
+	for i := 1; i < len(docs); i++ {
+		a, b := docs[0], docs[i]
+		w, err := s.WMD(a, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wcd, rw := s.WCD(a, b), s.RWMD(a, b); wcd > w+1e-12 || rw > w+1e-12 {
+			t.Fatalf("doc %d: WCD %g, RWMD %g, WMD %g: a bound exceeds WMD", i, wcd, rw, w)
+		}
+	}
+	empty := Doc{}
+	if w, _ := s.WMD(empty, docs[0]); !math.IsInf(w, 1) {
+		t.Errorf("WMD with an empty document = %g", w)
+	}
+	if _, _, err := s.NewIndex(docs).KNN(context.Background(), empty, 3, Options{}); err == nil {
+		t.Error("empty query accepted")
+	}
+	if _, _, err := s.NewIndex(docs).KNN(context.Background(), docs[0], 0, Options{}); err == nil {
+		t.Error("k = 0 accepted")
+	}
+}
