@@ -13,6 +13,7 @@ import (
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/ssg"
 	"github.com/semrank/semrank/models/wmd"
+	"github.com/semrank/semrank/rerank/stages"
 )
 
 // Candidate is one document to rerank for a query.
@@ -91,19 +92,7 @@ func (st Stats) TFIDFCosine(q, d string) float64 {
 		}
 		return c
 	}
-	a, b := vec(q), vec(d)
-	var ab, aa, bb float64
-	for t, x := range a {
-		ab += x * b[t]
-		aa += x * x
-	}
-	for _, y := range b {
-		bb += y * y
-	}
-	if aa == 0 || bb == 0 {
-		return 0
-	}
-	return ab / math.Sqrt(aa*bb)
+	return stages.Cosine(vec(q), vec(d))
 }
 
 // BM25 is textbook Okapi BM25 (k1 = 1.2, b = 0.75, idf = log(1 + (N − df

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/semrank/semrank/models/embed"
 	"github.com/semrank/semrank/models/topics"
 	"github.com/semrank/semrank/models/wmd"
@@ -275,16 +277,11 @@ func (g *Graph) features(tm *topics.Model) {
 }
 
 func cosine(a, b []float64) float64 {
-	var ab, aa, bb float64
-	for i := range a {
-		ab += a[i] * b[i]
-		aa += a[i] * a[i]
-		bb += b[i] * b[i]
-	}
-	if aa == 0 || bb == 0 {
+	na, nb := floats.Norm(a, 2), floats.Norm(b, 2)
+	if na == 0 || nb == 0 {
 		return 0
 	}
-	return ab / math.Sqrt(aa*bb)
+	return floats.Dot(a, b) / (na * nb)
 }
 
 func share(v []float64, l int) float64 {
