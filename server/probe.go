@@ -18,6 +18,7 @@ import (
 type probe struct {
 	metrics *metrics
 
+	firstErr  error               // the first stage's error, if any
 	firstHits []firstHit          // the first-stage list, in order
 	first     map[string]firstHit // by id
 	names     []string            // stage names
@@ -51,6 +52,7 @@ func (x probeIndex) SearchInContext(ctx context.Context, req *bleve.SearchReques
 	start := time.Now()
 	res, err := x.bleveIndex.SearchInContext(ctx, req)
 	if err != nil {
+		x.probe.firstErr = err
 		return nil, err
 	}
 	x.probe.metrics.observeStage("first_stage", time.Since(start))

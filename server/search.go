@@ -131,10 +131,15 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 		ctx = rerank.WithoutRerank(ctx)
 	}
 	res, err := x.SearchInContext(ctx, breq)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case pr.firstErr != nil:
+		// Bleve checks some queries only when it runs them (a regexp's
+		// syntax, a wildcard's expansion): the request's fault.
+		return badRequest("query cannot be run: %v", err)
+	default:
 		return err
 	}
 

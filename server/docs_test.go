@@ -1,0 +1,146 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/semrank/semrank/eval"
+)
+
+func TestIndexAndDoc(t *testing.T) {
+	_, ds := demoIndex(t)
+	idx := newIndex(t, ds.Corpus[:50])
+	_, ts, _ := newServer(t, idx, lexicalPipeline, func(c *Config) {
+		c.Limits.MaxIndexDocs = 3
+		c.Limits.MaxIndexBodyBytes = 4 << 10
+	})
+	url := ts.URL + "/api/index"
+	add := IndexRequest{Add: []eval.Doc{
+		{ID: "new-1", Title: "Camel racing season", Text: "When does the camel racing season start at Al Shahaniya?", Metadata: map[string]any{"source": "test"}},
+		{ID: "new-2", Title: "Falcon souq", Text: "Where can I buy a falcon hood in Souq Waqif?"},
+	}}
+	var res IndexResponse
+	if code := call(t, "POST", url, add, &res); code != http.StatusOK {
+		t.Fatalf("add: status %d", code)
+	}
+	if res.Added != 2 || res.Documents != 52 || !slices.Contains(res.Payloads, "terms") {
+		t.Errorf("add: %+v", res)
+	}
+	var doc DocResponse
+	if code := call(t, "GET", ts.URL+"/api/doc/new-1", nil, &doc); code != http.StatusOK ||
+		doc.ID != "new-1" || doc.Title != add.Add[0].Title || doc.Text != add.Add[0].Text || doc.Metadata["source"] != "test" {
+		t.Errorf("doc: %d %+v", code, doc)
+	}
+	// The new document is searchable and reranked: its terms payload was
+	// computed at indexing (tfidf reads it).
+	var sr SearchResponse
+	call(t, "POST", ts.URL+"/api/search", `{"query": "camel racing season"}`, &sr)
+	if len(sr.Hits) == 0 || sr.Hits[0].ID != "new-1" || sr.Hits[0].StageScores["tfidf"] <= 0 {
+		t.Errorf("search for the new document: %+v", sr.Hits)
+	}
+
+	// Update new-1, delete new-2 and an id the index never held.
+	upd := IndexRequest{Add: []eval.Doc{{ID: "new-1", Title: "Camel racing", Text: "Races start in October."}}, Delete: []string{"new-2", "never-there"}}
+	res = IndexResponse{}
+	if code := call(t, "POST", url, upd, &res); code != http.StatusOK {
+		t.Fatalf("update: status %d", code)
+	}
+	if res.Added != 1 || res.Deleted != 1 || !slices.Equal(res.Missing, []string{"never-there"}) || res.Documents != 51 {
+		t.Errorf("update: %+v", res)
+	}
+	call(t, "GET", ts.URL+"/api/doc/new-1", nil, &doc)
+	if doc.Text != "Races start in October." {
+		t.Errorf("updated doc: %+v", doc)
+	}
+	var e ErrorBody
+	if code := call(t, "GET", ts.URL+"/api/doc/new-2", nil, &e); code != http.StatusNotFound || !strings.Contains(e.Error, "new-2") {
+		t.Errorf("deleted doc: %d %+v", code, e)
+	}
+
+	for _, tc := range []struct {
+		name, body string
+		code       int
+		msg        string
+	}{
+		{"nothing", `{}`, 400, "nothing to do"},
+		{"malformed", `{"add": [{"_id": "x"`, 400, "malformed JSON"},
+		{"wrong shape", `{"add": {"_id": "x"}}`, 400, "add must be an array"},
+		{"unknown field", `{"add": [{"id": "x", "title": "t"}]}`, 400, `unknown field "id"`},
+		{"empty id", `{"add": [{"_id": "", "title": "t"}]}`, 400, "add[0]: empty id"},
+		{"space in id", `{"delete": ["a b"]}`, 400, "delete[0]: id \"a b\" contains white space"},
+		{"duplicate id", `{"add": [{"_id": "d", "title": "t"}, {"_id": "d", "title": "u"}]}`, 400, `add[1]: id "d" appears twice`},
+		{"no text", `{"add": [{"_id": "d"}]}`, 400, "neither title nor text"},
+		{"too many", `{"delete": ["a", "b", "c", "d"]}`, 400, "4 documents in one request; the limit is 3"},
+		{"oversize", `{"add": [{"_id": "d", "title": "` + strings.Repeat("x", 5000) + `"}]}`, 413, "larger than the limit of 4096 bytes"},
+		{"long id", fmt.Sprintf(`{"delete": [%q]}`, strings.Repeat("i", 600)), 400, "id of 600 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var e ErrorBody
+			code, raw, err := do("POST", url, tc.body, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(raw, &e); err != nil || code != tc.code || !strings.Contains(e.Error, tc.msg) {
+				t.Errorf("got %d %s, want %d with %q", code, raw, tc.code, tc.msg)
+			}
+		})
+	}
+	// Nothing of the refused requests reached the index.
+	if n, _ := idx.DocCount(); n != 51 {
+		t.Errorf("%d documents after refused requests, want 51", n)
+	}
+}
+
+func TestHealthMetricsPage(t *testing.T) {
+	idx, _ := demoIndex(t)
+	_, ts, _ := newServer(t, idx, lexicalPipeline, func(c *Config) { c.Examples = []string{"best bank in Doha"} })
+	var h Health
+	if code := call(t, "GET", ts.URL+"/healthz", nil, &h); code != http.StatusOK ||
+		h.Status != "ok" || h.Documents != 500 || h.Generation != 1 || h.Window != 30 ||
+		!slices.Equal(h.Stages, []string{"tfidf", "overlap"}) || !slices.Equal(h.Examples, []string{"best bank in Doha"}) {
+		t.Errorf("healthz: %d %+v", code, h)
+	}
+	for range 3 {
+		call(t, "POST", ts.URL+"/api/search", `{"query": "visa"}`, nil)
+	}
+	call(t, "POST", ts.URL+"/api/search", `{"query": 1}`, nil)
+	call(t, "GET", ts.URL+"/api/doc/Q268_R4", nil, nil)
+	resp, err := http.Get(ts.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := readAll(t, resp)
+	for _, want := range []string{
+		`semrank_http_requests_total{code="200",endpoint="search"} 3`,
+		`semrank_http_requests_total{code="400",endpoint="search"} 1`,
+		`semrank_http_requests_total{code="200",endpoint="doc"} 1`,
+		`semrank_http_request_duration_seconds_count{endpoint="search"} 4`,
+		`semrank_stage_duration_seconds_count{stage="first_stage"} 3`,
+		`semrank_stage_duration_seconds_count{stage="tfidf"} 3`,
+		`semrank_stage_duration_seconds_count{stage="overlap"} 3`,
+		`semrank_stage_duration_seconds_count{stage="fusion"} 3`,
+		`semrank_pipeline_generation 1`,
+		`semrank_pipeline_reloads_total{result="ok"} 1`,
+	} {
+		if !strings.Contains(raw, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+
+	for path, want := range map[string]string{"/": `id="q"`, "/app.js": "api/search", "/style.css": ".hit"} {
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if body := readAll(t, resp); resp.StatusCode != http.StatusOK || !strings.Contains(body, want) {
+			t.Errorf("GET %s: %d, body lacks %q", path, resp.StatusCode, want)
+		}
+	}
+	if resp, err := http.Post(ts.URL+"/", "text/plain", nil); err != nil || resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("POST /: %v %v", resp.StatusCode, err)
+	}
+}

@@ -1,0 +1,281 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/semrank/semrank/rerank"
+)
+
+// gate is a stage that blocks until released, to hold requests in flight.
+// entered receives once per Score call.
+var gate struct {
+	mu      sync.Mutex
+	release chan struct{}
+	entered chan struct{}
+}
+
+func init() {
+	rerank.RegisterStage("test_gate", func(rerank.StageSpec, rerank.Env) (rerank.Stage, error) { return gateStage{}, nil })
+}
+
+type gateStage struct{}
+
+func (gateStage) Name() string { return "gate" }
+
+func (gateStage) Score(ctx context.Context, _ rerank.Query, cands []rerank.Candidate) ([]float64, error) {
+	gate.mu.Lock()
+	release, entered := gate.release, gate.entered
+	gate.mu.Unlock()
+	entered <- struct{}{}
+	select {
+	case <-release:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return make([]float64, len(cands)), nil
+}
+
+func armGate() (release, entered chan struct{}) {
+	gate.mu.Lock()
+	defer gate.mu.Unlock()
+	gate.release, gate.entered = make(chan struct{}), make(chan struct{}, 16)
+	return gate.release, gate.entered
+}
+
+const gatePipeline = "window: 10\nstages:\n  - type: test_gate\n"
+
+func readAll(t testing.TB, resp *http.Response) string {
+	t.Helper()
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
+}
+
+// TestReloadUnderLoad reloads the pipeline, alternating two files and one
+// broken file, while clients search without pause: no search may fail, and
+// each answer must come wholly from one generation's pipeline.
+func TestReloadUnderLoad(t *testing.T) {
+	idx, _ := demoIndex(t)
+	s, ts, path := newServer(t, idx, lexicalPipeline, func(c *Config) { c.AdminToken = "sesame" })
+	files := []struct{ yaml, stages string }{
+		{"window: 20\nstages:\n  - type: tfidf\n  - type: bm25\n", "tfidf,bm25"},
+		{lexicalPipeline, "tfidf,overlap"},
+	}
+	var mu sync.Mutex
+	stagesOf := map[int]string{1: "tfidf,overlap"}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	var searches, failures atomic.Int64
+	var firstFailure atomic.Value
+	queries := []string{"best bank in Doha", "visa renewal for my wife", "where to buy a used car", "driving license test"}
+	for c := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ctx.Err() == nil; i++ {
+				body := fmt.Sprintf(`{"query": %q, "size": 5}`, queries[(c+i)%len(queries)])
+				code, raw, err := do("POST", ts.URL+"/api/search", body, "")
+				var res SearchResponse
+				if err == nil && code == http.StatusOK {
+					err = json.Unmarshal(raw, &res)
+				} else if err == nil {
+					err = fmt.Errorf("status %d: %s", code, raw)
+				}
+				if err == nil {
+					mu.Lock()
+					want, ok := stagesOf[res.Generation]
+					mu.Unlock()
+					if got := strings.Join(res.Stages, ","); !ok || got != want {
+						err = fmt.Errorf("generation %d answered with stages %s, want %s", res.Generation, got, want)
+					}
+				}
+				searches.Add(1)
+				if err != nil {
+					failures.Add(1)
+					firstFailure.CompareAndSwap(nil, err.Error())
+				}
+			}
+		}()
+	}
+
+	reloads := 0
+	for i := range 12 {
+		f := files[i%2]
+		if i == 5 {
+			// A broken file: the reload fails and the old pipeline serves on.
+			if err := os.WriteFile(path, []byte("stages:\n  - type: no_such_stage\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, raw, err := do("POST", ts.URL+"/api/admin/reload", nil, "sesame")
+			if err != nil || code != http.StatusInternalServerError || !strings.Contains(string(raw), "no_such_stage") {
+				t.Errorf("broken reload: %d %s %v", code, raw, err)
+			}
+			continue
+		}
+		if err := os.WriteFile(path, []byte(f.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// The stages of the next generation are known before it exists.
+		mu.Lock()
+		stagesOf[s.Generation()+1] = f.stages
+		mu.Unlock()
+		var rr ReloadResponse
+		if code := call(t, "POST", ts.URL+"/api/admin/reload", nil, &rr); code != http.StatusUnauthorized {
+			t.Errorf("reload without the token: %d", code)
+		}
+		code, raw, err := do("POST", ts.URL+"/api/admin/reload", "{}", "sesame")
+		if err != nil || code != http.StatusOK || json.Unmarshal(raw, &rr) != nil || strings.Join(rr.Stages, ",") != f.stages {
+			t.Fatalf("reload %d: %d %s %v", i, code, raw, err)
+		}
+		reloads++
+		time.Sleep(15 * time.Millisecond)
+	}
+	cancel()
+	wg.Wait()
+	if n := failures.Load(); n > 0 {
+		t.Errorf("%d of %d searches failed during reloads; first: %v", n, searches.Load(), firstFailure.Load())
+	}
+	if s.Generation() != 1+reloads {
+		t.Errorf("generation %d after %d reloads", s.Generation(), reloads)
+	}
+	t.Logf("%d searches during %d reloads", searches.Load(), reloads)
+}
+
+// TestReloadKeepsInFlight holds a search inside a stage while the pipeline
+// is reloaded: it finishes on the pipeline it started with.
+func TestReloadKeepsInFlight(t *testing.T) {
+	idx, _ := demoIndex(t)
+	s, ts, path := newServer(t, idx, gatePipeline, nil)
+	release, entered := armGate()
+	done := make(chan SearchResponse, 1)
+	go func() {
+		var res SearchResponse
+		call(t, "POST", ts.URL+"/api/search", `{"query": "visa"}`, &res)
+		done <- res
+	}()
+	<-entered
+	if err := os.WriteFile(path, []byte(lexicalPipeline), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// SIGHUP reaches the server through ReloadOn.
+	hup := make(chan os.Signal, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go s.ReloadOn(ctx, hup)
+	hup <- syscall.SIGHUP
+	for s.Generation() != 2 {
+		time.Sleep(time.Millisecond)
+	}
+	var now SearchResponse
+	call(t, "POST", ts.URL+"/api/search", `{"query": "visa"}`, &now)
+	close(release)
+	old := <-done
+	if old.Generation != 1 || strings.Join(old.Stages, ",") != "gate" || now.Generation != 2 || strings.Join(now.Stages, ",") != "tfidf,overlap" {
+		t.Errorf("in-flight answer: generation %d stages %v; new answer: generation %d stages %v", old.Generation, old.Stages, now.Generation, now.Stages)
+	}
+}
+
+// TestGracefulShutdown stops the server while a search is in flight: the
+// search completes, new connections are refused, Serve returns nil.
+func TestGracefulShutdown(t *testing.T) {
+	idx, _ := demoIndex(t)
+	s, _, _ := newServer(t, idx, gatePipeline, nil)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + l.Addr().String()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, l, 10*time.Second) }()
+
+	release, entered := armGate()
+	type answer struct {
+		code int
+		body []byte
+		err  error
+	}
+	inflight := make(chan answer, 1)
+	go func() {
+		code, body, err := do("POST", url+"/api/search", `{"query": "visa", "size": 3}`, "")
+		inflight <- answer{code, body, err}
+	}()
+	<-entered
+	cancel()
+	// Once shutdown has begun the listener is closed.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", l.Addr().String(), 100*time.Millisecond)
+		if err != nil {
+			break
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("server still accepts connections after shutdown began")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	select {
+	case err := <-served:
+		t.Fatalf("Serve returned (%v) before the in-flight request finished", err)
+	default:
+	}
+	close(release)
+	a := <-inflight
+	if a.err != nil || a.code != http.StatusOK {
+		t.Errorf("in-flight request: %d %s %v", a.code, a.body, a.err)
+	}
+	if err := <-served; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+}
+
+func TestTimeout(t *testing.T) {
+	idx, _ := demoIndex(t)
+	_, ts, _ := newServer(t, idx, gatePipeline, func(c *Config) { c.Limits.Timeout = 50 * time.Millisecond })
+	armGate() // never released: the stage waits for the deadline
+	var e ErrorBody
+	code := call(t, "POST", ts.URL+"/api/search", `{"query": "visa"}`, &e)
+	if code != http.StatusServiceUnavailable || !strings.Contains(e.Error, "longer than the limit of 50ms") {
+		t.Errorf("got %d %+v", code, e)
+	}
+}
+
+func TestNewErrors(t *testing.T) {
+	idx, _ := demoIndex(t)
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{PipelinePath: "p.yaml"}, "no index"},
+		{Config{Index: idx}, "no pipeline file"},
+		{Config{Index: idx, PipelinePath: dir + "/missing.yaml"}, "no such file"},
+		{Config{Index: idx, PipelinePath: writePipeline(t, dir, "stages:\n  - type: nope\n")}, `unknown stage type "nope"`},
+	} {
+		tc.cfg.Logger = quiet
+		if _, err := New(tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.cfg, err, tc.want)
+		}
+	}
+	if _, err := New(Config{Index: idx, PipelinePath: "x", Logger: quiet}); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}

@@ -1,0 +1,240 @@
+package server
+
+import (
+	"encoding/json"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/semrank/semrank/rerank"
+)
+
+func TestSearchMatchesLibrary(t *testing.T) {
+	idx, ds := demoIndex(t)
+	s, ts, path := newServer(t, idx, lexicalPipeline, nil)
+	p, _, err := rerank.LoadPipeline(path, rerank.EnvFor(idx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range ds.Queries[:5] {
+		text := q.FullText()
+		var res SearchResponse
+		if code := call(t, "POST", ts.URL+"/api/search", SearchRequest{Query: jsonString(text), Size: intp(10), Fields: []string{"title"},
+			Rerank: &RerankOptions{Compare: true}}, &res); code != http.StatusOK {
+			t.Fatalf("%s: status %d", q.ID, code)
+		}
+		want := libraryRerank(t, idx, p, text)
+		if !res.Reranked || res.Generation != s.Generation() || res.Window != 30 || strings.Join(res.Stages, ",") != "tfidf,overlap" {
+			t.Errorf("%s: reranked %v generation %d window %d stages %v", q.ID, res.Reranked, res.Generation, res.Window, res.Stages)
+		}
+		if len(res.Hits) != min(10, len(want)) {
+			t.Fatalf("%s: %d hits, want %d", q.ID, len(res.Hits), min(10, len(want)))
+		}
+		for i, h := range res.Hits {
+			w := want[i]
+			if h.ID != w.ID || h.Rank != i+1 || h.FirstStageRank != w.Rank || !near(h.FirstStageScore, w.Candidate.Score) || !near(h.Score, w.Score) {
+				t.Errorf("%s hit %d: got %s rank %d first %d/%.4f score %.4f, want %s first %d/%.4f score %.4f", q.ID, i, h.ID, h.Rank,
+					h.FirstStageRank, h.FirstStageScore, h.Score, w.ID, w.Rank, w.Candidate.Score, w.Score)
+			}
+			for j, name := range p.StageNames() {
+				if !near(h.StageScores[name], w.StageScores[j]) {
+					t.Errorf("%s hit %d stage %s: %v, want %v", q.ID, i, name, h.StageScores[name], w.StageScores[j])
+				}
+			}
+			if title, _ := h.Fields["title"].(string); title == "" || len(h.Fields) != 1 {
+				t.Errorf("%s hit %d: fields %v, want the title only", q.ID, i, h.Fields)
+			}
+		}
+		// The first-stage list of the same page, each with where it went.
+		rerankedAt := map[string]int{}
+		for j, w := range want {
+			rerankedAt[w.ID] = j + 1
+		}
+		if len(res.FirstStage) != len(res.Hits) {
+			t.Fatalf("%s: first-stage list of %d, want %d", q.ID, len(res.FirstStage), len(res.Hits))
+		}
+		for i, h := range res.FirstStage {
+			if h.Rank != i+1 || h.FirstStageRank != i+1 || h.RerankedRank != rerankedAt[h.ID] || h.Fields["title"] == nil {
+				t.Errorf("%s first-stage %d: %+v, reranked at %d", q.ID, i, h, rerankedAt[h.ID])
+			}
+		}
+	}
+}
+
+func TestSearchOptions(t *testing.T) {
+	idx, _ := demoIndex(t)
+	_, ts, _ := newServer(t, idx, lexicalPipeline, nil)
+	search := func(req string) SearchResponse {
+		t.Helper()
+		var res SearchResponse
+		if code := call(t, "POST", ts.URL+"/api/search", req, &res); code != http.StatusOK {
+			t.Fatalf("%s: status %d", req, code)
+		}
+		return res
+	}
+	const q = `"where can I renew my visa in Qatar"`
+	full := search(`{"query": ` + q + `, "size": 12}`)
+
+	t.Run("paging", func(t *testing.T) {
+		page := search(`{"query": ` + q + `, "size": 4, "from": 4}`)
+		for i, h := range page.Hits {
+			if h.ID != full.Hits[4+i].ID || h.Rank != 5+i {
+				t.Errorf("hit %d: %s rank %d, want %s rank %d", i, h.ID, h.Rank, full.Hits[4+i].ID, 5+i)
+			}
+		}
+	})
+	t.Run("rerank off", func(t *testing.T) {
+		off := search(`{"query": ` + q + `, "size": 30, "rerank": {"enabled": false}}`)
+		if off.Reranked || off.Window != 0 || len(off.Stages) != 0 {
+			t.Errorf("reranked %v window %d stages %v", off.Reranked, off.Window, off.Stages)
+		}
+		moved := false
+		for i, h := range off.Hits {
+			if h.FirstStageRank != i+1 || h.StageScores != nil || h.Score != h.FirstStageScore {
+				t.Errorf("hit %d: %+v", i, h)
+			}
+			moved = moved || i < len(full.Hits) && h.ID != full.Hits[i].ID
+		}
+		if !moved {
+			t.Error("reranking moved nothing: the test query should show a difference")
+		}
+		for _, h := range full.Hits {
+			if h.ID != off.Hits[h.FirstStageRank-1].ID {
+				t.Errorf("%s: first-stage rank %d, but the first stage has %s there", h.ID, h.FirstStageRank, off.Hits[h.FirstStageRank-1].ID)
+			}
+		}
+	})
+	t.Run("window", func(t *testing.T) {
+		// With a window of 3 only the top 3 are reordered; the rest keep
+		// first-stage order and have no stage scores.
+		w := search(`{"query": ` + q + `, "size": 8, "rerank": {"window": 3}}`)
+		if w.Window != 3 {
+			t.Errorf("window %d", w.Window)
+		}
+		for i, h := range w.Hits {
+			if i < 3 && (h.StageScores == nil || h.FirstStageRank > 3) || i >= 3 && (h.StageScores != nil || h.FirstStageRank != i+1) {
+				t.Errorf("hit %d: first-stage rank %d, stage scores %v", i, h.FirstStageRank, h.StageScores)
+			}
+		}
+	})
+	t.Run("explain", func(t *testing.T) {
+		e := search(`{"query": ` + q + `, "size": 2, "explain": true}`)
+		for _, h := range e.Hits {
+			if h.Explanation == nil || len(h.Explanation.Children) != 3 || !near(h.Explanation.Value, h.Score) ||
+				!strings.Contains(h.Explanation.Children[1].Message, "tfidf") {
+				t.Fatalf("%s: explanation %+v", h.ID, h.Explanation)
+			}
+		}
+	})
+	t.Run("query objects", func(t *testing.T) {
+		for _, qo := range []string{
+			`{"match": "visa renewal", "field": "title"}`,
+			`{"query": "+visa renew"}`,
+			`{"conjuncts": [{"match": "visa", "field": "_all"}, {"match": "qatar", "field": "_all"}]}`,
+		} {
+			res := search(`{"query": ` + qo + `, "size": 5, "fields": ["*"]}`)
+			if len(res.Hits) == 0 {
+				t.Errorf("%s: no hits", qo)
+				continue
+			}
+			for _, h := range res.Hits {
+				title, _ := h.Fields["title"].(string)
+				text, _ := h.Fields["text"].(string)
+				if !strings.Contains(strings.ToLower(title+text), "visa") || h.StageScores["tfidf"] <= 0 {
+					t.Errorf("%s: hit %s %q has no 'visa' or tfidf score %v", qo, h.ID, title, h.StageScores)
+				}
+			}
+		}
+	})
+}
+
+func TestSearchErrors(t *testing.T) {
+	idx, _ := demoIndex(t)
+	_, ts, _ := newServer(t, idx, lexicalPipeline, func(c *Config) { c.Limits.MaxBodyBytes = 8 << 10 })
+	long := strings.Repeat("visa ", 1000)
+	tests := []struct {
+		name, method, path, body string
+		code                     int
+		msg                      string
+	}{
+		{"malformed JSON", "POST", "/api/search", `{"query": "visa"`, 400, "malformed JSON"},
+		{"not an object", "POST", "/api/search", `[1, 2]`, 400, "must be an object"},
+		{"syntax error", "POST", "/api/search", `{"query": visa}`, 400, "invalid character"},
+		{"empty body", "POST", "/api/search", ``, 400, "body is empty"},
+		{"trailing data", "POST", "/api/search", `{"query": "visa"} {}`, 400, "data after"},
+		{"unknown field", "POST", "/api/search", `{"query": "visa", "sise": 3}`, 400, `unknown field "sise"`},
+		{"wrong type", "POST", "/api/search", `{"query": "visa", "size": "ten"}`, 400, "size must be a number"},
+		{"no query", "POST", "/api/search", `{"size": 3}`, 400, "query is required"},
+		{"number query", "POST", "/api/search", `{"query": 42}`, 400, "string of text or a Bleve query object"},
+		{"blank query", "POST", "/api/search", `{"query": "  "}`, 400, "query is empty"},
+		{"stop words only", "POST", "/api/search", `{"query": "the and of"}`, 400, "no searchable terms"},
+		{"query too long", "POST", "/api/search", `{"query": "` + long + `"}`, 400, "the limit is 4096"},
+		{"size too big", "POST", "/api/search", `{"query": "visa", "size": 101}`, 400, "size 101 is out of range"},
+		{"negative from", "POST", "/api/search", `{"query": "visa", "from": -1}`, 400, "from -1 is out of range"},
+		{"window too big", "POST", "/api/search", `{"query": "visa", "rerank": {"window": 5000}}`, 400, "rerank.window 5000"},
+		{"unknown rerank option", "POST", "/api/search", `{"query": "visa", "rerank": {"model": "/etc/passwd"}}`, 400, `unknown field "model"`},
+		{"empty field name", "POST", "/api/search", `{"query": "visa", "fields": [""]}`, 400, "not a field name"},
+		{"unknown query type", "POST", "/api/search", `{"query": {"bogus": 1}}`, 400, "not a Bleve query"},
+		{"invalid query", "POST", "/api/search", `{"query": {"disjuncts": [{"match": "visa"}], "min": 3}}`, 400, "query is not valid"},
+		{"bad regexp", "POST", "/api/search", `{"query": {"regexp": "[a-"}}`, 400, "query cannot be run: error parsing regexp"},
+		{"oversize body", "POST", "/api/search", `{"query": "visa", "fields": ["` + strings.Repeat("x", 9000) + `"]}`, 413, "larger than the limit of 8192 bytes"},
+		{"wrong method", "GET", "/api/search", ``, 405, "use POST"},
+		{"unknown endpoint", "GET", "/api/nothing", ``, 404, "no endpoint GET /api/nothing"},
+		{"unknown document", "GET", "/api/doc/Q999_R99", ``, 404, `no document with id "Q999_R99"`},
+		{"id with space", "GET", "/api/doc/a%20b", ``, 400, "white space"},
+		{"doc wrong method", "DELETE", "/api/doc/Q268_R4", ``, 405, "use GET"},
+		{"reload with a path", "POST", "/api/admin/reload", `{"path": "/tmp/other.yaml"}`, 400, "takes no parameters"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, raw, err := do(tc.method, ts.URL+tc.path, tc.body, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var e ErrorBody
+			if err := json.Unmarshal(raw, &e); err != nil {
+				t.Fatalf("answer is not a JSON error: %s", raw)
+			}
+			if code != tc.code || e.Status != code || !strings.Contains(e.Error, tc.msg) {
+				t.Errorf("got %d %s, want %d with %q", code, raw, tc.code, tc.msg)
+			}
+		})
+	}
+}
+
+// FuzzSearch sends arbitrary bodies to /api/search: every answer is 200 or
+// a 4xx with a JSON error, never a 5xx or a panic.
+func FuzzSearch(f *testing.F) {
+	idx, _ := demoIndex(f)
+	s, _, _ := newServer(f, idx, lexicalPipeline, nil)
+	for _, seed := range []string{
+		`{"query": "visa"}`, `{"query": {"match": "bank", "field": "title"}, "size": 3, "explain": true}`,
+		`{"query": {"query": "+bank -doha"}, "rerank": {"enabled": false}}`, `{"query": "x", "rerank": {"window": 1, "compare": true}}`,
+		`{"query": {"wildcard": "ba*"}}`, `{"query": {"regexp": "[a-"}}`, `{"query": {"disjuncts": []}}`, `{"query": {"min": 1}}`,
+		`{"query": "visa", "from": 999, "size": 100}`, `{"query": {"ids": ["Q268_R4"]}}`, `{`, `null`, `{"query": null}`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		req := httptest.NewRequest("POST", "/api/search", strings.NewReader(body))
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, req)
+		if w.Code != http.StatusOK && (w.Code < 400 || w.Code >= 500) {
+			t.Fatalf("%q: status %d: %s", body, w.Code, w.Body)
+		}
+		if !strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
+			t.Fatalf("%q: answer is %s", body, w.Header().Get("Content-Type"))
+		}
+	})
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+
+func intp(n int) *int { return &n }
+
+func jsonString(s string) json.RawMessage {
+	raw, _ := json.Marshal(s)
+	return raw
+}
