@@ -168,7 +168,9 @@ with "semrank index --` + method + ` MODEL".`,
 				}
 				best := math.Inf(-1)
 				for _, it := range curve {
-					best = math.Max(best, it.DevMAP)
+					if !math.IsNaN(it.DevMAP) {
+						best = math.Max(best, it.DevMAP)
+					}
 				}
 				fmt.Printf(" and %s; best held-out MAP %.4f", plotPath, best)
 			}
