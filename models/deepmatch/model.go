@@ -32,9 +32,16 @@ type Candidate struct {
 // better. It is safe for concurrent use.
 func (m *Model) Score(query string, cands []Candidate) []float64 {
 	x := m.VX.Encode(QueryTokens(query, m.Config.Meta))
-	out := make([]float64, len(cands))
+	ys := make([]Input, len(cands))
 	for i, c := range cands {
-		out[i] = m.net.Score(x, m.VY.Encode(CandidateTokens(c.Text, c.Meta, m.Config.Meta)))
+		ys[i] = m.VY.Encode(CandidateTokens(c.Text, c.Meta, m.Config.Meta))
+	}
+	if n, ok := m.net.(*Net); ok {
+		return n.ScoreAll(x, ys)
+	}
+	out := make([]float64, len(cands))
+	for i, y := range ys {
+		out[i] = m.net.Score(x, y)
 	}
 	return out
 }

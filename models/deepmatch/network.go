@@ -109,7 +109,8 @@ func NewNet(a Arch, s Shape, init float64, seed uint64) (*Net, error) {
 
 // state is one pair's forward pass, kept for back-propagation.
 type state struct {
-	on  [][]int     // active (overlapped) patches per level
+	xhit [][]bool    // per level, whether x hits each patch's X side; nil: test per pair
+	on   [][]int     // active (overlapped) patches per level
 	act [][]float64 // per level, P_l·K_l outputs (zero where silent)
 	uv  []float64   // per finest patch and filter: L_xᵀx_p then L_yᵀy_p (2·D)
 	com []float64
@@ -132,6 +133,34 @@ func (n *Net) Score(x, y Input) float64 {
 	st := n.newState()
 	n.run(x, y, st)
 	return st.s
+}
+
+// ScoreAll scores x against each of ys. The query side of the overlap test
+// is done once for all candidates, and one state is reused.
+func (n *Net) ScoreAll(x Input, ys []Input) []float64 {
+	st := n.newState()
+	for _, ps := range n.arch.Levels {
+		hit := make([]bool, len(ps))
+		for p, patch := range ps {
+			hit[p] = patch.X.Intersects(x.Bits)
+		}
+		st.xhit = append(st.xhit, hit)
+	}
+	out := make([]float64, len(ys))
+	for i, y := range ys {
+		n.run(x, y, st)
+		out[i] = st.s
+	}
+	return out
+}
+
+// overlaps is Patch.Overlaps, using the precomputed query side when st
+// has it.
+func (st *state) overlaps(l, p int, patch Patch, x, y Input) bool {
+	if st.xhit != nil {
+		return st.xhit[l][p] && patch.Y.Intersects(y.Bits)
+	}
+	return patch.Overlaps(x, y)
 }
 
 // wordSet is a patch side: its words, and each word's 1-based rank in it,
@@ -159,9 +188,12 @@ func project(in Input, set wordSet, L []float64, D int, u []float64) {
 
 func (n *Net) run(x, y Input, st *state) {
 	K1, D := n.shape.Neurons[0], n.shape.Rank
+	for _, a := range st.act { // silent patches output zero, whatever st held before
+		clear(a)
+	}
 	st.on[0] = st.on[0][:0]
 	for p, patch := range n.arch.Levels[0] {
-		if !patch.Overlaps(x, y) {
+		if !st.overlaps(0, p, patch, x, y) {
 			continue
 		}
 		st.on[0] = append(st.on[0], p)
@@ -185,7 +217,7 @@ func (n *Net) run(x, y Input, st *state) {
 		K, Kin := n.shape.Neurons[l], n.shape.Neurons[l-1]
 		st.on[l] = st.on[l][:0]
 		for q, patch := range n.arch.Levels[l] {
-			if !patch.Overlaps(x, y) {
+			if !st.overlaps(l, q, patch, x, y) {
 				continue
 			}
 			st.on[l] = append(st.on[l], q)

@@ -202,3 +202,22 @@ func TestBuildDAG(t *testing.T) {
 		t.Fatalf("children %v leave fine patches without a parent", ch)
 	}
 }
+
+// TestScoreAll checks that batch scoring, which reuses one state and tests
+// the query side of each patch once, matches scoring pair by pair.
+func TestScoreAll(t *testing.T) {
+	n := tinyNet(t)
+	x := input(map[uint32]float64{0: 0.6, 3: 0.5, 4: 0.6, 6: 0.2})
+	ys := []Input{
+		input(map[uint32]float64{0: 0.3, 2: 0.8, 5: 0.1}),
+		input(map[uint32]float64{7: 1}), // overlaps less than the first
+		input(map[uint32]float64{}),     // overlaps nothing
+		input(map[uint32]float64{1: 0.4, 4: 0.4, 6: 0.5}),
+	}
+	got := n.ScoreAll(x, ys)
+	for i, y := range ys {
+		if want := n.Score(x, y); got[i] != want {
+			t.Errorf("candidate %d: ScoreAll %g, Score %g", i, got[i], want)
+		}
+	}
+}

@@ -39,12 +39,15 @@ func QueryTokens(text string, meta bool) []string {
 
 // CandidateTokens are the tokens of a candidate: its analyzed text plus, when
 // meta is true, meta tokens from its length and metadata (the
-// "by_question_author" flag SemEval comments carry).
+// "by_question_author" flag SemEval comments carry). Candidates recur across
+// queries, so the analysis goes through the analyzers' shared token cache.
 func CandidateTokens(text string, metadata map[string]any, meta bool) []string {
-	toks := analyzers.Tokens(text)
+	cached := analyzers.CachedTokens(text)
 	if !meta {
-		return toks
+		return cached
 	}
+	toks := make([]string, len(cached), len(cached)+2) // the cached slice is shared
+	copy(toks, cached)
 	n := len(toks)
 	b := len(lengthBuckets)
 	for i, ub := range lengthBuckets {
