@@ -111,10 +111,10 @@ func NewNet(a Arch, s Shape, init float64, seed uint64) (*Net, error) {
 type state struct {
 	xhit [][]bool    // per level, whether x hits each patch's X side; nil: test per pair
 	on   [][]int     // active (overlapped) patches per level
-	act [][]float64 // per level, P_l·K_l outputs (zero where silent)
-	uv  []float64   // per finest patch and filter: L_xᵀx_p then L_yᵀy_p (2·D)
-	com []float64
-	s   float64
+	act  [][]float64 // per level, P_l·K_l outputs (zero where silent)
+	uv   []float64   // per finest patch and filter: L_xᵀx_p then L_yᵀy_p (2·D)
+	com  []float64
+	s    float64
 }
 
 func (n *Net) newState() *state {
