@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/semrank/semrank/models/embed"
+	"github.com/semrank/semrank/models/ssg/ssgtest"
 	"github.com/semrank/semrank/models/topics"
 	"github.com/semrank/semrank/models/wmd"
 )
@@ -26,38 +26,8 @@ func TestBoxMin(t *testing.T) {
 	}
 }
 
-// fixture builds word vectors with two well-separated word groups and a
-// topic model over documents of those groups.
 func fixture(t *testing.T) (*wmd.Space, *topics.Model) {
-	words := []string{"bank", "loan", "salary", "account", "beach", "desert", "camping", "sand"}
-	data := make([]float64, 0, len(words)*2)
-	for i := range words {
-		if i < 4 {
-			data = append(data, 1+0.1*float64(i), 0)
-		} else {
-			data = append(data, 0, 1+0.1*float64(i))
-		}
-	}
-	v, err := embed.NewVectors(words, 2, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var docs [][]string
-	for i := 0; i < 120; i++ {
-		g := words[:4]
-		if i%2 == 1 {
-			g = words[4:]
-		}
-		d := make([]string, 5+i%4)
-		for j := range d {
-			d[j] = g[(i*7+j*3)%4]
-		}
-		docs = append(docs, d)
-	}
-	tm, err := topics.Train(context.Background(), docs, topics.Config{K: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, tm := ssgtest.Fixture(t)
 	return wmd.NewSpace(v), tm
 }
 

@@ -6,43 +6,14 @@ import (
 	"testing"
 
 	"github.com/semrank/semrank/models/embed"
-	"github.com/semrank/semrank/models/topics"
+	"github.com/semrank/semrank/models/ssg/ssgtest"
 	"github.com/semrank/semrank/rerank"
 )
 
-// wmdFixture writes tiny word vectors (two separated word groups) and a
-// topic model over documents of those groups into dir.
+// wmdFixture writes the ssgtest vectors and topic model into dir.
 func wmdFixture(t *testing.T, dir string) {
-	words := []string{"bank", "loan", "salary", "account", "beach", "desert", "camping", "sand"}
-	var data []float64
-	for i := range words {
-		if i < 4 {
-			data = append(data, 1+0.1*float64(i), 0)
-		} else {
-			data = append(data, 0, 1+0.1*float64(i))
-		}
-	}
-	v, err := embed.NewVectors(words, 2, data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, tm := ssgtest.Fixture(t)
 	if err := v.Save(filepath.Join(dir, "vec.model"), embed.Config{Dim: 2}); err != nil {
-		t.Fatal(err)
-	}
-	var docs [][]string
-	for i := 0; i < 120; i++ {
-		g := words[:4]
-		if i%2 == 1 {
-			g = words[4:]
-		}
-		d := make([]string, 5+i%4)
-		for j := range d {
-			d[j] = g[(i*7+j*3)%4]
-		}
-		docs = append(docs, d)
-	}
-	tm, err := topics.Train(context.Background(), docs, topics.Config{K: 2})
-	if err != nil {
 		t.Fatal(err)
 	}
 	if err := tm.Save(filepath.Join(dir, "topics.model")); err != nil {
