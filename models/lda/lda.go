@@ -163,6 +163,10 @@ func Fit(ctx context.Context, c Corpus, cfg Config, progress func(sweep int)) (*
 	}
 	p := make([]float64, K)
 	vBeta := float64(V) * cfg.Beta
+	inv := make([]float64, K) // 1/(n_k + Vβ), kept current to avoid a division per topic
+	for k := range K {
+		inv[k] = 1 / (float64(nk[k]) + vBeta)
+	}
 	m := &Model{Topics: K, VX: c.VX, VY: c.VY}
 	for sweep := 1; sweep <= cfg.Iterations; sweep++ {
 		if err := ctx.Err(); err != nil {
@@ -176,9 +180,10 @@ func Fit(ctx context.Context, c Corpus, cfg Config, progress func(sweep int)) (*
 				nd[k]--
 				row[k]--
 				nk[k]--
+				inv[k] = 1 / (float64(nk[k]) + vBeta)
 				var total float64
 				for t := 0; t < K; t++ {
-					total += (float64(nd[t]) + cfg.Alpha) * (float64(row[t]) + cfg.Beta) / (float64(nk[t]) + vBeta)
+					total += (float64(nd[t]) + cfg.Alpha) * (float64(row[t]) + cfg.Beta) * inv[t]
 					p[t] = total
 				}
 				u := rng.Float64() * total
@@ -190,6 +195,7 @@ func Fit(ctx context.Context, c Corpus, cfg Config, progress func(sweep int)) (*
 				nd[k]++
 				row[k]++
 				nk[k]++
+				inv[k] = 1 / (float64(nk[k]) + vBeta)
 			}
 		}
 		if sweep%10 == 0 || sweep == cfg.Iterations {
