@@ -8,20 +8,20 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/internal/unsupexp"
 	"github.com/semrank/semrank/models/embed"
 )
 
 func init() {
 	var (
-		data, texts []string
-		out         string
-		cfg         embed.Config
-		initPath    string
-		initFormat  string
+		data, texts, indexes []string
+		out                  string
+		cfg                  embed.Config
+		initPath             string
+		initFormat           string
 	)
 	cmd := &cobra.Command{
-		Use:   "embed --data DIR [--data DIR ...] [--text FILE ...] --out VECTORS",
+		Use:   "embed (--data DIR | --index PATH | --text FILE) ... --out VECTORS",
 		Short: "Train skip-gram word vectors (negative sampling) for WMD and SSG",
 		Long: `Trains skip-gram word vectors with negative sampling on every query and
 document text of the given BEIR directories (--data) and plain-text files
@@ -33,21 +33,19 @@ included, is used. Stop words, URLs and tags are removed and the
 (word2vec text/binary, GloVe, or a bundle).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if len(data)+len(texts) == 0 || out == "" {
-				return fmt.Errorf("give at least one --data DIR or --text FILE, and --out")
+			if len(data)+len(texts)+len(indexes) == 0 || out == "" {
+				return fmt.Errorf("give at least one --data DIR, --index PATH or --text FILE, and --out")
 			}
-			var corpus []string
-			for _, dir := range data {
-				ds, err := eval.LoadDataset(dir)
+			corpus, err := unsupexp.DatasetTexts(data)
+			if err != nil {
+				return err
+			}
+			for _, path := range indexes {
+				more, err := unsupexp.IndexTexts(cmd.Context(), path)
 				if err != nil {
 					return err
 				}
-				for _, q := range ds.Queries {
-					corpus = append(corpus, q.FullText())
-				}
-				for _, d := range ds.Corpus {
-					corpus = append(corpus, d.FullText())
-				}
+				corpus = append(corpus, more...)
 			}
 			for _, path := range texts {
 				lines, err := embedTextLines(path)
@@ -84,6 +82,7 @@ included, is used. Stop words, URLs and tags are removed and the
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&data, "data", nil, "BEIR directory whose queries and corpus are training text (repeatable)")
+	f.StringArrayVar(&indexes, "index", nil, "semrank index whose documents are training text (repeatable)")
 	f.StringArrayVar(&texts, "text", nil, "plain-text file, one document per line (repeatable)")
 	f.StringVar(&out, "out", "", "output model bundle")
 	f.StringVar(&initPath, "init", "", "pre-trained vectors to start from")

@@ -6,41 +6,40 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/internal/unsupexp"
 	"github.com/semrank/semrank/models/embed"
 	"github.com/semrank/semrank/models/topics"
 )
 
 func init() {
 	var (
-		data []string
-		out  string
-		cfg  topics.Config
+		data, indexes []string
+		out           string
+		cfg           topics.Config
 	)
 	cmd := &cobra.Command{
-		Use:   "topics --data DIR [--data DIR ...] --topics K --out MODEL",
+		Use:   "topics (--index PATH | --data DIR) ... --topics K --out MODEL",
 		Short: "Train the thresholded-SVD topic model (Bansal et al. 2014) for SSG soft seeds",
-		Long: `Fits the thresholded-SVD topic model to every query and document text of
-the given BEIR directories (each distinct text once), tokenized as the
+		Long: `Fits the thresholded-SVD topic model to every document of the given
+indexes and every query and document text of the given BEIR directories
+(each distinct text once), tokenized as the
 word-vector models see it, and writes a "topics" model bundle. The SSG
 reranker takes its soft seeds and feature IDF weights from it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if len(data) == 0 || out == "" {
-				return fmt.Errorf("give at least one --data DIR, and --out")
+			if len(data)+len(indexes) == 0 || out == "" {
+				return fmt.Errorf("give at least one --index PATH or --data DIR, and --out")
 			}
-			var texts []string
-			for _, dir := range data {
-				ds, err := eval.LoadDataset(dir)
+			texts, err := unsupexp.DatasetTexts(data)
+			if err != nil {
+				return err
+			}
+			for _, path := range indexes {
+				more, err := unsupexp.IndexTexts(cmd.Context(), path)
 				if err != nil {
 					return err
 				}
-				for _, q := range ds.Queries {
-					texts = append(texts, q.FullText())
-				}
-				for _, d := range ds.Corpus {
-					texts = append(texts, d.FullText())
-				}
+				texts = append(texts, more...)
 			}
 			start := time.Now()
 			m, err := topics.Train(cmd.Context(), embed.Sentences(texts), cfg)
@@ -60,6 +59,7 @@ reranker takes its soft seeds and feature IDF weights from it.`,
 		},
 	}
 	f := cmd.Flags()
+	f.StringArrayVar(&indexes, "index", nil, "semrank index whose documents form the collection (repeatable)")
 	f.StringArrayVar(&data, "data", nil, "BEIR directory whose queries and corpus form the collection (repeatable)")
 	f.StringVar(&out, "out", "", "output model bundle")
 	f.IntVar(&cfg.K, "topics", 50, "number of topics k")
