@@ -41,7 +41,8 @@ func Trained(specs ...rerank.StageSpec) []rerank.StageSpec {
 
 // ParseStages turns stage type names into specs for ablations: "lexical"
 // stands for LexicalStages, "meta" for the forum metadata stages (comment
-// position, written by the asker), any other name for that stage type.
+// position, written by the asker, thread structure, surface text), any
+// other name for that stage type.
 func ParseStages(names []string) ([]rerank.StageSpec, error) {
 	var out []rerank.StageSpec
 	types := rerank.StageTypes()
@@ -65,6 +66,11 @@ func metaStages() []rerank.StageSpec {
 	return []rerank.StageSpec{
 		{Type: "meta", Name: "position", Options: map[string]any{"field": "position", "transform": "neglog"}},
 		{Type: "meta", Name: "asker", Options: map[string]any{"field": "by_question_author"}},
+		{Type: "thread", Name: "asker_after", Options: map[string]any{"feature": "asker_after"}},
+		{Type: "thread", Name: "user_repeats", Options: map[string]any{"feature": "user_repeats"}},
+		{Type: "surface", Name: "questions", Options: map[string]any{"feature": "questions"}},
+		{Type: "surface", Name: "urls", Options: map[string]any{"feature": "urls"}},
+		{Type: "surface", Name: "digits", Options: map[string]any{"feature": "digits"}},
 	}
 }
 

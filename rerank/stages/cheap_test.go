@@ -1,0 +1,63 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/semrank/semrank/rerank"
+)
+
+// thread is a small forum thread: the asker U1 comments third.
+var thread = []rerank.Candidate{
+	{ID: "c1", Text: "Try the Doha bank, see www.example.com", Fields: map[string]any{"position": 1.0, "user_id": "U2", "question_user_id": "U1", "by_question_author": false}},
+	{ID: "c2", Text: "why do you ask? which city?", Fields: map[string]any{"position": 2.0, "user_id": "U3", "question_user_id": "U1", "by_question_author": false}},
+	{ID: "c3", Text: "thanks, 2 accounts opened", Fields: map[string]any{"position": 3.0, "user_id": "U1", "question_user_id": "U1", "by_question_author": true}},
+	{ID: "c4", Text: "you are welcome", Fields: map[string]any{"position": 4.0, "user_id": "U2", "question_user_id": "U1", "by_question_author": false}},
+}
+
+func TestCheapStages(t *testing.T) {
+	tests := []struct {
+		typ  string
+		opts map[string]any
+		want string
+	}{
+		{"thread", map[string]any{"feature": "asker_after"}, "[1 1 0 0]"},
+		{"thread", map[string]any{"feature": "user_repeats"}, "[1 0 0 1]"},
+		{"thread", map[string]any{"feature": "relative"}, "[0.25 0.5 0.75 1]"},
+		{"surface", map[string]any{"feature": "questions"}, "[0 2 0 0]"},
+		{"surface", map[string]any{"feature": "urls"}, "[1 0 0 0]"},
+		{"meta", map[string]any{"field": "by_question_author"}, "[0 0 1 0]"},
+		{"meta", map[string]any{"field": "position", "transform": "negate"}, "[-1 -2 -3 -4]"},
+		{"meta", map[string]any{"field": "missing", "default": 7.0}, "[7 7 7 7]"},
+		{"overlap", nil, fmt.Sprint([]float64{2.0 / 3, 0, 0, 0})},
+	}
+	for _, tt := range tests {
+		st, err := rerank.NewStage(rerank.StageSpec{Type: tt.typ, Options: tt.opts}, rerank.Env{})
+		if err != nil {
+			t.Fatalf("%s %v: %v", tt.typ, tt.opts, err)
+		}
+		got, err := st.Score(context.Background(), rerank.Query{Text: "best bank in Doha"}, thread)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := fmt.Sprint(got); s != tt.want {
+			t.Errorf("%s %v = %s, want %s", tt.typ, tt.opts, s, tt.want)
+		}
+	}
+}
+
+func TestCheapStagesRejectBadOptions(t *testing.T) {
+	for _, spec := range []rerank.StageSpec{
+		{Type: "thread", Options: map[string]any{"feature": "nope"}},
+		{Type: "surface"},
+		{Type: "meta"},
+		{Type: "meta", Options: map[string]any{"field": "x", "transform": "square"}},
+		{Type: "bm25", Options: map[string]any{"k1": "high"}},
+		{Type: "tfidf"}, // needs an index
+	} {
+		if _, err := rerank.NewStage(spec, rerank.Env{}); err == nil {
+			t.Errorf("%s %v accepted", spec.Type, spec.Options)
+		}
+	}
+}
