@@ -17,10 +17,12 @@
 //     Dijkstra per phase, then augmentations to every sink it settled (see
 //     Solver). It is exact up to floating-point rounding; tests check it
 //     against a general LP (gonum) and POT's ot.emd2 to 1e-9.
-//   - KNN is exact: documents are visited in increasing WCD and the scan
-//     stops as soon as the WCD reaches the current k-th exact distance
-//     (WCD ≤ WMD); RWMD prunes a document before the solver runs when it
-//     is no smaller than the k-th distance. Options.Prefetch caps how many
+//   - KNN is exact: documents are sorted by WCD and the k nearest solved,
+//     which gives a k-th distance; every document whose WCD does not
+//     exceed it gets its RWMD, and these are solved in increasing RWMD until
+//     the RWMD passes the current k-th distance (WCD ≤ RWMD ≤ WMD). Kusner
+//     et al. solve in WCD order; solving in RWMD order makes the k-th
+//     distance tight after few solves. Options.Prefetch caps how many
 //     WCD-nearest documents are considered at all (Kusner's m; the SSG
 //     paper uses 10·k), which makes the search approximate. Ties are broken
 //     by document index, so the pruned and exhaustive searches return the

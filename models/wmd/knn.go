@@ -132,9 +132,13 @@ func (t *topK) bound() float64 {
 func pruneSlack(d float64) float64 { return d + 1e-9*(1+d) }
 
 // KNN returns the k documents nearest to q by exact WMD, nearest first, by
-// prefetch and prune: documents are taken in increasing WCD, the scan ends
-// once the WCD reaches the k-th best distance, and a document whose RWMD
-// cannot beat it is skipped without solving the transport problem.
+// prefetch and prune (Kusner et al., 2015): documents are sorted by WCD and
+// the k nearest are solved exactly, giving a k-th distance b; every
+// document whose WCD does not exceed b gets its RWMD; those are then solved
+// in increasing RWMD until the RWMD exceeds the current k-th distance.
+// Both bounds are below WMD, so the result is exact; taking the solver's
+// candidates in RWMD order (the tighter bound) rather than WCD order makes
+// the k-th distance tight after very few solves.
 func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor, Stats, error) {
 	var st Stats
 	if k <= 0 {
@@ -144,8 +148,16 @@ func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor,
 		return nil, st, errors.New("wmd: query has no word with a vector")
 	}
 	type cand struct {
-		doc int
-		wcd float64
+		doc   int
+		bound float64
+	}
+	byBound := func(c []cand) {
+		sort.Slice(c, func(a, b int) bool {
+			if c[a].bound != c[b].bound {
+				return c[a].bound < c[b].bound
+			}
+			return c[a].doc < c[b].doc
+		})
 	}
 	cands := make([]cand, 0, len(x.docs))
 	for i, d := range x.docs {
@@ -155,12 +167,7 @@ func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor,
 		cands = append(cands, cand{i, x.space.WCD(q, d)})
 		st.WCD++
 	}
-	sort.Slice(cands, func(a, b int) bool {
-		if cands[a].wcd != cands[b].wcd {
-			return cands[a].wcd < cands[b].wcd
-		}
-		return cands[a].doc < cands[b].doc
-	})
+	byBound(cands)
 	if opt.Prefetch > 0 && len(cands) > opt.Prefetch {
 		cands = cands[:opt.Prefetch]
 	}
@@ -168,30 +175,49 @@ func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor,
 	sol := x.space.solvers.Get().(*Solver)
 	defer x.space.solvers.Put(sol)
 	top := topK{k: k}
-	for n, c := range cands {
+	solve := func(doc int) error {
+		d := x.docs[doc]
+		dist, err := sol.Solve(q.Weights, d.Weights, qc.costs(d))
+		if err != nil {
+			return err
+		}
+		st.WMD++
+		top.add(Neighbor{doc, dist})
+		return nil
+	}
+	for _, c := range cands[:min(k, len(cands))] {
+		if err := solve(c.doc); err != nil {
+			return nil, st, err
+		}
+	}
+	// RWMD for every document the WCD cannot rule out.
+	var rest []cand
+	for n, c := range cands[min(k, len(cands)):] {
 		if n%64 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, st, err
 			}
 		}
-		b := top.bound()
-		if c.wcd > pruneSlack(b) {
+		if c.bound > pruneSlack(top.bound()) {
 			break // every later document has a larger WCD, hence a larger WMD
 		}
 		d := x.docs[c.doc]
-		cost := qc.costs(d)
-		if !math.IsInf(b, 1) {
-			st.RWMD++
-			if rwmd(q.Weights, d.Weights, cost) > pruneSlack(b) {
-				continue
+		st.RWMD++
+		rest = append(rest, cand{c.doc, rwmd(q.Weights, d.Weights, qc.costs(d))})
+	}
+	byBound(rest)
+	for n, c := range rest {
+		if n%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, st, err
 			}
 		}
-		dist, err := sol.Solve(q.Weights, d.Weights, cost)
-		if err != nil {
+		if c.bound > pruneSlack(top.bound()) {
+			break // every later document has a larger RWMD, hence a larger WMD
+		}
+		if err := solve(c.doc); err != nil {
 			return nil, st, err
 		}
-		st.WMD++
-		top.add(Neighbor{c.doc, dist})
 	}
 	return top.nb, st, nil
 }
