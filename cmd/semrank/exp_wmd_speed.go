@@ -52,9 +52,9 @@ that script wrote with this solver's.`,
 			fmt.Fprintf(w, "pairs: %d (%d queries × %d documents), mean nBOW size %.1f (queries) %.1f (documents)\n", res.Pairs, len(qs), len(docs), res.MeanWords[0], res.MeanWords[1])
 			fmt.Fprintf(w, "exact WMD per pair: solver %.2f µs wall, %.2f µs CPU; with cost matrix %.2f µs wall, %.2f µs CPU\n",
 				wmdMicros(res.SolvePerPair), wmdMicros(res.SolveCPU), wmdMicros(res.WMDPerPair), wmdMicros(res.WMDCPU))
-			fmt.Fprintf(w, "k-NN (k=%d) over %d queries: exhaustive %.1f ms wall, %.1f ms CPU (%d WMD); pruned %.1f ms wall, %.1f ms CPU (%d WCD, %d RWMD, %d WMD)\n",
+			fmt.Fprintf(w, "k-NN (k=%d) over %d queries: exhaustive %.1f ms wall, %.1f ms CPU (%d WMD); pruned %.1f ms wall, %.1f ms CPU (%d WCD, %d RWMD, %d ICT, %d WMD)\n",
 				cfg.K, len(qs), wmdMillis(res.Exhaustive), wmdMillis(res.ExhaustiveCPU), res.ExhaustiveStats.WMD,
-				wmdMillis(res.Pruned), wmdMillis(res.PrunedCPU), res.PrunedStats.WCD, res.PrunedStats.RWMD, res.PrunedStats.WMD)
+				wmdMillis(res.Pruned), wmdMillis(res.PrunedCPU), res.PrunedStats.WCD, res.PrunedStats.RWMD, res.PrunedStats.ICT, res.PrunedStats.WMD)
 			fmt.Fprintf(w, "pruned k-NN speed-up: %.1f× wall, %.1f× CPU; same neighbours: %v\n",
 				float64(res.Exhaustive)/float64(res.Pruned), float64(res.ExhaustiveCPU)/float64(max(res.PrunedCPU, 1)), res.SameNeighbours)
 			if pairsOut != "" {

@@ -128,6 +128,7 @@ func Speed(ctx context.Context, space *wmd.Space, qs, docs []wmd.Doc, k int) (*S
 		pr = append(pr, nb)
 		res.PrunedStats.WCD += st.WCD
 		res.PrunedStats.RWMD += st.RWMD
+		res.PrunedStats.ICT += st.ICT
 		res.PrunedStats.WMD += st.WMD
 	}
 	res.Pruned = time.Since(start)

@@ -24,7 +24,7 @@ type Options struct {
 
 // Stats counts the work a search did.
 type Stats struct {
-	WCD, RWMD, WMD int
+	WCD, RWMD, ICT, WMD int
 }
 
 // Index is a fixed collection of documents to search by WMD.
@@ -134,11 +134,10 @@ func pruneSlack(d float64) float64 { return d + 1e-9*(1+d) }
 // KNN returns the k documents nearest to q by exact WMD, nearest first, by
 // prefetch and prune (Kusner et al., 2015): documents are sorted by WCD and
 // the k nearest are solved exactly, giving a k-th distance b; every
-// document whose WCD does not exceed b gets its RWMD; those are then solved
-// in increasing RWMD until the RWMD exceeds the current k-th distance.
-// Both bounds are below WMD, so the result is exact; taking the solver's
-// candidates in RWMD order (the tighter bound) rather than WCD order makes
-// the k-th distance tight after very few solves.
+// document whose WCD does not exceed b gets its RWMD, and where that does
+// not exceed b either, the tighter ICT bound (see ict); those are then
+// solved in increasing ICT until the bound exceeds the current k-th
+// distance. Every bound is below WMD, so the result is exact.
 func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor, Stats, error) {
 	var st Stats
 	if k <= 0 {
@@ -190,8 +189,10 @@ func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor,
 			return nil, st, err
 		}
 	}
-	// RWMD for every document the WCD cannot rule out.
+	// Relaxed bounds for every document the WCD cannot rule out: RWMD,
+	// then the tighter ICT where RWMD does not already rule it out.
 	var rest []cand
+	var used []bool
 	for n, c := range cands[min(k, len(cands)):] {
 		if n%64 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -202,8 +203,15 @@ func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor,
 			break // every later document has a larger WCD, hence a larger WMD
 		}
 		d := x.docs[c.doc]
+		cost := qc.costs(d)
+		lb := rwmd(q.Weights, d.Weights, cost)
 		st.RWMD++
-		rest = append(rest, cand{c.doc, rwmd(q.Weights, d.Weights, qc.costs(d))})
+		if lb > pruneSlack(top.bound()) {
+			continue
+		}
+		lb, used = ict(q.Weights, d.Weights, cost, used)
+		st.ICT++
+		rest = append(rest, cand{c.doc, lb})
 	}
 	byBound(rest)
 	for n, c := range rest {
@@ -213,7 +221,7 @@ func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor,
 			}
 		}
 		if c.bound > pruneSlack(top.bound()) {
-			break // every later document has a larger RWMD, hence a larger WMD
+			break // every later document has a larger bound, hence a larger WMD
 		}
 		if err := solve(c.doc); err != nil {
 			return nil, st, err

@@ -83,8 +83,9 @@ func TestBoundsOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if wcd, rw := s.WCD(a, b), s.RWMD(a, b); wcd > w+1e-12 || rw > w+1e-12 {
-			t.Fatalf("doc %d: WCD %g, RWMD %g, WMD %g: a bound exceeds WMD", i, wcd, rw, w)
+		ic, _ := ict(a.Weights, b.Weights, s.Costs(a, b, nil), nil)
+		if wcd, rw := s.WCD(a, b), s.RWMD(a, b); wcd > w+1e-12 || rw > ic+1e-12 || ic > w+1e-12 {
+			t.Fatalf("doc %d: WCD %g, RWMD %g, ICT %g, WMD %g: want WCD, RWMD ≤ ICT ≤ WMD", i, wcd, rw, ic, w)
 		}
 	}
 	empty := Doc{}

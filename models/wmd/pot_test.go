@@ -42,8 +42,10 @@ func TestSolveMatchesPOT(t *testing.T) {
 			t.Errorf("pair %d (%d×%d): EMD %.15g, POT ot.emd2 %.15g", i, len(p.A), len(p.B), got, p.Pot)
 		}
 		checkPlan(t, s.Flow(), p.A, p.B)
-		if lb := rwmd(p.A, p.B, p.Cost); lb > got+1e-12 {
-			t.Errorf("pair %d: RWMD %g exceeds WMD %g", i, lb, got)
+		lb := rwmd(p.A, p.B, p.Cost)
+		ic, _ := ict(p.A, p.B, p.Cost, nil)
+		if lb > ic+1e-12 || ic > got+1e-12 {
+			t.Errorf("pair %d: RWMD %g, ICT %g, WMD %g: want RWMD ≤ ICT ≤ WMD", i, lb, ic, got)
 		}
 	}
 }
