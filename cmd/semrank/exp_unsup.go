@@ -17,7 +17,7 @@ import (
 
 func init() {
 	var (
-		data, vectors, topicsPath, metrics, statsDir, indexPath string
+		data, vectors, topicsPath, metrics, statsDir, indexPath, base string
 		depth                                                   int
 		cfg                                                     ssg.Config
 	)
@@ -97,7 +97,7 @@ No judgments are used except to score the rankings.`,
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "%s: %d queries; SSG k=%d hops=%d seeds=%d mu_pp=%g mu_np=%g, SSG-D dropout %g\n\n",
 				data, len(ds.Queries), wd.Config.K, wd.Config.Hops, wd.Config.Seeds, wd.Config.MuPP, wd.Config.MuNP, d.Config.Dropout)
-			return unsupexp.WriteTable(w, rows, ms, "WMD")
+			return unsupexp.WriteTable(w, rows, ms, base)
 		},
 	}
 	f := cmd.Flags()
@@ -107,6 +107,7 @@ No judgments are used except to score the rankings.`,
 	f.StringVar(&statsDir, "stats", "", "BEIR directory whose corpus gives TF-IDF/BM25 statistics (default --data)")
 	f.StringVar(&vectors, "vectors", "", "word vectors (embed bundle, word2vec or GloVe)")
 	f.StringVar(&topicsPath, "topics", "", "topic model from semrank train topics")
+	f.StringVar(&base, "base", "WMD", "system the paired tests compare against")
 	f.StringVar(&metrics, "metrics", "map@10,mrr@10,p@1,p@5", "metrics")
 	f.IntVar(&cfg.K, "k", 10, "SSG neighbours per hop")
 	f.IntVar(&cfg.Hops, "hops", 2, "SSG hops (1 or 2)")
