@@ -18,8 +18,8 @@ import (
 func init() {
 	var (
 		data, vectors, topicsPath, metrics, statsDir, indexPath, base string
-		depth                                                   int
-		cfg                                                     ssg.Config
+		depth                                                         int
+		cfg                                                           ssg.Config
 	)
 	cmd := &cobra.Command{
 		Use:   "experiment-unsup --data DIR --vectors V --topics MODEL",
