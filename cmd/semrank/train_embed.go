@@ -36,16 +36,9 @@ included, is used. Stop words, URLs and tags are removed and the
 			if len(data)+len(texts)+len(indexes) == 0 || out == "" {
 				return fmt.Errorf("give at least one --data DIR, --index PATH or --text FILE, and --out")
 			}
-			corpus, err := unsupexp.DatasetTexts(data)
+			corpus, err := unsupexp.CollectionTexts(cmd.Context(), data, indexes)
 			if err != nil {
 				return err
-			}
-			for _, path := range indexes {
-				more, err := unsupexp.IndexTexts(cmd.Context(), path)
-				if err != nil {
-					return err
-				}
-				corpus = append(corpus, more...)
 			}
 			for _, path := range texts {
 				lines, err := embedTextLines(path)

@@ -30,16 +30,9 @@ reranker takes its soft seeds and feature IDF weights from it.`,
 			if len(data)+len(indexes) == 0 || out == "" {
 				return fmt.Errorf("give at least one --index PATH or --data DIR, and --out")
 			}
-			texts, err := unsupexp.DatasetTexts(data)
+			texts, err := unsupexp.CollectionTexts(cmd.Context(), data, indexes)
 			if err != nil {
 				return err
-			}
-			for _, path := range indexes {
-				more, err := unsupexp.IndexTexts(cmd.Context(), path)
-				if err != nil {
-					return err
-				}
-				texts = append(texts, more...)
 			}
 			start := time.Now()
 			m, err := topics.Train(cmd.Context(), embed.Sentences(texts), cfg)

@@ -10,6 +10,23 @@ import (
 	"github.com/semrank/semrank/index"
 )
 
+// CollectionTexts returns the texts of the BEIR directories (DatasetTexts)
+// followed by the documents of the semrank indexes (IndexTexts).
+func CollectionTexts(ctx context.Context, dirs, indexes []string) ([]string, error) {
+	out, err := DatasetTexts(dirs)
+	if err != nil {
+		return nil, err
+	}
+	for _, path := range indexes {
+		more, err := IndexTexts(ctx, path)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, more...)
+	}
+	return out, nil
+}
+
 // DatasetTexts returns the full text of every query and document of the
 // BEIR directories, the training text of the word vectors and topic model.
 func DatasetTexts(dirs []string) ([]string, error) {
