@@ -19,6 +19,7 @@ func init() {
 	var (
 		data, vectors, topicsPath, metrics, statsDir, indexPath, base string
 		depth                                                         int
+		collection                                                    []string
 		cfg                                                           ssg.Config
 	)
 	cmd := &cobra.Command{
@@ -65,6 +66,14 @@ No judgments are used except to score the rankings.`,
 				return err
 			}
 			wd.Config.Dropout = 0
+			if len(collection) > 0 {
+				texts, err := unsupexp.CollectionTexts(cmd.Context(), collection, nil)
+				if err != nil {
+					return err
+				}
+				wd.SetCollection(texts)
+				d.SetCollection(texts)
+			}
 			var lists unsupexp.Lists
 			if indexPath != "" {
 				// Full retrieval: score the judged queries only, as trec_eval
@@ -107,6 +116,7 @@ No judgments are used except to score the rankings.`,
 	f.StringVar(&statsDir, "stats", "", "BEIR directory whose corpus gives TF-IDF/BM25 statistics (default --data)")
 	f.StringVar(&vectors, "vectors", "", "word vectors (embed bundle, word2vec or GloVe)")
 	f.StringVar(&topicsPath, "topics", "", "topic model from semrank train topics")
+	f.StringArrayVar(&collection, "collection", nil, "BEIR directory whose queries and documents SSG graphs may draw neighbours from (repeatable; default: the candidates only)")
 	f.StringVar(&base, "base", "WMD", "system the paired tests compare against")
 	f.StringVar(&metrics, "metrics", "map@10,mrr@10,p@1,p@5", "metrics")
 	f.IntVar(&cfg.K, "k", 10, "SSG neighbours per hop")

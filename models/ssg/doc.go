@@ -7,12 +7,15 @@
 // rerank score. SSG-WD propagates without dropout, SSG-D with dropout on
 // the seed edges.
 //
-// Graph (§3.1): the k documents of the pool nearest the query by WMD
-// (WCD-prefiltered k-NN, package wmd), then the k nearest of each of those
-// (2 hops), joined pairwise by their WMD (a complete graph; edges longer
-// than Config.MaxDist, when set, are dropped). The pool is the candidate
-// list handed to the reranker. A candidate the subgraph does not reach gets
-// a score below every node of the graph, ordered by its WMD to the query.
+// Graph (§3.1): the k documents nearest the query by WMD (WCD-prefiltered
+// k-NN, package wmd), then the k nearest of each of those (2 hops), joined
+// pairwise by their WMD (a complete graph; edges longer than
+// Config.MaxDist, when set, are dropped). Neighbours come from the pool —
+// the candidate list handed to the reranker — and, when SetCollection was
+// called, from a collection of context documents too (the paper draws
+// them from the whole question set); with a collection every pool document
+// is a node. A candidate the subgraph does not reach gets a score below
+// every node of the graph, ordered by its WMD to the query.
 //
 // Feature nodes (§3.2): every unigram, contiguous bigram and trigram, and
 // skip-gram (two words one apart; three words with one gap) of

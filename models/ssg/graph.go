@@ -77,6 +77,7 @@ type Model struct {
 	Space  *wmd.Space
 	Topics *topics.Model
 	Config Config
+	coll   *collection
 }
 
 // New checks cfg and returns a model.
@@ -93,7 +94,7 @@ func New(space *wmd.Space, tm *topics.Model, cfg Config) (*Model, error) {
 
 // node is one document of a query graph (index 0 is the query).
 type node struct {
-	pool   int // index in the pool, -1 for the query
+	pool   int // index in the pool, -1 for the query and collection documents
 	tokens []string
 	doc    wmd.Doc
 }
@@ -114,7 +115,42 @@ type edge struct {
 	w  float64
 }
 
-// Build constructs the query graph over a pool of documents.
+// collection holds context documents a graph may draw neighbours from
+// besides the pool.
+type collection struct {
+	texts []string
+	toks  [][]string
+	docs  []wmd.Doc
+}
+
+// SetCollection makes every graph draw its neighbours from texts as well
+// as from the pool, as the paper's graphs draw them from the whole
+// question collection; the pool's documents are then always nodes of the
+// graph (they are what is scored), and the query's k nearest documents of
+// pool and collection, and their k nearest, join them. Texts without a
+// word that has a vector are skipped. Call it before the model is shared.
+func (m *Model) SetCollection(texts []string) {
+	c := &collection{}
+	seen := map[string]bool{}
+	for _, t := range texts {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		tok := embed.Tokenize(t)
+		d := m.Space.DocFromTokens(tok)
+		if d.Empty() {
+			continue
+		}
+		c.texts = append(c.texts, t)
+		c.toks = append(c.toks, tok)
+		c.docs = append(c.docs, d)
+	}
+	m.coll = c
+}
+
+// Build constructs the query graph over a pool of documents (and the
+// collection, when set).
 func (m *Model) Build(ctx context.Context, query string, pool []string) (*Graph, error) {
 	cfg := m.Config
 	qt := embed.Tokenize(query)
@@ -128,7 +164,6 @@ func (m *Model) Build(ctx context.Context, query string, pool []string) (*Graph,
 		toks[i] = embed.Tokenize(p)
 		docs[i] = m.Space.DocFromTokens(toks[i])
 	}
-	idx := m.Space.NewIndex(docs)
 	g := &Graph{nodes: []node{q}, qdist: make([]float64, len(pool))}
 	for i, d := range docs {
 		v, err := m.Space.WMD(q.doc, d)
@@ -137,19 +172,44 @@ func (m *Model) Build(ctx context.Context, query string, pool []string) (*Graph,
 		}
 		g.qdist[i] = v
 	}
+	np := len(pool)
+	var skip func(int) bool
+	if c := m.coll; c != nil {
+		// Collection copies of the query or of a pool document would
+		// duplicate a node.
+		dup := map[string]bool{query: true}
+		for _, p := range pool {
+			dup[p] = true
+		}
+		docs = append(docs, c.docs...)
+		toks = append(toks, c.toks...)
+		skip = func(i int) bool { return i >= np && dup[c.texts[i-np]] }
+	}
+	idx := m.Space.NewIndex(docs)
 	in := map[int]bool{}
 	add := func(nb []wmd.Neighbor) []int {
 		var added []int
 		for _, n := range nb {
 			if !in[n.Doc] {
 				in[n.Doc] = true
-				g.nodes = append(g.nodes, node{pool: n.Doc, tokens: toks[n.Doc], doc: docs[n.Doc]})
+				at := n.Doc
+				if at >= np {
+					at = -1
+				}
+				g.nodes = append(g.nodes, node{pool: at, tokens: toks[n.Doc], doc: docs[n.Doc]})
 				added = append(added, n.Doc)
 			}
 		}
 		return added
 	}
-	opt := wmd.Options{Prefetch: 10 * cfg.K} // the paper's WCD prefilter, 10·k
+	if m.coll != nil {
+		for i, d := range docs[:np] {
+			if !d.Empty() {
+				add([]wmd.Neighbor{{Doc: i}})
+			}
+		}
+	}
+	opt := wmd.Options{Prefetch: 10 * cfg.K, Exclude: skip} // the paper's WCD prefilter, 10·k
 	nb, _, err := idx.KNN(ctx, q.doc, cfg.K, opt)
 	if err != nil {
 		return nil, err
@@ -159,7 +219,7 @@ func (m *Model) Build(ctx context.Context, query string, pool []string) (*Graph,
 		for _, d := range hop1 {
 			self := d
 			o := opt
-			o.Exclude = func(i int) bool { return i == self }
+			o.Exclude = func(i int) bool { return i == self || (skip != nil && skip(i)) }
 			nb, _, err := idx.KNN(ctx, docs[d], cfg.K, o)
 			if err != nil {
 				return nil, err
@@ -454,7 +514,9 @@ func (g *Graph) Scores(cfg Config) []float64 {
 		}
 	}
 	for k, nd := range g.nodes[1:] {
-		out[nd.pool] = lab[k+1]
+		if nd.pool >= 0 {
+			out[nd.pool] = lab[k+1]
+		}
 	}
 	return out
 }

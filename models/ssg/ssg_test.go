@@ -59,6 +59,34 @@ func TestScoreRanksSameTopicFirst(t *testing.T) {
 	}
 }
 
+func TestCollectionNodes(t *testing.T) {
+	space, tm := fixture(t)
+	m, _ := New(space, tm, Config{K: 2})
+	pool := []string{"beach desert camping", "bank loan salary"}
+	m.SetCollection([]string{"loan account", "bank salary account", "sand dunes", "the of", "bank loan salary"})
+	g, err := m.Build(context.Background(), "bank salary loan", pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pooled, extra := 0, 0
+	for _, nd := range g.nodes[1:] {
+		if nd.pool >= 0 {
+			pooled++
+		} else {
+			extra++
+		}
+	}
+	// Both pool documents are forced in; the empty text and the copy of a
+	// pool document never become nodes.
+	if pooled != 2 || extra == 0 || extra > 3 {
+		t.Errorf("%d pool nodes and %d collection nodes", pooled, extra)
+	}
+	scores := g.Scores(m.Config)
+	if len(scores) != 2 || scores[1] <= scores[0] {
+		t.Errorf("scores %v: the bank document should rank first", scores)
+	}
+}
+
 func TestPropagateConverges(t *testing.T) {
 	space, tm := fixture(t)
 	m, _ := New(space, tm, Config{K: 4})
