@@ -1,0 +1,81 @@
+package demo
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/semrank/semrank/rerank"
+	_ "github.com/semrank/semrank/rerank/stages"
+)
+
+func TestDemo(t *testing.T) {
+	ctx := context.Background()
+	d, err := Build(ctx, Options{Data: "../../testdata/demo", Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if len(d.Test) != 10 || len(d.Train) != 40 {
+		t.Errorf("%d held out, %d to train on; want 10 and 40", len(d.Test), len(d.Train))
+	}
+	for _, id := range d.Test {
+		for _, tr := range d.Train {
+			if id == tr {
+				t.Errorf("query %s is both held out and trained on", id)
+			}
+		}
+	}
+	// The pipeline file stands on its own: a server loads it by path.
+	p, cfg, err := rerank.LoadPipeline(d.PipelinePath, rerank.EnvFor(d.Index))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Fusion.Method != "linear" || cfg.Fusion.Model == "" || p.WindowSize() != Window || !slices.Contains(p.StageNames(), "tfidf") {
+		t.Errorf("pipeline: fusion %+v window %d stages %v", cfg.Fusion, p.WindowSize(), p.StageNames())
+	}
+	if slices.Contains(rerank.StageTypes(), "tweak") && !slices.Contains(p.StageNames(), "tweak") {
+		t.Error("the tweak stage is registered but the demo did not train it")
+	}
+	if n, _ := d.Index.DocCount(); n != 500 {
+		t.Errorf("%d documents indexed", n)
+	}
+
+	c, err := d.Compare(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Queries != 10 || len(c.FirstRun.QueryIDs()) != 10 || len(c.RerankedRun.QueryIDs()) != 10 {
+		t.Fatalf("compared %d queries", c.Queries)
+	}
+	for _, qid := range d.Test {
+		f, r := c.FirstRun.Ranking(qid), c.RerankedRun.Ranking(qid)
+		if len(f) != len(r) || len(f) == 0 {
+			t.Errorf("%s: %d first-stage vs %d reranked", qid, len(f), len(r))
+		}
+	}
+	// The learned pipeline should not be worse than BM25 on held-out
+	// questions; on this data it is better (semrank demo --no-serve).
+	if fm, rm := c.First.Value("map@10"), c.Reranked.Value("map@10"); rm < fm {
+		t.Errorf("held-out MAP: reranked %.4f < first stage %.4f", rm, fm)
+	}
+	var buf bytes.Buffer
+	d.Print(&buf, c, 2, 5)
+	out := buf.String()
+	for _, want := range []string{"first stage (Bleve BM25)", "map@10", d.Test[0] + ":", "✓"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("printout lacks %q:\n%s", want, out)
+		}
+	}
+	if ex := d.Examples(4); len(ex) != 4 || ex[0] == "" {
+		t.Errorf("examples %q", ex)
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	if _, err := Build(context.Background(), Options{Data: t.TempDir(), Dir: t.TempDir()}); err == nil {
+		t.Error("built a demo from an empty directory")
+	}
+}
