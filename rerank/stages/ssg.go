@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/models/ssg"
 	"github.com/semrank/semrank/models/topics"
 	"github.com/semrank/semrank/rerank"
@@ -47,6 +48,24 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
+		coll, err := spec.Str("collection", "")
+		if err != nil {
+			return nil, err
+		}
+		if coll != "" {
+			ds, err := eval.LoadDataset(rerank.Resolve(env.Dir, coll))
+			if err != nil {
+				return nil, err
+			}
+			var texts []string
+			for _, q := range ds.Queries {
+				texts = append(texts, q.FullText())
+			}
+			for _, d := range ds.Corpus {
+				texts = append(texts, d.FullText())
+			}
+			m.SetCollection(texts)
+		}
 		return &SSG{Model: m}, nil
 	})
 }
@@ -54,7 +73,9 @@ func init() {
 // SSG scores candidates by their label after soft-seeded label
 // propagation on the query-induced WMD graph over the candidate list
 // (Srivastava & Datt, 2017). Options: topics (required), k, hops, seeds,
-// dropout (0: SSG-WD; > 0: SSG-D), max_dist, mu_pp, mu_np, tol, max_iter.
+// dropout (0: SSG-WD; > 0: SSG-D), max_dist, mu_pp, mu_np, tol, max_iter,
+// and collection: a BEIR directory whose queries and documents the graphs
+// may draw neighbours from besides the candidates (the paper's setting).
 // A query with no word that has a vector leaves all candidates tied at 0.
 type SSG struct {
 	Model *ssg.Model

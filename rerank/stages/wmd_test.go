@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/models/embed"
 	"github.com/semrank/semrank/models/ssg/ssgtest"
 	"github.com/semrank/semrank/rerank"
@@ -17,6 +18,13 @@ func wmdFixture(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	if err := tm.Save(filepath.Join(dir, "topics.model")); err != nil {
+		t.Fatal(err)
+	}
+	coll := &eval.Dataset{
+		Corpus:  []eval.Doc{{ID: "c1", Text: "loan account"}, {ID: "c2", Text: "sand camping"}},
+		Queries: []eval.Query{{ID: "q1", Text: "salary bank"}},
+	}
+	if err := coll.Save(filepath.Join(dir, "coll")); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -33,6 +41,7 @@ func TestWMDAndSSGStages(t *testing.T) {
 		{Type: "wmd", Model: "vec.model"},
 		{Type: "ssg", Model: "vec.model", Options: map[string]any{"topics": "topics.model", "k": 2}},
 		{Type: "ssg", Model: "vec.model", Options: map[string]any{"topics": "topics.model", "dropout": 0.5}},
+		{Type: "ssg", Model: "vec.model", Options: map[string]any{"topics": "topics.model", "collection": "coll"}},
 	}
 	for _, spec := range specs {
 		st, err := rerank.NewStage(spec, rerank.Env{Dir: dir})
@@ -62,6 +71,7 @@ func TestWMDStagesRejectBadSpecs(t *testing.T) {
 		{Type: "ssg", Model: "vec.model"},
 		{Type: "ssg", Model: "vec.model", Options: map[string]any{"topics": "vec.model"}},
 		{Type: "ssg", Model: "vec.model", Options: map[string]any{"topics": "topics.model", "dropout": 1.5}},
+		{Type: "ssg", Model: "vec.model", Options: map[string]any{"topics": "topics.model", "collection": "missing"}},
 	} {
 		if _, err := rerank.NewStage(spec, rerank.Env{Dir: dir}); err == nil {
 			t.Errorf("%+v accepted", spec)
