@@ -16,5 +16,5 @@ SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update
-$SUDO apt-get install -y --no-install-recommends chromium
+$SUDO apt-get install -y chromium
 /usr/bin/chromium --version

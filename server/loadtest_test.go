@@ -1,0 +1,39 @@
+package server
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestCheckLoopback(t *testing.T) {
+	for url, ok := range map[string]bool{
+		"http://127.0.0.1:8095": true, "http://localhost:1": true, "http://[::1]:80": true, "http://127.3.2.1": true,
+		"http://10.0.0.1:8095": false, "http://example.com": false, "https://127.0.0.1": false, "http://0.0.0.0:8095": false,
+		"127.0.0.1:8095": false,
+	} {
+		if err := CheckLoopback(url); (err == nil) != ok {
+			t.Errorf("%s: %v", url, err)
+		}
+	}
+}
+
+// TestLoadTest runs a tiny load test; its numbers are not checked (no
+// timing limits in tests), only that it counts and stops by itself.
+func TestLoadTest(t *testing.T) {
+	idx, ds := demoIndex(t)
+	_, ts, _ := newServer(t, idx, lexicalPipeline, nil)
+	qs := []string{ds.Queries[0].FullText(), ds.Queries[1].FullText(), "the"} // "the" has no searchable terms
+	r, err := LoadTest(context.Background(), LoadOptions{URL: ts.URL, Clients: 3, Duration: 200 * time.Millisecond, Queries: qs, Rerank: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Requests < 3 || r.Errors == 0 || !strings.Contains(r.FirstError, "status 400") || r.Errors > r.Requests ||
+		r.P50 > r.P99 || r.P99 > r.Max || r.Throughput <= 0 {
+		t.Errorf("%+v", r)
+	}
+	if _, err := LoadTest(context.Background(), LoadOptions{URL: "http://192.0.2.1:80", Clients: 1, Duration: time.Second, Queries: qs}); err == nil {
+		t.Error("load test against a non-loopback address")
+	}
+}
