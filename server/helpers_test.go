@@ -17,6 +17,7 @@ import (
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/recipe"
 	_ "github.com/semrank/semrank/rerank/stages"
 )
 
@@ -52,21 +53,10 @@ func demoIndex(t testing.TB) (*index.Index, *eval.Dataset) {
 	return demoIdx, demoDS
 }
 
+// buildIndex indexes docs (with term-count payloads) into a new index at
+// path, as the recipes do.
 func buildIndex(path string, docs []eval.Doc) (*index.Index, error) {
-	idx, err := index.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	ctx := context.Background()
-	if err := idx.Add(ctx, docs, []index.PayloadEncoder{index.TermsEncoder{}}, nil); err != nil {
-		idx.Close()
-		return nil, err
-	}
-	if err := idx.Compact(ctx); err != nil {
-		idx.Close()
-		return nil, err
-	}
-	return idx, nil
+	return recipe.CorpusIndex(context.Background(), &eval.Dataset{Corpus: docs}, path)
 }
 
 func TestMain(m *testing.M) {
