@@ -3,12 +3,18 @@ package demo
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/semrank/semrank/models/tweak"
 	"github.com/semrank/semrank/rerank"
 	_ "github.com/semrank/semrank/rerank/stages"
+	"github.com/semrank/semrank/server"
 )
 
 func TestDemo(t *testing.T) {
@@ -71,6 +77,40 @@ func TestDemo(t *testing.T) {
 	}
 	if ex := d.Examples(4); len(ex) != 4 || ex[0] == "" {
 		t.Errorf("examples %q", ex)
+	}
+}
+
+// TestServeDemo serves the demo and indexes a document through the API:
+// the pipeline's payload encoders (TWEAK's, when trained) run on it.
+func TestServeDemo(t *testing.T) {
+	d, err := Build(context.Background(), Options{Data: "../../testdata/demo", Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	s, err := server.New(server.Config{Index: d.Index, PipelinePath: d.PipelinePath, Examples: d.Examples(2),
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := func(path, body string) *httptest.ResponseRecorder {
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, httptest.NewRequest("POST", path, strings.NewReader(body)))
+		return w
+	}
+	w := post("/api/index", `{"add": [{"_id": "demo-new", "title": "Opening a bank account", "text": "Which bank in Doha opens an account for expats fastest?"}]}`)
+	if w.Code != 200 {
+		t.Fatalf("index: %d %s", w.Code, w.Body)
+	}
+	if slices.Contains(d.Stages, tweak.Method) {
+		if b, ok, err := d.Index.Payload(tweak.PayloadName, "demo-new"); err != nil || !ok || len(b) == 0 {
+			t.Errorf("no TWEAK payload for the document indexed through the API: %v %v", ok, err)
+		}
+	}
+	w = post("/api/search", `{"query": "bank account for expats", "size": 5}`)
+	var res server.SearchResponse
+	if err := json.Unmarshal(w.Body.Bytes(), &res); err != nil || w.Code != 200 || len(res.Hits) == 0 || !slices.Equal(res.Stages, d.Stages) {
+		t.Fatalf("search: %d %s", w.Code, w.Body)
 	}
 }
 
