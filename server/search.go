@@ -151,7 +151,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	}
 	for i, h := range res.Hits {
 		pos := req.From + i + 1
-		hit := Hit{ID: h.ID, Rank: pos, Score: h.Score, Fields: h.Fields, Explanation: h.Expl}
+		hit := Hit{ID: h.ID, Rank: pos, Score: h.Score, Fields: h.Fields, Explanation: cleanExplanation(h.Expl, h.IndexInternalID)}
 		hit.FirstStageRank, hit.FirstStageScore = pos, h.Score
 		if enabled {
 			if f, ok := pr.first[h.ID]; ok {
