@@ -136,15 +136,9 @@ async function search(ev) {
   }
 }
 
-// cleanMessage drops the internal document numbers Bleve prints as raw
-// bytes ("weight(_all:visa in \u0000…)").
-function cleanMessage(m) {
-  return (m || "").replace(/ in [^,)]*/g, (s) => (/[\u0000-\u001f\ufffd]/.test(s) ? "" : s));
-}
-
 function explTree(e) {
   const li = el("li");
-  li.append(el("span", "v", fmt(e.value)), document.createTextNode(cleanMessage(e.message)));
+  li.append(el("span", "v", fmt(e.value)), document.createTextNode(e.message || ""));
   if (e.children && e.children.length) {
     const ul = el("ul");
     for (const c of e.children) ul.append(explTree(c));
