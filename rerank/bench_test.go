@@ -10,6 +10,7 @@ import (
 
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/index/convert"
+	"github.com/semrank/semrank/models/lsa"
 	"github.com/semrank/semrank/models/tweak"
 	"github.com/semrank/semrank/rerank"
 	"github.com/semrank/semrank/rerank/stages"
@@ -36,7 +37,8 @@ func sharedData(tb testing.TB) string {
 // top 100 comments of the SemEval subtask A collection (7,195 real forum
 // comments) and the rerank that follows it, for windows of 10 and 100
 // candidates. The goal: reranking 100 candidates costs at most
-// half the search.
+// half the search. An LSA stage reading stored concept vectors stands for
+// the concept-vector stages (S2Net, DSE) of the same dimension.
 func BenchmarkRerank(b *testing.B) {
 	d := sharedData(b)
 	c := convert.NewSemEval(convert.SubtaskA)
@@ -71,12 +73,22 @@ func BenchmarkRerank(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// An LSA model (k = 100) whose concept vectors are stored at index
+	// time: S2Net and DSE vectors are read and compared the same way.
+	lm, err := lsa.Train(texts, lsa.Config{Dim: 100})
+	if err != nil {
+		b.Fatal(err)
+	}
+	lsaPath := filepath.Join(b.TempDir(), "lsa.model")
+	if err := lm.Save(lsaPath); err != nil {
+		b.Fatal(err)
+	}
 	idx, err := index.Create(filepath.Join(b.TempDir(), "idx"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer idx.Close()
-	if err := idx.Add(ctx, ds.Corpus, []index.PayloadEncoder{index.TermsEncoder{}, tweak.NewEncoder(tm)}, nil); err != nil {
+	if err := idx.Add(ctx, ds.Corpus, []index.PayloadEncoder{index.TermsEncoder{}, tweak.NewEncoder(tm), lm.PayloadEncoder("")}, nil); err != nil {
 		b.Fatal(err)
 	}
 	if err := idx.Compact(ctx); err != nil {
@@ -91,6 +103,10 @@ func BenchmarkRerank(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	concept, err := rerank.NewStage(rerank.StageSpec{Type: "lsa", Model: lsaPath}, rerank.EnvFor(idx))
+	if err != nil {
+		b.Fatal(err)
+	}
 	pipelines := []struct {
 		name   string
 		stages []rerank.Stage
@@ -98,6 +114,7 @@ func BenchmarkRerank(b *testing.B) {
 		{"tfidf", []rerank.Stage{tfidf}},
 		{"tweak", []rerank.Stage{tweakStage}},
 		{"tfidf+tweak", []rerank.Stage{tfidf, tweakStage}},
+		{"lsa-stored", []rerank.Stage{concept}},
 	}
 	b.Run("search-top100", func(b *testing.B) {
 		i := 0

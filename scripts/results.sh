@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Reproduces the experiment numbers of docs/RESULTS.md, one section at a
+# time: bash scripts/results.sh SECTION [SECTION ...], or "all".
+#
+# Sections: tweak, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
+# deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
+# recipe-b, recipe-a, beir-cacm, beir-cacm-unsup, bench.
+#
+# Environment: SR (the semrank binary; built into out/semrank when unset),
+# O (BEIR directories from scripts/data.sh; default out/data), XML (the
+# SemEval XML directory; default ../shared/data/semeval2016-task3), R
+# (outputs; default out/results).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+O=${O:-out/data}
+XML=${XML:-../shared/data/semeval2016-task3}
+R=${R:-out/results}
+if [ -z "${SR:-}" ]; then
+	[ -d "$O" ] || bash scripts/data.sh >/dev/null
+	go build -o out/semrank ./cmd/semrank
+	SR=out/semrank
+fi
+mkdir -p "$R"
+T2=$XML/SemEval2016-Task3-CQA-QL-train-part2.xml
+DEV=$XML/SemEval2016-Task3-CQA-QL-dev.xml
+E1=$XML/SemEval2015-Task3-CQA-QL-train-reformatted-excluding-2016-questions-cleansed.xml
+E2=$XML/SemEval2015-Task3-CQA-QL-dev-reformatted-excluding-2016-questions-cleansed.xml
+
+# vectors trains the word vectors and topic model the unsupervised
+# experiments use: skip-gram on all SemEval question and comment text (the
+# 2015 threads included; no labels), and on the CACM abstracts.
+vectors() {
+	[ -f "$R/semeval.vec" ] || $SR train embed --data "$O/A-train" --data "$O/A-dev" --data "$O/B-all" --out "$R/semeval.vec"
+	[ -f "$R/semeval.topics" ] || $SR train topics --data "$O/A-train" --data "$O/A-dev" --data "$O/B-all" --topics 50 --out "$R/semeval.topics"
+	[ -f "$R/cacm.vec" ] || $SR train embed --data "$O/cacm" --out "$R/cacm.vec"
+	[ -f "$R/cacm.topics" ] || $SR train topics --data "$O/cacm" --topics 50 --out "$R/cacm.topics"
+	[ -d "$R/cacm.idx" ] || $SR index --data "$O/cacm" --index "$R/cacm.idx" >/dev/null
+}
+
+run() {
+	case "$1" in
+	tweak)
+		$SR experiment-tweak --train "$O/B-train" --dev "$O/B-dev" --out "$R/tweak-dev.md"
+		$SR experiment-tweak --all "$O/B-all" --folds 5 --out "$R/tweak-cv.md"
+		;;
+	concepts-dev)
+		$SR experiment-concepts --train "$O/B-train" --test "$O/B-dev" --corpus "$O/A-train" --tweak --out "$R/concepts-dev.md"
+		;;
+	concepts-cv)
+		$SR experiment-concepts --cv "$O/B-all" --folds 5 --corpus "$O/A-train" --tweak --out "$R/concepts-cv.md"
+		;;
+	deepmatch-a)
+		$SR experiment-deepmatch --train "$O/A-train" --test "$O/A-dev" > "$R/deepmatch-a.md"
+		;;
+	deepmatch-a-cv)
+		$SR experiment-deepmatch --cv "$O/A-all" --folds 5 > "$R/deepmatch-a-cv.md"
+		;;
+	deepmatch-b)
+		$SR experiment-deepmatch --train "$O/B-train" --test "$O/B-dev" > "$R/deepmatch-b.md"
+		;;
+	deepmatch-b-cv)
+		$SR experiment-deepmatch --cv "$O/B-all" --folds 5 > "$R/deepmatch-b-cv.md"
+		;;
+	vectors) vectors ;;
+	unsup-b)
+		vectors
+		$SR experiment-unsup --data "$O/B-dev" --vectors "$R/semeval.vec" --topics "$R/semeval.topics" --base "IR order" > "$R/unsup-b-dev.md"
+		$SR experiment-unsup --data "$O/B-all" --vectors "$R/semeval.vec" --topics "$R/semeval.topics" --base "IR order" > "$R/unsup-b-all.md"
+		;;
+	unsup-cacm)
+		vectors
+		$SR experiment-unsup --data "$O/cacm" --index "$R/cacm.idx" --depth 100 --vectors "$R/cacm.vec" --topics "$R/cacm.topics" \
+			--metrics map,ndcg@10,p@10,map@10 --base "IR order" > "$R/unsup-cacm.md"
+		;;
+	wmd-speed)
+		vectors
+		$SR experiment-wmd-speed --data "$O/A-train" --vectors "$R/semeval.vec" --pairs-out "$R/wmd-pairs.bin" > "$R/wmd-speed.txt"
+		/usr/bin/python3 scripts/wmd_reference.py --pairs "$R/wmd-pairs.bin" --values "$R/wmd-pot.bin" > "$R/wmd-pot.txt"
+		$SR experiment-wmd-speed --data "$O/A-train" --vectors "$R/semeval.vec" --pot-values "$R/wmd-pot.bin" > "$R/wmd-speed-check.txt"
+		;;
+	recipe-b)
+		$SR experiment semeval2016 --subtask B --train "$T2" --dev "$DEV" --out "$R/recipe-b" 2>&1 | tee "$R/recipe-b.txt"
+		;;
+	recipe-a)
+		$SR experiment semeval2016 --subtask A --train "$T2" --train "$E1" --train "$E2" --dev "$DEV" --out "$R/recipe-a" 2>&1 | tee "$R/recipe-a.txt"
+		;;
+	beir-cacm)
+		$SR experiment beir --data "$O/cacm" --folds 5 --out "$R/beir-cacm" 2>&1 | tee "$R/beir-cacm.txt"
+		;;
+	beir-cacm-unsup)
+		$SR experiment beir --data "$O/cacm" --unsupervised --out "$R/beir-cacm-unsup" 2>&1 | tee "$R/beir-cacm-unsup.txt"
+		;;
+	bench)
+		go test -run '^$' -bench 'BenchmarkRerank|BenchmarkDeepMatch100' -benchtime 200x ./rerank/ ./rerank/stages/ | tee "$R/bench-rerank.txt"
+		go test -run '^$' -bench 'BenchmarkIndexing' -benchtime 3x ./models/tweak/ | tee "$R/bench-indexing.txt"
+		;;
+	all)
+		for s in tweak concepts-dev concepts-cv deepmatch-a deepmatch-a-cv deepmatch-b deepmatch-b-cv unsup-b unsup-cacm \
+			wmd-speed recipe-b recipe-a beir-cacm beir-cacm-unsup bench; do
+			run "$s"
+		done
+		;;
+	*)
+		echo "unknown section $1" >&2
+		exit 2
+		;;
+	esac
+}
+
+[ $# -gt 0 ] || set -- all
+for s in "$@"; do
+	echo "== $s" >&2
+	run "$s"
+done
