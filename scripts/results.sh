@@ -66,11 +66,14 @@ run() {
 		vectors
 		$SR experiment-unsup --data "$O/B-dev" --vectors "$R/semeval.vec" --topics "$R/semeval.topics" --base "IR order" > "$R/unsup-b-dev.md"
 		$SR experiment-unsup --data "$O/B-all" --vectors "$R/semeval.vec" --topics "$R/semeval.topics" --base "IR order" > "$R/unsup-b-all.md"
+		$SR experiment-unsup --data "$O/B-all" --vectors "$R/semeval.vec" --topics "$R/semeval.topics" --base WMD > "$R/unsup-b-all-vs-wmd.md"
 		;;
 	unsup-cacm)
 		vectors
 		$SR experiment-unsup --data "$O/cacm" --index "$R/cacm.idx" --depth 100 --vectors "$R/cacm.vec" --topics "$R/cacm.topics" \
 			--metrics map,ndcg@10,p@10,map@10 --base "IR order" > "$R/unsup-cacm.md"
+		$SR experiment-unsup --data "$O/cacm" --index "$R/cacm.idx" --depth 100 --vectors "$R/cacm.vec" --topics "$R/cacm.topics" \
+			--metrics map,ndcg@10,p@10,map@10 --base WMD > "$R/unsup-cacm-vs-wmd.md"
 		;;
 	wmd-speed)
 		vectors
