@@ -80,14 +80,15 @@ included, is used. Stop words, URLs and tags are removed and the
 	f.StringVar(&out, "out", "", "output model bundle")
 	f.StringVar(&initPath, "init", "", "pre-trained vectors to start from")
 	f.StringVar(&initFormat, "init-format", "auto", "format of --init: auto, semrank, word2vec, word2vec-bin, glove")
-	f.IntVar(&cfg.Dim, "dim", 100, "vector dimension")
-	f.IntVar(&cfg.Window, "window", 5, "context window")
-	f.IntVar(&cfg.Negative, "negative", 5, "negative samples per context")
-	f.IntVar(&cfg.Epochs, "epochs", 5, "passes over the text")
-	f.IntVar(&cfg.MinCount, "min-count", 2, "minimum word count")
-	f.IntVar(&cfg.PruneTop, "prune-top", 30, "leave out the N most frequent words (-1: none)")
-	f.Float64Var(&cfg.Sample, "sample", 1e-3, "sub-sampling threshold")
-	f.Int64Var(&cfg.Seed, "seed", 1, "random seed")
+	def := embed.DefaultConfig() // the defaults recipes train with too
+	f.IntVar(&cfg.Dim, "dim", def.Dim, "vector dimension")
+	f.IntVar(&cfg.Window, "window", def.Window, "context window")
+	f.IntVar(&cfg.Negative, "negative", def.Negative, "negative samples per context")
+	f.IntVar(&cfg.Epochs, "epochs", def.Epochs, "passes over the text")
+	f.IntVar(&cfg.MinCount, "min-count", def.MinCount, "minimum word count")
+	f.IntVar(&cfg.PruneTop, "prune-top", def.PruneTop, "leave out the N most frequent words (-1: none)")
+	f.Float64Var(&cfg.Sample, "sample", def.Sample, "sub-sampling threshold")
+	f.Int64Var(&cfg.Seed, "seed", def.Seed, "random seed")
 	trainCmd.AddCommand(cmd)
 }
 

@@ -26,6 +26,10 @@ type Config struct {
 	Init *Vectors `json:"-"`
 }
 
+// DefaultConfig returns the defaults zero fields take (the package
+// comment lists them), for callers that show or override them.
+func DefaultConfig() Config { return Config{}.withDefaults() }
+
 func (c Config) withDefaults() Config {
 	def := func(v *int, d int) {
 		if *v == 0 {

@@ -47,6 +47,10 @@ const (
 	Version = 1
 )
 
+// DefaultK is the number of topics semrank uses when none is given (K has
+// no default in Config: W0 and the catchword counts depend on it).
+const DefaultK = 50
+
 // Config sets the model's parameters; zero fields take defaults.
 type Config struct {
 	K     int     `json:"k"`
@@ -578,9 +582,18 @@ func (m *Model) IDF(word string) float64 {
 
 // Save writes the model as a "topics" bundle.
 func (m *Model) Save(path string) error {
+	b, err := m.Bundle()
+	if err != nil {
+		return err
+	}
+	return b.Save(path)
+}
+
+// Bundle returns the model as a "topics" bundle.
+func (m *Model) Bundle() (*models.Bundle, error) {
 	b := models.New(Method, Version)
 	if err := b.SetConfig(m.Config); err != nil {
-		return err
+		return nil, err
 	}
 	b.AddStrings("vocab", m.Vocab)
 	b.Manifest.VocabHash = models.HashStrings(m.Vocab)
@@ -604,7 +617,7 @@ func (m *Model) Save(path string) error {
 		}
 	}
 	b.AddTensor("catchwords", []int{len(catch) / 2, 2}, catch)
-	return b.Save(path)
+	return b, nil
 }
 
 // Load reads a "topics" bundle.

@@ -77,6 +77,8 @@ func init() {
 // and collection: a BEIR directory whose queries and documents the graphs
 // may draw neighbours from besides the candidates (the paper's setting).
 // A query with no word that has a vector leaves all candidates tied at 0.
+// Recipes train the word vectors and the topic model from unlabeled
+// in-domain text when the spec names none (unsup_train.go: fitUnsup).
 type SSG struct {
 	Model *ssg.Model
 }

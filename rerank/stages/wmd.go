@@ -40,7 +40,8 @@ func loadSpace(spec rerank.StageSpec, env rerank.Env) (*wmd.Space, error) {
 // WMD scores candidates by their negative Word Mover's Distance to the
 // query (Kusner et al., 2015), solved exactly. A candidate with no word
 // that has a vector scores below every other; a query with none leaves all
-// candidates tied at 0.
+// candidates tied at 0. Recipes train its word vectors from unlabeled
+// in-domain text when the spec names none (unsup_train.go: fitUnsup).
 type WMD struct {
 	Space *wmd.Space
 }
