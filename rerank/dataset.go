@@ -93,22 +93,14 @@ func FirstStageQuery(text string, qw QueryWeighter) (query.Query, error) {
 	return index.TextQuery(text)
 }
 
-// RunDataset reranks every query of ds: candidates are the dataset's given
-// list (candidates.trec) scored by the first stage, or the index's top
-// window. It returns the first-stage run and the reranked run.
+// RunDataset reranks every query of ds (its given candidates, or the
+// first stage's top window) with p and returns the first-stage run and the
+// reranked run.
 func RunDataset(ctx context.Context, idx *index.Index, ds *eval.Dataset, p *Pipeline, qw QueryWeighter, progress index.Progress) (first, reranked eval.Run, err error) {
 	first, reranked = eval.NewRun(), eval.NewRun()
-	for i, q := range ds.Queries {
-		hits, err := candidates(ctx, idx, ds, q, p.WindowSize(), qw)
-		if err != nil {
-			return first, reranked, fmt.Errorf("query %q: %w", q.ID, err)
-		}
+	err = EachQuery(ctx, idx, ds, p, qw, func(i int, q eval.Query, hits []index.Hit, scored []Scored) error {
 		for _, h := range hits {
 			first.Add(q.ID, eval.Entry{DocID: h.ID, Rank: h.Rank, Score: index.DistinctScore(h.Score, h.Rank)})
-		}
-		scored, err := p.Rerank(ctx, Query{ID: q.ID, Text: q.FullText()}, FromHits(hits))
-		if err != nil {
-			return first, reranked, fmt.Errorf("query %q: %w", q.ID, err)
 		}
 		for j, s := range scored {
 			reranked.Add(q.ID, eval.Entry{DocID: s.ID, Rank: j + 1, Score: s.Score})
@@ -116,8 +108,31 @@ func RunDataset(ctx context.Context, idx *index.Index, ds *eval.Dataset, p *Pipe
 		if progress != nil {
 			progress(i+1, len(ds.Queries))
 		}
+		return nil
+	})
+	return first, reranked, err
+}
+
+// EachQuery reranks every query of ds with p and calls fn with the query's
+// index in ds.Queries, its first-stage hits and the reranked candidates
+// (whose StageScores keep every stage's raw score), so callers that need
+// both the fused order and each stage's own order score every stage once.
+func EachQuery(ctx context.Context, idx *index.Index, ds *eval.Dataset, p *Pipeline, qw QueryWeighter,
+	fn func(i int, q eval.Query, hits []index.Hit, scored []Scored) error) error {
+	for i, q := range ds.Queries {
+		hits, err := candidates(ctx, idx, ds, q, p.WindowSize(), qw)
+		if err != nil {
+			return fmt.Errorf("query %q: %w", q.ID, err)
+		}
+		scored, err := p.Rerank(ctx, Query{ID: q.ID, Text: q.FullText()}, FromHits(hits))
+		if err != nil {
+			return fmt.Errorf("query %q: %w", q.ID, err)
+		}
+		if err := fn(i, q, hits, scored); err != nil {
+			return err
+		}
 	}
-	return first, reranked, nil
+	return nil
 }
 
 func candidates(ctx context.Context, idx *index.Index, ds *eval.Dataset, q eval.Query, window int, qw QueryWeighter) ([]index.Hit, error) {

@@ -15,7 +15,9 @@ package rerank
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/blevesearch/bleve/v2"
@@ -221,4 +223,31 @@ func (s StageSpec) Str(name, def string) (string, error) {
 		return "", fmt.Errorf("option %s: want a string, got %v", name, v)
 	}
 	return str, nil
+}
+
+// RelativeTo returns a copy of s for a pipeline file written in dir: the
+// model path, and every string option naming a file inside dir (such as
+// the ssg stage's topics model), become relative to dir, so the pipeline
+// keeps working when dir is moved or copied. Other options are kept as
+// they are.
+func (s StageSpec) RelativeTo(dir string) StageSpec {
+	if s.Model != "" {
+		if rel, err := filepath.Rel(dir, s.Model); err == nil {
+			s.Model = rel
+		}
+	}
+	if len(s.Options) == 0 {
+		return s
+	}
+	opts := make(map[string]any, len(s.Options))
+	for k, v := range s.Options {
+		if p, ok := v.(string); ok && p != "" && (filepath.IsAbs(p) == filepath.IsAbs(dir)) {
+			if rel, err := filepath.Rel(dir, p); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+				v = rel
+			}
+		}
+		opts[k] = v
+	}
+	s.Options = opts
+	return s
 }

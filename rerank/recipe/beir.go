@@ -132,11 +132,7 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 func runConfig(ctx context.Context, cfg *rerank.Config, dir string, idx *index.Index, ds *eval.Dataset) (Runs, error) {
 	path := filepath.Join(dir, "pipeline.yaml")
 	for i := range cfg.Stages {
-		if m := cfg.Stages[i].Model; m != "" {
-			if rel, err := filepath.Rel(dir, m); err == nil {
-				cfg.Stages[i].Model = rel
-			}
-		}
+		cfg.Stages[i] = cfg.Stages[i].RelativeTo(dir)
 	}
 	if err := rerank.WriteConfig(path, cfg); err != nil {
 		return Runs{}, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -51,7 +52,40 @@ func (r *Runs) Merge(other Runs) {
 // the fused pipeline.
 func RunAll(ctx context.Context, idx *index.Index, ds *eval.Dataset, p *rerank.Pipeline, qw rerank.QueryWeighter) (Runs, error) {
 	var out Runs
-	first, fused, err := rerank.RunDataset(ctx, idx, ds, p, qw, nil)
+	first, fused := eval.NewRun(), eval.NewRun()
+	stageRuns := make([]eval.Run, len(p.Stages))
+	for i := range stageRuns {
+		stageRuns[i] = eval.NewRun()
+	}
+	// Every stage scores each query once, inside the pipeline; each
+	// stage's own order comes from the raw scores the pipeline keeps.
+	err := rerank.EachQuery(ctx, idx, ds, p, qw, func(_ int, q eval.Query, hits []index.Hit, scored []rerank.Scored) error {
+		for _, h := range hits {
+			first.Add(q.ID, eval.Entry{DocID: h.ID, Rank: h.Rank, Score: index.DistinctScore(h.Score, h.Rank)})
+		}
+		for j, c := range scored {
+			fused.Add(q.ID, eval.Entry{DocID: c.ID, Rank: j + 1, Score: c.Score})
+		}
+		// The window's candidates, back in first-stage order.
+		var window []rerank.Scored
+		for _, c := range scored {
+			if c.StageScores != nil {
+				window = append(window, c)
+			}
+		}
+		sort.Slice(window, func(a, b int) bool { return window[a].Rank < window[b].Rank })
+		for s := range p.Stages {
+			order := slices.Clone(window)
+			sort.SliceStable(order, func(a, b int) bool { return order[a].StageScores[s] > order[b].StageScores[s] })
+			for r, c := range order {
+				stageRuns[s].Add(q.ID, eval.Entry{DocID: c.ID, Rank: r + 1, Score: float64(len(hits) - r)})
+			}
+			for r := len(window); r < len(hits); r++ {
+				stageRuns[s].Add(q.ID, eval.Entry{DocID: hits[r].ID, Rank: r + 1, Score: float64(len(hits) - r)})
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return out, err
 	}
@@ -59,42 +93,6 @@ func RunAll(ctx context.Context, idx *index.Index, ds *eval.Dataset, p *rerank.P
 		out.add("given order", *ds.Candidates)
 	}
 	out.add("first stage (BM25)", first)
-	stageRuns := make([]eval.Run, len(p.Stages))
-	for i := range stageRuns {
-		stageRuns[i] = eval.NewRun()
-	}
-	for _, q := range ds.Queries {
-		es := first.Ranking(q.ID)
-		if len(es) == 0 {
-			continue
-		}
-		// Re-score the first-stage candidates with each stage. RunDataset
-		// already did so inside the pipeline; recomputing keeps Rerank's
-		// interface small and costs one more stage pass.
-		hits := make([]rerank.Candidate, 0, len(es))
-		for _, e := range es {
-			d, _ := ds.Doc(e.DocID)
-			hits = append(hits, rerank.Candidate{ID: e.DocID, Title: d.Title, Text: d.Text, Score: e.Score, Rank: e.Rank, Fields: d.Metadata})
-		}
-		w := min(p.WindowSize(), len(hits))
-		scores, err := p.ScoreStages(ctx, rerank.Query{ID: q.ID, Text: q.FullText()}, hits[:w])
-		if err != nil {
-			return out, err
-		}
-		for s := range p.Stages {
-			order := make([]int, w)
-			for i := range order {
-				order[i] = i
-			}
-			sort.SliceStable(order, func(a, b int) bool { return scores[s][order[a]] > scores[s][order[b]] })
-			for r, i := range order {
-				stageRuns[s].Add(q.ID, eval.Entry{DocID: hits[i].ID, Rank: r + 1, Score: float64(len(hits) - r)})
-			}
-			for r := w; r < len(hits); r++ {
-				stageRuns[s].Add(q.ID, eval.Entry{DocID: hits[r].ID, Rank: r + 1, Score: float64(len(hits) - r)})
-			}
-		}
-	}
 	for s, st := range p.Stages {
 		out.add("stage "+st.Name(), stageRuns[s])
 	}

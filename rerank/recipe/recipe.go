@@ -165,11 +165,7 @@ func (r *Recipe) Fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 	r.logf("fusion (%s) trained on %d queries (%s)", method, len(examples), time.Since(start).Round(time.Second))
 
 	for i := range specs {
-		if specs[i].Model != "" {
-			if rel, err := filepath.Rel(dir, specs[i].Model); err == nil {
-				specs[i].Model = rel
-			}
-		}
+		specs[i] = specs[i].RelativeTo(dir)
 	}
 	cfg := &rerank.Config{Window: r.Window, Stages: specs, Fusion: rerank.FusionSpec{Method: method, Model: "fusion.model"}}
 	path := filepath.Join(dir, "pipeline.yaml")
