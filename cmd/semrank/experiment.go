@@ -73,6 +73,7 @@ DIR2/run.trec (reranked) and prints both runs' metrics.`,
 	bf.BoolVar(&b.Unsupervised, "unsupervised", false, "use only stages that need no judgments")
 	bf.IntVar(&b.Depth, "depth", 100, "first-stage candidates per query")
 	bf.StringVar(&b.Fusion, "fusion", "linear", "supervised fusion: linear or lambdamart")
+	bf.StringSliceVar(&b.Stages, "stages", nil, "stage types instead of the recipe's (e.g. lexical,meta,s2net)")
 	_ = beirCmd.MarkFlagRequired("data")
 	_ = beirCmd.MarkFlagRequired("out")
 	experimentCmd.AddCommand(beirCmd)

@@ -21,7 +21,10 @@ type BEIROptions struct {
 	Unsupervised bool   // only stages that need no judgments, fused with fixed weights
 	Depth        int    // first-stage candidates; 100 when zero
 	Fusion       string // supervised fusion: linear (default) or lambdamart
-	Log          io.Writer
+	// Stages are stage type names used instead of the recipe's (see
+	// ParseStages), e.g. a SemEval pipeline cross-validated over queries.
+	Stages []string
+	Log    io.Writer
 }
 
 // SupervisedStages are the BEIR recipe's stages when judgments may be used.
@@ -78,9 +81,17 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	defer idx.Close()
 	logf("indexed %d documents (%s)", len(ds.Corpus), time.Since(start).Round(time.Second))
 
+	supervised, unsupervised := SupervisedStages(), UnsupervisedStages()
+	if len(o.Stages) > 0 {
+		specs, err := ParseStages(o.Stages)
+		if err != nil {
+			return err
+		}
+		supervised, unsupervised = specs, specs
+	}
 	var runs Runs
 	if o.Unsupervised {
-		r := &Recipe{Stages: UnsupervisedStages(), Window: o.Depth, Text: corpusText(ds), Log: o.Log}
+		r := &Recipe{Stages: unsupervised, Window: o.Depth, Text: corpusText(ds), Log: o.Log}
 		specs, err := r.trainStages(ctx, ds.Subset(func(string) bool { return false }), nil, idx, filepath.Join(o.Out, "models"))
 		if err != nil {
 			return err
@@ -94,7 +105,7 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 			train := ds.Subset(eval.NotInSet(fold))
 			test := ds.Subset(eval.InSet(fold))
 			dir := filepath.Join(o.Out, fmt.Sprintf("fold%d", k+1))
-			r := &Recipe{Stages: SupervisedStages(), Fusion: o.Fusion, Folds: 3, Window: o.Depth, Text: corpusText(ds)}
+			r := &Recipe{Stages: supervised, Fusion: o.Fusion, Folds: 3, Window: o.Depth, Text: corpusText(ds)}
 			path, err := r.Fit(ctx, train, nil, dir)
 			if err != nil {
 				return err
@@ -121,8 +132,18 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	if w == nil {
 		w = io.Discard
 	}
-	fmt.Fprintf(w, "\n%s, BM25 top %d reranked (%s):\n", o.Data, o.Depth, map[bool]string{true: "unsupervised", false: fmt.Sprintf("supervised, %d-fold cross-validation", o.Folds)}[o.Unsupervised])
-	if err := Table(w, ds.Qrels, runs, "first stage (BM25)", eval.MustParseMetrics("map,ndcg@10,p@10,map@10"), false); err != nil {
+	what := fmt.Sprintf("BM25 top %d reranked", o.Depth)
+	if ds.Candidates != nil {
+		what = "given candidates reranked"
+	}
+	fmt.Fprintf(w, "\n%s, %s (%s):\n", o.Data, what, map[bool]string{true: "unsupervised", false: fmt.Sprintf("supervised, %d-fold cross-validation", o.Folds)}[o.Unsupervised])
+	// With given candidate lists (SemEval), the given order is the
+	// baseline to beat.
+	baseline := "first stage (BM25)"
+	if ds.Candidates != nil {
+		baseline = "given order"
+	}
+	if err := Table(w, ds.Qrels, runs, baseline, eval.MustParseMetrics("map,ndcg@10,p@10,map@10,mrr@10"), false); err != nil {
 		return err
 	}
 	logf("wrote %s and %s (%s)", filepath.Join(o.Out, "baseline.trec"), filepath.Join(o.Out, "run.trec"), time.Since(start).Round(time.Second))
