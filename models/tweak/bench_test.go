@@ -11,8 +11,8 @@ import (
 )
 
 // benchCorpus is real SemEval text: the subtask-A training corpus when the
-// converted data is present (/tmp/semrank-data, see CONVENTIONS), else the
-// small slice in testdata.
+// converted data is present (out/data/A-train, written by scripts/data.sh),
+// else the small slice in testdata.
 func benchCorpus(b *testing.B) ([]eval.Doc, *eval.Dataset) {
 	b.Helper()
 	train, err := eval.LoadDataset("../../testdata/tweak")
@@ -20,7 +20,7 @@ func benchCorpus(b *testing.B) ([]eval.Doc, *eval.Dataset) {
 		b.Fatal(err)
 	}
 	docs := train.Corpus
-	if dir := "/tmp/semrank-data/A-train"; fileExists(dir) {
+	if dir := "../../out/data/A-train"; fileExists(dir) {
 		ds, err := eval.LoadDataset(dir)
 		if err != nil {
 			b.Fatal(err)
