@@ -2,7 +2,6 @@ package stages
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/models/tweak"
@@ -55,12 +54,7 @@ func fitTWEAK(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) 
 	if err != nil {
 		return spec, err
 	}
-	path := filepath.Join(in.Dir, spec.DisplayName(tweak.Method)+".model")
-	if err := m.Save(path); err != nil {
-		return spec, err
-	}
-	spec.Model = path
-	return spec, nil
+	return saveModel(spec, in, tweak.Method, m.Save)
 }
 
 // judgedIDs returns the ids of ds's judged queries that have candidates.

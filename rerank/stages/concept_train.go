@@ -1,0 +1,174 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/semrank/semrank/models/concept"
+	"github.com/semrank/semrank/models/dse"
+	"github.com/semrank/semrank/models/lsa"
+	"github.com/semrank/semrank/models/s2net"
+	"github.com/semrank/semrank/rerank"
+)
+
+func init() {
+	rerank.RegisterTrainer(lsa.Method, fitLSA)
+	rerank.RegisterTrainer(s2net.Method, fitS2Net)
+	rerank.RegisterTrainer(dse.Method, fitDSE)
+}
+
+// conceptData gathers what the concept trainers learn from: in.Train's
+// judged candidate lists, its texts and title–body pairs, and the
+// recipe's unlabelled in-domain text; and in.Dev's lists for early
+// stopping, when given.
+func conceptData(in rerank.TrainInput) (concept.Data, []concept.Judged, error) {
+	var d concept.Data
+	lists, err := concept.JudgedLists(in.Train)
+	if err != nil {
+		return d, nil, err
+	}
+	d.Lists = lists
+	d.AddCorpus(in.Train, false)
+	d.Texts = append(d.Texts, in.Text...)
+	var dev []concept.Judged
+	if in.Dev != nil && in.Dev.Qrels != nil {
+		if dev, err = concept.JudgedLists(in.Dev); err != nil {
+			return d, nil, err
+		}
+	}
+	return d, dev, nil
+}
+
+// spaceConfig reads the vocabulary size option shared by LSA and S2Net.
+func spaceConfig(spec rerank.StageSpec) (concept.SpaceConfig, error) {
+	n, err := spec.Int("max_terms", 10000)
+	if err != nil {
+		return concept.SpaceConfig{}, err
+	}
+	if n <= 0 {
+		return concept.SpaceConfig{}, fmt.Errorf("option max_terms: want > 0, got %d", n)
+	}
+	return concept.SpaceConfig{MaxTerms: n}, nil
+}
+
+// positiveInt reads an integer option that must be positive.
+func positiveInt(spec rerank.StageSpec, name string, def int) (int, error) {
+	v, err := spec.Int(name, def)
+	if err != nil {
+		return 0, err
+	}
+	if v <= 0 {
+		return 0, fmt.Errorf("option %s: want > 0, got %d", name, v)
+	}
+	return v, nil
+}
+
+// saveModel writes a trained model into in.Dir and points spec at it.
+func saveModel(spec rerank.StageSpec, in rerank.TrainInput, method string, save func(string) error) (rerank.StageSpec, error) {
+	path := filepath.Join(in.Dir, spec.DisplayName(method)+".model")
+	if err := save(path); err != nil {
+		return spec, err
+	}
+	spec.Model = path
+	return spec, nil
+}
+
+// fitLSA fits LSA for recipes. Options: dim (k, default 100), max_terms
+// (vocabulary, default 10,000). It uses no judgments.
+func fitLSA(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
+	dim, err := positiveInt(spec, "dim", 100)
+	if err != nil {
+		return spec, err
+	}
+	space, err := spaceConfig(spec)
+	if err != nil {
+		return spec, err
+	}
+	d, _, err := conceptData(in)
+	if err != nil {
+		return spec, err
+	}
+	m, err := lsa.Train(d.Texts, lsa.Config{Dim: dim, Space: space, Seed: in.Seed})
+	if err != nil {
+		return spec, err
+	}
+	return saveModel(spec, in, lsa.Method, m.Save)
+}
+
+// fitS2Net trains S2Net for recipes. Options: dim (k, default 200, the best
+// k by cross-validation on SemEval B in docs/RESULTS.md), gamma (default
+// 10), init (lsa or random), iter (L-BFGS iterations, default 100),
+// max_terms (default 10,000), pairs (train on comparable title–body pairs
+// too, default true). Early stopping watches in.Dev, or a fifth of the
+// training lists without it.
+func fitS2Net(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
+	var cfg s2net.Config
+	var err error
+	if cfg.Dim, err = positiveInt(spec, "dim", 200); err != nil {
+		return spec, err
+	}
+	if cfg.MaxIter, err = positiveInt(spec, "iter", 100); err != nil {
+		return spec, err
+	}
+	if cfg.Gamma, err = spec.Float("gamma", 10); err != nil {
+		return spec, err
+	}
+	if cfg.Gamma <= 0 {
+		return spec, fmt.Errorf("option gamma: want > 0, got %g", cfg.Gamma)
+	}
+	if cfg.Init, err = spec.Str("init", "lsa"); err != nil {
+		return spec, err
+	}
+	if cfg.Space, err = spaceConfig(spec); err != nil {
+		return spec, err
+	}
+	pairs, err := spec.Bool("pairs", true)
+	if err != nil {
+		return spec, err
+	}
+	if !pairs {
+		cfg.PairWeight = -1
+	}
+	cfg.Seed = in.Seed
+	d, dev, err := conceptData(in)
+	if err != nil {
+		return spec, err
+	}
+	m, _, err := s2net.Train(ctx, d, cfg, s2net.Options{Dev: dev})
+	if err != nil {
+		return spec, err
+	}
+	return saveModel(spec, in, s2net.Method, m.Save)
+}
+
+// fitDSE trains DSE for recipes. Options: c (embedding dimensions, default
+// 50), d (input vocabulary, default 500), epochs (fine-tuning epochs,
+// default 20), mix (λ of the TF-IDF cosine mix; default: chosen on
+// held-out lists).
+func fitDSE(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
+	var cfg dse.Config
+	var err error
+	if cfg.C, err = positiveInt(spec, "c", 50); err != nil {
+		return spec, err
+	}
+	if cfg.D, err = positiveInt(spec, "d", 500); err != nil {
+		return spec, err
+	}
+	if cfg.FineTuneEpochs, err = positiveInt(spec, "epochs", 20); err != nil {
+		return spec, err
+	}
+	if cfg.Mix, err = spec.Float("mix", -1); err != nil {
+		return spec, err
+	}
+	cfg.Seed = in.Seed
+	d, dev, err := conceptData(in)
+	if err != nil {
+		return spec, err
+	}
+	m, _, err := dse.Train(ctx, d, cfg, dse.Options{Dev: dev})
+	if err != nil {
+		return spec, err
+	}
+	return saveModel(spec, in, dse.Method, m.Save)
+}

@@ -1,0 +1,69 @@
+package stages
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/rerank"
+)
+
+// TestConceptTrainers trains each concept stage as a recipe would, on the
+// SemEval B slice in testdata, and checks that the written model loads in
+// a pipeline and scores candidates; bad options are refused by name.
+func TestConceptTrainers(t *testing.T) {
+	ds, err := eval.LoadDataset("../../testdata/concepts/semeval-b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		spec    rerank.StageSpec
+		wantErr string // "" for success
+	}{
+		{"lsa", rerank.StageSpec{Type: "lsa", Options: map[string]any{"dim": 10}}, ""},
+		{"s2net", rerank.StageSpec{Type: "s2net", Options: map[string]any{"dim": 10, "iter": 5}}, ""},
+		{"s2net random init, no pairs", rerank.StageSpec{Type: "s2net", Name: "s2r", Options: map[string]any{"dim": 8, "iter": 3, "init": "random", "pairs": false}}, ""},
+		{"dse", rerank.StageSpec{Type: "dse", Options: map[string]any{"c": 5, "d": 60, "epochs": 2}}, ""},
+		{"lsa bad dim", rerank.StageSpec{Type: "lsa", Options: map[string]any{"dim": 0}}, "option dim"},
+		{"s2net bad gamma", rerank.StageSpec{Type: "s2net", Options: map[string]any{"gamma": -1}}, "option gamma"},
+		{"s2net bad init", rerank.StageSpec{Type: "s2net", Options: map[string]any{"dim": 5, "iter": 1, "init": "pca"}}, "init"},
+		{"dse bad c", rerank.StageSpec{Type: "dse", Options: map[string]any{"c": "ten"}}, "option c"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := rerank.TrainInput{Train: ds, Dir: t.TempDir(), Seed: 1}
+			spec, err := rerank.TrainStage(context.Background(), tc.spec, in)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want one mentioning %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if spec.Model == "" {
+				t.Fatal("trainer set no model")
+			}
+			q := ds.Queries[0]
+			var cands []string
+			for _, e := range ds.Candidates.Ranking(q.ID) {
+				d, _ := ds.Doc(e.DocID)
+				cands = append(cands, d.FullText())
+			}
+			scores := scoreWith(t, []rerank.StageSpec{spec}, q.FullText(), cands)
+			distinct := map[float64]bool{}
+			for _, s := range scores[0] {
+				if math.IsNaN(s) {
+					t.Fatal("NaN score")
+				}
+				distinct[s] = true
+			}
+			if len(distinct) < 2 {
+				t.Fatalf("all %d candidates scored alike: %v", len(cands), scores[0])
+			}
+		})
+	}
+}
