@@ -1,0 +1,85 @@
+package stages
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/rerank"
+)
+
+// TestSupervisedTrainers trains each judged-list stage as a recipe would —
+// concept stages on the SemEval B slice, matching stages on the SemEval A
+// slice in testdata — and checks that the written model loads in a
+// pipeline and scores candidates; bad options are refused by name.
+func TestSupervisedTrainers(t *testing.T) {
+	const (
+		semevalB = "../../testdata/concepts/semeval-b"
+		semevalA = "../../testdata/deepmatch/semeval-a"
+	)
+	data := map[string]*eval.Dataset{}
+	for _, dir := range []string{semevalB, semevalA} {
+		ds, err := eval.LoadDataset(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data[dir] = ds
+	}
+	for _, tc := range []struct {
+		name    string
+		data    string
+		spec    rerank.StageSpec
+		wantErr string // "" for success
+	}{
+		{"lsa", semevalB, rerank.StageSpec{Type: "lsa", Options: map[string]any{"dim": 10}}, ""},
+		{"s2net", semevalB, rerank.StageSpec{Type: "s2net", Options: map[string]any{"dim": 10, "iter": 5}}, ""},
+		{"s2net random init, no pairs", semevalB, rerank.StageSpec{Type: "s2net", Name: "s2r", Options: map[string]any{"dim": 8, "iter": 3, "init": "random", "pairs": false}}, ""},
+		{"dse", semevalB, rerank.StageSpec{Type: "dse", Options: map[string]any{"c": 5, "d": 60, "epochs": 2}}, ""},
+		{"deepmatch", semevalA, rerank.StageSpec{Type: "deepmatch", Options: map[string]any{"epochs": 1}}, ""},
+		{"bilinear", semevalA, rerank.StageSpec{Type: "bilinear", Options: map[string]any{"epochs": 2, "dim": 8}}, ""},
+		{"siamese without meta", semevalA, rerank.StageSpec{Type: "siamese", Name: "sia", Options: map[string]any{"epochs": 2, "dim": 8, "hidden": 16, "meta": false}}, ""},
+		{"lsa bad dim", semevalB, rerank.StageSpec{Type: "lsa", Options: map[string]any{"dim": 0}}, "option dim"},
+		{"s2net bad gamma", semevalB, rerank.StageSpec{Type: "s2net", Options: map[string]any{"gamma": -1}}, "option gamma"},
+		{"s2net bad init", semevalB, rerank.StageSpec{Type: "s2net", Options: map[string]any{"dim": 5, "iter": 1, "init": "pca"}}, "init"},
+		{"dse bad c", semevalB, rerank.StageSpec{Type: "dse", Options: map[string]any{"c": "ten"}}, "option c"},
+		{"bilinear bad epochs", semevalA, rerank.StageSpec{Type: "bilinear", Options: map[string]any{"epochs": 0}}, "option epochs"},
+		{"siamese bad meta", semevalA, rerank.StageSpec{Type: "siamese", Options: map[string]any{"meta": "yes"}}, "option meta"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ds := data[tc.data]
+			in := rerank.TrainInput{Train: ds, Dir: t.TempDir(), Seed: 1}
+			spec, err := rerank.TrainStage(context.Background(), tc.spec, in)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want one mentioning %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if spec.Model == "" {
+				t.Fatal("trainer set no model")
+			}
+			q := ds.Queries[0]
+			var cands []string
+			for _, e := range ds.Candidates.Ranking(q.ID) {
+				d, _ := ds.Doc(e.DocID)
+				cands = append(cands, d.FullText())
+			}
+			scores := scoreWith(t, []rerank.StageSpec{spec}, q.FullText(), cands)
+			distinct := map[float64]bool{}
+			for _, s := range scores[0] {
+				if math.IsNaN(s) || math.IsInf(s, 0) {
+					t.Fatalf("non-finite score %v", s)
+				}
+				distinct[s] = true
+			}
+			if len(distinct) < 2 {
+				t.Fatalf("all %d candidates scored alike: %v", len(cands), scores[0])
+			}
+		})
+	}
+}
