@@ -4,7 +4,7 @@
 #
 # Sections: tweak, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
-# recipe-b, recipe-a, beir-cacm, beir-cacm-unsup, bench.
+# recipe-b, recipe-a, ablations, beir-cacm, beir-cacm-unsup, bench.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
 # O (BEIR directories from scripts/data.sh; default out/data), XML (the
@@ -86,6 +86,22 @@ run() {
 		;;
 	recipe-a)
 		$SR experiment semeval2016 --subtask A --train "$T2" --train "$E1" --train "$E2" --dev "$DEV" --out "$R/recipe-a" 2>&1 | tee "$R/recipe-a.txt"
+		;;
+	ablations)
+		# Stage sets of the SemEval recipe, on dev and by 5-fold CV over
+		# train+dev (experiment beir --stages), as in docs/results/ablations.
+		mkdir -p "$R/ablations"
+		local b a
+		for b in b1:lexical,tweak b2:lexical,tweak,s2net b3:lexical,tweak,s2net,lsa b4:lexical,tweak,s2net,wmd,ssg \
+			b5:lexical,tweak,s2net,dse b6:lexical,tweak,s2net,deepmatch; do
+			$SR experiment semeval2016 --subtask B --train "$T2" --dev "$DEV" --stages "${b#*:}" --out "$R/ablations/${b%%:*}-dev" > "$R/ablations/${b%%:*}.dev.txt"
+			$SR experiment beir --data "$O/B-all" --stages "${b#*:}" --out "$R/ablations/${b%%:*}-cv" > "$R/ablations/${b%%:*}.cv.txt"
+		done
+		for a in a1:lexical,meta,tweak a2:lexical,meta,tweak,bilinear a3:lexical,meta,tweak,bilinear,deepmatch \
+			a4:lexical,meta,tweak,bilinear,deepmatch,siamese a5:lexical,meta,tweak,bilinear,s2net,wmd; do
+			$SR experiment semeval2016 --subtask A --train "$T2" --train "$E1" --train "$E2" --dev "$DEV" --stages "${a#*:}" --out "$R/ablations/${a%%:*}-dev" > "$R/ablations/${a%%:*}.dev.txt"
+			$SR experiment beir --data "$O/A-all" --stages "${a#*:}" --out "$R/ablations/${a%%:*}-cv" > "$R/ablations/${a%%:*}.cv.txt"
+		done
 		;;
 	beir-cacm)
 		$SR experiment beir --data "$O/cacm" --folds 5 --out "$R/beir-cacm" 2>&1 | tee "$R/beir-cacm.txt"

@@ -27,10 +27,15 @@ type BEIROptions struct {
 	Log    io.Writer
 }
 
-// SupervisedStages are the BEIR recipe's stages when judgments may be used.
+// SupervisedStages are the BEIR recipe's stages when judgments may be
+// used: lexical features, TWEAK, and the concept-vector stages S2Net and
+// LSA (S2Net is the strongest single learned stage on CACM and SemEval B in
+// docs/RESULTS.md).
 func SupervisedStages() []rerank.StageSpec {
 	return append(LexicalStages(), Trained(
 		rerank.StageSpec{Type: "tweak"},
+		rerank.StageSpec{Type: "s2net"},
+		rerank.StageSpec{Type: "lsa"},
 	)...)
 }
 
