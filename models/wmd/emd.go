@@ -11,8 +11,10 @@ import (
 //
 //	min Σ_ij T_ij·c_ij  subject to  Σ_j T_ij = a_i,  Σ_i T_ij = b_j,  T ≥ 0
 //
-// by successive shortest paths on the bipartite residual network, with
-// Dijkstra on reduced costs (Johnson potentials) over dense arrays. Every
+// by the transportation simplex (see simplex). Should degenerate pivots
+// exhaust the simplex's budget, it falls back to successive shortest paths
+// on the bipartite residual network, with Dijkstra on reduced costs
+// (Johnson potentials) over dense arrays. Every
 // augmentation keeps the flow optimal for the mass moved so far, so the
 // algorithm is exact; it ends when all supply is moved, after at most a few
 // times n+m augmentations in practice. The arcs from supplies to demands
@@ -35,6 +37,13 @@ type Solver struct {
 	predS, predT []int32
 	exc, def     []float64
 	order        []int32 // sinks with demand, in the order a phase settled them
+
+	// The transportation simplex runs first; successive shortest paths is
+	// the fallback when it runs out of pivots (degenerate cycling).
+	sx       simplex
+	sup, dem []float64 // the simplex's copies of the masses (it consumes them)
+	sspOnly  bool      // tests: skip the simplex
+	byPivots bool      // the last Solve's plan is in sx.x
 }
 
 // ErrMass is returned when the two histograms do not carry the same mass.
@@ -88,6 +97,16 @@ func (s *Solver) Solve(a, b, cost []float64) (float64, error) {
 	for j, w := range b {
 		s.def[j] = w * scale
 	}
+	if !s.sspOnly {
+		s.sx.init(n, m)
+		s.sup = append(s.sup[:0], s.exc...)
+		s.dem = append(s.dem[:0], s.def...)
+		if total, ok := s.sx.solve(s.sup, s.dem, cost); ok {
+			s.byPivots = true
+			return total, nil
+		}
+	}
+	s.byPivots = false
 	tol := 1e-14 * sa
 	remaining := sa
 
@@ -303,7 +322,12 @@ func (s *Solver) augment(t int) float64 {
 
 // Flow returns a copy of the optimal transport plan of the last Solve,
 // n×m row-major.
-func (s *Solver) Flow() []float64 { return append([]float64(nil), s.x...) }
+func (s *Solver) Flow() []float64 {
+	if s.byPivots {
+		return append([]float64(nil), s.sx.x...)
+	}
+	return append([]float64(nil), s.x...)
+}
 
 // EMD solves one transportation problem with a fresh Solver.
 func EMD(a, b, cost []float64) (float64, error) {

@@ -87,8 +87,15 @@ func randomHist(r *rand.Rand, n int, zeros bool) []float64 {
 }
 
 func TestSolveMatchesLP(t *testing.T) {
+	for _, sspOnly := range []bool{false, true} {
+		t.Run(map[bool]string{false: "simplex", true: "ssp"}[sspOnly], func(t *testing.T) {
+			testSolveMatchesLP(t, &Solver{sspOnly: sspOnly})
+		})
+	}
+}
+
+func testSolveMatchesLP(t *testing.T, s *Solver) {
 	r := rand.New(rand.NewPCG(1, 2))
-	var s Solver
 	kinds := []struct {
 		name  string
 		cost  func() float64
@@ -206,6 +213,51 @@ func TestSolveRejectsBadInput(t *testing.T) {
 	}
 }
 
+// TestSimplexMatchesSSP compares the two exact solvers on larger random
+// problems than the LP can check quickly, including degenerate ones (equal
+// uniform weights and integer costs with many ties), and checks that the
+// simplex finished within its pivot budget rather than falling back.
+func TestSimplexMatchesSSP(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	simplex, ssp := Solver{}, Solver{sspOnly: true}
+	for trial := 0; trial < 200; trial++ {
+		n, m := 1+r.IntN(40), 1+r.IntN(40)
+		degenerate := trial%2 == 1
+		a, b := randomHist(r, n, trial%5 == 0), randomHist(r, m, trial%7 == 0)
+		cost := make([]float64, n*m)
+		for i := range cost {
+			if degenerate {
+				cost[i] = float64(r.IntN(4))
+			} else {
+				cost[i] = r.Float64()
+			}
+		}
+		if degenerate {
+			for i := range a {
+				a[i] = 1 / float64(n)
+			}
+			for j := range b {
+				b[j] = 1 / float64(m)
+			}
+		}
+		got, err := simplex.Solve(a, b, cost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !simplex.byPivots {
+			t.Fatalf("trial %d (%d×%d): the simplex ran out of pivots", trial, n, m)
+		}
+		checkPlan(t, simplex.Flow(), a, b)
+		want, err := ssp.Solve(a, b, cost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(got-want) > 1e-9*(1+math.Abs(want)) {
+			t.Fatalf("trial %d (%d×%d, degenerate %v): simplex %.15g, ssp %.15g", trial, n, m, degenerate, got, want)
+		}
+	}
+}
+
 func BenchmarkSolve(b *testing.B) {
 	for _, n := range []int{10, 30, 100} {
 		r := rand.New(rand.NewPCG(uint64(n), 9))
@@ -214,14 +266,16 @@ func BenchmarkSolve(b *testing.B) {
 		for i := range cost {
 			cost[i] = r.Float64()
 		}
-		b.Run(fmt.Sprintf("ssp/n=%d", n), func(b *testing.B) {
-			var s Solver
-			for b.Loop() {
-				if _, err := s.Solve(x, y, cost); err != nil {
-					b.Fatal(err)
+		for _, sspOnly := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/n=%d", map[bool]string{false: "simplex", true: "ssp"}[sspOnly], n), func(b *testing.B) {
+				s := Solver{sspOnly: sspOnly}
+				for b.Loop() {
+					if _, err := s.Solve(x, y, cost); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
 		if n <= 30 {
 			b.Run(fmt.Sprintf("gonum-lp/n=%d", n), func(b *testing.B) {
 				for b.Loop() {

@@ -54,15 +54,17 @@ func TestSolveMatchesPOT(t *testing.T) {
 // gonum LP on the same pairs is the baseline of the same run.
 func BenchmarkSolveReal(b *testing.B) {
 	pairs := loadPOTPairs(b)
-	b.Run("ssp", func(b *testing.B) {
-		var s Solver
-		for b.Loop() {
-			for _, p := range pairs {
-				s.Solve(p.A, p.B, p.Cost)
+	for _, sspOnly := range []bool{false, true} {
+		b.Run(map[bool]string{false: "simplex", true: "ssp"}[sspOnly], func(b *testing.B) {
+			s := Solver{sspOnly: sspOnly}
+			for b.Loop() {
+				for _, p := range pairs {
+					s.Solve(p.A, p.B, p.Cost)
+				}
 			}
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(pairs)), "ns/pair")
-	})
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(pairs)), "ns/pair")
+		})
+	}
 	b.Run("rwmd", func(b *testing.B) {
 		for b.Loop() {
 			for _, p := range pairs {
