@@ -93,7 +93,7 @@ run() {
 		mkdir -p "$R/ablations"
 		local b a
 		for b in b1:lexical,tweak b2:lexical,tweak,s2net b3:lexical,tweak,s2net,lsa b4:lexical,tweak,s2net,wmd,ssg \
-			b5:lexical,tweak,s2net,dse b6:lexical,tweak,s2net,deepmatch; do
+			b5:lexical,tweak,s2net,dse b6:lexical,tweak,s2net,deepmatch b7:lexical,tweak,s2net,lsa,thread_text; do
 			$SR experiment semeval2016 --subtask B --train "$T2" --dev "$DEV" --stages "${b#*:}" --out "$R/ablations/${b%%:*}-dev" > "$R/ablations/${b%%:*}.dev.txt"
 			$SR experiment beir --data "$O/B-all" --stages "${b#*:}" --out "$R/ablations/${b%%:*}-cv" > "$R/ablations/${b%%:*}.cv.txt"
 		done

@@ -245,12 +245,31 @@ func (c *SemEval) addOrgQuestion(oq xmlOrgQuestion) error {
 	meta := relQuestionMeta(rq)
 	meta["ranking_order"] = order
 	meta["comments"] = len(oq.Thread.Comments)
+	// The answers in the related question's thread, for rerankers that
+	// compare the original question with what the thread says.
+	if t := threadText(oq.Thread.Comments); t != "" {
+		meta["thread_text"] = t
+	}
 	c.addDoc(eval.Doc{ID: rq.ID, Title: clean(rq.Subject), Text: clean(rq.Body), Metadata: meta})
 	c.addCandidate(oq.ID, rq.ID, order)
 	if labelled {
 		c.qrels.Add(oq.ID, rq.ID, grade)
 	}
 	return nil
+}
+
+// threadText joins a thread's cleaned comment texts, one per line.
+func threadText(cs []xmlComment) string {
+	var b strings.Builder
+	for _, cm := range cs {
+		if t := clean(cm.Text); t != "" {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(t)
+		}
+	}
+	return b.String()
 }
 
 func gradeB(label string) (grade int, labelled bool, err error) {

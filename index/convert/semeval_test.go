@@ -86,6 +86,12 @@ func TestSemEvalSubtaskB(t *testing.T) {
 		"category": "Moving to Qatar", "date": "2013-07-31 02:27:08", "user_id": "U5151",
 		"user_name": "shehabi", "ranking_order": 16.0, "comments": 10,
 	}
+	// The thread's ten comments, cleaned, one per line.
+	thread, _ := d.Metadata["thread_text"].(string)
+	if lines := strings.Split(thread, "\n"); len(lines) != 10 || !strings.Contains(thread, "build a relationship") {
+		t.Errorf("Q268_R16 thread_text has %d lines: %q", len(lines), thread)
+	}
+	delete(d.Metadata, "thread_text")
 	if !reflect.DeepEqual(d.Metadata, wantMeta) {
 		t.Errorf("Q268_R16 metadata = %v, want %v", d.Metadata, wantMeta)
 	}

@@ -41,8 +41,10 @@ func Trained(specs ...rerank.StageSpec) []rerank.StageSpec {
 
 // ParseStages turns stage type names into specs for ablations: "lexical"
 // stands for LexicalStages, "meta" for the forum metadata stages (comment
-// position, written by the asker, thread structure, surface text), any
-// other name for that stage type.
+// position, written by the asker, thread structure, surface text),
+// "thread_text" for the TF-IDF cosine between a subtask B query and the
+// related question's thread of answers, any other name for that stage
+// type.
 func ParseStages(names []string) ([]rerank.StageSpec, error) {
 	var out []rerank.StageSpec
 	types := rerank.StageTypes()
@@ -52,14 +54,22 @@ func ParseStages(names []string) ([]rerank.StageSpec, error) {
 			out = append(out, LexicalStages()...)
 		case "meta":
 			out = append(out, metaStages()...)
+		case "thread_text":
+			out = append(out, threadTextStage())
 		default:
 			if !slices.Contains(types, n) {
-				return nil, fmt.Errorf("recipe: unknown stage type %q (known: lexical, meta, %v)", n, types)
+				return nil, fmt.Errorf("recipe: unknown stage type %q (known: lexical, meta, thread_text, %v)", n, types)
 			}
 			out = append(out, rerank.StageSpec{Type: n})
 		}
 	}
 	return out, nil
+}
+
+// threadTextStage compares a subtask B query with the answers in the
+// related question's thread (TF-IDF cosine over metadata "thread_text").
+func threadTextStage() rerank.StageSpec {
+	return rerank.StageSpec{Type: "tfidf", Name: "thread", Options: map[string]any{"field": "thread_text"}}
 }
 
 func metaStages() []rerank.StageSpec {

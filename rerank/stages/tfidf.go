@@ -15,7 +15,11 @@ func init() {
 		if env.Stats == nil {
 			return nil, errors.New("tfidf needs collection statistics (an index)")
 		}
-		return &TFIDF{Stats: env.Stats, Payloads: env.Payloads}, nil
+		field, err := spec.Str("field", "")
+		if err != nil {
+			return nil, err
+		}
+		return &TFIDF{Stats: env.Stats, Payloads: env.Payloads, Field: field, name: spec.DisplayName("tfidf")}, nil
 	})
 }
 
@@ -26,9 +30,15 @@ func init() {
 //
 // Document term counts come from the index's built-in terms payload
 // (index.TermsPayload) when it has one, else from analyzing the text.
+// With Field set (option "field"), the candidate's text is instead that
+// string metadata field — for SemEval subtask B, "thread_text", the
+// answers in the related question's thread — and IDF still comes from the
+// index.
 type TFIDF struct {
 	Stats    rerank.TermStats
 	Payloads rerank.Payloads // may be nil
+	Field    string          // metadata field to compare instead of title and text
+	name     string
 }
 
 // termCounts returns the analyzed term counts of a candidate.
@@ -50,7 +60,12 @@ func termCounts(p rerank.Payloads, c rerank.Candidate) (map[string]int, error) {
 }
 
 // Name implements rerank.Stage.
-func (*TFIDF) Name() string { return "tfidf" }
+func (t *TFIDF) Name() string {
+	if t.name == "" {
+		return "tfidf"
+	}
+	return t.name
+}
 
 // Score implements rerank.Stage.
 func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
@@ -88,8 +103,14 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		counts, err := termCounts(t.Payloads, c)
-		if err != nil {
+		var counts map[string]int
+		if t.Field != "" {
+			text, _ := c.Fields[t.Field].(string)
+			counts = map[string]int{}
+			for _, tok := range analyzers.CachedTokens(text) {
+				counts[tok]++
+			}
+		} else if counts, err = termCounts(t.Payloads, c); err != nil {
 			return nil, err
 		}
 		dv, err := weigh(counts)
