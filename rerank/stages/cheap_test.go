@@ -61,3 +61,46 @@ func TestCheapStagesRejectBadOptions(t *testing.T) {
 		}
 	}
 }
+
+// flatStats gives every term the same document frequency.
+type flatStats struct{}
+
+func (flatStats) DocCount() (uint64, error)      { return 10, nil }
+func (flatStats) DocFreq(string) (uint64, error) { return 1, nil }
+
+// TestTFIDFField checks that option field compares the query with a
+// metadata text field instead of the title and text, and names the stage.
+func TestTFIDFField(t *testing.T) {
+	cands := []rerank.Candidate{
+		{ID: "a", Text: "visa renewal office", Fields: map[string]any{"thread_text": "go to the bank"}},
+		{ID: "b", Text: "best bank in Doha", Fields: map[string]any{"thread_text": "renew your visa online"}},
+		{ID: "c", Text: "visa", Fields: map[string]any{}},
+	}
+	env := rerank.Env{Stats: flatStats{}}
+	plain, err := rerank.NewStage(rerank.StageSpec{Type: "tfidf"}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	field, err := rerank.NewStage(rerank.StageSpec{Type: "tfidf", Name: "thread", Options: map[string]any{"field": "thread_text"}}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if field.Name() != "thread" || plain.Name() != "tfidf" {
+		t.Fatalf("names %q, %q", field.Name(), plain.Name())
+	}
+	q := rerank.Query{Text: "visa renewal"}
+	ps, err := plain.Score(context.Background(), q, cands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := field.Score(context.Background(), q, cands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(ps[0] > ps[1]) || !(fs[1] > fs[0]) || fs[2] != 0 {
+		t.Errorf("text scores %v, thread scores %v", ps, fs)
+	}
+	if _, err := rerank.NewStage(rerank.StageSpec{Type: "tfidf", Options: map[string]any{"field": 3}}, env); err == nil {
+		t.Error("numeric field option accepted")
+	}
+}
