@@ -14,19 +14,18 @@ import (
 // by the transportation simplex (see simplex). Should degenerate pivots
 // exhaust the simplex's budget, it falls back to successive shortest paths
 // on the bipartite residual network, with Dijkstra on reduced costs
-// (Johnson potentials) over dense arrays. Every
-// augmentation keeps the flow optimal for the mass moved so far, so the
-// algorithm is exact; it ends when all supply is moved, after at most a few
-// times n+m augmentations in practice. The arcs from supplies to demands
-// are uncapacitated, so a shortest path is blocked only by the supply at
-// its start, the demand at its end, or the flow on a reversed arc.
+// (Johnson potentials) over dense arrays. Every augmentation keeps the
+// flow optimal for the mass moved so far, so that algorithm is exact too;
+// it ends when all supply is moved. The arcs from supplies to demands are
+// uncapacitated, so a shortest path is blocked only by the supply at its
+// start, the demand at its end, or the flow on a reversed arc; its start
+// takes the column minima of c as sink potentials and ships along each
+// column's cheapest arc, which usually moves most of the mass before the
+// first Dijkstra.
 //
-// Start: the sink potentials are the column minima of c, and each column's
-// cheapest row ships what it can along its zero-reduced-cost arc, which
-// usually moves most of the mass before the first Dijkstra.
-//
-// A Solver reuses its buffers between calls; it is not safe for concurrent
-// use (give each goroutine its own).
+// A Solver reuses its buffers between calls and allocates nothing once
+// they have grown; it is not safe for concurrent use (give each goroutine
+// its own).
 type Solver struct {
 	n, m         int
 	x            []float64 // flow, n×m row-major
@@ -42,6 +41,8 @@ type Solver struct {
 	// the fallback when it runs out of pivots (degenerate cycling).
 	sx       simplex
 	sup, dem []float64 // the simplex's copies of the masses (it consumes them)
+	mb       []float64 // b scaled to a's mass
+	cost     []float64 // Space.WMD's cost matrix
 	sspOnly  bool      // tests: skip the simplex
 	byPivots bool      // the last Solve's plan is in sx.x
 }
@@ -75,38 +76,64 @@ func growInt(s []int32, n int) []int32 {
 // 1e-6 relative (b is then rescaled to a's mass, as POT's ot.emd does);
 // weights must be non-negative and finite, costs finite.
 func (s *Solver) Solve(a, b, cost []float64) (float64, error) {
+	d, _, err := s.SolveCutoff(a, b, cost, math.Inf(1))
+	return d, err
+}
+
+// SolveCutoff is Solve for search: it may stop early once it has proved
+// that the optimum exceeds cutoff, and then returns a lower bound of the
+// optimum that exceeds cutoff, and exact = false. Otherwise it returns the
+// optimum, bit for bit what Solve returns, and exact = true. With cutoff
+// = +Inf it is Solve.
+func (s *Solver) SolveCutoff(a, b, cost []float64, cutoff float64) (d float64, exact bool, err error) {
 	n, m := len(a), len(b)
 	if n == 0 || m == 0 {
-		return 0, errors.New("wmd: empty histogram")
+		return 0, false, errors.New("wmd: empty histogram")
 	}
 	if len(cost) != n*m {
-		return 0, fmt.Errorf("wmd: cost matrix has %d entries, want %d×%d", len(cost), n, m)
+		return 0, false, fmt.Errorf("wmd: cost matrix has %d entries, want %d×%d", len(cost), n, m)
 	}
 	sa, sb, err := masses(a, b)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
+	var maxC float64
 	for _, c := range cost {
 		if math.IsNaN(c) || math.IsInf(c, 0) {
-			return 0, errors.New("wmd: cost matrix has a non-finite entry")
+			return 0, false, errors.New("wmd: cost matrix has a non-finite entry")
 		}
+		maxC = max(maxC, math.Abs(c))
 	}
-	s.init(n, m)
-	copy(s.exc, a)
+	s.mb = grow(s.mb, m)
 	scale := sa / sb
 	for j, w := range b {
-		s.def[j] = w * scale
+		s.mb[j] = w * scale
 	}
 	if !s.sspOnly {
 		s.sx.init(n, m)
-		s.sup = append(s.sup[:0], s.exc...)
-		s.dem = append(s.dem[:0], s.def...)
-		if total, ok := s.sx.solve(s.sup, s.dem, cost); ok {
+		s.sup = append(s.sup[:0], a...)
+		s.dem = append(s.dem[:0], s.mb...)
+		total, how := s.sx.solve(a, s.mb, s.sup, s.dem, cost, 1e-12*(1+maxC), cutoff)
+		switch how {
+		case simplexOptimal:
 			s.byPivots = true
-			return total, nil
+			return total, true, nil
+		case simplexCut:
+			s.byPivots = true
+			return total, false, nil
 		}
 	}
 	s.byPivots = false
+	s.init(n, m)
+	copy(s.exc, a)
+	copy(s.def, s.mb)
+	return s.ssp(sa, cost), true, nil
+}
+
+// ssp solves the problem set up in exc and def by successive shortest
+// paths.
+func (s *Solver) ssp(sa float64, cost []float64) float64 {
+	n, m := s.n, s.m
 	tol := 1e-14 * sa
 	remaining := sa
 
@@ -139,7 +166,7 @@ func (s *Solver) Solve(a, b, cost []float64) (float64, error) {
 			total += f * cost[k]
 		}
 	}
-	return total, nil
+	return total
 }
 
 func masses(a, b []float64) (sa, sb float64, err error) {

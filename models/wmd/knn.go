@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"sort"
+	"sync"
 )
 
 // Neighbor is one search result: a document's index and its WMD.
@@ -24,17 +26,32 @@ type Options struct {
 
 // Stats counts the work a search did.
 type Stats struct {
-	WCD, RWMD, ICT, WMD int
+	// WCD counts centroid distances; RWMD the documents whose cost matrix
+	// was built and bounded (the RWMD and dual bounds of dualBound, one
+	// pass over the matrix each); ICT the ICT bounds computed (KNN no
+	// longer computes them: the dual bound is tighter and cheaper); WMD
+	// the runs of the exact solver, of which Abandoned stopped early once
+	// they had proved the document farther than the k-th neighbour.
+	WCD, RWMD, ICT, WMD, Abandoned int
 }
 
 // Index is a fixed collection of documents to search by WMD.
 type Index struct {
 	space *Space
 	docs  []Doc
+
+	once   sync.Once
+	words  []int32   // the index's vocabulary: local id → vocabulary id
+	local  [][]int32 // each document's words as local ids
+	search sync.Pool // *search
 }
 
 // NewIndex returns an index over docs.
-func (s *Space) NewIndex(docs []Doc) *Index { return &Index{space: s, docs: docs} }
+func (s *Space) NewIndex(docs []Doc) *Index {
+	x := &Index{space: s, docs: docs}
+	x.search.New = func() any { return new(search) }
+	return x
+}
 
 // Len returns the number of documents.
 func (x *Index) Len() int { return len(x.docs) }
@@ -42,55 +59,191 @@ func (x *Index) Len() int { return len(x.docs) }
 // Doc returns document i.
 func (x *Index) Doc(i int) Doc { return x.docs[i] }
 
-// queryCosts computes word distances from a query's words, caching them
-// per vocabulary id, so that the many documents of one search sharing a
-// word pay for its distance once.
-type queryCosts struct {
-	space *Space
-	q     Doc
-	rows  [][]float64 // rows[k][v]: distance from query word k to vocabulary word v; NaN = not yet computed
-	buf   []float64
+func (x *Index) vocabulary() {
+	ids := map[int32]int32{}
+	x.local = make([][]int32, len(x.docs))
+	for d, doc := range x.docs {
+		l := make([]int32, len(doc.Words))
+		for k, w := range doc.Words {
+			id, ok := ids[w]
+			if !ok {
+				id = int32(len(x.words))
+				ids[w] = id
+				x.words = append(x.words, w)
+			}
+			l[k] = id
+		}
+		x.local[d] = l
+	}
 }
 
-// maxCacheEntries bounds the per-query cache (|q| × vocabulary size); a
-// larger vocabulary computes distances directly.
+// search is one query's scratch space: the word distances from the query
+// to the index's vocabulary, computed when a document first needs them
+// and shared by every document with that word, the cost matrix, the
+// solver and the candidate lists.
+type search struct {
+	x     *Index
+	q     Doc
+	lanes lanes     // the query's word vectors
+	dist  []float64 // dist[w·|q|+k]: local word w to query word k
+	done  []bool    // dist of local word w is filled in
+	cost  []float64
+	miss  []int32 // a document's words without distances yet
+	sol   Solver
+	dual  dualBound
+	cands []cand
+	heap  []cand
+}
+
+// maxCacheEntries bounds the per-query distance cache (|q| × the index's
+// vocabulary); beyond it, cost matrices are computed directly.
 const maxCacheEntries = 1 << 23
 
-func newQueryCosts(s *Space, q Doc) *queryCosts {
-	qc := &queryCosts{space: s, q: q}
-	if len(q.Words)*s.vec.Len() <= maxCacheEntries {
-		qc.rows = make([][]float64, len(q.Words))
-		for k := range qc.rows {
-			row := make([]float64, s.vec.Len())
-			for v := range row {
-				row[v] = math.NaN()
-			}
-			qc.rows[k] = row
-		}
+func (x *Index) begin(q Doc) *search {
+	x.once.Do(x.vocabulary)
+	s := x.search.Get().(*search)
+	s.x, s.q = x, q
+	s.lanes.setWords(x.space.vec, q.Words)
+	if len(q.Words)*len(x.words) <= maxCacheEntries {
+		s.dist = grow(s.dist, len(q.Words)*len(x.words))
+		s.done = growBool(s.done, len(x.words))
+		clear(s.done)
+	} else {
+		s.done = s.done[:0]
 	}
-	return qc
+	return s
 }
 
-func (qc *queryCosts) costs(d Doc) []float64 {
-	if qc.rows == nil {
-		qc.buf = qc.space.Costs(qc.q, d, qc.buf)
-		return qc.buf
+func (x *Index) end(s *search) {
+	s.x, s.q = nil, Doc{}
+	x.search.Put(s)
+}
+
+// fill computes the distances from local word w to every query word, as
+// Space.Costs does (bit for bit); next is the local word to be filled
+// next, or −1.
+func (s *search) fill(w, next int32) {
+	nq := len(s.q.Words)
+	id := s.x.words[w]
+	col := s.dist[int(w)*nq : int(w)*nq+nq]
+	var nv []float64
+	if next >= 0 {
+		nv = s.x.space.vec.Vector(int(s.x.words[next]))
 	}
-	m := len(d.Words)
-	qc.buf = grow(qc.buf, len(qc.q.Words)*m)
-	for k, qi := range qc.q.Words {
-		row := qc.rows[k]
-		out := qc.buf[k*m : k*m+m]
-		for c, v := range d.Words {
-			dist := row[v]
-			if dist != dist { // NaN: not yet computed
-				dist = qc.space.WordDistance(qi, v)
-				row[v] = dist
-			}
-			out[c] = dist
+	copy(col, s.lanes.fromNext(s.x.space.vec.Vector(int(id)), nv))
+	for k, qi := range s.q.Words {
+		if qi == id {
+			col[k] = 0
 		}
 	}
-	return qc.buf
+	s.done[w] = true
+}
+
+// words makes sure the distances from every word of document doc to the
+// query are known. It reports false where the cache is off (too large).
+func (s *search) words(doc int) bool {
+	if len(s.done) == 0 {
+		return false
+	}
+	miss := s.miss[:0]
+	for _, w := range s.x.local[doc] {
+		if !s.done[w] {
+			miss = append(miss, w)
+		}
+	}
+	for k, w := range miss {
+		next := int32(-1)
+		if k+1 < len(miss) {
+			next = miss[k+1]
+		}
+		s.fill(w, next)
+	}
+	s.miss = miss
+	return true
+}
+
+// costs returns the cost matrix between the query and document doc,
+// |q|×|d| row-major.
+func (s *search) costs(doc int) []float64 {
+	d := s.x.docs[doc]
+	if !s.words(doc) {
+		s.cost = s.x.space.Costs(s.q, d, s.cost)
+		return s.cost
+	}
+	nq, m := len(s.q.Words), len(d.Words)
+	s.cost = grow(s.cost, nq*m)
+	for c, w := range s.x.local[doc] {
+		for k, v := range s.dist[int(w)*nq : int(w)*nq+nq] {
+			s.cost[k*m+c] = v
+		}
+	}
+	return s.cost
+}
+
+// costsT returns the transpose of costs(doc), |d|×|q| row-major: the
+// cache's columns copied whole, which is all the bounds need.
+func (s *search) costsT(doc int) []float64 {
+	d := s.x.docs[doc]
+	if !s.words(doc) {
+		s.cost = s.x.space.Costs(d, s.q, s.cost)
+		return s.cost
+	}
+	nq, m := len(s.q.Words), len(d.Words)
+	s.cost = grow(s.cost, nq*m)
+	for c, w := range s.x.local[doc] {
+		copy(s.cost[c*nq:c*nq+nq], s.dist[int(w)*nq:int(w)*nq+nq])
+	}
+	return s.cost
+}
+
+// cand is a document and a lower bound of its distance.
+type cand struct {
+	doc   int
+	bound float64
+}
+
+func candLess(a, b cand) bool {
+	if a.bound != b.bound {
+		return a.bound < b.bound
+	}
+	return a.doc < b.doc
+}
+
+func (s *search) push(c cand) {
+	h := append(s.heap, c)
+	for k := len(h) - 1; k > 0; {
+		p := (k - 1) / 2
+		if !candLess(h[k], h[p]) {
+			break
+		}
+		h[k], h[p] = h[p], h[k]
+		k = p
+	}
+	s.heap = h
+}
+
+func (s *search) pop() cand {
+	h := s.heap
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
+	for k := 0; ; {
+		l, r, m := 2*k+1, 2*k+2, k
+		if l < len(h) && candLess(h[l], h[m]) {
+			m = l
+		}
+		if r < len(h) && candLess(h[r], h[m]) {
+			m = r
+		}
+		if m == k {
+			break
+		}
+		h[k], h[m] = h[m], h[k]
+		k = m
+	}
+	s.heap = h
+	return top
 }
 
 // topK keeps the k smallest (distance, index) pairs seen so far.
@@ -131,13 +284,17 @@ func (t *topK) bound() float64 {
 // the bounds never drops a true neighbour.
 func pruneSlack(d float64) float64 { return d + 1e-9*(1+d) }
 
-// KNN returns the k documents nearest to q by exact WMD, nearest first, by
-// prefetch and prune (Kusner et al., 2015): documents are sorted by WCD and
-// the k nearest are solved exactly, giving a k-th distance b; every
-// document whose WCD does not exceed b gets its RWMD, and where that does
-// not exceed b either, the tighter ICT bound (see ict); those are then
-// solved in increasing ICT until the bound exceeds the current k-th
-// distance. Every bound is below WMD, so the result is exact.
+// KNN returns the k documents nearest to q by exact WMD, nearest first,
+// by best-first search over increasingly tight lower bounds: every
+// document starts with its WCD; the document of smallest bound is taken
+// next, and, while its bound does not exceed the current k-th distance,
+// either gets its cost matrix and dual bound (see dualBound) if it had
+// only its WCD, or is solved with the k-th distance as cutoff (see
+// Solver.SolveCutoff), which discards it as soon as the solver's own dual
+// bound exceeds the cutoff. Solving the most promising documents first
+// brings the k-th distance down early, so later documents are discarded
+// by their cheaper bounds. Every bound is below WMD, so the result is
+// exact: the same neighbours and distances as Exhaustive.
 func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor, Stats, error) {
 	var st Stats
 	if k <= 0 {
@@ -146,92 +303,78 @@ func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor,
 	if q.Empty() {
 		return nil, st, errors.New("wmd: query has no word with a vector")
 	}
-	type cand struct {
-		doc   int
-		bound float64
-	}
-	byBound := func(c []cand) {
-		sort.Slice(c, func(a, b int) bool {
-			if c[a].bound != c[b].bound {
-				return c[a].bound < c[b].bound
-			}
-			return c[a].doc < c[b].doc
-		})
-	}
-	cands := make([]cand, 0, len(x.docs))
+	s := x.begin(q)
+	defer x.end(s)
+	cands := s.cands[:0]
 	for i, d := range x.docs {
 		if d.Empty() || (opt.Exclude != nil && opt.Exclude(i)) {
 			continue
 		}
-		cands = append(cands, cand{i, x.space.WCD(q, d)})
-		st.WCD++
+		cands = append(cands, cand{i, euclid(q.Centroid, d.Centroid)})
 	}
-	byBound(cands)
+	st.WCD = len(cands)
+	slices.SortFunc(cands, func(a, b cand) int {
+		if candLess(a, b) {
+			return -1
+		}
+		if candLess(b, a) {
+			return 1
+		}
+		return 0
+	})
+	s.cands = cands
 	if opt.Prefetch > 0 && len(cands) > opt.Prefetch {
 		cands = cands[:opt.Prefetch]
 	}
-	qc := newQueryCosts(x.space, q)
-	sol := x.space.solvers.Get().(*Solver)
-	defer x.space.solvers.Put(sol)
+	s.heap = s.heap[:0]
 	top := topK{k: k}
-	solve := func(doc int) error {
-		d := x.docs[doc]
-		dist, err := sol.Solve(q.Weights, d.Weights, qc.costs(d))
-		if err != nil {
-			return err
-		}
-		st.WMD++
-		top.add(Neighbor{doc, dist})
-		return nil
-	}
-	for _, c := range cands[:min(k, len(cands))] {
-		if err := solve(c.doc); err != nil {
-			return nil, st, err
-		}
-	}
-	// Relaxed bounds for every document the WCD cannot rule out: RWMD,
-	// then the tighter ICT where RWMD does not already rule it out.
-	var rest []cand
-	var used []bool
-	for n, c := range cands[min(k, len(cands)):] {
+	next := 0 // cands[next:] have only their WCD
+	for n := 0; ; n++ {
 		if n%64 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, st, err
 			}
 		}
-		if c.bound > pruneSlack(top.bound()) {
-			break // every later document has a larger WCD, hence a larger WMD
-		}
-		d := x.docs[c.doc]
-		cost := qc.costs(d)
-		lb := rwmd(q.Weights, d.Weights, cost)
-		st.RWMD++
-		if lb > pruneSlack(top.bound()) {
+		cut := pruneSlack(top.bound())
+		if next < len(cands) && (len(s.heap) == 0 || candLess(cands[next], s.heap[0])) {
+			c := cands[next]
+			next++
+			if c.bound > cut {
+				next = len(cands) // every later WCD is larger
+				continue
+			}
+			d := x.docs[c.doc]
+			// The bound is symmetric: on the transpose, which is cheaper to
+			// gather.
+			lb, _ := s.dual.bound(d.Weights, q.Weights, s.costsT(c.doc), cut)
+			st.RWMD++
+			if lb = max(lb, c.bound); lb <= cut {
+				s.push(cand{c.doc, lb})
+			}
 			continue
 		}
-		lb, used = ict(q.Weights, d.Weights, cost, used)
-		st.ICT++
-		rest = append(rest, cand{c.doc, lb})
-	}
-	byBound(rest)
-	for n, c := range rest {
-		if n%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, st, err
-			}
+		if len(s.heap) == 0 || s.heap[0].bound > cut {
+			break // every bound left exceeds the k-th distance
 		}
-		if c.bound > pruneSlack(top.bound()) {
-			break // every later document has a larger bound, hence a larger WMD
-		}
-		if err := solve(c.doc); err != nil {
+		c := s.pop()
+		d := x.docs[c.doc]
+		dist, exact, err := s.sol.SolveCutoff(q.Weights, d.Weights, s.costs(c.doc), cut)
+		if err != nil {
 			return nil, st, err
 		}
+		st.WMD++
+		if !exact {
+			st.Abandoned++
+			continue
+		}
+		top.add(Neighbor{c.doc, dist})
 	}
 	return top.nb, st, nil
 }
 
 // Exhaustive returns the same neighbours as KNN by solving the transport
-// problem for every document: the baseline KNN is measured against.
+// problem for every document, with the same cost matrices and solver: the
+// baseline KNN is measured against.
 func (x *Index) Exhaustive(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor, Stats, error) {
 	var st Stats
 	if k <= 0 {
@@ -240,9 +383,8 @@ func (x *Index) Exhaustive(ctx context.Context, q Doc, k int, opt Options) ([]Ne
 	if q.Empty() {
 		return nil, st, errors.New("wmd: query has no word with a vector")
 	}
-	qc := newQueryCosts(x.space, q)
-	sol := x.space.solvers.Get().(*Solver)
-	defer x.space.solvers.Put(sol)
+	s := x.begin(q)
+	defer x.end(s)
 	top := topK{k: k}
 	for i, d := range x.docs {
 		if d.Empty() || (opt.Exclude != nil && opt.Exclude(i)) {
@@ -253,7 +395,7 @@ func (x *Index) Exhaustive(ctx context.Context, q Doc, k int, opt Options) ([]Ne
 				return nil, st, err
 			}
 		}
-		dist, err := sol.Solve(q.Weights, d.Weights, qc.costs(d))
+		dist, err := s.sol.Solve(q.Weights, d.Weights, s.costs(i))
 		if err != nil {
 			return nil, st, err
 		}

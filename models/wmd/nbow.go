@@ -12,12 +12,16 @@ import (
 // and measures distances between them. It is safe for concurrent use.
 type Space struct {
 	vec     *embed.Vectors
-	solvers sync.Pool
+	solvers sync.Pool // *Solver
+	lanes   sync.Pool // *lanes
 }
 
 // NewSpace returns a Space over v.
 func NewSpace(v *embed.Vectors) *Space {
-	return &Space{vec: v, solvers: sync.Pool{New: func() any { return new(Solver) }}}
+	return &Space{vec: v,
+		solvers: sync.Pool{New: func() any { return new(Solver) }},
+		lanes:   sync.Pool{New: func() any { return new(lanes) }},
+	}
 }
 
 // Vectors returns the word vectors behind the space.
@@ -67,12 +71,33 @@ func (s *Space) DocFromTokens(tokens []string) Doc {
 }
 
 func euclid(a, b []float64) float64 {
+	b = b[:len(a)]
 	var s float64
 	for i, x := range a {
 		d := x - b[i]
 		s += d * d
 	}
 	return math.Sqrt(s)
+}
+
+// dist4 sets out[k] to the Euclidean distance between x and yk. Each sum
+// runs in the same order as euclid's, so the results are bit for bit
+// euclid's; four at a time they run about three times faster (four
+// independent dependency chains, x loaded once).
+func dist4(x, y0, y1, y2, y3 []float64, out *[4]float64) {
+	y0, y1, y2, y3 = y0[:len(x)], y1[:len(x)], y2[:len(x)], y3[:len(x)]
+	var s0, s1, s2, s3 float64
+	for i, v := range x {
+		d0 := v - y0[i]
+		d1 := v - y1[i]
+		d2 := v - y2[i]
+		d3 := v - y3[i]
+		s0 += d0 * d0
+		s1 += d1 * d1
+		s2 += d2 * d2
+		s3 += d3 * d3
+	}
+	out[0], out[1], out[2], out[3] = math.Sqrt(s0), math.Sqrt(s1), math.Sqrt(s2), math.Sqrt(s3)
 }
 
 // WordDistance is the Euclidean distance between the vectors of two
@@ -86,11 +111,18 @@ func (s *Space) WordDistance(i, j int32) float64 {
 
 // Costs returns the |a|×|b| word-distance matrix, reusing buf.
 func (s *Space) Costs(a, b Doc, buf []float64) []float64 {
-	buf = grow(buf, len(a.Words)*len(b.Words))
-	for r, i := range a.Words {
-		row := buf[r*len(b.Words):]
-		for c, j := range b.Words {
-			row[c] = s.WordDistance(i, j)
+	n, m := len(a.Words), len(b.Words)
+	buf = grow(buf, n*m)
+	l := s.lanes.Get().(*lanes)
+	defer s.lanes.Put(l)
+	l.setWords(s.vec, a.Words)
+	// One column (a word of b) at a time against all words of a.
+	for c, j := range b.Words {
+		for r, d := range l.from(s.vec.Vector(int(j))) {
+			if a.Words[r] == j {
+				d = 0
+			}
+			buf[r*m+c] = d
 		}
 	}
 	return buf
@@ -140,11 +172,8 @@ func (s *Space) WMD(a, b Doc) (float64, error) {
 	if a.Empty() || b.Empty() {
 		return math.Inf(1), nil
 	}
-	return s.solve(a, b, s.Costs(a, b, nil))
-}
-
-func (s *Space) solve(a, b Doc, cost []float64) (float64, error) {
 	sol := s.solvers.Get().(*Solver)
 	defer s.solvers.Put(sol)
-	return sol.Solve(a.Weights, b.Weights, cost)
+	sol.cost = s.Costs(a, b, sol.cost)
+	return sol.Solve(a.Weights, b.Weights, sol.cost)
 }

@@ -6,73 +6,103 @@ import "math"
 // specialised to a complete bipartite graph (the transportation simplex,
 // also called MODI): a basis is a spanning tree of n+m−1 cells over the n
 // row and m column nodes, potentials satisfy u_i + v_j = c_ij on the tree,
-// and a pivot brings in the cell of most negative reduced cost
-// c_ij − u_i − v_j, moving flow around the cycle it closes in the tree.
+// and a pivot brings in a cell of negative reduced cost c_ij − u_i − v_j,
+// moving flow around the cycle it closes in the tree.
 //
-// For the small, dense problems of WMD (tens of words a side) this needs a
-// few dozen pivots of O(n·m) each, far fewer operations than successive
-// shortest paths, whose every augmentation runs Dijkstra over all n·m arcs.
-// Degenerate pivots can in principle cycle; solve gives up after a pivot
-// budget and the caller falls back to successive shortest paths, so the
-// answer is always exact.
+// Start: the least-cost rule (ship as much as possible along the cheapest
+// cell of open row and column, close one of the two), which on WMD
+// problems leaves a few dozen pivots.
+//
+// Pricing: a full pass finds every row's most negative reduced cost; those
+// cells (at most one per row) form a candidate list, and minor iterations
+// enter the most negative of them, re-priced with the current potentials,
+// until none is negative; then a new full pass. This takes a few more
+// pivots than Dantzig's rule over all cells but a third of the full
+// passes.
+//
+// Layout, chosen for problems of tens of words a side: flows and costs are
+// dense n×m row-major arrays; the tree is a parent array rooted at row 0
+// with depths and potentials, plus an adjacency array of fixed stride.
+// A pivot walks the two tree paths up from the entering cell to their
+// common ancestor, moves flow around the cycle, and re-hangs only the
+// subtree cut off by the leaving cell (re-rooted at the entering cell's
+// endpoint, its depths and potentials recomputed from the new parent).
+// The leaving cell is chosen by Cunningham's strongly feasible rule (the
+// last blocking cell met walking the cycle from the apex in the entering
+// cell's direction), which avoids cycling on degenerate pivots.
+//
+// Bounds: with a cutoff, each full pass also builds dual feasible
+// solutions from the potentials (see cut), whose objectives are lower
+// bounds on the optimum by weak duality; solve stops as soon as one
+// exceeds the cutoff, which is what k-NN search needs to discard a
+// document. Without a cutoff, or when the cutoff is never exceeded, the
+// pivots and the result are the same.
+//
+// A float tolerance guards optimality (reduced costs below −eps enter);
+// the pivot budget guards against cycling that rounding could still cause,
+// and the caller then falls back to successive shortest paths.
 type simplex struct {
-	n, m   int
-	x      []float64 // flow, n×m row-major; non-zero only on basic cells
-	basic  []bool    // n×m
-	adj    [][]int32 // tree neighbours of each node: rows 0..n−1, columns n..n+m−1
-	u      []float64 // potentials: rows then columns (u[n+j] is v_j)
-	parent []int32
-	depth  []int32
-	queue  []int32
-	rowOK  []bool // least-cost start: lines not yet crossed out
-	colOK  []bool
-	path   []int32 // cycle buffers
-	path2  []int32
-	rowMin []int32 // least-cost start: each open row's cheapest open column
-	next   int     // block pricing: where the next search starts
+	n, m    int
+	x       []float64 // flow, n×m row-major; non-zero only on basic cells
+	pi      []float64 // potentials: rows u_i at i, columns v_j at n+j
+	parent  []int32   // tree parent of every node; −1 at the root (row 0)
+	depth   []int32
+	adj     []int32 // tree neighbours: node a's are adj[a*stride : a*stride+deg[a]]
+	deg     []int32
+	stride  int
+	stack   []int32
+	pathP   []int32   // cycle: nodes from the entering row up to the apex (exclusive)
+	pathQ   []int32   // and from the entering column up to the apex
+	open    []bool    // start: rows then columns not yet crossed out
+	rowMin  []int32   // start: each open row's cheapest open column
+	rowCost []float64 // and its cost
+	work    []float64 // start: the costs, +Inf in closed columns
+	pivots  int       // pivots of the last solve (tests)
+	scans   int       // full pricing passes of the last solve
+	candI   []int32   // partial pricing: each row's most negative cell at the last full pass
+	candJ   []int32
+	colMin  []float64 // bounded pricing: min_i (c_ij − u_i)
+	lb      float64   // the bound that cut the last solve short
 }
 
 func (s *simplex) init(n, m int) {
-	s.n, s.m, s.next = n, m, 0
+	s.n, s.m = n, m
+	N := n + m
 	s.x = grow(s.x, n*m)
 	clear(s.x)
-	s.basic = growBool(s.basic, n*m)
-	clear(s.basic)
-	if cap(s.adj) < n+m {
-		s.adj = make([][]int32, n+m)
-	}
-	s.adj = s.adj[:n+m]
-	for i := range s.adj {
-		s.adj[i] = s.adj[i][:0]
-	}
-	s.u = grow(s.u, n+m)
-	s.parent = growInt(s.parent, n+m)
-	s.depth = growInt(s.depth, n+m)
-	s.queue = growInt(s.queue, n+m)
-	s.rowOK = growBool(s.rowOK, n)
-	s.colOK = growBool(s.colOK, m)
+	s.pi = grow(s.pi, N)
+	s.parent = growInt(s.parent, N)
+	s.depth = growInt(s.depth, N)
+	s.stride = max(n, m)
+	s.adj = growInt(s.adj, N*s.stride)
+	s.deg = growInt(s.deg, N)
+	clear(s.deg)
+	s.stack = growInt(s.stack, N)[:0]
+	s.open = growBool(s.open, N)
+	s.rowMin = growInt(s.rowMin, n)
+	s.rowCost = grow(s.rowCost, n)
+	s.work = grow(s.work, n*m)
+	s.colMin = grow(s.colMin, m)
 }
 
-func (s *simplex) link(i, j int) {
-	s.basic[i*s.m+j] = true
-	s.adj[i] = append(s.adj[i], int32(s.n+j))
-	s.adj[s.n+j] = append(s.adj[s.n+j], int32(i))
+// link adds the tree edge between row i and column j (node n+j).
+func (s *simplex) link(i, j int32) {
+	J := j + int32(s.n)
+	s.adj[int(i)*s.stride+int(s.deg[i])] = J
+	s.deg[i]++
+	s.adj[int(J)*s.stride+int(s.deg[J])] = i
+	s.deg[J]++
 }
 
-func (s *simplex) unlink(i, j int) {
-	s.basic[i*s.m+j] = false
-	s.adj[i] = remove(s.adj[i], int32(s.n+j))
-	s.adj[s.n+j] = remove(s.adj[s.n+j], int32(i))
-}
-
-func remove(l []int32, v int32) []int32 {
+func (s *simplex) unlinkOne(a, b int32) {
+	l := s.adj[int(a)*s.stride : int(a)*s.stride+int(s.deg[a])]
 	for k, w := range l {
-		if w == v {
+		if w == b {
 			l[k] = l[len(l)-1]
-			return l[:len(l)-1]
+			s.deg[a]--
+			return
 		}
 	}
-	return l
 }
 
 // start builds the least-cost initial basis: repeatedly ship as much as
@@ -81,185 +111,276 @@ func remove(l []int32, v int32) []int32 {
 // n+m−1 basic cells forming a spanning tree. sup and dem are consumed.
 func (s *simplex) start(sup, dem, cost []float64) {
 	n, m := s.n, s.m
-	for i := range s.rowOK {
-		s.rowOK[i] = true
+	rowOK, colOK := s.open[:n], s.open[n:]
+	for k := range s.open {
+		s.open[k] = true
 	}
-	for j := range s.colOK {
-		s.colOK[j] = true
-	}
-	// Each open row's cheapest open column, refreshed only when that
-	// column closes: O(n·m) in all instead of a full scan per step.
-	s.rowMin = growInt(s.rowMin, n)
+	// Each open row's cheapest open column and its cost (+Inf once the
+	// row closes), refreshed only when needed, from a copy of the costs
+	// whose closed columns are +Inf.
+	rc, work := s.rowCost, s.work
+	copy(work, cost)
 	rowBest := func(i int) {
-		r := cost[i*m : i*m+m]
-		bj, bc := -1, math.Inf(1)
-		for j, c := range r {
-			if s.colOK[j] && c < bc {
-				bj, bc = j, c
-			}
-		}
-		s.rowMin[i] = int32(bj)
+		r := work[i*m : i*m+m]
+		j := argMin(r)
+		s.rowMin[i], rc[i] = int32(j), r[j]
 	}
 	for i := 0; i < n; i++ {
 		rowBest(i)
 	}
 	rows, cols := n, m
-	for rows > 0 && cols > 0 {
-		bi, bj, bc := -1, -1, math.Inf(1)
-		for i := 0; i < n; i++ {
-			if !s.rowOK[i] {
-				continue
+	for {
+		// The open row of cheapest open cell. A row's entry goes stale
+		// when its column closes; stale entries can only be too low, so
+		// refreshing the minimum until it is fresh finds the true one.
+		var bi, bj int
+		for {
+			bi = argMin(rc)
+			if bj = int(s.rowMin[bi]); colOK[bj] {
+				break
 			}
-			if j := int(s.rowMin[i]); j >= 0 && cost[i*m+j] < bc {
-				bi, bj, bc = i, j, cost[i*m+j]
-			}
+			rowBest(bi)
 		}
 		f := min(sup[bi], dem[bj])
 		s.x[bi*m+bj] = f
-		s.link(bi, bj)
+		s.link(int32(bi), int32(bj))
 		sup[bi] -= f
 		dem[bj] -= f
 		switch {
 		case rows == 1 && cols == 1:
-			rows, cols = 0, 0
-		case (sup[bi] == 0 || cols == 1) && rows > 1:
-			s.rowOK[bi] = false
+			return
+		case (sup[bi] <= dem[bj] || cols == 1) && rows > 1:
+			rowOK[bi] = false
+			rc[bi] = math.Inf(1)
 			rows--
 		default:
-			s.colOK[bj] = false
+			colOK[bj] = false
 			cols--
-			for i := 0; i < n; i++ {
-				if s.rowOK[i] && int(s.rowMin[i]) == bj {
-					rowBest(i)
-				}
+			for k := bj; k < len(work); k += m {
+				work[k] = math.Inf(1)
 			}
 		}
 	}
 }
 
-// potentials sets u on the tree (u of row 0 is 0) and the parent and depth
-// of every node in the tree rooted at row 0.
-func (s *simplex) potentials(cost []float64) {
-	n, m := s.n, s.m
-	s.u[0], s.parent[0], s.depth[0] = 0, -1, 0
-	q := s.queue[:1]
-	q[0] = 0
-	for h := 0; h < len(q); h++ {
-		a := q[h]
-		for _, b := range s.adj[a] {
-			if b == s.parent[a] {
+// hang sets parent, depth and potential of every node of the subtree
+// reached from root without passing through its parent p (p < 0: the
+// whole tree), given root's own parent, depth and potential.
+func (s *simplex) hang(root int32, cost []float64) {
+	n, m, stride := int32(s.n), s.m, s.stride
+	st := append(s.stack[:0], root)
+	for len(st) > 0 {
+		a := st[len(st)-1]
+		st = st[:len(st)-1]
+		pa, da, ua := s.parent[a], s.depth[a]+1, s.pi[a]
+		for _, b := range s.adj[int(a)*stride : int(a)*stride+int(s.deg[a])] {
+			if b == pa {
 				continue
 			}
-			if int(a) < n {
-				s.u[b] = cost[int(a)*m+int(b)-n] - s.u[a]
+			var c float64
+			if a < n {
+				c = cost[int(a)*m+int(b-n)]
 			} else {
-				s.u[b] = cost[int(b)*m+int(a)-n] - s.u[a]
+				c = cost[int(b)*m+int(a-n)]
 			}
-			s.parent[b], s.depth[b] = a, s.depth[a]+1
-			q = append(q, b)
+			s.pi[b], s.parent[b], s.depth[b] = c-ua, a, da
+			st = append(st, b)
 		}
 	}
+	s.stack = st
 }
 
-// cell returns the flat index of the cell joining tree nodes a and b.
-func (s *simplex) cell(a, b int32) int {
-	if int(a) < s.n {
-		return int(a)*s.m + int(b) - s.n
-	}
-	return int(b)*s.m + int(a) - s.n
-}
+// Outcomes of solve.
+const (
+	simplexOptimal = iota
+	simplexCut     // the lower bound passed the cutoff
+	simplexBudget  // out of pivots
+)
 
-// solve runs the simplex from the least-cost start and returns the optimal
-// cost, or ok = false when the pivot budget ran out.
-func (s *simplex) solve(sup, dem, cost []float64) (total float64, ok bool) {
+// solve runs the simplex from the least-cost start. It returns the optimal
+// cost; or, with cutoff < +Inf, as soon as the dual lower bound exceeds
+// cutoff, that bound and simplexCut; or simplexBudget when the pivot
+// budget ran out. a and b are the masses (b already scaled to a's), sup
+// and dem scratch copies of them that the start consumes; eps is the
+// reduced-cost tolerance.
+func (s *simplex) solve(a, b, sup, dem, cost []float64, eps, cutoff float64) (float64, int) {
 	n, m := s.n, s.m
 	s.start(sup, dem, cost)
-	maxC := 0.0
-	for _, c := range cost {
-		maxC = math.Max(maxC, math.Abs(c))
-	}
-	eps := 1e-12 * (1 + maxC)
+	s.parent[0], s.depth[0], s.pi[0] = -1, 0, 0
+	s.hang(0, cost)
 	budget := 50*(n+m) + 200
-	for it := 0; ; it++ {
-		if it == budget {
-			return 0, false
-		}
-		s.potentials(cost)
-		// Block search pricing (as in LEMON's network simplex): scan the
-		// cells in blocks of about √(n·m) from where the last search
-		// stopped, and enter the most negative reduced cost of the first
-		// block that has one.
-		bp, bq, br := -1, -1, -eps
-		nm := n * m
-		block := max(int(math.Sqrt(float64(nm))), 8)
-		v := s.u[n : n+m]
-		for seen, k := 0, s.next; seen < nm; {
-			end := min(seen+block, nm)
-			for ; seen < end; seen++ {
-				if k == nm {
-					k = 0
-				}
-				i, j := k/m, k%m
-				if d := cost[k] - s.u[i] - v[j]; d < br && !s.basic[k] {
-					bp, bq, br = i, j, d
-				}
-				k++
-			}
-			if bp >= 0 {
-				s.next = k
-				break
+	bound := !math.IsInf(cutoff, 1)
+	s.pivots, s.scans = 0, 0
+	v := s.pi[n : n+m]
+	for {
+		// Full pricing: every row's most negative reduced cost.
+		s.scans++
+		ci, cj := s.candI[:0], s.candJ[:0]
+		var lb float64 // Σ_i a_i·min_j (c_ij − v_j)
+		cm := s.colMin
+		if bound {
+			for j := range cm {
+				cm[j] = math.Inf(1)
 			}
 		}
-		if bp < 0 {
+		for i := 0; i < n; i++ {
+			row := cost[i*m : i*m+m]
+			var rmin float64
+			if bound {
+				rmin = minDiffCols(row, v, cm, s.pi[i])
+			} else {
+				rmin = minDiff(row, v)
+			}
+			if rmin-s.pi[i] < -eps {
+				ci = append(ci, int32(i))
+				cj = append(cj, int32(argDiff(row, v, rmin)))
+			}
+			lb += a[i] * rmin
+		}
+		s.candI, s.candJ = ci, cj
+		if len(ci) == 0 {
 			break
 		}
-		// The cycle: the tree path from column q up to the common
-		// ancestor and down to row p, closed by the entering cell (p, q).
-		a, b := int32(n+bq), int32(bp)
-		up, down := append(s.path[:0], a), append(s.path2[:0], b)
-		for s.depth[a] > s.depth[b] {
-			a = s.parent[a]
-			up = append(up, a)
+		if bound && s.cut(a, b, cost, lb, cutoff) {
+			return s.lb, simplexCut
 		}
-		for s.depth[b] > s.depth[a] {
-			b = s.parent[b]
-			down = append(down, b)
-		}
-		for a != b {
-			a, b = s.parent[a], s.parent[b]
-			up, down = append(up, a), append(down, b)
-		}
-		cyc := up
-		for k := len(down) - 2; k >= 0; k-- {
-			cyc = append(cyc, down[k])
-		}
-		s.path, s.path2 = cyc, down
-		// Edges along q → … → p alternate −, +, −, … (odd count, ends −).
-		theta, leave := math.Inf(1), -1
-		for k := 0; k+1 < len(cyc); k += 2 {
-			c := s.cell(cyc[k], cyc[k+1])
-			if s.x[c] < theta {
-				theta, leave = s.x[c], k
+		// Minor iterations (partial pricing): enter the most negative of
+		// those cells, re-priced with the current potentials, until none
+		// is negative; then price everything again.
+		for {
+			bk, br := -1, -eps
+			for k, i := range ci {
+				j := cj[k]
+				if r := cost[int(i)*m+int(j)] - s.pi[i] - v[j]; r < br {
+					bk, br = k, r
+				}
 			}
-		}
-		for k := 0; k+1 < len(cyc); k++ {
-			c := s.cell(cyc[k], cyc[k+1])
-			if k%2 == 0 {
-				s.x[c] -= theta
-			} else {
-				s.x[c] += theta
+			if bk < 0 {
+				break
 			}
+			if s.pivots == budget {
+				return 0, simplexBudget
+			}
+			s.pivots++
+			s.pivot(ci[bk], cj[bk], cost)
 		}
-		lc := s.cell(cyc[leave], cyc[leave+1])
-		s.x[lc] = 0
-		s.unlink(lc/m, lc%m)
-		s.x[bp*m+bq] = theta
-		s.link(bp, bq)
 	}
+	var total float64
 	for k, f := range s.x {
 		if f != 0 {
 			total += f * cost[k]
 		}
 	}
-	return total, true
+	return total, simplexOptimal
+}
+
+// pivot brings cell (p, q), of negative reduced cost, into the basis.
+func (s *simplex) pivot(p, q int32, cost []float64) {
+	n, m := int32(s.n), int32(s.m)
+	// The cycle: tree paths from row p and column n+q up to their apex.
+	// Pushing θ along p → q, the cells on q's side whose lower node is a
+	// column lose flow, and on p's side those whose lower node is a row.
+	a, b := p, n+q
+	pp, pq := s.pathP[:0], s.pathQ[:0]
+	for s.depth[a] > s.depth[b] {
+		pp = append(pp, a)
+		a = s.parent[a]
+	}
+	for s.depth[b] > s.depth[a] {
+		pq = append(pq, b)
+		b = s.parent[b]
+	}
+	for a != b {
+		pp = append(pp, a)
+		pq = append(pq, b)
+		a, b = s.parent[a], s.parent[b]
+	}
+	s.pathP, s.pathQ = pp, pq
+	// Strongly feasible rule: the blocking cell nearest p on p's side
+	// (strict <), else the one nearest the apex on q's side (≤, so it wins
+	// ties against p's side).
+	theta, out, outP := math.Inf(1), int32(-1), false
+	for _, w := range pp {
+		if w < n {
+			if f := s.x[int(w)*int(m)+int(s.parent[w]-n)]; f < theta {
+				theta, out, outP = f, w, true
+			}
+		}
+	}
+	for _, w := range pq {
+		if w >= n {
+			if f := s.x[int(s.parent[w])*int(m)+int(w-n)]; f <= theta {
+				theta, out, outP = f, w, false
+			}
+		}
+	}
+	for _, w := range pp {
+		if w < n {
+			s.x[int(w)*int(m)+int(s.parent[w]-n)] -= theta
+		} else {
+			s.x[int(s.parent[w])*int(m)+int(w-n)] += theta
+		}
+	}
+	for _, w := range pq {
+		if w >= n {
+			s.x[int(s.parent[w])*int(m)+int(w-n)] -= theta
+		} else {
+			s.x[int(w)*int(m)+int(s.parent[w]-n)] += theta
+		}
+	}
+	po := s.parent[out]
+	if out < n {
+		s.x[int(out)*int(m)+int(po-n)] = 0
+	} else {
+		s.x[int(po)*int(m)+int(out-n)] = 0
+	}
+	s.x[int(p)*int(m)+int(q)] = theta
+	s.unlinkOne(out, po)
+	s.unlinkOne(po, out)
+	s.link(p, q)
+	// The subtree under out holds p (outP) or n+q; it now hangs from the
+	// other endpoint of the entering cell.
+	root, top := n+q, p
+	if outP {
+		root, top = p, n+q
+	}
+	s.parent[root], s.depth[root] = top, s.depth[top]+1
+	s.pi[root] = cost[int(p)*int(m)+int(q)] - s.pi[top]
+	s.hang(root, cost)
+}
+
+// cut reports whether the current potentials prove the optimum exceeds
+// cutoff, and then leaves the proof's bound in s.lb. Three dual feasible
+// solutions are tried, all by weak duality (Σ_i a_i·u_i + Σ_j b_j·v_j ≤
+// optimum whenever u_i + v_j ≤ c_ij): (û, v) with û_i = min_j (c_ij − v_j),
+// whose a-part lbRow the pricing pass already summed; (u, v̂) with v̂_j =
+// min_i (c_ij − u_i), the column minima that pass also kept in colMin; and
+// (ũ, v̂) with ũ_i = min_j (c_ij − v̂_j), one more step of block coordinate
+// ascent. The last is usually the tightest: on real sentence pairs it lets
+// most searches discard a document at the first pricing pass.
+func (s *simplex) cut(a, b, cost []float64, lbRow, cutoff float64) bool {
+	n, m := s.n, s.m
+	u, v, cm := s.pi[:n], s.pi[n:n+m], s.colMin
+	var bv, bvh, au float64
+	for j, w := range b {
+		bv += w * v[j]
+		bvh += w * cm[j]
+	}
+	if lb := lbRow + bv; lb > cutoff {
+		s.lb = lb
+		return true
+	}
+	for i, w := range a {
+		au += w * u[i]
+	}
+	if lb := au + bvh; lb > cutoff {
+		s.lb = lb
+		return true
+	}
+	lb := bvh
+	for i, w := range a {
+		lb += w * minDiff(cost[i*m:i*m+m], cm)
+	}
+	s.lb = lb
+	return lb > cutoff
 }

@@ -1,0 +1,52 @@
+package wmd
+
+import "math"
+
+// dualBound is a lower bound of the transport cost between a (n) and b (m)
+// under cost (n×m), at least RWMD and on real sentence pairs much tighter
+// than ICT, for two passes over the cost matrix.
+//
+// By weak duality any u, v with u_i + v_j ≤ c_ij give Σ_i a_i·u_i +
+// Σ_j b_j·v_j ≤ WMD. Starting from u = 0, the best v is the column minima
+// v_j = min_i c_ij, which is one side of RWMD; the best u for that v is
+// u_i = min_j (c_ij − v_j) ≥ 0, which can only raise the bound (one step
+// of block coordinate ascent on the dual). The same from v = 0 (row minima
+// first) gives the other side; the larger of the two is returned.
+//
+// When RWMD, known after the first pass, already exceeds cut, it is
+// returned without the second pass. rwmd is then RWMD exactly.
+type dualBound struct {
+	rowMin, colMin, vB []float64
+}
+
+func (d *dualBound) bound(a, b, cost []float64, cut float64) (lb, rwmd float64) {
+	n, m := len(a), len(b)
+	d.rowMin, d.colMin, d.vB = grow(d.rowMin, n), grow(d.colMin, m), grow(d.vB, m)
+	rmin, cmin, vB := d.rowMin, d.colMin, d.vB
+	inf := math.Inf(1)
+	for j := range cmin {
+		cmin[j], vB[j] = inf, inf
+	}
+	var ra, rb float64
+	for i := 0; i < n; i++ {
+		rmin[i] = minAndCols(cost[i*m:i*m+m], cmin)
+		ra += a[i] * rmin[i]
+	}
+	for j, w := range b {
+		rb += w * cmin[j]
+	}
+	rwmd = max(ra, rb)
+	if rwmd > cut {
+		return rwmd, rwmd
+	}
+	// A: v = column minima, then u_i = min_j (c_ij − v_j).
+	// B: u = row minima, then v_j = min_i (c_ij − u_i).
+	lbA, lbB := rb, ra
+	for i := 0; i < n; i++ {
+		lbA += a[i] * minDiffCols(cost[i*m:i*m+m], cmin, vB, rmin[i])
+	}
+	for j, w := range b {
+		lbB += w * vB[j]
+	}
+	return max(lbA, lbB, rwmd), rwmd
+}

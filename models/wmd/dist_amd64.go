@@ -1,0 +1,42 @@
+//go:build amd64 && !purego
+
+package wmd
+
+import "golang.org/x/sys/cpu"
+
+// hasAVX selects the AVX kernel for word distances.
+var hasAVX = cpu.X86.HasAVX
+
+// distLanesAVX sets out[k] = √(Σ_i (y[i] − qt[i·lanes + k])²) for every
+// k < lanes, with lanes a positive multiple of 4 and dim ≥ 1: sixteen,
+// eight or four lanes per pass over y, one subtraction, multiplication
+// and addition per term in euclid's order, so each lane equals euclid's
+// result bit for bit. pf, unless nil, is a vector of dim values to
+// prefetch (the next y).
+//
+//go:noescape
+func distLanesAVX(y *float64, dim int, qt *float64, lanes int, out, pf *float64)
+
+// The minimum kernels below give the same values as their Go versions in
+// minimum.go (a minimum is exact): four lanes at a time, then one.
+
+//go:noescape
+func minAVX(xs *float64, n int, inf float64) float64
+
+//go:noescape
+func minDiffAVX(row, v *float64, n int, inf float64) float64
+
+//go:noescape
+func minDiffColsAVX(row, v, cm *float64, n int, ui, inf float64) float64
+
+//go:noescape
+func minAndColsAVX(row, cm *float64, n int, inf float64) float64
+
+// useAVX switches the AVX kernels on or off (tests: the Go versions on a
+// processor with AVX) and returns the previous setting; on only where the
+// processor has AVX.
+func useAVX(on bool) bool {
+	was := hasAVX
+	hasAVX = on && cpu.X86.HasAVX
+	return was
+}

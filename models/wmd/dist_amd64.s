@@ -1,0 +1,282 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func distLanesAVX(y *float64, dim int, qt *float64, lanes int, out, pf *float64)
+TEXT ·distLanesAVX(SB), NOSPLIT, $0-48
+	MOVQ y+0(FP), SI
+	MOVQ dim+8(FP), CX
+	MOVQ qt+16(FP), DI
+	MOVQ lanes+24(FP), DX
+	MOVQ out+32(FP), R8
+	MOVQ pf+40(FP), R11
+	TESTQ R11, R11
+	JZ   nopf
+	LEAQ (R11)(CX*8), R12
+
+pfloop:
+	PREFETCHT0 (R11)
+	ADDQ $64, R11
+	CMPQ R11, R12
+	JLT  pfloop
+
+nopf:
+	MOVQ DX, R9
+	SHLQ $3, R9            // R9: bytes per row of qt (lanes·8)
+	XORQ R10, R10          // R10: byte offset of the current block of lanes
+
+next:
+	MOVQ R9, AX
+	SUBQ R10, AX           // AX: bytes of lanes left
+	CMPQ AX, $128
+	JGE  block16
+	CMPQ AX, $64
+	JGE  block8
+	CMPQ AX, $32
+	JGE  block4
+	VZEROUPPER
+	RET
+
+block16:
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	MOVQ SI, R11
+	LEAQ (DI)(R10*1), R12
+	MOVQ CX, R13
+
+loop16:
+	VBROADCASTSD (R11), Y0
+	VSUBPD       (R12), Y0, Y1
+	VSUBPD       32(R12), Y0, Y2
+	VSUBPD       64(R12), Y0, Y3
+	VSUBPD       96(R12), Y0, Y8
+	VMULPD       Y1, Y1, Y1
+	VMULPD       Y2, Y2, Y2
+	VMULPD       Y3, Y3, Y3
+	VMULPD       Y8, Y8, Y8
+	VADDPD       Y1, Y4, Y4
+	VADDPD       Y2, Y5, Y5
+	VADDPD       Y3, Y6, Y6
+	VADDPD       Y8, Y7, Y7
+	ADDQ         $8, R11
+	ADDQ         R9, R12
+	DECQ         R13
+	JNZ          loop16
+	VSQRTPD      Y4, Y4
+	VSQRTPD      Y5, Y5
+	VSQRTPD      Y6, Y6
+	VSQRTPD      Y7, Y7
+	VMOVUPD      Y4, (R8)(R10*1)
+	VMOVUPD      Y5, 32(R8)(R10*1)
+	VMOVUPD      Y6, 64(R8)(R10*1)
+	VMOVUPD      Y7, 96(R8)(R10*1)
+	ADDQ         $128, R10
+	JMP          next
+
+block8:
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	MOVQ SI, R11
+	LEAQ (DI)(R10*1), R12
+	MOVQ CX, R13
+
+loop8:
+	VBROADCASTSD (R11), Y0
+	VSUBPD       (R12), Y0, Y1
+	VSUBPD       32(R12), Y0, Y2
+	VMULPD       Y1, Y1, Y1
+	VMULPD       Y2, Y2, Y2
+	VADDPD       Y1, Y4, Y4
+	VADDPD       Y2, Y5, Y5
+	ADDQ         $8, R11
+	ADDQ         R9, R12
+	DECQ         R13
+	JNZ          loop8
+	VSQRTPD      Y4, Y4
+	VSQRTPD      Y5, Y5
+	VMOVUPD      Y4, (R8)(R10*1)
+	VMOVUPD      Y5, 32(R8)(R10*1)
+	ADDQ         $64, R10
+	JMP          next
+
+block4:
+	VXORPD Y4, Y4, Y4
+	MOVQ SI, R11
+	LEAQ (DI)(R10*1), R12
+	MOVQ CX, R13
+
+loop4:
+	VBROADCASTSD (R11), Y0
+	VSUBPD       (R12), Y0, Y1
+	VMULPD       Y1, Y1, Y1
+	VADDPD       Y1, Y4, Y4
+	ADDQ         $8, R11
+	ADDQ         R9, R12
+	DECQ         R13
+	JNZ          loop4
+	VSQRTPD      Y4, Y4
+	VMOVUPD      Y4, (R8)(R10*1)
+	ADDQ         $32, R10
+	JMP          next
+
+// Horizontal minimum of Y0 and Y1 into X0.
+#define HMIN VMINPD Y1, Y0, Y0; VEXTRACTF128 $1, Y0, X1; VMINPD X1, X0, X0; VPERMILPD $1, X0, X1; VMINSD X1, X0, X0
+
+// func minAVX(xs *float64, n int, inf float64) float64
+TEXT ·minAVX(SB), NOSPLIT, $0-32
+	MOVQ         xs+0(FP), SI
+	MOVQ         n+8(FP), CX
+	VBROADCASTSD inf+16(FP), Y0
+	VMOVAPD      Y0, Y1
+	XORQ         AX, AX
+	MOVQ         CX, DX
+	ANDQ         $-8, DX
+
+min8:
+	CMPQ   AX, DX
+	JGE    min8done
+	VMINPD (SI)(AX*8), Y0, Y0
+	VMINPD 32(SI)(AX*8), Y1, Y1
+	ADDQ   $8, AX
+	JMP    min8
+
+min8done:
+	HMIN
+
+min1:
+	CMPQ   AX, CX
+	JGE    mindone
+	VMINSD (SI)(AX*8), X0, X0
+	INCQ   AX
+	JMP    min1
+
+mindone:
+	VMOVSD X0, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func minDiffAVX(row, v *float64, n int, inf float64) float64
+TEXT ·minDiffAVX(SB), NOSPLIT, $0-40
+	MOVQ         row+0(FP), SI
+	MOVQ         v+8(FP), DI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSD inf+24(FP), Y0
+	VMOVAPD      Y0, Y1
+	XORQ         AX, AX
+	MOVQ         CX, DX
+	ANDQ         $-8, DX
+
+md8:
+	CMPQ    AX, DX
+	JGE     md8done
+	VMOVUPD (SI)(AX*8), Y2
+	VMOVUPD 32(SI)(AX*8), Y3
+	VSUBPD  (DI)(AX*8), Y2, Y2
+	VSUBPD  32(DI)(AX*8), Y3, Y3
+	VMINPD  Y2, Y0, Y0
+	VMINPD  Y3, Y1, Y1
+	ADDQ    $8, AX
+	JMP     md8
+
+md8done:
+	HMIN
+
+md1:
+	CMPQ   AX, CX
+	JGE    mddone
+	VMOVSD (SI)(AX*8), X2
+	VSUBSD (DI)(AX*8), X2, X2
+	VMINSD X2, X0, X0
+	INCQ   AX
+	JMP    md1
+
+mddone:
+	VMOVSD X0, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func minDiffColsAVX(row, v, cm *float64, n int, ui, inf float64) float64
+TEXT ·minDiffColsAVX(SB), NOSPLIT, $0-56
+	MOVQ         row+0(FP), SI
+	MOVQ         v+8(FP), DI
+	MOVQ         cm+16(FP), R8
+	MOVQ         n+24(FP), CX
+	VBROADCASTSD ui+32(FP), Y5
+	VBROADCASTSD inf+40(FP), Y0
+	VMOVAPD      Y0, Y1
+	XORQ         AX, AX
+	MOVQ         CX, DX
+	ANDQ         $-4, DX
+
+mc4:
+	CMPQ    AX, DX
+	JGE     mc4done
+	VMOVUPD (SI)(AX*8), Y2
+	VSUBPD  (DI)(AX*8), Y2, Y3
+	VMINPD  Y3, Y0, Y0
+	VSUBPD  Y5, Y2, Y4
+	VMINPD  (R8)(AX*8), Y4, Y4
+	VMOVUPD Y4, (R8)(AX*8)
+	ADDQ    $4, AX
+	JMP     mc4
+
+mc4done:
+	HMIN
+
+mc1:
+	CMPQ   AX, CX
+	JGE    mcdone
+	VMOVSD (SI)(AX*8), X2
+	VSUBSD (DI)(AX*8), X2, X3
+	VMINSD X3, X0, X0
+	VSUBSD X5, X2, X4
+	VMINSD (R8)(AX*8), X4, X4
+	VMOVSD X4, (R8)(AX*8)
+	INCQ   AX
+	JMP    mc1
+
+mcdone:
+	VMOVSD X0, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func minAndColsAVX(row, cm *float64, n int, inf float64) float64
+TEXT ·minAndColsAVX(SB), NOSPLIT, $0-40
+	MOVQ         row+0(FP), SI
+	MOVQ         cm+8(FP), R8
+	MOVQ         n+16(FP), CX
+	VBROADCASTSD inf+24(FP), Y0
+	VMOVAPD      Y0, Y1
+	XORQ         AX, AX
+	MOVQ         CX, DX
+	ANDQ         $-4, DX
+
+ma4:
+	CMPQ    AX, DX
+	JGE     ma4done
+	VMOVUPD (SI)(AX*8), Y2
+	VMINPD  Y2, Y0, Y0
+	VMINPD  (R8)(AX*8), Y2, Y4
+	VMOVUPD Y4, (R8)(AX*8)
+	ADDQ    $4, AX
+	JMP     ma4
+
+ma4done:
+	HMIN
+
+ma1:
+	CMPQ   AX, CX
+	JGE    madone
+	VMOVSD (SI)(AX*8), X2
+	VMINSD X2, X0, X0
+	VMINSD (R8)(AX*8), X2, X4
+	VMOVSD X4, (R8)(AX*8)
+	INCQ   AX
+	JMP    ma1
+
+madone:
+	VMOVSD X0, ret+32(FP)
+	VZEROUPPER
+	RET

@@ -1,0 +1,19 @@
+//go:build !amd64 || purego
+
+package wmd
+
+const hasAVX = false
+
+func distLanesAVX(y *float64, dim int, qt *float64, lanes int, out, pf *float64) {
+	panic("wmd: no AVX kernel on this platform")
+}
+
+func minAVX(xs *float64, n int, inf float64) float64 { panic("wmd: no AVX") }
+
+func minDiffAVX(row, v *float64, n int, inf float64) float64 { panic("wmd: no AVX") }
+
+func minDiffColsAVX(row, v, cm *float64, n int, ui, inf float64) float64 { panic("wmd: no AVX") }
+
+func minAndColsAVX(row, cm *float64, n int, inf float64) float64 { panic("wmd: no AVX") }
+
+func useAVX(on bool) bool { return false }

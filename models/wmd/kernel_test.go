@@ -1,0 +1,119 @@
+package wmd
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/semrank/semrank/models/embed"
+)
+
+// kernels runs f with the AVX kernels (where the processor has them) and
+// with the Go versions.
+func kernels(t *testing.T, f func(t *testing.T)) {
+	for _, avx := range []bool{true, false} {
+		t.Run(fmt.Sprintf("avx=%v", avx), func(t *testing.T) {
+			was := useAVX(avx)
+			defer useAVX(was)
+			f(t)
+		})
+	}
+}
+
+func TestCostsMatchEuclid(t *testing.T) {
+	kernels(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(5, 5))
+		for _, dim := range []int{1, 2, 3, 5, 8, 17, 100} {
+			nw := 50
+			words := make([]string, nw)
+			data := make([]float64, nw*dim)
+			for i := range words {
+				words[i] = fmt.Sprint("w", i)
+			}
+			for i := range data {
+				data[i] = r.NormFloat64() * math.Pow(10, float64(r.IntN(5)-2))
+			}
+			v, err := embed.NewVectors(words, dim, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := NewSpace(v)
+			for trial := 0; trial < 20; trial++ {
+				ta, tb := make([]string, 1+r.IntN(40)), make([]string, 1+r.IntN(40))
+				for k := range ta {
+					ta[k] = words[r.IntN(nw)]
+				}
+				for k := range tb {
+					tb[k] = words[r.IntN(nw)]
+				}
+				a, b := s.DocFromTokens(ta), s.DocFromTokens(tb)
+				c := s.Costs(a, b, nil)
+				for i, wi := range a.Words {
+					for j, wj := range b.Words {
+						want := euclid(v.Vector(int(wi)), v.Vector(int(wj)))
+						if wi == wj {
+							want = 0
+						}
+						if got := c[i*len(b.Words)+j]; got != want {
+							t.Fatalf("dim %d: cost(%d, %d) = %v, euclid %v", dim, wi, wj, got, want)
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+func TestMinKernels(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 6))
+	type result struct {
+		min, md, mdc, mac float64
+		arg               int
+		cm1, cm2          []float64
+	}
+	run := func(row, v, cm []float64, ui float64) result {
+		cm1 := append([]float64(nil), cm...)
+		cm2 := append([]float64(nil), cm...)
+		res := result{min: minOf(row), md: minDiff(row, v), mdc: minDiffCols(row, v, cm1, ui), mac: minAndCols(row, cm2), cm1: cm1, cm2: cm2}
+		if len(row) > 0 {
+			res.arg = argMin(row)
+		}
+		return res
+	}
+	for n := 0; n <= 41; n++ {
+		row, v, cm := make([]float64, n), make([]float64, n), make([]float64, n)
+		for i := range row {
+			row[i], v[i], cm[i] = r.Float64(), r.Float64(), r.Float64()
+			if r.IntN(5) == 0 {
+				row[i] = row[r.IntN(i+1)] // ties
+			}
+		}
+		ui := r.Float64() - 0.5
+		was := useAVX(true)
+		a := run(row, v, cm, ui)
+		useAVX(false)
+		g := run(row, v, cm, ui)
+		useAVX(was)
+		if a.min != g.min || a.md != g.md || a.mdc != g.mdc || a.mac != g.mac || a.arg != g.arg {
+			t.Fatalf("n %d: kernels %+v, Go %+v", n, a, g)
+		}
+		for j := range cm {
+			if a.cm1[j] != g.cm1[j] || a.cm2[j] != g.cm2[j] {
+				t.Fatalf("n %d: column minima differ at %d", n, j)
+			}
+		}
+		want := math.Inf(1)
+		for _, x := range row {
+			want = min(want, x)
+		}
+		if g.min != want || (n > 0 && row[g.arg] != want) {
+			t.Fatalf("n %d: min %v at %d, want %v", n, g.min, g.arg, want)
+		}
+		for j := 0; j < g.arg; j++ {
+			if row[j] == want {
+				t.Fatalf("n %d: argMin %d is not the first minimum (%d)", n, g.arg, j)
+			}
+		}
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package wmd
+
+const raceEnabled = false
