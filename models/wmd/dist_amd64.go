@@ -4,8 +4,12 @@ package wmd
 
 import "golang.org/x/sys/cpu"
 
-// hasAVX selects the AVX kernel for word distances.
-var hasAVX = cpu.X86.HasAVX
+// hasAVX selects the AVX kernels; hasFMA, with it, the FMA kernel for
+// word distances.
+var (
+	hasAVX = cpu.X86.HasAVX
+	hasFMA = cpu.X86.HasAVX && cpu.X86.HasFMA
+)
 
 // distLanesAVX sets out[k] = √(Σ_i (y[i] − qt[i·lanes + k])²) for every
 // k < lanes, with lanes a positive multiple of 4 and dim ≥ 1: sixteen,
@@ -38,5 +42,13 @@ func minAndColsAVX(row, cm *float64, n int, inf float64) float64
 func useAVX(on bool) bool {
 	was := hasAVX
 	hasAVX = on && cpu.X86.HasAVX
+	hasFMA = hasAVX && cpu.X86.HasFMA
 	return was
 }
+
+// distLanesFMA is distLanesAVX with fused multiply-adds and two partial
+// sums per lane (even and odd dims), about twice as fast; each distance
+// then differs from euclid's in the last bits only.
+//
+//go:noescape
+func distLanesFMA(y *float64, dim int, qt *float64, lanes int, out, pf *float64)

@@ -280,3 +280,192 @@ madone:
 	VMOVSD X0, ret+32(FP)
 	VZEROUPPER
 	RET
+
+// func distLanesFMA(y *float64, dim int, qt *float64, lanes int, out, pf *float64)
+TEXT ·distLanesFMA(SB), NOSPLIT, $0-48
+	MOVQ  y+0(FP), SI
+	MOVQ  dim+8(FP), CX
+	MOVQ  qt+16(FP), DI
+	MOVQ  lanes+24(FP), DX
+	MOVQ  out+32(FP), R8
+	MOVQ  pf+40(FP), R11
+	TESTQ R11, R11
+	JZ    fnopf
+	LEAQ  (R11)(CX*8), R12
+
+fpf:
+	PREFETCHT0 (R11)
+	ADDQ       $64, R11
+	CMPQ       R11, R12
+	JLT        fpf
+
+fnopf:
+	MOVQ DX, R9
+	SHLQ $3, R9  // R9: bytes per row of qt
+	MOVQ CX, BX
+	SHRQ $1, BX  // BX: pairs of dims
+	XORQ R10, R10
+
+fnext:
+	MOVQ R9, AX
+	SUBQ R10, AX
+	CMPQ AX, $128
+	JGE  f16
+	CMPQ AX, $64
+	JGE  f8
+	CMPQ AX, $32
+	JGE  f4
+	VZEROUPPER
+	RET
+
+f16:
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	VXORPD Y12, Y12, Y12
+	VXORPD Y13, Y13, Y13
+	VXORPD Y14, Y14, Y14
+	VXORPD Y15, Y15, Y15
+	MOVQ   SI, R11
+	LEAQ   (DI)(R10*1), R12
+	MOVQ   BX, R13
+	TESTQ  R13, R13
+	JZ     f16odd
+
+f16loop:
+	VBROADCASTSD (R11), Y0
+	VBROADCASTSD 8(R11), Y1
+	VSUBPD       (R12), Y0, Y2
+	VFMADD231PD  Y2, Y2, Y8
+	VSUBPD       32(R12), Y0, Y3
+	VFMADD231PD  Y3, Y3, Y9
+	VSUBPD       64(R12), Y0, Y4
+	VFMADD231PD  Y4, Y4, Y10
+	VSUBPD       96(R12), Y0, Y5
+	VFMADD231PD  Y5, Y5, Y11
+	VSUBPD       (R12)(R9*1), Y1, Y2
+	VFMADD231PD  Y2, Y2, Y12
+	VSUBPD       32(R12)(R9*1), Y1, Y3
+	VFMADD231PD  Y3, Y3, Y13
+	VSUBPD       64(R12)(R9*1), Y1, Y4
+	VFMADD231PD  Y4, Y4, Y14
+	VSUBPD       96(R12)(R9*1), Y1, Y5
+	VFMADD231PD  Y5, Y5, Y15
+	ADDQ         $16, R11
+	ADDQ         R9, R12
+	ADDQ         R9, R12
+	DECQ         R13
+	JNZ          f16loop
+
+f16odd:
+	TESTQ        $1, CX
+	JZ           f16done
+	VBROADCASTSD (R11), Y0
+	VSUBPD       (R12), Y0, Y2
+	VFMADD231PD  Y2, Y2, Y8
+	VSUBPD       32(R12), Y0, Y3
+	VFMADD231PD  Y3, Y3, Y9
+	VSUBPD       64(R12), Y0, Y4
+	VFMADD231PD  Y4, Y4, Y10
+	VSUBPD       96(R12), Y0, Y5
+	VFMADD231PD  Y5, Y5, Y11
+
+f16done:
+	VADDPD  Y12, Y8, Y8
+	VADDPD  Y13, Y9, Y9
+	VADDPD  Y14, Y10, Y10
+	VADDPD  Y15, Y11, Y11
+	VSQRTPD Y8, Y8
+	VSQRTPD Y9, Y9
+	VSQRTPD Y10, Y10
+	VSQRTPD Y11, Y11
+	VMOVUPD Y8, (R8)(R10*1)
+	VMOVUPD Y9, 32(R8)(R10*1)
+	VMOVUPD Y10, 64(R8)(R10*1)
+	VMOVUPD Y11, 96(R8)(R10*1)
+	ADDQ    $128, R10
+	JMP     fnext
+
+f8:
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y12, Y12, Y12
+	VXORPD Y13, Y13, Y13
+	MOVQ   SI, R11
+	LEAQ   (DI)(R10*1), R12
+	MOVQ   BX, R13
+	TESTQ  R13, R13
+	JZ     f8odd
+
+f8loop:
+	VBROADCASTSD (R11), Y0
+	VBROADCASTSD 8(R11), Y1
+	VSUBPD       (R12), Y0, Y2
+	VFMADD231PD  Y2, Y2, Y8
+	VSUBPD       32(R12), Y0, Y3
+	VFMADD231PD  Y3, Y3, Y9
+	VSUBPD       (R12)(R9*1), Y1, Y4
+	VFMADD231PD  Y4, Y4, Y12
+	VSUBPD       32(R12)(R9*1), Y1, Y5
+	VFMADD231PD  Y5, Y5, Y13
+	ADDQ         $16, R11
+	ADDQ         R9, R12
+	ADDQ         R9, R12
+	DECQ         R13
+	JNZ          f8loop
+
+f8odd:
+	TESTQ        $1, CX
+	JZ           f8done
+	VBROADCASTSD (R11), Y0
+	VSUBPD       (R12), Y0, Y2
+	VFMADD231PD  Y2, Y2, Y8
+	VSUBPD       32(R12), Y0, Y3
+	VFMADD231PD  Y3, Y3, Y9
+
+f8done:
+	VADDPD  Y12, Y8, Y8
+	VADDPD  Y13, Y9, Y9
+	VSQRTPD Y8, Y8
+	VSQRTPD Y9, Y9
+	VMOVUPD Y8, (R8)(R10*1)
+	VMOVUPD Y9, 32(R8)(R10*1)
+	ADDQ    $64, R10
+	JMP     fnext
+
+f4:
+	VXORPD Y8, Y8, Y8
+	VXORPD Y12, Y12, Y12
+	MOVQ   SI, R11
+	LEAQ   (DI)(R10*1), R12
+	MOVQ   BX, R13
+	TESTQ  R13, R13
+	JZ     f4odd
+
+f4loop:
+	VBROADCASTSD (R11), Y0
+	VBROADCASTSD 8(R11), Y1
+	VSUBPD       (R12), Y0, Y2
+	VFMADD231PD  Y2, Y2, Y8
+	VSUBPD       (R12)(R9*1), Y1, Y4
+	VFMADD231PD  Y4, Y4, Y12
+	ADDQ         $16, R11
+	ADDQ         R9, R12
+	ADDQ         R9, R12
+	DECQ         R13
+	JNZ          f4loop
+
+f4odd:
+	TESTQ        $1, CX
+	JZ           f4done
+	VBROADCASTSD (R11), Y0
+	VSUBPD       (R12), Y0, Y2
+	VFMADD231PD  Y2, Y2, Y8
+
+f4done:
+	VADDPD  Y12, Y8, Y8
+	VSQRTPD Y8, Y8
+	VMOVUPD Y8, (R8)(R10*1)
+	ADDQ    $32, R10
+	JMP     fnext

@@ -2,7 +2,10 @@
 
 package wmd
 
-const hasAVX = false
+const (
+	hasAVX = false
+	hasFMA = false
+)
 
 func distLanesAVX(y *float64, dim int, qt *float64, lanes int, out, pf *float64) {
 	panic("wmd: no AVX kernel on this platform")
@@ -17,3 +20,7 @@ func minDiffColsAVX(row, v, cm *float64, n int, ui, inf float64) float64 { panic
 func minAndColsAVX(row, cm *float64, n int, inf float64) float64 { panic("wmd: no AVX") }
 
 func useAVX(on bool) bool { return false }
+
+func distLanesFMA(y *float64, dim int, qt *float64, lanes int, out, pf *float64) {
+	panic("wmd: no FMA kernel on this platform")
+}

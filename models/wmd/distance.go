@@ -2,10 +2,11 @@ package wmd
 
 import "github.com/semrank/semrank/models/embed"
 
-// lanes computes the distances from any vector to a fixed list of word
-// vectors (a document's, or a query's), by the AVX kernel where the
-// processor has it, else four at a time with dist4. Either way each
-// distance is euclid's, bit for bit.
+// lanes computes the distances from any vector to a fixed list of
+// vectors (a document's words, a query's, an index's centroids): by the
+// FMA or AVX kernel where the processor has it, over the list transposed,
+// else four at a time with dist4. The AVX kernel and dist4 give euclid's
+// result bit for bit; the FMA kernel differs from it in the last bits.
 type lanes struct {
 	vs    [][]float64
 	dim   int
@@ -51,9 +52,14 @@ func (l *lanes) from(y []float64) []float64 { return l.fromNext(y, nil) }
 
 // fromNext is from, prefetching next (a vector to be passed next, or nil)
 // where it can.
-func (l *lanes) fromNext(y, next []float64) []float64 {
+func (l *lanes) fromNext(y, next []float64) []float64 { return l.into(l.out, y, next) }
+
+// into is fromNext writing to buf (grown as needed and returned): safe
+// for concurrent use once set.
+func (l *lanes) into(buf, y, next []float64) []float64 {
 	n := len(l.vs)
-	out := l.out[:n]
+	buf = grow(buf, l.width)
+	out := buf[:n]
 	if n == 0 {
 		return out
 	}
@@ -63,7 +69,11 @@ func (l *lanes) fromNext(y, next []float64) []float64 {
 		if len(next) >= l.dim {
 			pf = &next[0]
 		}
-		distLanesAVX(&y[0], l.dim, &l.qt[0], l.width, &l.out[0], pf)
+		if hasFMA {
+			distLanesFMA(&y[0], l.dim, &l.qt[0], l.width, &buf[0], pf)
+		} else {
+			distLanesAVX(&y[0], l.dim, &l.qt[0], l.width, &buf[0], pf)
+		}
 		return out
 	}
 	var o [4]float64

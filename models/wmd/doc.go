@@ -13,10 +13,13 @@
 //     the rest (stop words, the pruned most-frequent words, unknown words)
 //     are dropped before the counts are normalised. A document left with no
 //     word is empty: its distance to anything is +Inf.
-//   - Word distances are computed four or more at a time (an AVX kernel on
-//     amd64 where the processor has it, else dist4), each sum in the same
-//     order as a plain loop's, so every distance is the plain loop's bit
-//     for bit. A search computes each (query word, index word) distance at
+//   - Word distances are computed many at a time: one vector against a
+//     list stored transposed, by an FMA kernel on amd64 where the processor
+//     has FMA (two partial sums per distance; within a few ulps of a plain
+//     loop), an AVX kernel where it has only AVX, else dist4 (both bit for
+//     bit a plain loop's). Every path computes a distance the same way
+//     whichever side it is on, so Space.Costs, Index searches and WCD
+//     agree. A search computes each (query word, index word) distance at
 //     most once.
 //   - The solver is the transportation simplex (least-cost start, Dantzig
 //     pricing by rows with a candidate list, spanning-tree basis with

@@ -43,6 +43,7 @@ type Index struct {
 	once   sync.Once
 	words  []int32   // the index's vocabulary: local id → vocabulary id
 	local  [][]int32 // each document's words as local ids
+	cents  lanes     // the documents' centroids, for WCD
 	search sync.Pool // *search
 }
 
@@ -75,6 +76,19 @@ func (x *Index) vocabulary() {
 		}
 		x.local[d] = l
 	}
+	dim := x.space.vec.Dim
+	cs := make([][]float64, len(x.docs))
+	var zero []float64
+	for d, doc := range x.docs {
+		cs[d] = doc.Centroid
+		if len(cs[d]) < dim { // an empty document (never searched)
+			if zero == nil {
+				zero = make([]float64, dim)
+			}
+			cs[d] = zero
+		}
+	}
+	x.cents.set(cs, dim)
 }
 
 // search is one query's scratch space: the word distances from the query
@@ -91,6 +105,7 @@ type search struct {
 	miss  []int32 // a document's words without distances yet
 	sol   Solver
 	dual  dualBound
+	wcd   []float64
 	cands []cand
 	heap  []cand
 }
@@ -305,12 +320,13 @@ func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor,
 	}
 	s := x.begin(q)
 	defer x.end(s)
+	s.wcd = x.cents.into(s.wcd, q.Centroid, nil)
 	cands := s.cands[:0]
 	for i, d := range x.docs {
 		if d.Empty() || (opt.Exclude != nil && opt.Exclude(i)) {
 			continue
 		}
-		cands = append(cands, cand{i, euclid(q.Centroid, d.Centroid)})
+		cands = append(cands, cand{i, s.wcd[i]})
 	}
 	st.WCD = len(cands)
 	slices.SortFunc(cands, func(a, b cand) int {
