@@ -17,9 +17,20 @@ import "math"
 // returned without the second pass. rwmd is then RWMD exactly.
 type dualBound struct {
 	rowMin, colMin, vB []float64
+	rows               [][]float64
 }
 
 func (d *dualBound) bound(a, b, cost []float64, cut float64) (lb, rwmd float64) {
+	m := len(b)
+	d.rows = d.rows[:0]
+	for i := range a {
+		d.rows = append(d.rows, cost[i*m:i*m+m])
+	}
+	return d.boundRows(a, b, d.rows, cut)
+}
+
+// boundRows is bound with the cost matrix given by its rows.
+func (d *dualBound) boundRows(a, b []float64, rows [][]float64, cut float64) (lb, rwmd float64) {
 	n, m := len(a), len(b)
 	d.rowMin, d.colMin, d.vB = grow(d.rowMin, n), grow(d.colMin, m), grow(d.vB, m)
 	rmin, cmin, vB := d.rowMin, d.colMin, d.vB
@@ -29,7 +40,7 @@ func (d *dualBound) bound(a, b, cost []float64, cut float64) (lb, rwmd float64) 
 	}
 	var ra, rb float64
 	for i := 0; i < n; i++ {
-		rmin[i] = minAndCols(cost[i*m:i*m+m], cmin)
+		rmin[i] = minAndCols(rows[i], cmin)
 		ra += a[i] * rmin[i]
 	}
 	for j, w := range b {
@@ -43,10 +54,34 @@ func (d *dualBound) bound(a, b, cost []float64, cut float64) (lb, rwmd float64) 
 	// B: u = row minima, then v_j = min_i (c_ij − u_i).
 	lbA, lbB := rb, ra
 	for i := 0; i < n; i++ {
-		lbA += a[i] * minDiffCols(cost[i*m:i*m+m], cmin, vB, rmin[i])
+		lbA += a[i] * minDiffCols(rows[i], cmin, vB, rmin[i])
 	}
 	for j, w := range b {
 		lbB += w * vB[j]
 	}
 	return max(lbA, lbB, rwmd), rwmd
+}
+
+// warm is the dual bound seeded with query-side potentials u (of another
+// document's optimal plan, say): v_j = min_i (c_ij − u_i), then ũ_i =
+// min_j (c_ij − v_j), and Σ_i a_i·ũ_i + Σ_j b_j·v_j ≤ WMD by weak duality.
+func (d *dualBound) warm(a, b, cost, u []float64) float64 {
+	n, m := len(a), len(b)
+	d.colMin, d.vB = grow(d.colMin, m), grow(d.vB, m)
+	v, zero := d.colMin, d.vB
+	inf := math.Inf(1)
+	for j := range v {
+		v[j], zero[j] = inf, 0
+	}
+	for i := 0; i < n; i++ {
+		minDiffCols(cost[i*m:i*m+m], zero, v, u[i])
+	}
+	var lb float64
+	for j, w := range b {
+		lb += w * v[j]
+	}
+	for i := 0; i < n; i++ {
+		lb += a[i] * minDiff(cost[i*m:i*m+m], v)
+	}
+	return lb
 }

@@ -36,7 +36,9 @@
 //     its cost matrix (dualBound: at least RWMD, and on SemEval pairs
 //     tighter than the Iterative Constrained Transfers bound of Atasu &
 //     Mittelholzer, 2019, which lets about 2.5 times as many documents
-//     through), and then the solver with the k-th distance as cutoff.
+//     through), and then the solver with the k-th distance as cutoff,
+//     unless the same dual bound seeded with the nearest neighbour's
+//     optimal query potentials already rules the document out.
 //     Kusner et al. solve in WCD order with RWMD pruning only; on these
 //     short, noisy-vector texts RWMD alone let about 17% of a
 //     1,000-document collection through to the solver. Options.Prefetch

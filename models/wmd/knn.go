@@ -33,6 +33,9 @@ type Stats struct {
 	// the runs of the exact solver, of which Abandoned stopped early once
 	// they had proved the document farther than the k-th neighbour.
 	WCD, RWMD, ICT, WMD, Abandoned int
+	// Warm counts the documents ruled out, just before the solver, by the
+	// dual bound seeded with the nearest neighbour's query potentials.
+	Warm int
 }
 
 // Index is a fixed collection of documents to search by WMD.
@@ -103,6 +106,8 @@ type search struct {
 	done  []bool    // dist of local word w is filled in
 	cost  []float64
 	miss  []int32 // a document's words without distances yet
+	rows  [][]float64
+	warmU []float64 // the nearest neighbour's query potentials
 	sol   Solver
 	dual  dualBound
 	wcd   []float64
@@ -195,20 +200,24 @@ func (s *search) costs(doc int) []float64 {
 	return s.cost
 }
 
-// costsT returns the transpose of costs(doc), |d|×|q| row-major: the
-// cache's columns copied whole, which is all the bounds need.
-func (s *search) costsT(doc int) []float64 {
+// bound returns the dual bound (see dualBound) of document doc, computed
+// on the transposed cost matrix, whose rows are the cache's columns as
+// they are: nothing to gather.
+func (s *search) bound(doc int, cut float64) float64 {
 	d := s.x.docs[doc]
 	if !s.words(doc) {
 		s.cost = s.x.space.Costs(d, s.q, s.cost)
-		return s.cost
+		lb, _ := s.dual.bound(d.Weights, s.q.Weights, s.cost, cut)
+		return lb
 	}
-	nq, m := len(s.q.Words), len(d.Words)
-	s.cost = grow(s.cost, nq*m)
-	for c, w := range s.x.local[doc] {
-		copy(s.cost[c*nq:c*nq+nq], s.dist[int(w)*nq:int(w)*nq+nq])
+	nq := len(s.q.Words)
+	rows := s.rows[:0]
+	for _, w := range s.x.local[doc] {
+		rows = append(rows, s.dist[int(w)*nq:int(w)*nq+nq])
 	}
-	return s.cost
+	s.rows = rows
+	lb, _ := s.dual.boundRows(d.Weights, s.q.Weights, rows, cut)
+	return lb
 }
 
 // cand is a document and a lower bound of its distance.
@@ -306,7 +315,9 @@ func pruneSlack(d float64) float64 { return d + 1e-9*(1+d) }
 // either gets its cost matrix and dual bound (see dualBound) if it had
 // only its WCD, or is solved with the k-th distance as cutoff (see
 // Solver.SolveCutoff), which discards it as soon as the solver's own dual
-// bound exceeds the cutoff. Solving the most promising documents first
+// bound exceeds the cutoff. Before the solver, the dual bound seeded with
+// the query potentials of the nearest neighbour so far (dualBound.warm)
+// gets one more chance to rule the document out. Solving the most promising documents first
 // brings the k-th distance down early, so later documents are discarded
 // by their cheaper bounds. Every bound is below WMD, so the result is
 // exact: the same neighbours and distances as Exhaustive.
@@ -344,6 +355,7 @@ func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor,
 	}
 	s.heap = s.heap[:0]
 	top := topK{k: k}
+	warm := false
 	next := 0 // cands[next:] have only their WCD
 	for n := 0; ; n++ {
 		if n%64 == 0 {
@@ -359,10 +371,7 @@ func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor,
 				next = len(cands) // every later WCD is larger
 				continue
 			}
-			d := x.docs[c.doc]
-			// The bound is symmetric: on the transpose, which is cheaper to
-			// gather.
-			lb, _ := s.dual.bound(d.Weights, q.Weights, s.costsT(c.doc), cut)
+			lb := s.bound(c.doc, cut)
 			st.RWMD++
 			if lb = max(lb, c.bound); lb <= cut {
 				s.push(cand{c.doc, lb})
@@ -374,7 +383,12 @@ func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor,
 		}
 		c := s.pop()
 		d := x.docs[c.doc]
-		dist, exact, err := s.sol.SolveCutoff(q.Weights, d.Weights, s.costs(c.doc), cut)
+		cost := s.costs(c.doc)
+		if warm && s.dual.warm(q.Weights, d.Weights, cost, s.warmU) > cut {
+			st.Warm++
+			continue
+		}
+		dist, exact, err := s.sol.SolveCutoff(q.Weights, d.Weights, cost, cut)
 		if err != nil {
 			return nil, st, err
 		}
@@ -384,6 +398,11 @@ func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor,
 			continue
 		}
 		top.add(Neighbor{c.doc, dist})
+		if top.nb[0].Doc == c.doc && s.sol.byPivots {
+			// The nearest so far: its query potentials seed the warm bound.
+			s.warmU = append(s.warmU[:0], s.sol.sx.pi[:len(q.Words)]...)
+			warm = true
+		}
 	}
 	return top.nb, st, nil
 }

@@ -57,6 +57,7 @@ type simplex struct {
 	rowMin  []int32   // start: each open row's cheapest open column
 	rowCost []float64 // and its cost
 	work    []float64 // start: the costs, +Inf in closed columns
+	win     []int32   // start: tournament tree over rowCost
 	pivots  int       // pivots of the last solve (tests)
 	scans   int       // full pricing passes of the last solve
 	candI   []int32   // partial pricing: each row's most negative cell at the last full pass
@@ -80,7 +81,7 @@ func (s *simplex) init(n, m int) {
 	s.stack = growInt(s.stack, N)[:0]
 	s.open = growBool(s.open, N)
 	s.rowMin = growInt(s.rowMin, n)
-	s.rowCost = grow(s.rowCost, n)
+	s.rowCost = grow(s.rowCost, 2*n)
 	s.work = grow(s.work, n*m)
 	s.colMin = grow(s.colMin, m)
 }
@@ -128,6 +129,38 @@ func (s *simplex) start(sup, dem, cost []float64) {
 	for i := 0; i < n; i++ {
 		rowBest(i)
 	}
+	// A tournament tree over the rows finds the smallest entry: win[v] is
+	// the row of smallest entry (the first of equals) under node v, the
+	// leaves P+i holding row i (rows n..P−1 are +Inf padding).
+	P := 1
+	for P < n {
+		P *= 2
+	}
+	rc = rc[:P]
+	for i := n; i < P; i++ {
+		rc[i] = math.Inf(1)
+	}
+	win := growInt(s.win, 2*P)
+	s.win = win
+	for i := 0; i < P; i++ {
+		win[P+i] = int32(i)
+	}
+	better := func(v int) int32 {
+		a, b := win[2*v], win[2*v+1]
+		w := a
+		if rc[b] < rc[a] {
+			w = b // a conditional move: no branch to mispredict
+		}
+		return w
+	}
+	for v := P - 1; v >= 1; v-- {
+		win[v] = better(v)
+	}
+	update := func(i int) {
+		for v := (P + i) / 2; v >= 1; v /= 2 {
+			win[v] = better(v)
+		}
+	}
 	rows, cols := n, m
 	for {
 		// The open row of cheapest open cell. A row's entry goes stale
@@ -135,11 +168,12 @@ func (s *simplex) start(sup, dem, cost []float64) {
 		// refreshing the minimum until it is fresh finds the true one.
 		var bi, bj int
 		for {
-			bi = argMin(rc)
+			bi = int(win[1])
 			if bj = int(s.rowMin[bi]); colOK[bj] {
 				break
 			}
 			rowBest(bi)
+			update(bi)
 		}
 		f := min(sup[bi], dem[bj])
 		s.x[bi*m+bj] = f
@@ -152,6 +186,7 @@ func (s *simplex) start(sup, dem, cost []float64) {
 		case (sup[bi] <= dem[bj] || cols == 1) && rows > 1:
 			rowOK[bi] = false
 			rc[bi] = math.Inf(1)
+			update(bi)
 			rows--
 		default:
 			colOK[bj] = false
