@@ -136,6 +136,20 @@ func TestDualBound(t *testing.T) {
 		if lt, _ := d.bound(b, a, ct, math.Inf(1)); lt != lb {
 			t.Fatalf("transposed bound %v, bound %v", lt, lb)
 		}
+		// Warm: any u gives a lower bound; the solver's own optimal
+		// query potentials give WMD itself (strong duality).
+		u := make([]float64, len(a))
+		for i := range u {
+			u[i] = r.Float64() - 0.5
+		}
+		if lw := d.warm(a, b, cost, u); lw > w+1e-12 {
+			t.Fatalf("warm bound %v above WMD %v", lw, w)
+		}
+		if s.byPivots {
+			if lw := d.warm(a, b, cost, s.sx.pi[:len(a)]); math.Abs(lw-w) > 1e-9 {
+				t.Fatalf("warm bound from the optimal potentials %v, WMD %v", lw, w)
+			}
+		}
 		// Below RWMD, the second pass is skipped.
 		if lb2, rw2 := d.bound(a, b, cost, rw/2-1); rw2 != rw || lb2 != rw {
 			t.Fatalf("early return %v %v, want RWMD %v", lb2, rw2, rw)
