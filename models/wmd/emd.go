@@ -97,12 +97,9 @@ func (s *Solver) SolveCutoff(a, b, cost []float64, cutoff float64) (d float64, e
 	if err != nil {
 		return 0, false, err
 	}
-	var maxC float64
-	for _, c := range cost {
-		if math.IsNaN(c) || math.IsInf(c, 0) {
-			return 0, false, errors.New("wmd: cost matrix has a non-finite entry")
-		}
-		maxC = max(maxC, math.Abs(c))
+	maxC := maxAbs(cost)
+	if !(maxC <= math.MaxFloat64) { // NaN or ±Inf somewhere
+		return 0, false, errors.New("wmd: cost matrix has a non-finite entry")
 	}
 	s.mb = grow(s.mb, m)
 	scale := sa / sb
@@ -167,6 +164,24 @@ func (s *Solver) ssp(sa float64, cost []float64) float64 {
 		}
 	}
 	return total
+}
+
+// maxAbs returns max_k |c_k|: NaN if some c_k is NaN (the max builtin
+// propagates it), +Inf if some is infinite. Four running maxima, as one
+// would be a chain of dependent instructions.
+func maxAbs(c []float64) float64 {
+	var m0, m1, m2, m3 float64
+	k := 0
+	for ; k+4 <= len(c); k += 4 {
+		m0 = max(m0, math.Abs(c[k]))
+		m1 = max(m1, math.Abs(c[k+1]))
+		m2 = max(m2, math.Abs(c[k+2]))
+		m3 = max(m3, math.Abs(c[k+3]))
+	}
+	for ; k < len(c); k++ {
+		m0 = max(m0, math.Abs(c[k]))
+	}
+	return max(m0, m1, m2, m3)
 }
 
 func masses(a, b []float64) (sa, sb float64, err error) {

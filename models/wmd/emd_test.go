@@ -199,6 +199,8 @@ func TestSolveRejectsBadInput(t *testing.T) {
 		{[]float64{math.NaN()}, []float64{1}, []float64{1}, "non-negative"},
 		{[]float64{0}, []float64{0}, []float64{1}, "zero mass"},
 		{[]float64{1}, []float64{1}, []float64{math.Inf(1)}, "non-finite"},
+		{[]float64{0.5, 0.5}, []float64{1}, []float64{1, math.NaN()}, "non-finite"},
+		{[]float64{0.2, 0.2, 0.2, 0.2, 0.2}, []float64{1}, []float64{1, 2, 3, 4, math.Inf(-1)}, "non-finite"},
 	}
 	for i, tc := range tests {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
