@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,6 +20,7 @@ func init() {
 	var (
 		data, vectors, format, pairsOut, potValues string
 		cfg                                        unsupexp.SpeedConfig
+		repeat                                     int
 	)
 	cmd := &cobra.Command{
 		Use:   "experiment-wmd-speed --data DIR --vectors V [--pairs-out FILE] [--pot-values FILE]",
@@ -26,9 +29,10 @@ func init() {
 first usable queries and corpus documents), times this package's exact
 transport solver per pair (cost matrix given, and end to end), and times
 k-NN by prefetch and prune against exhaustive exact WMD over the same pairs,
-checking both return the same neighbours. --pairs-out writes the pairs for
-scripts/wmd_reference.py (POT's ot.emd2); --pot-values compares the values
-that script wrote with this solver's.`,
+checking both return the same neighbours. --repeat N runs the timings N
+times and reports the medians (the machine may be shared). --pairs-out
+writes the pairs for scripts/wmd_reference.py (POT's ot.emd2);
+--pot-values compares the values that script wrote with this solver's.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ds, err := eval.LoadDataset(data)
@@ -44,11 +48,20 @@ that script wrote with this solver's.`,
 			if err != nil {
 				return err
 			}
-			res, pairs, err := unsupexp.Speed(cmd.Context(), space, qs, docs, cfg.K)
-			if err != nil {
-				return err
+			var runs []*unsupexp.SpeedResult
+			var pairs []unsupexp.Pair
+			for range max(repeat, 1) {
+				r, p, err := unsupexp.Speed(cmd.Context(), space, qs, docs, cfg.K)
+				if err != nil {
+					return err
+				}
+				runs, pairs = append(runs, r), p
 			}
+			res := medianSpeed(runs)
 			w := cmd.OutOrStdout()
+			if len(runs) > 1 {
+				fmt.Fprintf(w, "timings: median of %d runs (pruned k-NN speed-up per run: %s)\n", len(runs), speedUps(runs))
+			}
 			fmt.Fprintf(w, "pairs: %d (%d queries × %d documents), mean nBOW size %.1f (queries) %.1f (documents)\n", res.Pairs, len(qs), len(docs), res.MeanWords[0], res.MeanWords[1])
 			fmt.Fprintf(w, "exact WMD per pair: solver %.2f µs wall, %.2f µs CPU; with cost matrix %.2f µs wall, %.2f µs CPU\n",
 				wmdMicros(res.SolvePerPair), wmdMicros(res.SolveCPU), wmdMicros(res.WMDPerPair), wmdMicros(res.WMDCPU))
@@ -97,7 +110,44 @@ that script wrote with this solver's.`,
 	f.IntVar(&cfg.Queries, "queries", 10, "queries")
 	f.IntVar(&cfg.Docs, "docs", 1000, "documents")
 	f.IntVar(&cfg.K, "k", 10, "neighbours")
+	f.IntVar(&repeat, "repeat", 1, "run the timings this many times and report the medians (the work counts and values are the same every run)")
 	rootCmd.AddCommand(cmd)
+}
+
+// medianSpeed returns the first run with every timing replaced by its
+// median over the runs; a run's neighbours must all agree.
+func medianSpeed(runs []*unsupexp.SpeedResult) *unsupexp.SpeedResult {
+	res := *runs[0]
+	med := func(get func(*unsupexp.SpeedResult) time.Duration) time.Duration {
+		ds := make([]time.Duration, len(runs))
+		for i, r := range runs {
+			ds[i] = get(r)
+		}
+		slices.Sort(ds)
+		return ds[len(ds)/2]
+	}
+	res.SolvePerPair = med(func(r *unsupexp.SpeedResult) time.Duration { return r.SolvePerPair })
+	res.SolveCPU = med(func(r *unsupexp.SpeedResult) time.Duration { return r.SolveCPU })
+	res.WMDPerPair = med(func(r *unsupexp.SpeedResult) time.Duration { return r.WMDPerPair })
+	res.WMDCPU = med(func(r *unsupexp.SpeedResult) time.Duration { return r.WMDCPU })
+	res.Exhaustive = med(func(r *unsupexp.SpeedResult) time.Duration { return r.Exhaustive })
+	res.ExhaustiveCPU = med(func(r *unsupexp.SpeedResult) time.Duration { return r.ExhaustiveCPU })
+	res.Pruned = med(func(r *unsupexp.SpeedResult) time.Duration { return r.Pruned })
+	res.PrunedCPU = med(func(r *unsupexp.SpeedResult) time.Duration { return r.PrunedCPU })
+	for _, r := range runs {
+		res.SameNeighbours = res.SameNeighbours && r.SameNeighbours
+	}
+	return &res
+}
+
+// speedUps lists each run's wall-clock speed-up of pruned over
+// exhaustive k-NN.
+func speedUps(runs []*unsupexp.SpeedResult) string {
+	var parts []string
+	for _, r := range runs {
+		parts = append(parts, fmt.Sprintf("%.1f×", float64(r.Exhaustive)/float64(max(r.Pruned, 1))))
+	}
+	return strings.Join(parts, " ")
 }
 
 func wmdMicros(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
