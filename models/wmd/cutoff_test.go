@@ -2,6 +2,7 @@ package wmd
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -238,5 +239,61 @@ func TestSolveAllocates(t *testing.T) {
 	idx.KNN(context.Background(), docs[0], 5, Options{})
 	if n := testing.AllocsPerRun(20, func() { idx.KNN(context.Background(), docs[1], 5, Options{}) }); n > 5 {
 		t.Errorf("KNN allocates %v times per search", n)
+	}
+}
+
+// TestKNNConcurrent: searches of one index from several goroutines (run
+// with -race) give the sequential answers.
+func TestKNNConcurrent(t *testing.T) {
+	s, docs := randomSpace(t, 80, 200, 14)
+	idx := s.NewIndex(docs)
+	ctx := context.Background()
+	want := make([][]Neighbor, 16)
+	for q := range want {
+		want[q], _, _ = idx.KNN(ctx, docs[q], 4, Options{})
+	}
+	errs := make(chan string, len(want))
+	for q := range want {
+		go func() {
+			got, _, err := idx.KNN(ctx, docs[q], 4, Options{})
+			if w, _ := s.WMD(docs[q], docs[got[0].Doc]); err != nil || !reflect.DeepEqual(got, want[q]) || w != got[0].Dist {
+				errs <- fmt.Sprintf("query %d: %v (%v), want %v", q, got, err, want[q])
+				return
+			}
+			errs <- ""
+		}()
+	}
+	for range want {
+		if e := <-errs; e != "" {
+			t.Error(e)
+		}
+	}
+}
+
+func BenchmarkKNN(b *testing.B) {
+	r := rand.New(rand.NewPCG(15, 15))
+	s, _ := randomSpace(b, 2000, 1, 15)
+	docs := make([]Doc, 1000)
+	for i := range docs {
+		toks := make([]string, 5+r.IntN(25))
+		for k := range toks {
+			toks[k] = s.vec.Words[r.IntN(2000)]
+		}
+		docs[i] = s.DocFromTokens(toks)
+	}
+	idx := s.NewIndex(docs)
+	ctx := context.Background()
+	for _, mode := range []string{"pruned", "exhaustive"} {
+		b.Run(mode, func(b *testing.B) {
+			for b.Loop() {
+				for q := 0; q < 10; q++ {
+					if mode == "pruned" {
+						idx.KNN(ctx, docs[q], 10, Options{})
+					} else {
+						idx.Exhaustive(ctx, docs[q], 10, Options{})
+					}
+				}
+			}
+		})
 	}
 }

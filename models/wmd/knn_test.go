@@ -13,7 +13,7 @@ import (
 
 // randomSpace returns a space over nw random words and nd random
 // documents of 1..8 words.
-func randomSpace(t *testing.T, nw, nd int, seed uint64) (*Space, []Doc) {
+func randomSpace(t testing.TB, nw, nd int, seed uint64) (*Space, []Doc) {
 	r := rand.New(rand.NewPCG(seed, 1))
 	words := make([]string, nw)
 	data := make([]float64, nw*5)
