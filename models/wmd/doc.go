@@ -18,8 +18,8 @@
 //     has FMA (two partial sums per distance; within a few ulps of a plain
 //     loop), an AVX kernel where it has only AVX, else dist4 (both bit for
 //     bit a plain loop's). Every path computes a distance the same way
-//     whichever side it is on, so Space.Costs, Index searches and WCD
-//     agree. A search computes each (query word, index word) distance at
+//     whichever side it is on, so Space.Costs, Space.WordDistance, Index
+//     searches and WCD agree bit for bit. A search computes each (query word, index word) distance at
 //     most once.
 //   - The solver is the transportation simplex (least-cost start, Dantzig
 //     pricing by rows with a candidate list, spanning-tree basis with

@@ -50,6 +50,13 @@ func TestCostsMatchEuclid(t *testing.T) {
 				a, b := s.DocFromTokens(ta), s.DocFromTokens(tb)
 				c := s.Costs(a, b, nil)
 				ct := s.Costs(b, a, nil)
+				// The index's WCD (one kernel call for all centroids) is
+				// Space.WCD, bit for bit.
+				x := s.NewIndex([]Doc{b, a})
+				x.once.Do(x.vocabulary)
+				if w := x.cents.into(nil, a.Centroid, nil); w[0] != s.WCD(a, b) || w[1] != s.WCD(a, a) {
+					t.Fatalf("dim %d: index WCD %v, Space.WCD %v %v", dim, w[:2], s.WCD(a, b), s.WCD(a, a))
+				}
 				for i, wi := range a.Words {
 					for j, wj := range b.Words {
 						want := euclid(v.Vector(int(wi)), v.Vector(int(wj)))
@@ -63,6 +70,9 @@ func TestCostsMatchEuclid(t *testing.T) {
 						}
 						if got := c[i*len(b.Words)+j]; math.Abs(got-want) > tol || (want == 0) != (got == 0) {
 							t.Fatalf("dim %d: cost(%d, %d) = %v, euclid %v", dim, wi, wj, got, want)
+						}
+						if got, wd := c[i*len(b.Words)+j], s.WordDistance(wi, wj); got != wd {
+							t.Fatalf("dim %d: cost(%d, %d) = %v, WordDistance %v", dim, wi, wj, got, wd)
 						}
 						// Symmetric, bit for bit.
 						if ct[j*len(a.Words)+i] != c[i*len(b.Words)+j] {

@@ -101,12 +101,39 @@ func dist4(x, y0, y1, y2, y3 []float64, out *[4]float64) {
 }
 
 // WordDistance is the Euclidean distance between the vectors of two
-// vocabulary ids (exactly 0 for the same id).
+// vocabulary ids (exactly 0 for the same id), bit for bit the entry Costs
+// has for them.
 func (s *Space) WordDistance(i, j int32) float64 {
 	if i == j {
 		return 0
 	}
-	return euclid(s.vec.Vector(int(i)), s.vec.Vector(int(j)))
+	return dist(s.vec.Vector(int(i)), s.vec.Vector(int(j)))
+}
+
+// dist is the Euclidean distance as the kernels of lanes compute it.
+func dist(a, b []float64) float64 {
+	if hasFMA {
+		return fmaDist(a, b)
+	}
+	return euclid(a, b)
+}
+
+// fmaDist is the FMA kernel's distance (distLanesFMA) for one pair: fused
+// multiply-adds into two partial sums, even and odd dims.
+func fmaDist(a, b []float64) float64 {
+	b = b[:len(a)]
+	var se, so float64
+	i := 0
+	for ; i+1 < len(a); i += 2 {
+		d0, d1 := a[i]-b[i], a[i+1]-b[i+1]
+		se = math.FMA(d0, d0, se)
+		so = math.FMA(d1, d1, so)
+	}
+	if i < len(a) {
+		d := a[i] - b[i]
+		se = math.FMA(d, d, se)
+	}
+	return math.Sqrt(se + so)
 }
 
 // Costs returns the |a|×|b| word-distance matrix, reusing buf.
@@ -133,7 +160,7 @@ func (s *Space) WCD(a, b Doc) float64 {
 	if a.Empty() || b.Empty() {
 		return math.Inf(1)
 	}
-	return euclid(a.Centroid, b.Centroid)
+	return dist(a.Centroid, b.Centroid)
 }
 
 // RWMD is the Relaxed WMD lower bound: the larger of the two one-sided

@@ -198,9 +198,9 @@ func (s *simplex) start(sup, dem, cost []float64) {
 	}
 }
 
-// hang sets parent, depth and potential of every node of the subtree
-// reached from root without passing through its parent p (p < 0: the
-// whole tree), given root's own parent, depth and potential.
+// hang sets parent, depth and potential of every node below root (the
+// nodes reached from it without passing through its parent; the whole
+// tree from row 0), given root's own parent, depth and potential.
 func (s *simplex) hang(root int32, cost []float64) {
 	n, m, stride := int32(s.n), s.m, s.stride
 	st := append(s.stack[:0], root)
