@@ -142,8 +142,23 @@ func (s *Space) Costs(a, b Doc, buf []float64) []float64 {
 	buf = grow(buf, n*m)
 	l := s.lanes.Get().(*lanes)
 	defer s.lanes.Put(l)
+	// The shorter document's vectors are the lanes (transposed, for the
+	// kernels), the other's taken one at a time: a row or a column of the
+	// matrix per kernel call. A distance comes out the same either way.
+	if m <= n {
+		l.setWords(s.vec, b.Words)
+		for r, i := range a.Words {
+			row := buf[r*m : r*m+m]
+			copy(row, l.from(s.vec.Vector(int(i))))
+			for c, j := range b.Words {
+				if i == j {
+					row[c] = 0
+				}
+			}
+		}
+		return buf
+	}
 	l.setWords(s.vec, a.Words)
-	// One column (a word of b) at a time against all words of a.
 	for c, j := range b.Words {
 		for r, d := range l.from(s.vec.Vector(int(j))) {
 			if a.Words[r] == j {
