@@ -7,6 +7,10 @@ const (
 	hasFMA = false
 )
 
+// The kernels below exist only so the portable code compiles: every call
+// site is guarded by hasAVX or hasFMA, constant false here, so the compiler
+// removes the calls and these bodies can never run.
+
 func distLanesAVX(y *float64, dim int, qt *float64, lanes int, out, pf *float64) {
 	panic("wmd: no AVX kernel on this platform")
 }

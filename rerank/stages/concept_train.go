@@ -42,14 +42,8 @@ func conceptData(in rerank.TrainInput) (concept.Data, []concept.Judged, error) {
 
 // spaceConfig reads the vocabulary size option shared by LSA and S2Net.
 func spaceConfig(spec rerank.StageSpec) (concept.SpaceConfig, error) {
-	n, err := spec.Int("max_terms", 10000)
-	if err != nil {
-		return concept.SpaceConfig{}, err
-	}
-	if n <= 0 {
-		return concept.SpaceConfig{}, fmt.Errorf("option max_terms: want > 0, got %d", n)
-	}
-	return concept.SpaceConfig{MaxTerms: n}, nil
+	n, err := positiveInt(spec, "max_terms", 10000)
+	return concept.SpaceConfig{MaxTerms: n}, err
 }
 
 // positiveInt reads an integer option that must be positive.
@@ -62,6 +56,25 @@ func positiveInt(spec rerank.StageSpec, name string, def int) (int, error) {
 		return 0, fmt.Errorf("option %s: want > 0, got %d", name, v)
 	}
 	return v, nil
+}
+
+// intOption is a positive integer option, its default, and where it goes.
+type intOption struct {
+	name string
+	def  int
+	dst  *int
+}
+
+// positiveInts reads every option of opts, stopping at the first error.
+func positiveInts(spec rerank.StageSpec, opts ...intOption) error {
+	for _, o := range opts {
+		v, err := positiveInt(spec, o.name, o.def)
+		if err != nil {
+			return err
+		}
+		*o.dst = v
+	}
+	return nil
 }
 
 // saveModel writes a trained model into in.Dir and points spec at it.
@@ -104,11 +117,8 @@ func fitLSA(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (r
 // training lists without it.
 func fitS2Net(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
 	var cfg s2net.Config
-	var err error
-	if cfg.Dim, err = positiveInt(spec, "dim", 200); err != nil {
-		return spec, err
-	}
-	if cfg.MaxIter, err = positiveInt(spec, "iter", 100); err != nil {
+	err := positiveInts(spec, intOption{"dim", 200, &cfg.Dim}, intOption{"iter", 100, &cfg.MaxIter})
+	if err != nil {
 		return spec, err
 	}
 	if cfg.Gamma, err = spec.Float("gamma", 10); err != nil {
@@ -148,14 +158,8 @@ func fitS2Net(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) 
 // held-out lists).
 func fitDSE(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
 	var cfg dse.Config
-	var err error
-	if cfg.C, err = positiveInt(spec, "c", 50); err != nil {
-		return spec, err
-	}
-	if cfg.D, err = positiveInt(spec, "d", 500); err != nil {
-		return spec, err
-	}
-	if cfg.FineTuneEpochs, err = positiveInt(spec, "epochs", 20); err != nil {
+	err := positiveInts(spec, intOption{"c", 50, &cfg.C}, intOption{"d", 500, &cfg.D}, intOption{"epochs", 20, &cfg.FineTuneEpochs})
+	if err != nil {
 		return spec, err
 	}
 	if cfg.Mix, err = spec.Float("mix", -1); err != nil {

@@ -52,11 +52,16 @@ func termCounts(p rerank.Payloads, c rerank.Candidate) (map[string]int, error) {
 			return index.DecodeTermCounts(b)
 		}
 	}
+	return analyzedCounts(c.FullText()), nil
+}
+
+// analyzedCounts counts the analyzed terms of text.
+func analyzedCounts(text string) map[string]int {
 	counts := map[string]int{}
-	for _, tok := range analyzers.CachedTokens(c.FullText()) {
+	for _, tok := range analyzers.CachedTokens(text) {
 		counts[tok]++
 	}
-	return counts, nil
+	return counts
 }
 
 // Name implements rerank.Stage.
@@ -106,10 +111,7 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 		var counts map[string]int
 		if t.Field != "" {
 			text, _ := c.Fields[t.Field].(string)
-			counts = map[string]int{}
-			for _, tok := range analyzers.CachedTokens(text) {
-				counts[tok]++
-			}
+			counts = analyzedCounts(text)
 		} else if counts, err = termCounts(t.Payloads, c); err != nil {
 			return nil, err
 		}
