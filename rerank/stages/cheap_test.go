@@ -10,10 +10,10 @@ import (
 
 // thread is a small forum thread: the asker U1 comments third.
 var thread = []rerank.Candidate{
-	{ID: "c1", Text: "Try the Doha bank, see www.example.com", Fields: map[string]any{"position": 1.0, "user_id": "U2", "question_user_id": "U1", "by_question_author": false}},
+	{ID: "c1", Text: "Try the Doha bank, see www.example.com", Fields: map[string]any{"position": 1.0, "user_id": "U2", "user_name": "Sam", "question_user_id": "U1", "by_question_author": false}},
 	{ID: "c2", Text: "why do you ask? which city?", Fields: map[string]any{"position": 2.0, "user_id": "U3", "question_user_id": "U1", "by_question_author": false}},
-	{ID: "c3", Text: "thanks, 2 accounts opened", Fields: map[string]any{"position": 3.0, "user_id": "U1", "question_user_id": "U1", "by_question_author": true}},
-	{ID: "c4", Text: "you are welcome", Fields: map[string]any{"position": 4.0, "user_id": "U2", "question_user_id": "U1", "by_question_author": false}},
+	{ID: "c3", Text: "thanks sam, 2 accounts opened", Fields: map[string]any{"position": 3.0, "user_id": "U1", "question_user_id": "U1", "by_question_author": true}},
+	{ID: "c4", Text: "you are welcome", Fields: map[string]any{"position": 4.0, "user_id": "U2", "user_name": "Sam", "question_user_id": "U1", "by_question_author": false}},
 }
 
 func TestCheapStages(t *testing.T) {
@@ -25,6 +25,10 @@ func TestCheapStages(t *testing.T) {
 		{"thread", map[string]any{"feature": "asker_after"}, "[1 1 0 0]"},
 		{"thread", map[string]any{"feature": "user_repeats"}, "[1 0 0 1]"},
 		{"thread", map[string]any{"feature": "relative"}, "[0.25 0.5 0.75 1]"},
+		{"thread", map[string]any{"feature": "asker_next"}, "[0 1 0 0]"},
+		{"thread", map[string]any{"feature": "asker_thanks"}, "[1 1 0 0]"},
+		{"thread", map[string]any{"feature": "asker_names"}, "[1 0 0 0]"},
+		{"thread", map[string]any{"feature": "dialogue"}, "[0 0 0 0]"},
 		{"surface", map[string]any{"feature": "questions"}, "[0 2 0 0]"},
 		{"surface", map[string]any{"feature": "urls"}, "[1 0 0 0]"},
 		{"meta", map[string]any{"field": "by_question_author"}, "[0 0 1 0]"},
@@ -44,6 +48,33 @@ func TestCheapStages(t *testing.T) {
 		if s := fmt.Sprint(got); s != tt.want {
 			t.Errorf("%s %v = %s, want %s", tt.typ, tt.opts, s, tt.want)
 		}
+	}
+}
+
+// TestThreadDialogue checks the u v u alternation on a thread given out of
+// order: by position the users are A B A C D C.
+func TestThreadDialogue(t *testing.T) {
+	users := []string{"C", "A", "D", "B", "C", "A"}
+	pos := []float64{4, 1, 5, 2, 6, 3}
+	var cands []rerank.Candidate
+	for i, u := range users {
+		cands = append(cands, rerank.Candidate{ID: fmt.Sprint(i), Fields: map[string]any{"position": pos[i], "user_id": u}})
+	}
+	st, err := rerank.NewStage(rerank.StageSpec{Type: "thread", Options: map[string]any{"feature": "dialogue"}}, rerank.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.Score(context.Background(), rerank.Query{}, cands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, want := fmt.Sprint(got), "[1 1 1 1 1 1]"; s != want {
+		t.Errorf("dialogue = %s, want %s", s, want)
+	}
+	cands[0].Fields["user_id"] = "E" // A B A E D C: only the first three alternate
+	got, _ = st.Score(context.Background(), rerank.Query{}, cands)
+	if s, want := fmt.Sprint(got), "[0 1 0 1 0 1]"; s != want {
+		t.Errorf("dialogue = %s, want %s", s, want)
 	}
 }
 

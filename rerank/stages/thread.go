@@ -3,21 +3,37 @@ package stages
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
 
 	"github.com/semrank/semrank/rerank"
 )
 
 // Thread features describe a candidate by its place in a conversation:
 // the candidates of a SemEval subtask A query are the comments of one
-// forum thread, so their metadata (position, user_id, question_user_id)
-// shows who answered whom. Features:
+// forum thread, so their metadata (position, user_id, user_name,
+// question_user_id) shows who answered whom. Following Barrón-Cedeño et
+// al. (2015, "Thread-level information for comment classification"),
+// the asker's reactions and back-and-forth dialogue say much about whether
+// a comment answers the question. Features:
 //
-//	asker_after   1 when the question's author comments later in the thread
-//	              (askers come back to thank or follow up on useful answers)
-//	user_repeats  how many other comments in the thread the same user wrote
-//	              (long back-and-forths are chat, not answers)
-//	relative      position / number of comments (0 first … 1 last)
-var threadFeatures = map[string]bool{"asker_after": true, "user_repeats": true, "relative": true}
+//	asker_after    1 when the question's author comments later in the thread
+//	               (askers come back to thank or follow up on useful answers)
+//	asker_next     1 when the very next comment is the asker's
+//	asker_thanks   1 when the asker's next comment after this one thanks
+//	               someone (thank, thx, appreciate)
+//	asker_names    1 when a later comment by the asker names this
+//	               comment's author (user_name), as in "thanks aamirjaved"
+//	dialogue       1 when the comment is part of an alternation between two
+//	               users (u v u): talk between users is rarely an answer
+//	user_repeats   how many other comments in the thread the same user wrote
+//	               (long back-and-forths are chat, not answers)
+//	relative       position / number of comments (0 first … 1 last)
+var threadFeatures = []string{"asker_after", "asker_names", "asker_next", "asker_thanks", "dialogue", "relative", "user_repeats"}
+
+var thanksRE = regexp.MustCompile(`(?i)\b(?:thank|thanx|thnx|thx|appreciate)`)
 
 func init() {
 	rerank.RegisterStage("thread", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
@@ -25,8 +41,8 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		if !threadFeatures[f] {
-			return nil, fmt.Errorf(`thread: option "feature" must be asker_after, user_repeats or relative, not %q`, f)
+		if !slices.Contains(threadFeatures, f) {
+			return nil, fmt.Errorf(`thread: option "feature" must be one of %s, not %q`, strings.Join(threadFeatures, ", "), f)
 		}
 		return &Thread{name: spec.DisplayName("thread:" + f), Feature: f}, nil
 	})
@@ -41,42 +57,82 @@ type Thread struct {
 // Name implements rerank.Stage.
 func (t *Thread) Name() string { return t.name }
 
+// comment is what the thread features read of a candidate.
+type comment struct {
+	i           int // index in the candidate list
+	pos         float64
+	user, asker string
+	name, text  string
+}
+
 // Score implements rerank.Stage.
 func (t *Thread) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
-	type info struct {
-		pos         float64
-		user, asker string
-	}
-	infos := make([]info, len(cands))
+	cs := make([]comment, len(cands))
 	maxPos := 0.0
 	for i, c := range cands {
 		p, _ := numeric(c.Fields["position"])
 		u, _ := c.Fields["user_id"].(string)
 		a, _ := c.Fields["question_user_id"].(string)
-		infos[i] = info{p, u, a}
+		n, _ := c.Fields["user_name"].(string)
+		cs[i] = comment{i: i, pos: p, user: u, asker: a, name: strings.ToLower(n), text: c.FullText()}
 		maxPos = max(maxPos, p)
 	}
+	// byPos is the thread in order; ties keep the candidate order.
+	byPos := slices.Clone(cs)
+	sort.SliceStable(byPos, func(a, b int) bool { return byPos[a].pos < byPos[b].pos })
 	out := make([]float64, len(cands))
-	for i, in := range infos {
+	for k, c := range byPos {
+		var v float64
 		switch t.Feature {
 		case "asker_after":
-			for _, o := range infos {
-				if in.asker != "" && o.user == in.asker && o.pos > in.pos {
-					out[i] = 1
-					break
-				}
+			v = b2f(slices.ContainsFunc(byPos[k+1:], c.byAsker))
+		case "asker_next":
+			v = b2f(k+1 < len(byPos) && c.byAsker(byPos[k+1]))
+		case "asker_thanks":
+			if j := slices.IndexFunc(byPos[k+1:], c.byAsker); j >= 0 {
+				v = b2f(thanksRE.MatchString(byPos[k+1+j].text))
 			}
+		case "asker_names":
+			v = b2f(c.name != "" && c.user != c.asker && slices.ContainsFunc(byPos[k+1:], func(o comment) bool {
+				return c.byAsker(o) && strings.Contains(strings.ToLower(o.text), c.name)
+			}))
+		case "dialogue":
+			v = b2f(inDialogue(byPos, k))
 		case "user_repeats":
-			for j, o := range infos {
-				if j != i && in.user != "" && o.user == in.user {
-					out[i]++
+			for _, o := range byPos {
+				if o.i != c.i && c.user != "" && o.user == c.user {
+					v++
 				}
 			}
 		case "relative":
 			if maxPos > 0 {
-				out[i] = in.pos / maxPos
+				v = c.pos / maxPos
 			}
 		}
+		out[c.i] = v
 	}
 	return out, nil
+}
+
+// byAsker reports whether o was written by the author of c's question.
+func (c comment) byAsker(o comment) bool { return c.asker != "" && o.user == c.asker }
+
+// inDialogue reports whether comment k of the ordered thread is part of a
+// u v u alternation of two known users.
+func inDialogue(th []comment, k int) bool {
+	alt := func(a, b, c int) bool {
+		if a < 0 || c >= len(th) {
+			return false
+		}
+		u, v, w := th[a].user, th[b].user, th[c].user
+		return u != "" && v != "" && u == w && u != v
+	}
+	return alt(k-2, k-1, k) || alt(k-1, k, k+1) || alt(k, k+1, k+2)
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
