@@ -1,0 +1,99 @@
+package quality
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+var (
+	urlRE     = regexp.MustCompile(`(?i)\b(?:https?://|ftp://|www\.)\S+`)
+	emailRE   = regexp.MustCompile(`\S+@\S+\.\w+`)
+	mentionRE = regexp.MustCompile(`@\w+`)
+	smileyRE  = regexp.MustCompile(`[:;]-?[()DPp]`)
+)
+
+// Tokens splits text the way the quality model reads it: lowercased runs of
+// letters, digits and apostrophes, with numbers as <num>; links, e-mail
+// addresses, @-mentions and smileys as <url>, <email>, <at> and <smiley>;
+// "?" and "!" as tokens of their own (runs collapse to one).
+func Tokens(text string) []string {
+	// NUL marks the special tokens below; it never comes from the text.
+	text = strings.ReplaceAll(text, "\x00", " ")
+	text = urlRE.ReplaceAllString(text, " \x00url ")
+	text = emailRE.ReplaceAllString(text, " \x00email ")
+	text = mentionRE.ReplaceAllString(text, " \x00at ")
+	text = smileyRE.ReplaceAllString(text, " \x00smiley ")
+	var out []string
+	var word strings.Builder
+	special := false
+	flush := func() {
+		if word.Len() == 0 {
+			return
+		}
+		w := strings.Trim(word.String(), "'")
+		word.Reset()
+		if w == "" {
+			special = false
+			return
+		}
+		switch {
+		case special:
+			w = "<" + w + ">"
+		case isNumber(w):
+			w = "<num>"
+		}
+		out = append(out, w)
+		special = false
+	}
+	var last rune
+	for _, r := range text {
+		switch {
+		case r == 0:
+			flush()
+			special = true
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'':
+			word.WriteRune(unicode.ToLower(r))
+		default:
+			flush()
+			if (r == '?' || r == '!') && r != last {
+				out = append(out, string(r))
+			}
+		}
+		if !unicode.IsSpace(r) {
+			last = r
+		}
+	}
+	flush()
+	return out
+}
+
+func isNumber(w string) bool {
+	for _, r := range w {
+		if !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// Features returns the distinct features of text: its tokens, and with
+// bigrams its adjacent token pairs joined by a space.
+func Features(text string, bigrams bool) []string {
+	toks := Tokens(text)
+	seen := make(map[string]bool, 2*len(toks))
+	out := make([]string, 0, 2*len(toks))
+	add := func(f string) {
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	for i, t := range toks {
+		add(t)
+		if bigrams && i > 0 {
+			add(toks[i-1] + " " + t)
+		}
+	}
+	return out
+}

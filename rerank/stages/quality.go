@@ -1,0 +1,165 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/semrank/semrank/models/concept"
+	"github.com/semrank/semrank/models/quality"
+	"github.com/semrank/semrank/rerank"
+)
+
+func init() {
+	rerank.RegisterStage(quality.Method, func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
+		path, err := modelPath(spec, env, quality.Method)
+		if err != nil {
+			return nil, err
+		}
+		m, err := quality.Load(path)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkQualityContext(m.Config.Context); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return &Quality{name: spec.DisplayName(quality.Method), model: m}, nil
+	})
+	rerank.RegisterTrainer(quality.Method, fitQuality)
+}
+
+// Quality scores each candidate by how much it reads like a good answer,
+// whatever the query (models/quality): the log-odds of its words and,
+// when the model was trained with them, of its context in the thread.
+type Quality struct {
+	name  string
+	model *quality.Model
+}
+
+// Name implements rerank.Stage.
+func (s *Quality) Name() string { return s.name }
+
+// Score implements rerank.Stage.
+func (s *Quality) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
+	ctxFeats, err := qualityContext(ctx, s.model.Config.Context, q, cands)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(cands))
+	for i, c := range cands {
+		out[i] = s.model.Score(c.FullText(), ctxFeats[i]...)
+	}
+	return out, nil
+}
+
+// Context features of the quality model: the metadata and thread features
+// a comment's words do not show. Binary ones become "ctx:NAME" when set;
+// position and user_repeats become "ctx:NAME=N", capped, so the model can
+// weigh each value on its own.
+var (
+	qualityBinary = []string{"asker", "asker_after", "asker_next", "asker_thanks", "asker_names", "dialogue"}
+	qualityCapped = map[string]int{"position": 10, "user_repeats": 5}
+)
+
+// qualityMeta maps context features read straight from metadata to their
+// field.
+var qualityMeta = map[string]string{"asker": "by_question_author", "position": "position"}
+
+// QualityContextAll lists every context feature, for forum data such as
+// SemEval subtask A.
+const QualityContextAll = "asker,position,asker_after,asker_next,asker_thanks,asker_names,dialogue,user_repeats"
+
+func checkQualityContext(names []string) error {
+	for _, n := range names {
+		if _, ok := qualityCapped[n]; !ok && !slices.Contains(qualityBinary, n) {
+			return fmt.Errorf("quality: unknown context feature %q (known: %s)", n, QualityContextAll)
+		}
+	}
+	return nil
+}
+
+// qualityContext computes the context features of each candidate.
+func qualityContext(ctx context.Context, names []string, q rerank.Query, cands []rerank.Candidate) ([][]string, error) {
+	out := make([][]string, len(cands))
+	for _, n := range names {
+		var vals []float64
+		if field, ok := qualityMeta[n]; ok {
+			vals = make([]float64, len(cands))
+			for i, c := range cands {
+				vals[i], _ = numeric(c.Fields[field])
+			}
+		} else {
+			var err error
+			if vals, err = (&Thread{Feature: n}).Score(ctx, q, cands); err != nil {
+				return nil, err
+			}
+		}
+		for i, v := range vals {
+			if c, ok := qualityCapped[n]; ok {
+				out[i] = append(out[i], fmt.Sprintf("ctx:%s=%d", n, min(max(int(v), 0), c)))
+			} else if v != 0 {
+				out[i] = append(out[i], "ctx:"+n)
+			}
+		}
+	}
+	return out, nil
+}
+
+// fitQuality trains the quality classifier for recipes on the candidates of
+// the training queries (judged relevant is good; see concept.JudgedLists).
+// Options: l2 (default 3e-4), min_count (default 2), bigrams (default
+// true), context (comma-separated context features, default none; see
+// QualityContextAll).
+func fitQuality(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
+	cfg := quality.Config{}
+	var err error
+	if cfg.L2, err = spec.Float("l2", 3e-4); err != nil {
+		return spec, err
+	}
+	if cfg.L2 <= 0 {
+		return spec, fmt.Errorf("option l2: want > 0, got %v", cfg.L2)
+	}
+	if cfg.MinCount, err = positiveInt(spec, "min_count", 2); err != nil {
+		return spec, err
+	}
+	if cfg.Bigrams, err = spec.Bool("bigrams", true); err != nil {
+		return spec, err
+	}
+	cs, err := spec.Str("context", "")
+	if err != nil {
+		return spec, err
+	}
+	for _, n := range strings.Split(cs, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			cfg.Context = append(cfg.Context, n)
+		}
+	}
+	if err := checkQualityContext(cfg.Context); err != nil {
+		return spec, err
+	}
+	lists, err := concept.JudgedLists(in.Train)
+	if err != nil {
+		return spec, err
+	}
+	var ex []quality.Example
+	for _, l := range lists {
+		cands := make([]rerank.Candidate, len(l.DocIDs))
+		for i, id := range l.DocIDs {
+			d, _ := in.Train.Doc(id)
+			cands[i] = rerank.Candidate{ID: id, Title: d.Title, Text: d.Text, Fields: d.Metadata}
+		}
+		ctxFeats, err := qualityContext(ctx, cfg.Context, rerank.Query{ID: l.QueryID, Text: l.Query}, cands)
+		if err != nil {
+			return spec, err
+		}
+		for i, c := range cands {
+			ex = append(ex, quality.Example{Text: c.FullText(), Context: ctxFeats[i], Good: l.Grades[i] > 0})
+		}
+	}
+	m, err := quality.Train(ctx, ex, cfg)
+	if err != nil {
+		return spec, err
+	}
+	return saveModel(spec, in, quality.Method, m.Save)
+}

@@ -1,0 +1,113 @@
+package stages
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/semrank/semrank/models/quality"
+	"github.com/semrank/semrank/rerank"
+)
+
+// TestQualityTrainer trains the quality stage as the subtask A recipe does
+// (with thread context) on the SemEval A slice and checks that the model
+// carries the options, loads through rerank.Config.Build, scores what the
+// model says given the candidates' context, and ranks the dev slice's good
+// comments above the rest more often than not.
+func TestQualityTrainer(t *testing.T) {
+	train, dev := semevalASplit(t)
+	spec := rerank.StageSpec{Type: "quality", Options: map[string]any{"context": QualityContextAll, "l2": 0.001}}
+	in := rerank.TrainInput{Train: train, Dir: t.TempDir()}
+	spec, err := rerank.TrainStage(context.Background(), spec, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(in.Dir, "quality.model"); spec.Model != want {
+		t.Fatalf("model %q, want %q", spec.Model, want)
+	}
+	m, err := quality.Load(spec.Model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Config.L2 != 0.001 || !m.Config.Bigrams || strings.Join(m.Config.Context, ",") != QualityContextAll {
+		t.Fatalf("saved config %+v", m.Config)
+	}
+	p, err := (&rerank.Config{Stages: []rerank.StageSpec{spec}, Fusion: rerank.FusionSpec{Method: "none"}}).Build(rerank.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pairs, right int
+	for _, q := range dev.Queries {
+		var cands []rerank.Candidate
+		for _, e := range dev.Candidates.Ranking(q.ID) {
+			d, _ := dev.Doc(e.DocID)
+			cands = append(cands, rerank.Candidate{ID: d.ID, Text: d.Text, Fields: d.Metadata})
+		}
+		scores, err := p.ScoreStages(context.Background(), rerank.Query{ID: q.ID, Text: q.FullText()}, cands)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctxs, err := qualityContext(context.Background(), m.Config.Context, rerank.Query{}, cands)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range cands {
+			if want := m.Score(c.Text, ctxs[i]...); scores[0][i] != want {
+				t.Fatalf("%s: stage score %v, model %v", c.ID, scores[0][i], want)
+			}
+			for j, o := range cands {
+				if dev.Qrels[q.ID][c.ID] > 0 && dev.Qrels[q.ID][o.ID] <= 0 {
+					pairs++
+					if scores[0][i] > scores[0][j] {
+						right++
+					}
+				}
+			}
+		}
+	}
+	if pairs == 0 || float64(right)/float64(pairs) <= 0.5 {
+		t.Errorf("good comment above a bad one in %d of %d dev pairs", right, pairs)
+	}
+}
+
+func TestQualityContextFeatures(t *testing.T) {
+	got, err := qualityContext(context.Background(), strings.Split(QualityContextAll, ","), rerank.Query{}, thread)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{
+		{"ctx:position=1", "ctx:asker_after", "ctx:asker_thanks", "ctx:asker_names", "ctx:user_repeats=1"},
+		{"ctx:position=2", "ctx:asker_after", "ctx:asker_next", "ctx:asker_thanks", "ctx:user_repeats=0"},
+		{"ctx:asker", "ctx:position=3", "ctx:user_repeats=0"},
+		{"ctx:position=4", "ctx:user_repeats=1"},
+	}
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) {
+			t.Errorf("candidate %d: %q, want %q", i, got[i], want[i])
+		}
+	}
+}
+
+func TestQualityTrainerErrors(t *testing.T) {
+	train, _ := semevalASplit(t)
+	for _, tc := range []struct {
+		opts map[string]any
+		want string
+	}{
+		{map[string]any{"l2": -1.0}, "l2"},
+		{map[string]any{"min_count": 0}, "min_count"},
+		{map[string]any{"context": "asker,shoe_size"}, `unknown context feature "shoe_size"`},
+		{map[string]any{"bigrams": "maybe"}, "bigrams"},
+	} {
+		_, err := rerank.TrainStage(context.Background(), rerank.StageSpec{Type: "quality", Options: tc.opts},
+			rerank.TrainInput{Train: train, Dir: t.TempDir()})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("options %v: err %v, want it to mention %q", tc.opts, err, tc.want)
+		}
+	}
+	if _, err := rerank.NewStage(rerank.StageSpec{Type: "quality"}, rerank.Env{}); err == nil || !strings.Contains(err.Error(), "model") {
+		t.Errorf("no model: %v", err)
+	}
+}
