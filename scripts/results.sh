@@ -9,7 +9,7 @@
 # Environment: SR (the semrank binary; built into out/semrank when unset),
 # O (BEIR directories from scripts/data.sh; default out/data), XML (the
 # SemEval XML directory; default ../shared/data/semeval2016-task3), R
-# (outputs; default out/results).
+# (outputs; default out/results), ABL (ablations to run; default all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 O=${O:-out/data}
@@ -36,6 +36,16 @@ vectors() {
 	[ -f "$R/cacm.topics" ] || $SR train topics --data "$O/cacm" --topics 50 --out "$R/cacm.topics"
 	[ -d "$R/cacm.idx" ] || $SR index --data "$O/cacm" --index "$R/cacm.idx" >/dev/null
 }
+
+# ABLATIONS are the stage sets compared in docs/RESULTS.md (name:stages;
+# names starting with a are subtask A, with b subtask B).
+ABLATIONS="b1:lexical,tweak b2:lexical,tweak,s2net b3:lexical,tweak,s2net,lsa b4:lexical,tweak,s2net,wmd,ssg
+b5:lexical,tweak,s2net,dse b6:lexical,tweak,s2net,deepmatch b7:lexical,tweak,s2net,lsa,thread_text
+b8:lexical,tweak,s2net,lsa,quality
+a1:lexical,meta,tweak a2:lexical,meta,tweak,bilinear a3:lexical,meta,tweak,bilinear,deepmatch
+a4:lexical,meta,tweak,bilinear,deepmatch,siamese a5:lexical,meta,tweak,bilinear,s2net,wmd
+a6:lexical,meta,tweak,bilinear,quality a7:lexical,meta,tweak,bilinear,quality_context
+a8:lexical,meta,tweak,bilinear,deepmatch,siamese,quality"
 
 run() {
 	case "$1" in
@@ -90,17 +100,20 @@ run() {
 	ablations)
 		# Stage sets of the SemEval recipe, on dev and by 5-fold CV over
 		# train+dev (experiment beir --stages), as in docs/results/ablations.
+		# ABL (space-separated names, e.g. "a6 b8") runs only those.
 		mkdir -p "$R/ablations"
-		local b a
-		for b in b1:lexical,tweak b2:lexical,tweak,s2net b3:lexical,tweak,s2net,lsa b4:lexical,tweak,s2net,wmd,ssg \
-			b5:lexical,tweak,s2net,dse b6:lexical,tweak,s2net,deepmatch b7:lexical,tweak,s2net,lsa,thread_text; do
-			$SR experiment semeval2016 --subtask B --train "$T2" --dev "$DEV" --stages "${b#*:}" --out "$R/ablations/${b%%:*}-dev" > "$R/ablations/${b%%:*}.dev.txt"
-			$SR experiment beir --data "$O/B-all" --stages "${b#*:}" --out "$R/ablations/${b%%:*}-cv" > "$R/ablations/${b%%:*}.cv.txt"
-		done
-		for a in a1:lexical,meta,tweak a2:lexical,meta,tweak,bilinear a3:lexical,meta,tweak,bilinear,deepmatch \
-			a4:lexical,meta,tweak,bilinear,deepmatch,siamese a5:lexical,meta,tweak,bilinear,s2net,wmd; do
-			$SR experiment semeval2016 --subtask A --train "$T2" --train "$E1" --train "$E2" --dev "$DEV" --stages "${a#*:}" --out "$R/ablations/${a%%:*}-dev" > "$R/ablations/${a%%:*}.dev.txt"
-			$SR experiment beir --data "$O/A-all" --stages "${a#*:}" --out "$R/ablations/${a%%:*}-cv" > "$R/ablations/${a%%:*}.cv.txt"
+		local e name stages sub
+		for e in $ABLATIONS; do
+			name=${e%%:*} stages=${e#*:}
+			[ -z "${ABL:-}" ] || [[ " $ABL " == *" $name "* ]] || continue
+			if [[ $name == a* ]]; then
+				sub=A
+				$SR experiment semeval2016 --subtask A --train "$T2" --train "$E1" --train "$E2" --dev "$DEV" --stages "$stages" --out "$R/ablations/$name-dev" > "$R/ablations/$name.dev.txt"
+			else
+				sub=B
+				$SR experiment semeval2016 --subtask B --train "$T2" --dev "$DEV" --stages "$stages" --out "$R/ablations/$name-dev" > "$R/ablations/$name.dev.txt"
+			fi
+			$SR experiment beir --data "$O/$sub-all" --stages "$stages" --out "$R/ablations/$name-cv" > "$R/ablations/$name.cv.txt"
 		done
 		;;
 	beir-cacm)

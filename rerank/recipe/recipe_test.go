@@ -10,7 +10,7 @@ import (
 
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/rerank"
-	_ "github.com/semrank/semrank/rerank/stages"
+	"github.com/semrank/semrank/rerank/stages"
 )
 
 // memo is a deliberately overfitting stage: its "model" is the judgments
@@ -141,5 +141,50 @@ func TestFitCrossFitsTheFusion(t *testing.T) {
 	}
 	if !strings.Contains(sb.String(), "| fused pipeline |") {
 		t.Errorf("table lacks the fused row:\n%s", sb.String())
+	}
+}
+
+func TestParseStages(t *testing.T) {
+	tests := []struct {
+		names   []string
+		want    string // stage display names, joined
+		wantErr string
+	}{
+		{[]string{"lexical"}, "tfidf bm25 overlap length", ""},
+		{[]string{"tweak", "quality_context"}, "tweak quality_context", ""},
+		{[]string{"thread_text"}, "thread", ""},
+		{[]string{"lexical", "shoe"}, "", `unknown stage type "shoe"`},
+	}
+	for _, tt := range tests {
+		specs, err := ParseStages(tt.names)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("ParseStages(%q): err %v, want %q", tt.names, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("ParseStages(%q): %v", tt.names, err)
+		}
+		var got []string
+		for _, s := range specs {
+			got = append(got, s.DisplayName(s.Type))
+		}
+		if strings.Join(got, " ") != tt.want {
+			t.Errorf("ParseStages(%q) = %q, want %q", tt.names, got, tt.want)
+		}
+	}
+	specs, err := ParseStages([]string{"meta", "quality_context"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := specs[len(specs)-1]
+	if last.Options["context"] != stages.QualityContextAll {
+		t.Errorf("quality_context options %v", last.Options)
+	}
+	for _, s := range specs[:len(specs)-1] {
+		if _, err := rerank.NewStage(s, rerank.Env{}); err != nil {
+			t.Errorf("meta stage %s: %v", s.DisplayName(s.Type), err)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index/convert"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/stages"
 )
 
 // Available returns the specs whose stage types are registered, so a
@@ -43,7 +44,8 @@ func Trained(specs ...rerank.StageSpec) []rerank.StageSpec {
 // stands for LexicalStages, "meta" for the forum metadata stages (comment
 // position, written by the asker, thread structure, surface text),
 // "thread_text" for the TF-IDF cosine between a subtask B query and the
-// related question's thread of answers, any other name for that stage
+// related question's thread of answers, "quality_context" for the quality
+// model with every thread context feature, any other name for that stage
 // type.
 func ParseStages(names []string) ([]rerank.StageSpec, error) {
 	var out []rerank.StageSpec
@@ -54,11 +56,13 @@ func ParseStages(names []string) ([]rerank.StageSpec, error) {
 			out = append(out, LexicalStages()...)
 		case "meta":
 			out = append(out, metaStages()...)
+		case "quality_context":
+			out = append(out, rerank.StageSpec{Type: "quality", Name: "quality_context", Options: map[string]any{"context": stages.QualityContextAll}})
 		case "thread_text":
 			out = append(out, threadTextStage())
 		default:
 			if !slices.Contains(types, n) {
-				return nil, fmt.Errorf("recipe: unknown stage type %q (known: lexical, meta, thread_text, %v)", n, types)
+				return nil, fmt.Errorf("recipe: unknown stage type %q (known: lexical, meta, thread_text, quality_context, %v)", n, types)
 			}
 			out = append(out, rerank.StageSpec{Type: n})
 		}
@@ -78,6 +82,10 @@ func metaStages() []rerank.StageSpec {
 		{Type: "meta", Name: "asker", Options: map[string]any{"field": "by_question_author"}},
 		{Type: "thread", Name: "asker_after", Options: map[string]any{"feature": "asker_after"}},
 		{Type: "thread", Name: "user_repeats", Options: map[string]any{"feature": "user_repeats"}},
+		{Type: "thread", Name: "asker_next", Options: map[string]any{"feature": "asker_next"}},
+		{Type: "thread", Name: "asker_thanks", Options: map[string]any{"feature": "asker_thanks"}},
+		{Type: "thread", Name: "asker_names", Options: map[string]any{"feature": "asker_names"}},
+		{Type: "thread", Name: "dialogue", Options: map[string]any{"feature": "dialogue"}},
 		{Type: "surface", Name: "questions", Options: map[string]any{"feature": "questions"}},
 		{Type: "surface", Name: "urls", Options: map[string]any{"feature": "urls"}},
 		{Type: "surface", Name: "digits", Options: map[string]any{"feature": "digits"}},
@@ -97,9 +105,11 @@ func LexicalStages() []rerank.StageSpec {
 // the concept-vector stages S2Net and LSA, which added most on top of the
 // lexical features (word vectors, DSE and DeepMatch did not); for subtask A
 // the forum metadata of a comment (its position in the thread, whether the
-// asker wrote it, thread structure, surface text) and the question–answer
+// asker wrote it, thread structure, surface text), the question–answer
 // matchers (bilinear, DeepMatch, Siamese), which the few B training
-// queries are too few to train.
+// queries are too few to train, and the question-independent answer
+// quality model (the strongest single A stage; it hurts B, whose
+// candidates are questions).
 func SemEvalStages(st convert.Subtask) []rerank.StageSpec {
 	specs := LexicalStages()
 	if st == convert.SubtaskA {
@@ -109,6 +119,7 @@ func SemEvalStages(st convert.Subtask) []rerank.StageSpec {
 			rerank.StageSpec{Type: "bilinear"},
 			rerank.StageSpec{Type: "deepmatch"},
 			rerank.StageSpec{Type: "siamese"},
+			rerank.StageSpec{Type: "quality"},
 		)...)
 	}
 	return append(specs, Trained(
