@@ -93,6 +93,30 @@ func TestCheapStagesRejectBadOptions(t *testing.T) {
 	}
 }
 
+// TestTFIDFTitles checks that option titles compares only the query's
+// first line with candidate titles.
+func TestTFIDFTitles(t *testing.T) {
+	cands := []rerank.Candidate{
+		{ID: "a", Title: "visa renewal", Text: "where is the bank"},
+		{ID: "b", Title: "best bank", Text: "visa renewal in Doha"},
+	}
+	env := rerank.Env{Stats: flatStats{}}
+	st, err := rerank.NewStage(rerank.StageSpec{Type: "tfidf", Options: map[string]any{"titles": true}}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.Score(context.Background(), rerank.Query{Text: "visa renewal\nwhich bank?"}, cands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0] <= 0.99 || got[1] != 0 {
+		t.Errorf("title scores %v, want [1 0]", got)
+	}
+	if _, err := rerank.NewStage(rerank.StageSpec{Type: "tfidf", Options: map[string]any{"titles": true, "field": "x"}}, env); err == nil {
+		t.Error("titles and field accepted together")
+	}
+}
+
 // flatStats gives every term the same document frequency.
 type flatStats struct{}
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/index"
+	"github.com/semrank/semrank/models/tweak"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -19,7 +20,14 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return &TFIDF{Stats: env.Stats, Payloads: env.Payloads, Field: field, name: spec.DisplayName("tfidf")}, nil
+		titles, err := spec.Bool("titles", false)
+		if err != nil {
+			return nil, err
+		}
+		if titles && field != "" {
+			return nil, errors.New(`tfidf: options "titles" and "field" exclude each other`)
+		}
+		return &TFIDF{Stats: env.Stats, Payloads: env.Payloads, Field: field, Titles: titles, name: spec.DisplayName("tfidf")}, nil
 	})
 }
 
@@ -33,11 +41,16 @@ func init() {
 // With Field set (option "field"), the candidate's text is instead that
 // string metadata field — for SemEval subtask B, "thread_text", the
 // answers in the related question's thread — and IDF still comes from the
-// index.
+// index. With Titles set (option "titles"), only the query's first line
+// (its subject; see tweak.SplitQuery) is compared with the candidate's
+// title: forum subjects are short summaries of the question, and two
+// questions with the same subject are often duplicates even when their
+// bodies share few words.
 type TFIDF struct {
 	Stats    rerank.TermStats
 	Payloads rerank.Payloads // may be nil
 	Field    string          // metadata field to compare instead of title and text
+	Titles   bool            // compare the query's subject with the candidate's title
 	name     string
 }
 
@@ -95,8 +108,12 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 		}
 		return v, nil
 	}
+	qtext := q.Text
+	if t.Titles {
+		qtext, _ = tweak.SplitQuery(q.Text)
+	}
 	qcounts := map[string]int{}
-	for _, tok := range analyzers.Tokens(q.Text) {
+	for _, tok := range analyzers.Tokens(qtext) {
 		qcounts[tok]++
 	}
 	qv, err := weigh(qcounts)
@@ -112,6 +129,8 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 		if t.Field != "" {
 			text, _ := c.Fields[t.Field].(string)
 			counts = analyzedCounts(text)
+		} else if t.Titles {
+			counts = analyzedCounts(c.Title)
 		} else if counts, err = termCounts(t.Payloads, c); err != nil {
 			return nil, err
 		}
