@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/models/quality"
+	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/stages"
+)
+
+func init() {
+	var data, out, contextList string
+	var l2 float64
+	var minCount int
+	var bigrams bool
+	cmd := &cobra.Command{
+		Use:   "quality --data DIR [--context LIST] [--l2 X] --out MODEL",
+		Short: "Train the question-independent answer-quality model (logistic regression over a candidate's words)",
+		Long: `Train the quality stage's model on the judged candidate lists of DIR: an
+L2-regularised logistic regression over the word unigrams and bigrams of each
+candidate, good when judged relevant. --context adds forum context features
+computed from the candidates' metadata (` + stages.QualityContextAll + `).
+Use it in a pipeline as
+
+  - type: quality
+    model: MODEL`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if data == "" || out == "" {
+				return fmt.Errorf("--data and --out are required")
+			}
+			ds, err := eval.LoadDataset(data)
+			if err != nil {
+				return err
+			}
+			dir, err := os.MkdirTemp(filepath.Dir(out), ".quality-*")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir)
+			spec := rerank.StageSpec{Type: quality.Method, Options: map[string]any{
+				"l2": l2, "min_count": minCount, "bigrams": bigrams, "context": contextList,
+			}}
+			spec, err = rerank.TrainStage(cmd.Context(), spec, rerank.TrainInput{Train: ds, Dir: dir})
+			if err != nil {
+				return err
+			}
+			if err := os.Rename(spec.Model, out); err != nil {
+				return err
+			}
+			m, err := quality.Load(out)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "quality: %d features from %s; wrote %s\n", len(m.Features), data, out)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&data, "data", "", "BEIR directory with judged queries (and candidates.trec)")
+	f.StringVar(&out, "out", "", "model file to write")
+	f.StringVar(&contextList, "context", "", "comma-separated forum context features (default none)")
+	f.Float64Var(&l2, "l2", 3e-4, "L2 penalty per training example")
+	f.IntVar(&minCount, "min-count", 2, "drop features seen in fewer training texts")
+	f.BoolVar(&bigrams, "bigrams", true, "add word bigrams")
+	trainCmd.AddCommand(cmd)
+}
