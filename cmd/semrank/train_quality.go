@@ -17,13 +17,13 @@ func init() {
 	var data, out, contextList string
 	var l2 float64
 	var minCount int
-	var bigrams bool
+	var bigrams, chars bool
 	cmd := &cobra.Command{
 		Use:   "quality --data DIR [--context LIST] [--l2 X] --out MODEL",
 		Short: "Train the question-independent answer-quality model (logistic regression over a candidate's words)",
 		Long: `Train the quality stage's model on the judged candidate lists of DIR: an
-L2-regularised logistic regression over the word unigrams and bigrams of each
-candidate, good when judged relevant. --context adds forum context features
+L2-regularised logistic regression over the word unigrams and bigrams and the
+character 3- to 5-grams of each candidate, good when judged relevant. --context adds forum context features
 computed from the candidates' metadata (` + stages.QualityContextAll + `).
 Use it in a pipeline as
 
@@ -44,7 +44,7 @@ Use it in a pipeline as
 			}
 			defer os.RemoveAll(dir)
 			spec := rerank.StageSpec{Type: quality.Method, Options: map[string]any{
-				"l2": l2, "min_count": minCount, "bigrams": bigrams, "context": contextList,
+				"l2": l2, "min_count": minCount, "bigrams": bigrams, "chars": chars, "context": contextList,
 			}}
 			spec, err = rerank.TrainStage(cmd.Context(), spec, rerank.TrainInput{Train: ds, Dir: dir})
 			if err != nil {
@@ -68,5 +68,6 @@ Use it in a pipeline as
 	f.Float64Var(&l2, "l2", 3e-4, "L2 penalty per training example")
 	f.IntVar(&minCount, "min-count", 2, "drop features seen in fewer training texts")
 	f.BoolVar(&bigrams, "bigrams", true, "add word bigrams")
+	f.BoolVar(&chars, "chars", true, "add character 3- to 5-grams")
 	trainCmd.AddCommand(cmd)
 }

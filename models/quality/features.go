@@ -77,9 +77,12 @@ func isNumber(w string) bool {
 	return true
 }
 
-// Features returns the distinct features of text: its tokens, and with
-// bigrams its adjacent token pairs joined by a space.
-func Features(text string, bigrams bool) []string {
+// Features returns the distinct features of text: its tokens; with
+// bigrams, its adjacent token pairs joined by a space; with chars, the
+// character 3-, 4- and 5-grams of its tokens joined by spaces (prefixed
+// "#", which no token contains), which catch misspellings and word forms
+// that forum text is full of.
+func Features(text string, bigrams, chars bool) []string {
 	toks := Tokens(text)
 	seen := make(map[string]bool, 2*len(toks))
 	out := make([]string, 0, 2*len(toks))
@@ -93,6 +96,14 @@ func Features(text string, bigrams bool) []string {
 		add(t)
 		if bigrams && i > 0 {
 			add(toks[i-1] + " " + t)
+		}
+	}
+	if chars {
+		r := []rune(" " + strings.Join(toks, " ") + " ")
+		for n := 3; n <= 5; n++ {
+			for i := 0; i+n <= len(r); i++ {
+				add("#" + string(r[i:i+n]))
+			}
 		}
 	}
 	return out

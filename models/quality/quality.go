@@ -1,6 +1,7 @@
 // Package quality learns how good a candidate is as an answer from its own
 // words, whatever the question: an L2-regularised logistic regression over
-// the word unigrams and bigrams of judged candidates, trained with L-BFGS.
+// the word unigrams and bigrams (and optionally character n-grams) of
+// judged candidates, trained with L-BFGS.
 //
 // In community question answering most comments are not answers at all:
 // they thank, joke, ask back or talk to another user. Which words mark such
@@ -43,6 +44,7 @@ const (
 type Config struct {
 	MinCount      int     `json:"min_count"`      // minimum document frequency of a feature (default 2)
 	Bigrams       bool    `json:"bigrams"`        // add word bigrams to unigrams
+	Chars         bool    `json:"chars"`          // add character 3- to 5-grams
 	L2            float64 `json:"l2"`             // L2 penalty per training example (default 3e-4)
 	MaxIterations int     `json:"max_iterations"` // L-BFGS iterations (default 200)
 	// Context names the context features (Example.Context) the model was
@@ -102,7 +104,7 @@ func Train(ctx context.Context, examples []Example, cfg Config) (*Model, error) 
 	feats := make([][]string, len(examples))
 	df := map[string]int{}
 	for i, e := range examples {
-		feats[i] = append(Features(e.Text, cfg.Bigrams), e.Context...)
+		feats[i] = append(Features(e.Text, cfg.Bigrams, cfg.Chars), e.Context...)
 		for _, f := range feats[i] {
 			df[f]++
 		}
@@ -244,7 +246,7 @@ func (r ctxRecorder) Record(*optimize.Location, optimize.Operation, *optimize.St
 // Score returns the log-odds that text, with the given context features,
 // is a good answer.
 func (m *Model) Score(text string, context ...string) float64 {
-	x := m.vector(append(Features(text, m.Config.Bigrams), context...))
+	x := m.vector(append(Features(text, m.Config.Bigrams, m.Config.Chars), context...))
 	z := m.Bias
 	for _, j := range x.idx {
 		z += m.W[j] * x.val

@@ -31,13 +31,16 @@ func TestTokens(t *testing.T) {
 }
 
 func TestFeatures(t *testing.T) {
-	got := Features("you can you can", true)
+	got := Features("you can you can", true, false)
 	want := []string{"you", "can", "you can", "can you"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Features = %q, want %q", got, want)
 	}
-	if got := Features("you can you can", false); !slices.Equal(got, []string{"you", "can"}) {
+	if got := Features("you can you can", false, false); !slices.Equal(got, []string{"you", "can"}) {
 		t.Errorf("unigram Features = %q", got)
+	}
+	if got, want := Features("Ab", false, true), []string{"ab", "# ab", "#ab ", "# ab "}; !slices.Equal(got, want) {
+		t.Errorf("character Features = %q, want %q", got, want)
 	}
 }
 

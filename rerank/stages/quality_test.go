@@ -31,7 +31,7 @@ func TestQualityTrainer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Config.L2 != 0.001 || !m.Config.Bigrams || strings.Join(m.Config.Context, ",") != QualityContextAll {
+	if m.Config.L2 != 0.001 || !m.Config.Bigrams || !m.Config.Chars || strings.Join(m.Config.Context, ",") != QualityContextAll {
 		t.Fatalf("saved config %+v", m.Config)
 	}
 	p, err := (&rerank.Config{Stages: []rerank.StageSpec{spec}, Fusion: rerank.FusionSpec{Method: "none"}}).Build(rerank.Env{})
