@@ -45,7 +45,7 @@ b8:lexical,tweak,s2net,lsa,quality b9:lexical,tweak,s2net,lsa,titles
 a1:lexical,meta,tweak a2:lexical,meta,tweak,bilinear a3:lexical,meta,tweak,bilinear,deepmatch
 a4:lexical,meta,tweak,bilinear,deepmatch,siamese a5:lexical,meta,tweak,bilinear,s2net,wmd
 a6:lexical,meta,tweak,bilinear,quality a7:lexical,meta,tweak,bilinear,quality_context
-a8:lexical,meta,tweak,bilinear,deepmatch,siamese,quality"
+a8:lexical,meta,tweak,bilinear,deepmatch,siamese,quality a9:lexical,meta,tweak,bilinear,quality_words"
 
 run() {
 	case "$1" in

@@ -151,7 +151,7 @@ func TestParseStages(t *testing.T) {
 		wantErr string
 	}{
 		{[]string{"lexical"}, "tfidf bm25 overlap length", ""},
-		{[]string{"tweak", "quality_context"}, "tweak quality_context", ""},
+		{[]string{"tweak", "quality_context", "quality_words"}, "tweak quality_context quality_words", ""},
 		{[]string{"thread_text"}, "thread", ""},
 		{[]string{"lexical", "shoe"}, "", `unknown stage type "shoe"`},
 	}

@@ -45,7 +45,8 @@ func Trained(specs ...rerank.StageSpec) []rerank.StageSpec {
 // position, written by the asker, thread structure, surface text),
 // "thread_text" for the TF-IDF cosine between a subtask B query and the
 // related question's thread of answers, "quality_context" for the quality
-// model with every thread context feature, "titles" for the TF-IDF cosine
+// model with every thread context feature, "quality_words" for it without
+// character n-grams, "titles" for the TF-IDF cosine
 // of the query's subject and the candidate's title, any other name for that stage
 // type.
 func ParseStages(names []string) ([]rerank.StageSpec, error) {
@@ -59,13 +60,15 @@ func ParseStages(names []string) ([]rerank.StageSpec, error) {
 			out = append(out, metaStages()...)
 		case "titles":
 			out = append(out, rerank.StageSpec{Type: "tfidf", Name: "titles", Options: map[string]any{"titles": true}})
+		case "quality_words":
+			out = append(out, rerank.StageSpec{Type: "quality", Name: "quality_words", Options: map[string]any{"chars": false}})
 		case "quality_context":
 			out = append(out, rerank.StageSpec{Type: "quality", Name: "quality_context", Options: map[string]any{"context": stages.QualityContextAll}})
 		case "thread_text":
 			out = append(out, threadTextStage())
 		default:
 			if !slices.Contains(types, n) {
-				return nil, fmt.Errorf("recipe: unknown stage type %q (known: lexical, meta, thread_text, titles, quality_context, %v)", n, types)
+				return nil, fmt.Errorf("recipe: unknown stage type %q (known: lexical, meta, thread_text, titles, quality_context, quality_words, %v)", n, types)
 			}
 			out = append(out, rerank.StageSpec{Type: n})
 		}
