@@ -85,3 +85,71 @@ func (d *dualBound) warm(a, b, cost, u []float64) float64 {
 	}
 	return lb
 }
+
+// The two kernels below run the dual bounds over rows of the search's
+// distance cache: the rows of base (stride values each, stride a multiple
+// of 4, +Inf in the padding past the query's words) named by ids, one
+// document's words. One call scans a whole document, where calling a row
+// kernel per row costs more in calls than in arithmetic on rows of
+// twenty-odd values.
+
+// rowColMin sets r[i] to the minimum of the i-th row (ids[i]) and cm[k] to
+// min_i of the rows' k-th values, for every k < stride.
+func rowColMin(base []float64, stride int, ids []int32, r, cm []float64) {
+	cm, r = cm[:stride], r[:len(ids)]
+	if hasAVX {
+		if len(ids) > 0 {
+			rowColMinAVX(&base[0], stride, &ids[0], len(ids), &r[0], &cm[0], math.Inf(1))
+			return
+		}
+	}
+	for k := range cm {
+		cm[k] = math.Inf(1)
+	}
+	for i, w := range ids {
+		row := base[int(w)*stride : int(w)*stride+stride]
+		ri := math.Inf(1)
+		for k, c := range row {
+			ri = min(ri, c)
+			cm[k] = min(cm[k], c)
+		}
+		r[i] = ri
+	}
+}
+
+// rowsDual is one step of block coordinate ascent on the dual over the
+// rows in ids: for the i-th row, r[i] = min_k (row[k] − sub[k]); and
+// cm[k] = min_i (row[k] − s_i) with s_i = rsub[i], or r[i] itself when
+// rsub is nil. sub must be −Inf in the padding so that a padded lane
+// (+Inf − −Inf) never gives r[i]; cm's padding is meaningless.
+func rowsDual(base []float64, stride int, ids []int32, sub, rsub, r, cm []float64) {
+	sub, cm, r = sub[:stride], cm[:stride], r[:len(ids)]
+	if hasAVX {
+		if len(ids) > 0 {
+			var rs *float64
+			if rsub != nil {
+				rs = &rsub[0]
+			}
+			rowsDualAVX(&base[0], stride, &ids[0], len(ids), &sub[0], rs, &r[0], &cm[0], math.Inf(1))
+			return
+		}
+	}
+	for k := range cm {
+		cm[k] = math.Inf(1)
+	}
+	for i, w := range ids {
+		row := base[int(w)*stride : int(w)*stride+stride]
+		ri := math.Inf(1)
+		for k, c := range row {
+			ri = min(ri, c-sub[k])
+		}
+		r[i] = ri
+		si := ri
+		if rsub != nil {
+			si = rsub[i]
+		}
+		for k, c := range row {
+			cm[k] = min(cm[k], c-si)
+		}
+	}
+}

@@ -53,3 +53,13 @@ func useAVX(on bool) bool {
 //
 //go:noescape
 func distLanesFMA(y *float64, dim int, qt *float64, lanes int, out, pf *float64)
+
+// rowColMinAVX and rowsDualAVX are rowColMin and rowsDual (bound.go)
+// over n ≥ 1 rows, four lanes at a time (stride is a multiple of 4);
+// they give the Go versions' values.
+
+//go:noescape
+func rowColMinAVX(base *float64, stride int, ids *int32, n int, r, cm *float64, inf float64)
+
+//go:noescape
+func rowsDualAVX(base *float64, stride int, ids *int32, n int, sub, rsub, r, cm *float64, inf float64)

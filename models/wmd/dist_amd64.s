@@ -564,3 +564,114 @@ f4done:
 	VMOVUPD Y8, (R8)(R10*1)
 	ADDQ    $32, R10
 	JMP     fnext
+
+// func rowColMinAVX(base *float64, stride int, ids *int32, n int, r, cm *float64, inf float64)
+TEXT ·rowColMinAVX(SB), NOSPLIT, $0-56
+	MOVQ         base+0(FP), SI
+	MOVQ         stride+8(FP), R9
+	MOVQ         ids+16(FP), DI
+	MOVQ         n+24(FP), CX
+	MOVQ         r+32(FP), R13
+	MOVQ         cm+40(FP), R8
+	VBROADCASTSD inf+48(FP), Y7
+	SHLQ         $3, R9        // R9: bytes per row
+	XORQ         AX, AX
+
+cminit:
+	VMOVUPD Y7, (R8)(AX*1)
+	ADDQ    $32, AX
+	CMPQ    AX, R9
+	JLT     cminit
+	XORQ    BX, BX
+
+cmrow:
+	MOVLQSX (DI)(BX*4), R10
+	IMULQ   R9, R10
+	ADDQ    SI, R10            // R10: the row of word ids[BX]
+	VMOVAPD Y7, Y0
+	XORQ    AX, AX
+
+cmk:
+	VMOVUPD (R10)(AX*1), Y1
+	VMINPD  Y1, Y0, Y0
+	VMINPD  (R8)(AX*1), Y1, Y1
+	VMOVUPD Y1, (R8)(AX*1)
+	ADDQ    $32, AX
+	CMPQ    AX, R9
+	JLT     cmk
+	VEXTRACTF128 $1, Y0, X1
+	VMINPD       X1, X0, X0
+	VPERMILPD    $1, X0, X1
+	VMINSD       X1, X0, X0
+	VMOVSD       X0, (R13)(BX*8)
+	INCQ         BX
+	CMPQ         BX, CX
+	JLT          cmrow
+	VZEROUPPER
+	RET
+
+// func rowsDualAVX(base *float64, stride int, ids *int32, n int, sub, rsub, r, cm *float64, inf float64)
+TEXT ·rowsDualAVX(SB), NOSPLIT, $0-72
+	MOVQ         base+0(FP), SI
+	MOVQ         stride+8(FP), R9
+	MOVQ         ids+16(FP), DI
+	MOVQ         n+24(FP), CX
+	MOVQ         sub+32(FP), R11
+	MOVQ         rsub+40(FP), R12
+	MOVQ         r+48(FP), R13
+	MOVQ         cm+56(FP), R8
+	VBROADCASTSD inf+64(FP), Y7
+	SHLQ         $3, R9        // R9: bytes per row
+	XORQ         AX, AX
+
+rdinit:
+	VMOVUPD Y7, (R8)(AX*1)
+	ADDQ    $32, AX
+	CMPQ    AX, R9
+	JLT     rdinit
+	XORQ    BX, BX
+
+rdrow:
+	MOVLQSX (DI)(BX*4), R14
+	MOVQ    R14, R10
+	IMULQ   R9, R10
+	ADDQ    SI, R10            // R10: the row of word R14 = ids[BX]
+	VMOVAPD Y7, Y0
+	XORQ    AX, AX
+
+rdmin:
+	VMOVUPD (R10)(AX*1), Y2
+	VSUBPD  (R11)(AX*1), Y2, Y2
+	VMINPD  Y2, Y0, Y0
+	ADDQ    $32, AX
+	CMPQ    AX, R9
+	JLT     rdmin
+	VEXTRACTF128 $1, Y0, X1
+	VMINPD       X1, X0, X0
+	VPERMILPD    $1, X0, X1
+	VMINSD       X1, X0, X0
+	VMOVSD       X0, (R13)(BX*8)   // r[BX]
+	TESTQ        R12, R12
+	JZ           rdown
+	VBROADCASTSD (R12)(BX*8), Y3   // s = rsub[BX]
+	JMP          rdcols
+
+rdown:
+	VBROADCASTSD (R13)(BX*8), Y3   // s = r[BX]
+
+rdcols:
+	XORQ AX, AX
+
+rdcol:
+	VMOVUPD (R10)(AX*1), Y2
+	VSUBPD  Y3, Y2, Y2
+	VMINPD  (R8)(AX*1), Y2, Y2
+	VMOVUPD Y2, (R8)(AX*1)
+	ADDQ    $32, AX
+	CMPQ    AX, R9
+	JLT     rdcol
+	INCQ    BX
+	CMPQ    BX, CX
+	JLT     rdrow
+	VZEROUPPER
+	RET

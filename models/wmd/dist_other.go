@@ -28,3 +28,11 @@ func useAVX(on bool) bool { return false }
 func distLanesFMA(y *float64, dim int, qt *float64, lanes int, out, pf *float64) {
 	panic("wmd: no FMA kernel on this platform")
 }
+
+func rowColMinAVX(base *float64, stride int, ids *int32, n int, r, cm *float64, inf float64) {
+	panic("wmd: no AVX")
+}
+
+func rowsDualAVX(base *float64, stride int, ids *int32, n int, sub, rsub, r, cm *float64, inf float64) {
+	panic("wmd: no AVX")
+}

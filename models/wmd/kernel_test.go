@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"github.com/semrank/semrank/models/embed"
@@ -133,6 +134,83 @@ func TestMinKernels(t *testing.T) {
 		for j := 0; j < g.arg; j++ {
 			if row[j] == want {
 				t.Fatalf("n %d: argMin %d is not the first minimum (%d)", n, g.arg, j)
+			}
+		}
+	}
+}
+
+// TestRowKernels: the whole-document kernels of the dual bounds give the
+// Go versions' values, and those match their definitions.
+func TestRowKernels(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	inf := math.Inf(1)
+	for trial := 0; trial < 200; trial++ {
+		nq := 1 + r.IntN(30)
+		stride := (nq + 3) &^ 3
+		nw := 1 + r.IntN(40)
+		base := make([]float64, nw*stride)
+		for w := 0; w < nw; w++ {
+			for k := 0; k < stride; k++ {
+				base[w*stride+k] = inf
+				if k < nq {
+					base[w*stride+k] = r.Float64()
+					if r.IntN(6) == 0 {
+						base[w*stride+k] = 0
+					}
+				}
+			}
+		}
+		ids := make([]int32, 1+r.IntN(nw))
+		for i := range ids {
+			ids[i] = int32(r.IntN(nw))
+		}
+		sub := make([]float64, stride)
+		rsub := make([]float64, len(ids))
+		for k := range sub {
+			sub[k] = math.Inf(-1)
+			if k < nq {
+				sub[k] = r.Float64() - 0.5
+			}
+		}
+		for i := range rsub {
+			rsub[i] = r.Float64()
+		}
+		type out struct{ r1, c1, r2, c2, r3, c3 []float64 }
+		run := func() out {
+			o := out{make([]float64, len(ids)), make([]float64, stride), make([]float64, len(ids)), make([]float64, stride), make([]float64, len(ids)), make([]float64, stride)}
+			rowColMin(base, stride, ids, o.r1, o.c1)
+			rowsDual(base, stride, ids, sub, rsub, o.r2, o.c2)
+			rowsDual(base, stride, ids, sub, nil, o.r3, o.c3)
+			return o
+		}
+		was := useAVX(true)
+		a := run()
+		useAVX(false)
+		g := run()
+		useAVX(was)
+		if !reflect.DeepEqual(a, g) {
+			t.Fatalf("trial %d: kernels %v, Go %v", trial, a, g)
+		}
+		// The Go versions against their definitions.
+		for i, w := range ids {
+			row := base[int(w)*stride : int(w)*stride+nq]
+			lo, ld := inf, inf
+			for k, c := range row {
+				lo = min(lo, c)
+				ld = min(ld, c-sub[k])
+			}
+			if g.r1[i] != lo || g.r2[i] != ld || g.r3[i] != ld {
+				t.Fatalf("trial %d row %d: minima %v %v %v, want %v %v", trial, i, g.r1[i], g.r2[i], g.r3[i], lo, ld)
+			}
+		}
+		for k := 0; k < nq; k++ {
+			lo, l2, l3 := inf, inf, inf
+			for i, w := range ids {
+				c := base[int(w)*stride+k]
+				lo, l2, l3 = min(lo, c), min(l2, c-rsub[i]), min(l3, c-g.r3[i])
+			}
+			if g.c1[k] != lo || g.c2[k] != l2 || g.c3[k] != l3 {
+				t.Fatalf("trial %d column %d: %v %v %v, want %v %v %v", trial, k, g.c1[k], g.c2[k], g.c3[k], lo, l2, l3)
 			}
 		}
 	}
