@@ -26,16 +26,20 @@ type Options struct {
 
 // Stats counts the work a search did.
 type Stats struct {
-	// WCD counts centroid distances; RWMD the documents whose cost matrix
-	// was built and bounded (the RWMD and dual bounds of dualBound, one
-	// pass over the matrix each); ICT the ICT bounds computed (KNN no
-	// longer computes them: the dual bound is tighter and cheaper); WMD
-	// the runs of the exact solver, of which Abandoned stopped early once
-	// they had proved the document farther than the k-th neighbour.
+	// WCD counts centroid distances; RWMD the documents whose full cost
+	// matrix was bounded (the RWMD and dual bounds of dualBound, one pass
+	// over the matrix each); ICT the ICT bounds computed (KNN no longer
+	// computes them: the dual bound is tighter and cheaper); WMD the runs
+	// of the exact solver, of which Abandoned stopped early once they had
+	// proved the document farther than the k-th neighbour.
 	WCD, RWMD, ICT, WMD, Abandoned int
 	// Warm counts the documents ruled out, just before the solver, by the
-	// dual bound seeded with the nearest neighbour's query potentials.
+	// dual bounds seeded with the neighbours' query potentials.
 	Warm int
+	// Projected counts the documents bounded on projected word vectors
+	// before any full-dimension distance (see proj.go); RWMD then counts
+	// those that needed the full cost matrix's bound as well.
+	Projected int
 }
 
 // Index is a fixed collection of documents to search by WMD.
@@ -43,11 +47,15 @@ type Index struct {
 	space *Space
 	docs  []Doc
 
-	once   sync.Once
-	words  []int32   // the index's vocabulary: local id → vocabulary id
-	local  [][]int32 // each document's words as local ids
-	cents  lanes     // the documents' centroids, for WCD
-	search sync.Pool // *search
+	once    sync.Once
+	words   []int32     // the index's vocabulary: local id → vocabulary id
+	local   [][]int32   // each document's words as local ids
+	weights [][]float64 // each document's weights (Doc.Weights, copied)
+	cents   lanes       // the documents' centroids, for WCD
+	search  sync.Pool   // *search
+
+	projOnce sync.Once
+	proj     *projection // nil: no projection bound (see proj.go)
 }
 
 // NewIndex returns an index over docs.
@@ -57,27 +65,43 @@ func (s *Space) NewIndex(docs []Doc) *Index {
 	return x
 }
 
+// doc returns document d's local word ids and weights.
+func (x *Index) doc(d int) ([]int32, []float64) { return x.local[d], x.weights[d] }
+
 // Len returns the number of documents.
 func (x *Index) Len() int { return len(x.docs) }
 
 // Doc returns document i.
 func (x *Index) Doc(i int) Doc { return x.docs[i] }
 
+// vocabulary numbers the index's words and lays out every document's
+// local word ids and weights back to back in two arrays (x.local and
+// x.weights slice them), so that bounding a document touches a few
+// adjacent cache lines rather than allocations scattered over the heap:
+// the search bounds thousands of documents in no particular order.
 func (x *Index) vocabulary() {
 	ids := map[int32]int32{}
+	total := 0
+	for _, doc := range x.docs {
+		total += len(doc.Words)
+	}
+	flatIDs, flatW := make([]int32, 0, total), make([]float64, 0, total)
 	x.local = make([][]int32, len(x.docs))
+	x.weights = make([][]float64, len(x.docs))
 	for d, doc := range x.docs {
-		l := make([]int32, len(doc.Words))
-		for k, w := range doc.Words {
+		start := len(flatIDs)
+		flatW = append(flatW, doc.Weights...)
+		x.weights[d] = flatW[start:len(flatW):len(flatW)]
+		for _, w := range doc.Words {
 			id, ok := ids[w]
 			if !ok {
 				id = int32(len(x.words))
 				ids[w] = id
 				x.words = append(x.words, w)
 			}
-			l[k] = id
+			flatIDs = append(flatIDs, id)
 		}
-		x.local[d] = l
+		x.local[d] = flatIDs[start:len(flatIDs):len(flatIDs)]
 	}
 	dim := x.space.vec.Dim
 	cs := make([][]float64, len(x.docs))
@@ -95,43 +119,142 @@ func (x *Index) vocabulary() {
 }
 
 // search is one query's scratch space: the word distances from the query
-// to the index's vocabulary, computed when a document first needs them
-// and shared by every document with that word, the cost matrix, the
-// solver and the candidate lists.
+// to the index's vocabulary, each computed once and shared by every
+// document with that word, the cost matrix, the solver and the candidate
+// lists.
 type search struct {
-	x     *Index
-	q     Doc
-	lanes lanes     // the query's word vectors
-	dist  []float64 // dist[w·|q|+k]: local word w to query word k
-	done  []bool    // dist of local word w is filled in
+	x      *Index
+	q      Doc
+	lanes  lanes // the query's word vectors
+	stride int   // |q| rounded up to 4: the length of a row of dist
+	// dist[w·stride+k] is the distance from local word w to query word k,
+	// +Inf in the padding k ≥ |q| (never a row's minimum): rows of a
+	// multiple of 4 values that the kernels of the bounds scan as they
+	// are, with no gather.
+	dist  []float64
+	done  []bool // the row of local word w is filled in
 	cost  []float64
-	miss  []int32 // a document's words without distances yet
-	rows  [][]float64
-	warmU []float64 // the nearest neighbour's query potentials
+	miss  []int32     // a document's words without distances yet
+	cmin  []float64   // stride: column minima, then −Inf in the padding
+	colB  []float64   // stride: the other side's column minima
+	rowU  []float64   // one value per row of a bound's pass
+	rowR  []float64   // and another
+	warms []warmPot   // query potentials of the nearest documents solved
+	spare [][]float64 // buffers for warms
 	sol   Solver
 	dual  dualBound
 	wcd   []float64
-	cands []cand
-	heap  []cand
+
+	// The projection bound's cache (see proj.go), laid out as dist: the
+	// projected distances from local word w to the query's words.
+	proj   *projection // nil when this search does not use it
+	plane  lanes       // the query's projected word vectors
+	pq     []float64
+	pr     []float64 // projection.apply's scratch
+	pqs    [][]float64
+	pdist  []float64
+	pdone  []bool
+	margin float64 // see projection.slack
+
+	cands  []cand
+	sorted []cand // sortByBound's scratch
+	heap   []cand
+}
+
+// warmPot is the query potentials of an optimal plan of document doc
+// (stride long, −Inf in the padding so that padded lanes never win a
+// minimum).
+type warmPot struct {
+	doc  int
+	dist float64
+	u    []float64
 }
 
 // maxCacheEntries bounds the per-query distance cache (|q| × the index's
-// vocabulary); beyond it, cost matrices are computed directly.
-const maxCacheEntries = 1 << 23
+// vocabulary); beyond it, cost matrices are computed directly (and there
+// is no projection bound). Tests lower it.
+var maxCacheEntries = 1 << 23
 
 func (x *Index) begin(q Doc) *search {
 	x.once.Do(x.vocabulary)
 	s := x.search.Get().(*search)
 	s.x, s.q = x, q
 	s.lanes.setWords(x.space.vec, q.Words)
-	if len(q.Words)*len(x.words) <= maxCacheEntries {
-		s.dist = grow(s.dist, len(q.Words)*len(x.words))
-		s.done = growBool(s.done, len(x.words))
-		clear(s.done)
-	} else {
-		s.done = s.done[:0]
+	nq := len(q.Words)
+	s.stride = (nq + 3) &^ 3
+	for _, p := range s.warms {
+		s.spare = append(s.spare, p.u)
 	}
+	s.warms = s.warms[:0]
+	s.proj = nil
+	if nq*len(x.words) > maxCacheEntries {
+		s.done = s.done[:0]
+		return s
+	}
+	s.cmin, s.colB = grow(s.cmin, s.stride), grow(s.colB, s.stride)
+	s.dist = grow(s.dist, s.stride*len(x.words))
+	s.done = growBool(s.done, len(x.words))
+	clear(s.done)
 	return s
+}
+
+// useProjection turns on the projection bound for this search: projects
+// the query's words and clears the projected cache.
+func (s *search) useProjection(pr *projection) {
+	s.proj = pr
+	nq, p := len(s.q.Words), pr.width
+	s.pq = grow(s.pq, nq*p)
+	s.pr = grow(s.pr, pr.dim)
+	s.pqs = s.pqs[:0]
+	var qn float64
+	for k, w := range s.q.Words {
+		v := s.x.space.vec.Vector(int(w))
+		pr.apply(v, s.pq[k*p:k*p+p], s.pr)
+		s.pqs = append(s.pqs, s.pq[k*p:k*p+p])
+		qn = max(qn, math.Sqrt(dot(v, v)))
+	}
+	s.plane.set(s.pqs, p)
+	s.margin = pr.slack(qn)
+	nw := len(s.x.words)
+	s.pdist = grow(s.pdist, s.stride*nw)
+	s.pdone = growBool(s.pdone, nw)
+	clear(s.pdone)
+}
+
+// pfill is fill for the projected distances.
+func (s *search) pfill(w, next int32) {
+	p := s.proj.width
+	row := s.pdist[int(w)*s.stride : int(w)*s.stride+s.stride]
+	var nv []float64
+	if next >= 0 {
+		nv = s.proj.vecs[int(next)*p : int(next)*p+p]
+	}
+	s.plane.into(row, s.proj.vecs[int(w)*p:int(w)*p+p], nv)
+	nq := len(s.q.Words)
+	for k := nq; k < s.stride; k++ {
+		row[k] = math.Inf(1)
+	}
+	s.pdone[w] = true
+}
+
+// pbound is bound on the projected distances, lowered by the rounding
+// margin: a lower bound of WMD that needs no full-dimension distance.
+func (s *search) pbound(doc int, cut float64) float64 {
+	miss := s.miss[:0]
+	for _, w := range s.x.local[doc] {
+		if !s.pdone[w] {
+			miss = append(miss, w)
+		}
+	}
+	for k, w := range miss {
+		next := int32(-1)
+		if k+1 < len(miss) {
+			next = miss[k+1]
+		}
+		s.pfill(w, next)
+	}
+	s.miss = miss
+	return s.dualRows(s.pdist, doc, cut+s.margin) - s.margin
 }
 
 func (x *Index) end(s *search) {
@@ -140,21 +263,24 @@ func (x *Index) end(s *search) {
 }
 
 // fill computes the distances from local word w to every query word, as
-// Space.Costs does (bit for bit); next is the local word to be filled
-// next, or −1.
+// Space.Costs does (bit for bit), straight into w's row of the cache;
+// next is the local word to be filled next, or −1.
 func (s *search) fill(w, next int32) {
 	nq := len(s.q.Words)
 	id := s.x.words[w]
-	col := s.dist[int(w)*nq : int(w)*nq+nq]
+	row := s.dist[int(w)*s.stride : int(w)*s.stride+s.stride]
 	var nv []float64
 	if next >= 0 {
 		nv = s.x.space.vec.Vector(int(s.x.words[next]))
 	}
-	copy(col, s.lanes.fromNext(s.x.space.vec.Vector(int(id)), nv))
+	s.lanes.into(row, s.x.space.vec.Vector(int(id)), nv)
 	for k, qi := range s.q.Words {
 		if qi == id {
-			col[k] = 0
+			row[k] = 0
 		}
+	}
+	for k := nq; k < s.stride; k++ {
+		row[k] = math.Inf(1)
 	}
 	s.done[w] = true
 }
@@ -193,16 +319,19 @@ func (s *search) costs(doc int) []float64 {
 	nq, m := len(s.q.Words), len(d.Words)
 	s.cost = grow(s.cost, nq*m)
 	for c, w := range s.x.local[doc] {
-		for k, v := range s.dist[int(w)*nq : int(w)*nq+nq] {
+		for k, v := range s.dist[int(w)*s.stride : int(w)*s.stride+nq] {
 			s.cost[k*m+c] = v
 		}
 	}
 	return s.cost
 }
 
-// bound returns the dual bound (see dualBound) of document doc, computed
-// on the transposed cost matrix, whose rows are the cache's columns as
-// they are: nothing to gather.
+// bound returns the dual bound of document doc (see dualBound), computed
+// on the rows of the distance cache, that is on the transposed cost
+// matrix (document words × query words), with nothing to gather: one
+// pass gives the row and column minima, so both sides of RWMD, and only
+// when neither exceeds cut a second pass gives both sides of the dual
+// step.
 func (s *search) bound(doc int, cut float64) float64 {
 	d := s.x.docs[doc]
 	if !s.words(doc) {
@@ -210,20 +339,191 @@ func (s *search) bound(doc int, cut float64) float64 {
 		lb, _ := s.dual.bound(d.Weights, s.q.Weights, s.cost, cut)
 		return lb
 	}
+	return s.dualRows(s.dist, doc, cut)
+}
+
+// dualRows is bound over the rows of dist (s.dist or s.pdist).
+func (s *search) dualRows(dist []float64, doc int, cut float64) float64 {
+	ids, wts := s.x.doc(doc)
 	nq := len(s.q.Words)
-	rows := s.rows[:0]
-	for _, w := range s.x.local[doc] {
-		rows = append(rows, s.dist[int(w)*nq:int(w)*nq+nq])
+	s.rowU, s.rowR = grow(s.rowU, len(ids)), grow(s.rowR, len(ids))
+	cmin, rmin := s.cmin, s.rowR
+	rowColMin(dist, s.stride, ids, rmin, cmin)
+	// Every document word to its nearest query word, and every query word
+	// to its nearest document word: the two sides of RWMD.
+	var ra, rb float64
+	for i, w := range wts {
+		ra += w * rmin[i]
 	}
-	s.rows = rows
-	lb, _ := s.dual.boundRows(d.Weights, s.q.Weights, rows, cut)
-	return lb
+	for k, w := range s.q.Weights {
+		rb += w * cmin[k]
+	}
+	rwmd := max(ra, rb)
+	if rwmd > cut {
+		return rwmd
+	}
+	for k := nq; k < s.stride; k++ {
+		cmin[k] = math.Inf(-1)
+	}
+	// A: v = column minima, u_i = min_k (c_ik − v_k) (rowU).
+	// B: u = row minima, v_k = min_i (c_ik − u_i) (colB).
+	rowsDual(dist, s.stride, ids, cmin, rmin, s.rowU, s.colB)
+	lbA, lbB := rb, ra
+	for i, w := range wts {
+		lbA += w * s.rowU[i]
+	}
+	for k, w := range s.q.Weights {
+		lbB += w * s.colB[k]
+	}
+	return max(lbA, lbB, rwmd)
+}
+
+// warm returns the largest of the warm bounds (see dualBound.warm) of
+// document doc seeded with the query potentials of the documents solved
+// so far (s.warms: the 2k nearest), nearest first, stopping at the first
+// that exceeds cut: one pass over the rows each. Other documents near the
+// query tend to ship the query's mass the same way, so some solved
+// document's potentials often come close to this one's own; on the
+// SemEval pairs the potentials of the 2k nearest solved rule out about
+// three times as many of the documents that reach this point as the
+// nearest neighbour's alone, each for a few percent of a solve.
+func (s *search) warm(doc int, cut float64) float64 {
+	best := math.Inf(-1)
+	if len(s.warms) == 0 {
+		return best
+	}
+	d := s.x.docs[doc]
+	if !s.words(doc) {
+		cost, nq := s.costs(doc), len(s.q.Words)
+		for _, p := range s.warms {
+			if best = max(best, s.dual.warm(s.q.Weights, d.Weights, cost, p.u[:nq])); best > cut {
+				break
+			}
+		}
+		return best
+	}
+	return s.warmRows(s.dist, doc, cut)
+}
+
+// warmRows is warm over the rows of dist (s.dist or s.pdist).
+func (s *search) warmRows(dist []float64, doc int, cut float64) float64 {
+	best := math.Inf(-1)
+	ids, wts := s.x.doc(doc)
+	s.rowU = grow(s.rowU, len(ids))
+	for _, p := range s.warms {
+		// v_i = min_k (c_ik − u_k), then ũ_k = min_i (c_ik − v_i).
+		rowsDual(dist, s.stride, ids, p.u, nil, s.rowU, s.colB)
+		var lb float64
+		for i, w := range wts {
+			lb += w * s.rowU[i]
+		}
+		for k, w := range s.q.Weights {
+			lb += w * s.colB[k]
+		}
+		if best = max(best, lb); best > cut {
+			break
+		}
+	}
+	return best
+}
+
+// keepWarm records the query potentials of the optimal plan just solved
+// for document doc, at distance dist, keeping s.warms sorted by distance
+// and at most 2k long (the farthest go, their buffers to s.spare): past
+// that, more potentials cost more passes than they rule documents out.
+func (s *search) keepWarm(doc int, dist float64, k int) {
+	var u []float64
+	if n := len(s.spare); n > 0 {
+		u, s.spare = s.spare[n-1], s.spare[:n-1]
+	}
+	nq := len(s.q.Words)
+	u = grow(u, s.stride)
+	copy(u, s.sol.sx.pi[:nq])
+	for k := nq; k < s.stride; k++ {
+		u[k] = math.Inf(-1)
+	}
+	i := sort.Search(len(s.warms), func(i int) bool { return s.warms[i].dist > dist })
+	s.warms = slices.Insert(s.warms, i, warmPot{doc, dist, u})
+	if limit := 2 * k; len(s.warms) > limit {
+		s.spare = append(s.spare, s.warms[limit].u)
+		s.warms = s.warms[:limit]
+	}
 }
 
 // cand is a document and a lower bound of its distance.
 type cand struct {
 	doc   int
 	bound float64
+	level uint8 // how bound was computed: byWCD, byProjection, byDual or byWarm
+}
+
+// The bounds a candidate goes through, in order.
+const (
+	byWCD = iota
+	byProjection
+	byDual
+	byWarm
+)
+
+// sortByBound sorts cs by bound, then document, returning the sorted
+// slice and the other buffer (tmp, grown as needed) for reuse. The bounds
+// are WCDs: non-negative, so their IEEE bits order as they do, and cs is
+// in document order, so a stable LSD radix sort on the bits, a byte per
+// pass, skipping bytes all keys share, sorts by (bound, document) in a few
+// linear passes; a comparison sort spent more time here than the WCDs.
+func sortByBound(cs, tmp []cand) ([]cand, []cand) {
+	if cap(tmp) < len(cs) {
+		tmp = make([]cand, len(cs))
+	}
+	tmp = tmp[:len(cs)]
+	for i, c := range cs {
+		if !(c.bound >= 0) || (i > 0 && cs[i-1].doc >= c.doc) {
+			// Not the case the radix sort relies on.
+			slices.SortFunc(cs, func(a, b cand) int {
+				if candLess(a, b) {
+					return -1
+				}
+				if candLess(b, a) {
+					return 1
+				}
+				return 0
+			})
+			return cs, tmp
+		}
+	}
+	var and, or uint64 = ^uint64(0), 0
+	for _, c := range cs {
+		b := boundKey(c.bound)
+		and &= b
+		or |= b
+	}
+	for shift := uint(0); shift < 64; shift += 8 {
+		if (and>>shift)&0xff == (or>>shift)&0xff {
+			continue // every key has the same byte here
+		}
+		var count [257]int
+		for _, c := range cs {
+			count[(boundKey(c.bound)>>shift)&0xff+1]++
+		}
+		for i := 1; i < 257; i++ {
+			count[i] += count[i-1]
+		}
+		for _, c := range cs {
+			d := (boundKey(c.bound) >> shift) & 0xff
+			tmp[count[d]] = c
+			count[d]++
+		}
+		cs, tmp = tmp, cs
+	}
+	return cs, tmp
+}
+
+// boundKey is the bits of a non-negative bound, −0 as +0.
+func boundKey(b float64) uint64 {
+	if b == 0 {
+		return 0
+	}
+	return math.Float64bits(b)
 }
 
 func candLess(a, b cand) bool {
@@ -309,18 +609,21 @@ func (t *topK) bound() float64 {
 func pruneSlack(d float64) float64 { return d + 1e-9*(1+d) }
 
 // KNN returns the k documents nearest to q by exact WMD, nearest first,
-// by best-first search over increasingly tight lower bounds: every
+// by best-first search over increasingly tight lower bounds. Every
 // document starts with its WCD; the document of smallest bound is taken
-// next, and, while its bound does not exceed the current k-th distance,
-// either gets its cost matrix and dual bound (see dualBound) if it had
-// only its WCD, or is solved with the k-th distance as cutoff (see
+// next and, while its bound does not exceed the current k-th distance,
+// moves one step along: WCD → the dual bound on projected word vectors
+// (see proj.go; searches of most of an index with long vectors) → the
+// dual bound on its full cost matrix (see dualBound) → the warm bounds
+// seeded with the query potentials of the neighbours solved so far (see
+// search.warm) → the exact solver with the k-th distance as cutoff (see
 // Solver.SolveCutoff), which discards it as soon as the solver's own dual
-// bound exceeds the cutoff. Before the solver, the dual bound seeded with
-// the query potentials of the nearest neighbour so far (dualBound.warm)
-// gets one more chance to rule the document out. Solving the most promising documents first
-// brings the k-th distance down early, so later documents are discarded
-// by their cheaper bounds. Every bound is below WMD, so the result is
-// exact: the same neighbours and distances as Exhaustive.
+// bound exceeds the cutoff. After each step the document goes back into
+// the queue under its new bound, so each costlier step is taken only for
+// documents still in reach, and documents are solved in the order of
+// their tightest bounds, which brings the k-th distance down early.
+// Every bound is below WMD (the projected ones by a rounding margin), so
+// the result is exact: the same neighbours and distances as Exhaustive.
 func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor, Stats, error) {
 	var st Stats
 	if k <= 0 {
@@ -331,31 +634,29 @@ func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor,
 	}
 	s := x.begin(q)
 	defer x.end(s)
+	if len(s.done) > 0 && (opt.Prefetch <= 0 || 2*opt.Prefetch >= len(x.docs)) {
+		// A search over most of the index: worth the projected
+		// vocabulary (built once per index).
+		if x.projOnce.Do(x.project); x.proj != nil {
+			s.useProjection(x.proj)
+		}
+	}
 	s.wcd = x.cents.into(s.wcd, q.Centroid, nil)
 	cands := s.cands[:0]
 	for i, d := range x.docs {
 		if d.Empty() || (opt.Exclude != nil && opt.Exclude(i)) {
 			continue
 		}
-		cands = append(cands, cand{i, s.wcd[i]})
+		cands = append(cands, cand{doc: i, bound: s.wcd[i]})
 	}
 	st.WCD = len(cands)
-	slices.SortFunc(cands, func(a, b cand) int {
-		if candLess(a, b) {
-			return -1
-		}
-		if candLess(b, a) {
-			return 1
-		}
-		return 0
-	})
-	s.cands = cands
+	s.cands, s.sorted = sortByBound(cands, s.sorted)
+	cands = s.cands
 	if opt.Prefetch > 0 && len(cands) > opt.Prefetch {
 		cands = cands[:opt.Prefetch]
 	}
 	s.heap = s.heap[:0]
 	top := topK{k: k}
-	warm := false
 	next := 0 // cands[next:] have only their WCD
 	for n := 0; ; n++ {
 		if n%64 == 0 {
@@ -371,10 +672,17 @@ func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor,
 				next = len(cands) // every later WCD is larger
 				continue
 			}
-			lb := s.bound(c.doc, cut)
-			st.RWMD++
+			var lb float64
+			level := uint8(byProjection)
+			if s.proj == nil {
+				lb, level = s.bound(c.doc, cut), byDual
+				st.RWMD++
+			} else {
+				lb = s.pbound(c.doc, cut)
+				st.Projected++
+			}
 			if lb = max(lb, c.bound); lb <= cut {
-				s.push(cand{c.doc, lb})
+				s.push(cand{c.doc, lb, level})
 			}
 			continue
 		}
@@ -382,13 +690,31 @@ func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor,
 			break // every bound left exceeds the k-th distance
 		}
 		c := s.pop()
-		d := x.docs[c.doc]
-		cost := s.costs(c.doc)
-		if warm && s.dual.warm(q.Weights, d.Weights, cost, s.warmU) > cut {
-			st.Warm++
+		switch c.level {
+		case byProjection:
+			lb := s.bound(c.doc, cut)
+			st.RWMD++
+			if lb = max(lb, c.bound); lb <= cut {
+				s.push(cand{c.doc, lb, byDual})
+			}
 			continue
+		case byDual:
+			lb := s.warm(c.doc, cut)
+			if lb > cut {
+				st.Warm++
+				continue
+			}
+			if lb > c.bound {
+				// Back in line by the tighter bound: documents are solved
+				// in the order of their warm bounds, which follow WMD more
+				// closely than the dual bound does, so fewer are solved in
+				// full only to be pushed out of the k nearest later.
+				s.push(cand{c.doc, lb, byWarm})
+				continue
+			}
 		}
-		dist, exact, err := s.sol.SolveCutoff(q.Weights, d.Weights, cost, cut)
+		d := x.docs[c.doc]
+		dist, exact, err := s.sol.SolveCutoff(q.Weights, d.Weights, s.costs(c.doc), cut)
 		if err != nil {
 			return nil, st, err
 		}
@@ -398,10 +724,8 @@ func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor,
 			continue
 		}
 		top.add(Neighbor{c.doc, dist})
-		if top.nb[0].Doc == c.doc && s.sol.byPivots {
-			// The nearest so far: its query potentials seed the warm bound.
-			s.warmU = append(s.warmU[:0], s.sol.sx.pi[:len(q.Words)]...)
-			warm = true
+		if s.sol.byPivots {
+			s.keepWarm(c.doc, dist, k)
 		}
 	}
 	return top.nb, st, nil
