@@ -65,9 +65,11 @@ writes the pairs for scripts/wmd_reference.py (POT's ot.emd2);
 			fmt.Fprintf(w, "pairs: %d (%d queries × %d documents), mean nBOW size %.1f (queries) %.1f (documents)\n", res.Pairs, len(qs), len(docs), res.MeanWords[0], res.MeanWords[1])
 			fmt.Fprintf(w, "exact WMD per pair: solver %.2f µs wall, %.2f µs CPU; with cost matrix %.2f µs wall, %.2f µs CPU\n",
 				wmdMicros(res.SolvePerPair), wmdMicros(res.SolveCPU), wmdMicros(res.WMDPerPair), wmdMicros(res.WMDCPU))
-			fmt.Fprintf(w, "k-NN (k=%d) over %d queries: exhaustive %.1f ms wall, %.1f ms CPU (%d WMD); pruned %.1f ms wall, %.1f ms CPU (%d WCD, %d RWMD, %d ICT, %d WMD)\n",
+			ps := res.PrunedStats
+			fmt.Fprintf(w, "k-NN (k=%d) over %d queries: exhaustive %.1f ms wall, %.1f ms CPU (%d WMD); pruned %.1f ms wall, %.1f ms CPU (%d WCD, %d projected, %d RWMD, %d ICT, %d warm-pruned, %d WMD of which %d abandoned)\n",
 				cfg.K, len(qs), wmdMillis(res.Exhaustive), wmdMillis(res.ExhaustiveCPU), res.ExhaustiveStats.WMD,
-				wmdMillis(res.Pruned), wmdMillis(res.PrunedCPU), res.PrunedStats.WCD, res.PrunedStats.RWMD, res.PrunedStats.ICT, res.PrunedStats.WMD)
+				wmdMillis(res.Pruned), wmdMillis(res.PrunedCPU), ps.WCD, ps.Projected, ps.RWMD, ps.ICT, ps.Warm, ps.WMD, ps.Abandoned)
+			fmt.Fprintf(w, "index preparation (vocabulary, centroids, projected vocabulary; in neither k-NN timing): %.1f ms\n", wmdMillis(res.Prepare))
 			fmt.Fprintf(w, "pruned k-NN speed-up: %.1f× wall, %.1f× CPU; same neighbours: %v\n",
 				float64(res.Exhaustive)/float64(res.Pruned), float64(res.ExhaustiveCPU)/float64(max(res.PrunedCPU, 1)), res.SameNeighbours)
 			if pairsOut != "" {
@@ -134,6 +136,7 @@ func medianSpeed(runs []*unsupexp.SpeedResult) *unsupexp.SpeedResult {
 	res.ExhaustiveCPU = med(func(r *unsupexp.SpeedResult) time.Duration { return r.ExhaustiveCPU })
 	res.Pruned = med(func(r *unsupexp.SpeedResult) time.Duration { return r.Pruned })
 	res.PrunedCPU = med(func(r *unsupexp.SpeedResult) time.Duration { return r.PrunedCPU })
+	res.Prepare = med(func(r *unsupexp.SpeedResult) time.Duration { return r.Prepare })
 	for _, r := range runs {
 		res.SameNeighbours = res.SameNeighbours && r.SameNeighbours
 	}
