@@ -48,11 +48,12 @@ type Index struct {
 	docs  []Doc
 
 	once    sync.Once
-	words   []int32     // the index's vocabulary: local id → vocabulary id
-	local   [][]int32   // each document's words as local ids
-	weights [][]float64 // each document's weights (Doc.Weights, copied)
-	cents   lanes       // the documents' centroids, for WCD
-	search  sync.Pool   // *search
+	words   []int32         // the index's vocabulary: local id → vocabulary id
+	ids     map[int32]int32 // and back
+	local   [][]int32       // each document's words as local ids
+	weights [][]float64     // each document's weights (Doc.Weights, copied)
+	cents   lanes           // the documents' centroids, for WCD
+	search  sync.Pool       // *search
 
 	projOnce sync.Once
 	proj     *projection // nil: no projection bound (see proj.go)
@@ -81,6 +82,7 @@ func (x *Index) Doc(i int) Doc { return x.docs[i] }
 // the search bounds thousands of documents in no particular order.
 func (x *Index) vocabulary() {
 	ids := map[int32]int32{}
+	x.ids = ids
 	total := 0
 	for _, doc := range x.docs {
 		total += len(doc.Words)
@@ -209,7 +211,11 @@ func (s *search) useProjection(pr *projection) {
 	var qn float64
 	for k, w := range s.q.Words {
 		v := s.x.space.vec.Vector(int(w))
-		pr.apply(v, s.pq[k*p:k*p+p], s.pr)
+		if l, ok := s.x.ids[w]; ok { // projected with the vocabulary
+			copy(s.pq[k*p:k*p+p], pr.vecs[int(l)*p:int(l)*p+p])
+		} else {
+			pr.apply(v, s.pq[k*p:k*p+p], s.pr)
+		}
 		s.pqs = append(s.pqs, s.pq[k*p:k*p+p])
 		qn = max(qn, math.Sqrt(dot(v, v)))
 	}
@@ -471,6 +477,8 @@ const (
 // in document order, so a stable LSD radix sort on the bits, a byte per
 // pass, skipping bytes all keys share, sorts by (bound, document) in a few
 // linear passes; a comparison sort spent more time here than the WCDs.
+// Only the high half of the bits goes through the radix passes, an
+// insertion sort finishing what they leave.
 func sortByBound(cs, tmp []cand) ([]cand, []cand) {
 	if cap(tmp) < len(cs) {
 		tmp = make([]cand, len(cs))
@@ -497,7 +505,10 @@ func sortByBound(cs, tmp []cand) ([]cand, []cand) {
 		and &= b
 		or |= b
 	}
-	for shift := uint(0); shift < 64; shift += 8 {
+	// The high 32 bits (sign, exponent, 20 bits of mantissa) by radix,
+	// then insertion sort: keys equal there are rare, so it has little
+	// left to do.
+	for shift := uint(32); shift < 64; shift += 8 {
 		if (and>>shift)&0xff == (or>>shift)&0xff {
 			continue // every key has the same byte here
 		}
@@ -514,6 +525,11 @@ func sortByBound(cs, tmp []cand) ([]cand, []cand) {
 			count[d]++
 		}
 		cs, tmp = tmp, cs
+	}
+	for i := 1; i < len(cs); i++ {
+		for j := i; j > 0 && candLess(cs[j], cs[j-1]); j-- {
+			cs[j], cs[j-1] = cs[j-1], cs[j]
+		}
 	}
 	return cs, tmp
 }
