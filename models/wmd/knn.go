@@ -155,7 +155,6 @@ type search struct {
 	pr     []float64 // projection.apply's scratch
 	pqs    [][]float64
 	pdist  []float64
-	pdone  []bool
 	margin float64 // see projection.slack
 
 	cands  []cand
@@ -201,7 +200,7 @@ func (x *Index) begin(q Doc) *search {
 }
 
 // useProjection turns on the projection bound for this search: projects
-// the query's words and clears the projected cache.
+// the query's words and fills the projected distance cache.
 func (s *search) useProjection(pr *projection) {
 	s.proj = pr
 	nq, p := len(s.q.Words), pr.width
@@ -223,8 +222,17 @@ func (s *search) useProjection(pr *projection) {
 	s.margin = pr.slack(qn)
 	nw := len(s.x.words)
 	s.pdist = grow(s.pdist, s.stride*nw)
-	s.pdone = growBool(s.pdone, nw)
-	clear(s.pdone)
+	// Every row now, in one sweep: a search that uses the projection
+	// bounds most of the index, and the rows are cheap (p+1 dimensions),
+	// so the sweep costs about what filling rows document by document
+	// would, without checking for each document which rows it lacks.
+	for w := int32(0); w < int32(nw); w++ {
+		next := w + 1
+		if next == int32(nw) {
+			next = -1
+		}
+		s.pfill(w, next)
+	}
 }
 
 // pfill is fill for the projected distances.
@@ -236,30 +244,14 @@ func (s *search) pfill(w, next int32) {
 		nv = s.proj.vecs[int(next)*p : int(next)*p+p]
 	}
 	s.plane.into(row, s.proj.vecs[int(w)*p:int(w)*p+p], nv)
-	nq := len(s.q.Words)
-	for k := nq; k < s.stride; k++ {
+	for k := len(s.q.Words); k < s.stride; k++ {
 		row[k] = math.Inf(1)
 	}
-	s.pdone[w] = true
 }
 
 // pbound is bound on the projected distances, lowered by the rounding
 // margin: a lower bound of WMD that needs no full-dimension distance.
 func (s *search) pbound(doc int, cut float64) float64 {
-	miss := s.miss[:0]
-	for _, w := range s.x.local[doc] {
-		if !s.pdone[w] {
-			miss = append(miss, w)
-		}
-	}
-	for k, w := range miss {
-		next := int32(-1)
-		if k+1 < len(miss) {
-			next = miss[k+1]
-		}
-		s.pfill(w, next)
-	}
-	s.miss = miss
 	return s.dualRows(s.pdist, doc, cut+s.margin) - s.margin
 }
 
