@@ -113,6 +113,7 @@ run() {
 				sub=B
 				$SR experiment semeval2016 --subtask B --train "$T2" --dev "$DEV" --stages "$stages" --out "$R/ablations/$name-dev" > "$R/ablations/$name.dev.txt"
 			fi
+			rm -rf "$R/ablations/$name-cv" # experiment beir refuses to overwrite an index
 			$SR experiment beir --data "$O/$sub-all" --stages "$stages" --out "$R/ablations/$name-cv" > "$R/ablations/$name.cv.txt"
 		done
 		;;
