@@ -20,10 +20,18 @@ var (
 func Tokens(text string) []string {
 	// NUL marks the special tokens below; it never comes from the text.
 	text = strings.ReplaceAll(text, "\x00", " ")
-	text = urlRE.ReplaceAllString(text, " \x00url ")
-	text = emailRE.ReplaceAllString(text, " \x00email ")
-	text = mentionRE.ReplaceAllString(text, " \x00at ")
-	text = smileyRE.ReplaceAllString(text, " \x00smiley ")
+	// The regexps run only where their match is possible: most comments
+	// have no link, address or smiley, and the scans dominate otherwise.
+	if strings.Contains(text, "://") || containsFold(text, "www.") {
+		text = urlRE.ReplaceAllString(text, " \x00url ")
+	}
+	if strings.Contains(text, "@") {
+		text = emailRE.ReplaceAllString(text, " \x00email ")
+		text = mentionRE.ReplaceAllString(text, " \x00at ")
+	}
+	if strings.ContainsAny(text, ":;") {
+		text = smileyRE.ReplaceAllString(text, " \x00smiley ")
+	}
 	var out []string
 	var word strings.Builder
 	special := false
@@ -66,6 +74,16 @@ func Tokens(text string) []string {
 	}
 	flush()
 	return out
+}
+
+// containsFold reports whether s contains sub, ignoring ASCII case.
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
 }
 
 func isNumber(w string) bool {

@@ -28,6 +28,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"gonum.org/v1/gonum/optimize"
 
@@ -244,14 +246,53 @@ func (r ctxRecorder) Record(*optimize.Location, optimize.Operation, *optimize.St
 }
 
 // Score returns the log-odds that text, with the given context features,
-// is a good answer.
+// is a good answer. It computes the same features as Features but looks
+// each one up in the vocabulary from a reused buffer instead of building
+// and deduplicating strings, which makes it several times faster on
+// forum comments (BenchmarkScore).
 func (m *Model) Score(text string, context ...string) float64 {
-	x := m.vector(append(Features(text, m.Config.Bigrams, m.Config.Chars), context...))
-	z := m.Bias
-	for _, j := range x.idx {
-		z += m.W[j] * x.val
+	ids := make([]int, 0, 64)
+	var buf []byte
+	look := func(b []byte) {
+		if j, ok := m.index[string(b)]; ok {
+			ids = append(ids, j)
+		}
 	}
-	return z
+	toks := Tokens(text)
+	for i, t := range toks {
+		look(append(buf[:0], t...))
+		if m.Config.Bigrams && i > 0 {
+			buf = append(append(append(buf[:0], toks[i-1]...), ' '), t...)
+			look(buf)
+		}
+	}
+	if m.Config.Chars {
+		r := []rune(" " + strings.Join(toks, " ") + " ")
+		for n := 3; n <= 5; n++ {
+			for i := 0; i+n <= len(r); i++ {
+				buf = append(buf[:0], '#')
+				for _, c := range r[i : i+n] {
+					buf = utf8.AppendRune(buf, c)
+				}
+				look(buf)
+			}
+		}
+	}
+	for _, c := range context {
+		look(append(buf[:0], c...))
+	}
+	// A feature counts once, however often it occurs (as in training).
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	z := m.Bias
+	if len(ids) == 0 {
+		return z
+	}
+	var sum float64
+	for _, j := range ids {
+		sum += m.W[j]
+	}
+	return z + sum/math.Sqrt(float64(len(ids)))
 }
 
 func softplus(z float64) float64 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,6 +23,7 @@ func TestTokens(t *testing.T) {
 		{"Doha?? Doha? ", "doha ? doha ?"},
 		{"", ""},
 		{"Über café", "über café"},
+		{"see WwW.qatar.qa or HTTP://x.qa", "see <url> or <url>"},
 	}
 	for _, tt := range tests {
 		if got := strings.Join(Tokens(tt.in), " "); got != tt.want {
@@ -163,4 +165,26 @@ func FuzzTokens(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestScoreMatchesFeatures checks Score's buffer-reusing path against the
+// definition: bias plus the weights of the text's distinct in-vocabulary
+// Features, scaled by 1/√n.
+func TestScoreMatchesFeatures(t *testing.T) {
+	ex := chatAndAnswers(20)
+	ex = append(ex, Example{Text: "Thanks!! visit www.x.qa :) call 4455 you can", Good: true})
+	m, err := Train(context.Background(), ex, Config{Bigrams: true, Chars: true, MinCount: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range append(ex, Example{Text: "brand new words"}, Example{Text: ""}) {
+		x := m.vector(append(Features(e.Text, true, true), "ctx:none"))
+		want := m.Bias
+		for _, j := range x.idx {
+			want += m.W[j] * x.val
+		}
+		if got := m.Score(e.Text, "ctx:none"); math.Abs(got-want) > 1e-12 {
+			t.Errorf("Score(%q) = %v, want %v", e.Text, got, want)
+		}
+	}
 }

@@ -3,8 +3,10 @@ package stages
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/semrank/semrank/models/concept"
 	"github.com/semrank/semrank/models/quality"
@@ -35,6 +37,7 @@ func init() {
 type Quality struct {
 	name  string
 	model *quality.Model
+	cache qualityCache
 }
 
 // Name implements rerank.Stage.
@@ -48,9 +51,59 @@ func (s *Quality) Score(ctx context.Context, q rerank.Query, cands []rerank.Cand
 	}
 	out := make([]float64, len(cands))
 	for i, c := range cands {
-		out[i] = s.model.Score(c.FullText(), ctxFeats[i]...)
+		if len(ctxFeats[i]) > 0 {
+			out[i] = s.model.Score(c.FullText(), ctxFeats[i]...)
+			continue
+		}
+		out[i] = s.cache.score(c, s.model)
 	}
 	return out, nil
+}
+
+// qualityCacheSize bounds the scores a Quality stage remembers.
+const qualityCacheSize = 1 << 16
+
+// qualityCache remembers the scores of candidates seen before: without
+// context features a candidate's score does not depend on the query, and
+// the same documents come back query after query on a server. Entries are
+// keyed by document ID and checked against a hash of the text, so a
+// different document under a reused ID is scored afresh. The cache is
+// emptied when full.
+type qualityCache struct {
+	mu   sync.Mutex
+	seed maphash.Seed
+	m    map[string]cachedScore
+}
+
+type cachedScore struct {
+	text  uint64
+	score float64
+}
+
+func (c *qualityCache) score(cand rerank.Candidate, m *quality.Model) float64 {
+	text := cand.FullText()
+	c.mu.Lock()
+	if c.m == nil {
+		c.seed = maphash.MakeSeed()
+		c.m = make(map[string]cachedScore)
+	}
+	h := maphash.String(c.seed, text)
+	if e, ok := c.m[cand.ID]; ok && e.text == h && cand.ID != "" {
+		c.mu.Unlock()
+		return e.score
+	}
+	c.mu.Unlock()
+	v := m.Score(text)
+	if cand.ID == "" {
+		return v
+	}
+	c.mu.Lock()
+	if len(c.m) >= qualityCacheSize {
+		clear(c.m)
+	}
+	c.m[cand.ID] = cachedScore{h, v}
+	c.mu.Unlock()
+	return v
 }
 
 // Context features of the quality model: the metadata and thread features

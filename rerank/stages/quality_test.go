@@ -111,3 +111,33 @@ func TestQualityTrainerErrors(t *testing.T) {
 		t.Errorf("no model: %v", err)
 	}
 }
+
+// TestQualityCache checks that remembered scores are the model's, and that
+// a document whose text changed under the same ID is scored afresh.
+func TestQualityCache(t *testing.T) {
+	train, _ := semevalASplit(t)
+	spec, err := rerank.TrainStage(context.Background(), rerank.StageSpec{Type: "quality"}, rerank.TrainInput{Train: train, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := rerank.NewStage(spec, rerank.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := st.(*Quality).model
+	cands := []rerank.Candidate{{ID: "a", Text: "you can renew it at the office"}, {ID: "b", Text: "thanks lol"}, {Text: "no id"}}
+	for round := range 3 {
+		if round == 2 {
+			cands[0].Text = "why do you ask?"
+		}
+		got, err := st.Score(context.Background(), rerank.Query{}, cands)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range cands {
+			if want := m.Score(c.Text); got[i] != want {
+				t.Errorf("round %d, %q: %v, want %v", round, c.Text, got[i], want)
+			}
+		}
+	}
+}
