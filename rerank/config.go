@@ -213,12 +213,15 @@ func unwrapStage(s Stage) Stage {
 
 // Encoders returns the index-time payload encoders of the pipeline's
 // stages (stages implementing PayloadStage), for indexing a corpus with
-// the payloads the pipeline reads.
+// the payloads the pipeline reads. A stage whose configuration needs no
+// payload returns a nil encoder and is skipped.
 func (p *Pipeline) Encoders() []PayloadEncoder {
 	var out []PayloadEncoder
 	for _, st := range p.Stages {
 		if ps, ok := unwrapStage(st).(PayloadStage); ok {
-			out = append(out, ps.PayloadEncoder())
+			if e := ps.PayloadEncoder(); e != nil {
+				out = append(out, e)
+			}
 		}
 	}
 	return out

@@ -156,7 +156,8 @@ type PayloadEncoder interface {
 }
 
 // PayloadStage is implemented by stages that read per-document payloads
-// computed at index time; PayloadEncoder computes them.
+// computed at index time; PayloadEncoder computes them (nil when the
+// stage, as configured, reads none).
 type PayloadStage interface {
 	PayloadEncoder() PayloadEncoder
 }

@@ -8,12 +8,22 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/quality"
 	"github.com/semrank/semrank/rerank"
 	"github.com/semrank/semrank/rerank/stages"
 )
 
 func init() {
+	addPayloadFlag("quality", "answer quality model (without context features): store every document's score (payload \"quality\")",
+		func(path string) (index.PayloadEncoder, error) {
+			m, err := quality.Load(path)
+			if err != nil {
+				return nil, err
+			}
+			return quality.NewEncoder(m)
+		})
+
 	var data, out, contextList string
 	var l2 float64
 	var minCount int

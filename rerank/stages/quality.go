@@ -26,7 +26,7 @@ func init() {
 		if err := checkQualityContext(m.Config.Context); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		return &Quality{name: spec.DisplayName(quality.Method), model: m}, nil
+		return newQuality(spec.DisplayName(quality.Method), m, env.Payloads)
 	})
 	rerank.RegisterTrainer(quality.Method, fitQuality)
 }
@@ -35,9 +35,45 @@ func init() {
 // whatever the query (models/quality): the log-odds of its words and,
 // when the model was trained with them, of its context in the thread.
 type Quality struct {
-	name  string
-	model *quality.Model
-	cache qualityCache
+	name     string
+	model    *quality.Model
+	encoder  *quality.Encoder // nil for models with context features
+	payloads rerank.Payloads  // nil: score from text
+	cache    qualityCache
+}
+
+// newQuality returns the stage for m, reading the index's stored scores
+// when m wrote them; an index whose scores another model wrote is an
+// error, naming both.
+func newQuality(name string, m *quality.Model, payloads rerank.Payloads) (*Quality, error) {
+	s := &Quality{name: name, model: m}
+	if len(m.Config.Context) > 0 {
+		return s, nil
+	}
+	var err error
+	if s.encoder, err = quality.NewEncoder(m); err != nil {
+		return nil, err
+	}
+	if payloads != nil {
+		switch stored := payloads.PayloadModel(quality.PayloadName); stored {
+		case "":
+		case s.encoder.ModelID():
+			s.payloads = payloads
+		default:
+			return nil, fmt.Errorf("index payload %q was written by model %s, but the stage loads %s; re-index with --quality pointing at this model",
+				quality.PayloadName, stored, s.encoder.ModelID())
+		}
+	}
+	return s, nil
+}
+
+// PayloadEncoder implements rerank.PayloadStage: the score stored at index
+// time, or nil for models with context features.
+func (s *Quality) PayloadEncoder() rerank.PayloadEncoder {
+	if s.encoder == nil {
+		return nil
+	}
+	return s.encoder
 }
 
 // Name implements rerank.Stage.
@@ -54,6 +90,18 @@ func (s *Quality) Score(ctx context.Context, q rerank.Query, cands []rerank.Cand
 		if len(ctxFeats[i]) > 0 {
 			out[i] = s.model.Score(c.FullText(), ctxFeats[i]...)
 			continue
+		}
+		if s.payloads != nil {
+			b, ok, err := s.payloads.Payload(quality.PayloadName, c.ID)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				if out[i], err = quality.DecodeScore(b); err != nil {
+					return nil, fmt.Errorf("document %s: %w", c.ID, err)
+				}
+				continue
+			}
 		}
 		out[i] = s.cache.score(c, s.model)
 	}

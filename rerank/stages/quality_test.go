@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/quality"
 	"github.com/semrank/semrank/rerank"
 )
@@ -139,5 +140,84 @@ func TestQualityCache(t *testing.T) {
 				t.Errorf("round %d, %q: %v, want %v", round, c.Text, got[i], want)
 			}
 		}
+	}
+}
+
+// TestQualityPayload checks that an index built with the model's encoder
+// (as rerank.Open builds one for a pipeline) gives the stage the same
+// scores from stored payloads, even for a candidate without text; that a
+// different model's payloads are refused, naming both; and that a model
+// with context features asks for no payload.
+func TestQualityPayload(t *testing.T) {
+	train, dev := semevalASplit(t)
+	dir := t.TempDir()
+	spec, err := rerank.TrainStage(context.Background(), rerank.StageSpec{Type: "quality"}, rerank.TrainInput{Train: train, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := rerank.NewStage(spec, rerank.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := plain.(rerank.PayloadStage).PayloadEncoder()
+	if enc == nil || enc.PayloadName() != quality.PayloadName {
+		t.Fatalf("encoder %v", enc)
+	}
+	idx, err := index.Create("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	if err := idx.Add(context.Background(), dev.Corpus, []index.PayloadEncoder{enc}, nil); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := rerank.NewStage(spec, rerank.Env{Payloads: idx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cands []rerank.Candidate
+	for _, d := range dev.Corpus[:20] {
+		cands = append(cands, rerank.Candidate{ID: d.ID, Title: d.Title, Text: d.Text, Fields: d.Metadata})
+	}
+	want, err := plain.Score(context.Background(), rerank.Query{}, cands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range cands {
+		cands[i].Text, cands[i].Title = "", "" // only the payload can know
+	}
+	got, err := stored.Score(context.Background(), rerank.Query{}, cands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("payload scores %v, text scores %v", got, want)
+	}
+
+	other, err := rerank.TrainStage(context.Background(), rerank.StageSpec{Type: "quality", Name: "other", Options: map[string]any{"l2": 0.01}},
+		rerank.TrainInput{Train: train, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = rerank.NewStage(other, rerank.Env{Payloads: idx})
+	if err == nil || !strings.Contains(err.Error(), enc.ModelID()) {
+		t.Errorf("other model on this index: err %v, want the index's model %s named", err, enc.ModelID())
+	}
+
+	withCtx, err := rerank.TrainStage(context.Background(), rerank.StageSpec{Type: "quality", Name: "ctx", Options: map[string]any{"context": "asker"}},
+		rerank.TrainInput{Train: train, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := rerank.NewStage(withCtx, rerank.Env{Payloads: idx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := st.(rerank.PayloadStage).PayloadEncoder(); e != nil {
+		t.Errorf("context model asks for payload %v", e)
+	}
+	p := &rerank.Pipeline{Stages: []rerank.Stage{st, plain}}
+	if n := len(p.Encoders()); n != 1 {
+		t.Errorf("pipeline encoders: %d, want 1", n)
 	}
 }
