@@ -2,7 +2,9 @@ package rerank
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,25 +55,41 @@ type QueryWeighter interface {
 	QueryWeights(text string) map[string]float64
 }
 
-// ReadConfig parses a pipeline file, refusing unknown keys so a typo is an
-// error, not a silently ignored setting.
+// ReadConfig reads a pipeline file; see ParseConfig.
 func ReadConfig(path string) (*Config, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
+	c, err := ParseConfig(raw)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// ParseConfig parses a pipeline document, refusing unknown keys so a typo
+// is an error, not a silently ignored setting, and a negative window, which
+// would otherwise mean the default.
+func ParseConfig(raw []byte) (*Config, error) {
 	var c Config
 	dec := yaml.NewDecoder(bytes.NewReader(raw))
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("pipeline %s: %v", path, err)
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("empty pipeline document")
+		}
+		return nil, err
+	}
+	if c.Window < 0 {
+		return nil, fmt.Errorf("window %d is negative (0 means the default, %d)", c.Window, DefaultWindow)
 	}
 	if len(c.Stages) == 0 && c.Fusion.Method != "none" {
-		return nil, fmt.Errorf("pipeline %s: no stages", path)
+		return nil, errors.New("no stages")
 	}
 	for i, s := range c.Stages {
 		if s.Type == "" {
-			return nil, fmt.Errorf("pipeline %s: stage %d has no type", path, i+1)
+			return nil, fmt.Errorf("stage %d has no type", i+1)
 		}
 	}
 	return &c, nil

@@ -1,0 +1,89 @@
+package rerank
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+func TestParseConfig(t *testing.T) {
+	tests := []struct {
+		name, doc string
+		wantErr   string // substring; "" for success
+		stages    int
+	}{
+		{"yaml", "window: 50\nstages:\n  - type: tfidf\n  - type: tweak\n    model: t.model\n", "", 2},
+		{"json", `{"stages":[{"type":"tfidf","options":{"field":"text"}}],"fusion":{"method":"rrf","k":60}}`, "", 1},
+		{"fusion none needs no stages", "fusion: {method: none}\n", "", 0},
+		{"empty", "", "empty pipeline document", 0},
+		{"no stages", "window: 10\n", "no stages", 0},
+		{"stage without type", "stages:\n  - model: x\n", "stage 1 has no type", 0},
+		{"typo is an error", "stages:\n  - type: tfidf\nfuison: {method: none}\n", "fuison", 0},
+		{"negative window", "window: -5\nstages:\n  - type: tfidf\n", "window -5 is negative", 0},
+		{"wrong type", "window: big\nstages:\n  - type: tfidf\n", "cannot unmarshal", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := ParseConfig([]byte(tt.doc))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(c.Stages) != tt.stages {
+				t.Fatalf("%d stages, want %d", len(c.Stages), tt.stages)
+			}
+		})
+	}
+}
+
+// FuzzParseConfig checks that any document either is refused with an error
+// or parses to a configuration that survives WriteConfig's encoding
+// unchanged.
+func FuzzParseConfig(f *testing.F) {
+	f.Add([]byte("window: 50\nstages:\n  - type: tfidf\n  - type: tweak\n    name: tw\n    model: t.model\n    options: {alpha: 0.1}\nfusion: {method: linear, weights: {tw: 0.5}}\n"))
+	f.Add([]byte(`{"first_stage":{"query_boost":"tweak"},"stages":[{"type":"tweak"}]}`))
+	f.Add([]byte("stages: [{type: a}]\nfusion: {method: rrf, k: 60}\n"))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		c, err := ParseConfig(raw)
+		if err != nil {
+			return
+		}
+		out, err := yaml.Marshal(c)
+		if err != nil {
+			t.Fatalf("parsed config does not encode: %v", err)
+		}
+		back, err := ParseConfig(out)
+		if err != nil {
+			t.Fatalf("encoded config does not parse: %v\n%s", err, out)
+		}
+		if !reflect.DeepEqual(normalSpecs(c.Stages), normalSpecs(back.Stages)) {
+			t.Fatalf("stages changed in a round trip:\n%#v\n%#v", c.Stages, back.Stages)
+		}
+		if c.Window != back.Window || c.FirstStage != back.FirstStage {
+			t.Fatalf("window or first stage changed in a round trip")
+		}
+	})
+}
+
+// normalSpecs drops the differences an encoding may make without changing
+// meaning: empty lists and option maps become nil.
+func normalSpecs(specs []StageSpec) []StageSpec {
+	if len(specs) == 0 {
+		return nil
+	}
+	out := slices.Clone(specs)
+	for i := range out {
+		if len(out[i].Options) == 0 {
+			out[i].Options = nil
+		}
+	}
+	return out
+}
