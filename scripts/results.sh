@@ -50,46 +50,46 @@ a8:lexical,meta,tweak,bilinear,deepmatch,siamese,quality a9:lexical,meta,tweak,b
 run() {
 	case "$1" in
 	tweak)
-		$SR experiment-tweak --train "$O/B-train" --dev "$O/B-dev" --out "$R/tweak-dev.md"
-		$SR experiment-tweak --all "$O/B-all" --folds 5 --out "$R/tweak-cv.md"
+		$SR experiment tweak --train "$O/B-train" --dev "$O/B-dev" --out "$R/tweak-dev.md"
+		$SR experiment tweak --all "$O/B-all" --folds 5 --out "$R/tweak-cv.md"
 		;;
 	concepts-dev)
-		$SR experiment-concepts --train "$O/B-train" --test "$O/B-dev" --corpus "$O/A-train" --tweak --out "$R/concepts-dev.md"
+		$SR experiment concepts --train "$O/B-train" --test "$O/B-dev" --corpus "$O/A-train" --tweak --out "$R/concepts-dev.md"
 		;;
 	concepts-cv)
-		$SR experiment-concepts --cv "$O/B-all" --folds 5 --corpus "$O/A-train" --tweak --out "$R/concepts-cv.md"
+		$SR experiment concepts --cv "$O/B-all" --folds 5 --corpus "$O/A-train" --tweak --out "$R/concepts-cv.md"
 		;;
 	deepmatch-a)
-		$SR experiment-deepmatch --train "$O/A-train" --test "$O/A-dev" > "$R/deepmatch-a.md"
+		$SR experiment deepmatch --train "$O/A-train" --test "$O/A-dev" > "$R/deepmatch-a.md"
 		;;
 	deepmatch-a-cv)
-		$SR experiment-deepmatch --cv "$O/A-all" --folds 5 > "$R/deepmatch-a-cv.md"
+		$SR experiment deepmatch --cv "$O/A-all" --folds 5 > "$R/deepmatch-a-cv.md"
 		;;
 	deepmatch-b)
-		$SR experiment-deepmatch --train "$O/B-train" --test "$O/B-dev" > "$R/deepmatch-b.md"
+		$SR experiment deepmatch --train "$O/B-train" --test "$O/B-dev" > "$R/deepmatch-b.md"
 		;;
 	deepmatch-b-cv)
-		$SR experiment-deepmatch --cv "$O/B-all" --folds 5 > "$R/deepmatch-b-cv.md"
+		$SR experiment deepmatch --cv "$O/B-all" --folds 5 > "$R/deepmatch-b-cv.md"
 		;;
 	vectors) vectors ;;
 	unsup-b)
 		vectors
-		$SR experiment-unsup --data "$O/B-dev" --vectors "$R/semeval.vec" --topics "$R/semeval.topics" --base "IR order" > "$R/unsup-b-dev.md"
-		$SR experiment-unsup --data "$O/B-all" --vectors "$R/semeval.vec" --topics "$R/semeval.topics" --base "IR order" > "$R/unsup-b-all.md"
-		$SR experiment-unsup --data "$O/B-all" --vectors "$R/semeval.vec" --topics "$R/semeval.topics" --base WMD > "$R/unsup-b-all-vs-wmd.md"
+		$SR experiment unsup --data "$O/B-dev" --vectors "$R/semeval.vec" --topics "$R/semeval.topics" --base "IR order" > "$R/unsup-b-dev.md"
+		$SR experiment unsup --data "$O/B-all" --vectors "$R/semeval.vec" --topics "$R/semeval.topics" --base "IR order" > "$R/unsup-b-all.md"
+		$SR experiment unsup --data "$O/B-all" --vectors "$R/semeval.vec" --topics "$R/semeval.topics" --base WMD > "$R/unsup-b-all-vs-wmd.md"
 		;;
 	unsup-cacm)
 		vectors
-		$SR experiment-unsup --data "$O/cacm" --index "$R/cacm.idx" --depth 100 --vectors "$R/cacm.vec" --topics "$R/cacm.topics" \
+		$SR experiment unsup --data "$O/cacm" --index "$R/cacm.idx" --depth 100 --vectors "$R/cacm.vec" --topics "$R/cacm.topics" \
 			--metrics map,ndcg@10,p@10,map@10 --base "IR order" > "$R/unsup-cacm.md"
-		$SR experiment-unsup --data "$O/cacm" --index "$R/cacm.idx" --depth 100 --vectors "$R/cacm.vec" --topics "$R/cacm.topics" \
+		$SR experiment unsup --data "$O/cacm" --index "$R/cacm.idx" --depth 100 --vectors "$R/cacm.vec" --topics "$R/cacm.topics" \
 			--metrics map,ndcg@10,p@10,map@10 --base WMD > "$R/unsup-cacm-vs-wmd.md"
 		;;
 	wmd-speed)
 		vectors
-		$SR experiment-wmd-speed --data "$O/A-train" --vectors "$R/semeval.vec" --pairs-out "$R/wmd-pairs.bin" > "$R/wmd-speed.txt"
+		$SR experiment wmd-speed --data "$O/A-train" --vectors "$R/semeval.vec" --pairs-out "$R/wmd-pairs.bin" > "$R/wmd-speed.txt"
 		/usr/bin/python3 scripts/wmd_reference.py --pairs "$R/wmd-pairs.bin" --values "$R/wmd-pot.bin" > "$R/wmd-pot.txt"
-		$SR experiment-wmd-speed --data "$O/A-train" --vectors "$R/semeval.vec" --pot-values "$R/wmd-pot.bin" > "$R/wmd-speed-check.txt"
+		$SR experiment wmd-speed --data "$O/A-train" --vectors "$R/semeval.vec" --pot-values "$R/wmd-pot.bin" > "$R/wmd-speed-check.txt"
 		;;
 	recipe-b)
 		$SR experiment semeval2016 --subtask B --train "$T2" --dev "$DEV" --out "$R/recipe-b" 2>&1 | tee "$R/recipe-b.txt"

@@ -1,12 +1,12 @@
 #!/usr/bin/python3
 """Reference values and timings for semrank's exact WMD solver from POT.
 
-Reads the pairs `semrank experiment-wmd-speed --pairs-out FILE` wrote
+Reads the pairs `semrank experiment wmd-speed --pairs-out FILE` wrote
 (per pair: int32 n, int32 m, then n+m+n*m little-endian float64: a, b and
 the cost matrix row-major), solves each with POT's ot.emd2 (the LEMON
 network simplex in C++), and
   --values FILE    writes the optimal costs as little-endian float64, for
-                   `semrank experiment-wmd-speed --pot-values FILE`;
+                   `semrank experiment wmd-speed --pot-values FILE`;
   --testdata FILE  writes the first --n-test pairs with their POT values as
                    JSON (testdata/wmd/pot_pairs.json, checked by the Go tests).
 It prints the time per pair of ot.emd2 and of POT's lower-level

@@ -11,8 +11,6 @@ import (
 	"github.com/semrank/semrank/models/deepmatch"
 )
 
-func init() { rootCmd.AddCommand(newDeepMatchExperimentCmd()) }
-
 func newDeepMatchExperimentCmd() *cobra.Command {
 	var train, cv []string
 	var test, methods string
@@ -20,7 +18,7 @@ func newDeepMatchExperimentCmd() *cobra.Command {
 	var epochs int
 	var seed uint64
 	cmd := &cobra.Command{
-		Use:   "experiment-deepmatch (--train DIR [--train DIR2 ...] --test DIR | --cv DIR [--cv DIR2 ...])",
+		Use:   "deepmatch (--train DIR [--train DIR2 ...] --test DIR | --cv DIR [--cv DIR2 ...])",
 		Short: "Compare DeepMatch with the bilinear and Siamese baselines, TF-IDF cosine and the IR order",
 		Long: `Trains DeepMatch, the low-rank bilinear model and the Siamese network
 (each with its default settings, early stopping on a tenth of its training

@@ -15,7 +15,7 @@ import (
 	"github.com/semrank/semrank/models/wmd"
 )
 
-func init() {
+func newUnsupExperimentCmd() *cobra.Command {
 	var (
 		data, vectors, topicsPath, metrics, statsDir, indexPath, base string
 		depth                                                         int
@@ -23,7 +23,7 @@ func init() {
 		cfg                                                           ssg.Config
 	)
 	cmd := &cobra.Command{
-		Use:   "experiment-unsup --data DIR --vectors V --topics MODEL",
+		Use:   "unsup --data DIR --vectors V --topics MODEL",
 		Short: "Unsupervised reranking: WMD, SSG-WD, SSG-D vs TF-IDF cosine, BM25 and IR order",
 		Long: `Reranks every judged query's given candidates (candidates.trec), or with
 --index its top --depth BM25 candidates from a semrank index, with WMD, the
@@ -124,5 +124,5 @@ No judgments are used except to score the rankings.`,
 	f.IntVar(&cfg.Seeds, "seeds", 3, "SSG soft seeds of each kind (k')")
 	f.Float64Var(&cfg.MaxDist, "max-dist", 0, "drop WMD edges longer than this (0: keep all)")
 	f.Float64Var(&cfg.Dropout, "dropout", 0.5, "SSG-D dropout probability on seed edges")
-	rootCmd.AddCommand(cmd)
+	return cmd
 }

@@ -16,14 +16,14 @@ import (
 	"github.com/semrank/semrank/models/wmd"
 )
 
-func init() {
+func newWMDSpeedExperimentCmd() *cobra.Command {
 	var (
 		data, vectors, format, pairsOut, potValues string
 		cfg                                        unsupexp.SpeedConfig
 		repeat                                     int
 	)
 	cmd := &cobra.Command{
-		Use:   "experiment-wmd-speed --data DIR --vectors V [--pairs-out FILE] [--pot-values FILE]",
+		Use:   "wmd-speed --data DIR --vectors V [--pairs-out FILE] [--pot-values FILE]",
 		Short: "Time exact WMD per pair and pruned vs exhaustive WMD k-NN on real pairs",
 		Long: `Builds --queries × --docs real document pairs from a BEIR directory (the
 first usable queries and corpus documents), times this package's exact
@@ -115,7 +115,7 @@ writes the pairs for scripts/wmd_reference.py (POT's ot.emd2);
 	f.IntVar(&cfg.Docs, "docs", 1000, "documents")
 	f.IntVar(&cfg.K, "k", 10, "neighbours")
 	f.IntVar(&repeat, "repeat", 5, "run the timings this many times and report the medians (the work counts and values are the same every run)")
-	rootCmd.AddCommand(cmd)
+	return cmd
 }
 
 // medianSpeed returns the first run with every timing replaced by its

@@ -12,7 +12,32 @@ import (
 // experimentCmd groups reproducible experiment recipes.
 var experimentCmd = &cobra.Command{
 	Use:   "experiment",
-	Short: "Reproducible experiment recipes (semeval2016, beir)",
+	Short: "Reproducible experiment recipes (semeval2016, beir) and the papers' experiments",
+}
+
+// paperExperiments builds the experiments behind each paper's section of
+// docs/RESULTS.md, listed under "semrank experiment".
+var paperExperiments = []func() *cobra.Command{
+	newTweakExperimentCmd,
+	newConceptsExperimentCmd,
+	newDeepMatchExperimentCmd,
+	newUnsupExperimentCmd,
+	newWMDSpeedExperimentCmd,
+}
+
+// addPaperExperiments registers the paper experiments under experimentCmd
+// and, hidden and deprecated, under their earlier top-level names
+// ("experiment-tweak"), so scripts written for those keep working.
+func addPaperExperiments() {
+	for _, newCmd := range paperExperiments {
+		cmd := newCmd()
+		experimentCmd.AddCommand(cmd)
+		old := newCmd()
+		old.Use = "experiment-" + old.Use
+		old.Hidden = true
+		old.Deprecated = "use \"semrank experiment " + cmd.Name() + "\""
+		rootCmd.AddCommand(old)
+	}
 }
 
 func init() {
@@ -77,5 +102,6 @@ DIR2/run.trec (reranked) and prints both runs' metrics.`,
 	_ = beirCmd.MarkFlagRequired("data")
 	_ = beirCmd.MarkFlagRequired("out")
 	experimentCmd.AddCommand(beirCmd)
+	addPaperExperiments()
 	rootCmd.AddCommand(experimentCmd)
 }

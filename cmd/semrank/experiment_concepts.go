@@ -12,8 +12,6 @@ import (
 	"github.com/semrank/semrank/models/concept"
 )
 
-func init() { rootCmd.AddCommand(newConceptsExperimentCmd()) }
-
 func newConceptsExperimentCmd() *cobra.Command {
 	var cfg conceptexp.Config
 	var trainDir, testDir, cvDir, out, ks, cs string
@@ -21,7 +19,7 @@ func newConceptsExperimentCmd() *cobra.Command {
 	var folds int
 	var noPairs, withTweak bool
 	cmd := &cobra.Command{
-		Use:   "experiment-concepts (--train DIR --test DIR | --cv DIR) [--corpus DIR ...]",
+		Use:   "concepts (--train DIR --test DIR | --cv DIR) [--corpus DIR ...]",
 		Short: "Compare LSA, S2Net and DSE with TF-IDF cosine and the first stage, alone and fused",
 		Long: `Trains LSA, S2Net (one model per --ks value) and DSE (one per --cs value) and
 scores the test queries' candidates with each, alone and fused with the

@@ -26,12 +26,18 @@ and unsupervised semantic stages, and evaluates rankings against judgments.`,
 // subcommand in init.
 var trainCmd = &cobra.Command{
 	Use:   "train",
-	Short: "Train a model (tweak, lsa, s2net, dse, deepmatch, embed, topics)",
+	Short: "Train a model (tweak, lsa, s2net, dse, deepmatch, bilinear, siamese, quality, embed, topics, fusion)",
+}
+
+// finishCommands completes the command tree once every file's init has
+// registered its commands (payload flags come from those files' models).
+func finishCommands() {
+	rootCmd.AddCommand(trainCmd)
+	bindPayloadFlags()
 }
 
 func main() {
-	rootCmd.AddCommand(trainCmd)
-	bindPayloadFlags()
+	finishCommands()
 	if err := rootCmd.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "semrank:", err)
 		os.Exit(1)

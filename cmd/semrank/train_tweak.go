@@ -216,12 +216,12 @@ func queryTexts(ds *eval.Dataset) []string {
 	return out
 }
 
-func init() {
+func newTweakExperimentCmd() *cobra.Command {
 	var trainDir, devDir, allDir, out string
 	var folds int
 	var noLog bool
 	cmd := &cobra.Command{
-		Use:   "experiment-tweak [--train DIR --dev DIR] [--all DIR --folds 5] [--out FILE]",
+		Use:   "tweak [--train DIR --dev DIR] [--all DIR --folds 5] [--out FILE]",
 		Short: "Compare TWEAK (each loss) with TF-IDF cosine and the first-stage order, with paired tests",
 		Long: `Run the TWEAK experiment of results-tweak.md: TWEAK cosine trained with each
 loss vs TF-IDF cosine, and each fused with the first-stage rank vs the
@@ -291,5 +291,5 @@ frequencies are counted over the corpora involved. Writes markdown.`,
 	f.IntVar(&folds, "folds", 5, "cross-validation folds")
 	f.BoolVar(&noLog, "no-query-log", false, "do not use the training queries as a query log (qf feature)")
 	f.StringVar(&out, "out", "", "write the markdown report here instead of stdout")
-	rootCmd.AddCommand(cmd)
+	return cmd
 }
