@@ -4,7 +4,8 @@
 #
 # Sections: tweak, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
-# recipe-b, recipe-a, ablations, beir-cacm, beir-cacm-unsup, bench.
+# recipe-b, recipe-a, ablations, lambdamart, beir-cacm, beir-cacm-unsup,
+# bench.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
 # O (BEIR directories from scripts/data.sh; default out/data), XML (the
@@ -115,6 +116,18 @@ run() {
 			fi
 			rm -rf "$R/ablations/$name-cv" # experiment beir refuses to overwrite an index
 			$SR experiment beir --data "$O/$sub-all" --stages "$stages" --out "$R/ablations/$name-cv" > "$R/ablations/$name.cv.txt"
+		done
+		;;
+	lambdamart)
+		# The recipes' stage sets (b3, a8) with boosted-tree fusion instead
+		# of the linear one, by 5-fold CV.
+		mkdir -p "$R/ablations"
+		local e entry sub
+		for e in b3 a8; do
+			entry=$(tr ' ' '\n' <<<"$ABLATIONS" | grep "^$e:")
+			sub=${e:0:1}
+			rm -rf "$R/ablations/$e-lambdamart-cv"
+			$SR experiment beir --data "$O/${sub^^}-all" --stages "${entry#*:}" --fusion lambdamart --out "$R/ablations/$e-lambdamart-cv" > "$R/ablations/$e-lambdamart.cv.txt"
 		done
 		;;
 	beir-cacm)
