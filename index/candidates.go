@@ -149,18 +149,35 @@ func (x *Index) Given(ctx context.Context, q query.Query, ids []string) ([]Hit, 
 }
 
 // HitsFrom converts Bleve hits (with stored title, text and meta fields
-// requested) to Hits ranked in the given order.
+// requested) to Hits ranked by descending StableScore, ties by ID.
 func HitsFrom(dms search.DocumentMatchCollection) []Hit {
 	out := make([]Hit, len(dms))
 	for i, h := range dms {
 		out[i] = hitFrom(h)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].ID < out[j].ID
+	})
+	for i := range out {
 		out[i].Rank = i + 1
 	}
 	return out
 }
 
+// StableScore rounds a Bleve score to float32 precision. Bleve adds a
+// disjunction's term scores in an order that follows the index's segment
+// layout, which background merges make differ between two builds of the
+// same collection, and so the last bits of a score differ too. Rounded, the
+// same query on the same documents scores the same in every build (and
+// breaks ties by document ID, not by internal document number), so the
+// features and fusion models built on first-stage scores are reproducible.
+func StableScore(s float64) float64 { return float64(float32(s)) }
+
 func hitFrom(h *search.DocumentMatch) Hit {
-	hit := Hit{ID: h.ID, Score: h.Score}
+	hit := Hit{ID: h.ID, Score: StableScore(h.Score)}
 	hit.Title, _ = h.Fields[FieldTitle].(string)
 	hit.Text, _ = h.Fields[FieldText].(string)
 	if raw, ok := h.Fields[FieldMeta].(string); ok && raw != "" {

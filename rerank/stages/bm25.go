@@ -3,7 +3,9 @@ package stages
 import (
 	"context"
 	"errors"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/rerank"
@@ -80,8 +82,10 @@ func (s *BM25) Score(ctx context.Context, q rerank.Query, cands []rerank.Candida
 		avg = 1
 	}
 	out := make([]float64, len(cands))
+	terms := slices.Sorted(maps.Keys(idf)) // a fixed order: sums round the same every run
 	for i := range cands {
-		for t, w := range idf {
+		for _, t := range terms {
+			w := idf[t]
 			tf := float64(counts[i][t])
 			if tf == 0 {
 				continue

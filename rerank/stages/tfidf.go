@@ -3,7 +3,9 @@ package stages
 import (
 	"context"
 	"errors"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/index"
@@ -144,17 +146,21 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 }
 
 // Cosine returns the cosine of two sparse vectors (0 when either is zero).
+// It adds in sorted key order: a map's iteration order changes from loop to
+// loop, and so would the rounding of a sum taken in it, making scores, and
+// whatever is trained on them, differ from run to run.
 func Cosine(a, b map[string]float64) float64 {
 	if len(a) > len(b) {
 		a, b = b, a
 	}
 	dot, na, nb := 0.0, 0.0, 0.0
-	for k, v := range a {
+	for _, k := range slices.Sorted(maps.Keys(a)) {
+		v := a[k]
 		dot += v * b[k]
 		na += v * v
 	}
-	for _, v := range b {
-		nb += v * v
+	for _, k := range slices.Sorted(maps.Keys(b)) {
+		nb += b[k] * b[k]
 	}
 	if na == 0 || nb == 0 {
 		return 0

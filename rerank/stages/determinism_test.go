@@ -1,0 +1,77 @@
+package stages
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/semrank/semrank/analyzers"
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/rerank"
+)
+
+// corpusStats counts document frequencies over a dataset's corpus.
+type corpusStats map[string]uint64
+
+func (s corpusStats) DocCount() (uint64, error)           { return s[""], nil }
+func (s corpusStats) DocFreq(term string) (uint64, error) { return s[term], nil }
+
+func newCorpusStats(ds *eval.Dataset) corpusStats {
+	s := corpusStats{"": uint64(len(ds.Corpus))}
+	for _, d := range ds.Corpus {
+		seen := map[string]bool{}
+		for _, tok := range analyzers.Tokens(d.FullText()) {
+			if tok != "" && !seen[tok] {
+				seen[tok] = true
+				s[tok]++
+			}
+		}
+	}
+	return s
+}
+
+// TestScoresDeterministic scores the same candidates again and again and
+// wants the same bits every time. A sum taken while ranging over a Go map
+// adds in a different order on each loop and can round differently; fusion
+// trained on such scores, and rankings with near ties, would then change
+// from run to run.
+func TestScoresDeterministic(t *testing.T) {
+	ds, err := eval.LoadDataset("../../testdata/concepts/semeval-b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := rerank.Env{Stats: newCorpusStats(ds)}
+	for _, spec := range []rerank.StageSpec{
+		{Type: "tfidf"}, {Type: "bm25"}, {Type: "overlap"}, {Type: "length"},
+	} {
+		t.Run(spec.Type, func(t *testing.T) {
+			st, err := rerank.NewStage(spec, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range ds.Queries[:min(5, len(ds.Queries))] {
+				var cands []rerank.Candidate
+				for i, e := range ds.Candidates.Ranking(q.ID) {
+					d, _ := ds.Doc(e.DocID)
+					cands = append(cands, rerank.Candidate{ID: d.ID, Title: d.Title, Text: d.Text, Rank: i + 1})
+				}
+				rq := rerank.Query{ID: q.ID, Text: q.FullText()}
+				first, err := st.Score(context.Background(), rq, cands)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for range 30 {
+					again, err := st.Score(context.Background(), rq, cands)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for i := range first {
+						if math.Float64bits(first[i]) != math.Float64bits(again[i]) {
+							t.Fatalf("query %s candidate %s: %v, then %v", q.ID, cands[i].ID, first[i], again[i])
+						}
+					}
+				}
+			}
+		})
+	}
+}
