@@ -4,8 +4,8 @@
 #
 # Sections: tweak, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
-# recipe-b, recipe-a, ablations, lambdamart, beir-cacm, beir-cacm-unsup,
-# bench.
+# recipe-b, recipe-a, heldout-a, ablations, lambdamart, beir-cacm,
+# beir-cacm-unsup, bench.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
 # O (BEIR directories from scripts/data.sh; default out/data), XML (the
@@ -117,6 +117,16 @@ run() {
 			rm -rf "$R/ablations/$name-cv" # experiment beir refuses to overwrite an index
 			$SR experiment beir --data "$O/$sub-all" --stages "$stages" --out "$R/ablations/$name-cv" > "$R/ablations/$name.cv.txt"
 		done
+		;;
+	heldout-a)
+		# The held-out path on dev with its labels removed: convert the
+		# unlabeled XML, rerank with recipe-a's pipeline, and compare with the
+		# recipe's own dev run (after recipe-a).
+		sed -E 's/(RELC_RELEVANCE2RELQ|RELC_RELEVANCE2ORGQ|RELQ_RELEVANCE2ORGQ)="[A-Za-z]*"/\1="?"/g' "$DEV" > "$R/dev-unlabeled.xml"
+		rm -rf "$R/heldout-a"
+		$SR convert semeval2016 --xml "$R/dev-unlabeled.xml" --subtask A --out "$R/heldout-a"
+		$SR rerank --data "$R/heldout-a" --pipeline "$R/recipe-a/pipeline.yaml" --out "$R/heldout-a.trec"
+		cmp "$R/heldout-a.trec" "$R/recipe-a/dev.trec" && echo "held-out path: identical to the recipe's dev run"
 		;;
 	lambdamart)
 		# The recipes' stage sets (b3, a8) with boosted-tree fusion instead
