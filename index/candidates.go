@@ -149,31 +149,39 @@ func (x *Index) Given(ctx context.Context, q query.Query, ids []string) ([]Hit, 
 }
 
 // HitsFrom converts Bleve hits (with stored title, text and meta fields
-// requested) to Hits ranked by descending StableScore, ties by ID.
+// requested) to Hits, in StableOrder.
 func HitsFrom(dms search.DocumentMatchCollection) []Hit {
+	StableOrder(dms)
 	out := make([]Hit, len(dms))
 	for i, h := range dms {
 		out[i] = hitFrom(h)
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
-		}
-		return out[i].ID < out[j].ID
-	})
-	for i := range out {
 		out[i].Rank = i + 1
 	}
 	return out
+}
+
+// StableOrder rounds the hits' scores with StableScore and orders them by
+// descending score, ties by ID, in place.
+func StableOrder(dms search.DocumentMatchCollection) {
+	for _, h := range dms {
+		h.Score = StableScore(h.Score)
+	}
+	sort.SliceStable(dms, func(i, j int) bool {
+		if dms[i].Score != dms[j].Score {
+			return dms[i].Score > dms[j].Score
+		}
+		return dms[i].ID < dms[j].ID
+	})
 }
 
 // StableScore rounds a Bleve score to float32 precision. Bleve adds a
 // disjunction's term scores in an order that follows the index's segment
 // layout, which background merges make differ between two builds of the
 // same collection, and so the last bits of a score differ too. Rounded, the
-// same query on the same documents scores the same in every build (and
-// breaks ties by document ID, not by internal document number), so the
-// features and fusion models built on first-stage scores are reproducible.
+// same query on the same documents scores the same in every build (and,
+// in StableOrder, ties rank by document ID, not by internal document
+// number), so the features and fusion models built on first-stage scores
+// are reproducible.
 func StableScore(s float64) float64 { return float64(float32(s)) }
 
 func hitFrom(h *search.DocumentMatch) Hit {

@@ -85,9 +85,10 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 	if err != nil {
 		return nil, err
 	}
+	index.StableOrder(res.Hits) // the same candidates and ranks as index.TopN
 	cands := make([]Candidate, len(res.Hits))
 	for i, h := range res.Hits {
-		cands[i] = Candidate{ID: h.ID, Score: index.StableScore(h.Score), Rank: i + 1, Fields: h.Fields}
+		cands[i] = Candidate{ID: h.ID, Score: h.Score, Rank: i + 1, Fields: h.Fields}
 		cands[i].Title, _ = h.Fields[x.TitleField].(string)
 		cands[i].Text, _ = h.Fields[x.TextField].(string)
 	}

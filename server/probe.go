@@ -7,6 +7,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
+	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -56,6 +57,7 @@ func (x probeIndex) SearchInContext(ctx context.Context, req *bleve.SearchReques
 		return nil, err
 	}
 	x.probe.metrics.observeStage("first_stage", time.Since(start))
+	index.StableOrder(res.Hits) // as rerank.Wrap will: record the ranks it reranks
 	p := x.probe
 	p.first = make(map[string]firstHit, len(res.Hits))
 	p.firstHits = make([]firstHit, len(res.Hits))
