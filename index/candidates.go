@@ -110,6 +110,7 @@ func (x *Index) Given(ctx context.Context, q query.Query, ids []string) ([]Hit, 
 			return nil, fmt.Errorf("index: search: %w", err)
 		}
 		for _, h := range res.Hits {
+			h.Score = StableScore(h.Score)
 			scored[h.ID] = h
 		}
 	}
@@ -185,7 +186,7 @@ func StableOrder(dms search.DocumentMatchCollection) {
 func StableScore(s float64) float64 { return float64(float32(s)) }
 
 func hitFrom(h *search.DocumentMatch) Hit {
-	hit := Hit{ID: h.ID, Score: StableScore(h.Score)}
+	hit := Hit{ID: h.ID, Score: h.Score}
 	hit.Title, _ = h.Fields[FieldTitle].(string)
 	hit.Text, _ = h.Fields[FieldText].(string)
 	if raw, ok := h.Fields[FieldMeta].(string); ok && raw != "" {

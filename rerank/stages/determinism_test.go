@@ -5,30 +5,10 @@ import (
 	"math"
 	"testing"
 
-	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/models/tweak"
 	"github.com/semrank/semrank/rerank"
 )
-
-// corpusStats counts document frequencies over a dataset's corpus.
-type corpusStats map[string]uint64
-
-func (s corpusStats) DocCount() (uint64, error)           { return s[""], nil }
-func (s corpusStats) DocFreq(term string) (uint64, error) { return s[term], nil }
-
-func newCorpusStats(ds *eval.Dataset) corpusStats {
-	s := corpusStats{"": uint64(len(ds.Corpus))}
-	for _, d := range ds.Corpus {
-		seen := map[string]bool{}
-		for _, tok := range analyzers.Tokens(d.FullText()) {
-			if tok != "" && !seen[tok] {
-				seen[tok] = true
-				s[tok]++
-			}
-		}
-	}
-	return s
-}
 
 // TestScoresDeterministic scores the same candidates again and again and
 // wants the same bits every time. A sum taken while ranging over a Go map
@@ -40,7 +20,11 @@ func TestScoresDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := rerank.Env{Stats: newCorpusStats(ds)}
+	var texts []string
+	for _, d := range ds.Corpus {
+		texts = append(texts, d.FullText())
+	}
+	env := rerank.Env{Stats: tweak.CountDF(texts)}
 	for _, spec := range []rerank.StageSpec{
 		{Type: "tfidf"}, {Type: "bm25"}, {Type: "overlap"}, {Type: "length"},
 	} {

@@ -122,6 +122,8 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 	if err != nil {
 		return nil, err
 	}
+	qKeys := slices.Sorted(maps.Keys(qv))
+	qSq := sumSquares(qv, qKeys)
 	out := make([]float64, len(cands))
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
@@ -140,7 +142,7 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 		if err != nil {
 			return nil, err
 		}
-		out[i] = Cosine(qv, dv)
+		out[i] = cosineTo(qv, qKeys, qSq, dv)
 	}
 	return out, nil
 }
@@ -150,20 +152,29 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 // loop, and so would the rounding of a sum taken in it, making scores, and
 // whatever is trained on them, differ from run to run.
 func Cosine(a, b map[string]float64) float64 {
-	if len(a) > len(b) {
-		a, b = b, a
+	keys := slices.Sorted(maps.Keys(a))
+	return cosineTo(a, keys, sumSquares(a, keys), b)
+}
+
+// cosineTo is Cosine with a's sorted keys and sum of squares computed
+// once, for scoring one query against many candidates.
+func cosineTo(a map[string]float64, aKeys []string, aSq float64, b map[string]float64) float64 {
+	dot := 0.0
+	for _, k := range aKeys {
+		dot += a[k] * b[k]
 	}
-	dot, na, nb := 0.0, 0.0, 0.0
-	for _, k := range slices.Sorted(maps.Keys(a)) {
-		v := a[k]
-		dot += v * b[k]
-		na += v * v
-	}
-	for _, k := range slices.Sorted(maps.Keys(b)) {
-		nb += b[k] * b[k]
-	}
-	if na == 0 || nb == 0 {
+	bSq := sumSquares(b, slices.Sorted(maps.Keys(b)))
+	if aSq == 0 || bSq == 0 {
 		return 0
 	}
-	return dot / math.Sqrt(na*nb)
+	return dot / math.Sqrt(aSq*bSq)
+}
+
+// sumSquares adds the squares of v's weights in the order of keys.
+func sumSquares(v map[string]float64, keys []string) float64 {
+	s := 0.0
+	for _, k := range keys {
+		s += v[k] * v[k]
+	}
+	return s
 }
