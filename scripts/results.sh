@@ -4,7 +4,7 @@
 #
 # Sections: tweak, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
-# recipe-b, recipe-a, heldout-a, ablations, lambdamart, beir-cacm,
+# recipe-b, recipe-a, heldout-a, ablations, learning-curve, lambdamart, beir-cacm,
 # beir-cacm-unsup, bench.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
@@ -120,13 +120,31 @@ run() {
 		;;
 	heldout-a)
 		# The held-out path on dev with its labels removed: convert the
-		# unlabeled XML, rerank with recipe-a's pipeline, and compare with the
-		# recipe's own dev run (after recipe-a).
+		# unlabeled XML, rerank with recipe-a's training-only pipeline (the
+		# one behind its dev metrics), and compare with the recipe's own dev
+		# run (after recipe-a). The held-out test goes through the same
+		# commands with recipe-a/pipeline.yaml, trained on train and dev.
 		sed -E 's/(RELC_RELEVANCE2RELQ|RELC_RELEVANCE2ORGQ|RELQ_RELEVANCE2ORGQ)="[A-Za-z]*"/\1="?"/g' "$DEV" > "$R/dev-unlabeled.xml"
 		rm -rf "$R/heldout-a"
 		$SR convert semeval2016 --xml "$R/dev-unlabeled.xml" --subtask A --out "$R/heldout-a"
-		$SR rerank --data "$R/heldout-a" --pipeline "$R/recipe-a/pipeline.yaml" --out "$R/heldout-a.trec"
+		$SR rerank --data "$R/heldout-a" --pipeline "$R/recipe-a/train/pipeline.yaml" --out "$R/heldout-a.trec"
 		cmp "$R/heldout-a.trec" "$R/recipe-a/dev.trec" && echo "held-out path: identical to the recipe's dev run"
+		;;
+	learning-curve)
+		# Cross-validated MAP of the recipes' stage sets (b3, a8) as the
+		# number of training queries grows (more folds, more training
+		# queries per fold): the evidence for training the final SemEval
+		# pipelines on train and dev together.
+		mkdir -p "$R/learning-curve"
+		local k
+		for k in 2 3 5 10; do
+			rm -rf "$R/learning-curve/b-f$k"
+			$SR experiment beir --data "$O/B-all" --stages lexical,tweak,s2net,lsa --folds $k --out "$R/learning-curve/b-f$k" > "$R/learning-curve/b-f$k.txt"
+		done
+		for k in 2 5 10; do
+			rm -rf "$R/learning-curve/a-f$k"
+			$SR experiment beir --data "$O/A-all" --stages lexical,meta,tweak,bilinear,deepmatch,siamese,quality --folds $k --out "$R/learning-curve/a-f$k" > "$R/learning-curve/a-f$k.txt"
+		done
 		;;
 	lambdamart)
 		# The recipes' stage sets (b3, a8) with boosted-tree fusion instead

@@ -47,9 +47,12 @@ func init() {
 		Use:   "semeval2016 --subtask A|B --train XML [--train XML ...] --dev XML --out DIR",
 		Short: "Train the best SemEval-2016 Task 3 pipeline and report dev metrics",
 		Long: `Convert the XML files, train every stage and the fusion (with cross-fitting
-over the training queries), write DIR/pipeline.yaml with its models, and print
-dev metrics for each stage alone and the fused pipeline against the IR order.
-A split it has never seen is then scored with:
+over the training queries) and print dev metrics for each stage alone and the
+fused pipeline against the IR order. Then train the recipe again on the training
+and dev files together and write that pipeline, with its models, to
+DIR/pipeline.yaml (the training-only pipeline behind the dev metrics is
+DIR/train/pipeline.yaml; --train-only skips the second training and writes it
+to DIR/pipeline.yaml). A split it has never seen is then scored with:
 
   semrank convert semeval2016 --xml TEST.xml --subtask B --out T
   semrank rerank --data T --pipeline DIR/pipeline.yaml --out run.trec`,
@@ -72,6 +75,8 @@ A split it has never seen is then scored with:
 	f.StringVar(&o.Fusion, "fusion", "", "linear or lambdamart (default: the recipe's choice)")
 	f.IntVar(&o.Folds, "folds", 5, "cross-fitting folds")
 	f.StringSliceVar(&o.Stages, "stages", nil, "stage types instead of the recipe's, for ablations (e.g. tweak or lexical,meta)")
+	f.Float64Var(&o.FusionL2, "fusion-l2", 0, "L2 penalty of the linear fusion (0: the recipe's default)")
+	f.BoolVar(&o.TrainOnly, "train-only", false, "write the pipeline trained on the training files only (no second training on train+dev)")
 	_ = cmd.MarkFlagRequired("train")
 	_ = cmd.MarkFlagRequired("out")
 	experimentCmd.AddCommand(cmd)
@@ -98,6 +103,7 @@ DIR2/run.trec (reranked) and prints both runs' metrics.`,
 	bf.BoolVar(&b.Unsupervised, "unsupervised", false, "use only stages that need no judgments")
 	bf.IntVar(&b.Depth, "depth", 100, "first-stage candidates per query")
 	bf.StringVar(&b.Fusion, "fusion", "linear", "supervised fusion: linear or lambdamart")
+	bf.Float64Var(&b.FusionL2, "fusion-l2", 0, "L2 penalty of the linear fusion (0: 1e-3)")
 	bf.StringSliceVar(&b.Stages, "stages", nil, "stage types instead of the recipe's (e.g. lexical,meta,s2net)")
 	_ = beirCmd.MarkFlagRequired("data")
 	_ = beirCmd.MarkFlagRequired("out")

@@ -15,12 +15,13 @@ import (
 
 // BEIROptions configure the full-retrieval experiment on a BEIR directory.
 type BEIROptions struct {
-	Data         string // BEIR directory with qrels
-	Out          string // output directory
-	Folds        int    // outer cross-validation folds; 5 when zero
-	Unsupervised bool   // only stages that need no judgments, fused with fixed weights
-	Depth        int    // first-stage candidates; 100 when zero
-	Fusion       string // supervised fusion: linear (default) or lambdamart
+	Data         string  // BEIR directory with qrels
+	Out          string  // output directory
+	Folds        int     // outer cross-validation folds; 5 when zero
+	Unsupervised bool    // only stages that need no judgments, fused with fixed weights
+	Depth        int     // first-stage candidates; 100 when zero
+	Fusion       string  // supervised fusion: linear (default) or lambdamart
+	FusionL2     float64 // L2 penalty of a linear fusion; rerank.LinearOptions' default when zero
 	// Stages are stage type names used instead of the recipe's (see
 	// ParseStages), e.g. a SemEval pipeline cross-validated over queries.
 	Stages []string
@@ -110,7 +111,7 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 			train := ds.Subset(eval.NotInSet(fold))
 			test := ds.Subset(eval.InSet(fold))
 			dir := filepath.Join(o.Out, fmt.Sprintf("fold%d", k+1))
-			r := &Recipe{Stages: supervised, Fusion: o.Fusion, Folds: 3, Window: o.Depth, Text: corpusText(ds)}
+			r := &Recipe{Stages: supervised, Fusion: o.Fusion, L2: o.FusionL2, Folds: 3, Window: o.Depth, Text: corpusText(ds)}
 			path, err := r.Fit(ctx, train, nil, dir)
 			if err != nil {
 				return err

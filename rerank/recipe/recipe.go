@@ -27,6 +27,7 @@ import (
 type Recipe struct {
 	Stages []rerank.StageSpec // trainable stages have a registered trainer
 	Fusion string             // "linear" (default) or "lambdamart"
+	L2     float64            // L2 penalty of a linear fusion; see rerank.LinearOptions
 	Folds  int                // cross-fitting folds; 5 when zero
 	Window int                // rerank window; rerank.DefaultWindow when zero
 	Text   []string           // unlabeled in-domain text for the trainers
@@ -128,7 +129,7 @@ func (r *Recipe) Fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 	switch method {
 	case "", "linear":
 		method = "linear"
-		lin, err := rerank.TrainLinear(examples, rerank.LinearOptions{})
+		lin, err := rerank.TrainLinear(examples, rerank.LinearOptions{L2: r.L2})
 		if err != nil {
 			return "", err
 		}

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/index/convert"
+	"github.com/semrank/semrank/models"
 	"github.com/semrank/semrank/rerank"
 	"github.com/semrank/semrank/rerank/stages"
 )
@@ -185,6 +187,52 @@ func TestParseStages(t *testing.T) {
 	for _, s := range specs[:len(specs)-1] {
 		if _, err := rerank.NewStage(s, rerank.Env{}); err != nil {
 			t.Errorf("meta stage %s: %v", s.DisplayName(s.Type), err)
+		}
+	}
+}
+
+// TestSemEvalRefit checks the SemEval recipe's two trainings: dev metrics
+// from a pipeline trained on the training file alone, and a final
+// pipeline trained on training and dev judgments together.
+func TestSemEvalRefit(t *testing.T) {
+	ctx := context.Background()
+	train := filepath.Join("..", "..", "testdata", "semeval", "2015-dev-slice.xml")
+	dev := filepath.Join("..", "..", "testdata", "semeval", "dev-slice.xml")
+	fingerprint := func(path string) string {
+		t.Helper()
+		b, err := models.Load(path, rerank.FusionMethod, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.Manifest.TrainingFingerprint
+	}
+	for _, trainOnly := range []bool{false, true} {
+		out := t.TempDir()
+		var log strings.Builder
+		err := SemEval(ctx, SemEvalOptions{Subtask: convert.SubtaskA, Train: []string{train}, Dev: dev,
+			Out: out, Stages: []string{"lexical"}, TrainOnly: trainOnly, Log: &log})
+		if err != nil {
+			t.Fatalf("trainOnly=%v: %v", trainOnly, err)
+		}
+		if _, err := os.Stat(filepath.Join(out, "dev.trec")); err != nil {
+			t.Errorf("trainOnly=%v: no dev run: %v", trainOnly, err)
+		}
+		if !strings.Contains(log.String(), "fused pipeline") {
+			t.Errorf("trainOnly=%v: no dev metrics in the log:\n%s", trainOnly, log.String())
+		}
+		final := fingerprint(filepath.Join(out, "fusion.model"))
+		_, statErr := os.Stat(filepath.Join(out, "train", "pipeline.yaml"))
+		if trainOnly {
+			if statErr == nil {
+				t.Error("trainOnly: wrote a second pipeline under train/")
+			}
+			continue
+		}
+		if statErr != nil {
+			t.Fatalf("refit: no training-only pipeline: %v", statErr)
+		}
+		if first := fingerprint(filepath.Join(out, "train", "fusion.model")); first == final {
+			t.Errorf("refit pipeline trained on the same queries as the training-only one (fingerprint %s)", final)
 		}
 	}
 }

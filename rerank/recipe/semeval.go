@@ -66,6 +66,8 @@ func ParseStages(names []string) ([]rerank.StageSpec, error) {
 			out = append(out, rerank.StageSpec{Type: "quality", Name: "quality_context", Options: map[string]any{"context": stages.QualityContextAll}})
 		case "thread_text":
 			out = append(out, threadTextStage())
+		case "peers":
+			out = append(out, rerank.StageSpec{Type: "tfidf", Name: "peers", Options: map[string]any{"peers": true}})
 		default:
 			if !slices.Contains(types, n) {
 				return nil, fmt.Errorf("recipe: unknown stage type %q (known: lexical, meta, thread_text, titles, quality_context, quality_words, %v)", n, types)
@@ -142,16 +144,31 @@ type SemEvalOptions struct {
 	Dev     string   // XML file for early stopping and reporting
 	Out     string   // output directory
 	Fusion  string   // linear or lambdamart; "" picks the recipe's default
-	Stages  []string // stage types to use instead of the recipe's (ablations); see ParseStages
-	Folds   int
-	Log     io.Writer
+	// FusionL2 is the L2 penalty of a linear fusion; 0 picks the
+	// recipe's default for the subtask.
+	FusionL2 float64
+	Stages   []string // stage types to use instead of the recipe's (ablations); see ParseStages
+	Folds    int
+	// TrainOnly keeps the pipeline trained on the training files alone as
+	// Out/pipeline.yaml. By default, once the dev metrics are measured,
+	// the recipe is trained again on the training and dev files together
+	// and that pipeline is Out/pipeline.yaml, while the training-only
+	// pipeline behind the reported dev metrics moves to
+	// Out/train/pipeline.yaml. More judged queries help most where there
+	// are few: see "Training on train and dev" in docs/RESULTS.md.
+	TrainOnly bool
+	Log       io.Writer
 }
 
 // SemEval converts the XML files, trains the recipe's pipeline on the
-// training files, writes Out/pipeline.yaml with its models, and reports
-// dev metrics (every stage alone and the fused pipeline, against the given
-// IR order) to Log. The written pipeline scores any converted split with
-// `semrank rerank --data SPLIT --pipeline Out/pipeline.yaml`.
+// training files, reports dev metrics (every stage alone and the fused
+// pipeline, against the given IR order) to Log, and then, unless
+// o.TrainOnly is set or dev has no judgments, trains the recipe again on
+// training and dev queries together. Out/pipeline.yaml is the last
+// pipeline trained; it scores any converted split with
+// `semrank rerank --data SPLIT --pipeline Out/pipeline.yaml`. Dev metrics
+// always come from a pipeline that never saw dev judgments
+// (Out/train/pipeline.yaml when the recipe refits).
 func SemEval(ctx context.Context, o SemEvalOptions) error {
 	start := time.Now()
 	logf := func(format string, args ...any) {
@@ -202,9 +219,14 @@ func SemEval(ctx context.Context, o SemEvalOptions) error {
 			return err
 		}
 	}
-	r := &Recipe{Stages: stages, Fusion: fusion, Folds: o.Folds, Window: 100, Text: text, Log: o.Log}
+	r := &Recipe{Stages: stages, Fusion: fusion, L2: o.FusionL2, Folds: o.Folds, Window: 100, Text: text, Log: o.Log}
 	logf("subtask %s: %d training queries, %d dev queries, stages %v, fusion %s", o.Subtask, len(train.Qrels), lenQrels(dev), stageNames(r.Stages), fusion)
-	path, err := r.Fit(ctx, train, dev, o.Out)
+	refit := !o.TrainOnly && dev != nil && dev.Qrels != nil
+	dir := o.Out
+	if refit {
+		dir = filepath.Join(o.Out, "train")
+	}
+	path, err := r.Fit(ctx, train, dev, dir)
 	if err != nil {
 		return err
 	}
@@ -212,6 +234,28 @@ func SemEval(ctx context.Context, o SemEvalOptions) error {
 	if dev == nil || dev.Qrels == nil {
 		return nil
 	}
+	if err := reportDev(ctx, path, dev, filepath.Join(o.Out, "dev.trec"), o.Log); err != nil {
+		return err
+	}
+	if refit {
+		all, err := load(append(slices.Clone(o.Train), o.Dev)...)
+		if err != nil {
+			return err
+		}
+		logf("\nrefit on training and dev files: %d queries", len(all.Qrels))
+		if path, err = r.Fit(ctx, all, nil, o.Out); err != nil {
+			return err
+		}
+		logf("wrote %s (trained on train and dev; the dev metrics above are from %s)", path, filepath.Join(dir, "pipeline.yaml"))
+	}
+	logf("total time %s", time.Since(start).Round(time.Second))
+	return nil
+}
+
+// reportDev reranks dev with the pipeline at path, writes the fused run to
+// runPath, and prints every stage's and the fused pipeline's metrics
+// against the given order to w (stdout when nil).
+func reportDev(ctx context.Context, path string, dev *eval.Dataset, runPath string, w io.Writer) error {
 	idx, p, cfg, closeFn, err := rerank.Open(ctx, path, "", dev, nil)
 	if err != nil {
 		return err
@@ -221,19 +265,14 @@ func SemEval(ctx context.Context, o SemEvalOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := runs.Runs["fused pipeline"].WriteFile(filepath.Join(o.Out, "dev.trec"), "semrank"); err != nil {
+	if err := runs.Runs["fused pipeline"].WriteFile(runPath, "semrank"); err != nil {
 		return err
 	}
-	logf("\ndev (%d queries):", len(dev.Qrels))
-	w := o.Log
 	if w == nil {
 		w = os.Stdout
 	}
-	if err := Table(w, dev.Qrels, runs, "given order", eval.MustParseMetrics("map@10,mrr@10,p@1,auc"), false); err != nil {
-		return err
-	}
-	logf("total time %s", time.Since(start).Round(time.Second))
-	return nil
+	fmt.Fprintf(w, "\ndev (%d queries):\n", len(dev.Qrels))
+	return Table(w, dev.Qrels, runs, "given order", eval.MustParseMetrics("map@10,mrr@10,p@1,auc"), false)
 }
 
 func lenQrels(ds *eval.Dataset) int {
