@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/semrank/semrank/rerank"
@@ -157,5 +158,48 @@ func TestTFIDFField(t *testing.T) {
 	}
 	if _, err := rerank.NewStage(rerank.StageSpec{Type: "tfidf", Options: map[string]any{"field": 3}}, env); err == nil {
 		t.Error("numeric field option accepted")
+	}
+}
+
+// TestTFIDFPeers checks that option peers scores each candidate by its
+// mean cosine with the candidates by other users, ignoring the query.
+func TestTFIDFPeers(t *testing.T) {
+	user := func(u string) map[string]any { return map[string]any{"user_id": u} }
+	cands := []rerank.Candidate{
+		{ID: "a", Text: "renew the visa at the immigration office", Fields: user("u1")},
+		{ID: "b", Text: "immigration office renews visa quickly", Fields: user("u2")},
+		{ID: "c", Text: "thanks a lot", Fields: user("u3")},
+		{ID: "d", Text: "renew the visa at the immigration office", Fields: user("u1")}, // a's twin, same user
+		{ID: "e", Text: "", Fields: user("u4")},
+	}
+	env := rerank.Env{Stats: flatStats{}}
+	st, err := rerank.NewStage(rerank.StageSpec{Type: "tfidf", Options: map[string]any{"peers": true}}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.Score(context.Background(), rerank.Query{Text: "thanks"}, cands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a's peers are b, c, e (d is by the same user): cos(a,b)/3; b's are
+	// a, c, d, e: 2cos(a,b)/4. c shares no word with anyone.
+	tests := []struct {
+		name string
+		ok   bool
+	}{
+		{"a above c", got[0] > got[2]},
+		{"b above c", got[1] > got[2]},
+		{"c zero", got[2] == 0},
+		{"empty e zero", got[4] == 0},
+		{"same user not a peer", math.Abs(got[1]-1.5*got[0]) < 1e-12},
+		{"a and d alike", got[0] == got[3]},
+	}
+	for _, tt := range tests {
+		if !tt.ok {
+			t.Errorf("%s: scores %v", tt.name, got)
+		}
+	}
+	if _, err := rerank.NewStage(rerank.StageSpec{Type: "tfidf", Options: map[string]any{"peers": true, "titles": true}}, env); err == nil {
+		t.Error("peers and titles accepted together")
 	}
 }

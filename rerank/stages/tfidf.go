@@ -26,10 +26,14 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		if titles && field != "" {
-			return nil, errors.New(`tfidf: options "titles" and "field" exclude each other`)
+		peers, err := spec.Bool("peers", false)
+		if err != nil {
+			return nil, err
 		}
-		return &TFIDF{Stats: env.Stats, Payloads: env.Payloads, Field: field, Titles: titles, name: spec.DisplayName("tfidf")}, nil
+		if b2f(titles)+b2f(field != "")+b2f(peers) > 1 {
+			return nil, errors.New(`tfidf: options "titles", "field" and "peers" exclude each other`)
+		}
+		return &TFIDF{Stats: env.Stats, Payloads: env.Payloads, Field: field, Titles: titles, Peers: peers, name: spec.DisplayName("tfidf")}, nil
 	})
 }
 
@@ -47,12 +51,18 @@ func init() {
 // (its subject; see tweak.SplitQuery) is compared with the candidate's
 // title: forum subjects are short summaries of the question, and two
 // questions with the same subject are often duplicates even when their
-// bodies share few words.
+// bodies share few words. With Peers set (option "peers"), a candidate is
+// compared not with the query but with the other candidates: its score is
+// the mean cosine with the candidates written by other users (metadata
+// "user_id"; every other candidate when users are unknown). In a SemEval
+// subtask A thread, answers to the question share its topic and each
+// other's words, while chat, thanks and jokes share little with anything.
 type TFIDF struct {
 	Stats    rerank.TermStats
 	Payloads rerank.Payloads // may be nil
 	Field    string          // metadata field to compare instead of title and text
 	Titles   bool            // compare the query's subject with the candidate's title
+	Peers    bool            // compare each candidate with the other candidates
 	name     string
 }
 
@@ -122,9 +132,7 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 	if err != nil {
 		return nil, err
 	}
-	qKeys := slices.Sorted(maps.Keys(qv))
-	qSq := sumSquares(qv, qKeys)
-	out := make([]float64, len(cands))
+	vecs := make([]map[string]float64, len(cands))
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -138,13 +146,55 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 		} else if counts, err = termCounts(t.Payloads, c); err != nil {
 			return nil, err
 		}
-		dv, err := weigh(counts)
-		if err != nil {
+		if vecs[i], err = weigh(counts); err != nil {
 			return nil, err
 		}
+	}
+	if t.Peers {
+		return peerCosines(cands, vecs), nil
+	}
+	qKeys := slices.Sorted(maps.Keys(qv))
+	qSq := sumSquares(qv, qKeys)
+	out := make([]float64, len(cands))
+	for i, dv := range vecs {
 		out[i] = cosineTo(qv, qKeys, qSq, dv)
 	}
 	return out, nil
+}
+
+// peerCosines returns, for each candidate, the mean cosine of its vector
+// with those of the candidates by other users (all others when either
+// user is unknown); 0 when it has no such peer.
+func peerCosines(cands []rerank.Candidate, vecs []map[string]float64) []float64 {
+	keys := make([][]string, len(vecs))
+	sq := make([]float64, len(vecs))
+	for i, v := range vecs {
+		keys[i] = slices.Sorted(maps.Keys(v))
+		sq[i] = sumSquares(v, keys[i])
+	}
+	user := func(i int) string { u, _ := cands[i].Fields["user_id"].(string); return u }
+	out := make([]float64, len(cands))
+	for i := range cands {
+		sum, n := 0.0, 0
+		for j := range cands {
+			if j == i || (user(i) != "" && user(i) == user(j)) {
+				continue
+			}
+			n++
+			if sq[i] == 0 || sq[j] == 0 {
+				continue
+			}
+			dot := 0.0
+			for _, k := range keys[i] {
+				dot += vecs[i][k] * vecs[j][k]
+			}
+			sum += dot / math.Sqrt(sq[i]*sq[j])
+		}
+		if n > 0 {
+			out[i] = sum / float64(n)
+		}
+	}
+	return out
 }
 
 // Cosine returns the cosine of two sparse vectors (0 when either is zero).
