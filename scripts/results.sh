@@ -46,7 +46,8 @@ b8:lexical,tweak,s2net,lsa,quality b9:lexical,tweak,s2net,lsa,titles
 a1:lexical,meta,tweak a2:lexical,meta,tweak,bilinear a3:lexical,meta,tweak,bilinear,deepmatch
 a4:lexical,meta,tweak,bilinear,deepmatch,siamese a5:lexical,meta,tweak,bilinear,s2net,wmd
 a6:lexical,meta,tweak,bilinear,quality a7:lexical,meta,tweak,bilinear,quality_context
-a8:lexical,meta,tweak,bilinear,deepmatch,siamese,quality a9:lexical,meta,tweak,bilinear,quality_words"
+a8:lexical,meta,tweak,bilinear,deepmatch,siamese,quality a9:lexical,meta,tweak,bilinear,quality_words
+a10:lexical,meta,tweak,bilinear,deepmatch,siamese,quality,peers"
 
 run() {
 	case "$1" in
@@ -131,7 +132,7 @@ run() {
 		cmp "$R/heldout-a.trec" "$R/recipe-a/dev.trec" && echo "held-out path: identical to the recipe's dev run"
 		;;
 	learning-curve)
-		# Cross-validated MAP of the recipes' stage sets (b3, a8) as the
+		# Cross-validated MAP of the recipes' stage sets (b3, a10) as the
 		# number of training queries grows (more folds, more training
 		# queries per fold): the evidence for training the final SemEval
 		# pipelines on train and dev together.
@@ -143,7 +144,7 @@ run() {
 		done
 		for k in 2 5 10; do
 			rm -rf "$R/learning-curve/a-f$k"
-			$SR experiment beir --data "$O/A-all" --stages lexical,meta,tweak,bilinear,deepmatch,siamese,quality --folds $k --out "$R/learning-curve/a-f$k" > "$R/learning-curve/a-f$k.txt"
+			$SR experiment beir --data "$O/A-all" --stages lexical,meta,tweak,bilinear,deepmatch,siamese,quality,peers --folds $k --out "$R/learning-curve/a-f$k" > "$R/learning-curve/a-f$k.txt"
 		done
 		;;
 	lambdamart)

@@ -155,6 +155,7 @@ func TestParseStages(t *testing.T) {
 		{[]string{"lexical"}, "tfidf bm25 overlap length", ""},
 		{[]string{"tweak", "quality_context", "quality_words"}, "tweak quality_context quality_words", ""},
 		{[]string{"thread_text"}, "thread", ""},
+		{[]string{"peers"}, "peers", ""},
 		{[]string{"lexical", "shoe"}, "", `unknown stage type "shoe"`},
 	}
 	for _, tt := range tests {

@@ -44,7 +44,8 @@ func Trained(specs ...rerank.StageSpec) []rerank.StageSpec {
 // stands for LexicalStages, "meta" for the forum metadata stages (comment
 // position, written by the asker, thread structure, surface text),
 // "thread_text" for the TF-IDF cosine between a subtask B query and the
-// related question's thread of answers, "quality_context" for the quality
+// related question's thread of answers, "peers" for a comment's TF-IDF
+// similarity to the other users' comments in its thread, "quality_context" for the quality
 // model with every thread context feature, "quality_words" for it without
 // character n-grams, "titles" for the TF-IDF cosine
 // of the query's subject and the candidate's title, any other name for that stage
@@ -67,7 +68,7 @@ func ParseStages(names []string) ([]rerank.StageSpec, error) {
 		case "thread_text":
 			out = append(out, threadTextStage())
 		case "peers":
-			out = append(out, rerank.StageSpec{Type: "tfidf", Name: "peers", Options: map[string]any{"peers": true}})
+			out = append(out, peersStage())
 		default:
 			if !slices.Contains(types, n) {
 				return nil, fmt.Errorf("recipe: unknown stage type %q (known: lexical, meta, thread_text, titles, quality_context, quality_words, %v)", n, types)
@@ -82,6 +83,12 @@ func ParseStages(names []string) ([]rerank.StageSpec, error) {
 // related question's thread (TF-IDF cosine over metadata "thread_text").
 func threadTextStage() rerank.StageSpec {
 	return rerank.StageSpec{Type: "tfidf", Name: "thread", Options: map[string]any{"field": "thread_text"}}
+}
+
+// peersStage scores a subtask A comment by its TF-IDF similarity to the
+// other users' comments in the thread (see stages.TFIDF's Peers).
+func peersStage() rerank.StageSpec {
+	return rerank.StageSpec{Type: "tfidf", Name: "peers", Options: map[string]any{"peers": true}}
 }
 
 func metaStages() []rerank.StageSpec {
@@ -113,7 +120,8 @@ func LexicalStages() []rerank.StageSpec {
 // the concept-vector stages S2Net and LSA, which added most on top of the
 // lexical features (word vectors, DSE and DeepMatch did not); for subtask A
 // the forum metadata of a comment (its position in the thread, whether the
-// asker wrote it, thread structure, surface text), the question–answer
+// asker wrote it, thread structure, surface text), its similarity to the
+// other users' comments (peers), the question–answer
 // matchers (bilinear, DeepMatch, Siamese), which the few B training
 // queries are too few to train, and the question-independent answer
 // quality model (the strongest single A stage; it hurts B, whose
@@ -122,6 +130,7 @@ func SemEvalStages(st convert.Subtask) []rerank.StageSpec {
 	specs := LexicalStages()
 	if st == convert.SubtaskA {
 		specs = append(specs, metaStages()...)
+		specs = append(specs, peersStage())
 		return append(specs, Trained(
 			rerank.StageSpec{Type: "tweak"},
 			rerank.StageSpec{Type: "bilinear"},
