@@ -199,6 +199,17 @@ func TestTFIDFPeers(t *testing.T) {
 			t.Errorf("%s: scores %v", tt.name, got)
 		}
 	}
+	// Without user ids every other candidate is a peer: a's twin d counts.
+	for i := range cands {
+		cands[i].Fields = nil
+	}
+	anon, err := st.Score(context.Background(), rerank.Query{}, cands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(anon[0] > got[0]) || anon[2] != 0 {
+		t.Errorf("scores without users %v, with users %v", anon, got)
+	}
 	if _, err := rerank.NewStage(rerank.StageSpec{Type: "tfidf", Options: map[string]any{"peers": true, "titles": true}}, env); err == nil {
 		t.Error("peers and titles accepted together")
 	}

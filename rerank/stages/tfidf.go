@@ -120,18 +120,6 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 		}
 		return v, nil
 	}
-	qtext := q.Text
-	if t.Titles {
-		qtext, _ = tweak.SplitQuery(q.Text)
-	}
-	qcounts := map[string]int{}
-	for _, tok := range analyzers.Tokens(qtext) {
-		qcounts[tok]++
-	}
-	qv, err := weigh(qcounts)
-	if err != nil {
-		return nil, err
-	}
 	vecs := make([]map[string]float64, len(cands))
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
@@ -153,6 +141,18 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 	if t.Peers {
 		return peerCosines(cands, vecs), nil
 	}
+	qtext := q.Text
+	if t.Titles {
+		qtext, _ = tweak.SplitQuery(q.Text)
+	}
+	qcounts := map[string]int{}
+	for _, tok := range analyzers.Tokens(qtext) {
+		qcounts[tok]++
+	}
+	qv, err := weigh(qcounts)
+	if err != nil {
+		return nil, err
+	}
 	qKeys := slices.Sorted(maps.Keys(qv))
 	qSq := sumSquares(qv, qKeys)
 	out := make([]float64, len(cands))
@@ -163,36 +163,63 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 }
 
 // peerCosines returns, for each candidate, the mean cosine of its vector
-// with those of the candidates by other users (all others when either
-// user is unknown); 0 when it has no such peer.
+// with those of the candidates by other users (all others when its user
+// is unknown); 0 when it has no such peer. It takes linear time in the
+// number of candidates: the mean cosine with a set of vectors is the dot
+// product with the sum of their unit vectors, and the sum over a
+// candidate's peers is the sum over all candidates less the sum over its
+// own user's.
 func peerCosines(cands []rerank.Candidate, vecs []map[string]float64) []float64 {
-	keys := make([][]string, len(vecs))
-	sq := make([]float64, len(vecs))
+	// own[i] is the sum of unit vectors by candidate i's user, counted
+	// in owners[i]; a candidate of unknown user is its own group.
+	all := map[string]float64{}
+	byUser := map[string]map[string]float64{}
+	count := map[string]int{}
+	units := make([]map[string]float64, len(vecs))
+	keys := make([][]string, len(vecs)) // sorted, for sums in a fixed order
+	own := make([]map[string]float64, len(vecs))
+	owners := make([]int, len(vecs))
 	for i, v := range vecs {
 		keys[i] = slices.Sorted(maps.Keys(v))
-		sq[i] = sumSquares(v, keys[i])
+		norm := math.Sqrt(sumSquares(v, keys[i]))
+		units[i] = make(map[string]float64, len(v))
+		for _, k := range keys[i] {
+			if norm > 0 {
+				units[i][k] = v[k] / norm
+			}
+		}
+		user, _ := cands[i].Fields["user_id"].(string)
+		if user == "" {
+			own[i] = units[i]
+			continue
+		}
+		if byUser[user] == nil {
+			byUser[user] = map[string]float64{}
+		}
+		own[i] = byUser[user]
+		count[user]++
+		for _, k := range keys[i] {
+			byUser[user][k] += units[i][k]
+		}
 	}
-	user := func(i int) string { u, _ := cands[i].Fields["user_id"].(string); return u }
+	for i := range vecs {
+		user, _ := cands[i].Fields["user_id"].(string)
+		owners[i] = max(count[user], 1)
+		for _, k := range keys[i] {
+			all[k] += units[i][k]
+		}
+	}
 	out := make([]float64, len(cands))
-	for i := range cands {
-		sum, n := 0.0, 0
-		for j := range cands {
-			if j == i || (user(i) != "" && user(i) == user(j)) {
-				continue
-			}
-			n++
-			if sq[i] == 0 || sq[j] == 0 {
-				continue
-			}
-			dot := 0.0
-			for _, k := range keys[i] {
-				dot += vecs[i][k] * vecs[j][k]
-			}
-			sum += dot / math.Sqrt(sq[i]*sq[j])
+	for i, u := range units {
+		peers := len(cands) - owners[i]
+		if peers == 0 {
+			continue
 		}
-		if n > 0 {
-			out[i] = sum / float64(n)
+		dot := 0.0
+		for _, k := range keys[i] {
+			dot += u[k] * (all[k] - own[i][k])
 		}
+		out[i] = dot / float64(peers)
 	}
 	return out
 }
