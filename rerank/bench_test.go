@@ -42,7 +42,8 @@ func sharedData(tb testing.TB) string {
 // the concept-vector stages (S2Net, DSE) of the same dimension. The
 // answer quality stage reads the score stored at index time; scoring the
 // text instead costs what models/quality's BenchmarkScore measures, per
-// comment.
+// comment. The peers stage (TF-IDF similarity to the other candidates)
+// compares every candidate with every other, in linear time.
 func BenchmarkRerank(b *testing.B) {
 	d := sharedData(b)
 	c := convert.NewSemEval(convert.SubtaskA)
@@ -127,6 +128,10 @@ func BenchmarkRerank(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	peers, err := rerank.NewStage(rerank.StageSpec{Type: "tfidf", Options: map[string]any{"peers": true}}, rerank.EnvFor(idx))
+	if err != nil {
+		b.Fatal(err)
+	}
 	concept, err := rerank.NewStage(rerank.StageSpec{Type: "lsa", Model: lsaPath}, rerank.EnvFor(idx))
 	if err != nil {
 		b.Fatal(err)
@@ -140,6 +145,7 @@ func BenchmarkRerank(b *testing.B) {
 		stages []rerank.Stage
 	}{
 		{"tfidf", []rerank.Stage{tfidf}},
+		{"peers", []rerank.Stage{peers}},
 		{"tweak", []rerank.Stage{tweakStage}},
 		{"tfidf+tweak", []rerank.Stage{tfidf, tweakStage}},
 		{"lsa-stored", []rerank.Stage{concept}},

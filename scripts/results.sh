@@ -4,7 +4,7 @@
 #
 # Sections: tweak, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
-# recipe-b, recipe-a, heldout-a, ablations, learning-curve, lambdamart, beir-cacm,
+# recipe-b, recipe-a, heldout-a, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
 # beir-cacm-unsup, bench.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
@@ -110,10 +110,10 @@ run() {
 			[ -z "${ABL:-}" ] || [[ " $ABL " == *" $name "* ]] || continue
 			if [[ $name == a* ]]; then
 				sub=A
-				$SR experiment semeval2016 --subtask A --train "$T2" --train "$E1" --train "$E2" --dev "$DEV" --stages "$stages" --out "$R/ablations/$name-dev" > "$R/ablations/$name.dev.txt"
+				$SR experiment semeval2016 --subtask A --train "$T2" --train "$E1" --train "$E2" --dev "$DEV" --train-only --stages "$stages" --out "$R/ablations/$name-dev" > "$R/ablations/$name.dev.txt"
 			else
 				sub=B
-				$SR experiment semeval2016 --subtask B --train "$T2" --dev "$DEV" --stages "$stages" --out "$R/ablations/$name-dev" > "$R/ablations/$name.dev.txt"
+				$SR experiment semeval2016 --subtask B --train "$T2" --dev "$DEV" --train-only --stages "$stages" --out "$R/ablations/$name-dev" > "$R/ablations/$name.dev.txt"
 			fi
 			rm -rf "$R/ablations/$name-cv" # experiment beir refuses to overwrite an index
 			$SR experiment beir --data "$O/$sub-all" --stages "$stages" --out "$R/ablations/$name-cv" > "$R/ablations/$name.cv.txt"
@@ -130,6 +130,19 @@ run() {
 		$SR convert semeval2016 --xml "$R/dev-unlabeled.xml" --subtask A --out "$R/heldout-a"
 		$SR rerank --data "$R/heldout-a" --pipeline "$R/recipe-a/train/pipeline.yaml" --out "$R/heldout-a.trec"
 		cmp "$R/heldout-a.trec" "$R/recipe-a/dev.trec" && echo "held-out path: identical to the recipe's dev run"
+		;;
+	fusion-ceiling)
+		# How far a linear fusion of the recipes' stages can go on dev:
+		# weights fitted on the dev judgments themselves (in-sample), over
+		# the stage models trained on the training files (after recipe-a
+		# and recipe-b). Not a result: a ceiling for the fusion.
+		local s d
+		for s in a b; do
+			d=$R/recipe-$s/train
+			$SR train fusion --data "$R/recipe-$s/data/split-dev" --pipeline "$d/pipeline.yaml" --out "$d/fusion-dev-fitted.model" > "$R/fusion-ceiling-$s.txt"
+			sed 's#model: fusion.model#model: fusion-dev-fitted.model#' "$d/pipeline.yaml" > "$d/pipeline-dev-fitted.yaml"
+			$SR rerank --data "$R/recipe-$s/data/split-dev" --pipeline "$d/pipeline-dev-fitted.yaml" --out "$R/fusion-ceiling-$s.trec" >> "$R/fusion-ceiling-$s.txt"
+		done
 		;;
 	learning-curve)
 		# Cross-validated MAP of the recipes' stage sets (b3, a10) as the

@@ -153,8 +153,9 @@ type SemEvalOptions struct {
 	Dev     string   // XML file for early stopping and reporting
 	Out     string   // output directory
 	Fusion  string   // linear or lambdamart; "" picks the recipe's default
-	// FusionL2 is the L2 penalty of a linear fusion; 0 picks the
-	// recipe's default for the subtask.
+	// FusionL2 is the L2 penalty of a linear fusion; 0 picks
+	// rerank.LinearOptions' default, which did best by CV on both
+	// subtasks (docs/RESULTS.md).
 	FusionL2 float64
 	Stages   []string // stage types to use instead of the recipe's (ablations); see ParseStages
 	Folds    int
