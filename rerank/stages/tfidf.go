@@ -170,54 +170,54 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 // candidate's peers is the sum over all candidates less the sum over its
 // own user's.
 func peerCosines(cands []rerank.Candidate, vecs []map[string]float64) []float64 {
-	// own[i] is the sum of unit vectors by candidate i's user, counted
-	// in owners[i]; a candidate of unknown user is its own group.
-	all := map[string]float64{}
-	byUser := map[string]map[string]float64{}
-	count := map[string]int{}
-	units := make([]map[string]float64, len(vecs))
-	keys := make([][]string, len(vecs)) // sorted, for sums in a fixed order
-	own := make([]map[string]float64, len(vecs))
-	owners := make([]int, len(vecs))
-	for i, v := range vecs {
-		keys[i] = slices.Sorted(maps.Keys(v))
-		norm := math.Sqrt(sumSquares(v, keys[i]))
-		units[i] = make(map[string]float64, len(v))
-		for _, k := range keys[i] {
-			if norm > 0 {
-				units[i][k] = v[k] / norm
-			}
-		}
-		user, _ := cands[i].Fields["user_id"].(string)
-		if user == "" {
-			own[i] = units[i]
-			continue
-		}
-		if byUser[user] == nil {
-			byUser[user] = map[string]float64{}
-		}
-		own[i] = byUser[user]
-		count[user]++
-		for _, k := range keys[i] {
-			byUser[user][k] += units[i][k]
+	users := make([]string, len(cands))
+	count := map[string]int{} // candidates per known user
+	for i, c := range cands {
+		users[i], _ = c.Fields["user_id"].(string)
+		if users[i] != "" {
+			count[users[i]]++
 		}
 	}
-	for i := range vecs {
-		user, _ := cands[i].Fields["user_id"].(string)
-		owners[i] = max(count[user], 1)
+	// all sums every unit vector; groups sums those of each user with two
+	// or more candidates. Sums run in candidate order and sorted key order.
+	all := map[string]float64{}
+	groups := map[string]map[string]float64{}
+	keys := make([][]string, len(vecs))
+	norms := make([]float64, len(vecs))
+	for i, v := range vecs {
+		keys[i] = slices.Sorted(maps.Keys(v))
+		if norms[i] = math.Sqrt(sumSquares(v, keys[i])); norms[i] == 0 {
+			continue
+		}
+		g := groups[users[i]]
+		if g == nil && count[users[i]] > 1 {
+			g = map[string]float64{}
+			groups[users[i]] = g
+		}
 		for _, k := range keys[i] {
-			all[k] += units[i][k]
+			w := v[k] / norms[i]
+			all[k] += w
+			if g != nil {
+				g[k] += w
+			}
 		}
 	}
 	out := make([]float64, len(cands))
-	for i, u := range units {
-		peers := len(cands) - owners[i]
-		if peers == 0 {
+	for i, v := range vecs {
+		own := max(count[users[i]], 1)
+		peers := len(cands) - own
+		if peers == 0 || norms[i] == 0 {
 			continue
 		}
+		g := groups[users[i]]
 		dot := 0.0
 		for _, k := range keys[i] {
-			dot += u[k] * (all[k] - own[i][k])
+			w := v[k] / norms[i]
+			mine := w // the candidate's own user's sum: itself, unless it has company
+			if g != nil {
+				mine = g[k]
+			}
+			dot += w * (all[k] - mine)
 		}
 		out[i] = dot / float64(peers)
 	}
