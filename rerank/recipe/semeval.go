@@ -45,10 +45,10 @@ func Trained(specs ...rerank.StageSpec) []rerank.StageSpec {
 // position, written by the asker, thread structure, surface text),
 // "thread_text" for the TF-IDF cosine between a subtask B query and the
 // related question's thread of answers, "peers" for a comment's TF-IDF
-// similarity to the other users' comments in its thread, "quality_context" for the quality
-// model with every thread context feature, "quality_words" for it without
-// character n-grams, "titles" for the TF-IDF cosine
-// of the query's subject and the candidate's title, any other name for that stage
+// similarity to the other users' comments in its thread, "quality_context"
+// for the quality model with every thread context feature, "quality_words"
+// for it without character n-grams, "titles" for the TF-IDF cosine of the
+// query's subject and the candidate's title, any other name for that stage
 // type.
 func ParseStages(names []string) ([]rerank.StageSpec, error) {
 	var out []rerank.StageSpec
@@ -71,7 +71,7 @@ func ParseStages(names []string) ([]rerank.StageSpec, error) {
 			out = append(out, peersStage())
 		default:
 			if !slices.Contains(types, n) {
-				return nil, fmt.Errorf("recipe: unknown stage type %q (known: lexical, meta, thread_text, titles, quality_context, quality_words, %v)", n, types)
+				return nil, fmt.Errorf("recipe: unknown stage type %q (known: lexical, meta, thread_text, peers, titles, quality_context, quality_words, %v)", n, types)
 			}
 			out = append(out, rerank.StageSpec{Type: n})
 		}
@@ -165,7 +165,8 @@ type SemEvalOptions struct {
 	// and that pipeline is Out/pipeline.yaml, while the training-only
 	// pipeline behind the reported dev metrics moves to
 	// Out/train/pipeline.yaml. More judged queries help most where there
-	// are few: see "Training on train and dev" in docs/RESULTS.md.
+	// are few: see "Training the final pipeline on train and dev" in
+	// docs/RESULTS.md.
 	TrainOnly bool
 	Log       io.Writer
 }
