@@ -156,6 +156,9 @@ func TestParseStages(t *testing.T) {
 		{[]string{"tweak", "quality_context", "quality_words"}, "tweak quality_context quality_words", ""},
 		{[]string{"thread_text"}, "thread", ""},
 		{[]string{"peers"}, "peers", ""},
+		{[]string{"s2net", "s2net:dim=100:pairs=false"}, "s2net s2net_dim100_pairsfalse", ""},
+		{[]string{"s2net:dim"}, "", `option "dim" is not KEY=VALUE`},
+		{[]string{"shoe:size=9"}, "", `unknown stage type "shoe"`},
 		{[]string{"lexical", "shoe"}, "", `unknown stage type "shoe"`},
 	}
 	for _, tt := range tests {
@@ -176,6 +179,14 @@ func TestParseStages(t *testing.T) {
 		if strings.Join(got, " ") != tt.want {
 			t.Errorf("ParseStages(%q) = %q, want %q", tt.names, got, tt.want)
 		}
+	}
+	opt, err := ParseStages([]string{"s2net:dim=100:pairs=false:gamma=2.5:init=random"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"dim": 100, "pairs": false, "gamma": 2.5, "init": "random"}
+	if fmt.Sprint(opt[0].Options) != fmt.Sprint(want) {
+		t.Errorf("options %v, want %v", opt[0].Options, want)
 	}
 	specs, err := ParseStages([]string{"meta", "quality_context"})
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/semrank/semrank/eval"
@@ -49,7 +51,9 @@ func Trained(specs ...rerank.StageSpec) []rerank.StageSpec {
 // for the quality model with every thread context feature, "quality_words"
 // for it without character n-grams, "titles" for the TF-IDF cosine of the
 // query's subject and the candidate's title, any other name for that stage
-// type.
+// type. A stage type may carry options, TYPE:KEY=VALUE[:KEY=VALUE...]
+// (e.g. "s2net:dim=100"), and is then named TYPE_KEYVALUE..., so that one
+// stage set can hold one type twice with different options.
 func ParseStages(names []string) ([]rerank.StageSpec, error) {
 	var out []rerank.StageSpec
 	types := rerank.StageTypes()
@@ -70,13 +74,45 @@ func ParseStages(names []string) ([]rerank.StageSpec, error) {
 		case "peers":
 			out = append(out, peersStage())
 		default:
-			if !slices.Contains(types, n) {
-				return nil, fmt.Errorf("recipe: unknown stage type %q (known: lexical, meta, thread_text, peers, titles, quality_context, quality_words, %v)", n, types)
+			spec, err := parseStageOptions(n)
+			if err != nil {
+				return nil, err
 			}
-			out = append(out, rerank.StageSpec{Type: n})
+			if !slices.Contains(types, spec.Type) {
+				return nil, fmt.Errorf("recipe: unknown stage type %q (known: lexical, meta, thread_text, peers, titles, quality_context, quality_words, %v)", spec.Type, types)
+			}
+			out = append(out, spec)
 		}
 	}
 	return out, nil
+}
+
+// parseStageOptions turns "TYPE[:KEY=VALUE...]" into a spec; values that
+// read as integers, numbers or booleans become those, others strings.
+func parseStageOptions(n string) (rerank.StageSpec, error) {
+	typ, rest, found := strings.Cut(n, ":")
+	spec := rerank.StageSpec{Type: typ}
+	if !found {
+		return spec, nil
+	}
+	spec.Name = strings.NewReplacer(":", "_", "=", "").Replace(n)
+	spec.Options = map[string]any{}
+	for _, kv := range strings.Split(rest, ":") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || v == "" {
+			return spec, fmt.Errorf("recipe: stage %q: option %q is not KEY=VALUE", n, kv)
+		}
+		if i, err := strconv.Atoi(v); err == nil {
+			spec.Options[k] = i
+		} else if f, err := strconv.ParseFloat(v, 64); err == nil {
+			spec.Options[k] = f
+		} else if b, err := strconv.ParseBool(v); err == nil {
+			spec.Options[k] = b
+		} else {
+			spec.Options[k] = v
+		}
+	}
+	return spec, nil
 }
 
 // threadTextStage compares a subtask B query with the answers in the
