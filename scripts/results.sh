@@ -10,7 +10,8 @@
 # Environment: SR (the semrank binary; built into out/semrank when unset),
 # O (BEIR directories from scripts/data.sh; default out/data), XML (the
 # SemEval XML directory; default ../shared/data/semeval2016-task3), R
-# (outputs; default out/results), ABL (ablations to run; default all).
+# (outputs; default out/results), ABL (ablations to run; default all),
+# DEVONLY (set: ablations on dev only, without their cross-validation).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 O=${O:-out/data}
@@ -115,6 +116,7 @@ run() {
 				sub=B
 				$SR experiment semeval2016 --subtask B --train "$T2" --dev "$DEV" --train-only --stages "$stages" --out "$R/ablations/$name-dev" > "$R/ablations/$name.dev.txt"
 			fi
+			[ -z "${DEVONLY:-}" ] || continue
 			rm -rf "$R/ablations/$name-cv" # experiment beir refuses to overwrite an index
 			$SR experiment beir --data "$O/$sub-all" --stages "$stages" --out "$R/ablations/$name-cv" > "$R/ablations/$name.cv.txt"
 		done

@@ -70,7 +70,7 @@ to DIR/pipeline.yaml). A split it has never seen is then scored with:
 	f := cmd.Flags()
 	f.StringVar(&subtask, "subtask", "B", "A (question→comments) or B (question→questions)")
 	f.StringArrayVar(&o.Train, "train", nil, "training XML (repeatable)")
-	f.StringVar(&o.Dev, "dev", "", "dev XML (early stopping and the reported metrics)")
+	f.StringVar(&o.Dev, "dev", "", "dev XML (the reported metrics; then trained on with the training files)")
 	f.StringVar(&o.Out, "out", "", "output directory (pipeline.yaml, models/, dev.trec)")
 	f.StringVar(&o.Fusion, "fusion", "", "linear or lambdamart (default: the recipe's choice)")
 	f.IntVar(&o.Folds, "folds", 5, "cross-fitting folds")

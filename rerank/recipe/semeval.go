@@ -186,7 +186,7 @@ func SemEvalStages(st convert.Subtask) []rerank.StageSpec {
 type SemEvalOptions struct {
 	Subtask convert.Subtask
 	Train   []string // XML files merged into the training set
-	Dev     string   // XML file for early stopping and reporting
+	Dev     string   // XML file for the reported metrics, then for the second training
 	Out     string   // output directory
 	Fusion  string   // linear or lambdamart; "" picks the recipe's default
 	// FusionL2 is the L2 penalty of a linear fusion; 0 picks
@@ -273,7 +273,10 @@ func SemEval(ctx context.Context, o SemEvalOptions) error {
 	if refit {
 		dir = filepath.Join(o.Out, "train")
 	}
-	path, err := r.Fit(ctx, train, dev, dir)
+	// Dev judgments stay out of this training entirely, early stopping
+	// included (the stages hold out some training queries instead), so
+	// the dev metrics are those of a pipeline that never saw them.
+	path, err := r.Fit(ctx, train, nil, dir)
 	if err != nil {
 		return err
 	}
