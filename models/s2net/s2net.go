@@ -64,8 +64,12 @@ type Config struct {
 	Block      int     `json:"block"`       // comparable pairs per block (default 256)
 	MaxPairs   int     `json:"max_pairs"`   // use at most this many comparable pairs (0: all)
 	DevFrac    float64 `json:"dev_frac"`    // held-out fraction of lists when no dev lists are given (default 0.2)
-	Seed       uint64  `json:"seed"`
-	Workers    int     `json:"-"` // goroutines for the gradient (default GOMAXPROCS)
+	// Refit, when no dev lists are given, trains again on every list
+	// (held-out ones included) for the number of iterations that did best
+	// on the held-out lists, so that early stopping costs no training data.
+	Refit   bool   `json:"refit,omitempty"`
+	Seed    uint64 `json:"seed"`
+	Workers int    `json:"-"` // goroutines for the gradient (default GOMAXPROCS)
 }
 
 func (c Config) withDefaults() Config {

@@ -73,6 +73,8 @@ func Train(ctx context.Context, data concept.Data, cfg Config, opt Options) (*Mo
 		return concept.MAP(dev, devVecs.scores(a))
 	}
 	var curve []concept.Iteration
+	a0 := mat.DenseCopyOf(m.A)
+	bestIter := 0
 	best := mat.DenseCopyOf(m.A)
 	bestMAP := devMAP(m.A)
 	it0 := concept.Iteration{Iter: 0, Phase: "lbfgs", Loss: obj.eval(m.A, nil), DevMAP: bestMAP}
@@ -80,23 +82,7 @@ func Train(ctx context.Context, data concept.Data, cfg Config, opt Options) (*Mo
 	opt.Progress.Report(it0)
 
 	d, k := m.A.Dims()
-	var cache struct {
-		x    []float64
-		f    float64
-		grad []float64
-	}
-	evalAt := func(x []float64) {
-		if cache.x != nil && equal(cache.x, x) {
-			return
-		}
-		cache.x = append(cache.x[:0], x...)
-		cache.grad = make([]float64, len(x))
-		cache.f = obj.eval(mat.NewDense(d, k, cache.x), cache.grad)
-	}
-	prob := optimize.Problem{
-		Func: func(x []float64) float64 { evalAt(x); return cache.f },
-		Grad: func(g, x []float64) { evalAt(x); copy(g, cache.grad) },
-	}
+	prob := obj.problem(d, k)
 	iter, since := 0, 0
 	rec := recorder(func(loc *optimize.Location, op optimize.Operation) error {
 		if err := ctx.Err(); err != nil {
@@ -113,6 +99,7 @@ func Train(ctx context.Context, data concept.Data, cfg Config, opt Options) (*Mo
 		if len(dev) == 0 || it.DevMAP > bestMAP {
 			best = mat.DenseCopyOf(a)
 			bestMAP = it.DevMAP
+			bestIter = iter
 			since = 0
 			return nil
 		}
@@ -135,7 +122,44 @@ func Train(ctx context.Context, data concept.Data, cfg Config, opt Options) (*Mo
 		}
 	}
 	m.A = best
+	if cfg.Refit && len(opt.Dev) == 0 && len(dev) > 0 && bestIter > 0 {
+		if m.A, err = refit(ctx, m, data, cfg, a0, bestIter); err != nil {
+			return nil, curve, err
+		}
+	}
 	return m, curve, nil
+}
+
+// refit trains m's projection again from a0 on every list of data for
+// iters L-BFGS iterations, without early stopping.
+func refit(ctx context.Context, m *Model, data concept.Data, cfg Config, a0 *mat.Dense, iters int) (*mat.Dense, error) {
+	obj, err := buildObjective(m, data.Lists, data.Pairs, cfg)
+	if err != nil {
+		return nil, err
+	}
+	d, k := a0.Dims()
+	prob := obj.problem(d, k)
+	last := mat.DenseCopyOf(a0)
+	rec := recorder(func(loc *optimize.Location, op optimize.Operation) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if op == optimize.MajorIteration {
+			last = mat.NewDense(d, k, append([]float64(nil), loc.X...))
+		}
+		return nil
+	})
+	settings := &optimize.Settings{MajorIterations: iters, Recorder: rec}
+	x0 := append([]float64(nil), a0.RawMatrix().Data...)
+	if _, err := optimize.Minimize(prob, x0, settings, &optimize.LBFGS{Store: cfg.Store}); err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
+		if !isLinesearchFailure(err) {
+			return nil, fmt.Errorf("s2net: refit: %w", err)
+		}
+	}
+	return last, nil
 }
 
 func isLinesearchFailure(err error) bool {
@@ -155,6 +179,29 @@ func equal(a, b []float64) bool {
 }
 
 // recorder adapts a function to optimize.Recorder.
+// problem returns the objective as an optimisation problem over d×k
+// matrices in row-major order. L-BFGS asks for the loss and the gradient at
+// the same point; both come from one evaluation, cached.
+func (o *objective) problem(d, k int) optimize.Problem {
+	var cache struct {
+		x    []float64
+		f    float64
+		grad []float64
+	}
+	evalAt := func(x []float64) {
+		if cache.x != nil && equal(cache.x, x) {
+			return
+		}
+		cache.x = append(cache.x[:0], x...)
+		cache.grad = make([]float64, len(x))
+		cache.f = o.eval(mat.NewDense(d, k, cache.x), cache.grad)
+	}
+	return optimize.Problem{
+		Func: func(x []float64) float64 { evalAt(x); return cache.f },
+		Grad: func(g, x []float64) { evalAt(x); copy(g, cache.grad) },
+	}
+}
+
 type recorder func(*optimize.Location, optimize.Operation) error
 
 func (recorder) Init() error { return nil }

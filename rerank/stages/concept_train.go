@@ -140,6 +140,9 @@ func fitS2Net(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) 
 	if !pairs {
 		cfg.PairWeight = -1
 	}
+	if cfg.Refit, err = spec.Bool("refit", false); err != nil {
+		return spec, err
+	}
 	cfg.Seed = in.Seed
 	d, dev, err := conceptData(in)
 	if err != nil {
