@@ -113,7 +113,9 @@ func fitLSA(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (r
 // k by cross-validation on SemEval B in docs/RESULTS.md), gamma (default
 // 10), init (lsa or random), iter (L-BFGS iterations, default 100),
 // max_terms (default 10,000), pairs (train on comparable title–body pairs
-// too, default true). Early stopping watches in.Dev, or a fifth of the
+// too, default true), refit (after early stopping on held-out training
+// lists, train again on all of them; default false, no gain on SemEval B
+// in docs/RESULTS.md). Early stopping watches in.Dev, or a fifth of the
 // training lists without it.
 func fitS2Net(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
 	var cfg s2net.Config
