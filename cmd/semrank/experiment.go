@@ -71,7 +71,7 @@ to DIR/pipeline.yaml). A split it has never seen is then scored with:
 	f.StringVar(&subtask, "subtask", "B", "A (question→comments) or B (question→questions)")
 	f.StringArrayVar(&o.Train, "train", nil, "training XML (repeatable)")
 	f.StringVar(&o.Dev, "dev", "", "dev XML (the reported metrics; then trained on with the training files)")
-	f.StringVar(&o.Out, "out", "", "output directory (pipeline.yaml, models/, dev.trec)")
+	f.StringVar(&o.Out, "out", "", "output directory (pipeline.yaml, models/, train/, dev.trec)")
 	f.StringVar(&o.Fusion, "fusion", "", "linear or lambdamart (default: the recipe's choice)")
 	f.IntVar(&o.Folds, "folds", 5, "cross-fitting folds")
 	f.StringSliceVar(&o.Stages, "stages", nil, "stage types instead of the recipe's, for ablations (e.g. tweak or lexical,meta; TYPE:KEY=VALUE sets an option, as in s2net:dim=100)")
