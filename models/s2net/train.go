@@ -73,7 +73,10 @@ func Train(ctx context.Context, data concept.Data, cfg Config, opt Options) (*Mo
 		return concept.MAP(dev, devVecs.scores(a))
 	}
 	var curve []concept.Iteration
-	a0 := mat.DenseCopyOf(m.A)
+	var a0 *mat.Dense // the start, kept only for a refit
+	if cfg.Refit && len(opt.Dev) == 0 {
+		a0 = mat.DenseCopyOf(m.A)
+	}
 	bestIter := 0
 	best := mat.DenseCopyOf(m.A)
 	bestMAP := devMAP(m.A)
@@ -122,7 +125,7 @@ func Train(ctx context.Context, data concept.Data, cfg Config, opt Options) (*Mo
 		}
 	}
 	m.A = best
-	if cfg.Refit && len(opt.Dev) == 0 && len(dev) > 0 && bestIter > 0 {
+	if a0 != nil && len(dev) > 0 && bestIter > 0 {
 		if m.A, err = refit(ctx, m, data, cfg, a0, bestIter); err != nil {
 			return nil, curve, err
 		}
