@@ -49,7 +49,8 @@ a1:lexical,meta,tweak a2:lexical,meta,tweak,bilinear a3:lexical,meta,tweak,bilin
 a4:lexical,meta,tweak,bilinear,deepmatch,siamese a5:lexical,meta,tweak,bilinear,s2net,wmd
 a6:lexical,meta,tweak,bilinear,quality a7:lexical,meta,tweak,bilinear,quality_context
 a8:lexical,meta,tweak,bilinear,deepmatch,siamese,quality a9:lexical,meta,tweak,bilinear,quality_words
-a10:lexical,meta,tweak,bilinear,deepmatch,siamese,quality,peers"
+a10:lexical,meta,tweak,bilinear,deepmatch,siamese,quality,peers
+a11:lexical,meta,tweak,bilinear,deepmatch,siamese,quality:l2=0.0001,peers a12:lexical,meta,tweak,bilinear,deepmatch,siamese,quality:l2=0.001,peers"
 
 run() {
 	case "$1" in
