@@ -311,16 +311,29 @@ func (ds *Dataset) Save(dir string) error {
 		return err
 	}
 	// An empty qrels or candidates file would not load back (ErrEmpty), so
-	// empty ones are not written, as LoadDataset reads absent ones as nil.
+	// empty ones are not written, as LoadDataset reads absent ones as nil;
+	// one left by an earlier dataset saved to dir is removed, or it would be
+	// read back as this dataset's.
 	if len(ds.Qrels) > 0 {
 		if err := writeFile(filepath.Join(dir, QrelsFile), ds.Qrels.WriteTSV); err != nil {
 			return err
 		}
+	} else if err := removeIfExists(filepath.Join(dir, QrelsFile)); err != nil {
+		return err
 	}
 	if ds.Candidates != nil && ds.Candidates.Len() > 0 {
 		if err := writeFile(filepath.Join(dir, CandidatesFile), func(w io.Writer) error { return ds.Candidates.Write(w, "given") }); err != nil {
 			return err
 		}
+	} else if err := removeIfExists(filepath.Join(dir, CandidatesFile)); err != nil {
+		return err
+	}
+	return nil
+}
+
+func removeIfExists(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
 	}
 	return nil
 }

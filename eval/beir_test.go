@@ -181,6 +181,36 @@ func TestDatasetWithoutJudgmentsOrCandidates(t *testing.T) {
 	}
 }
 
+// TestDatasetSaveOverOldDataset saves a dataset without judgments or
+// candidates where one with them was saved: the old files must not be read
+// back as the new dataset's.
+func TestDatasetSaveOverOldDataset(t *testing.T) {
+	for name, strip := range map[string]func(*Dataset){
+		"no judgments":  func(ds *Dataset) { ds.Qrels = nil },
+		"no candidates": func(ds *Dataset) { ds.Candidates = nil },
+		"neither":       func(ds *Dataset) { ds.Qrels, ds.Candidates = nil, nil },
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := testDataset().Save(dir); err != nil {
+				t.Fatal(err)
+			}
+			ds := testDataset()
+			strip(ds)
+			if err := ds.Save(dir); err != nil {
+				t.Fatal(err)
+			}
+			got, err := LoadDataset(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (got.Qrels == nil) != (ds.Qrels == nil) || (got.Candidates == nil) != (ds.Candidates == nil) {
+				t.Errorf("Qrels = %v, Candidates = %v; want %v, %v", got.Qrels, got.Candidates, ds.Qrels, ds.Candidates)
+			}
+		})
+	}
+}
+
 func TestLoadDatasetRefusesUnknownIDs(t *testing.T) {
 	tests := []struct {
 		name, file, content, msg string

@@ -65,6 +65,8 @@ func (q Qrels) WriteTREC(w io.Writer) error {
 //	BEIR TSV        query-id <TAB> corpus-id <TAB> score   (header line allowed)
 //	TREC            qid 0 docid grade
 //	SemEval gold    qid docid ir_rank ir_score true|false
+//
+// A document judged twice for one query with different grades is an error.
 func ReadQrels(r io.Reader, name string) (Qrels, error) {
 	q := Qrels{}
 	first := true
@@ -75,31 +77,36 @@ func ReadQrels(r io.Reader, name string) (Qrels, error) {
 		if isHeader {
 			return nil
 		}
+		var qid, did string
+		var g int
+		var err error
 		switch len(f) {
 		case 3:
-			g, err := parseGrade(f[2])
-			if err != nil {
-				return err
-			}
-			q.add(f[0], f[1], g)
+			qid, did = f[0], f[1]
+			g, err = parseGrade(f[2])
 		case 4:
-			g, err := parseGrade(f[3])
-			if err != nil {
-				return err
-			}
-			q.add(f[0], f[2], g)
+			qid, did = f[0], f[2]
+			g, err = parseGrade(f[3])
 		case 5:
+			qid, did = f[0], f[1]
 			switch f[4] {
 			case "true":
-				q.add(f[0], f[1], 1)
+				g = 1
 			case "false":
-				q.add(f[0], f[1], 0)
+				g = 0
 			default:
-				return fmt.Errorf("label %q is neither true nor false", f[4])
+				err = fmt.Errorf("label %q is neither true nor false", f[4])
 			}
 		default:
-			return fmt.Errorf("%d fields; want 3 (BEIR), 4 (TREC) or 5 (SemEval)", len(f))
+			err = fmt.Errorf("%d fields; want 3 (BEIR), 4 (TREC) or 5 (SemEval)", len(f))
 		}
+		if err != nil {
+			return err
+		}
+		if old, ok := q[qid][did]; ok && old != g {
+			return fmt.Errorf("document %q judged again for query %q with relevance %d (was %d)", did, qid, g, old)
+		}
+		q.add(qid, did, g)
 		return nil
 	})
 	if err != nil {

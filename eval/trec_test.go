@@ -32,6 +32,7 @@ func TestReadQrelsForms(t *testing.T) {
 		{"TREC", "q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 2\n", want},
 		{"TREC CRLF and blank lines", "q1 0 d1 1\r\n\r\nq1 0 d2 0\r\n  \nq2 0 d1 2", want},
 		{"TREC negative grade is not relevant", "q1 0 d1 -1\nq1 0 d2 1\n", Qrels{"q1": {"d1": -1, "d2": 1}}},
+		{"repeated judgment", "q1 0 d1 1\nq1 0 d1 1\n", Qrels{"q1": {"d1": 1}}},
 		{
 			"SemEval gold",
 			"Q268\tQ268_R4\t4\t0.25\ttrue\nQ268\tQ268_R9\t9\t0.111111111111111\tfalse\nQ269\tQ269_R1\t1\t1\tfalse\n",
@@ -64,8 +65,10 @@ func TestReadQrelsErrors(t *testing.T) {
 		{"TREC non-numeric label", "q1 0 d1 1\nq1 0 d2 1.5\n", 2, `relevance "1.5" is not an integer`},
 		{"SemEval label", "q1 d1 1 1 true\nq1 d2 2 0.5 maybe\n", 2, `label "maybe"`},
 		{"two fields", "q1 0 d1 1\n\nq1 d2\n", 3, "2 fields"},
+		{"one field", "q1 0 d1 1\nq1\n", 2, "1 fields"},
 		{"six fields", "q1 Q0 d1 1 0.5 run\n", 1, "6 fields"},
 		{"header later is data", "q1\td1\t1\nquery-id\tcorpus-id\tscore\n", 2, `relevance "score"`},
+		{"conflicting duplicate", "q1 0 d1 1\nq1 0 d2 0\nq1 0 d1 0\n", 3, `document "d1" judged again for query "q1" with relevance 0 (was 1)`},
 		{"empty file", "", 0, "no records"},
 		{"header only", "query-id\tcorpus-id\tscore\n", 0, "no records"},
 		{"blank lines only", "\n  \r\n", 0, "no records"},

@@ -27,7 +27,7 @@ and a paired randomization test compare the run with the baseline per metric.`,
 			if err != nil {
 				return err
 			}
-			q, err := eval.ReadQrelsFile(qrelsPath)
+			q, err := readJudgments(qrelsPath)
 			if err != nil {
 				return err
 			}
@@ -37,9 +37,9 @@ and a paired randomization test compare the run with the baseline per metric.`,
 					return r, err
 				}
 				if ignoreUnjudged {
-					r = r.Filter(func(qid string) bool { _, ok := q[qid]; return ok })
+					r, err = judgedOnly(r, q, qrelsPath)
 				}
-				return r, nil
+				return r, err
 			}
 			run, err := load(runPath)
 			if err != nil {
@@ -74,4 +74,30 @@ and a paired randomization test compare the run with the baseline per metric.`,
 	_ = cmd.MarkFlagRequired("qrels")
 	_ = cmd.MarkFlagRequired("run")
 	rootCmd.AddCommand(cmd)
+}
+
+// readJudgments reads --qrels and refuses judgments that mark no document
+// relevant: every metric would be 0, and such a file is usually one in
+// another form read as TREC qrels (SMART's "qid docid 0 0" lines, say).
+func readJudgments(path string) (eval.Qrels, error) {
+	q, err := eval.ReadQrelsFile(path)
+	if err != nil {
+		return nil, err
+	}
+	for qid := range q {
+		if q.Relevant(qid) > 0 {
+			return q, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: no judgment has a relevance above 0, so every metric would be 0 (want BEIR TSV, TREC qrels or SemEval gold)", path)
+}
+
+// judgedOnly drops run's queries that q does not judge (--ignore-unjudged),
+// and refuses a run left with none: it would score 0 on every metric.
+func judgedOnly(run eval.Run, q eval.Qrels, qrelsPath string) (eval.Run, error) {
+	r := run.Filter(func(qid string) bool { _, ok := q[qid]; return ok })
+	if r.Len() == 0 {
+		return r, fmt.Errorf("%s: none of its %d queries has judgments in %s", run.File, run.Len(), qrelsPath)
+	}
+	return r, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -62,6 +63,9 @@ to DIR/pipeline.yaml). A split it has never seen is then scored with:
 			if err != nil {
 				return err
 			}
+			if err := checkFolds(o.Folds); err != nil {
+				return err
+			}
 			o.Subtask = st
 			o.Log = cmd.OutOrStdout()
 			return recipe.SemEval(context.Background(), o)
@@ -92,6 +96,9 @@ judgments, fused with fixed weights. Writes DIR2/baseline.trec (BM25) and
 DIR2/run.trec (reranked) and prints both runs' metrics.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkFolds(b.Folds); err != nil {
+				return err
+			}
 			b.Log = cmd.OutOrStdout()
 			return recipe.BEIR(context.Background(), b)
 		},
@@ -110,4 +117,13 @@ DIR2/run.trec (reranked) and prints both runs' metrics.`,
 	experimentCmd.AddCommand(beirCmd)
 	addPaperExperiments()
 	rootCmd.AddCommand(experimentCmd)
+}
+
+// checkFolds rejects a --folds value that cannot split queries into
+// training and held-out parts.
+func checkFolds(k int) error {
+	if k < 2 {
+		return fmt.Errorf("--folds %d: want at least 2", k)
+	}
+	return nil
 }

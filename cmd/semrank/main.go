@@ -6,10 +6,12 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	_ "github.com/semrank/semrank/analyzers" // registers the semrank_en analyzer
+	"github.com/semrank/semrank/eval"
 )
 
 var rootCmd = &cobra.Command{
@@ -42,4 +44,37 @@ func main() {
 		fmt.Fprintln(os.Stderr, "semrank:", err)
 		os.Exit(1)
 	}
+}
+
+// checkOutput refuses an output path (flag's value) that names one of the
+// files a command reads, such as DIR/candidates.trec, or another of its
+// outputs: the command would overwrite what it was given.
+func checkOutput(flag, out string, inputs ...string) error {
+	for _, in := range inputs {
+		if sameFile(out, in) {
+			return fmt.Errorf("%s %s would overwrite %s, which this command also reads or writes", flag, out, in)
+		}
+	}
+	return nil
+}
+
+// datasetFiles returns the files of BEIR directory dir.
+func datasetFiles(dir string) []string {
+	var out []string
+	for _, f := range []string{eval.CorpusFile, eval.QueriesFile, eval.QrelsFile, eval.CandidatesFile} {
+		out = append(out, filepath.Join(dir, f))
+	}
+	return out
+}
+
+func sameFile(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
 }

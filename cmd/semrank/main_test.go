@@ -3,8 +3,12 @@ package main
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func TestMain(m *testing.M) {
@@ -84,4 +88,82 @@ func TestMissingFlags(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBadInput checks that bad flag values and inputs fail before any work
+// with an error naming the flag or file, rather than panicking, writing a
+// useless result or overwriting an input.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	data := filepath.Join(dir, "data")
+	qrels := file("qrels.tsv", "q1 0 d1 1\nq1 0 d2 0\n")
+	smartQrels := file("qrels.text", "01 1410  0 0\n01 1572  0 0\n")
+	run := file("run.trec", "q1 Q0 d1 1 2 x\nq1 Q0 d2 2 1 x\n")
+	unjudged := file("unjudged.trec", "q9 Q0 d1 1 2 x\n")
+	pipeline := file("pipeline.yaml", "stages:\n  - type: tfidf\n")
+	nowhere := filepath.Join(dir, "absent")
+	fusion := []string{"train", "fusion", "--data", data, "--pipeline", pipeline, "--out", nowhere}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"search", "--index", nowhere, "-n", "-1", "bank"}, "-n -1: want a positive number"},
+		{[]string{"search", "--index", nowhere, "-n", "0", "bank"}, "-n 0: want a positive number"},
+		{[]string{"run", "--data", data, "--index", nowhere, "--depth", "0", "--out", nowhere}, "--depth 0: want a positive number"},
+		{[]string{"run", "--data", data, "--index", nowhere, "--out", filepath.Join(data, "candidates.trec")}, "would overwrite"},
+		{[]string{"rerank", "--data", data, "--pipeline", pipeline, "--out", filepath.Join(data, "candidates.trec")}, "--out " + filepath.Join(data, "candidates.trec") + " would overwrite"},
+		{[]string{"rerank", "--data", data, "--pipeline", pipeline, "--out", pipeline}, "would overwrite"},
+		{[]string{"rerank", "--data", data, "--pipeline", pipeline, "--out", run, "--first-stage-out", run}, "--first-stage-out " + run + " would overwrite"},
+		{[]string{"experiment", "semeval2016", "--train", nowhere, "--out", nowhere, "--folds", "-1"}, "--folds -1: want at least 2"},
+		{[]string{"experiment", "semeval2016", "--train", nowhere, "--out", nowhere, "--folds", "1"}, "--folds 1: want at least 2"},
+		{[]string{"experiment", "beir", "--data", data, "--out", nowhere, "--folds", "0"}, "--folds 0: want at least 2"},
+		{append(fusion, "--method", "nosuch"), `--method "nosuch"`},
+		{append(fusion, "--method", "linear", "--loss", "nosuch"), `--loss "nosuch"`},
+		{append(fusion, "--method", "linear", "--l2", "-1"), "--l2 -1"},
+		{append(fusion, "--method", "linear", "--l2", "NaN"), "--l2 NaN"},
+		{append(fusion, "--method", "lambdamart", "--trees", "-3"), "--trees -3"},
+		{append(fusion, "--method", "lambdamart", "--leaves", "1"), "--leaves 1"},
+		{[]string{"eval", "--qrels", smartQrels, "--run", run}, smartQrels + ": no judgment has a relevance above 0"},
+		{[]string{"eval", "--qrels", qrels, "--run", unjudged, "--ignore-unjudged"}, unjudged + ": none of its 1 queries has judgments"},
+		{[]string{"report", "--qrels", qrels, "--run", "a=" + run, "--run", "a=" + run, "--out", nowhere}, `two runs named "a"`},
+		{[]string{"report", "--qrels", qrels, "--run", "a=" + unjudged, "--out", nowhere, "--ignore-unjudged"}, "none of its 1 queries"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var out bytes.Buffer
+			rootCmd.SetOut(&out)
+			rootCmd.SetErr(&out)
+			rootCmd.SetArgs(tt.args)
+			err := rootCmd.Execute()
+			if cmd, _, ferr := rootCmd.Find(tt.args); ferr == nil {
+				resetFlags(cmd)
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want one containing %q", err, tt.want)
+			}
+			if _, err := os.Stat(nowhere); !os.IsNotExist(err) {
+				t.Fatalf("%s written: %v", nowhere, err)
+			}
+		})
+	}
+}
+
+// resetFlags returns cmd's flags to their defaults, unset, so that one
+// test's flags do not leak into the next Execute.
+func resetFlags(cmd *cobra.Command) {
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			_ = sv.Replace(nil)
+		} else {
+			_ = f.Value.Set(f.DefValue)
+		}
+		f.Changed = false
+	})
 }

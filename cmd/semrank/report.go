@@ -19,7 +19,7 @@ func init() {
 		Short: "Write a markdown table and plots comparing runs (the first is the baseline)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			q, err := eval.ReadQrelsFile(qrelsPath)
+			q, err := readJudgments(qrelsPath)
 			if err != nil {
 				return err
 			}
@@ -28,22 +28,33 @@ func init() {
 				return err
 			}
 			var named []report.Named
+			seen := map[string]bool{}
 			for _, r := range runs {
 				name, path, ok := strings.Cut(r, "=")
 				if !ok || name == "" || path == "" {
 					return fmt.Errorf("--run %q: want NAME=FILE", r)
 				}
+				if seen[name] {
+					return fmt.Errorf("--run %q: two runs named %q", r, name)
+				}
+				seen[name] = true
 				run, err := eval.ReadRunFile(path)
 				if err != nil {
 					return err
 				}
 				if ignoreUnjudged {
-					run = run.Filter(func(qid string) bool { _, ok := q[qid]; return ok })
+					if run, err = judgedOnly(run, q, qrelsPath); err != nil {
+						return err
+					}
 				}
 				named = append(named, report.Named{Name: name, Run: run})
 			}
 			if err := report.Write(out, q, named, report.Options{Metrics: ms, Format: format}); err != nil {
 				return err
+			}
+			if len(named) == 1 {
+				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s/report.md, depth.%s\n", out, format)
+				return nil
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s/report.md, ap-change.%s, depth.%s\n", out, format, format)
 			return nil

@@ -22,6 +22,14 @@ Without --index the corpus is indexed into a temporary index, with the
 payloads the pipeline's stages read. Prints metrics when DIR has judgments.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput("--out", out, append(datasetFiles(dataDir), pipelinePath)...); err != nil {
+				return err
+			}
+			if firstOut != "" {
+				if err := checkOutput("--first-stage-out", firstOut, append(datasetFiles(dataDir), pipelinePath, out)...); err != nil {
+					return err
+				}
+			}
 			ctx := context.Background()
 			ds, err := eval.LoadDataset(dataDir)
 			if err != nil {

@@ -24,6 +24,9 @@ hits are reranked and each line shows the first-stage and reranked position;
 --explain adds each stage's score.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if n <= 0 {
+				return fmt.Errorf("-n %d: want a positive number of results", n)
+			}
 			idx, err := index.Open(indexPath)
 			if err != nil {
 				return err
@@ -68,6 +71,12 @@ exactly those candidates are scored by BM25 (candidates matching no query term
 follow in their given order); otherwise the top --depth documents are retrieved.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if depth <= 0 {
+				return fmt.Errorf("--depth %d: want a positive number of candidates", depth)
+			}
+			if err := checkOutput("--out", out, datasetFiles(dataDir)...); err != nil {
+				return err
+			}
 			ds, err := eval.LoadDataset(dataDir)
 			if err != nil {
 				return err

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/spf13/cobra"
@@ -25,6 +26,9 @@ models should not have been trained on DIR's queries, or the fusion learns to
 trust overfitted stages.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkFusionFlags(method, loss, l2, trees, leaves); err != nil {
+				return err
+			}
 			ctx := context.Background()
 			ds, err := eval.LoadDataset(dataDir)
 			if err != nil {
@@ -111,4 +115,29 @@ trust overfitted stages.`,
 		_ = cmd.MarkFlagRequired(n)
 	}
 	trainCmd.AddCommand(cmd)
+}
+
+// checkFusionFlags rejects flag values the trainers would otherwise read as
+// a default (an unknown method or loss) or turn into a useless model (no
+// trees, single-leaf trees, all-zero weights from a negative L2).
+func checkFusionFlags(method, loss string, l2 float64, trees, leaves int) error {
+	switch method {
+	case "linear":
+		if loss != "pairwise" && loss != "logistic" {
+			return fmt.Errorf("--loss %q: want pairwise or logistic", loss)
+		}
+		if !(l2 >= 0) || math.IsInf(l2, 0) {
+			return fmt.Errorf("--l2 %g: want a non-negative number", l2)
+		}
+	case "lambdamart":
+		if trees < 1 {
+			return fmt.Errorf("--trees %d: want at least 1", trees)
+		}
+		if leaves < 2 {
+			return fmt.Errorf("--leaves %d: want at least 2", leaves)
+		}
+	default:
+		return fmt.Errorf("--method %q: want linear or lambdamart", method)
+	}
+	return nil
 }

@@ -4,6 +4,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -33,7 +34,8 @@ type Options struct {
 }
 
 // Write evaluates runs (the first is the baseline) against qrels and
-// writes dir/report.md, dir/ap-change.<fmt> and dir/depth.<fmt>.
+// writes dir/report.md, dir/ap-change.<fmt> (with two runs or more) and
+// dir/depth.<fmt>.
 func Write(dir string, qrels eval.Qrels, runs []Named, o Options) error {
 	if len(runs) == 0 {
 		return fmt.Errorf("report: no runs")
@@ -72,7 +74,14 @@ func Write(dir string, qrels eval.Qrels, runs []Named, o Options) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	if err := apChange(filepath.Join(dir, "ap-change."+o.Format), runs, results); err != nil {
+	apPath := filepath.Join(dir, "ap-change."+o.Format)
+	if len(runs) < 2 {
+		// Nothing to compare with the baseline: no plot, and none left
+		// from an earlier report in dir.
+		if err := os.Remove(apPath); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	} else if err := apChange(apPath, runs, results); err != nil {
 		return err
 	}
 	return depthPlot(filepath.Join(dir, "depth."+o.Format), qrels, runs, o.Metrics[0], o.Depths)
@@ -101,7 +110,10 @@ func table(w io.Writer, runs []Named, results []eval.Result, metrics []eval.Metr
 		}
 		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
 	}
-	fmt.Fprintf(w, "\n![per-query change](ap-change.%[1]s)\n\n![metric by depth](depth.%[1]s)\n", format)
+	if len(runs) > 1 {
+		fmt.Fprintf(w, "\n![per-query change](ap-change.%s)\n", format)
+	}
+	fmt.Fprintf(w, "\n![metric by depth](depth.%s)\n", format)
 	return nil
 }
 

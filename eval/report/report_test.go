@@ -43,3 +43,33 @@ func TestWrite(t *testing.T) {
 		t.Error("unknown format accepted")
 	}
 }
+
+// TestWriteOneRun checks that a report of the baseline alone neither links
+// a per-query change plot nor leaves one from an earlier report in dir.
+func TestWriteOneRun(t *testing.T) {
+	q := eval.Qrels{}
+	base, other := eval.NewRun(), eval.NewRun()
+	for _, qid := range []string{"q1", "q2"} {
+		q.Add(qid, qid+"-rel", 1)
+		q.Add(qid, qid+"-non", 0)
+		base.Add(qid, eval.Entry{DocID: qid + "-rel", Score: 2})
+		base.Add(qid, eval.Entry{DocID: qid + "-non", Score: 1})
+		other.Add(qid, eval.Entry{DocID: qid + "-non", Score: 2})
+		other.Add(qid, eval.Entry{DocID: qid + "-rel", Score: 1})
+	}
+	dir := t.TempDir()
+	o := Options{Format: "svg", Metrics: eval.MustParseMetrics("map@10")}
+	if err := Write(dir, q, []Named{{"a", base}, {"b", other}}, o); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(dir, q, []Named{{"a", base}}, o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ap-change.svg")); !os.IsNotExist(err) {
+		t.Errorf("ap-change.svg left from the earlier report: %v", err)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	if strings.Contains(string(md), "ap-change") || !strings.Contains(string(md), "depth.svg") {
+		t.Errorf("report.md:\n%s", md)
+	}
+}
