@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -77,4 +78,25 @@ func sameFile(a, b string) bool {
 	}
 	sb, err := os.Stat(b)
 	return err == nil && os.SameFile(sa, sb)
+}
+
+// checkPositive refuses a zero or negative value for the named numeric
+// flags of cmd. The model configurations read a non-positive size as "the
+// default", which is right for a Go caller's zero value but would turn a
+// mistyped --dim -3 into a silent 100.
+func checkPositive(cmd *cobra.Command, names ...string) error {
+	for _, name := range names {
+		f := cmd.Flags().Lookup(name)
+		if f == nil {
+			continue
+		}
+		v, err := strconv.ParseFloat(f.Value.String(), 64)
+		if err != nil {
+			return fmt.Errorf("--%s %s: not a number", name, f.Value)
+		}
+		if !(v > 0) {
+			return fmt.Errorf("--%s %s: want a positive number", name, f.Value)
+		}
+	}
+	return nil
 }

@@ -117,6 +117,9 @@ beside the model (MODEL.curve.png). Store document vectors at index time
 with "semrank index --` + method + ` MODEL".`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkPositive(cmd, "dim", "max-terms", "gamma", "iter", "patience", "d", "pretrain-epochs", "epochs", "lr"); err != nil {
+				return err
+			}
 			d, devLists, err := conceptTrainData(data, corpora, dev)
 			if err != nil {
 				return err

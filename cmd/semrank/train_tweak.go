@@ -42,6 +42,9 @@ else from the corpora of --data and --dev; they are stored in the model.
 on 20% of the training queries (then retrains on all of them).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkPositive(cmd, "max-iter"); err != nil {
+				return err
+			}
 			loss, err := tweak.ParseLoss(lossName)
 			if err != nil {
 				return err
