@@ -189,8 +189,19 @@ func hitFrom(h *search.DocumentMatch) Hit {
 	hit := Hit{ID: h.ID, Score: h.Score}
 	hit.Title, _ = h.Fields[FieldTitle].(string)
 	hit.Text, _ = h.Fields[FieldText].(string)
-	if raw, ok := h.Fields[FieldMeta].(string); ok && raw != "" {
-		_ = json.Unmarshal([]byte(raw), &hit.Meta)
-	}
+	hit.Meta = StoredMeta(h.Fields)
 	return hit
+}
+
+// StoredMeta decodes the document metadata in a hit's stored fields (the
+// JSON under FieldMeta), or returns nil when there is none. The index wrote
+// that JSON itself, so it is not checked again here.
+func StoredMeta(fields map[string]any) map[string]any {
+	raw, ok := fields[FieldMeta].(string)
+	if !ok || raw == "" {
+		return nil
+	}
+	var meta map[string]any
+	_ = json.Unmarshal([]byte(raw), &meta)
+	return meta
 }

@@ -158,6 +158,9 @@ func (c *Config) Build(env Env) (*Pipeline, error) {
 	default:
 		return nil, fmt.Errorf("pipeline: unknown fusion method %q (linear, lambdamart, rrf, none)", c.Fusion.Method)
 	}
+	if err := p.checkFusion(); err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
+	}
 	if c.FirstStage.QueryBoost != "" {
 		var found bool
 		for _, st := range p.Stages {
@@ -173,6 +176,21 @@ func (c *Config) Build(env Env) (*Pipeline, error) {
 		}
 	}
 	return p, nil
+}
+
+// checkFusion fuses one dummy candidate, so that a fusion weighting a
+// stage the pipeline lacks (a typo, a model trained with other stages) is
+// refused when the pipeline is built, not by every search.
+func (p *Pipeline) checkFusion() error {
+	if p.Fusion == nil {
+		return nil
+	}
+	in := FusionInput{Names: p.StageNames(), Candidates: []Candidate{{Rank: 1}}, Scores: make([][]float64, len(p.Stages))}
+	for i := range in.Scores {
+		in.Scores[i] = []float64{0}
+	}
+	_, err := p.Fusion.Fuse(in)
+	return err
 }
 
 // QueryWeighter returns the stage named by first_stage.query_boost, or nil.

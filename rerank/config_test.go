@@ -1,6 +1,9 @@
 package rerank
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -39,6 +42,68 @@ func TestParseConfig(t *testing.T) {
 			}
 			if len(c.Stages) != tt.stages {
 				t.Fatalf("%d stages, want %d", len(c.Stages), tt.stages)
+			}
+		})
+	}
+}
+
+// constStage scores every candidate 0; registered as "test_const".
+type constStage struct{}
+
+func (constStage) Name() string { return "test_const" }
+func (constStage) Score(_ context.Context, _ Query, cs []Candidate) ([]float64, error) {
+	return make([]float64, len(cs)), nil
+}
+
+func init() {
+	RegisterStage("test_const", func(StageSpec, Env) (Stage, error) { return constStage{}, nil })
+}
+
+func TestBuildChecksFusion(t *testing.T) {
+	dir := t.TempDir()
+	save := func(name string, b interface{ Save(string) error }) {
+		if err := b.Save(filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	save("ok.model", (&Linear{Weights: map[string]float64{FeatureFirstRank: 1, "test_const": 1, FeatureGivenRank: 1}}).Bundle())
+	save("other.model", (&Linear{Weights: map[string]float64{FeatureFirstRank: 1, "tweak": 1}}).Bundle())
+	save("trees.model", (&LambdaMART{Features: []string{"raw:tweak"}, Rate: 1, Trees: []Tree{{Feature: []int{0}, Threshold: []float64{0}, Left: []int{-1}, Right: []int{-1}, Value: []float64{1}}}}).Bundle())
+	tests := []struct {
+		name, fusion string
+		wantErr      string // substring; "" for success
+	}{
+		{"default weights", "", ""},
+		{"weights", "{weights: {first_rank: 1, test_const: 2}}", ""},
+		{"weights typo", "{weights: {first_rank: 1, test_konst: 2}}", `fusion weight for "test_konst"`},
+		{"model", "{model: ok.model}", ""},
+		{"model for other stages", "{model: other.model}", `fusion weight for "tweak"`},
+		{"lambdamart for other stages", "{method: lambdamart, model: trees.model}", `feature "raw:tweak"`},
+		{"rrf", "{method: rrf, weights: {test_const: 2}}", ""},
+		{"none", "{method: none}", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := "stages:\n  - type: test_const\n"
+			if tt.fusion != "" {
+				doc += "fusion: " + tt.fusion + "\n"
+			}
+			path := filepath.Join(dir, "pipeline.yaml")
+			if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			p, _, err := LoadPipeline(path, Env{})
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.Rerank(context.Background(), Query{Text: "q"}, []Candidate{{ID: "a", Rank: 1}, {ID: "b", Rank: 2}}); err != nil {
+				t.Fatalf("a pipeline that builds fails to rerank: %v", err)
 			}
 		})
 	}

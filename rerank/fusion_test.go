@@ -3,7 +3,10 @@ package rerank
 import (
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/semrank/semrank/models"
 )
 
 // xorExamples plants relevance = (a > 0) XOR (b > 0): no linear fusion of a
@@ -123,5 +126,54 @@ func TestRRF(t *testing.T) {
 		if abs(got[i]-want[i]) > 1e-12 {
 			t.Errorf("RRF[%d] = %v, want %v", i, got[i], want[i])
 		}
+	}
+}
+
+func TestLoadLambdaMARTRefusesMalformed(t *testing.T) {
+	// One tree: a split on feature 0 into two leaves.
+	good := map[string][]float64{"feature": {0, 0, 0}, "threshold": {0.5, 0, 0}, "left": {1, -1, -1}, "right": {2, -1, -1}, "value": {0, -1, 1}}
+	for _, tc := range []struct {
+		name    string
+		change  func(arrs map[string][]float64)
+		wantErr string // "" for success
+	}{
+		{"valid", func(map[string][]float64) {}, ""},
+		{"short left", func(a map[string][]float64) { a["left"] = a["left"][:1] }, "left entries"},
+		{"short feature", func(a map[string][]float64) { a["feature"] = a["feature"][:1] }, "entries for 1 nodes"},
+		{"child out of the tree", func(a map[string][]float64) { a["right"][0] = 7 }, "malformed tree node"},
+		{"child loops back", func(a map[string][]float64) { a["left"][0] = 0 }, "malformed tree node"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			arrs := map[string][]float64{}
+			for k, v := range good {
+				arrs[k] = append([]float64(nil), v...)
+			}
+			tc.change(arrs)
+			b := models.New(LambdaMARTMethod, 1)
+			b.AddStrings("features", []string{"a"})
+			b.AddTensor("rate", []int{1}, []float64{1})
+			b.AddTensor("sizes", []int{1}, []float64{3})
+			for k, v := range arrs {
+				b.AddTensor(k, []int{len(v)}, v)
+			}
+			path := filepath.Join(t.TempDir(), "m.model")
+			if err := b.Save(path); err != nil {
+				t.Fatal(err)
+			}
+			m, err := LoadLambdaMART(path)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := m.Fuse(FusionInput{Names: []string{"a"}, Candidates: []Candidate{{Rank: 1}, {Rank: 2}}, Scores: [][]float64{{1, 0}}})
+			if err != nil || !(s[0] > s[1]) {
+				t.Fatalf("fused %v, %v", s, err)
+			}
+		})
 	}
 }

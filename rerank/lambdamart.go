@@ -462,6 +462,9 @@ func LoadLambdaMART(path string) (*LambdaMART, error) {
 		if arrs[n], err = get(n); err != nil {
 			return nil, err
 		}
+		if len(arrs[n]) != len(arrs["feature"]) {
+			return nil, fmt.Errorf("rerank: %s: %d %s entries for %d nodes", path, len(arrs[n]), n, len(arrs["feature"]))
+		}
 	}
 	off := 0
 	for _, s := range sizes {

@@ -42,7 +42,8 @@ type Candidate struct {
 	// GivenRank is the position in a given candidate list (e.g. SemEval's
 	// search-engine order), 0 when candidates were retrieved.
 	GivenRank int
-	// Fields holds the hit's other stored fields (e.g. metadata).
+	// Fields holds the document's metadata (decoded from the index's
+	// stored meta field), or the hit's stored fields when it has none.
 	Fields map[string]any
 }
 

@@ -85,10 +85,15 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 	if err != nil {
 		return nil, err
 	}
-	index.StableOrder(res.Hits) // the same candidates and ranks as index.TopN
+	// The window holds the same candidates, in the same order, as
+	// index.TopN(window); hits beyond it keep Bleve's order, which does not
+	// depend on how many were fetched, so pages agree with each other
+	// (ordering them all by id would let tied hits cross the window's edge
+	// as From+Size grows).
+	index.StableOrder(res.Hits[:min(x.pipeline.WindowSize(), len(res.Hits))])
 	cands := make([]Candidate, len(res.Hits))
 	for i, h := range res.Hits {
-		cands[i] = Candidate{ID: h.ID, Score: h.Score, Rank: i + 1, Fields: h.Fields}
+		cands[i] = Candidate{ID: h.ID, Score: h.Score, Rank: i + 1, Fields: candidateFields(h.Fields)}
 		cands[i].Title, _ = h.Fields[x.TitleField].(string)
 		cands[i].Text, _ = h.Fields[x.TextField].(string)
 	}
@@ -97,13 +102,9 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 	if err != nil {
 		return nil, err
 	}
-	byID := make(map[string]*search.DocumentMatch, len(res.Hits))
-	for _, h := range res.Hits {
-		byID[h.ID] = h
-	}
 	hits := make(search.DocumentMatchCollection, 0, len(scored))
 	for i, s := range scored {
-		h := byID[s.ID]
+		h := res.Hits[s.Rank-1] // by position: an alias may return one id twice
 		if req.Explain {
 			h.Expl = x.explain(s, h.Expl)
 		}
@@ -142,6 +143,16 @@ func (x *Index) explain(s Scored, firstStage *search.Explanation) *search.Explan
 // disjunction or conjunction of them.
 func queryText(req *bleve.SearchRequest) string {
 	return textOf(req.Query)
+}
+
+// candidateFields returns what stages read as a candidate's fields: the
+// document's metadata, decoded from the stored meta field as index.TopN
+// decodes it, or the hit's stored fields when it has none.
+func candidateFields(stored map[string]any) map[string]any {
+	if _, ok := stored[index.FieldMeta].(string); !ok {
+		return stored
+	}
+	return index.StoredMeta(stored)
 }
 
 func mergeFields(user []string, extra ...string) []string {

@@ -206,3 +206,106 @@ func TestAliasOverWrappedShards(t *testing.T) {
 		t.Errorf("top merged hit = %s, want a00 or b00 (the shortest)", top)
 	}
 }
+
+// positionStage prefers a lower metadata "position", which stages read
+// from Candidate.Fields.
+type positionStage struct{}
+
+func (positionStage) Name() string { return "position" }
+func (positionStage) Score(_ context.Context, _ rerank.Query, cs []rerank.Candidate) ([]float64, error) {
+	out := make([]float64, len(cs))
+	for i, c := range cs {
+		p, ok := c.Fields["position"].(float64)
+		if !ok {
+			return nil, fmt.Errorf("candidate %s has no position in %v", c.ID, c.Fields)
+		}
+		out[i] = -p
+	}
+	return out, nil
+}
+
+func TestWrapCandidates(t *testing.T) {
+	// Later documents come first by position, last by BM25 (longer text).
+	var ds []eval.Doc
+	for i := 0; i < 6; i++ {
+		ds = append(ds, eval.Doc{ID: fmt.Sprintf("c%d", i), Text: "bank " + strings.Repeat("money ", i),
+			Metadata: map[string]any{"position": float64(6 - i)}})
+	}
+	p := &rerank.Pipeline{Stages: []rerank.Stage{positionStage{}}, Fusion: &rerank.Linear{Weights: map[string]float64{"position": 1}}}
+	for _, tc := range []struct {
+		name   string
+		idx    bleve.Index
+		fields []string
+		want   []string
+	}{
+		{"metadata reaches stages", newIndex(t, ds), nil, []string{"c5", "c4", "c3", "c2", "c1", "c0"}},
+		{"metadata with fields asked", newIndex(t, ds), []string{"meta", "title"}, []string{"c5", "c4", "c3", "c2", "c1", "c0"}},
+		{"alias with an id in two children", bleve.NewIndexAlias(newIndex(t, ds[:3]), newIndex(t, ds[2:])), nil,
+			[]string{"c5", "c4", "c3", "c2", "c2", "c1", "c0"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), 10, 0, false)
+			req.Fields = tc.fields
+			res, err := rerank.Wrap(tc.idx, p).Search(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(ids(res.Hits)) != fmt.Sprint(tc.want) {
+				t.Fatalf("got %v, want %v", ids(res.Hits), tc.want)
+			}
+			for i := 1; i < len(res.Hits); i++ {
+				if !(res.Hits[i-1].Score > res.Hits[i].Score) {
+					t.Fatalf("scores not strictly decreasing at %d: %v, %v", i, res.Hits[i-1].Score, res.Hits[i].Score)
+				}
+			}
+			for _, h := range res.Hits {
+				if len(h.Fields) != len(tc.fields) {
+					t.Errorf("hit %s fields %v, want %v", h.ID, h.Fields, tc.fields)
+				}
+			}
+		})
+	}
+}
+
+func TestWrapPagesWithTies(t *testing.T) {
+	// Every document scores the same, so only tie-breaking orders them.
+	var ds []eval.Doc
+	for i := 0; i < 23; i++ {
+		ds = append(ds, eval.Doc{ID: fmt.Sprintf("d%02d", (i*7)%23), Text: "bank money"})
+	}
+	idx := newIndex(t, ds)
+	for _, tc := range []struct{ window, page int }{{5, 4}, {5, 3}, {5, 5}, {10, 7}, {100, 6}, {1, 2}} {
+		t.Run(fmt.Sprintf("window %d page %d", tc.window, tc.page), func(t *testing.T) {
+			p := shortFirst()
+			p.Window = tc.window
+			w := rerank.Wrap(idx, p)
+			full, err := w.Search(bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), 23, 0, false))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var paged []string
+			for from := 0; from < 23; from += tc.page {
+				res, err := w.Search(bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), tc.page, from, false))
+				if err != nil {
+					t.Fatal(err)
+				}
+				paged = append(paged, ids(res.Hits)...)
+			}
+			if fmt.Sprint(paged) != fmt.Sprint(ids(full.Hits)) {
+				t.Errorf("paged %v\n  != full %v", paged, ids(full.Hits))
+			}
+			// The window is index.TopN's.
+			hits, err := idx.TopN(context.Background(), bleve.NewMatchQuery("bank"), tc.window)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var top []string
+			for _, h := range hits {
+				top = append(top, h.ID)
+			}
+			if got := ids(full.Hits[:len(top)]); fmt.Sprint(got) != fmt.Sprint(top) {
+				t.Errorf("window %v, want index.TopN's %v", got, top)
+			}
+		})
+	}
+}

@@ -18,6 +18,9 @@ import (
 // same code library users run. A probe belongs to one request.
 type probe struct {
 	metrics *metrics
+	// window is the rerank window, whose hits Wrap orders as index.TopN
+	// does; 0 when not reranking (every hit is ordered so).
+	window int
 
 	firstErr  error               // the first stage's error, if any
 	firstHits []firstHit          // the first-stage list, in order
@@ -57,8 +60,12 @@ func (x probeIndex) SearchInContext(ctx context.Context, req *bleve.SearchReques
 		return nil, err
 	}
 	x.probe.metrics.observeStage("first_stage", time.Since(start))
-	index.StableOrder(res.Hits) // as rerank.Wrap will: record the ranks it reranks
 	p := x.probe
+	n := len(res.Hits)
+	if p.window > 0 {
+		n = min(p.window, n)
+	}
+	index.StableOrder(res.Hits[:n]) // as rerank.Wrap will: record the ranks it reranks
 	p.first = make(map[string]firstHit, len(res.Hits))
 	p.firstHits = make([]firstHit, len(res.Hits))
 	for i, h := range res.Hits {

@@ -122,6 +122,9 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	}
 
 	pr := &probe{metrics: s.metrics}
+	if enabled {
+		pr.window = p.WindowSize()
+	}
 	p.Fusion = &recordFusion{inner: p.Fusion, probe: pr}
 	x := rerank.Wrap(probeIndex{bleveIndex: s.idx, probe: pr}, &p)
 	breq := bleve.NewSearchRequestOptions(q, size, req.From, req.Explain)

@@ -2,12 +2,14 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -148,6 +150,41 @@ func TestSearchOptions(t *testing.T) {
 			}
 		}
 	})
+}
+
+func TestSearchPagesWithTies(t *testing.T) {
+	// Every document scores the same, so only tie-breaking orders them.
+	var docs []eval.Doc
+	for i := 0; i < 23; i++ {
+		docs = append(docs, eval.Doc{ID: fmt.Sprintf("d%02d", (i*7)%23), Text: "bank money"})
+	}
+	_, ts, _ := newServer(t, newIndex(t, docs), lexicalPipeline, nil)
+	for _, tc := range []struct{ window, page int }{{5, 4}, {5, 3}, {10, 7}, {1, 2}} {
+		t.Run(fmt.Sprintf("window %d page %d", tc.window, tc.page), func(t *testing.T) {
+			search := func(from, size int) []Hit {
+				t.Helper()
+				var res SearchResponse
+				body := fmt.Sprintf(`{"query": "bank", "from": %d, "size": %d, "rerank": {"window": %d}}`, from, size, tc.window)
+				if code := call(t, "POST", ts.URL+"/api/search", body, &res); code != http.StatusOK {
+					t.Fatalf("%s: status %d", body, code)
+				}
+				return res.Hits
+			}
+			full := search(0, 23)
+			var paged []Hit
+			for from := 0; from < 23; from += tc.page {
+				paged = append(paged, search(from, tc.page)...)
+			}
+			if len(paged) != len(full) {
+				t.Fatalf("%d hits paged, %d in one page", len(paged), len(full))
+			}
+			for i, h := range paged {
+				if f := full[i]; h.ID != f.ID || h.FirstStageRank != f.FirstStageRank {
+					t.Errorf("hit %d: paged %s (first-stage rank %d), one page %s (%d)", i, h.ID, h.FirstStageRank, f.ID, f.FirstStageRank)
+				}
+			}
+		})
+	}
 }
 
 func TestSearchErrors(t *testing.T) {
