@@ -1,0 +1,76 @@
+package rerank_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2"
+
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/rerank"
+)
+
+// TestWrapMatchesDatasetPath checks, on a real SemEval subtask A slice,
+// that a library user searching through Wrap gets the ranking that
+// semrank rerank computes for the same query text (index.TopN, then the
+// pipeline): the same window, the same metadata and texts reaching the
+// stages, the same fused order. The pipeline uses the stages that read
+// metadata (position, asker, thread structure) and the other candidates'
+// texts (peers), which a difference in what Wrap hands them would show.
+func TestWrapMatchesDatasetPath(t *testing.T) {
+	ctx := context.Background()
+	ds, err := eval.LoadDataset("../testdata/deepmatch/semeval-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := newIndex(t, ds.Corpus)
+	cfg := &rerank.Config{
+		Window: 30,
+		Stages: []rerank.StageSpec{
+			{Type: "tfidf"},
+			{Type: "tfidf", Name: "peers", Options: map[string]any{"peers": true}},
+			{Type: "meta", Name: "position", Options: map[string]any{"field": "position", "transform": "neglog"}},
+			{Type: "meta", Name: "asker", Options: map[string]any{"field": "by_question_author"}},
+			{Type: "thread", Name: "user_repeats", Options: map[string]any{"feature": "user_repeats"}},
+		},
+		Fusion: rerank.FusionSpec{Method: "linear", Weights: map[string]float64{
+			"tfidf": 1, "peers": 0.7, "position": 0.5, "asker": -2, "user_repeats": -0.3,
+		}},
+	}
+	p, err := cfg.Build(rerank.EnvFor(idx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapped := rerank.Wrap(idx, p)
+	compared := 0
+	for _, q := range ds.Queries {
+		bq, err := rerank.FirstStageQuery(q.FullText(), nil)
+		if err != nil {
+			continue // a query of stop words only
+		}
+		hits, err := idx.TopN(ctx, bq, p.WindowSize())
+		if err != nil {
+			t.Fatal(err)
+		}
+		scored, err := p.Rerank(ctx, rerank.Query{ID: q.ID, Text: q.FullText()}, rerank.FromHits(hits))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, s := range scored {
+			want = append(want, s.ID)
+		}
+		res, err := wrapped.Search(bleve.NewSearchRequestOptions(bq, p.WindowSize(), 0, false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(res.Hits); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("query %s: Wrap ranks %v, the dataset path %v", q.ID, got, want)
+		}
+		compared++
+	}
+	if compared < len(ds.Queries)/2 {
+		t.Fatalf("compared %d of %d queries", compared, len(ds.Queries))
+	}
+}
