@@ -66,14 +66,17 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) error {
 	}
 
 	// The models that compute payloads are the ones searches read them
-	// with: the pipeline in use now. A reload after this keeps them valid,
-	// since a new model whose payloads differ is refused by its stage.
+	// with: the pipeline in use now. Read under writeMu, which a reload
+	// holds while it builds and swaps the pipeline, so no reload comes
+	// between choosing the encoders and writing; a reload after this keeps
+	// them valid, since a new model whose payloads differ is refused by
+	// its stage.
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
 	encs := []index.PayloadEncoder{index.TermsEncoder{}}
 	for _, e := range s.current.Load().pipeline.Encoders() {
 		encs = append(encs, e)
 	}
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
 	out := IndexResponse{Added: len(req.Add)}
 	if len(req.Add) > 0 {
 		if err := s.idx.Add(r.Context(), req.Add, encs, nil); err != nil {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -261,11 +263,23 @@ func TestTimeout(t *testing.T) {
 func TestNewErrors(t *testing.T) {
 	idx, _ := demoIndex(t)
 	dir := t.TempDir()
+	good := writePipeline(t, t.TempDir(), lexicalPipeline)
+	limits := func(l Limits) Config { return Config{Index: idx, PipelinePath: good, Limits: l} }
 	for _, tc := range []struct {
 		cfg  Config
 		want string
 	}{
 		{Config{PipelinePath: "p.yaml"}, "no index"},
+		{limits(Limits{MaxSize: -1}), "Limits.MaxSize -1: want a positive number, or 0 for the default"},
+		{limits(Limits{MaxWindow: -5}), "Limits.MaxWindow -5"},
+		{limits(Limits{MaxBodyBytes: -1}), "Limits.MaxBodyBytes -1"},
+		{limits(Limits{MaxIndexBodyBytes: -1}), "Limits.MaxIndexBodyBytes -1"},
+		{limits(Limits{MaxQueryBytes: -1}), "Limits.MaxQueryBytes -1"},
+		{limits(Limits{MaxFrom: -1}), "Limits.MaxFrom -1"},
+		{limits(Limits{MaxFields: -1}), "Limits.MaxFields -1"},
+		{limits(Limits{MaxIndexDocs: -1}), "Limits.MaxIndexDocs -1"},
+		{limits(Limits{MaxIDBytes: -1}), "Limits.MaxIDBytes -1"},
+		{limits(Limits{Timeout: -time.Second}), "Limits.Timeout -1s: want a positive duration"},
 		{Config{Index: idx}, "no pipeline file"},
 		{Config{Index: idx, PipelinePath: dir + "/missing.yaml"}, "no such file"},
 		{Config{Index: idx, PipelinePath: writePipeline(t, dir, "stages:\n  - type: nope\n")}, `unknown stage type "nope"`},
@@ -277,5 +291,139 @@ func TestNewErrors(t *testing.T) {
 	}
 	if _, err := New(Config{Index: idx, PipelinePath: "x", Logger: quiet}); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestReloadOnStops checks that ReloadOn returns when its context is done
+// and when its signal channel is closed, rather than reloading without end.
+func TestReloadOnStops(t *testing.T) {
+	idx, _ := demoIndex(t)
+	s, _, _ := newServer(t, idx, lexicalPipeline, nil)
+	for _, tc := range []struct {
+		name string
+		stop func(cancel context.CancelFunc, sig chan os.Signal)
+	}{
+		{"context done", func(cancel context.CancelFunc, _ chan os.Signal) { cancel() }},
+		{"channel closed", func(_ context.CancelFunc, sig chan os.Signal) { close(sig) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			sig := make(chan os.Signal, 1)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				s.ReloadOn(ctx, sig)
+			}()
+			gen := s.Generation()
+			tc.stop(cancel, sig)
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("ReloadOn still running")
+			}
+			if got := s.Generation(); got != gen {
+				t.Errorf("generation %d after stopping, was %d: ReloadOn reloaded with no signal", got, gen)
+			}
+		})
+	}
+}
+
+// lockCheck is a stage with a payload encoder that records, when the stage
+// is built (by a reload) and when it is asked for its encoder (by an index
+// batch), whether the server's write lock is held: a reload must not come
+// between a batch choosing its encoders and writing, nor a batch between a
+// reload checking the stored payloads and publishing its pipeline.
+var lockCheck struct {
+	mu     sync.Mutex
+	server *Server
+	seen   []string // "EVENT held" or "EVENT free"
+}
+
+func init() {
+	rerank.RegisterStage("test_lock_check", func(rerank.StageSpec, rerank.Env) (rerank.Stage, error) {
+		noteLock("build")
+		return lockCheckStage{}, nil
+	})
+}
+
+func noteLock(event string) {
+	lockCheck.mu.Lock()
+	defer lockCheck.mu.Unlock()
+	s := lockCheck.server
+	if s == nil {
+		return
+	}
+	state := "held"
+	if s.writeMu.TryLock() {
+		s.writeMu.Unlock()
+		state = "free"
+	}
+	lockCheck.seen = append(lockCheck.seen, event+" "+state)
+}
+
+type lockCheckStage struct{}
+
+func (lockCheckStage) Name() string { return "lock_check" }
+
+func (lockCheckStage) Score(_ context.Context, _ rerank.Query, cands []rerank.Candidate) ([]float64, error) {
+	return make([]float64, len(cands)), nil
+}
+
+func (lockCheckStage) PayloadEncoder() rerank.PayloadEncoder {
+	noteLock("encoders")
+	return lockCheckStage{}
+}
+
+func (lockCheckStage) PayloadName() string { return "lock_check" }
+
+func (lockCheckStage) ModelID() string { return "lock-check-v1" }
+
+func (lockCheckStage) EncodePayload(eval.Doc) ([]byte, error) { return []byte{1}, nil }
+
+func TestWriteLockCoversPipeline(t *testing.T) {
+	_, ds := demoIndex(t)
+	s, ts, _ := newServer(t, newIndex(t, ds.Corpus[:20]), "stages:\n  - type: test_lock_check\n", nil)
+	lockCheck.mu.Lock()
+	lockCheck.server = s
+	lockCheck.mu.Unlock()
+	t.Cleanup(func() {
+		lockCheck.mu.Lock()
+		lockCheck.server, lockCheck.seen = nil, nil
+		lockCheck.mu.Unlock()
+	})
+	for _, tc := range []struct {
+		name  string
+		event string
+		do    func() error
+	}{
+		{"index batch", "encoders", func() error {
+			if code := call(t, "POST", ts.URL+"/api/index", `{"add": [{"_id": "lock-1", "text": "camel racing"}]}`, nil); code != http.StatusOK {
+				return fmt.Errorf("status %d", code)
+			}
+			return nil
+		}},
+		{"reload endpoint", "build", func() error {
+			if code := call(t, "POST", ts.URL+"/api/admin/reload", nil, nil); code != http.StatusOK {
+				return fmt.Errorf("status %d", code)
+			}
+			return nil
+		}},
+		{"Reload", "build", func() error { _, err := s.Reload(context.Background()); return err }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lockCheck.mu.Lock()
+			lockCheck.seen = nil
+			lockCheck.mu.Unlock()
+			if err := tc.do(); err != nil {
+				t.Fatal(err)
+			}
+			lockCheck.mu.Lock()
+			seen := lockCheck.seen
+			lockCheck.mu.Unlock()
+			if !slices.Contains(seen, tc.event+" held") || slices.ContainsFunc(seen, func(e string) bool { return strings.HasSuffix(e, " free") }) {
+				t.Errorf("pipeline used with the write lock %v, want %q held throughout", seen, tc.event)
+			}
+		})
 	}
 }

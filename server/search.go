@@ -2,8 +2,10 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -139,9 +141,14 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case pr.firstErr != nil:
-		// Bleve checks some queries only when it runs them (a regexp's
-		// syntax, a wildcard's expansion): the request's fault.
-		return badRequest("query cannot be run: %v", err)
+		fault := s.queryFault(ctx, q)
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		if fault {
+			return badRequest("query cannot be run: %v", err)
+		}
+		return fmt.Errorf("first-stage search: %w", err)
 	default:
 		return err
 	}
@@ -170,6 +177,32 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	out.Took = time.Since(start)
 	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// queryFault reports whether a first-stage failure was the query's fault.
+// Bleve checks some queries only when it builds their searcher (a regexp's
+// syntax, a wildcard's expansion, a fuzziness): a query whose searcher
+// cannot be built on the open index is a bad request. Anything else (a
+// closed index, an I/O error while collecting hits) is the server's.
+func (s *Server) queryFault(ctx context.Context, q query.Query) bool {
+	if _, err := s.idx.DocCount(); err != nil {
+		return false // closed, or unreadable
+	}
+	adv, err := s.idx.Advanced()
+	if err != nil {
+		return false
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	sr, err := q.Searcher(ctx, r, s.idx.Mapping(), search.SearcherOptions{})
+	if err != nil {
+		return true
+	}
+	sr.Close()
+	return false
 }
 
 // parseQuery turns the request's query into a Bleve query: a JSON string is

@@ -1,12 +1,16 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/semrank/semrank/eval"
@@ -236,6 +240,70 @@ func TestSearchErrors(t *testing.T) {
 			}
 			if code != tc.code || e.Status != code || !strings.Contains(e.Error, tc.msg) {
 				t.Errorf("got %d %s, want %d with %q", code, raw, tc.code, tc.msg)
+			}
+		})
+	}
+}
+
+// lockedBuffer is a log destination that handlers write and a test reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// TestSearchFailureStatus checks that a query Bleve refuses when it runs it
+// is the client's error (400) while a first stage that fails for the
+// server's reasons, here a closed index, is a logged 500.
+func TestSearchFailureStatus(t *testing.T) {
+	_, ds := demoIndex(t)
+	for _, tc := range []struct {
+		name, body string
+		closed     bool
+		code       int
+		msg        string
+	}{
+		{"bad regexp", `{"query": {"regexp": "[a-"}}`, false, 400, "query cannot be run: error parsing regexp"},
+		{"fuzziness too high", `{"query": {"match": "visa", "fuzziness": 9}}`, false, 400, "query cannot be run: fuzziness exceeds max"},
+		{"text, closed index", `{"query": "visa"}`, true, 500, "index is closed"},
+		{"query object, closed index", `{"query": {"match": "visa", "field": "title"}}`, true, 500, "index is closed"},
+		{"bad regexp, closed index", `{"query": {"regexp": "[a-"}}`, true, 500, "index is closed"},
+		{"rerank off, closed index", `{"query": "visa", "rerank": {"enabled": false}}`, true, 500, "index is closed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// An index of its own, closed here rather than by newIndex's
+			// cleanup: a second close panics.
+			idx, err := buildIndex(filepath.Join(t.TempDir(), "idx"), ds.Corpus[:30])
+			if err != nil {
+				t.Fatal(err)
+			}
+			var logs lockedBuffer
+			_, ts, _ := newServer(t, idx, lexicalPipeline, func(c *Config) { c.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
+			if tc.closed {
+				if err := idx.Close(); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				t.Cleanup(func() { idx.Close() })
+			}
+			var e ErrorBody
+			code := call(t, "POST", ts.URL+"/api/search", tc.body, &e)
+			if code != tc.code || e.Status != code || !strings.Contains(e.Error, tc.msg) {
+				t.Errorf("got %d %+v, want %d with %q", code, e, tc.code, tc.msg)
+			}
+			if logged := strings.Contains(logs.String(), "request failed"); logged != (code >= 500) {
+				t.Errorf("status %d, logged %v: %s", code, logged, logs.String())
 			}
 		})
 	}

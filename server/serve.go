@@ -41,14 +41,17 @@ func (s *Server) Serve(ctx context.Context, l net.Listener, grace time.Duration)
 }
 
 // ReloadOn reloads the pipeline whenever a signal arrives on sig (semrank
-// serve sends SIGHUP there), until ctx is done. A failed reload is logged
-// and the running pipeline stays.
+// serve sends SIGHUP there), until ctx is done or sig is closed. A failed
+// reload is logged and the running pipeline stays.
 func (s *Server) ReloadOn(ctx context.Context, sig <-chan os.Signal) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case v := <-sig:
+		case v, ok := <-sig:
+			if !ok {
+				return
+			}
 			if gen, err := s.Reload(ctx); err != nil {
 				s.log.Error("reload failed; the previous pipeline keeps serving", "signal", v, "err", err)
 			} else {

@@ -45,7 +45,7 @@ import (
 )
 
 // Limits bound what one request may ask for. Zero fields take the
-// defaults of DefaultLimits.
+// defaults of DefaultLimits; New refuses negative ones.
 type Limits struct {
 	MaxBodyBytes      int64         // search and admin request bodies
 	MaxIndexBodyBytes int64         // /api/index request bodies
@@ -72,6 +72,33 @@ var DefaultLimits = Limits{
 	MaxIndexDocs:      5000,
 	MaxIDBytes:        512,
 	Timeout:           10 * time.Second,
+}
+
+// check refuses negative limits, naming the field: a negative limit would
+// otherwise silently become the default.
+func (l Limits) check() error {
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"MaxBodyBytes", l.MaxBodyBytes},
+		{"MaxIndexBodyBytes", l.MaxIndexBodyBytes},
+		{"MaxQueryBytes", int64(l.MaxQueryBytes)},
+		{"MaxSize", int64(l.MaxSize)},
+		{"MaxFrom", int64(l.MaxFrom)},
+		{"MaxWindow", int64(l.MaxWindow)},
+		{"MaxFields", int64(l.MaxFields)},
+		{"MaxIndexDocs", int64(l.MaxIndexDocs)},
+		{"MaxIDBytes", int64(l.MaxIDBytes)},
+	} {
+		if f.v < 0 {
+			return fmt.Errorf("server: Limits.%s %d: want a positive number, or 0 for the default", f.name, f.v)
+		}
+	}
+	if l.Timeout < 0 {
+		return fmt.Errorf("server: Limits.Timeout %s: want a positive duration, or 0 for the default", l.Timeout)
+	}
+	return nil
 }
 
 func (l Limits) withDefaults() Limits {
@@ -128,7 +155,12 @@ type Server struct {
 
 	current  atomic.Pointer[loaded]
 	reloadMu sync.Mutex // one reload at a time
-	writeMu  sync.Mutex // one /api/index batch at a time
+	// writeMu admits one /api/index batch at a time, and no batch while a
+	// reload builds and swaps the pipeline: a batch writes the payloads of
+	// the pipeline in use when it runs, and a new pipeline's stages, which
+	// refuse payloads written by another model, see every batch before it
+	// or none of it.
+	writeMu sync.Mutex
 }
 
 // loaded is one generation of the pipeline. It is never modified after it
@@ -147,6 +179,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.PipelinePath == "" {
 		return nil, errors.New("server: no pipeline file")
+	}
+	if err := cfg.Limits.check(); err != nil {
+		return nil, err
 	}
 	s := &Server{
 		idx:      cfg.Index,
@@ -179,10 +214,12 @@ func (s *Server) Generation() int { return s.current.Load().generation }
 
 // Reload builds the pipeline file again (picking up retrained models) and
 // swaps it in. On error the running pipeline stays. It returns the new
-// generation.
+// generation. /api/index batches wait while it runs (see writeMu).
 func (s *Server) Reload(ctx context.Context) (int, error) {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}

@@ -110,6 +110,9 @@ func TestBadInput(t *testing.T) {
 	pipeline := file("pipeline.yaml", "stages:\n  - type: tfidf\n")
 	nowhere := filepath.Join(dir, "absent")
 	fusion := []string{"train", "fusion", "--data", data, "--pipeline", pipeline, "--out", nowhere}
+	serve := func(flags ...string) []string {
+		return append([]string{"serve", "--index", nowhere, "--pipeline", pipeline, "--addr", "127.0.0.1:0"}, flags...)
+	}
 	tests := []struct {
 		args []string
 		want string
@@ -135,6 +138,15 @@ func TestBadInput(t *testing.T) {
 		{[]string{"train", "dse", "--data", data, "--out", nowhere, "--lr", "-1"}, "--lr -1: want a positive number"},
 		{[]string{"train", "dse", "--data", data, "--out", nowhere, "--d", "0"}, "--d 0: want a positive number"},
 		{[]string{"train", "tweak", "--data", data, "--out", nowhere, "--max-iter", "-1"}, "--max-iter -1: want a positive number"},
+		{serve("--max-size", "-1"), "--max-size -1: want a positive number"},
+		{serve("--max-window", "-5"), "--max-window -5: want a positive number"},
+		{serve("--max-window", "0"), "--max-window 0: want a positive number"},
+		{serve("--max-body", "0"), "--max-body 0: want a positive number"},
+		{serve("--max-index-body", "-1"), "--max-index-body -1: want a positive number"},
+		{serve("--max-query", "-4096"), "--max-query -4096: want a positive number"},
+		{serve("--timeout", "0s"), "--timeout 0s: want a positive duration"},
+		{serve("--timeout", "-1s"), "--timeout -1s: want a positive duration"},
+		{serve("--grace", "-1s"), "--grace -1s: want zero"},
 		{[]string{"eval", "--qrels", smartQrels, "--run", run}, smartQrels + ": no judgment has a relevance above 0"},
 		{[]string{"eval", "--qrels", qrels, "--run", unjudged, "--ignore-unjudged"}, unjudged + ": none of its 1 queries has judgments"},
 		{[]string{"report", "--qrels", qrels, "--run", "a=" + run, "--run", "a=" + run, "--out", nowhere}, `two runs named "a"`},

@@ -38,6 +38,17 @@ retraining its models) and swaps it in without dropping requests. SIGINT or
 SIGTERM stops accepting connections and finishes in-flight requests.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// The server reads a zero limit as its default; on the command
+			// line zero or less is a mistake, not a request for the default.
+			if err := checkPositive(cmd, "max-body", "max-index-body", "max-query", "max-size", "max-window"); err != nil {
+				return err
+			}
+			if limits.Timeout <= 0 {
+				return fmt.Errorf("--timeout %s: want a positive duration", limits.Timeout)
+			}
+			if grace < 0 {
+				return fmt.Errorf("--grace %s: want zero (do not wait) or more", grace)
+			}
 			idx, err := index.Open(indexPath)
 			if err != nil {
 				return err
