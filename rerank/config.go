@@ -26,6 +26,11 @@ import (
 //	  method: linear          # linear | lambdamart | rrf | none
 //	  model: fusion.model     # learned weights (semrank train fusion), or:
 //	  weights: {first_rank: 1, tweak: 0.5}
+//
+// Building refuses what a typo would otherwise silently drop: stage
+// options the stage type does not know (see NewStage) and fusion weights
+// for stages the pipeline lacks. Values naming data are not checked: a
+// meta stage's field, a metadata key, may be absent from every document.
 type Config struct {
 	Window     int         `yaml:"window,omitempty" json:"window,omitempty"`
 	FirstStage FirstStage  `yaml:"first_stage,omitempty" json:"first_stage,omitempty"`

@@ -80,6 +80,9 @@ func TestBuildChecksFusion(t *testing.T) {
 		{"model for other stages", "{model: other.model}", `fusion weight for "tweak"`},
 		{"lambdamart for other stages", "{method: lambdamart, model: trees.model}", `feature "raw:tweak"`},
 		{"rrf", "{method: rrf, weights: {test_const: 2}}", ""},
+		{"rrf first rank", "{method: rrf, k: 10, weights: {first_rank: 0.5, test_const: 2}}", ""},
+		{"rrf weights typo", "{method: rrf, weights: {tweek: 2}}", `fusion weight for "tweek"`},
+		{"linear weights unknown stage", "{method: linear, weights: {tweek: 2}}", `fusion weight for "tweek"`},
 		{"none", "{method: none}", ""},
 	}
 	for _, tt := range tests {

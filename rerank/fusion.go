@@ -3,6 +3,7 @@ package rerank
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"gonum.org/v1/gonum/optimize"
@@ -142,7 +143,8 @@ func (l *Linear) Fuse(in FusionInput) ([]float64, error) {
 }
 
 // RRF is reciprocal rank fusion: Σ weight/(K + rank) over the first-stage
-// ranking and each stage's ranking. Missing weights count 1.
+// ranking and each stage's ranking. Missing weights count 1; weights for
+// stages the pipeline lacks are an error, as for Linear.
 type RRF struct {
 	K       float64            // 60 when zero
 	Weights map[string]float64 // by stage name; FeatureFirstRank for the first stage
@@ -153,6 +155,11 @@ func (r *RRF) Fuse(in FusionInput) ([]float64, error) {
 	k := r.K
 	if k <= 0 {
 		k = 60
+	}
+	for n := range r.Weights {
+		if n != FeatureFirstRank && !slices.Contains(in.Names, n) {
+			return nil, fmt.Errorf("rerank: fusion weight for %q, but the pipeline has no such stage (stages: %v; %s for the first stage)", n, in.Names, FeatureFirstRank)
+		}
 	}
 	weight := func(name string) float64 {
 		if w, ok := r.Weights[name]; ok {
@@ -207,11 +214,18 @@ type LinearOptions struct {
 
 // TrainLinear learns Linear fusion weights from judged queries with L-BFGS.
 func TrainLinear(examples []Example, opt LinearOptions) (*Linear, error) {
+	if opt.L2 < 0 || math.IsNaN(opt.L2) || math.IsInf(opt.L2, 0) {
+		return nil, fmt.Errorf("rerank: fusion L2 penalty %g, want ≥ 0 (0 means the default, 1e-3)", opt.L2)
+	}
 	if opt.L2 == 0 {
 		opt.L2 = 1e-3
 	}
-	if opt.Loss == "" {
+	switch opt.Loss {
+	case "":
 		opt.Loss = "pairwise"
+	case "pairwise", "logistic":
+	default:
+		return nil, fmt.Errorf("rerank: unknown fusion loss %q (pairwise, logistic)", opt.Loss)
 	}
 	var names []string
 	type query struct {

@@ -1,6 +1,7 @@
 package rerank
 
 import (
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -100,6 +101,42 @@ func TestLinearFusionLearnsWeights(t *testing.T) {
 	}
 	if _, err := (&Linear{Weights: map[string]float64{"missing": 1}}).Fuse(exs[0].Input); err == nil {
 		t.Error("a weight for an absent stage was accepted")
+	}
+}
+
+func TestFusionTrainingRefusesBadOptions(t *testing.T) {
+	exs := xorExamples(10, 5)
+	for _, tc := range []struct {
+		name    string
+		train   func() error
+		wantErr string // "" for success
+	}{
+		{"linear defaults", func() error { _, err := TrainLinear(exs, LinearOptions{}); return err }, ""},
+		{"linear logistic", func() error { _, err := TrainLinear(exs, LinearOptions{Loss: "logistic", L2: 0.1}); return err }, ""},
+		{"linear unknown loss", func() error { _, err := TrainLinear(exs, LinearOptions{Loss: "pointwise"}); return err }, `unknown fusion loss "pointwise"`},
+		{"linear negative L2", func() error { _, err := TrainLinear(exs, LinearOptions{L2: -1}); return err }, "L2 penalty -1"},
+		{"linear NaN L2", func() error { _, err := TrainLinear(exs, LinearOptions{L2: math.NaN()}); return err }, "L2 penalty NaN"},
+		{"lambdamart small", func() error {
+			_, err := TrainLambdaMART(exs, nil, LambdaMARTOptions{Trees: 2, Leaves: 2, MinLeaf: 1})
+			return err
+		}, ""},
+		{"lambdamart negative trees", func() error { _, err := TrainLambdaMART(exs, nil, LambdaMARTOptions{Trees: -1}); return err }, "trees -1"},
+		{"lambdamart one leaf", func() error { _, err := TrainLambdaMART(exs, nil, LambdaMARTOptions{Leaves: 1}); return err }, "leaves 1"},
+		{"lambdamart negative leaves", func() error { _, err := TrainLambdaMART(exs, nil, LambdaMARTOptions{Leaves: -3}); return err }, "leaves -3"},
+		{"lambdamart negative rate", func() error { _, err := TrainLambdaMART(exs, nil, LambdaMARTOptions{Rate: -0.1}); return err }, "rate -0.1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.train()
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
+			}
+		})
 	}
 }
 

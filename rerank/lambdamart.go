@@ -114,7 +114,7 @@ func (m *LambdaMART) columns(names []string) ([]int, error) {
 type LambdaMARTOptions struct {
 	Trees    int     // boosting rounds; 300 when zero
 	Rate     float64 // shrinkage; 0.05 when zero
-	Leaves   int     // leaves per tree; 8 when zero
+	Leaves   int     // leaves per tree, at least 2; 8 when zero
 	MinLeaf  int     // minimum candidates per leaf; 20 when zero
 	Patience int     // stop after this many rounds without validation gain; 50 when zero
 	Sigma    float64 // logistic scale; 1 when zero
@@ -140,6 +140,25 @@ func (o *LambdaMARTOptions) defaults() {
 	if o.Sigma == 0 {
 		o.Sigma = 1
 	}
+}
+
+// check refuses options no training can use; call it after defaults.
+func (o *LambdaMARTOptions) check() error {
+	switch {
+	case o.Trees < 0:
+		return fmt.Errorf("rerank: LambdaMART trees %d, want > 0 (0 means the default, 300)", o.Trees)
+	case o.Leaves < 2:
+		return fmt.Errorf("rerank: LambdaMART leaves %d, want ≥ 2 (0 means the default, 8)", o.Leaves)
+	case o.MinLeaf < 0:
+		return fmt.Errorf("rerank: LambdaMART minimum leaf size %d, want > 0 (0 means the default, 20)", o.MinLeaf)
+	case o.Patience < 0:
+		return fmt.Errorf("rerank: LambdaMART patience %d, want > 0 (0 means the default, 50)", o.Patience)
+	case !(o.Rate > 0) || math.IsInf(o.Rate, 0):
+		return fmt.Errorf("rerank: LambdaMART rate %g, want > 0 (0 means the default, 0.05)", o.Rate)
+	case !(o.Sigma > 0) || math.IsInf(o.Sigma, 0):
+		return fmt.Errorf("rerank: LambdaMART sigma %g, want > 0 (0 means the default, 1)", o.Sigma)
+	}
+	return nil
 }
 
 type ltrQuery struct {
@@ -170,6 +189,9 @@ func ltrQueries(examples []Example) ([]ltrQuery, []string, error) {
 // the number of trees that maximised validation MAP (early stopping).
 func TrainLambdaMART(train, valid []Example, opt LambdaMARTOptions) (*LambdaMART, error) {
 	opt.defaults()
+	if err := opt.check(); err != nil {
+		return nil, err
+	}
 	tq, names, err := ltrQueries(train)
 	if err != nil {
 		return nil, err

@@ -92,6 +92,78 @@ type StageSpec struct {
 	Name    string         `json:"name,omitempty" yaml:"name,omitempty"`   // display name; defaults to Type
 	Model   string         `json:"model,omitempty" yaml:"model,omitempty"` // model file, relative to the pipeline file
 	Options map[string]any `json:"options,omitempty" yaml:"options,omitempty"`
+
+	// read, when set, records the options looked up through the option
+	// helpers; NewStage and TrainStage set it to find options that the
+	// factory or trainer never read. Copies of the spec record into the
+	// same set.
+	read optionSet
+}
+
+// label names the spec in errors: its quoted name, and its type when
+// that differs.
+func (s StageSpec) label() string {
+	if s.Name == "" || s.Name == s.Type {
+		return fmt.Sprintf("%q", s.Type)
+	}
+	return fmt.Sprintf("%q (type %s)", s.Name, s.Type)
+}
+
+// optionSet is a set of option names.
+type optionSet map[string]bool
+
+// track returns a copy of s that records the options it reads into a new
+// set, and that set.
+func (s StageSpec) track() (StageSpec, optionSet) {
+	s.read = optionSet{}
+	return s, s.read
+}
+
+// Known marks options as known to the stage although it reads none of
+// them, so that building the stage accepts them. A factory that reads
+// options only under some conditions should mark the others.
+func (s StageSpec) Known(names ...string) {
+	if s.read != nil {
+		for _, n := range names {
+			s.read[n] = true
+		}
+	}
+}
+
+// lookup returns option name, recording that it was read.
+func (s StageSpec) lookup(name string) (any, bool) {
+	s.Known(name)
+	v, ok := s.Options[name]
+	return v, ok
+}
+
+// unknownOptions returns an error naming the options of s not in known
+// (sorted), or nil when there are none.
+func (s StageSpec) unknownOptions(known optionSet) error {
+	var unknown []string
+	for name := range s.Options {
+		if !known[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	sort.Strings(unknown)
+	names := make([]string, 0, len(known))
+	for n := range known {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	list := "none"
+	if len(names) > 0 {
+		list = strings.Join(names, ", ")
+	}
+	word := "option"
+	if len(unknown) > 1 {
+		word = "options"
+	}
+	return fmt.Errorf("unknown %s %s (known: %s)", word, strings.Join(unknown, ", "), list)
 }
 
 // Env is what a stage factory may use to build its stage.
@@ -133,7 +205,10 @@ func StageTypes() []string {
 	return out
 }
 
-// NewStage builds the stage a spec describes.
+// NewStage builds the stage a spec describes. An option that neither the
+// stage's factory reads (through the option helpers, or marks Known) nor
+// its trainer declares (RegisterTrainer) is an error, so a misspelt
+// option is not silently ignored.
 func NewStage(spec StageSpec, env Env) (Stage, error) {
 	registryMu.RLock()
 	f, ok := registry[spec.Type]
@@ -141,9 +216,14 @@ func NewStage(spec StageSpec, env Env) (Stage, error) {
 	if !ok {
 		return nil, fmt.Errorf("rerank: unknown stage type %q (known: %v)", spec.Type, StageTypes())
 	}
+	spec, read := spec.track()
 	st, err := f(spec, env)
 	if err != nil {
 		return nil, fmt.Errorf("rerank: stage %q: %w", spec.Type, err)
+	}
+	spec.Known(trainerOptions(spec.Type)...)
+	if err := spec.unknownOptions(read); err != nil {
+		return nil, fmt.Errorf("rerank: stage %s: %w", spec.label(), err)
 	}
 	return st, nil
 }
@@ -176,7 +256,7 @@ func (s StageSpec) DisplayName(def string) string {
 
 // Float returns option name as a float64, or def when absent.
 func (s StageSpec) Float(name string, def float64) (float64, error) {
-	v, ok := s.Options[name]
+	v, ok := s.lookup(name)
 	if !ok {
 		return def, nil
 	}
@@ -203,7 +283,7 @@ func (s StageSpec) Int(name string, def int) (int, error) {
 
 // Bool returns option name as a bool, or def when absent.
 func (s StageSpec) Bool(name string, def bool) (bool, error) {
-	v, ok := s.Options[name]
+	v, ok := s.lookup(name)
 	if !ok {
 		return def, nil
 	}
@@ -216,7 +296,7 @@ func (s StageSpec) Bool(name string, def bool) (bool, error) {
 
 // Str returns option name as a string, or def when absent.
 func (s StageSpec) Str(name, def string) (string, error) {
-	v, ok := s.Options[name]
+	v, ok := s.lookup(name)
 	if !ok {
 		return def, nil
 	}

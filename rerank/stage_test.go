@@ -1,7 +1,9 @@
 package rerank
 
 import (
+	"context"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -34,6 +36,88 @@ func TestStageSpecRelativeTo(t *testing.T) {
 			}
 			if tc.in.Options["topics"] != orig {
 				t.Fatal("RelativeTo changed the caller's options map")
+			}
+		})
+	}
+}
+
+func init() {
+	// test_opts reads option a; its trainer reads (and declares) option t.
+	RegisterStage("test_opts", func(spec StageSpec, _ Env) (Stage, error) {
+		if _, err := spec.Int("a", 0); err != nil {
+			return nil, err
+		}
+		return constStage{}, nil
+	})
+	RegisterTrainer("test_opts", func(_ context.Context, spec StageSpec, _ TrainInput) (StageSpec, error) {
+		_, err := spec.Int("t", 0)
+		spec.Model = "trained"
+		return spec, err
+	}, "t")
+	// test_undeclared's trainer reads option u without declaring it.
+	RegisterTrainer("test_undeclared", func(_ context.Context, spec StageSpec, _ TrainInput) (StageSpec, error) {
+		_, err := spec.Int("u", 0)
+		return spec, err
+	})
+}
+
+func TestStageOptionsChecked(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		spec    StageSpec
+		wantErr string // substring; "" for success
+	}{
+		{"no options", StageSpec{Type: "test_opts"}, ""},
+		{"read option", StageSpec{Type: "test_opts", Options: map[string]any{"a": 1}}, ""},
+		{"training option", StageSpec{Type: "test_opts", Options: map[string]any{"a": 1, "t": 2}}, ""},
+		{"unknown option", StageSpec{Type: "test_opts", Options: map[string]any{"a": 1, "nosuch": 3}},
+			`stage "test_opts": unknown option nosuch (known: a, t)`},
+		{"unknown options, named stage", StageSpec{Type: "test_opts", Name: "x", Options: map[string]any{"b": 1, "c": 2}},
+			`stage "x" (type test_opts): unknown options b, c (known: a, t)`},
+		{"stage without options", StageSpec{Type: "test_const", Options: map[string]any{"a": 1}}, "unknown option a (known: none)"},
+		{"bad value still reported first", StageSpec{Type: "test_opts", Options: map[string]any{"a": "x", "nosuch": 3}}, "option a: want a number"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := NewStage(tc.spec, Env{})
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestTrainStageOptions(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		spec    StageSpec
+		wantErr string // substring; "" for success
+	}{
+		{"declared option", StageSpec{Type: "test_opts", Options: map[string]any{"t": 1}}, ""},
+		{"stage option left to the stage", StageSpec{Type: "test_opts", Options: map[string]any{"a": 1}}, ""},
+		{"undeclared option read", StageSpec{Type: "test_undeclared"}, "undeclared options [u]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := TrainStage(context.Background(), tc.spec, TrainInput{})
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.read != nil {
+				t.Fatal("trained spec still records option reads")
+			}
+			if _, err := NewStage(out, Env{}); err != nil {
+				t.Fatalf("trained spec does not build: %v", err)
 			}
 		})
 	}

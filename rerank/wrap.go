@@ -3,6 +3,7 @@ package rerank
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/blevesearch/bleve/v2"
@@ -77,9 +78,15 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 	if req.From < 0 || req.Size < 0 {
 		return nil, fmt.Errorf("rerank: negative from (%d) or size (%d)", req.From, req.Size)
 	}
+	// From+Size, saturated: a request for every hit (Size math.MaxInt)
+	// from an offset must not wrap around.
+	end := req.From + req.Size
+	if end < req.From {
+		end = math.MaxInt
+	}
 	first := *req
 	first.From = 0
-	first.Size = max(x.pipeline.WindowSize(), req.From+req.Size)
+	first.Size = max(x.pipeline.WindowSize(), end)
 	first.Fields = mergeFields(req.Fields, x.TitleField, x.TextField, index.FieldMeta)
 	res, err := x.base.SearchInContext(ctx, &first)
 	if err != nil {
@@ -117,7 +124,7 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 	if len(hits) > 0 {
 		res.MaxScore = hits[0].Score
 	}
-	lo, hi := min(req.From, len(hits)), min(req.From+req.Size, len(hits))
+	lo, hi := min(req.From, len(hits)), min(end, len(hits))
 	res.Hits = hits[lo:hi]
 	res.Request = req
 	return res, nil

@@ -3,6 +3,7 @@ package rerank_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -102,6 +103,37 @@ func TestWrapReranksAndPages(t *testing.T) {
 	plain, _ := idx.Search(bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), 30, 0, false))
 	if fmt.Sprint(ids(plain.Hits)) == fmt.Sprint(ids(full.Hits)) {
 		t.Error("reranking did not change the order")
+	}
+}
+
+func TestWrapHugePages(t *testing.T) {
+	idx := newIndex(t, docs("d", 30))
+	w := rerank.Wrap(idx, shortFirst())
+	full, err := w.Search(bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), 30, 0, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := ids(full.Hits)
+	for _, tc := range []struct {
+		from, size int
+		want       []string
+	}{
+		{0, math.MaxInt, all},
+		{1, math.MaxInt, all[1:]},
+		{29, math.MaxInt, all[29:]},
+		{math.MaxInt, 1, nil},
+		{math.MaxInt, math.MaxInt, nil},
+		{math.MaxInt - 5, 10, nil},
+	} {
+		t.Run(fmt.Sprintf("from %d size %d", tc.from, tc.size), func(t *testing.T) {
+			res, err := w.Search(bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), tc.size, tc.from, false))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ids(res.Hits); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("hits %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
 

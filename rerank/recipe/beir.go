@@ -17,7 +17,7 @@ import (
 type BEIROptions struct {
 	Data         string  // BEIR directory with qrels
 	Out          string  // output directory
-	Folds        int     // outer cross-validation folds; 5 when zero
+	Folds        int     // outer cross-validation folds, at least 2; 5 when zero
 	Unsupervised bool    // only stages that need no judgments, fused with fixed weights
 	Depth        int     // first-stage candidates; 100 when zero
 	Fusion       string  // supervised fusion: linear (default) or lambdamart
@@ -62,6 +62,10 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 			fmt.Fprintf(o.Log, format+"\n", args...)
 		}
 	}
+	var err error
+	if o.Folds, err = foldCount(o.Folds); err != nil {
+		return err
+	}
 	ds, err := eval.LoadDataset(o.Data)
 	if err != nil {
 		return err
@@ -73,9 +77,6 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	ds = ds.Subset(func(qid string) bool { _, ok := ds.Qrels[qid]; return ok })
 	if o.Depth == 0 {
 		o.Depth = 100
-	}
-	if o.Folds == 0 {
-		o.Folds = 5
 	}
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return err

@@ -28,7 +28,7 @@ type Recipe struct {
 	Stages []rerank.StageSpec // trainable stages have a registered trainer
 	Fusion string             // "linear" (default) or "lambdamart"
 	L2     float64            // L2 penalty of a linear fusion; see rerank.LinearOptions
-	Folds  int                // cross-fitting folds; 5 when zero
+	Folds  int                // cross-fitting folds, at least 2; 5 when zero
 	Window int                // rerank window; rerank.DefaultWindow when zero
 	Text   []string           // unlabeled in-domain text for the trainers
 	Log    io.Writer          // progress messages; nil for none
@@ -66,9 +66,9 @@ func (r *Recipe) Fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 	if train.Qrels == nil {
 		return "", fmt.Errorf("recipe: training data %s has no judgments", train.Dir)
 	}
-	folds := r.Folds
-	if folds == 0 {
-		folds = 5
+	folds, err := foldCount(r.Folds)
+	if err != nil {
+		return "", err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
@@ -174,6 +174,18 @@ func (r *Recipe) Fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 		return "", err
 	}
 	return path, nil
+}
+
+// foldCount returns the number of folds n asks for: 5 when n is 0. Fewer
+// than 2 folds leave nothing to train on, or panic eval.Dataset.Folds.
+func foldCount(n int) (int, error) {
+	switch {
+	case n == 0:
+		return 5, nil
+	case n < 2:
+		return 0, fmt.Errorf("recipe: folds %d, want at least 2 (0 means the default, 5)", n)
+	}
+	return n, nil
 }
 
 func (r *Recipe) trainStages(ctx context.Context, train, dev *eval.Dataset, idx *index.Index, dir string) ([]rerank.StageSpec, error) {

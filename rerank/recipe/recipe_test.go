@@ -146,6 +146,38 @@ func TestFitCrossFitsTheFusion(t *testing.T) {
 	}
 }
 
+func TestFoldsChecked(t *testing.T) {
+	ctx := context.Background()
+	ds := synthetic(12)
+	for _, tc := range []struct {
+		folds   int
+		wantErr string // substring; "" for success
+	}{
+		{0, ""},
+		{2, ""},
+		{1, "folds 1, want at least 2"},
+		{-3, "folds -3, want at least 2"},
+	} {
+		t.Run(fmt.Sprint(tc.folds), func(t *testing.T) {
+			r := &Recipe{Stages: []rerank.StageSpec{{Type: "overlap"}, {Type: "memo"}}, Folds: tc.folds}
+			_, err := r.Fit(ctx, ds, nil, t.TempDir())
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("Fit: err = %v, want one containing %q", err, tc.wantErr)
+			}
+			err = BEIR(ctx, BEIROptions{Data: t.TempDir(), Out: t.TempDir(), Folds: tc.folds})
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("BEIR: err = %v, want one containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
 func TestParseStages(t *testing.T) {
 	tests := []struct {
 		names   []string

@@ -87,6 +87,8 @@ func TestCheapStagesRejectBadOptions(t *testing.T) {
 		{Type: "meta", Options: map[string]any{"field": "x", "transform": "square"}},
 		{Type: "bm25", Options: map[string]any{"k1": "high"}},
 		{Type: "tfidf"}, // needs an index
+		{Type: "overlap", Options: map[string]any{"nosuch": 3}},
+		{Type: "meta", Options: map[string]any{"field": "x", "transfrom": "negate"}},
 	} {
 		if _, err := rerank.NewStage(spec, rerank.Env{}); err == nil {
 			t.Errorf("%s %v accepted", spec.Type, spec.Options)

@@ -13,9 +13,9 @@ import (
 )
 
 func init() {
-	rerank.RegisterTrainer(lsa.Method, fitLSA)
-	rerank.RegisterTrainer(s2net.Method, fitS2Net)
-	rerank.RegisterTrainer(dse.Method, fitDSE)
+	rerank.RegisterTrainer(lsa.Method, fitLSA, "dim", "max_terms")
+	rerank.RegisterTrainer(s2net.Method, fitS2Net, "dim", "iter", "gamma", "init", "max_terms", "pairs", "refit")
+	rerank.RegisterTrainer(dse.Method, fitDSE, "c", "d", "epochs", "mix")
 }
 
 // conceptData gathers what the concept trainers learn from: in.Train's

@@ -16,7 +16,7 @@ func init() {
 	for _, method := range []string{deepmatch.MethodDeepMatch, deepmatch.MethodBilinear, deepmatch.MethodSiamese} {
 		rerank.RegisterTrainer(method, func(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
 			return fitDeepMatch(ctx, method, spec, in)
-		})
+		}, matchOptions()...)
 	}
 }
 
@@ -123,10 +123,8 @@ func fitDeepMatch(ctx context.Context, method string, spec rerank.StageSpec, in 
 	return saveModel(spec, in, method, m.Save)
 }
 
-// matchConfig returns the training config spec's options ask for.
-func matchConfig(method string, spec rerank.StageSpec, seed uint64) (deepmatch.Config, error) {
-	cfg := deepmatch.DefaultConfig(method)
-	cfg.Seed = max(seed, 1)
+// matchOptions returns the training options of the matching stages, sorted.
+func matchOptions() []string {
 	known := []string{"meta"}
 	for _, names := range [][]string{
 		slices.Collect(maps.Keys(matchIntOptions)),
@@ -136,6 +134,14 @@ func matchConfig(method string, spec rerank.StageSpec, seed uint64) (deepmatch.C
 		known = append(known, names...)
 	}
 	slices.Sort(known)
+	return known
+}
+
+// matchConfig returns the training config spec's options ask for.
+func matchConfig(method string, spec rerank.StageSpec, seed uint64) (deepmatch.Config, error) {
+	cfg := deepmatch.DefaultConfig(method)
+	cfg.Seed = max(seed, 1)
+	known := matchOptions()
 	for _, name := range slices.Sorted(maps.Keys(spec.Options)) {
 		if !slices.Contains(known, name) {
 			return cfg, fmt.Errorf("option %s: unknown for stage type %s (known: %s)", name, method, strings.Join(known, ", "))

@@ -44,7 +44,10 @@ func init() {
 // (1 or 0) or a numeric string, optionally negated or mapped to −log(1+x).
 // Forum metadata is signal a reranker may use — in SemEval subtask A, a
 // comment written by the question's own author is rarely a good answer,
-// and early comments are more often good than late ones.
+// and early comments are more often good than late ones. Options: field
+// (required), transform (identity, negate, neglog) and default. The field
+// is not checked against the index: metadata keys depend on the data, so a
+// misspelt field is not an error, and every candidate scores default.
 type Meta struct {
 	name      string
 	Field     string

@@ -28,7 +28,7 @@ func init() {
 		}
 		return newQuality(spec.DisplayName(quality.Method), m, env.Payloads)
 	})
-	rerank.RegisterTrainer(quality.Method, fitQuality)
+	rerank.RegisterTrainer(quality.Method, fitQuality, "l2", "min_count", "bigrams", "chars", "context")
 }
 
 // Quality scores each candidate by how much it reads like a good answer,

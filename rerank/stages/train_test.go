@@ -33,10 +33,22 @@ func TestSupervisedTrainers(t *testing.T) {
 		{"s2net bad gamma", rerank.StageSpec{Type: "s2net", Options: map[string]any{"gamma": -1}}, "option gamma"},
 		{"s2net bad init", rerank.StageSpec{Type: "s2net", Options: map[string]any{"dim": 5, "iter": 1, "init": "pca"}}, "init"},
 		{"dse bad c", rerank.StageSpec{Type: "dse", Options: map[string]any{"c": "ten"}}, "option c"},
+		// Training options stay in the trained spec, which must build.
+		{"lsa every option", rerank.StageSpec{Type: "lsa", Options: map[string]any{"dim": 10, "max_terms": 500, "payload": "lsa"}}, ""},
+		{"s2net refit", rerank.StageSpec{Type: "s2net", Options: map[string]any{"dim": 8, "iter": 3, "gamma": 5, "max_terms": 500, "refit": true}}, ""},
+		{"dse mix", rerank.StageSpec{Type: "dse", Options: map[string]any{"c": 5, "d": 60, "epochs": 1, "mix": 0.5}}, ""},
+		{"tweak every option", rerank.StageSpec{Type: "tweak", Options: map[string]any{"loss": "sse", "alpha": 0.1, "query_log": true}}, ""},
+		// An option neither the trainer nor the stage knows: the trained
+		// spec does not build.
+		{"lsa misspelt option", rerank.StageSpec{Type: "lsa", Options: map[string]any{"dim": 10, "dimm": 5}}, "unknown option dimm"},
+		{"tweak misspelt option", rerank.StageSpec{Type: "tweak", Options: map[string]any{"apha": 0.1}}, "unknown option apha"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := rerank.TrainInput{Train: ds, Dir: t.TempDir(), Seed: 1}
 			spec, err := rerank.TrainStage(context.Background(), tc.spec, in)
+			if err == nil && tc.wantErr != "" {
+				_, err = rerank.NewStage(spec, rerank.Env{})
+			}
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want one mentioning %q", err, tc.wantErr)

@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	rerank.RegisterTrainer(tweak.Method, fitTWEAK)
+	rerank.RegisterTrainer(tweak.Method, fitTWEAK, "loss", "alpha", "query_log")
 }
 
 // fitTWEAK trains a TWEAK model for recipes. Options: loss (sse, log,

@@ -20,8 +20,8 @@ import (
 )
 
 func init() {
-	rerank.RegisterTrainer("wmd", fitWMD)
-	rerank.RegisterTrainer("ssg", fitSSG)
+	rerank.RegisterTrainer("wmd", fitWMD, embedOptions...)
+	rerank.RegisterTrainer("ssg", fitSSG, slices.Concat(embedOptions, topicsOptions, []string{"topics"})...)
 }
 
 // Training options of the wmd and ssg stages (the stages themselves ignore
