@@ -113,6 +113,9 @@ type state struct {
 	on   [][]int     // active (overlapped) patches per level
 	act  [][]float64 // per level, P_l·K_l outputs (zero where silent)
 	uv   []float64   // per finest patch and filter: L_xᵀx_p then L_yᵀy_p (2·D)
+	xs   []entry     // scratch: the words of x, then of y, one patch side holds
+	ys   []entry
+	xres [][]entry // per finest patch, x's entries when fixed for all pairs; nil: resolve per pair
 	com  []float64
 	s    float64
 }
@@ -136,7 +139,8 @@ func (n *Net) Score(x, y Input) float64 {
 }
 
 // ScoreAll scores x against each of ys. The query side of the overlap test
-// is done once for all candidates, and one state is reused.
+// and of the projections' word lookups is done once for all candidates,
+// and one state is reused.
 func (n *Net) ScoreAll(x Input, ys []Input) []float64 {
 	st := n.newState()
 	for _, ps := range n.arch.Levels {
@@ -145,6 +149,12 @@ func (n *Net) ScoreAll(x Input, ys []Input) []float64 {
 			hit[p] = patch.X.Intersects(x.Bits)
 		}
 		st.xhit = append(st.xhit, hit)
+	}
+	st.xres = make([][]entry, len(n.arch.Levels[0]))
+	for p, patch := range n.arch.Levels[0] {
+		if st.xhit[0][p] {
+			st.xres[p] = resolve(x, patch.X, nil)
+		}
 	}
 	out := make([]float64, len(ys))
 	for i, y := range ys {
@@ -170,18 +180,32 @@ type wordSet interface {
 	Rank(uint32) uint64
 }
 
-// project adds, for each word of in that set holds, val·L[row] to u: u
-// becomes L_pᵀ x_p without materialising x_p.
-func project(in Input, set wordSet, L []float64, D int, u []float64) {
+// entry is a word of an input that a patch side holds: its value and its
+// row in the side's filter matrices.
+type entry struct {
+	row int
+	val float64
+}
+
+// resolve appends to buf the entries of the words of in that set holds.
+// A patch's K filters share one lookup: the bitmap searches cost more than
+// the arithmetic they select.
+func resolve(in Input, set wordSet, buf []entry) []entry {
 	for i, w := range in.Idx {
-		if !set.Contains(w) {
-			continue
+		if set.Contains(w) {
+			buf = append(buf, entry{row: int(set.Rank(w)) - 1, val: in.Val[i]})
 		}
-		r := int(set.Rank(w)) - 1
-		v := in.Val[i]
-		row := L[r*D : (r+1)*D]
+	}
+	return buf
+}
+
+// project adds val·L[row] to u for each entry: u becomes L_pᵀ x_p without
+// materialising x_p.
+func project(es []entry, L []float64, D int, u []float64) {
+	for _, e := range es {
+		row := L[e.row*D : (e.row+1)*D]
 		for d := range D {
-			u[d] += v * row[d]
+			u[d] += e.val * row[d]
 		}
 	}
 }
@@ -199,13 +223,21 @@ func (n *Net) run(x, y Input, st *state) {
 		st.on[0] = append(st.on[0], p)
 		w := n.first[p].w
 		size := n.nx[p]*D + n.ny[p]*D + 1
+		xs := st.xs
+		if st.xres != nil {
+			xs = st.xres[p]
+		} else {
+			st.xs = resolve(x, patch.X, st.xs[:0])
+			xs = st.xs
+		}
+		st.ys = resolve(y, patch.Y, st.ys[:0])
 		for k := range K1 {
 			f := w[k*size : (k+1)*size]
 			uv := st.uv[(p*K1+k)*2*D : (p*K1+k+1)*2*D]
 			clear(uv)
 			u, v := uv[:D], uv[D:]
-			project(x, patch.X, f[:n.nx[p]*D], D, u)
-			project(y, patch.Y, f[n.nx[p]*D:size-1], D, v)
+			project(xs, f[:n.nx[p]*D], D, u)
+			project(st.ys, f[n.nx[p]*D:size-1], D, v)
 			pot := f[size-1]
 			for d := range D {
 				pot += u[d] * v[d]
@@ -312,10 +344,12 @@ func (n *Net) backprop(x, y Input, st *state, ds float64) {
 		}
 	}
 	K1, D := n.shape.Neurons[0], n.shape.Rank
+	scaled := make([]float64, D)
 	for _, p := range st.on[0] {
 		patch := n.arch.Levels[0][p]
 		size := n.nx[p]*D + n.ny[p]*D + 1
 		g := n.ps.grad(n.first[p])
+		st.xs, st.ys = resolve(x, patch.X, st.xs[:0]), resolve(y, patch.Y, st.ys[:0])
 		for k := range K1 {
 			dp := dact[0][p*K1+k] * slope(k, st.act[0][p*K1+k])
 			gk := g[k*size : (k+1)*size]
@@ -323,31 +357,24 @@ func (n *Net) backprop(x, y Input, st *state, ds float64) {
 			u, v := uv[:D], uv[D:]
 			gk[size-1] += dp
 			// ∂pot/∂L_x[r] = x_r·v and ∂pot/∂L_y[r] = y_r·u (Equation 8).
-			scaled := make([]float64, D)
 			for d := range D {
 				scaled[d] = dp * v[d]
 			}
-			accumulate(x, patch.X, scaled, gk[:n.nx[p]*D], D)
+			accumulate(st.xs, scaled, gk[:n.nx[p]*D], D)
 			for d := range D {
 				scaled[d] = dp * u[d]
 			}
-			accumulate(y, patch.Y, scaled, gk[n.nx[p]*D:size-1], D)
+			accumulate(st.ys, scaled, gk[n.nx[p]*D:size-1], D)
 		}
 	}
 }
 
-// accumulate adds val·dir to the gradient row of each word of in that the
-// patch side set holds.
-func accumulate(in Input, set wordSet, dir, g []float64, D int) {
-	for i, w := range in.Idx {
-		if !set.Contains(w) {
-			continue
-		}
-		r := int(set.Rank(w)) - 1
-		v := in.Val[i]
-		row := g[r*D : (r+1)*D]
+// accumulate adds val·dir to the gradient row of each entry.
+func accumulate(es []entry, dir, g []float64, D int) {
+	for _, e := range es {
+		row := g[e.row*D : (e.row+1)*D]
 		for d := range D {
-			row[d] += v * dir[d]
+			row[d] += e.val * dir[d]
 		}
 	}
 }
