@@ -3,6 +3,7 @@ package deepmatch
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -93,21 +94,31 @@ func (v *Vocab) ID(t string) (uint32, bool) {
 
 // Encode turns a token list into an Input; unknown tokens are dropped.
 func (v *Vocab) Encode(tokens []string) Input {
-	tf := map[uint32]int{}
+	// Sorting the known words' ids and counting runs gives the ascending
+	// ids and their frequencies without a map (this runs for every
+	// candidate of every query).
+	ids := make([]uint32, 0, len(tokens))
 	for _, t := range tokens {
 		if id, ok := v.index[t]; ok {
-			tf[id]++
+			ids = append(ids, id)
 		}
 	}
-	in := Input{Idx: make([]uint32, 0, len(tf)), Bits: roaring.New()}
-	for id := range tf {
-		in.Idx = append(in.Idx, id)
+	slices.Sort(ids)
+	in := Input{Bits: roaring.New()}
+	var tf []int
+	for i := 0; i < len(ids); {
+		j := i + 1
+		for j < len(ids) && ids[j] == ids[i] {
+			j++
+		}
+		in.Idx = append(in.Idx, ids[i])
+		tf = append(tf, j-i)
+		i = j
 	}
-	sort.Slice(in.Idx, func(i, j int) bool { return in.Idx[i] < in.Idx[j] })
 	in.Val = make([]float64, len(in.Idx))
 	var norm float64
 	for i, id := range in.Idx {
-		w := (1 + math.Log(float64(tf[id]))) * v.IDF[id]
+		w := (1 + math.Log(float64(tf[i]))) * v.IDF[id]
 		in.Val[i] = w
 		norm += w * w
 	}
