@@ -39,6 +39,9 @@ type Net struct {
 	upper [][]*block
 	com   *block // Committee × (P_L·K_L + 1)
 	out   *block // Committee + 1
+	// post[l] lists, for each word, the patches of level l holding it on
+	// the X side (post[l].x) and the Y side, with the word's row there.
+	post []levelPostings
 }
 
 func (a Arch) validate(s Shape) error {
@@ -82,6 +85,9 @@ func NewNet(a Arch, s Shape, init float64, seed uint64) (*Net, error) {
 	}
 	rng := rand.New(rand.NewPCG(seed, 0xdee9))
 	n := &Net{arch: a, shape: s}
+	for _, ps := range a.Levels {
+		n.post = append(n.post, newLevelPostings(ps))
+	}
 	K1, D := s.Neurons[0], s.Rank
 	for _, p := range a.Levels[0] {
 		nx, ny := int(p.X.GetCardinality()), int(p.Y.GetCardinality())
@@ -109,19 +115,17 @@ func NewNet(a Arch, s Shape, init float64, seed uint64) (*Net, error) {
 
 // state is one pair's forward pass, kept for back-propagation.
 type state struct {
-	xhit [][]bool    // per level, whether x hits each patch's X side; nil: test per pair
-	on   [][]int     // active (overlapped) patches per level
-	act  [][]float64 // per level, P_l·K_l outputs (zero where silent)
-	uv   []float64   // per finest patch and filter: L_xᵀx_p then L_yᵀy_p (2·D)
-	xs   []entry     // scratch: the words of x, then of y, one patch side holds
-	ys   []entry
-	xres [][]entry // per finest patch, x's entries when fixed for all pairs; nil: resolve per pair
-	com  []float64
-	s    float64
+	x, y   hits        // the words of each side the patches hold
+	xFixed bool        // x was scattered once for all pairs (ScoreAll)
+	on     [][]int     // active (overlapped) patches per level
+	act    [][]float64 // per level, P_l·K_l outputs (zero where silent)
+	uv     []float64   // per finest patch and filter: L_xᵀx_p then L_yᵀy_p (2·D)
+	com    []float64
+	s      float64
 }
 
 func (n *Net) newState() *state {
-	st := &state{}
+	st := &state{x: newHits(n.arch), y: newHits(n.arch)}
 	for l, ps := range n.arch.Levels {
 		st.act = append(st.act, make([]float64, len(ps)*n.shape.Neurons[l]))
 		st.on = append(st.on, nil)
@@ -143,19 +147,8 @@ func (n *Net) Score(x, y Input) float64 {
 // and one state is reused.
 func (n *Net) ScoreAll(x Input, ys []Input) []float64 {
 	st := n.newState()
-	for _, ps := range n.arch.Levels {
-		hit := make([]bool, len(ps))
-		for p, patch := range ps {
-			hit[p] = patch.X.Intersects(x.Bits)
-		}
-		st.xhit = append(st.xhit, hit)
-	}
-	st.xres = make([][]entry, len(n.arch.Levels[0]))
-	for p, patch := range n.arch.Levels[0] {
-		if st.xhit[0][p] {
-			st.xres[p] = resolve(x, patch.X, nil)
-		}
-	}
+	st.x.scatter(x, n.post, xSide)
+	st.xFixed = true
 	out := make([]float64, len(ys))
 	for i, y := range ys {
 		n.run(x, y, st)
@@ -164,21 +157,8 @@ func (n *Net) ScoreAll(x Input, ys []Input) []float64 {
 	return out
 }
 
-// overlaps is Patch.Overlaps, using the precomputed query side when st
-// has it.
-func (st *state) overlaps(l, p int, patch Patch, x, y Input) bool {
-	if st.xhit != nil {
-		return st.xhit[l][p] && patch.Y.Intersects(y.Bits)
-	}
-	return patch.Overlaps(x, y)
-}
-
-// wordSet is a patch side: its words, and each word's 1-based rank in it,
-// which is the word's row in the patch's filter matrices.
-type wordSet interface {
-	Contains(uint32) bool
-	Rank(uint32) uint64
-}
+// overlaps reports whether the pair overlaps patch p of level l.
+func (st *state) overlaps(l, p int) bool { return st.x.hit[l][p] && st.y.hit[l][p] }
 
 // entry is a word of an input that a patch side holds: its value and its
 // row in the side's filter matrices.
@@ -187,16 +167,74 @@ type entry struct {
 	val float64
 }
 
-// resolve appends to buf the entries of the words of in that set holds.
-// A patch's K filters share one lookup: the bitmap searches cost more than
-// the arithmetic they select.
-func resolve(in Input, set wordSet, buf []entry) []entry {
-	for i, w := range in.Idx {
-		if set.Contains(w) {
-			buf = append(buf, entry{row: int(set.Rank(w)) - 1, val: in.Val[i]})
+// posting is a patch holding a word, and the word's row in the patch
+// side's filter matrices (its 0-based rank among the side's words).
+type posting struct {
+	patch, row int32
+}
+
+const (
+	xSide = iota
+	ySide
+)
+
+// levelPostings indexes one level's patches by word, per side, so that an
+// input finds the patches it hits by looking up its own words, instead of
+// testing every patch's bitmap for every word.
+type levelPostings [2][][]posting
+
+func newLevelPostings(ps []Patch) levelPostings {
+	var lp levelPostings
+	for p, patch := range ps {
+		for side, set := range [2]interface{ ToArray() []uint32 }{patch.X, patch.Y} {
+			for row, w := range set.ToArray() { // ascending, so row = rank − 1
+				for int(w) >= len(lp[side]) {
+					lp[side] = append(lp[side], nil)
+				}
+				lp[side][w] = append(lp[side][w], posting{patch: int32(p), row: int32(row)})
+			}
 		}
 	}
-	return buf
+	return lp
+}
+
+// hits is one input's view of the patches: per level, whether it hits
+// each patch on its side, and, for the finest patches, its entries there
+// in ascending word order.
+type hits struct {
+	hit [][]bool
+	ent [][]entry
+}
+
+func newHits(a Arch) hits {
+	h := hits{ent: make([][]entry, len(a.Levels[0]))}
+	for _, ps := range a.Levels {
+		h.hit = append(h.hit, make([]bool, len(ps)))
+	}
+	return h
+}
+
+// scatter records which patches in hits on side, replacing what h held.
+func (h *hits) scatter(in Input, post []levelPostings, side int) {
+	for l := range h.hit {
+		clear(h.hit[l])
+	}
+	for p := range h.ent {
+		h.ent[p] = h.ent[p][:0]
+	}
+	for i, w := range in.Idx {
+		for l, lp := range post {
+			if int(w) >= len(lp[side]) {
+				continue
+			}
+			for _, ps := range lp[side][w] {
+				h.hit[l][ps.patch] = true
+				if l == 0 {
+					h.ent[ps.patch] = append(h.ent[ps.patch], entry{row: int(ps.row), val: in.Val[i]})
+				}
+			}
+		}
+	}
 }
 
 // project adds val·L[row] to u for each entry: u becomes L_pᵀ x_p without
@@ -215,29 +253,25 @@ func (n *Net) run(x, y Input, st *state) {
 	for _, a := range st.act { // silent patches output zero, whatever st held before
 		clear(a)
 	}
+	if !st.xFixed {
+		st.x.scatter(x, n.post, xSide)
+	}
+	st.y.scatter(y, n.post, ySide)
 	st.on[0] = st.on[0][:0]
-	for p, patch := range n.arch.Levels[0] {
-		if !st.overlaps(0, p, patch, x, y) {
+	for p := range n.arch.Levels[0] {
+		if !st.overlaps(0, p) {
 			continue
 		}
 		st.on[0] = append(st.on[0], p)
 		w := n.first[p].w
 		size := n.nx[p]*D + n.ny[p]*D + 1
-		xs := st.xs
-		if st.xres != nil {
-			xs = st.xres[p]
-		} else {
-			st.xs = resolve(x, patch.X, st.xs[:0])
-			xs = st.xs
-		}
-		st.ys = resolve(y, patch.Y, st.ys[:0])
 		for k := range K1 {
 			f := w[k*size : (k+1)*size]
 			uv := st.uv[(p*K1+k)*2*D : (p*K1+k+1)*2*D]
 			clear(uv)
 			u, v := uv[:D], uv[D:]
-			project(xs, f[:n.nx[p]*D], D, u)
-			project(st.ys, f[n.nx[p]*D:size-1], D, v)
+			project(st.x.ent[p], f[:n.nx[p]*D], D, u)
+			project(st.y.ent[p], f[n.nx[p]*D:size-1], D, v)
 			pot := f[size-1]
 			for d := range D {
 				pot += u[d] * v[d]
@@ -248,8 +282,8 @@ func (n *Net) run(x, y Input, st *state) {
 	for l := 1; l < len(n.arch.Levels); l++ {
 		K, Kin := n.shape.Neurons[l], n.shape.Neurons[l-1]
 		st.on[l] = st.on[l][:0]
-		for q, patch := range n.arch.Levels[l] {
-			if !st.overlaps(l, q, patch, x, y) {
+		for q := range n.arch.Levels[l] {
+			if !st.overlaps(l, q) {
 				continue
 			}
 			st.on[l] = append(st.on[l], q)
@@ -346,10 +380,8 @@ func (n *Net) backprop(x, y Input, st *state, ds float64) {
 	K1, D := n.shape.Neurons[0], n.shape.Rank
 	scaled := make([]float64, D)
 	for _, p := range st.on[0] {
-		patch := n.arch.Levels[0][p]
 		size := n.nx[p]*D + n.ny[p]*D + 1
 		g := n.ps.grad(n.first[p])
-		st.xs, st.ys = resolve(x, patch.X, st.xs[:0]), resolve(y, patch.Y, st.ys[:0])
 		for k := range K1 {
 			dp := dact[0][p*K1+k] * slope(k, st.act[0][p*K1+k])
 			gk := g[k*size : (k+1)*size]
@@ -360,11 +392,11 @@ func (n *Net) backprop(x, y Input, st *state, ds float64) {
 			for d := range D {
 				scaled[d] = dp * v[d]
 			}
-			accumulate(st.xs, scaled, gk[:n.nx[p]*D], D)
+			accumulate(st.x.ent[p], scaled, gk[:n.nx[p]*D], D)
 			for d := range D {
 				scaled[d] = dp * u[d]
 			}
-			accumulate(st.ys, scaled, gk[n.nx[p]*D:size-1], D)
+			accumulate(st.y.ent[p], scaled, gk[n.nx[p]*D:size-1], D)
 		}
 	}
 }
