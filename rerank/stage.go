@@ -9,7 +9,8 @@
 //
 // Stages for the models in semrank's models/ packages live in package
 // rerank/stages, which registers them by type name so a pipeline file can
-// name them; rerank itself imports no model.
+// name them; rerank itself imports no model package, only package models'
+// bundle format, in which its fusion models are saved.
 package rerank
 
 import (

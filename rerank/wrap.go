@@ -32,9 +32,14 @@ type Index struct {
 //	res, err := idx.Search(req) // reranked hits
 //
 // A search fetches max(window, From+Size) first-stage hits, reranks the
-// window, then pages. Requests sorted by anything but score, and the
-// pre-search phase of an IndexAlias, pass through untouched. The wrapped
-// index can be a child of bleve.NewIndexAlias.
+// window, then pages. The first-stage search always fetches the stored
+// title, text and metadata the stages read, the metadata decoded as
+// index.TopN decodes it, so stages see what they see under semrank rerank;
+// hits come back with the request's Fields only.
+// Requests sorted by anything but score, SearchAfter
+// and SearchBefore pages, and the pre-search phase of an IndexAlias pass
+// through untouched. The wrapped index can be a child of
+// bleve.NewIndexAlias.
 func Wrap(idx bleve.Index, p *Pipeline) *Index {
 	return &Index{base: idx, pipeline: p, TitleField: index.FieldTitle, TextField: index.FieldText}
 }

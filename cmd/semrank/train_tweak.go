@@ -226,7 +226,7 @@ func newTweakExperimentCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tweak [--train DIR --dev DIR] [--all DIR --folds 5] [--out FILE]",
 		Short: "Compare TWEAK (each loss) with TF-IDF cosine and the first-stage order, with paired tests",
-		Long: `Run the TWEAK experiment of results-tweak.md: TWEAK cosine trained with each
+		Long: `Run the TWEAK experiment in docs/RESULTS.md: TWEAK cosine trained with each
 loss vs TF-IDF cosine, and each fused with the first-stage rank vs the
 first-stage order. --train/--dev trains on one directory and reports on the
 other; --all runs k-fold cross-validation over its queries. α is chosen on 20%

@@ -4,7 +4,7 @@
 // cross-validation over queries, with paired significance tests.
 //
 // The unsupervised parts — the vocabulary, LSA, and DSE's RBM pretraining —
-// are fitted once on the extra corpus (Config.Extra: unlabelled texts and
+// are fitted once on the extra corpus (LoadExtra: unlabelled texts and
 // comparable pairs) plus the training lists; in cross-validation they are
 // fitted on the extra corpus alone, so one fit serves every fold and no
 // test query's text is seen. S2Net and DSE fine-tuning see only the

@@ -28,7 +28,8 @@ type Experiment struct {
 	Progress func(msg string)
 }
 
-// DefaultExperiment is the protocol of results-tweak.md.
+// DefaultExperiment is the protocol of the TWEAK experiment in
+// docs/RESULTS.md (docs/results/tweak-dev.md, tweak-cv.md).
 func DefaultExperiment() Experiment {
 	return Experiment{Losses: Losses, InnerDev: 0.2, QueryLog: true, MaxIterations: 200, Seed: 2016}
 }

@@ -1,7 +1,12 @@
-// Package stages adapts semrank's models to rerank.Stage and registers each
-// under a type name for pipeline files. Import it for its side effects:
+// Package stages adapts semrank's models to rerank.Stage, adds lexical and
+// metadata stages (tfidf, bm25, overlap, length, meta, surface, thread), and
+// registers each under a type name for pipeline files, with a trainer
+// (rerank.RegisterTrainer) for the stage types recipes train. Import it for
+// its side effects:
 //
 //	import _ "github.com/semrank/semrank/rerank/stages"
 //
-// Each stage type lives in its own file.
+// Each stage type lives in its own file, except that deepmatch.go holds
+// DeepMatch and its bilinear and Siamese baselines, which share one model
+// format. Trainers live in the *_train.go files, quality's beside its stage.
 package stages
