@@ -236,3 +236,86 @@ func FuzzDecodeTermCounts(f *testing.F) {
 		}
 	})
 }
+
+// TestPayloadLogTornHeader reopens an index after a crash while a payload
+// log was being created: a log that stops inside its header holds no
+// payloads, so the index opens and the log is written afresh.
+func TestPayloadLogTornHeader(t *testing.T) {
+	for _, keep := range []int{0, 3, len(payloadMagic), len(payloadMagic) + 2, len(payloadMagic) + 5} {
+		t.Run(fmt.Sprint(keep), func(t *testing.T) {
+			idx, path := build(t, lenEncoder{"m1"})
+			idx.Close()
+			log := filepath.Join(path, payloadDir, "len.log")
+			raw, err := os.ReadFile(log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(log, raw[:keep], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			idx, err = Open(path)
+			if err != nil {
+				t.Fatalf("torn header: %v", err)
+			}
+			if got := idx.PayloadNames(); len(got) != 0 {
+				t.Errorf("payload names %v, want none", got)
+			}
+			if err := idx.Add(context.Background(), corpus, []PayloadEncoder{lenEncoder{"m2"}}, nil); err != nil {
+				t.Fatal(err)
+			}
+			idx.Close()
+			idx, err = Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer idx.Close()
+			if _, ok, _ := idx.Payload("len", "d1"); !ok || idx.PayloadModel("len") != "m2" {
+				t.Errorf("payload after rewrite: %v, model %q", ok, idx.PayloadModel("len"))
+			}
+		})
+	}
+	// A short file that is not a log's beginning is still an error.
+	idx, path := build(t, lenEncoder{"m1"})
+	idx.Close()
+	if err := os.WriteFile(filepath.Join(path, payloadDir, "len.log"), []byte("junk"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(path); err == nil {
+		t.Error("opened an index with a junk payload log")
+	}
+}
+
+// TestPayloadConcurrentModels races two writers with different models for
+// a new payload name: exactly one may win.
+func TestPayloadConcurrentModels(t *testing.T) {
+	for i := 0; i < 300; i++ {
+		ps, err := openPayloads("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		errs := make(chan error, 2)
+		for _, m := range []string{"a", "b"} {
+			go func() { errs <- ps.put("x", []payloadRec{{model: m, id: "d" + m, data: []byte(m)}}) }()
+		}
+		e1, e2 := <-errs, <-errs
+		if (e1 == nil) == (e2 == nil) {
+			t.Fatalf("round %d: errors %v and %v, want exactly one", i, e1, e2)
+		}
+	}
+}
+
+// TestPayloadLongID: a document id the log could not read back is refused
+// when written, instead of making the index fail to open.
+func TestPayloadLongID(t *testing.T) {
+	idx, path := build(t, lenEncoder{"m1"})
+	long := eval.Doc{ID: strings.Repeat("x", 70000), Text: "long id"}
+	if err := idx.Add(context.Background(), []eval.Doc{long}, []PayloadEncoder{lenEncoder{"m1"}}, nil); err == nil {
+		t.Error("no error for a 70000-byte id")
+	}
+	idx.Close()
+	idx, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx.Close()
+}

@@ -23,6 +23,10 @@ const payloadMagic = "SRPAYLD1"
 // maxPayload bounds one record so a corrupt length cannot exhaust memory.
 const maxPayload = 256 << 20
 
+// maxIDLen bounds a document id (and the model id) in a log; put refuses
+// longer ones, which replay could not read back.
+const maxIDLen = 1 << 16
+
 type payloadRec struct {
 	model string
 	id    string
@@ -81,14 +85,29 @@ func (ps *payloadStore) replay(name string) error {
 	}
 	r := bufio.NewReader(f)
 	magic := make([]byte, len(payloadMagic))
-	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != payloadMagic {
+	k, err := io.ReadFull(r, magic)
+	torn := err != nil && strings.HasPrefix(payloadMagic, string(magic[:k]))
+	if err != nil && !torn || err == nil && string(magic) != payloadMagic {
 		f.Close()
 		return fmt.Errorf("index: payload log %s: not a payload log", path)
 	}
-	model, err := readString(r)
-	if err != nil {
+	var model string
+	if !torn {
+		model, err = readString(r)
+		torn = errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+		if err != nil && !torn {
+			f.Close()
+			return fmt.Errorf("index: payload log %s: model record: %v", path, err)
+		}
+	}
+	if torn {
+		// A crash while the log was being created, before any record:
+		// the log holds nothing, and the next put recreates it.
 		f.Close()
-		return fmt.Errorf("index: payload log %s: model record: %v", path, err)
+		if err := os.Remove(path); err != nil {
+			return fmt.Errorf("index: payload log %s: %w", path, err)
+		}
+		return nil
 	}
 	m := map[string][]byte{}
 	good := int64(len(payloadMagic)) + int64(4+len(model))
@@ -132,7 +151,7 @@ func readString(r io.Reader) (string, error) {
 		return "", err
 	}
 	n := binary.LittleEndian.Uint32(l[:])
-	if n > 1<<16 {
+	if n > maxIDLen {
 		return "", fmt.Errorf("string length %d too large", n)
 	}
 	b := make([]byte, n)
@@ -229,9 +248,20 @@ func (ps *payloadStore) put(name string, recs []payloadRec) error {
 	}
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
+	// Check again under the write lock: another put may have claimed the
+	// name since checkModel.
+	if have, ok := ps.models[name]; ok && have != recs[0].model {
+		return fmt.Errorf("index: %s: %w (index has %s, got %s); rebuild the index to change models", name, ErrModelMismatch, have, recs[0].model)
+	}
+	if len(recs[0].model) > maxIDLen {
+		return fmt.Errorf("index: %s: model id of %d bytes, more than %d", name, len(recs[0].model), maxIDLen)
+	}
+	for _, r := range recs {
+		if len(r.id) > maxIDLen {
+			return fmt.Errorf("index: %s payload of a document whose id is %d bytes, more than %d", name, len(r.id), maxIDLen)
+		}
+	}
 	if _, ok := ps.models[name]; !ok {
-		ps.models[name] = recs[0].model
-		ps.data[name] = map[string][]byte{}
 		if ps.dir != "" {
 			if err := os.MkdirAll(ps.dir, 0o755); err != nil {
 				return fmt.Errorf("index: payloads: %w", err)
@@ -244,10 +274,15 @@ func (ps *payloadStore) put(name string, recs []payloadRec) error {
 			hdr = append(hdr, recs[0].model...)
 			if _, err := f.Write(hdr); err != nil {
 				f.Close()
+				os.Remove(ps.logPath(name))
 				return fmt.Errorf("index: payloads: %w", err)
 			}
 			ps.logs[name] = f
 		}
+		// Registered only once its log exists, so a failed create leaves
+		// no name whose payloads would silently stay in memory only.
+		ps.models[name] = recs[0].model
+		ps.data[name] = map[string][]byte{}
 	}
 	var buf []byte
 	for _, r := range recs {

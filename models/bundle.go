@@ -311,14 +311,23 @@ func Parse(raw []byte) (*Bundle, error) {
 		p = p[s.Bytes:]
 		switch s.Kind {
 		case "f64":
-			n := 1
+			n, zero := 1, false
 			for _, d := range s.Shape {
 				if d < 0 {
 					return nil, corrupt("section %q: negative dimension", s.Name)
 				}
+				zero = zero || d == 0
+			}
+			for _, d := range s.Shape {
+				// Stop before the product overflows: a crafted shape must
+				// not wrap around to the section's size.
+				if zero || n > int(s.Bytes/8)/d {
+					n = 0
+					break
+				}
 				n *= d
 			}
-			if int64(n)*8 != s.Bytes {
+			if int64(n)*8 != s.Bytes || (n == 0 && !zero) {
 				return nil, corrupt("section %q: shape %v does not match %d bytes", s.Name, s.Shape, s.Bytes)
 			}
 			v := make([]float64, n)
@@ -373,6 +382,23 @@ func Load(path, method string, maxVersion int) (*Bundle, error) {
 		return nil, fmt.Errorf("models: %s: %s model version %d, this build reads 1..%d", path, method, b.Manifest.ModelVersion, maxVersion)
 	}
 	return b, nil
+}
+
+// LoadAs reads the bundle at path as Load does and decodes it with decode,
+// naming the method and the file in a decoding error: a model whose tensors
+// disagree with its config is refused when loaded, saying which file.
+func LoadAs[M any](path, method string, maxVersion int, decode func(*Bundle) (M, error)) (M, error) {
+	b, err := Load(path, method, maxVersion)
+	if err != nil {
+		var zero M
+		return zero, err
+	}
+	m, err := decode(b)
+	if err != nil {
+		var zero M
+		return zero, fmt.Errorf("%s: %s: %w", method, path, err)
+	}
+	return m, nil
 }
 
 // ID returns a short stable identifier of the bundle's content: the hash of

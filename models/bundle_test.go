@@ -2,6 +2,8 @@ package models
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -119,6 +121,85 @@ func FuzzParse(f *testing.F) {
 		b, err := Parse(raw)
 		if err != nil {
 			return
+		}
+		var out bytes.Buffer
+		if _, err := b.WriteTo(&out); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// rawBundle frames a manifest and body as a bundle with a valid checksum,
+// so tests can reach the structural checks behind it.
+func rawBundle(manifest string, body []byte) []byte {
+	var b bytes.Buffer
+	b.WriteString(magic)
+	b.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(manifest))))
+	b.WriteString(manifest)
+	b.Write(body)
+	sum := sha256.Sum256(b.Bytes())
+	return append(b.Bytes(), sum[:]...)
+}
+
+func TestRefusesBadShapes(t *testing.T) {
+	eight := make([]byte, 8)
+	tests := []struct {
+		name, sections string
+		body           []byte
+	}{
+		// 2^61+1 values of 8 bytes wrap around to 8 bytes.
+		{"overflow 1-d", `[{"name":"w","kind":"f64","shape":[2305843009213693953],"bytes":8}]`, eight},
+		// (2^61+1)·8 wraps around to 8 values.
+		{"overflow 2-d", `[{"name":"w","kind":"f64","shape":[2305843009213693953,8],"bytes":64}]`, make([]byte, 64)},
+		{"overflow 3-d", `[{"name":"w","kind":"f64","shape":[4294967296,4294967296,1],"bytes":0}]`, nil},
+		{"short", `[{"name":"w","kind":"f64","shape":[2],"bytes":8}]`, eight},
+		{"negative", `[{"name":"w","kind":"f64","shape":[-1,-1],"bytes":8}]`, eight},
+	}
+	for _, tt := range tests {
+		raw := rawBundle(`{"method":"x","format_version":1,"sections":`+tt.sections+`}`, tt.body)
+		if b, err := Parse(raw); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: err = %v, want ErrCorrupt (bundle %+v)", tt.name, err, b)
+		}
+	}
+	valid := []struct {
+		sections string
+		body     []byte
+	}{
+		{`[{"name":"w","kind":"f64","shape":[0,5],"bytes":0}]`, nil},
+		{`[{"name":"w","kind":"f64","shape":[4294967296,0],"bytes":0}]`, nil},
+		{`[{"name":"w","kind":"f64","bytes":8}]`, eight},
+	}
+	for _, tt := range valid {
+		if _, err := Parse(rawBundle(`{"method":"x","format_version":1,"sections":`+tt.sections+`}`, tt.body)); err != nil {
+			t.Errorf("%s: %v", tt.sections, err)
+		}
+	}
+}
+
+// FuzzParseStructure fuzzes the manifest and body behind a valid checksum
+// (FuzzParse's inputs almost never get past it).
+func FuzzParseStructure(f *testing.F) {
+	var buf bytes.Buffer
+	if _, err := sample().WriteTo(&buf); err != nil {
+		f.Fatal(err)
+	}
+	raw := buf.Bytes()
+	ml := binary.LittleEndian.Uint32(raw[len(magic):])
+	f.Add(string(raw[len(magic)+4:len(magic)+4+int(ml)]), raw[len(magic)+4+int(ml):len(raw)-sha256.Size])
+	f.Add(`{"format_version":1,"sections":[{"name":"w","kind":"f64","shape":[2305843009213693953],"bytes":8}]}`, make([]byte, 8))
+	f.Fuzz(func(t *testing.T, manifest string, body []byte) {
+		b, err := Parse(rawBundle(manifest, body))
+		if err != nil {
+			return
+		}
+		for name, tn := range b.tensors {
+			n := 1.0
+			for _, d := range tn.Shape {
+				n *= float64(d)
+			}
+			if n != float64(len(tn.Data)) {
+				t.Fatalf("tensor %q: shape %v but %d values", name, tn.Shape, len(tn.Data))
+			}
 		}
 		var out bytes.Buffer
 		if _, err := b.WriteTo(&out); err != nil {

@@ -3,6 +3,7 @@ package deepmatch
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -187,6 +188,16 @@ func fromBundle(b *models.Bundle) (*Model, error) {
 			m.Curve = append(m.Curve, Progress{Epoch: int(c.Data[3*i]), Loss: c.Data[3*i+1], DevMAP: c.Data[3*i+2]})
 		}
 	}
+	// The network is allocated from the config's sizes: check first that
+	// the stored weights can fill it, so a corrupt size cannot make the
+	// loader allocate without bound.
+	w, err := b.Tensor("weights", 1)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkFinite("weights", w.Data); err != nil {
+		return nil, err
+	}
 	cfg := m.Config
 	switch cfg.Method {
 	case MethodDeepMatch:
@@ -223,17 +234,24 @@ func fromBundle(b *models.Bundle) (*Model, error) {
 			}
 			m.arch.Children = append(m.arch.Children, children)
 		}
+		if n := netWeights(m.arch, cfg.shape(), len(w.Data)); n > len(w.Data) {
+			return nil, fmt.Errorf("deepmatch: %d weights stored, too few for the architecture's patches, neurons, rank %d and committee %d", len(w.Data), cfg.Rank, cfg.Committee)
+		}
 		if m.net, err = NewNet(m.arch, cfg.shape(), 0, 0); err != nil {
 			return nil, err
 		}
 	case MethodBilinear:
+		v := m.VX.Len() + m.VY.Len()
+		if cfg.Dim > len(w.Data)/v {
+			return nil, fmt.Errorf("deepmatch: %d weights stored, too few for %d words of dimension %d", len(w.Data), v, cfg.Dim)
+		}
 		m.net = NewBilinear(m.VX.Len(), m.VY.Len(), cfg.Dim, 0, 0)
 	case MethodSiamese:
+		v := m.VX.Len() + m.VY.Len()
+		if cfg.Hidden > len(w.Data)/(v+2) || cfg.Dim > len(w.Data)/(2*cfg.Hidden+2) {
+			return nil, fmt.Errorf("deepmatch: %d weights stored, too few for %d words, %d hidden units and dimension %d", len(w.Data), v, cfg.Hidden, cfg.Dim)
+		}
 		m.net = NewSiamese(m.VX.Len(), m.VY.Len(), cfg.Hidden, cfg.Dim, 0, 0)
-	}
-	w, err := b.Tensor("weights", 1)
-	if err != nil {
-		return nil, err
 	}
 	ps := m.net.params()
 	if n := ps.count(); n != len(w.Data) {
@@ -258,5 +276,48 @@ func vocabFromBundle(b *models.Bundle, side string) (*Vocab, error) {
 	if len(terms) == 0 {
 		return nil, errors.New("deepmatch: empty vocabulary " + side)
 	}
+	if err := checkFinite("idf_"+side, idf.Data); err != nil {
+		return nil, err
+	}
 	return vocabFrom(terms, idf.Data)
+}
+
+// netWeights returns the number of weights NewNet allocates for a and s,
+// or limit+1 when that is more than limit.
+func netWeights(a Arch, s Shape, limit int) int {
+	mul := func(x, y int) int {
+		if x < 0 || y < 0 || (x != 0 && y > (limit+1)/x) {
+			return limit + 1
+		}
+		return x * y
+	}
+	n := 0
+	add := func(k int) { n = min(n+k, limit+1) }
+	if len(a.Levels) == 0 || len(s.Neurons) < len(a.Levels) {
+		return 0 // NewNet refuses the architecture
+	}
+	for _, p := range a.Levels[0] {
+		words := int(p.X.GetCardinality() + p.Y.GetCardinality())
+		add(mul(s.Neurons[0], mul(words, s.Rank)+1))
+	}
+	for l := 1; l < len(a.Levels) && l < len(a.Children); l++ {
+		for _, cs := range a.Children[l] {
+			add(mul(s.Neurons[l], mul(len(cs), s.Neurons[l-1])+1))
+		}
+	}
+	L := len(a.Levels) - 1
+	add(mul(s.Committee, mul(len(a.Levels[L]), s.Neurons[L])+1))
+	add(mul(s.Committee, 1) + 1)
+	return n
+}
+
+// checkFinite returns an error when a stored tensor holds NaN or ±Inf,
+// which would make every score it touches NaN.
+func checkFinite(name string, v []float64) error {
+	for i, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("deepmatch: %s value %d is %v", name, i, x)
+		}
+	}
+	return nil
 }

@@ -2,9 +2,11 @@ package deepmatch
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/semrank/semrank/eval"
@@ -153,5 +155,53 @@ func TestCandidateTokens(t *testing.T) {
 	}
 	if got := CandidateTokens("thanks", map[string]any{"by_question_author": true}, false); len(got) != 1 {
 		t.Errorf("meta off: %v", got)
+	}
+}
+
+// TestLoadRejectsCraftedSizes saves models whose config promises a network
+// far larger than the stored weights, or whose weights are not finite: Load
+// must refuse them before allocating the network, not run out of memory or
+// score NaN.
+func TestLoadRejectsCraftedSizes(t *testing.T) {
+	train, dev := semevalSlice(t)
+	tests := []struct {
+		method string
+		damage func(m *Model)
+	}{
+		{MethodBilinear, func(m *Model) { m.Config.Dim = 1 << 40 }},
+		{MethodSiamese, func(m *Model) { m.Config.Hidden = 1 << 40 }},
+		{MethodSiamese, func(m *Model) { m.Config.Dim = 1 << 40 }},
+		{MethodDeepMatch, func(m *Model) { m.Config.Rank = 1 << 40 }},
+		{MethodDeepMatch, func(m *Model) { m.Config.Committee = 1 << 40 }},
+		{MethodDeepMatch, func(m *Model) { m.Config.Neurons = []int{1 << 40} }},
+		{MethodBilinear, func(m *Model) { m.net.params().blocks[0].w[0] = math.NaN() }},
+		{MethodDeepMatch, func(m *Model) { m.net.params().blocks[0].w[0] = math.Inf(1) }},
+		{MethodSiamese, func(m *Model) { m.VY.IDF[0] = math.NaN() }},
+	}
+	trained := map[string]*Model{}
+	for i, tt := range tests {
+		m := trained[tt.method]
+		if m == nil {
+			var err error
+			if m, err = Train(context.Background(), train, dev, smallConfig(tt.method), nil); err != nil {
+				t.Fatal(err)
+			}
+			trained[tt.method] = m
+		}
+		path := filepath.Join(t.TempDir(), "m")
+		if err := m.Save(path); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Load(path, tt.method)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tt.damage(c)
+		if err := c.Save(path); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(path, tt.method); err == nil || !strings.Contains(err.Error(), path) {
+			t.Errorf("case %d (%s): err = %v, want an error naming the file", i, tt.method, err)
+		}
 	}
 }

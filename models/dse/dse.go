@@ -219,11 +219,7 @@ func (m *Model) Save(path string) error { return concept.Save(m, path) }
 
 // Load reads a model written by Save.
 func Load(path string) (*Model, error) {
-	b, err := models.Load(path, Method, Version)
-	if err != nil {
-		return nil, err
-	}
-	return FromBundle(b)
+	return models.LoadAs(path, Method, Version, FromBundle)
 }
 
 // FromBundle decodes a model bundle, checking the layers fit together.

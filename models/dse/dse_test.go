@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -175,6 +176,14 @@ func TestTrainLowersLossSaveLoad(t *testing.T) {
 	os.WriteFile(bad, raw, 0o644)
 	if _, err := Load(bad); err == nil {
 		t.Error("loaded a corrupted model")
+	}
+	wrong := m.Clone()
+	wrong.Config.Hidden = append(wrong.Config.Hidden, 3)
+	if err := wrong.Save(bad); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), bad) {
+		t.Errorf("layers disagreeing with the config: err = %v, want an error naming %s", err, bad)
 	}
 
 	// A second model with another C reuses the pretrained lower layers.

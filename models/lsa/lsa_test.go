@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -198,6 +199,15 @@ func TestLoadRefusesBadFiles(t *testing.T) {
 	}
 	if _, err := Load(other); err == nil {
 		t.Error("loaded an s2net model as LSA")
+	}
+	// Tensors that disagree with each other: the error names the file.
+	b, _ = m.Bundle()
+	b.AddTensor("sigma", []int{1}, []float64{1})
+	if err := b.Save(other); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(other); err == nil || !strings.Contains(err.Error(), other) {
+		t.Errorf("sigma of the wrong length: err = %v, want an error naming %s", err, other)
 	}
 }
 

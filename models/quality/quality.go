@@ -330,10 +330,11 @@ func (m *Model) Save(path string) error {
 
 // Load reads a model saved by Save.
 func Load(path string) (*Model, error) {
-	b, err := models.Load(path, Method, Version)
-	if err != nil {
-		return nil, err
-	}
+	return models.LoadAs(path, Method, Version, fromBundle)
+}
+
+func fromBundle(b *models.Bundle) (*Model, error) {
+	var err error
 	m := &Model{}
 	if err := b.Config(&m.Config); err != nil {
 		return nil, err
@@ -349,14 +350,16 @@ func Load(path string) (*Model, error) {
 		return nil, err
 	}
 	if len(t.Data) != len(m.Features)+1 {
-		return nil, fmt.Errorf("quality: %s: %d weights for %d features", path, len(t.Data), len(m.Features))
+		return nil, fmt.Errorf("%d weights for %d features", len(t.Data), len(m.Features))
 	}
-	if !slices.IsSorted(m.Features) {
-		return nil, fmt.Errorf("quality: %s: feature list is not sorted", path)
+	for i := 1; i < len(m.Features); i++ {
+		if m.Features[i] <= m.Features[i-1] {
+			return nil, fmt.Errorf("feature list is not sorted and unique at %q", m.Features[i])
+		}
 	}
 	for _, v := range t.Data {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("quality: %s: non-finite weight", path)
+			return nil, errors.New("non-finite weight")
 		}
 	}
 	m.W = t.Data[:len(m.Features):len(m.Features)]

@@ -152,6 +152,23 @@ func TestSaveLoad(t *testing.T) {
 	if _, err := Load(filepath.Join(t.TempDir(), "missing.model")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
+	// Well-formed bundles whose contents are wrong: the error names the file.
+	dup := *m
+	dup.Features = append([]string(nil), m.Features...)
+	dup.Features[1] = dup.Features[0]
+	noCfg, _ := m.Bundle()
+	noCfg.Manifest.Config = nil
+	for name, save := range map[string]func(string) error{
+		"duplicate feature": dup.Save,
+		"no config":         noCfg.Save,
+	} {
+		if err := save(bad); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), bad) {
+			t.Errorf("%s: err = %v, want an error naming %s", name, err, bad)
+		}
+	}
 }
 
 func FuzzTokens(f *testing.F) {

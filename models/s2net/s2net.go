@@ -166,11 +166,7 @@ func (m *Model) Save(path string) error { return concept.Save(m, path) }
 // the S2Net model was trained with, or nil when it was trained on Scheme
 // weights; a mismatch is an error.
 func Load(path string, w Weighter) (*Model, error) {
-	b, err := models.Load(path, Method, Version)
-	if err != nil {
-		return nil, err
-	}
-	return FromBundle(b, w)
+	return models.LoadAs(path, Method, Version, func(b *models.Bundle) (*Model, error) { return FromBundle(b, w) })
 }
 
 // FromBundle decodes a model bundle (see Load).

@@ -622,16 +622,20 @@ func (m *Model) Bundle() (*models.Bundle, error) {
 
 // Load reads a "topics" bundle.
 func Load(path string) (*Model, error) {
-	b, err := models.Load(path, Method, Version)
-	if err != nil {
-		return nil, err
-	}
+	return models.LoadAs(path, Method, Version, fromBundle)
+}
+
+func fromBundle(b *models.Bundle) (*Model, error) {
+	var err error
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("topics: %s: %s", path, fmt.Sprintf(format, args...))
+		return fmt.Errorf(format, args...)
 	}
 	m := &Model{index: map[string]int{}}
 	if err := b.Config(&m.Config); err != nil {
 		return nil, err
+	}
+	if m.Config.K < 1 {
+		return nil, bad("config has %d topics", m.Config.K)
 	}
 	if m.Vocab, err = b.Strings("vocab"); err != nil {
 		return nil, err
@@ -684,7 +688,7 @@ func Load(path string) (*Model, error) {
 		return nil, err
 	}
 	m.MeanLen, m.Docs = st[0], int(st[1])
-	if m.MeanLen <= 0 || m.Docs <= 0 {
+	if !(m.MeanLen > 0) || math.IsInf(m.MeanLen, 0) || !(st[1] >= 1 && st[1] <= math.MaxInt32) {
 		return nil, bad("bad statistics %v", st)
 	}
 	ct, err := b.Tensor("catchwords", 2)

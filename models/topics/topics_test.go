@@ -3,6 +3,7 @@ package topics
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
@@ -139,6 +140,37 @@ func TestTrainRejectsBadInput(t *testing.T) {
 			_, err := Train(context.Background(), tc.docs, tc.cfg)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestLoadRejectsBadModels saves models that would load and then panic or
+// score NaN: no topics (the SSG seeding indexes topic 0) or a NaN mean
+// length. Load must refuse them with an error naming the file.
+func TestLoadRejectsBadModels(t *testing.T) {
+	docs, _ := planted(60)
+	tests := []struct {
+		name   string
+		damage func(m *Model)
+	}{
+		{"no topics", func(m *Model) { m.Config.K, m.Centers, m.Topics, m.Catch = 0, nil, nil, nil }},
+		{"nan mean length", func(m *Model) { m.MeanLen = math.NaN() }},
+		{"no documents", func(m *Model) { m.Docs = 0 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := Train(context.Background(), docs, Config{K: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.damage(m)
+			path := filepath.Join(t.TempDir(), "m")
+			if err := m.Save(path); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Load(path); err == nil || !strings.Contains(err.Error(), path) {
+				t.Fatalf("err = %v, want an error naming %s", err, path)
 			}
 		})
 	}
