@@ -154,8 +154,10 @@ func (b *builder) vectors() (*Vectors, error) {
 }
 
 // parseVectorLine parses "word v1 … vD". dim < 0 means any dimension.
+// Fields are separated by ASCII spaces and tabs only, as gensim reads them:
+// published vector files have words holding other Unicode spaces (U+00A0).
 func parseVectorLine(line string, dim int, lineNo int) (string, []float64, error) {
-	f := strings.Fields(line)
+	f := strings.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == '\t' })
 	if len(f) < 2 {
 		return "", nil, fmt.Errorf("line %d: want a word and its values", lineNo)
 	}

@@ -171,3 +171,29 @@ func FuzzReadWord2VecBinary(f *testing.F) {
 		checkLoaded(t, v, err)
 	})
 }
+
+// TestWordsWithUnicodeSpaces checks that only ASCII spaces and tabs
+// separate fields: published files (e.g. GloVe 840B) have words holding
+// U+00A0 and other Unicode spaces.
+func TestWordsWithUnicodeSpaces(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		read func(*bytes.Reader) (*Vectors, error)
+		data string
+	}{
+		{"glove", glove, "a\u00a0b 1 2\nc\u2009d 3 4\ne\t5\t6\n"},
+		{"word2vec text", text, "3 2\na\u00a0b 1 2\nc\u2009d 3 4\ne 5 6\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := tc.read(bytes.NewReader([]byte(tc.data)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for w, want := range map[string]float64{"a\u00a0b": 1, "c\u2009d": 3, "e": 5} {
+				if got, ok := v.Lookup(w); !ok || got[0] != want {
+					t.Errorf("%q = %v, %v; want first value %g", w, got, ok, want)
+				}
+			}
+		})
+	}
+}
