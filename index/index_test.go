@@ -285,6 +285,54 @@ func TestPayloadLogTornHeader(t *testing.T) {
 	}
 }
 
+// TestPayloadLogZeroTail checks that zeros a crash left past a log's last
+// record are dropped, not read as a record with an empty id, and that other
+// bytes there are still an error.
+func TestPayloadLogZeroTail(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		tail    []byte
+		wantErr bool
+	}{
+		{"zeros", make([]byte, 4096), false},
+		{"zeros then junk", append(make([]byte, 64), 1), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			idx, path := build(t, lenEncoder{"m1"})
+			idx.Close()
+			log := filepath.Join(path, payloadDir, "len.log")
+			raw, err := os.ReadFile(log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(log, append(raw, tc.tail...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			idx, err = Open(path)
+			if tc.wantErr {
+				if err == nil {
+					idx.Close()
+					t.Fatal("opened a log with junk after its records")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer idx.Close()
+			if _, ok, _ := idx.Payload("len", ""); ok {
+				t.Error("zeros read as a payload for an empty id")
+			}
+			if _, ok, _ := idx.Payload("len", "d1"); !ok {
+				t.Error("lost the payload of d1")
+			}
+			if fi, err := os.Stat(log); err != nil || fi.Size() != int64(len(raw)) {
+				t.Errorf("log not truncated to its %d bytes of records: %v, %v", len(raw), fi.Size(), err)
+			}
+		})
+	}
+}
+
 // TestPayloadConcurrentModels races two writers with different models for
 // a new payload name: exactly one may win.
 func TestPayloadConcurrentModels(t *testing.T) {

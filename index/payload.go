@@ -128,6 +128,20 @@ func (ps *payloadStore) replay(name string) error {
 			f.Close()
 			return fmt.Errorf("index: payload log %s at byte %d: %v", path, good, err)
 		}
+		if id == "" {
+			// put never writes an empty id, but a crash can leave the
+			// file zero-filled past its last write, and zeros read as a
+			// record with an empty id, no payload and a valid checksum.
+			if err := zeroTail(r); err != nil {
+				f.Close()
+				return fmt.Errorf("index: payload log %s at byte %d: %v", path, good, err)
+			}
+			if err := f.Truncate(good); err != nil {
+				f.Close()
+				return fmt.Errorf("index: payload log %s: %v", path, err)
+			}
+			break
+		}
 		good += n
 		if data == nil {
 			delete(m, id)
@@ -143,6 +157,26 @@ func (ps *payloadStore) replay(name string) error {
 	ps.models[name] = model
 	ps.logs[name] = f
 	return nil
+}
+
+// zeroTail reads r to its end and reports an error unless every byte left
+// is zero.
+func zeroTail(r io.Reader) error {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		for _, b := range buf[:n] {
+			if b != 0 {
+				return errors.New("a record without a document id")
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
 func readString(r io.Reader) (string, error) {
@@ -257,6 +291,9 @@ func (ps *payloadStore) put(name string, recs []payloadRec) error {
 		return fmt.Errorf("index: %s: model id of %d bytes, more than %d", name, len(recs[0].model), maxIDLen)
 	}
 	for _, r := range recs {
+		if r.id == "" {
+			return fmt.Errorf("index: %s payload of a document without an id", name)
+		}
 		if len(r.id) > maxIDLen {
 			return fmt.Errorf("index: %s payload of a document whose id is %d bytes, more than %d", name, len(r.id), maxIDLen)
 		}
