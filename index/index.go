@@ -90,11 +90,16 @@ func (x *Index) Batch(b *bleve.Batch) error {
 	return x.bleveIndex.Batch(b)
 }
 
-// Index adds or replaces one document (no payloads) and invalidates cached
-// statistics. Prefer Add, which batches and computes payloads.
+// Index adds or replaces one document and invalidates cached statistics.
+// It computes no payloads and drops those the document had, which describe
+// its old text: stages then score it from its text. Prefer Add, which
+// batches and computes payloads.
 func (x *Index) Index(id string, data any) error {
 	defer x.invalidate()
-	return x.bleveIndex.Index(id, data)
+	if err := x.bleveIndex.Index(id, data); err != nil {
+		return err
+	}
+	return x.payloads.delete([]string{id})
 }
 
 func (x *Index) invalidate() {

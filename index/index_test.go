@@ -367,3 +367,24 @@ func TestPayloadLongID(t *testing.T) {
 	}
 	idx.Close()
 }
+
+// TestIndexDropsStalePayloads checks that replacing a document through
+// Index (which computes no payloads) drops the payloads of its old text,
+// also after a reopen, and leaves the other documents' payloads alone.
+func TestIndexDropsStalePayloads(t *testing.T) {
+	idx, path := build(t, lenEncoder{"m1"})
+	if err := idx.Index("d1", map[string]any{"title": "New", "text": "replaced"}); err != nil {
+		t.Fatal(err)
+	}
+	idx.Close()
+	idx, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	for id, want := range map[string]bool{"d1": false, "d2": true} {
+		if _, ok, _ := idx.Payload("len", id); ok != want {
+			t.Errorf("payload of %s present = %v, want %v", id, ok, want)
+		}
+	}
+}
