@@ -44,13 +44,14 @@ vectors() {
 ABLATIONS="b1:lexical,tweak b2:lexical,tweak,s2net b3:lexical,tweak,s2net,lsa b4:lexical,tweak,s2net,wmd,ssg
 b5:lexical,tweak,s2net,dse b6:lexical,tweak,s2net,deepmatch b7:lexical,tweak,s2net,lsa,thread_text
 b8:lexical,tweak,s2net,lsa,quality b9:lexical,tweak,s2net,lsa,titles b10:lexical,tweak,s2net,lsa,s2net:dim=100
-b11:lexical,tweak,s2net:refit=true,lsa
+b11:lexical,tweak,s2net:refit=true,lsa b12:lexical,tweak,s2net,lsa,peers
 a1:lexical,meta,tweak a2:lexical,meta,tweak,bilinear a3:lexical,meta,tweak,bilinear,deepmatch
 a4:lexical,meta,tweak,bilinear,deepmatch,siamese a5:lexical,meta,tweak,bilinear,s2net,wmd
 a6:lexical,meta,tweak,bilinear,quality a7:lexical,meta,tweak,bilinear,quality_context
 a8:lexical,meta,tweak,bilinear,deepmatch,siamese,quality a9:lexical,meta,tweak,bilinear,quality_words
 a10:lexical,meta,tweak,bilinear,deepmatch,siamese,quality,peers
-a11:lexical,meta,tweak,bilinear,deepmatch,siamese,quality:l2=0.0001,peers a12:lexical,meta,tweak,bilinear,deepmatch,siamese,quality:l2=0.001,peers"
+a11:lexical,meta,tweak,bilinear,deepmatch,siamese,quality:l2=0.0001,peers a12:lexical,meta,tweak,bilinear,deepmatch,siamese,quality:l2=0.001,peers
+a13:lexical,meta,peers,tweak,bilinear,bilinear:neg_random=3,deepmatch,siamese,quality"
 
 run() {
 	case "$1" in
