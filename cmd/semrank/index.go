@@ -2,13 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
+	"github.com/semrank/semrank/rerank"
 )
 
 // payloadFlags are the index-time models a user can name; each model's
@@ -27,11 +31,16 @@ func addPayloadFlag(name, usage string, load func(string) (index.PayloadEncoder,
 }
 
 func init() {
-	var dataDir, indexPath string
+	var dataDir, indexPath, pipelinePath string
 	cmd := &cobra.Command{
-		Use:   "index --data DIR --index PATH",
+		Use:   "index --data DIR --index PATH [--pipeline FILE | --tweak MODEL ...]",
 		Short: "Index a BEIR directory's corpus with Bleve (BM25), with optional learned payloads",
-		Args:  cobra.NoArgs,
+		Long: `Index a BEIR directory's corpus with Bleve (BM25), with optional learned payloads.
+
+--pipeline stores every payload the pipeline's stages read (an index to serve
+that pipeline from); the model flags (--tweak, --lsa, ...) name payload
+models one by one.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ds, err := eval.LoadDataset(dataDir)
 			if err != nil {
@@ -41,9 +50,19 @@ func init() {
 			if err != nil {
 				return err
 			}
+			_, statErr := os.Stat(indexPath)
 			idx, err := index.OpenOrCreate(indexPath)
 			if err != nil {
 				return err
+			}
+			if pipelinePath != "" {
+				if encs, err = pipelineEncoders(pipelinePath, idx, encs); err != nil {
+					idx.Close()
+					if errors.Is(statErr, fs.ErrNotExist) {
+						os.RemoveAll(indexPath) // created just now, and empty
+					}
+					return err
+				}
 			}
 			start := time.Now()
 			bar := newBar(len(ds.Corpus), "indexing")
@@ -69,6 +88,7 @@ func init() {
 	}
 	cmd.Flags().StringVar(&dataDir, "data", "", "BEIR directory (corpus.jsonl, queries.jsonl)")
 	cmd.Flags().StringVar(&indexPath, "index", "", "index path (created if absent)")
+	cmd.Flags().StringVar(&pipelinePath, "pipeline", "", "pipeline file: store the payloads its stages read")
 	_ = cmd.MarkFlagRequired("data")
 	_ = cmd.MarkFlagRequired("index")
 	// Model flags (--tweak, ...) are registered by other files' init
@@ -102,4 +122,29 @@ func loadEncoders() ([]index.PayloadEncoder, error) {
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// pipelineEncoders adds to encs the payload encoders of the pipeline at
+// path, built against idx (so a stage whose model differs from the one
+// that wrote idx's payloads is refused). A payload a model flag also names
+// must come from the same model.
+func pipelineEncoders(path string, idx *index.Index, encs []index.PayloadEncoder) ([]index.PayloadEncoder, error) {
+	p, _, err := rerank.LoadPipeline(path, rerank.EnvFor(idx), rerank.StagesOnly())
+	if err != nil {
+		return nil, err
+	}
+	have := map[string]string{}
+	for _, e := range encs {
+		have[e.PayloadName()] = e.ModelID()
+	}
+	for _, e := range p.Encoders() {
+		switch id, ok := have[e.PayloadName()]; {
+		case !ok:
+			encs = append(encs, e)
+			have[e.PayloadName()] = e.ModelID()
+		case id != e.ModelID():
+			return nil, fmt.Errorf("--pipeline %s: payload %q from model %s, but a flag names model %s", path, e.PayloadName(), e.ModelID(), id)
+		}
+	}
+	return encs, nil
 }

@@ -147,6 +147,8 @@ func TestBadInput(t *testing.T) {
 		{serve("--timeout", "0s"), "--timeout 0s: want a positive duration"},
 		{serve("--timeout", "-1s"), "--timeout -1s: want a positive duration"},
 		{serve("--grace", "-1s"), "--grace -1s: want zero"},
+		{[]string{"index", "--data", "../../testdata/demo", "--index", nowhere, "--pipeline", filepath.Join(dir, "missing.yaml")}, "missing.yaml"},
+		{[]string{"index", "--data", "../../testdata/demo", "--index", nowhere, "--pipeline", file("unknown.yaml", "stages:\n  - type: nosuch\n")}, `unknown stage type "nosuch"`},
 		{[]string{"eval", "--qrels", smartQrels, "--run", run}, smartQrels + ": no judgment has a relevance above 0"},
 		{[]string{"eval", "--qrels", qrels, "--run", unjudged, "--ignore-unjudged"}, unjudged + ": none of its 1 queries has judgments"},
 		{[]string{"report", "--qrels", qrels, "--run", "a=" + run, "--run", "a=" + run, "--out", nowhere}, `two runs named "a"`},
@@ -183,4 +185,35 @@ func resetFlags(cmd *cobra.Command) {
 		}
 		f.Changed = false
 	})
+}
+
+// TestIndexWithPipeline checks that index --pipeline stores the payloads
+// the pipeline's stages read, here a TWEAK model trained on a real slice.
+func TestIndexWithPipeline(t *testing.T) {
+	dir := t.TempDir()
+	data := "../../testdata/tweak"
+	model := filepath.Join(dir, "tweak.model")
+	pipeline := filepath.Join(dir, "pipeline.yaml")
+	if err := os.WriteFile(pipeline, []byte("stages:\n  - type: tfidf\n  - type: tweak\n    model: tweak.model\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"train", "tweak", "--data", data, "--alpha", "0.1", "--out", model},
+		{"index", "--data", data, "--index", filepath.Join(dir, "idx"), "--pipeline", pipeline},
+	} {
+		var out bytes.Buffer
+		rootCmd.SetOut(&out)
+		rootCmd.SetErr(&out)
+		rootCmd.SetArgs(args)
+		err := rootCmd.Execute()
+		if cmd, _, ferr := rootCmd.Find(args); ferr == nil {
+			resetFlags(cmd)
+		}
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out.String())
+		}
+		if args[0] == "index" && !strings.Contains(out.String(), "payload tweak from model tweak-") {
+			t.Errorf("index output lacks the tweak payload:\n%s", out.String())
+		}
+	}
 }
