@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/semrank/semrank/internal/atomicfile"
 )
 
 // Doc is one corpus record in BEIR's corpus.jsonl.
@@ -338,16 +340,10 @@ func removeIfExists(path string) error {
 	return nil
 }
 
+// writeFile writes path atomically (see atomicfile): a dataset or run
+// rewritten in place is never left half-written.
 func writeFile(path string, fn func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := fn(f); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return f.Close()
+	return atomicfile.Write(path, fn)
 }
 
 // SortedKeys returns the keys of m in order; used wherever output must be

@@ -30,9 +30,10 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/semrank/semrank/internal/atomicfile"
 )
 
 // FormatVersion is the version of the bundle layout written by this package.
@@ -237,22 +238,12 @@ func (b *Bundle) WriteTo(w io.Writer) (int64, error) {
 // Save writes the bundle to path atomically: a reader never sees a partly
 // written model, and a failed save leaves any previous file intact.
 func (b *Bundle) Save(path string) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".model-*")
+	err := atomicfile.Write(path, func(w io.Writer) error {
+		_, err := b.WriteTo(w)
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("models: save %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if _, err := b.WriteTo(f); err != nil {
-		f.Close()
-		return fmt.Errorf("models: save %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("models: save %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("models: save %s: %w", path, err)
+		return fmt.Errorf("models: save: %w", err)
 	}
 	return nil
 }

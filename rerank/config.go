@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/semrank/semrank/internal/atomicfile"
 )
 
 // Config is a pipeline file: a small YAML (or JSON, which YAML accepts)
@@ -106,7 +108,10 @@ func WriteConfig(path string, c *Config) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, raw, 0o644)
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := w.Write(raw)
+		return err
+	})
 }
 
 // Build constructs the pipeline c describes. Relative model paths resolve

@@ -1,0 +1,42 @@
+// Package atomicfile writes files so that a reader sees the old content or
+// the new, never a part: models, pipeline files and runs are read by
+// servers that reload them and by later commands, and a crash or a full
+// disk mid-write must not leave a truncated file behind.
+package atomicfile
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// Write calls fn with a buffered writer to a temporary file beside path and
+// renames it to path once fn and every write have succeeded. On error path
+// is untouched and the temporary file removed. The file gets mode 0644.
+func Write(path string, fn func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // fails harmlessly after the rename
+	bw := bufio.NewWriter(f)
+	if err := fn(bw); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return os.Rename(tmp, path)
+}
