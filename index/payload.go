@@ -100,6 +100,10 @@ func (ps *payloadStore) replay(name string) error {
 			return fmt.Errorf("index: payload log %s: model record: %v", path, err)
 		}
 	}
+	if !torn && model == "" {
+		f.Close()
+		return fmt.Errorf("index: payload log %s: no model id", path)
+	}
 	if torn {
 		// A crash while the log was being created, before any record:
 		// the log holds nothing, and the next put recreates it.
@@ -286,6 +290,9 @@ func (ps *payloadStore) put(name string, recs []payloadRec) error {
 	// name since checkModel.
 	if have, ok := ps.models[name]; ok && have != recs[0].model {
 		return fmt.Errorf("index: %s: %w (index has %s, got %s); rebuild the index to change models", name, ErrModelMismatch, have, recs[0].model)
+	}
+	if recs[0].model == "" {
+		return fmt.Errorf("index: %s: payloads from a model without an id", name)
 	}
 	if len(recs[0].model) > maxIDLen {
 		return fmt.Errorf("index: %s: model id of %d bytes, more than %d", name, len(recs[0].model), maxIDLen)
