@@ -51,7 +51,9 @@ a6:lexical,meta,tweak,bilinear,quality a7:lexical,meta,tweak,bilinear,quality_co
 a8:lexical,meta,tweak,bilinear,deepmatch,siamese,quality a9:lexical,meta,tweak,bilinear,quality_words
 a10:lexical,meta,tweak,bilinear,deepmatch,siamese,quality,peers
 a11:lexical,meta,tweak,bilinear,deepmatch,siamese,quality:l2=0.0001,peers a12:lexical,meta,tweak,bilinear,deepmatch,siamese,quality:l2=0.001,peers
-a13:lexical,meta,peers,tweak,bilinear,bilinear:neg_random=3,deepmatch,siamese,quality"
+a13:lexical,meta,peers,tweak,bilinear,bilinear:neg_random=3,deepmatch,siamese,quality
+a14:lexical,meta,peers,tweak,bilinear:neg_random=3,deepmatch,siamese,quality
+a15:lexical,meta,peers,tweak,bilinear:neg_random=3,deepmatch,siamese:neg_random=3,quality"
 
 run() {
 	case "$1" in

@@ -161,7 +161,10 @@ func LexicalStages() []rerank.StageSpec {
 // matchers (bilinear, DeepMatch, Siamese), which the few B training
 // queries are too few to train, and the question-independent answer
 // quality model (the strongest single A stage; it hurts B, whose
-// candidates are questions).
+// candidates are questions). The bilinear matcher takes three comments
+// from other threads as negatives per good comment: trained only on the
+// thread's own comments it learns what makes a comment good, with them
+// also whether it answers this question (alone +0.040 MAP by CV).
 func SemEvalStages(st convert.Subtask) []rerank.StageSpec {
 	specs := LexicalStages()
 	if st == convert.SubtaskA {
@@ -169,7 +172,7 @@ func SemEvalStages(st convert.Subtask) []rerank.StageSpec {
 		specs = append(specs, peersStage())
 		return append(specs, Trained(
 			rerank.StageSpec{Type: "tweak"},
-			rerank.StageSpec{Type: "bilinear"},
+			rerank.StageSpec{Type: "bilinear", Options: map[string]any{"neg_random": 3}},
 			rerank.StageSpec{Type: "deepmatch"},
 			rerank.StageSpec{Type: "siamese"},
 			rerank.StageSpec{Type: "quality"},
