@@ -53,7 +53,9 @@ a10:lexical,meta,tweak,bilinear,deepmatch,siamese,quality,peers
 a11:lexical,meta,tweak,bilinear,deepmatch,siamese,quality:l2=0.0001,peers a12:lexical,meta,tweak,bilinear,deepmatch,siamese,quality:l2=0.001,peers
 a13:lexical,meta,peers,tweak,bilinear,bilinear:neg_random=3,deepmatch,siamese,quality
 a14:lexical,meta,peers,tweak,bilinear:neg_random=3,deepmatch,siamese,quality
-a15:lexical,meta,peers,tweak,bilinear:neg_random=3,deepmatch,siamese:neg_random=3,quality"
+a15:lexical,meta,peers,tweak,bilinear:neg_random=3,deepmatch,siamese:neg_random=3,quality
+a16:lexical,meta,peers,tweak,bilinear:neg_random=6,deepmatch,siamese,quality
+a17:lexical,meta,peers,tweak,bilinear:neg_random=3,deepmatch:neg_random=3:neg_same=2,siamese,quality"
 
 run() {
 	case "$1" in
