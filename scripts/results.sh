@@ -45,6 +45,7 @@ ABLATIONS="b1:lexical,tweak b2:lexical,tweak,s2net b3:lexical,tweak,s2net,lsa b4
 b5:lexical,tweak,s2net,dse b6:lexical,tweak,s2net,deepmatch b7:lexical,tweak,s2net,lsa,thread_text
 b8:lexical,tweak,s2net,lsa,quality b9:lexical,tweak,s2net,lsa,titles b10:lexical,tweak,s2net,lsa,s2net:dim=100
 b11:lexical,tweak,s2net:refit=true,lsa b12:lexical,tweak,s2net,lsa,peers
+b13:lexical,tweak,s2net,lsa,bilinear:neg_random=3
 a1:lexical,meta,tweak a2:lexical,meta,tweak,bilinear a3:lexical,meta,tweak,bilinear,deepmatch
 a4:lexical,meta,tweak,bilinear,deepmatch,siamese a5:lexical,meta,tweak,bilinear,s2net,wmd
 a6:lexical,meta,tweak,bilinear,quality a7:lexical,meta,tweak,bilinear,quality_context
