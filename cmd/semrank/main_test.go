@@ -78,12 +78,7 @@ func TestMissingFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			var out bytes.Buffer
-			rootCmd.SetOut(&out)
-			rootCmd.SetErr(&out)
-			rootCmd.SetArgs(tt.args)
-			err := rootCmd.Execute()
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
+			if _, err := execute(tt.args...); err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want one naming %s", err, tt.want)
 			}
 		})
@@ -156,15 +151,7 @@ func TestBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			var out bytes.Buffer
-			rootCmd.SetOut(&out)
-			rootCmd.SetErr(&out)
-			rootCmd.SetArgs(tt.args)
-			err := rootCmd.Execute()
-			if cmd, _, ferr := rootCmd.Find(tt.args); ferr == nil {
-				resetFlags(cmd)
-			}
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
+			if _, err := execute(tt.args...); err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want one containing %q", err, tt.want)
 			}
 			if _, err := os.Stat(nowhere); !os.IsNotExist(err) {
@@ -201,19 +188,26 @@ func TestIndexWithPipeline(t *testing.T) {
 		{"train", "tweak", "--data", data, "--alpha", "0.1", "--out", model},
 		{"index", "--data", data, "--index", filepath.Join(dir, "idx"), "--pipeline", pipeline},
 	} {
-		var out bytes.Buffer
-		rootCmd.SetOut(&out)
-		rootCmd.SetErr(&out)
-		rootCmd.SetArgs(args)
-		err := rootCmd.Execute()
-		if cmd, _, ferr := rootCmd.Find(args); ferr == nil {
-			resetFlags(cmd)
-		}
+		out, err := execute(args...)
 		if err != nil {
-			t.Fatalf("%v: %v\n%s", args, err, out.String())
+			t.Fatalf("%v: %v\n%s", args, err, out)
 		}
-		if args[0] == "index" && !strings.Contains(out.String(), "payload tweak from model tweak-") {
-			t.Errorf("index output lacks the tweak payload:\n%s", out.String())
+		if args[0] == "index" && !strings.Contains(out, "payload tweak from model tweak-") {
+			t.Errorf("index output lacks the tweak payload:\n%s", out)
 		}
 	}
+}
+
+// execute runs the command line args through rootCmd and returns what it
+// printed, then resets the command's flags so the next call starts clean.
+func execute(args ...string) (string, error) {
+	var out bytes.Buffer
+	rootCmd.SetOut(&out)
+	rootCmd.SetErr(&out)
+	rootCmd.SetArgs(args)
+	err := rootCmd.Execute()
+	if cmd, _, ferr := rootCmd.Find(args); ferr == nil {
+		resetFlags(cmd)
+	}
+	return out.String(), err
 }
