@@ -244,17 +244,8 @@ func FuzzDecodeTermCounts(f *testing.F) {
 func TestPayloadLogTornHeader(t *testing.T) {
 	for _, keep := range []int{0, 3, len(payloadMagic), len(payloadMagic) + 2, len(payloadMagic) + 5} {
 		t.Run(fmt.Sprint(keep), func(t *testing.T) {
-			idx, path := build(t, lenEncoder{"m1"})
-			idx.Close()
-			log := filepath.Join(path, payloadDir, "len.log")
-			raw, err := os.ReadFile(log)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(log, raw[:keep], 0o644); err != nil {
-				t.Fatal(err)
-			}
-			idx, err = Open(path)
+			path, _ := builtLog(t, func(raw []byte) []byte { return raw[:keep] })
+			idx, err := Open(path)
 			if err != nil {
 				t.Fatalf("torn header: %v", err)
 			}
@@ -299,17 +290,9 @@ func TestPayloadLogZeroTail(t *testing.T) {
 		{"zeros then junk", append(make([]byte, 64), 1), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			idx, path := build(t, lenEncoder{"m1"})
-			idx.Close()
+			path, raw := builtLog(t, func(raw []byte) []byte { return append(raw, tc.tail...) })
 			log := filepath.Join(path, payloadDir, "len.log")
-			raw, err := os.ReadFile(log)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(log, append(raw, tc.tail...), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			idx, err = Open(path)
+			idx, err := Open(path)
 			if tc.wantErr {
 				if err == nil {
 					idx.Close()
@@ -433,4 +416,22 @@ func FuzzPayloadLog(f *testing.F) {
 			t.Fatalf("payload after reopen: %q, %v", b, ok)
 		}
 	})
+}
+
+// builtLog builds and closes an index with the "len" payload, replaces its
+// payload log with edit's result, and returns the index path and the log's
+// original bytes.
+func builtLog(t *testing.T, edit func([]byte) []byte) (string, []byte) {
+	t.Helper()
+	idx, path := build(t, lenEncoder{"m1"})
+	idx.Close()
+	log := filepath.Join(path, payloadDir, "len.log")
+	raw, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(log, edit(append([]byte(nil), raw...)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, raw
 }
