@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -31,14 +30,8 @@ func TestParseConfig(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := ParseConfig([]byte(tt.doc))
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
-				}
+			if !errMatches(t, err, tt.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if len(c.Stages) != tt.stages {
 				t.Fatalf("%d stages, want %d", len(c.Stages), tt.stages)
@@ -96,14 +89,8 @@ func TestBuildChecksFusion(t *testing.T) {
 				t.Fatal(err)
 			}
 			p, _, err := LoadPipeline(path, Env{})
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
-				}
+			if !errMatches(t, err, tt.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if _, err := p.Rerank(context.Background(), Query{Text: "q"}, []Candidate{{ID: "a", Rank: 1}, {ID: "b", Rank: 2}}); err != nil {
 				t.Fatalf("a pipeline that builds fails to rerank: %v", err)

@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/semrank/semrank/models"
@@ -127,15 +126,7 @@ func TestFusionTrainingRefusesBadOptions(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.train()
-			if tc.wantErr == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
-			}
+			errMatches(t, err, tc.wantErr)
 		})
 	}
 }
@@ -198,14 +189,8 @@ func TestLoadLambdaMARTRefusesMalformed(t *testing.T) {
 				t.Fatal(err)
 			}
 			m, err := LoadLambdaMART(path)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
-				}
+			if !errMatches(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			s, err := m.Fuse(FusionInput{Names: []string{"a"}, Candidates: []Candidate{{Rank: 1}, {Rank: 2}}, Scores: [][]float64{{1, 0}}})
 			if err != nil || !(s[0] > s[1]) {

@@ -79,15 +79,7 @@ func TestStageOptionsChecked(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := NewStage(tc.spec, Env{})
-			if tc.wantErr == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
-			}
+			errMatches(t, err, tc.wantErr)
 		})
 	}
 }
@@ -104,14 +96,8 @@ func TestTrainStageOptions(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := TrainStage(context.Background(), tc.spec, TrainInput{})
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
-				}
+			if !errMatches(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if out.read != nil {
 				t.Fatal("trained spec still records option reads")
@@ -121,4 +107,21 @@ func TestTrainStageOptions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// errMatches fails t unless err is what want asks for: no error when want is
+// empty, else one containing want. It reports whether there was no error,
+// so that the caller goes on to check the result.
+func errMatches(t *testing.T, err error, want string) bool {
+	t.Helper()
+	if want == "" {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return true
+	}
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want one containing %q", err, want)
+	}
+	return false
 }
