@@ -301,15 +301,17 @@ func (ds *Dataset) Query(id string) (Query, bool) {
 	return Query{}, false
 }
 
-// Save writes the dataset as a BEIR directory, creating it if needed.
+// Save writes the dataset as a BEIR directory, creating it if needed. Each
+// file is replaced atomically (atomicfile), so a dataset rewritten in place
+// is never left half-written.
 func (ds *Dataset) Save(dir string) error {
 	if err := os.MkdirAll(filepath.Join(dir, "qrels"), 0o755); err != nil {
 		return err
 	}
-	if err := writeFile(filepath.Join(dir, CorpusFile), func(w io.Writer) error { return WriteJSONL(w, ds.Corpus) }); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, CorpusFile), func(w io.Writer) error { return WriteJSONL(w, ds.Corpus) }); err != nil {
 		return err
 	}
-	if err := writeFile(filepath.Join(dir, QueriesFile), func(w io.Writer) error { return WriteJSONL(w, ds.Queries) }); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, QueriesFile), func(w io.Writer) error { return WriteJSONL(w, ds.Queries) }); err != nil {
 		return err
 	}
 	// An empty qrels or candidates file would not load back (ErrEmpty), so
@@ -317,14 +319,14 @@ func (ds *Dataset) Save(dir string) error {
 	// one left by an earlier dataset saved to dir is removed, or it would be
 	// read back as this dataset's.
 	if len(ds.Qrels) > 0 {
-		if err := writeFile(filepath.Join(dir, QrelsFile), ds.Qrels.WriteTSV); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, QrelsFile), ds.Qrels.WriteTSV); err != nil {
 			return err
 		}
 	} else if err := removeIfExists(filepath.Join(dir, QrelsFile)); err != nil {
 		return err
 	}
 	if ds.Candidates != nil && ds.Candidates.Len() > 0 {
-		if err := writeFile(filepath.Join(dir, CandidatesFile), func(w io.Writer) error { return ds.Candidates.Write(w, "given") }); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, CandidatesFile), func(w io.Writer) error { return ds.Candidates.Write(w, "given") }); err != nil {
 			return err
 		}
 	} else if err := removeIfExists(filepath.Join(dir, CandidatesFile)); err != nil {
@@ -338,12 +340,6 @@ func removeIfExists(path string) error {
 		return err
 	}
 	return nil
-}
-
-// writeFile writes path atomically (see atomicfile): a dataset or run
-// rewritten in place is never left half-written.
-func writeFile(path string, fn func(io.Writer) error) error {
-	return atomicfile.Write(path, fn)
 }
 
 // SortedKeys returns the keys of m in order; used wherever output must be

@@ -9,6 +9,8 @@ import (
 	"os"
 	"sort"
 	"strconv"
+
+	"github.com/semrank/semrank/internal/atomicfile"
 )
 
 // Qrels holds relevance judgments: query id → document id → grade
@@ -210,9 +212,9 @@ func (r Run) Write(w io.Writer, tag string) error {
 	return bw.Flush()
 }
 
-// WriteFile writes the run to path.
+// WriteFile writes the run to path, atomically (atomicfile).
 func (r Run) WriteFile(path, tag string) error {
-	return writeFile(path, func(w io.Writer) error { return r.Write(w, tag) })
+	return atomicfile.Write(path, func(w io.Writer) error { return r.Write(w, tag) })
 }
 
 // ReadRun parses a TREC run: "qid Q0 docid rank score tag" per line.

@@ -138,18 +138,10 @@ func TestPayloadsPersistAndRefuseOtherModels(t *testing.T) {
 }
 
 func TestPayloadLogDamage(t *testing.T) {
-	idx, path := build(t, lenEncoder{"m1"})
-	idx.Close()
-	log := filepath.Join(path, payloadDir, "len.log")
-	raw, err := os.ReadFile(log)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// A torn final record (crash mid-append) is dropped; the rest loads.
-	if err := os.WriteFile(log, raw[:len(raw)-3], 0o644); err != nil {
-		t.Fatal(err)
-	}
-	idx, err = Open(path)
+	path, raw := builtLog(t, func(raw []byte) []byte { return raw[:len(raw)-3] })
+	log := filepath.Join(path, payloadDir, "len.log")
+	idx, err := Open(path)
 	if err != nil {
 		t.Fatalf("torn tail: %v", err)
 	}

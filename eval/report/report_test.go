@@ -9,17 +9,24 @@ import (
 	"github.com/semrank/semrank/eval"
 )
 
-func TestWrite(t *testing.T) {
-	q := eval.Qrels{}
-	base, better := eval.NewRun(), eval.NewRun()
-	for _, qid := range []string{"q1", "q2", "q3"} {
+// judgedRuns returns judgments with one relevant and one non-relevant
+// document per query, a run ranking the non-relevant one first and a run
+// ranking the relevant one first.
+func judgedRuns(qids ...string) (q eval.Qrels, worse, better eval.Run) {
+	q, worse, better = eval.Qrels{}, eval.NewRun(), eval.NewRun()
+	for _, qid := range qids {
 		q.Add(qid, qid+"-rel", 1)
 		q.Add(qid, qid+"-non", 0)
-		base.Add(qid, eval.Entry{DocID: qid + "-non", Score: 2})
-		base.Add(qid, eval.Entry{DocID: qid + "-rel", Score: 1})
+		worse.Add(qid, eval.Entry{DocID: qid + "-non", Score: 2})
+		worse.Add(qid, eval.Entry{DocID: qid + "-rel", Score: 1})
 		better.Add(qid, eval.Entry{DocID: qid + "-rel", Score: 2})
 		better.Add(qid, eval.Entry{DocID: qid + "-non", Score: 1})
 	}
+	return q, worse, better
+}
+
+func TestWrite(t *testing.T) {
+	q, base, better := judgedRuns("q1", "q2", "q3")
 	dir := t.TempDir()
 	for _, format := range []string{"png", "svg"} {
 		err := Write(dir, q, []Named{{"bm25", base}, {"reranked", better}}, Options{Format: format, Metrics: eval.MustParseMetrics("map@10,mrr@10")})
@@ -47,16 +54,7 @@ func TestWrite(t *testing.T) {
 // TestWriteOneRun checks that a report of the baseline alone neither links
 // a per-query change plot nor leaves one from an earlier report in dir.
 func TestWriteOneRun(t *testing.T) {
-	q := eval.Qrels{}
-	base, other := eval.NewRun(), eval.NewRun()
-	for _, qid := range []string{"q1", "q2"} {
-		q.Add(qid, qid+"-rel", 1)
-		q.Add(qid, qid+"-non", 0)
-		base.Add(qid, eval.Entry{DocID: qid + "-rel", Score: 2})
-		base.Add(qid, eval.Entry{DocID: qid + "-non", Score: 1})
-		other.Add(qid, eval.Entry{DocID: qid + "-non", Score: 2})
-		other.Add(qid, eval.Entry{DocID: qid + "-rel", Score: 1})
-	}
+	q, other, base := judgedRuns("q1", "q2")
 	dir := t.TempDir()
 	o := Options{Format: "svg", Metrics: eval.MustParseMetrics("map@10")}
 	if err := Write(dir, q, []Named{{"a", base}, {"b", other}}, o); err != nil {

@@ -5,17 +5,15 @@ import (
 	"math"
 	"slices"
 	"sort"
-
-	"github.com/RoaringBitmap/roaring/v2"
 )
 
 // Input is one side of a pair as the networks see it: a sparse bag-of-words
 // vector (log-scaled tf times idf, L2-normalised) over one side's
-// vocabulary, with its word set as a bitmap for the overlap tests.
+// vocabulary. The networks find the patches it overlaps through their
+// per-word postings, so it carries no word bitmap.
 type Input struct {
-	Idx  []uint32 // word ids, ascending
-	Val  []float64
-	Bits *roaring.Bitmap
+	Idx []uint32 // word ids, ascending
+	Val []float64
 }
 
 // Vocab is the vocabulary of one side of the pairs, with idf weights.
@@ -104,7 +102,7 @@ func (v *Vocab) Encode(tokens []string) Input {
 		}
 	}
 	slices.Sort(ids)
-	in := Input{Bits: roaring.New()}
+	var in Input
 	var tf []int
 	for i := 0; i < len(ids); {
 		j := i + 1
@@ -128,6 +126,5 @@ func (v *Vocab) Encode(tokens []string) Input {
 			in.Val[i] /= norm
 		}
 	}
-	in.Bits.AddMany(in.Idx)
 	return in
 }

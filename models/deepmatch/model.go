@@ -282,35 +282,6 @@ func vocabFromBundle(b *models.Bundle, side string) (*Vocab, error) {
 	return vocabFrom(terms, idf.Data)
 }
 
-// netWeights returns the number of weights NewNet allocates for a and s,
-// or limit+1 when that is more than limit.
-func netWeights(a Arch, s Shape, limit int) int {
-	mul := func(x, y int) int {
-		if x < 0 || y < 0 || (x != 0 && y > (limit+1)/x) {
-			return limit + 1
-		}
-		return x * y
-	}
-	n := 0
-	add := func(k int) { n = min(n+k, limit+1) }
-	if len(a.Levels) == 0 || len(s.Neurons) < len(a.Levels) {
-		return 0 // NewNet refuses the architecture
-	}
-	for _, p := range a.Levels[0] {
-		words := int(p.X.GetCardinality() + p.Y.GetCardinality())
-		add(mul(s.Neurons[0], mul(words, s.Rank)+1))
-	}
-	for l := 1; l < len(a.Levels) && l < len(a.Children); l++ {
-		for _, cs := range a.Children[l] {
-			add(mul(s.Neurons[l], mul(len(cs), s.Neurons[l-1])+1))
-		}
-	}
-	L := len(a.Levels) - 1
-	add(mul(s.Committee, mul(len(a.Levels[L]), s.Neurons[L])+1))
-	add(mul(s.Committee, 1) + 1)
-	return n
-}
-
 // checkFinite returns an error when a stored tensor holds NaN or ±Inf,
 // which would make every score it touches NaN.
 func checkFinite(name string, v []float64) error {

@@ -113,6 +113,37 @@ func NewNet(a Arch, s Shape, init float64, seed uint64) (*Net, error) {
 	return n, nil
 }
 
+// netWeights returns the number of weights NewNet allocates for a and s,
+// or limit+1 when that is more than limit, without allocating: a loader
+// checks a stored model's sizes with it before building the net. It
+// follows NewNet's blocks one for one; keep the two in step.
+func netWeights(a Arch, s Shape, limit int) int {
+	mul := func(x, y int) int {
+		if x < 0 || y < 0 || (x != 0 && y > (limit+1)/x) {
+			return limit + 1
+		}
+		return x * y
+	}
+	n := 0
+	add := func(k int) { n = min(n+k, limit+1) }
+	if len(a.Levels) == 0 || len(s.Neurons) < len(a.Levels) {
+		return 0 // NewNet refuses the architecture
+	}
+	for _, p := range a.Levels[0] {
+		words := int(p.X.GetCardinality() + p.Y.GetCardinality())
+		add(mul(s.Neurons[0], mul(words, s.Rank)+1))
+	}
+	for l := 1; l < len(a.Levels) && l < len(a.Children); l++ {
+		for _, cs := range a.Children[l] {
+			add(mul(s.Neurons[l], mul(len(cs), s.Neurons[l-1])+1))
+		}
+	}
+	L := len(a.Levels) - 1
+	add(mul(s.Committee, mul(len(a.Levels[L]), s.Neurons[L])+1))
+	add(mul(s.Committee, 1) + 1)
+	return n
+}
+
 // state is one pair's forward pass, kept for back-propagation.
 type state struct {
 	x, y   hits        // the words of each side the patches hold
@@ -157,7 +188,8 @@ func (n *Net) ScoreAll(x Input, ys []Input) []float64 {
 	return out
 }
 
-// overlaps reports whether the pair overlaps patch p of level l.
+// overlaps reports whether the pair overlaps patch p of level l: x holds
+// one of its X words and y one of its Y words (Definition 3.1).
 func (st *state) overlaps(l, p int) bool { return st.x.hit[l][p] && st.y.hit[l][p] }
 
 // entry is a word of an input that a patch side holds: its value and its

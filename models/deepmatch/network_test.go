@@ -14,14 +14,13 @@ func patchOf(x, y []uint32) Patch {
 
 // input builds an Input over the given word ids with arbitrary weights.
 func input(vals map[uint32]float64) Input {
-	in := Input{Bits: roaring.New()}
+	var in Input
 	for w := range uint32(64) {
 		if v, ok := vals[w]; ok {
 			in.Idx = append(in.Idx, w)
 			in.Val = append(in.Val, v)
 		}
 	}
-	in.Bits.AddMany(in.Idx)
 	return in
 }
 

@@ -15,11 +15,6 @@ type Patch struct {
 	X, Y *roaring.Bitmap
 }
 
-// Overlaps reports whether the pair hits the patch on both sides.
-func (p Patch) Overlaps(x, y Input) bool {
-	return p.X.Intersects(x.Bits) && p.Y.Intersects(y.Bits)
-}
-
 // Size is the number of words of the patch on both sides.
 func (p Patch) Size() int { return int(p.X.GetCardinality() + p.Y.GetCardinality()) }
 
