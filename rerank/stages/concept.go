@@ -16,10 +16,10 @@ import (
 // indexed without the model). Stored vectors from a different model are
 // refused when the stage is built.
 type Concept struct {
-	name     string
-	payloads rerank.Payloads // nil: always compute from text
-	encoder  concept.PayloadEncoder
-	dim      int
+	name    string
+	stored  storedPayload
+	encoder concept.PayloadEncoder
+	dim     int
 	// score compares the query and a candidate given their vectors and texts.
 	score func(qv, dv []float64, qText, dText string) float64
 }
@@ -54,16 +54,8 @@ func newConcept(spec rerank.StageSpec, env rerank.Env, typ string, m conceptMode
 	if s.name == "" {
 		s.name = typ
 	}
-	if env.Payloads != nil {
-		switch stored := env.Payloads.PayloadModel(payload); stored {
-		case "":
-			// The index has no such payload: vectors come from the text.
-		case s.encoder.ModelID():
-			s.payloads = env.Payloads
-		default:
-			return nil, fmt.Errorf("index payload %q was written by model %s, but the stage loads %s; re-index with this model or point the stage at the index's model",
-				payload, stored, s.encoder.ModelID())
-		}
+	if s.stored, err = newStoredPayload(env.Payloads, s.encoder, "re-index with this model or point the stage at the index's model"); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -92,18 +84,16 @@ func (s *Concept) Score(ctx context.Context, q rerank.Query, cands []rerank.Cand
 }
 
 func (s *Concept) docVector(c rerank.Candidate) ([]float64, error) {
-	if s.payloads != nil {
-		b, ok, err := s.payloads.Payload(s.encoder.PayloadName(), c.ID)
+	b, ok, err := s.stored.get(c.ID)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		v, err := concept.DecodeVector(b, s.dim)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("document %s: %w", c.ID, err)
 		}
-		if ok {
-			v, err := concept.DecodeVector(b, s.dim)
-			if err != nil {
-				return nil, fmt.Errorf("document %s: %w", c.ID, err)
-			}
-			return v, nil
-		}
+		return v, nil
 	}
 	return s.encoder.Encoder.Embed(c.FullText()), nil
 }

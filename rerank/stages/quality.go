@@ -35,11 +35,11 @@ func init() {
 // whatever the query (models/quality): the log-odds of its words and,
 // when the model was trained with them, of its context in the thread.
 type Quality struct {
-	name     string
-	model    *quality.Model
-	encoder  *quality.Encoder // nil for models with context features
-	payloads rerank.Payloads  // nil: score from text
-	cache    qualityCache
+	name    string
+	model   *quality.Model
+	encoder *quality.Encoder // nil for models with context features
+	stored  storedPayload    // zero for models with context features
+	cache   qualityCache
 }
 
 // newQuality returns the stage for m, reading the index's stored scores
@@ -54,15 +54,8 @@ func newQuality(name string, m *quality.Model, payloads rerank.Payloads) (*Quali
 	if s.encoder, err = quality.NewEncoder(m); err != nil {
 		return nil, err
 	}
-	if payloads != nil {
-		switch stored := payloads.PayloadModel(quality.PayloadName); stored {
-		case "":
-		case s.encoder.ModelID():
-			s.payloads = payloads
-		default:
-			return nil, fmt.Errorf("index payload %q was written by model %s, but the stage loads %s; re-index with --quality pointing at this model",
-				quality.PayloadName, stored, s.encoder.ModelID())
-		}
+	if s.stored, err = newStoredPayload(payloads, s.encoder, "re-index with --quality pointing at this model"); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -91,17 +84,15 @@ func (s *Quality) Score(ctx context.Context, q rerank.Query, cands []rerank.Cand
 			out[i] = s.model.Score(c.FullText(), ctxFeats[i]...)
 			continue
 		}
-		if s.payloads != nil {
-			b, ok, err := s.payloads.Payload(quality.PayloadName, c.ID)
-			if err != nil {
-				return nil, err
+		b, ok, err := s.stored.get(c.ID)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if out[i], err = quality.DecodeScore(b); err != nil {
+				return nil, fmt.Errorf("document %s: %w", c.ID, err)
 			}
-			if ok {
-				if out[i], err = quality.DecodeScore(b); err != nil {
-					return nil, fmt.Errorf("document %s: %w", c.ID, err)
-				}
-				continue
-			}
+			continue
 		}
 		out[i] = s.cache.score(c, s.model)
 	}

@@ -30,10 +30,10 @@ func init() {
 // give the same weights, since the model carries its own document
 // frequencies.
 type TWEAK struct {
-	name     string
-	model    *tweak.Model
-	encoder  *tweak.Encoder
-	payloads rerank.Payloads // nil: always compute from text
+	name    string
+	model   *tweak.Model
+	encoder *tweak.Encoder
+	stored  storedPayload
 }
 
 // NewTWEAK returns the stage for m. When payloads holds TWEAK vectors
@@ -43,15 +43,9 @@ func NewTWEAK(name string, m *tweak.Model, payloads rerank.Payloads) (*TWEAK, er
 		name = tweak.Method
 	}
 	s := &TWEAK{name: name, model: m, encoder: tweak.NewEncoder(m)}
-	if payloads != nil {
-		switch stored := payloads.PayloadModel(tweak.PayloadName); stored {
-		case "":
-		case s.encoder.ModelID():
-			s.payloads = payloads
-		default:
-			return nil, fmt.Errorf("index payload %q was written by model %s, but the stage loads %s; re-index with --tweak pointing at this model, or use the index's model",
-				tweak.PayloadName, stored, s.encoder.ModelID())
-		}
+	var err error
+	if s.stored, err = newStoredPayload(payloads, s.encoder, "re-index with --tweak pointing at this model, or use the index's model"); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -84,18 +78,16 @@ func (s *TWEAK) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 }
 
 func (s *TWEAK) docVector(c rerank.Candidate) (tweak.Vector, error) {
-	if s.payloads != nil {
-		b, ok, err := s.payloads.Payload(tweak.PayloadName, c.ID)
+	b, ok, err := s.stored.get(c.ID)
+	if err != nil {
+		return tweak.Vector{}, err
+	}
+	if ok {
+		v, err := tweak.DecodeVector(b)
 		if err != nil {
-			return tweak.Vector{}, err
+			return tweak.Vector{}, fmt.Errorf("document %s: %w", c.ID, err)
 		}
-		if ok {
-			v, err := tweak.DecodeVector(b)
-			if err != nil {
-				return tweak.Vector{}, fmt.Errorf("document %s: %w", c.ID, err)
-			}
-			return v, nil
-		}
+		return v, nil
 	}
 	return s.model.DocVector(c.Title, c.Text), nil
 }

@@ -97,6 +97,28 @@ func TestTWEAKStage(t *testing.T) {
 		t.Fatalf("stored vector not read: %d terms, %v", len(v.Terms), err)
 	}
 
+	// A stage built before the index held the payloads (rerank.Open's
+	// temporary index, a server started empty) reads them once stored.
+	later, err := index.Create("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer later.Close()
+	st, err = rerank.NewStage(spec, rerank.Env{Dir: dir, Payloads: later, Index: later})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare := rerank.Candidate{ID: cands[0].ID}
+	if v, err := st.(*TWEAK).docVector(bare); err != nil || len(v.Terms) != 0 {
+		t.Fatalf("empty index: %d terms, %v; want none computed from no text", len(v.Terms), err)
+	}
+	if err := later.Add(context.Background(), ds.Corpus, []index.PayloadEncoder{tweak.NewEncoder(m)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := st.(*TWEAK).docVector(bare); err != nil || len(v.Terms) == 0 {
+		t.Fatalf("payloads stored after the stage was built not read: %d terms, %v", len(v.Terms), err)
+	}
+
 	// A different model is refused, naming both.
 	other := trainTWEAK(t, ds, 1)
 	if err := other.Save(filepath.Join(dir, "other.model")); err != nil {

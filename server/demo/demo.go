@@ -142,10 +142,8 @@ func (d *Demo) fill(ctx context.Context, cfg *rerank.Config, train *eval.Dataset
 	if err := d.Index.Compact(ctx); err != nil {
 		return err
 	}
-	// Rebuilt now that the index holds payloads the stages read.
-	if p, _, err = rerank.LoadPipeline(d.PipelinePath, rerank.EnvFor(d.Index)); err != nil {
-		return err
-	}
+	// The stages read the payloads just stored: they look for them at
+	// each score, not only when built.
 	d.Stages = p.StageNames()
 	examples, err := rerank.Examples(ctx, d.Index, retrieval(train), p, nil)
 	if err != nil {

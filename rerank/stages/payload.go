@@ -1,0 +1,42 @@
+package stages
+
+import (
+	"fmt"
+
+	"github.com/semrank/semrank/rerank"
+)
+
+// storedPayload reads the per-document payload a stage's model writes at
+// index time. Whether the index holds that model's payload is checked at
+// each read, not once when the stage is built: the index may gain it
+// afterwards (rerank.Open indexes a corpus with the encoders of the
+// pipeline it has just built; a server started on an empty index stores
+// payloads as documents arrive), and a stage that decided at build time
+// would go on computing from text what the index already holds.
+type storedPayload struct {
+	payloads    rerank.Payloads // nil: compute from text
+	name, model string
+}
+
+// newStoredPayload returns the reader of enc's payload in p (which may be
+// nil). An index whose payload another model wrote is an error naming
+// both models and how to mend it (hint): scores from another model's
+// payloads would be silently wrong.
+func newStoredPayload(p rerank.Payloads, enc rerank.PayloadEncoder, hint string) (storedPayload, error) {
+	s := storedPayload{payloads: p, name: enc.PayloadName(), model: enc.ModelID()}
+	if p != nil {
+		if stored := p.PayloadModel(s.name); stored != "" && stored != s.model {
+			return s, fmt.Errorf("index payload %q was written by model %s, but the stage loads %s; %s", s.name, stored, s.model, hint)
+		}
+	}
+	return s, nil
+}
+
+// get returns docID's payload; ok is false when the index holds none
+// written by this model, and the caller computes the value from text.
+func (s storedPayload) get(docID string) (b []byte, ok bool, err error) {
+	if s.payloads == nil || s.payloads.PayloadModel(s.name) != s.model {
+		return nil, false, nil
+	}
+	return s.payloads.Payload(s.name, docID)
+}
