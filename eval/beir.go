@@ -217,11 +217,16 @@ func LoadDataset(dir string) (*Dataset, error) {
 	if ds.Queries, err = readFile(filepath.Join(dir, QueriesFile), ReadQueries); err != nil {
 		return nil, err
 	}
+	// Only a file that does not exist is absent: one that cannot be
+	// reached (no permission, a link loop) is an error, or the dataset
+	// would load without its judgments or candidates and say nothing.
 	qp := filepath.Join(dir, QrelsFile)
 	if _, err := os.Stat(qp); err == nil {
 		if ds.Qrels, err = ReadQrelsFile(qp); err != nil {
 			return nil, err
 		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, err
 	}
 	cp := filepath.Join(dir, CandidatesFile)
 	if _, err := os.Stat(cp); err == nil {
@@ -230,6 +235,8 @@ func LoadDataset(dir string) (*Dataset, error) {
 			return nil, err
 		}
 		ds.Candidates = &run
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, err
 	}
 	if err := ds.check(); err != nil {
 		return nil, err

@@ -248,3 +248,32 @@ func TestLoadDatasetRefusesUnknownIDs(t *testing.T) {
 		t.Error("LoadDataset accepted a missing directory")
 	}
 }
+
+// TestLoadDatasetUnreadableOptionalFile checks that a judgments or
+// candidates file that exists but cannot be read is an error, not a
+// dataset loaded as if it had none.
+func TestLoadDatasetUnreadableOptionalFile(t *testing.T) {
+	for _, file := range []string{QrelsFile, CandidatesFile} {
+		t.Run(file, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := testDataset().Save(dir); err != nil {
+				t.Fatal(err)
+			}
+			// A link to itself: stat fails with ELOOP, even for root.
+			p := filepath.Join(dir, file)
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Base(p), p); err != nil {
+				t.Skip(err)
+			}
+			ds, err := LoadDataset(dir)
+			if err == nil {
+				t.Fatalf("LoadDataset read %s as absent: Qrels = %v, Candidates = %v", file, ds.Qrels, ds.Candidates)
+			}
+			if !strings.Contains(err.Error(), p) {
+				t.Errorf("error %q does not name %s", err, p)
+			}
+		})
+	}
+}

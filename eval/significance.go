@@ -2,6 +2,7 @@ package eval
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -40,6 +41,11 @@ func Compare(a, b []float64) (Comparison, error) {
 	d := make([]float64, n)
 	for i := range a {
 		d[i] = a[i] - b[i]
+		// A NaN difference compares false with every permuted mean, which
+		// the randomization test would read as the strongest evidence.
+		if math.IsNaN(d[i]) || math.IsInf(d[i], 0) {
+			return Comparison{}, fmt.Errorf("eval: compare: query %d of %d: values %g and %g have no finite difference", i+1, n, a[i], b[i])
+		}
 		c.MeanA += a[i] / float64(n)
 		c.MeanB += b[i] / float64(n)
 		switch {

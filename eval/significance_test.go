@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -136,5 +137,16 @@ func TestCompareErrors(t *testing.T) {
 	}
 	if _, err := Compare(nil, nil); err == nil {
 		t.Error("Compare accepted no queries")
+	}
+	// A NaN would make every permutation compare false, which reads as
+	// the strongest possible evidence (p = 1/(trials+1)).
+	for _, tc := range []struct{ a, b []float64 }{
+		{[]float64{math.NaN(), 0.5, 1}, []float64{0, 0, 0}},
+		{[]float64{1, 0.5, 1}, []float64{0, math.NaN(), 0}},
+		{[]float64{math.Inf(1), 0.5}, []float64{math.Inf(1), 0}},
+	} {
+		if c, err := Compare(tc.a, tc.b); err == nil || !strings.Contains(err.Error(), "query ") {
+			t.Errorf("Compare(%v, %v) = %+v, %v; want an error naming the query", tc.a, tc.b, c, err)
+		}
 	}
 }

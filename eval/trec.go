@@ -61,23 +61,30 @@ func (q Qrels) WriteTREC(w io.Writer) error {
 	return bw.Flush()
 }
 
-// ReadQrels parses judgments in any of the forms semrank meets, detected
-// per line:
+// ReadQrels parses judgments in any of the forms semrank meets, told apart
+// by their number of fields:
 //
 //	BEIR TSV        query-id <TAB> corpus-id <TAB> score   (header line allowed)
 //	TREC            qid 0 docid grade
 //	SemEval gold    qid docid ir_rank ir_score true|false
 //
-// A document judged twice for one query with different grades is an error.
+// The first line fixes the form for the whole file: a line cut short in one
+// form (a SemEval line without its label, a TREC line without its grade)
+// has the field count of another, and would otherwise be read as a
+// judgment of the wrong document. A document judged twice for one query
+// with different grades is an error.
 func ReadQrels(r io.Reader, name string) (Qrels, error) {
 	q := Qrels{}
-	first := true
-	err := scanLines(r, name, func(line []byte, _ int) error {
+	form, formLine := 0, 0 // field count of the first line, and its number
+	err := scanLines(r, name, func(line []byte, n int) error {
 		f := fieldsOf(line)
-		isHeader := first && len(f) == 3 && f[0] == "query-id"
-		first = false
-		if isHeader {
-			return nil
+		if form == 0 {
+			form, formLine = len(f), n
+			if len(f) == 3 && f[0] == "query-id" {
+				return nil // BEIR header
+			}
+		} else if len(f) != form {
+			return fmt.Errorf("%d fields, but line %d has %d: a file holds judgments in one form", len(f), formLine, form)
 		}
 		var qid, did string
 		var g int

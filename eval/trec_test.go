@@ -68,6 +68,11 @@ func TestReadQrelsErrors(t *testing.T) {
 		{"one field", "q1 0 d1 1\nq1\n", 2, "1 fields"},
 		{"six fields", "q1 Q0 d1 1 0.5 run\n", 1, "6 fields"},
 		{"header later is data", "q1\td1\t1\nquery-id\tcorpus-id\tscore\n", 2, `relevance "score"`},
+		// One file holds one form: a line cut short, or one from another
+		// file, is not read as a judgment in another form.
+		{"SemEval line without its label", "Q1\tQ1_R1\t1\t1\ttrue\nQ1\tQ1_R2\t2\t1\n", 2, "4 fields, but line 1 has 5"},
+		{"TREC line without its grade", "1 0 1410 1\n\n1 0 1411\n", 3, "3 fields, but line 1 has 4"},
+		{"BEIR header then TREC", "query-id\tcorpus-id\tscore\nq1 0 d1 1\n", 2, "4 fields, but line 1 has 3"},
 		{"conflicting duplicate", "q1 0 d1 1\nq1 0 d2 0\nq1 0 d1 0\n", 3, `document "d1" judged again for query "q1" with relevance 0 (was 1)`},
 		{"empty file", "", 0, "no records"},
 		{"header only", "query-id\tcorpus-id\tscore\n", 0, "no records"},

@@ -30,7 +30,7 @@ type Named struct {
 type Options struct {
 	Metrics []eval.Metric // table columns; the first is tested for significance
 	Format  string        // plot format: "png" or "svg"
-	Depths  []int         // cutoffs for the depth plot; 1..10, 20, 50, 100 when nil
+	Depths  []int         // cutoffs (1 or more) for the depth plot; 1..10, 20, 50, 100 when empty
 }
 
 // Write evaluates runs (the first is the baseline) against qrels and
@@ -49,8 +49,15 @@ func Write(dir string, qrels eval.Qrels, runs []Named, o Options) error {
 	if len(o.Metrics) == 0 {
 		o.Metrics = eval.MustParseMetrics("map@10,map,mrr@10,ndcg@10,p@1,auc")
 	}
-	if o.Depths == nil {
+	if len(o.Depths) == 0 {
 		o.Depths = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 50, 100}
+	}
+	for _, k := range o.Depths {
+		// A cutoff of 0 would mean the whole ranking, and has no place
+		// on the plot's log axis.
+		if k < 1 {
+			return fmt.Errorf("report: depth %d: depths must be 1 or more", k)
+		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -95,7 +102,8 @@ func table(w io.Writer, runs []Named, results []eval.Result, metrics []eval.Metr
 	fmt.Fprintf(w, "# Evaluation report\n\n%d judged queries; baseline: %s. p-values: paired t-test / randomization test on %s.\n\n", len(results[0].Queries), runs[0].Name, metrics[0])
 	fmt.Fprintf(w, "| run | %s | Δ %s | p (t / rand.) | wins/losses |\n|---|%s---|---|---|\n", strings.Join(names, " | "), metrics[0], strings.Repeat("---|", len(names)))
 	for i, r := range runs {
-		cells := []string{r.Name}
+		// A "|" in a name would end its cell and shift the row.
+		cells := []string{strings.ReplaceAll(r.Name, "|", `\|`)}
 		for _, v := range results[i].Mean {
 			cells = append(cells, fmt.Sprintf("%.4f", v))
 		}
@@ -169,6 +177,11 @@ func depthPlot(path string, qrels eval.Qrels, runs []Named, m eval.Metric, depth
 	}
 	if err := plotutil.AddLinePoints(p, lines...); err != nil {
 		return err
+	}
+	if p.X.Min == p.X.Max {
+		// One depth: gonum would widen the range by 1 on each side, to 0
+		// for depth 1, which a log scale cannot place.
+		p.X.Min, p.X.Max = p.X.Min/2, p.X.Max*2
 	}
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}

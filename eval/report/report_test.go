@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,6 +69,65 @@ func TestWriteOneRun(t *testing.T) {
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
 	if strings.Contains(string(md), "ap-change") || !strings.Contains(string(md), "depth.svg") {
+		t.Errorf("report.md:\n%s", md)
+	}
+}
+
+// TestWriteDepths checks the depth plot's cutoffs: a single depth (whose
+// log axis gonum would widen to 0) and an empty list (the defaults) plot,
+// and a cutoff below 1, which has no place on a log axis, is an error.
+func TestWriteDepths(t *testing.T) {
+	q, base, better := judgedRuns("q1", "q2", "q3")
+	runs := []Named{{"bm25", base}, {"reranked", better}}
+	tests := []struct {
+		name   string
+		depths []int
+		msg    string // "" for no error
+	}{
+		{"one depth", []int{1}, ""},
+		{"one depth twice", []int{5, 5}, ""},
+		{"empty", []int{}, ""},
+		{"zero", []int{0, 1, 10}, "depth 0"},
+		{"negative", []int{10, -3}, "depth -3"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			err := func() (err error) {
+				defer func() {
+					if r := recover(); r != nil {
+						err = fmt.Errorf("panic: %v", r)
+					}
+				}()
+				return Write(dir, q, runs, Options{Format: "svg", Depths: tc.depths})
+			}()
+			if tc.msg == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if st, err := os.Stat(filepath.Join(dir, "depth.svg")); err != nil || st.Size() == 0 {
+					t.Errorf("depth.svg: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.msg) || strings.HasPrefix(err.Error(), "panic") {
+				t.Errorf("error = %v, want one saying %q", err, tc.msg)
+			}
+		})
+	}
+}
+
+// TestWriteEscapesRunNames checks that a run name holding the markdown
+// cell separator does not split its row of the table.
+func TestWriteEscapesRunNames(t *testing.T) {
+	q, base, better := judgedRuns("q1", "q2")
+	dir := t.TempDir()
+	o := Options{Format: "svg", Metrics: eval.MustParseMetrics("map@10")}
+	if err := Write(dir, q, []Named{{"bm25", base}, {"bm25|rm3", better}}, o); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	if !strings.Contains(string(md), `| bm25\|rm3 | 1.0000 |`) {
 		t.Errorf("report.md:\n%s", md)
 	}
 }
