@@ -322,7 +322,11 @@ func TrainLinear(examples []Example, opt LinearOptions) (*Linear, error) {
 	w0 := make([]float64, dim+nb)
 	w0[1] = 1 // start from the first-stage order
 	res, err := optimize.Minimize(p, w0, &optimize.Settings{MajorIterations: 500, GradientThreshold: 1e-7}, &optimize.LBFGS{})
-	if err != nil && res == nil {
+	// Minimize returns a result with its error: keep the best weights when
+	// the search stalled near the optimum (a failed line search), not when
+	// it never found a finite loss (non-finite features), where the result
+	// holds zeros.
+	if err != nil && (res == nil || math.IsInf(res.F, 0) || math.IsNaN(res.F)) {
 		return nil, fmt.Errorf("rerank: training fusion: %w", err)
 	}
 	l := &Linear{Weights: map[string]float64{}}

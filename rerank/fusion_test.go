@@ -199,3 +199,55 @@ func TestLoadLambdaMARTRefusesMalformed(t *testing.T) {
 		})
 	}
 }
+
+func TestTrainLinearReportsOptimizerFailure(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		score   float64 // stage a's score of the first candidate of the first query
+		wantErr string  // "" for success
+	}{
+		{"finite", 0.5, ""},
+		{"NaN", math.NaN(), "training fusion"},
+		{"+Inf", math.Inf(1), "training fusion"},
+		{"-Inf", math.Inf(-1), "training fusion"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			exs := xorExamples(20, 3)
+			exs[0].Input.Scores[0][0] = tc.score
+			l, err := TrainLinear(exs, LinearOptions{})
+			if errMatches(t, err, tc.wantErr) && l.Weights[FeatureFirstRank] == 0 && l.Weights["a"] == 0 {
+				t.Errorf("weights %v: nothing learned", l.Weights)
+			}
+		})
+	}
+}
+
+// TestLambdasGradesAtMostZero checks that grades ≤ 0 all count as not
+// relevant, as in eval: a negative grade must neither lower the ideal DCG
+// nor turn the gradient of a pair around.
+func TestLambdasGradesAtMostZero(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		scores []float64
+		grades []int
+	}{
+		{"no relevant", []float64{0, 0, 0}, []int{-1, 0, -1}},
+		{"no relevant, scored", []float64{0.3, -1, 2}, []int{0, -2, -1}},
+		{"relevant and negative", []float64{0, 0, 0}, []int{-1, 1, 0}},
+		{"graded and negative", []float64{1, 0.5, -0.2, 0}, []int{-2, 2, 0, 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clamped := make([]int, len(tc.grades))
+			for i, g := range tc.grades {
+				clamped[i] = max(g, 0)
+			}
+			g, h := lambdas(tc.scores, tc.grades, 1)
+			wg, wh := lambdas(tc.scores, clamped, 1)
+			for i := range g {
+				if math.Abs(g[i]-wg[i]) > 1e-12 || math.Abs(h[i]-wh[i]) > 1e-12 || h[i] < 0 {
+					t.Errorf("candidate %d: gradient %.4f, hessian %.4f; want %.4f, %.4f as for grades %v", i, g[i], h[i], wg[i], wh[i], clamped)
+				}
+			}
+		})
+	}
+}

@@ -255,8 +255,10 @@ func TrainLambdaMART(train, valid []Example, opt LambdaMARTOptions) (*LambdaMART
 	return m, nil
 }
 
-// lambdas returns the LambdaRank gradient (to be descended: we fit trees to
-// its negation via Newton steps) and Hessian for one query.
+// lambdas returns the lambdas of one query's candidates, the negative
+// gradient of the LambdaRank cost with respect to their scores (positive
+// pushes a candidate up), which the trees fit with Newton steps, and the
+// diagonal of the Hessian.
 func lambdas(s []float64, y []int, sigma float64) (g, h []float64) {
 	n := len(s)
 	g, h = make([]float64, n), make([]float64, n)
@@ -275,11 +277,11 @@ func lambdas(s []float64, y []int, sigma float64) (g, h []float64) {
 	}
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
-			if y[i] <= y[j] {
+			gi, gj := gain(y[i]), gain(y[j])
+			if gi <= gj {
 				continue
 			}
 			// |ΔNDCG| of swapping i and j.
-			gi, gj := math.Pow(2, float64(y[i]))-1, math.Pow(2, float64(y[j]))-1
 			di, dj := 1/math.Log2(float64(pos[i]+2)), 1/math.Log2(float64(pos[j]+2))
 			delta := math.Abs((gi-gj)*(di-dj)) / ideal
 			rho := 1 / (1 + math.Exp(sigma*(s[i]-s[j])))
@@ -294,12 +296,18 @@ func lambdas(s []float64, y []int, sigma float64) (g, h []float64) {
 	return g, h
 }
 
+// gain is the NDCG gain of grade y, 2^y - 1; grades ≤ 0 are not relevant
+// and gain 0, as in package eval.
+func gain(y int) float64 {
+	return math.Pow(2, float64(max(y, 0))) - 1
+}
+
 func idealDCG(y []int) float64 {
 	ys := append([]int(nil), y...)
 	sort.Sort(sort.Reverse(sort.IntSlice(ys)))
 	d := 0.0
 	for i, v := range ys {
-		d += (math.Pow(2, float64(v)) - 1) / math.Log2(float64(i+2))
+		d += gain(v) / math.Log2(float64(i+2))
 	}
 	return d
 }

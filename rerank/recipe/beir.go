@@ -66,6 +66,9 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	if o.Folds, err = foldCount(o.Folds); err != nil {
 		return err
 	}
+	if o.Depth < 0 {
+		return fmt.Errorf("recipe: depth %d, want ≥ 0 (0 means the default, 100)", o.Depth)
+	}
 	ds, err := eval.LoadDataset(o.Data)
 	if err != nil {
 		return err

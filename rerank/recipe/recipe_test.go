@@ -280,3 +280,65 @@ func TestSemEvalRefit(t *testing.T) {
 		}
 	}
 }
+
+// TestSemEvalWithoutDev checks that the dev file is optional: without
+// one, the recipe trains on the training files and writes its pipeline.
+func TestSemEvalWithoutDev(t *testing.T) {
+	ctx := context.Background()
+	train := filepath.Join("..", "..", "testdata", "semeval", "2015-dev-slice.xml")
+	for _, trainOnly := range []bool{false, true} {
+		t.Run(fmt.Sprint("trainOnly=", trainOnly), func(t *testing.T) {
+			out := t.TempDir()
+			err := SemEval(ctx, SemEvalOptions{Subtask: convert.SubtaskA, Train: []string{train},
+				Out: out, Stages: []string{"lexical"}, TrainOnly: trainOnly})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(filepath.Join(out, "pipeline.yaml")); err != nil {
+				t.Errorf("no pipeline: %v", err)
+			}
+			if _, err := os.Stat(filepath.Join(out, "train")); err == nil {
+				t.Error("wrote a training-only pipeline under train/ without dev metrics to report")
+			}
+		})
+	}
+}
+
+// TestBEIRDepthChecked checks that a negative depth is refused before
+// anything is trained, not when the first fold's pipeline is read back.
+func TestBEIRDepthChecked(t *testing.T) {
+	ds := synthetic(12)
+	ds.Candidates = nil
+	data := filepath.Join(t.TempDir(), "data")
+	if err := ds.Save(data); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		depth        int
+		unsupervised bool
+		wantErr      string // substring; "" for success
+	}{
+		{0, false, ""},
+		{20, true, ""},
+		{-1, false, "depth -1, want ≥ 0"},
+		{-100, true, "depth -100, want ≥ 0"},
+	} {
+		t.Run(fmt.Sprint(tc.depth), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			err := BEIR(context.Background(), BEIROptions{Data: data, Out: out, Folds: 2, Depth: tc.depth,
+				Unsupervised: tc.unsupervised, Stages: []string{"overlap", "memo"}})
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("BEIR: err = %v, want one containing %q", err, tc.wantErr)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("BEIR wrote %s before refusing the depth", out)
+			}
+		})
+	}
+}

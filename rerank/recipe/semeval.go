@@ -248,7 +248,11 @@ func SemEval(ctx context.Context, o SemEvalOptions) error {
 			return err
 		}
 	}
-	text, err := convert.SemEvalText(append(append([]string(nil), o.Train...), o.Dev)...)
+	textFiles := slices.Clone(o.Train)
+	if o.Dev != "" {
+		textFiles = append(textFiles, o.Dev)
+	}
+	text, err := convert.SemEvalText(textFiles...)
 	if err != nil {
 		return err
 	}
