@@ -33,6 +33,10 @@ func FromBundle(b *models.Bundle, prefix string) (*Model, error) {
 	if px.Shape[0] != py.Shape[0] || px.Shape[0] < 1 {
 		return nil, fmt.Errorf("lda: %sphi_x has %d topics, %sphi_y %d", prefix, px.Shape[0], prefix, py.Shape[0])
 	}
+	if px.Shape[1] < 1 {
+		// Fit needs x words; and with none, nothing bounds the topic count.
+		return nil, fmt.Errorf("lda: %sphi_x has no words", prefix)
+	}
 	m := &Model{Topics: px.Shape[0], VX: px.Shape[1], VY: py.Shape[1]}
 	for k := range m.Topics {
 		m.PhiX = append(m.PhiX, px.Data[k*m.VX:(k+1)*m.VX])

@@ -126,6 +126,10 @@ func Fit(ctx context.Context, c Corpus, cfg Config, progress func(sweep int)) (*
 	if cfg.Topics < 1 {
 		return nil, fmt.Errorf("lda: %d topics, need at least 1", cfg.Topics)
 	}
+	if cfg.Iterations < 0 {
+		// No sweep would leave the model without its Phi tables.
+		return nil, fmt.Errorf("lda: %d iterations, need at least 1", cfg.Iterations)
+	}
 	if cfg.Alpha < 0 || cfg.Beta <= 0 {
 		return nil, fmt.Errorf("lda: priors alpha=%g beta=%g must be positive", cfg.Alpha, cfg.Beta)
 	}

@@ -111,6 +111,7 @@ func TestFitRejectsBadInput(t *testing.T) {
 		{"empty corpus", Corpus{VX: 2, VY: 2}, Config{Topics: 2, Iterations: 1}},
 		{"zero vocabulary", Corpus{Docs: []Doc{{}}}, Config{Topics: 2, Iterations: 1}},
 		{"negative beta", good, Config{Topics: 2, Iterations: 1, Beta: -1}},
+		{"negative iterations", good, Config{Topics: 2, Iterations: -1}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -147,5 +148,31 @@ func TestBundleRoundTrip(t *testing.T) {
 	}
 	if _, err := FromBundle(b, "r1_"); err == nil {
 		t.Fatal("missing prefix: no error")
+	}
+}
+
+// TestFromBundleRejectsBadShapes: tensors whose shapes no fitted model
+// has are refused, in particular a topic count over an empty vocabulary,
+// which the file's size would not bound.
+func TestFromBundleRejectsBadShapes(t *testing.T) {
+	tests := []struct {
+		name   string
+		kx, vx int
+		ky, vy int
+	}{
+		{"no topics", 0, 3, 0, 3},
+		{"topic counts differ", 2, 3, 3, 3},
+		{"no x words", 1 << 20, 0, 1 << 20, 0},
+		{"no x words, some y words", 2, 0, 2, 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := models.New("lda", 1)
+			b.AddTensor("phi_x", []int{tc.kx, tc.vx}, make([]float64, tc.kx*tc.vx))
+			b.AddTensor("phi_y", []int{tc.ky, tc.vy}, make([]float64, tc.ky*tc.vy))
+			if m, err := FromBundle(b, ""); err == nil {
+				t.Errorf("model with %d topics, VX %d, VY %d: no error", m.Topics, m.VX, m.VY)
+			}
+		})
 	}
 }

@@ -214,20 +214,22 @@ func (m *Model) Build(ctx context.Context, query string, pool []string) (*Graph,
 	if err != nil {
 		return nil, err
 	}
-	hop1 := add(nb)
+	add(nb)
 	if cfg.Hops == 2 {
-		for _, d := range hop1 {
-			self := d
+		// Every 1-hop neighbour, including the pool documents a collection
+		// made nodes already.
+		for _, n := range nb {
+			self := n.Doc
 			o := opt
 			o.Exclude = func(i int) bool { return i == self || (skip != nil && skip(i)) }
-			nb, _, err := idx.KNN(ctx, docs[d], cfg.K, o)
+			nb, _, err := idx.KNN(ctx, docs[self], cfg.K, o)
 			if err != nil {
 				return nil, err
 			}
 			add(nb)
 		}
 	}
-	if err := g.distances(m.Space, cfg.MaxDist); err != nil {
+	if err := g.distances(ctx, m.Space, cfg.MaxDist); err != nil {
 		return nil, err
 	}
 	g.features(m.Topics)
@@ -237,13 +239,16 @@ func (m *Model) Build(ctx context.Context, query string, pool []string) (*Graph,
 
 // distances fills the complete WMD edge set, each node's weights
 // normalised to sum to 1.
-func (g *Graph) distances(space *wmd.Space, maxDist float64) error {
+func (g *Graph) distances(ctx context.Context, space *wmd.Space, maxDist float64) error {
 	n := len(g.nodes)
 	g.dist = make([][]float64, n)
 	for i := range g.dist {
 		g.dist[i] = make([]float64, n)
 	}
 	for i := 0; i < n; i++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		for j := i + 1; j < n; j++ {
 			d, err := space.WMD(g.nodes[i].doc, g.nodes[j].doc)
 			if err != nil {

@@ -2,6 +2,7 @@ package ssg
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -119,5 +120,57 @@ func TestRejectsBadInput(t *testing.T) {
 	m, _ := New(space, tm, Config{})
 	if _, err := m.Score(context.Background(), "the of and", []string{"bank"}); err == nil {
 		t.Error("query without vectors accepted")
+	}
+}
+
+// TestCollectionHops: with a collection, the pool documents are nodes
+// from the start, and the k nearest of the query's k nearest join them
+// whether those are pool or collection documents.
+func TestCollectionHops(t *testing.T) {
+	space, tm := fixture(t)
+	pool := []string{"bank loan salary", "sand desert"}
+	coll := []string{"bank account", "camping beach"}
+	tests := []struct {
+		hops int
+		want []string // collection documents among the nodes
+	}{
+		{1, nil},                      // the query's nearest is pool document 0
+		{2, []string{"bank account"}}, // pool document 0's nearest
+	}
+	for _, tc := range tests {
+		m, err := New(space, tm, Config{K: 1, Hops: tc.hops})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.SetCollection(coll)
+		g, err := m.Build(context.Background(), "bank salary loan", pool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, nd := range g.nodes[1:] {
+			if nd.pool < 0 {
+				got = append(got, strings.Join(nd.tokens, " "))
+			}
+		}
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("hops %d: collection nodes %q, want %q", tc.hops, got, tc.want)
+		}
+	}
+}
+
+// TestDistancesCancelled: the O(n²) WMD edges of a graph stop on a
+// cancelled context.
+func TestDistancesCancelled(t *testing.T) {
+	space, tm := fixture(t)
+	m, _ := New(space, tm, Config{K: 2})
+	g, err := m.Build(context.Background(), "bank salary loan", []string{"bank loan", "sand desert", "loan account"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := g.distances(ctx, space, 0); !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want %v", err, context.Canceled)
 	}
 }

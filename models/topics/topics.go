@@ -192,6 +192,9 @@ func Train(ctx context.Context, docs [][]string, cfg Config) (*Model, error) {
 	}
 	assign := kmeansDense(proj, cfg.K, cfg.Iter, rng)
 	assign = m.lloydSparse(ctx, B, V, assign)
+	if err := ctx.Err(); err != nil {
+		return nil, err // lloydSparse stopped early
+	}
 	m.catchwords(cols, assign)
 	return m, nil
 }
@@ -634,8 +637,8 @@ func fromBundle(b *models.Bundle) (*Model, error) {
 	if err := b.Config(&m.Config); err != nil {
 		return nil, err
 	}
-	if m.Config.K < 1 {
-		return nil, bad("config has %d topics", m.Config.K)
+	if m.Config.K < 2 {
+		return nil, bad("config has %d topics, want ≥ 2", m.Config.K)
 	}
 	if m.Vocab, err = b.Strings("vocab"); err != nil {
 		return nil, err
@@ -644,6 +647,10 @@ func fromBundle(b *models.Bundle) (*Model, error) {
 		return nil, err
 	}
 	V := len(m.Vocab)
+	if V == 0 {
+		// Tensors of shape [K 0] hold nothing, whatever K says.
+		return nil, bad("empty vocabulary")
+	}
 	for i, w := range m.Vocab {
 		m.index[w] = i
 	}
@@ -683,6 +690,11 @@ func fromBundle(b *models.Bundle) (*Model, error) {
 	if m.DF, err = vec("df", V); err != nil {
 		return nil, err
 	}
+	for i, df := range m.DF {
+		if !(df >= 0) || math.IsInf(df, 1) {
+			return nil, bad("df of %q is %v", m.Vocab[i], df)
+		}
+	}
 	st, err := vec("stats", 2)
 	if err != nil {
 		return nil, err
@@ -695,11 +707,18 @@ func fromBundle(b *models.Bundle) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	if ct.Shape[1] != 2 {
+		return nil, bad("catchwords has shape %v, want [n 2]", ct.Shape)
+	}
 	m.Catch = make([][]int, m.Config.K)
 	for p := 0; p+1 < len(ct.Data); p += 2 {
 		l, i := int(ct.Data[p]), int(ct.Data[p+1])
-		if l < 0 || l >= m.Config.K || i < 0 || i >= V {
-			return nil, bad("catchword (%d, %d) out of range", l, i)
+		if l < 0 || l >= m.Config.K || i < 0 || i >= V || float64(l) != ct.Data[p] || float64(i) != ct.Data[p+1] {
+			return nil, bad("catchword (%v, %v) out of range", ct.Data[p], ct.Data[p+1])
+		}
+		// catchMass searches each topic's list: it must be increasing.
+		if J := m.Catch[l]; len(J) > 0 && J[len(J)-1] >= i {
+			return nil, bad("catchwords of topic %d not in increasing order", l)
 		}
 		m.Catch[l] = append(m.Catch[l], i)
 	}

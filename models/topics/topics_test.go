@@ -2,13 +2,17 @@ package topics
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/semrank/semrank/models"
 )
 
 var plantedVocab = [][]string{
@@ -145,18 +149,67 @@ func TestTrainRejectsBadInput(t *testing.T) {
 	}
 }
 
-// TestLoadRejectsBadModels saves models that would load and then panic or
-// score NaN: no topics (the SSG seeding indexes topic 0) or a NaN mean
-// length. Load must refuse them with an error naming the file.
+// cancelAfter is a context that reports itself cancelled from the
+// (n+1)-th call of Err on: cancelled while a long computation runs.
+type cancelAfter struct {
+	context.Context
+	n atomic.Int32
+}
+
+func (c *cancelAfter) Err() error {
+	if c.n.Add(-1) < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestTrainCancelled: a cancelled training returns the context's error,
+// never a partly trained model.
+func TestTrainCancelled(t *testing.T) {
+	docs, _ := planted(60)
+	for n := range int32(3) {
+		ctx := &cancelAfter{Context: context.Background()}
+		ctx.n.Store(n)
+		if m, err := Train(ctx, docs, Config{K: 3}); !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled after %d checks: model %v, err %v; want %v", n, m != nil, err, context.Canceled)
+		}
+	}
+}
+
+// TestLoadRejectsBadModels saves models that would load and then panic,
+// allocate without bound or score NaN: too few topics (the SSG seeding
+// needs a second topic for its 0-seeds), a NaN mean length, a negative
+// document frequency (a NaN IDF), catchwords out of order (catchMass
+// searches them) or a config asking for more topics than the file holds
+// over an empty vocabulary. Load must refuse them with an error naming the
+// file.
 func TestLoadRejectsBadModels(t *testing.T) {
 	docs, _ := planted(60)
+	const many = 1 << 40
 	tests := []struct {
 		name   string
 		damage func(m *Model)
+		edit   func(b *models.Bundle) // after damage, on the bundle saved
 	}{
-		{"no topics", func(m *Model) { m.Config.K, m.Centers, m.Topics, m.Catch = 0, nil, nil, nil }},
-		{"nan mean length", func(m *Model) { m.MeanLen = math.NaN() }},
-		{"no documents", func(m *Model) { m.Docs = 0 }},
+		{"no topics", func(m *Model) { m.Config.K, m.Centers, m.Topics, m.Catch = 0, nil, nil, nil }, nil},
+		{"one topic", func(m *Model) { m.Config.K, m.Centers, m.Topics, m.Catch = 1, m.Centers[:1], m.Topics[:1], m.Catch[:1] }, nil},
+		{"nan mean length", func(m *Model) { m.MeanLen = math.NaN() }, nil},
+		{"no documents", func(m *Model) { m.Docs = 0 }, nil},
+		{"negative df", func(m *Model) { m.DF[0] = -1 }, nil},
+		{"nan df", func(m *Model) { m.DF[0] = math.NaN() }, nil},
+		{"catchwords out of order", func(m *Model) { J := m.Catch[0]; J[0], J[1] = J[1], J[0] }, nil},
+		{"catchwords not pairs", nil, func(b *models.Bundle) { b.AddTensor("catchwords", []int{1, 3}, []float64{0, 0, 1}) }},
+		{"many topics, no words", nil, func(b *models.Bundle) {
+			b.SetConfig(Config{K: many})
+			b.AddStrings("vocab", nil)
+			b.Manifest.VocabHash = models.HashStrings(nil)
+			for _, name := range []string{"centers", "topics"} {
+				b.AddTensor(name, []int{many, 0}, nil)
+			}
+			b.AddTensor("zeta", []int{0}, nil)
+			b.AddTensor("df", []int{0}, nil)
+			b.AddTensor("catchwords", []int{0, 2}, nil)
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -164,9 +217,18 @@ func TestLoadRejectsBadModels(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tt.damage(m)
+			if tt.damage != nil {
+				tt.damage(m)
+			}
+			b, err := m.Bundle()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.edit != nil {
+				tt.edit(b)
+			}
 			path := filepath.Join(t.TempDir(), "m")
-			if err := m.Save(path); err != nil {
+			if err := b.Save(path); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := Load(path); err == nil || !strings.Contains(err.Error(), path) {

@@ -74,7 +74,8 @@ func growInt(s []int32, n int) []int32 {
 // Solve returns the optimal transport cost between histograms a (n) and b
 // (m) under cost, an n×m row-major matrix. The masses must agree to within
 // 1e-6 relative (b is then rescaled to a's mass, as POT's ot.emd does);
-// weights must be non-negative and finite, costs finite.
+// weights must be non-negative and finite, and so must their sums; costs
+// finite.
 func (s *Solver) Solve(a, b, cost []float64) (float64, error) {
 	d, _, err := s.SolveCutoff(a, b, cost, math.Inf(1))
 	return d, err
@@ -199,6 +200,9 @@ func masses(a, b []float64) (sa, sb float64, err error) {
 	}
 	if sa <= 0 || sb <= 0 {
 		return 0, 0, errors.New("wmd: a histogram has zero mass")
+	}
+	if math.IsInf(sa, 1) || math.IsInf(sb, 1) {
+		return 0, 0, errors.New("wmd: a histogram's mass overflows")
 	}
 	if math.Abs(sa-sb) > 1e-6*max(sa, sb) {
 		return 0, 0, fmt.Errorf("%w: %g vs %g", ErrMass, sa, sb)

@@ -201,6 +201,9 @@ func TestSolveRejectsBadInput(t *testing.T) {
 		{[]float64{1}, []float64{1}, []float64{math.Inf(1)}, "non-finite"},
 		{[]float64{0.5, 0.5}, []float64{1}, []float64{1, math.NaN()}, "non-finite"},
 		{[]float64{0.2, 0.2, 0.2, 0.2, 0.2}, []float64{1}, []float64{1, 2, 3, 4, math.Inf(-1)}, "non-finite"},
+		// Every weight is finite but their sum overflows: b would be
+		// rescaled by Inf/Inf.
+		{[]float64{1e308, 1e308}, []float64{1e308, 1e308}, []float64{1, 2, 3, 4}, "overflows"},
 	}
 	for i, tc := range tests {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {

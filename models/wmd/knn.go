@@ -754,13 +754,13 @@ func (x *Index) Exhaustive(ctx context.Context, q Doc, k int, opt Options) ([]Ne
 	defer x.end(s)
 	top := topK{k: k}
 	for i, d := range x.docs {
-		if d.Empty() || (opt.Exclude != nil && opt.Exclude(i)) {
-			continue
-		}
 		if i%64 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, st, err
 			}
+		}
+		if d.Empty() || (opt.Exclude != nil && opt.Exclude(i)) {
+			continue
 		}
 		dist, err := s.sol.Solve(q.Weights, d.Weights, s.costs(i))
 		if err != nil {

@@ -2,6 +2,7 @@ package wmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -97,5 +98,33 @@ func TestBoundsOrder(t *testing.T) {
 	}
 	if _, _, err := s.NewIndex(docs).KNN(context.Background(), docs[0], 0, Options{}); err == nil {
 		t.Error("k = 0 accepted")
+	}
+}
+
+// TestSearchCancelled: both searches return the context's error once it
+// is cancelled, whichever documents Exclude skips.
+func TestSearchCancelled(t *testing.T) {
+	s, docs := randomSpace(t, 60, 300, 4)
+	idx := s.NewIndex(docs)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name    string
+		exclude func(int) bool
+	}{
+		{"all documents", nil},
+		{"even documents excluded", func(i int) bool { return i%2 == 0 }},
+		{"every 64th document excluded", func(i int) bool { return i%64 == 0 }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			opt := Options{Exclude: tc.exclude}
+			if _, _, err := idx.KNN(ctx, docs[1], 3, opt); !errors.Is(err, context.Canceled) {
+				t.Errorf("KNN: err = %v, want %v", err, context.Canceled)
+			}
+			if _, _, err := idx.Exhaustive(ctx, docs[1], 3, opt); !errors.Is(err, context.Canceled) {
+				t.Errorf("Exhaustive: err = %v, want %v", err, context.Canceled)
+			}
+		})
 	}
 }
