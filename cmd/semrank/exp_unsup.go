@@ -98,14 +98,16 @@ No judgments are used except to score the rankings.`,
 					return err
 				}
 			}
-			systems := unsupexp.Systems(unsupexp.CorpusStats(statsDS.Corpus), space, wd, d)
+			var conv unsupexp.Convergence
+			systems := unsupexp.Systems(unsupexp.CorpusStats(statsDS.Corpus), space, wd, d, &conv)
 			rows, err := unsupexp.Compare(cmd.Context(), ds, lists, systems, ms, os.Stderr)
 			if err != nil {
 				return err
 			}
 			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "%s: %d queries; SSG k=%d hops=%d seeds=%d mu_pp=%g mu_np=%g, SSG-D dropout %g\n\n",
-				data, len(ds.Queries), wd.Config.K, wd.Config.Hops, wd.Config.Seeds, wd.Config.MuPP, wd.Config.MuNP, d.Config.Dropout)
+			fmt.Fprintf(w, "%s: %d queries; SSG k=%d hops=%d seeds=%d mu_pp=%g mu_np=%g damping=%g, SSG-D dropout %g; SSG-WD converged on %d of %d queries (largest change < %g within %d iterations)\n\n",
+				data, len(ds.Queries), wd.Config.K, wd.Config.Hops, wd.Config.Seeds, wd.Config.MuPP, wd.Config.MuNP, wd.Config.Damping, d.Config.Dropout,
+				conv.Converged, conv.Total, wd.Config.Tol, wd.Config.MaxIter)
 			return unsupexp.WriteTable(w, rows, ms, base)
 		},
 	}
@@ -124,5 +126,6 @@ No judgments are used except to score the rankings.`,
 	f.IntVar(&cfg.Seeds, "seeds", 3, "SSG soft seeds of each kind (k')")
 	f.Float64Var(&cfg.MaxDist, "max-dist", 0, "drop WMD edges longer than this (0: keep all)")
 	f.Float64Var(&cfg.Dropout, "dropout", 0.5, "SSG-D dropout probability on seed edges")
+	f.Float64Var(&cfg.Damping, "damping", 0.5, "SSG label update damping in (0,1] (1: the paper's undamped Jacobi)")
 	return cmd
 }

@@ -123,9 +123,15 @@ type System struct {
 	Score Scorer
 }
 
+// Convergence counts the SSG-WD propagations (one per query) whose largest
+// label change fell below the tolerance within the iteration limit; the
+// others stopped at the limit, where labels may still swing.
+type Convergence struct{ Converged, Total int }
+
 // Systems returns the compared systems: first-stage order, TF-IDF cosine,
-// BM25, WMD (negative distance), SSG-WD and SSG-D.
-func Systems(st Stats, space *wmd.Space, wd, d *ssg.Model) []System {
+// BM25, WMD (negative distance), SSG-WD and SSG-D. conv, when not nil,
+// counts how many SSG-WD propagations converged.
+func Systems(st Stats, space *wmd.Space, wd, d *ssg.Model, conv *Convergence) []System {
 	pairwise := func(f func(q, d string) float64) Scorer {
 		return func(_ context.Context, q string, cands []Candidate) ([]float64, error) {
 			out := make([]float64, len(cands))
@@ -149,6 +155,13 @@ func Systems(st Stats, space *wmd.Space, wd, d *ssg.Model) []System {
 					return nil, err
 				}
 				graphs[key] = g
+			}
+			if m.Config.Dropout == 0 && conv != nil {
+				_, it := g.Propagate(m.Config)
+				conv.Total++
+				if it < m.Config.MaxIter {
+					conv.Converged++
+				}
 			}
 			return g.Scores(m.Config), nil
 		}

@@ -46,7 +46,16 @@
 // paper leaves the edge scales open; with raw distances the subtracted
 // term makes the quadratic concave and labels jump to 0 or 1. Here each
 // node's feature weights and distance weights are each normalised to sum
-// to 1 and μnp < μpp, so every node's quadratic stays convex. Dropout
+// to 1 and μnp < μpp, so every node's quadratic stays convex.
+//
+// Convex nodes do not make the paper's plain ("vanilla") Jacobi converge:
+// a node's neighbours weigh 2μnp/μpp = 1.8 times its own terms (up to 9
+// for a node without feature edges), and on SemEval B dev half the
+// queries' labels swung in a two-cycle until Config.MaxIter, so scores
+// depended on whether MaxIter was odd or even. Each label therefore moves
+// by Config.Damping (ω, default ½) of the way to its Jacobi update:
+// damped Jacobi has the same fixed points, and converged on every
+// SemEval B query (docs/RESULTS.md); ω = 1 is the paper's update. Dropout
 // (SSG-D): in every iteration each soft seed's edge to its seed label is
 // dropped with probability Config.Dropout (p̂ = 0); since the labels then
 // never settle exactly, SSG-D runs Config.MaxIter iterations and reports

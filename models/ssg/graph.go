@@ -25,6 +25,10 @@ type Config struct {
 	MuNP    float64 `json:"mu_np"`    // neighbourhood weight (default 0.09)
 	Dropout float64 `json:"dropout"`  // p on seed edges; 0 = SSG-WD
 	Tol     float64 `json:"tol"`      // convergence threshold (default 1e-6)
+	// Damping ω in (0,1] moves each label by ω of the way to its Jacobi
+	// update (default 0.5; 1 is the paper's undamped Jacobi). Same fixed
+	// points; see the package doc for why undamped updates oscillate.
+	Damping float64 `json:"damping,omitempty"`
 	MaxIter int     `json:"max_iter"` // default 200
 	Seed    uint64  `json:"seed"`
 }
@@ -48,6 +52,9 @@ func (c Config) withDefaults() Config {
 	if c.Tol == 0 {
 		c.Tol = 1e-6
 	}
+	if c.Damping == 0 {
+		c.Damping = 0.5
+	}
 	if c.MaxIter == 0 {
 		c.MaxIter = 200
 	}
@@ -65,6 +72,8 @@ func (c Config) check() error {
 		return errors.New("ssg: need 0 ≤ mu_np < mu_pp (keeps every node's objective convex)")
 	case c.Dropout < 0 || c.Dropout >= 1:
 		return errors.New("ssg: dropout must be in [0,1)")
+	case c.Damping < 0 || c.Damping > 1 || math.IsNaN(c.Damping):
+		return errors.New("ssg: damping must be in (0,1] (0 picks the default)")
 	}
 	return nil
 }
@@ -407,11 +416,13 @@ func (g *Graph) seeds(tm *topics.Model, k int) {
 	}
 }
 
-// Propagate runs the Jacobi updates and returns the label of every
+// Propagate runs the damped Jacobi updates and returns the label of every
 // document node (index 0 is the query) and the iterations run.
 func (g *Graph) Propagate(cfg Config) ([]float64, int) {
 	cfg = cfg.withDefaults()
 	const U = 0.5
+	w := cfg.Damping
+	step := func(old, upd float64) float64 { return old + w*(upd-old) }
 	n, nf := len(g.nodes), len(g.fnodes)
 	lab := make([]float64, n)
 	flab := make([]float64, nf)
@@ -448,7 +459,7 @@ func (g *Graph) Propagate(cfg Config) ([]float64, int) {
 					b -= cfg.MuNP * d * lab[k]
 				}
 			}
-			next[i] = boxMin(a, b)
+			next[i] = step(lab[i], boxMin(a, b))
 			delta = max(delta, math.Abs(next[i]-lab[i]))
 		}
 		for f, es := range g.fnodes {
@@ -457,7 +468,7 @@ func (g *Graph) Propagate(cfg Config) ([]float64, int) {
 				a += cfg.MuNP * e.w
 				b += cfg.MuNP * e.w * lab[e.to]
 			}
-			fnext[f] = boxMin(a, b)
+			fnext[f] = step(flab[f], boxMin(a, b))
 			delta = max(delta, math.Abs(fnext[f]-flab[f]))
 		}
 		lab, next = next, lab

@@ -109,6 +109,42 @@ func TestPropagateConverges(t *testing.T) {
 	}
 }
 
+// TestPropagateDamped: two documents far from each other, each with its
+// own feature node (weights normalised as Build does). Undamped Jacobi
+// swings their labels in a two-cycle, so the result depends on whether
+// the iteration limit is odd or even; damped updates converge.
+func TestPropagateDamped(t *testing.T) {
+	g := &Graph{
+		nodes:  make([]node, 3),
+		dist:   [][]float64{{0, 0.5, 0.5}, {0.3, 0, 0.7}, {0.3, 0.7, 0}},
+		feat:   [][]edge{nil, {{0, 1}}, {{1, 1}}},
+		fnodes: [][]edge{{{1, 1}}, {{2, 1}}},
+		seedC:  make([]float64, 3),
+		seedS:  make([]float64, 3),
+	}
+	tests := []struct {
+		damping   float64
+		converges bool
+	}{
+		{0, true}, // the default, ½
+		{0.5, true},
+		{1, false}, // the paper's plain Jacobi
+	}
+	for _, tt := range tests {
+		even, it := g.Propagate(Config{Damping: tt.damping, MaxIter: 200})
+		odd, _ := g.Propagate(Config{Damping: tt.damping, MaxIter: 201})
+		if got := it < 200; got != tt.converges {
+			t.Errorf("damping %g: converged = %v after %d iterations, want %v", tt.damping, got, it, tt.converges)
+		}
+		if swing := math.Abs(even[1] - odd[1]); tt.converges && swing > 1e-5 {
+			t.Errorf("damping %g: label depends on the iteration limit: %g vs %g", tt.damping, even[1], odd[1])
+		}
+	}
+	if _, err := New(nil, nil, Config{Damping: 1.5}); err == nil || !strings.Contains(err.Error(), "damping") {
+		t.Errorf("damping 1.5 accepted: %v", err)
+	}
+}
+
 func TestRejectsBadInput(t *testing.T) {
 	space, tm := fixture(t)
 	if _, err := New(space, tm, Config{MuPP: 0.1, MuNP: 0.2}); err == nil || !strings.Contains(err.Error(), "convex") {

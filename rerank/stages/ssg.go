@@ -39,7 +39,7 @@ func init() {
 		for _, o := range []struct {
 			name string
 			dst  *float64
-		}{{"dropout", &cfg.Dropout}, {"max_dist", &cfg.MaxDist}, {"mu_pp", &cfg.MuPP}, {"mu_np", &cfg.MuNP}, {"tol", &cfg.Tol}} {
+		}{{"dropout", &cfg.Dropout}, {"max_dist", &cfg.MaxDist}, {"mu_pp", &cfg.MuPP}, {"mu_np", &cfg.MuNP}, {"tol", &cfg.Tol}, {"damping", &cfg.Damping}} {
 			if *o.dst, err = spec.Float(o.name, 0); err != nil {
 				return nil, err
 			}
@@ -74,6 +74,7 @@ func init() {
 // propagation on the query-induced WMD graph over the candidate list
 // (Srivastava & Datt, 2017). Options: topics (required), k, hops, seeds,
 // dropout (0: SSG-WD; > 0: SSG-D), max_dist, mu_pp, mu_np, tol, max_iter,
+// damping,
 // and collection: a BEIR directory whose queries and documents the graphs
 // may draw neighbours from besides the candidates (the paper's setting).
 // A query with no word that has a vector leaves all candidates tied at 0.
