@@ -156,8 +156,9 @@ func candidates(ctx context.Context, idx *index.Index, ds *eval.Dataset, q eval.
 }
 
 // Examples runs the pipeline's stages over every judged query of ds and
-// returns fusion training examples: each query's fusion input and the
-// candidates' grades (unjudged candidates count as not relevant).
+// returns fusion training examples: each query's fusion input over the
+// candidates Rerank would fuse (the window) and their grades (unjudged
+// candidates count as not relevant).
 func Examples(ctx context.Context, idx *index.Index, ds *eval.Dataset, p *Pipeline, qw QueryWeighter) ([]Example, error) {
 	if ds.Qrels == nil {
 		return nil, fmt.Errorf("rerank: %s has no judgments to learn fusion weights from", ds.Dir)
@@ -172,7 +173,9 @@ func Examples(ctx context.Context, idx *index.Index, ds *eval.Dataset, p *Pipeli
 		if err != nil {
 			return nil, fmt.Errorf("query %q: %w", q.ID, err)
 		}
+		// Only the window, as Rerank fuses it: a given list may be longer.
 		cands := FromHits(hits)
+		cands = cands[:min(len(cands), p.WindowSize())]
 		if len(cands) == 0 {
 			continue
 		}

@@ -1,0 +1,51 @@
+package rerank
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/index"
+)
+
+// TestExamplesKeepTheWindow: fusion training sees what reranking sees.
+// Rerank fuses only the first window candidates of a given list, with
+// features normalised over those; examples over the whole list would
+// train the fusion on other candidates and other scales.
+func TestExamplesKeepTheWindow(t *testing.T) {
+	ctx := context.Background()
+	ds := &eval.Dataset{Qrels: eval.Qrels{"q1": {"d1": 1}}, Queries: []eval.Query{{ID: "q1", Text: "bank account"}}}
+	given := eval.NewRun()
+	for i := 1; i <= 5; i++ {
+		id := fmt.Sprintf("d%d", i)
+		ds.Corpus = append(ds.Corpus, eval.Doc{ID: id, Text: "bank account number " + id})
+		given.Add("q1", eval.Entry{DocID: id, Rank: i, Score: float64(10 - i)})
+	}
+	ds.Candidates = &given
+	idx, err := index.Create("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	if err := idx.Add(ctx, ds.Corpus, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, window := range []int{2, 5, 8} {
+		cfg := &Config{Window: window, Stages: []StageSpec{{Type: "test_const"}}, Fusion: FusionSpec{Method: "none"}}
+		p, err := cfg.Build(EnvFor(idx))
+		if err != nil {
+			t.Fatal(err)
+		}
+		exs, err := Examples(ctx, idx, ds, p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(exs) != 1 {
+			t.Fatalf("window %d: %d examples, want 1", window, len(exs))
+		}
+		if got, want := len(exs[0].Input.Candidates), min(window, 5); got != want || len(exs[0].Labels) != want {
+			t.Errorf("window %d: %d candidates and %d labels, want %d", window, got, len(exs[0].Labels), want)
+		}
+	}
+}
