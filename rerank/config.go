@@ -130,6 +130,11 @@ func (c *Config) Build(env Env) (*Pipeline, error) {
 		if names[st.Name()] {
 			return nil, fmt.Errorf("pipeline: two stages named %q; give one a name", st.Name())
 		}
+		switch st.Name() {
+		case FeatureFirstScore, FeatureFirstRank, FeatureGivenRank:
+			// The fusion would read one weight for two features.
+			return nil, fmt.Errorf("pipeline: stage name %q is a first-stage fusion feature; give the stage another name", st.Name())
+		}
 		names[st.Name()] = true
 		p.Stages = append(p.Stages, st)
 	}

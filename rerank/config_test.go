@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -50,6 +51,15 @@ func (constStage) Score(_ context.Context, _ Query, cs []Candidate) ([]float64, 
 
 func init() {
 	RegisterStage("test_const", func(StageSpec, Env) (Stage, error) { return constStage{}, nil })
+}
+
+func TestBuildRefusesFeatureNames(t *testing.T) {
+	for _, name := range []string{FeatureFirstScore, FeatureFirstRank, FeatureGivenRank} {
+		cfg := &Config{Stages: []StageSpec{{Type: "test_const", Name: name}}}
+		if _, err := cfg.Build(Env{}); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("stage named %q: err = %v, want an error naming it", name, err)
+		}
+	}
 }
 
 func TestBuildChecksFusion(t *testing.T) {
