@@ -40,11 +40,11 @@ func (ps *params) grad(b *block) []float64 {
 }
 
 // step applies AdaGrad with learning rate lr to the touched blocks, adding
-// the gradient of (l2/2)·‖w‖² first, and clears their gradients.
+// the gradient of (l2/2)·‖w‖² first (addL2), and clears their gradients.
 func (ps *params) step(lr, l2 float64) {
+	ps.addL2(l2)
 	for _, b := range ps.touched {
 		for i, g := range b.g {
-			g += l2 * b.w[i]
 			b.h[i] += g * g
 			b.w[i] -= lr * g / (math.Sqrt(b.h[i]) + 1e-8)
 			b.g[i] = 0
@@ -52,6 +52,16 @@ func (ps *params) step(lr, l2 float64) {
 		b.touched = false
 	}
 	ps.touched = ps.touched[:0]
+}
+
+// addL2 adds the gradient of (l2/2)·‖w‖² over the touched blocks (only
+// those: the penalty is sparse, like the updates) to their gradients.
+func (ps *params) addL2(l2 float64) {
+	for _, b := range ps.touched {
+		for i, w := range b.w {
+			b.g[i] += l2 * w
+		}
+	}
 }
 
 // zeroGrad clears the gradients without updating.

@@ -37,8 +37,10 @@ type triple struct {
 
 // Train fits a model of cfg.Method on train, choosing the epoch by dev MAP
 // (early stopping). When dev is empty, every tenth training query is held
-// out as dev. progress, when non-nil, is called after the topic models are
-// fitted (with Epoch 0) and after each epoch.
+// out as dev; with fewer than ten training queries that leaves no dev
+// query, and then every epoch runs and the last one is kept. progress,
+// when non-nil, is called after the topic models are fitted (with Epoch 0)
+// and after each epoch.
 func Train(ctx context.Context, train, dev []Query, cfg Config, progress func(Progress)) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -123,23 +125,7 @@ func Train(ctx context.Context, train, dev []Query, cfg Config, progress func(Pr
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			batch := ts[start:min(start+cfg.Batch, len(ts))]
-			scale := 1 / float64(len(batch))
-			for _, t := range batch {
-				e := enc[t.q]
-				yp := e.cands[t.pos]
-				yn := pool[t.neg]
-				if !t.random {
-					yn = e.cands[t.neg]
-				}
-				sp, stp := m.net.forward(e.x, yp)
-				sn, stn := m.net.forward(e.x, yn)
-				if l := cfg.Margin + sn - sp; l > 0 {
-					loss += l
-					m.net.backward(e.x, yn, stn, scale)
-					m.net.backward(e.x, yp, stp, -scale)
-				}
-			}
+			loss += batchGrad(m.net, enc, pool, ts[start:min(start+cfg.Batch, len(ts))], cfg.Margin)
 			ps.step(cfg.LearningRate, cfg.L2)
 		}
 		dm, err := devMAP()
@@ -147,7 +133,7 @@ func Train(ctx context.Context, train, dev []Query, cfg Config, progress func(Pr
 			return nil, err
 		}
 		p := Progress{Epoch: epoch, Loss: loss / float64(len(ts)), DevMAP: dm}
-		if dm > best {
+		if dm > best || len(dev) == 0 {
 			best, bad, bestW, p.Best = dm, 0, ps.snapshot(), true
 		} else {
 			bad++
@@ -163,6 +149,34 @@ func Train(ctx context.Context, train, dev []Query, cfg Config, progress func(Pr
 	ps.restore(bestW)
 	m.DevMAP = best
 	return m, nil
+}
+
+// batchGrad adds to net's gradients the gradient of the batch's mean hinge
+// loss, (1/|batch|)·Σ max(0, margin + s(x,y⁻) − s(x,y⁺)), and returns the
+// summed (not mean) loss.
+func batchGrad(net matcher, enc []encoded, pool []Input, batch []triple, margin float64) float64 {
+	var loss float64
+	scale := 1 / float64(len(batch))
+	for _, t := range batch {
+		e := enc[t.q]
+		yp, yn := e.cands[t.pos], t.negative(enc, pool)
+		sp, stp := net.forward(e.x, yp)
+		sn, stn := net.forward(e.x, yn)
+		if l := margin + sn - sp; l > 0 {
+			loss += l
+			net.backward(e.x, yn, stn, scale)
+			net.backward(e.x, yp, stp, -scale)
+		}
+	}
+	return loss
+}
+
+// negative returns the triple's y⁻.
+func (t triple) negative(enc []encoded, pool []Input) Input {
+	if t.random {
+		return pool[t.neg]
+	}
+	return enc[t.q].cands[t.neg]
 }
 
 // holdOut splits every k-th query off as dev.
@@ -208,7 +222,9 @@ func sampleTriples(enc []encoded, poolSize int, owner []int, cfg Config, rng *ra
 			}
 			for range cfg.NegRandom {
 				n := rng.IntN(poolSize)
-				if owner[n] == i && len(enc) > 1 {
+				// Redraw until another query's document comes up, when
+				// there is one: the pool may hold only this query's.
+				if owner[n] == i && poolSize > len(e.cands) {
 					for owner[n] == i {
 						n = rng.IntN(poolSize)
 					}

@@ -3,11 +3,13 @@ package deepmatch
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/semrank/semrank/eval"
 )
@@ -203,5 +205,42 @@ func TestLoadRejectsCraftedSizes(t *testing.T) {
 		if _, err := Load(path, tt.method); err == nil || !strings.Contains(err.Error(), path) {
 			t.Errorf("case %d (%s): err = %v, want an error naming the file", i, tt.method, err)
 		}
+	}
+}
+
+// TestTrainWithoutDevKeepsLastEpoch trains on fewer than ten queries with
+// no dev set: holding out every tenth query leaves no dev query, so there
+// is nothing to stop early on and every epoch must run, the last kept
+// (not the first, which a constant dev MAP of 0 would keep).
+func TestTrainWithoutDevKeepsLastEpoch(t *testing.T) {
+	train, _ := semevalSlice(t)
+	cfg := smallConfig(MethodBilinear)
+	cfg.Epochs, cfg.Patience = 4, 1
+	m, err := Train(context.Background(), train[:8], nil, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Curve) != cfg.Epochs || !m.Curve[len(m.Curve)-1].Best {
+		t.Errorf("curve %+v: want %d epochs, the last kept", m.Curve, cfg.Epochs)
+	}
+}
+
+// TestSampleTriplesOwnPoolOnly draws random negatives when every document
+// of the pool belongs to the query itself (the other queries have no
+// candidates): sampling must fall back to the query's own documents, not
+// redraw forever.
+func TestSampleTriplesOwnPoolOnly(t *testing.T) {
+	enc := []encoded{{cands: make([]Input, 2), pos: []int{0}, neg: []int{1}}, {}, {}}
+	cfg := smallConfig(MethodBilinear)
+	cfg.NegSameQuery, cfg.NegRandom = 0, 3
+	done := make(chan []triple, 1)
+	go func() { done <- sampleTriples(enc, 2, []int{0, 0}, cfg, rand.New(rand.NewPCG(1, 2))) }()
+	select {
+	case ts := <-done:
+		if len(ts) != 3 {
+			t.Errorf("%d triples, want 3", len(ts))
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("sampleTriples did not return: it redraws for a document of another query, and there is none")
 	}
 }

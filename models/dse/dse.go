@@ -24,6 +24,10 @@
 //   - Fine-tuning is deterministic: Φ uses hidden probabilities, not
 //     samples. Minibatches replace the paper's single-triple SGD for speed
 //     (the loss is summed over the batch and divided by its size).
+//   - Fine-tuning updates the hidden biases c as well as the weights W (the
+//     paper lists only the W^k as parameters); weight decay applies to W
+//     only. Its default learning rate (Config.FineTuneLR, 0.001) is below
+//     the range [0.01, 1] of the paper's Sec. 4.1.
 //   - Triples come from judged lists (every candidate pair with different
 //     grades) and from comparable pairs (a, b) with a random other pair's b
 //     as d−. Held-out map@10 after each epoch selects the best weights;

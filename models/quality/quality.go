@@ -169,8 +169,38 @@ func (m *Model) buildIndex() {
 // penalised) with L-BFGS.
 func (m *Model) fit(ctx context.Context, xs []sparse, ys []float64) error {
 	d := len(m.Features)
+	problem := objective(xs, ys, d, m.Config.L2)
+	settings := &optimize.Settings{
+		MajorIterations:   m.Config.MaxIterations,
+		GradientThreshold: 1e-7,
+		Converger:         &optimize.FunctionConverge{Absolute: 1e-10, Relative: 1e-8, Iterations: 10},
+		Recorder:          ctxRecorder{ctx},
+	}
+	res, err := optimize.Minimize(problem, make([]float64, d+1), settings, &optimize.LBFGS{})
+	if err != nil && !errors.Is(err, errCancelled) && res == nil {
+		return fmt.Errorf("quality: training: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if res == nil {
+		return fmt.Errorf("quality: training: %w", err)
+	}
+	for _, v := range res.X {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return errors.New("quality: training diverged (non-finite weight)")
+		}
+	}
+	m.W = res.X[:d:d]
+	m.Bias = res.X[d]
+	return nil
+}
+
+// objective is the training objective over parameters p = (w₁…w_d, bias):
+// the mean logistic loss of the examples plus l2/2·‖w‖², the bias not
+// penalised, with its gradient.
+func objective(xs []sparse, ys []float64, d int, l2 float64) optimize.Problem {
 	n := float64(len(xs))
-	l2 := m.Config.L2
 	margin := func(p []float64, x sparse) float64 {
 		z := p[d]
 		for _, j := range x.idx {
@@ -178,7 +208,7 @@ func (m *Model) fit(ctx context.Context, xs []sparse, ys []float64) error {
 		}
 		return z
 	}
-	problem := optimize.Problem{
+	return optimize.Problem{
 		Func: func(p []float64) float64 {
 			var loss float64
 			for i, x := range xs {
@@ -206,30 +236,6 @@ func (m *Model) fit(ctx context.Context, xs []sparse, ys []float64) error {
 			}
 		},
 	}
-	settings := &optimize.Settings{
-		MajorIterations:   m.Config.MaxIterations,
-		GradientThreshold: 1e-7,
-		Converger:         &optimize.FunctionConverge{Absolute: 1e-10, Relative: 1e-8, Iterations: 10},
-		Recorder:          ctxRecorder{ctx},
-	}
-	res, err := optimize.Minimize(problem, make([]float64, d+1), settings, &optimize.LBFGS{})
-	if err != nil && !errors.Is(err, errCancelled) && res == nil {
-		return fmt.Errorf("quality: training: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if res == nil {
-		return fmt.Errorf("quality: training: %w", err)
-	}
-	for _, v := range res.X {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return errors.New("quality: training diverged (non-finite weight)")
-		}
-	}
-	m.W = res.X[:d:d]
-	m.Bias = res.X[d]
-	return nil
 }
 
 var errCancelled = errors.New("quality: training cancelled")

@@ -278,3 +278,24 @@ func TestTrainRejects(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainIndependentOfWorkers checks the reproducibility promise across
+// machines: Workers is not saved with the model, so training with one
+// goroutine and with several must give the same projection bit for bit
+// (the parallel gradient sums in a fixed order).
+func TestTrainIndependentOfWorkers(t *testing.T) {
+	data := loadData(t)
+	var first *Model
+	for _, w := range []int{1, 3} {
+		cfg := Config{Dim: 8, MaxIter: 10, Patience: 10, Block: 32, Seed: 2, DevFrac: 0.4, Workers: w}
+		m, _, err := Train(context.Background(), data, cfg, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = m
+		} else if !mat.Equal(first.A, m.A) || first.ID() != m.ID() {
+			t.Errorf("%d workers train another projection than 1 worker", w)
+		}
+	}
+}
