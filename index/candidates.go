@@ -71,6 +71,13 @@ func WeightedQuery(weights map[string]float64) (query.Query, error) {
 
 var storedFields = []string{FieldTitle, FieldText, FieldMeta}
 
+// SortLikeTopN makes req order hits as TopN does: by score, ties by
+// document ID. Equal scores are common (short queries, documents alike in
+// length and term counts); left in Bleve's internal document order, which
+// follows how segments happened to merge, which tied documents enter the
+// top n would differ between two indexes of the same corpus.
+func SortLikeTopN(req *bleve.SearchRequest) { req.SortBy([]string{"-_score", "_id"}) }
+
 // TopN returns the n best documents for q by BM25.
 func (x *Index) TopN(ctx context.Context, q query.Query, n int) ([]Hit, error) {
 	if n <= 0 {
@@ -78,6 +85,7 @@ func (x *Index) TopN(ctx context.Context, q query.Query, n int) ([]Hit, error) {
 	}
 	req := bleve.NewSearchRequestOptions(q, n, 0, false)
 	req.Fields = storedFields
+	SortLikeTopN(req)
 	res, err := x.SearchInContext(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("index: search: %w", err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -426,4 +427,46 @@ func builtLog(t *testing.T, edit func([]byte) []byte) (string, []byte) {
 		t.Fatal(err)
 	}
 	return path, raw
+}
+
+// TestTopNTiesByID: which of several equally scored documents enter the
+// top n must not depend on the order they were indexed in (internal
+// document numbers), or two indexes of one corpus give different runs.
+func TestTopNTiesByID(t *testing.T) {
+	ctx := context.Background()
+	var docs []eval.Doc
+	for i := range 10 {
+		docs = append(docs, eval.Doc{ID: fmt.Sprintf("d%d", i), Text: "bank account"})
+	}
+	q, err := TextQuery("bank")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, order := range []string{"forward", "reverse"} {
+		in := slices.Clone(docs)
+		if order == "reverse" {
+			slices.Reverse(in)
+		}
+		idx, err := Create("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range in { // one batch each: internal numbers follow this order
+			if err := idx.Add(ctx, []eval.Doc{d}, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		hits, err := idx.TopN(ctx, q, 3)
+		idx.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range hits {
+			got = append(got, h.ID)
+		}
+		if want := []string{"d0", "d1", "d2"}; !slices.Equal(got, want) {
+			t.Errorf("indexed %s: top 3 %v, want %v", order, got, want)
+		}
+	}
 }

@@ -93,6 +93,7 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 	first.From = 0
 	first.Size = max(x.pipeline.WindowSize(), end)
 	first.Fields = mergeFields(req.Fields, x.TitleField, x.TextField, index.FieldMeta)
+	index.SortLikeTopN(&first) // the same tied hits as index.TopN
 	res, err := x.base.SearchInContext(ctx, &first)
 	if err != nil {
 		return nil, err
