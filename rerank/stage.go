@@ -315,7 +315,7 @@ func (s StageSpec) Str(name, def string) (string, error) {
 // they are.
 func (s StageSpec) RelativeTo(dir string) StageSpec {
 	if s.Model != "" {
-		if rel, err := filepath.Rel(dir, s.Model); err == nil {
+		if rel, ok := inside(dir, s.Model); ok {
 			s.Model = rel
 		}
 	}
@@ -324,8 +324,8 @@ func (s StageSpec) RelativeTo(dir string) StageSpec {
 	}
 	opts := make(map[string]any, len(s.Options))
 	for k, v := range s.Options {
-		if p, ok := v.(string); ok && p != "" && (filepath.IsAbs(p) == filepath.IsAbs(dir)) {
-			if rel, err := filepath.Rel(dir, p); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+		if p, ok := v.(string); ok && p != "" {
+			if rel, ok := inside(dir, p); ok {
 				v = rel
 			}
 		}
@@ -333,4 +333,27 @@ func (s StageSpec) RelativeTo(dir string) StageSpec {
 	}
 	s.Options = opts
 	return s
+}
+
+// inside returns path p relative to dir when p names a file inside dir.
+// An absolute p is compared with dir made absolute (trainers may write
+// absolute paths into a pipeline written under a relative --out); a
+// relative p only with a relative dir, since other relative strings are
+// option values, not paths.
+func inside(dir, p string) (string, bool) {
+	if filepath.IsAbs(p) && !filepath.IsAbs(dir) {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return "", false
+		}
+		dir = abs
+	}
+	if filepath.IsAbs(p) != filepath.IsAbs(dir) {
+		return "", false
+	}
+	rel, err := filepath.Rel(dir, p)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return rel, true
 }

@@ -2,6 +2,7 @@ package rerank
 
 import (
 	"context"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -19,6 +20,9 @@ func TestStageSpecRelativeTo(t *testing.T) {
 			StageSpec{Type: "ssg", Model: "models/v.embed", Options: map[string]any{"topics": "models/t.topics", "k": 10}}},
 		{"relative dir", "out/r",
 			StageSpec{Type: "ssg", Model: "out/r/models/v.embed", Options: map[string]any{"topics": "out/r/models/t.topics"}},
+			StageSpec{Type: "ssg", Model: "models/v.embed", Options: map[string]any{"topics": "models/t.topics"}}},
+		{"absolute paths under a relative dir", "out/r",
+			StageSpec{Type: "ssg", Model: absPath(t, "out/r/models/v.embed"), Options: map[string]any{"topics": absPath(t, "out/r/models/t.topics")}},
 			StageSpec{Type: "ssg", Model: "models/v.embed", Options: map[string]any{"topics": "models/t.topics"}}},
 		{"option outside dir kept", "/x/out",
 			StageSpec{Type: "ssg", Options: map[string]any{"topics": "/elsewhere/t.topics"}},
@@ -39,6 +43,15 @@ func TestStageSpecRelativeTo(t *testing.T) {
 			}
 		})
 	}
+}
+
+func absPath(t *testing.T, p string) string {
+	t.Helper()
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
 
 func init() {
