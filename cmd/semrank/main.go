@@ -37,6 +37,21 @@ var trainCmd = &cobra.Command{
 func finishCommands() {
 	rootCmd.AddCommand(trainCmd)
 	bindPayloadFlags()
+	refuseUnknownSubcommands(rootCmd)
+}
+
+// refuseUnknownSubcommands makes every command that only groups others
+// ("train", "experiment", "convert") fail on a name it does not know:
+// cobra would print the help and exit 0, so "semrank train tweek" in a
+// script would seem to succeed.
+func refuseUnknownSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		refuseUnknownSubcommands(sub)
+	}
+	if c.HasSubCommands() && !c.Runnable() {
+		c.Args = cobra.NoArgs
+		c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+	}
 }
 
 func main() {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -210,4 +211,16 @@ func execute(args ...string) (string, error) {
 		resetFlags(cmd)
 	}
 	return out.String(), err
+}
+
+func TestUnknownSubcommand(t *testing.T) {
+	for _, args := range [][]string{{"train", "tweek"}, {"experiment", "nope"}, {"convert", "trec"}} {
+		_, err := execute(args...)
+		if want := fmt.Sprintf("unknown command %q", args[1]); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("semrank %v: err = %v, want %s", args, err, want)
+		}
+	}
+	if _, err := execute("train"); err != nil {
+		t.Errorf("semrank train (help): %v", err)
+	}
 }
