@@ -17,7 +17,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
@@ -140,11 +142,23 @@ func Create(path string) (*Index, error) {
 
 // Open opens an existing semrank index.
 func Open(path string) (*Index, error) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("index: %s does not exist", path)
+	}
 	if _, err := os.Stat(filepath.Join(path, "index_meta.json")); err != nil {
 		return nil, fmt.Errorf("index: %s: %w", path, ErrNotSemrank)
 	}
-	b, err := bleve.Open(path)
+	// Bleve locks the index file while it is open; without a timeout a
+	// second process (a search while semrank serve holds the index) would
+	// wait forever, saying nothing.
+	start := time.Now()
+	b, err := bleve.OpenUsing(path, map[string]interface{}{"bolt_timeout": lockWait.String()})
 	if err != nil {
+		// bbolt gives up one 50 ms retry before the timeout, with the
+		// error "timeout".
+		if time.Since(start) >= lockWait/2 && strings.HasSuffix(err.Error(), "timeout") {
+			return nil, fmt.Errorf("index: %s is locked by another process (a running semrank serve or index?); stop it, or work on a copy: %w", path, err)
+		}
 		return nil, fmt.Errorf("index: open %s: %w", path, err)
 	}
 	im, ok := b.Mapping().(*mapping.IndexMappingImpl)
@@ -159,6 +173,9 @@ func Open(path string) (*Index, error) {
 	}
 	return &Index{bleveIndex: b, Path: path, payloads: ps}, nil
 }
+
+// lockWait is how long Open waits for another process to release an index.
+var lockWait = 2 * time.Second
 
 // OpenOrCreate opens the index at path, creating it when absent.
 func OpenOrCreate(path string) (*Index, error) {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/semrank/semrank/eval"
 )
@@ -468,5 +469,28 @@ func TestTopNTiesByID(t *testing.T) {
 		if want := []string{"d0", "d1", "d2"}; !slices.Equal(got, want) {
 			t.Errorf("indexed %s: top 3 %v, want %v", order, got, want)
 		}
+	}
+}
+
+// TestOpenLockedIndex: an index another holder has open (semrank serve)
+// is an error naming the lock after a short wait, not a silent hang.
+func TestOpenLockedIndex(t *testing.T) {
+	defer func(d time.Duration) { lockWait = d }(lockWait)
+	lockWait = 400 * time.Millisecond
+	path := filepath.Join(t.TempDir(), "idx")
+	idx, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	second, err := Open(path)
+	if err == nil {
+		second.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), "locked by another process") {
+		t.Fatalf("second open: err = %v, want the index named as locked", err)
+	}
+	if _, err := Open(filepath.Join(t.TempDir(), "absent")); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("absent index: err = %v, want it named as missing", err)
 	}
 }
