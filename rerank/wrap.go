@@ -38,8 +38,8 @@ type Index struct {
 // hits come back with the request's Fields only.
 // Requests sorted by anything but score, SearchAfter
 // and SearchBefore pages, and the pre-search phase of an IndexAlias pass
-// through untouched. The wrapped index can be a child of
-// bleve.NewIndexAlias.
+// through untouched, as do all searches when p is nil. The wrapped index
+// can be a child of bleve.NewIndexAlias.
 func Wrap(idx bleve.Index, p *Pipeline) *Index {
 	return &Index{base: idx, pipeline: p, TitleField: index.FieldTitle, TextField: index.FieldText}
 }
@@ -76,7 +76,7 @@ func sortedByScore(req *bleve.SearchRequest) bool {
 
 // SearchInContext implements bleve.Index.
 func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
-	if _, pre := ctx.Value(search.PreSearchKey).(bool); pre || req == nil || !sortedByScore(req) ||
+	if _, pre := ctx.Value(search.PreSearchKey).(bool); pre || req == nil || x.pipeline == nil || !sortedByScore(req) ||
 		len(req.SearchAfter) > 0 || len(req.SearchBefore) > 0 || ctx.Value(noRerankKey{}) != nil {
 		return x.base.SearchInContext(ctx, req)
 	}

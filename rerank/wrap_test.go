@@ -106,6 +106,19 @@ func TestWrapReranksAndPages(t *testing.T) {
 	}
 }
 
+func TestWrapNilPipelinePassesThrough(t *testing.T) {
+	idx := newIndex(t, docs("d", 10))
+	req := bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), 5, 0, false)
+	got, err := rerank.Wrap(idx, nil).Search(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := idx.Search(req)
+	if fmt.Sprint(ids(got.Hits)) != fmt.Sprint(ids(want.Hits)) {
+		t.Errorf("nil pipeline: %v, want the first stage's %v", ids(got.Hits), ids(want.Hits))
+	}
+}
+
 func TestWrapHugePages(t *testing.T) {
 	idx := newIndex(t, docs("d", 30))
 	w := rerank.Wrap(idx, shortFirst())
