@@ -69,6 +69,9 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	if o.Depth < 0 {
 		return fmt.Errorf("recipe: depth %d, want ≥ 0 (0 means the default, 100)", o.Depth)
 	}
+	if err := checkFusion(o.Fusion); err != nil {
+		return err
+	}
 	ds, err := eval.LoadDataset(o.Data)
 	if err != nil {
 		return err

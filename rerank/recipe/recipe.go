@@ -70,6 +70,9 @@ func (r *Recipe) Fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 	if err != nil {
 		return "", err
 	}
+	if err := checkFusion(r.Fusion); err != nil {
+		return "", err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
@@ -160,8 +163,6 @@ func (r *Recipe) Fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 		if err := b.Save(fusionPath); err != nil {
 			return "", err
 		}
-	default:
-		return "", fmt.Errorf("recipe: unknown fusion %q (linear, lambdamart)", r.Fusion)
 	}
 	r.logf("fusion (%s) trained on %d queries (%s)", method, len(examples), time.Since(start).Round(time.Second))
 
@@ -178,6 +179,16 @@ func (r *Recipe) Fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 
 // foldCount returns the number of folds n asks for: 5 when n is 0. Fewer
 // than 2 folds leave nothing to train on, or panic eval.Dataset.Folds.
+// checkFusion refuses a fusion method the recipes cannot train, before
+// any stage is trained.
+func checkFusion(method string) error {
+	switch method {
+	case "", "linear", "lambdamart":
+		return nil
+	}
+	return fmt.Errorf("recipe: unknown fusion %q (linear, lambdamart)", method)
+}
+
 func foldCount(n int) (int, error) {
 	switch {
 	case n == 0:

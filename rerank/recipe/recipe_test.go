@@ -306,7 +306,7 @@ func TestSemEvalWithoutDev(t *testing.T) {
 
 // TestBEIRDepthChecked checks that a negative depth is refused before
 // anything is trained, not when the first fold's pipeline is read back.
-func TestBEIRDepthChecked(t *testing.T) {
+func TestBEIROptionsCheckedFirst(t *testing.T) {
 	ds := synthetic(12)
 	ds.Candidates = nil
 	data := filepath.Join(t.TempDir(), "data")
@@ -316,17 +316,19 @@ func TestBEIRDepthChecked(t *testing.T) {
 	for _, tc := range []struct {
 		depth        int
 		unsupervised bool
+		fusion       string
 		wantErr      string // substring; "" for success
 	}{
-		{0, false, ""},
-		{20, true, ""},
-		{-1, false, "depth -1, want ≥ 0"},
-		{-100, true, "depth -100, want ≥ 0"},
+		{0, false, "", ""},
+		{20, true, "", ""},
+		{-1, false, "", "depth -1, want ≥ 0"},
+		{-100, true, "", "depth -100, want ≥ 0"},
+		{0, false, "foo", `unknown fusion "foo"`},
 	} {
-		t.Run(fmt.Sprint(tc.depth), func(t *testing.T) {
+		t.Run(fmt.Sprint(tc.depth, tc.fusion), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
 			err := BEIR(context.Background(), BEIROptions{Data: data, Out: out, Folds: 2, Depth: tc.depth,
-				Unsupervised: tc.unsupervised, Stages: []string{"overlap", "memo"}})
+				Unsupervised: tc.unsupervised, Fusion: tc.fusion, Stages: []string{"overlap", "memo"}})
 			if tc.wantErr == "" {
 				if err != nil {
 					t.Fatal(err)

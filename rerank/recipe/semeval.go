@@ -229,6 +229,9 @@ func SemEval(ctx context.Context, o SemEvalOptions) error {
 	if len(o.Train) == 0 {
 		return fmt.Errorf("recipe: no training files")
 	}
+	if err := checkFusion(o.Fusion); err != nil {
+		return err
+	}
 	load := func(paths ...string) (*eval.Dataset, error) {
 		c := convert.NewSemEval(o.Subtask)
 		for _, p := range paths {
