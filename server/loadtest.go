@@ -43,11 +43,8 @@ type LoadResult struct {
 // a loopback address (127.0.0.0/8, ::1 or localhost).
 func CheckLoopback(rawURL string) error {
 	u, err := url.Parse(rawURL)
-	if err != nil {
-		return err
-	}
-	if u.Scheme != "http" {
-		return fmt.Errorf("load test: %s: want an http:// URL", rawURL)
+	if err != nil || u.Scheme != "http" {
+		return fmt.Errorf("load test: %s: want an http:// URL, such as http://127.0.0.1:8095", rawURL)
 	}
 	host := u.Hostname()
 	if host == "localhost" {
@@ -90,6 +87,12 @@ func LoadTest(ctx context.Context, o LoadOptions) (LoadResult, error) {
 	}
 	defer client.CloseIdleConnections()
 	endpoint := o.URL + "/api/search"
+	// One search first: a server that is down or answers with errors
+	// would otherwise be hammered for the whole duration and reported
+	// as a throughput.
+	if err := searchOnce(ctx, client, endpoint, bodies[0]); err != nil {
+		return res, fmt.Errorf("load test: first search failed, nothing measured: %w", err)
+	}
 
 	var mu sync.Mutex
 	var lat []time.Duration

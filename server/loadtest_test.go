@@ -36,4 +36,10 @@ func TestLoadTest(t *testing.T) {
 	if _, err := LoadTest(context.Background(), LoadOptions{URL: "http://192.0.2.1:80", Clients: 1, Duration: time.Second, Queries: qs}); err == nil {
 		t.Error("load test against a non-loopback address")
 	}
+	// A server that is down, or a first query it refuses, stops the test
+	// before anything is measured.
+	ts.Close()
+	if r, err := LoadTest(context.Background(), LoadOptions{URL: ts.URL, Clients: 3, Duration: time.Minute, Queries: qs}); err == nil || !strings.Contains(err.Error(), "first search failed") || r.Requests != 0 {
+		t.Errorf("server down: %+v, err = %v, want the first search's failure", r, err)
+	}
 }
