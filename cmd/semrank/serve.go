@@ -29,8 +29,9 @@ func init() {
 ({"query": "text" or a Bleve query object, "size", "from", "fields", "explain",
 "rerank": {"enabled", "window", "compare"}}) and answers Bleve-style results with
 each hit's first-stage rank and stage scores. POST /api/index adds, updates and
-deletes documents (computing the pipeline's payloads), GET /api/doc/{id} returns
-one, GET /healthz and GET /metrics (Prometheus) report, and / is a web page that
+deletes documents, computing the pipeline's payloads
+({"add": [{"_id": "d1", "title": "…", "text": "…", "metadata": {…}}],
+"delete": ["d7"]}), GET /api/doc/{id} returns one, GET /healthz and GET /metrics (Prometheus) report, and / is a web page that
 shows the first-stage and reranked lists side by side.
 
 SIGHUP or POST /api/admin/reload rebuilds the pipeline file (e.g. after
