@@ -227,7 +227,7 @@ func (s *Server) Reload(ctx context.Context) (int, error) {
 	p, _, err := rerank.LoadPipeline(s.path, rerank.EnvFor(s.idx))
 	if err != nil {
 		s.metrics.reloads.WithLabelValues("error").Inc()
-		return 0, fmt.Errorf("server: reload: %w", err)
+		return 0, fmt.Errorf("server: loading the pipeline: %w", err)
 	}
 	p.Observe = s.metrics.observeStage
 	gen := 1
@@ -239,5 +239,21 @@ func (s *Server) Reload(ctx context.Context) (int, error) {
 	s.metrics.generation.Set(float64(gen))
 	s.log.Info("pipeline loaded", "file", s.path, "generation", gen, "stages", p.StageNames(),
 		"window", p.WindowSize(), "took", time.Since(start).Round(time.Millisecond))
+	if missing := s.missingPayloads(p); len(missing) > 0 {
+		s.log.Warn("the index lacks payloads the stages read; they compute them from text for every query, several times slower (index with semrank index --pipeline, or add documents through /api/index)",
+			"payloads", missing)
+	}
 	return gen, nil
+}
+
+// missingPayloads names the payloads p's stages read that the index does
+// not hold as written by their models.
+func (s *Server) missingPayloads(p *rerank.Pipeline) []string {
+	var out []string
+	for _, e := range p.Encoders() {
+		if s.idx.PayloadModel(e.PayloadName()) != e.ModelID() {
+			out = append(out, e.PayloadName())
+		}
+	}
+	return out
 }
