@@ -6,6 +6,7 @@ package atomicfile
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,7 +19,7 @@ import (
 func Write(path string, fn func(io.Writer) error) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return err
+		return named(path, err)
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp) // fails harmlessly after the rename
@@ -38,5 +39,22 @@ func Write(path string, fn func(io.Writer) error) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return os.Rename(tmp, path)
+	if err := os.Rename(tmp, path); err != nil {
+		return named(path, err)
+	}
+	return nil
+}
+
+// named reports err under path: the temporary file's name, which
+// os.PathError and os.LinkError carry, means nothing to the user.
+func named(path string, err error) error {
+	var pe *os.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		err = pe.Err
+	case errors.As(err, &le):
+		err = le.Err
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }

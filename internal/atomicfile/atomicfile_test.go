@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -49,5 +50,15 @@ func TestWrite(t *testing.T) {
 				t.Errorf("mode %v, want 0644", fi.Mode().Perm())
 			}
 		})
+	}
+}
+
+// TestWriteErrorsNamePath: a failure names the file asked for, not the
+// temporary file beside it.
+func TestWriteErrorsNamePath(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "missing", "run.trec")
+	err := Write(path, func(io.Writer) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), path) || strings.Contains(err.Error(), ".tmp-") {
+		t.Fatalf("err = %v, want one naming %s and no temporary file", err, path)
 	}
 }
