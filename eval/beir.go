@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -258,15 +260,30 @@ func (ds *Dataset) check() error {
 	for _, q := range ds.Queries {
 		qids[q.ID] = true
 	}
-	for qid, rels := range ds.Qrels {
+	// Walked in sorted order, so the same bad file gives the same message;
+	// the count says whether one id is off or the files do not belong
+	// together (a truncated corpus).
+	var unknownQ, unknownD []string
+	firstD := ""
+	for _, qid := range slices.Sorted(maps.Keys(ds.Qrels)) {
 		if !qids[qid] {
-			return fmt.Errorf("%s: judgments for unknown query %q", filepath.Join(ds.Dir, QrelsFile), qid)
+			unknownQ = append(unknownQ, qid)
+			continue
 		}
-		for did := range rels {
+		for _, did := range slices.Sorted(maps.Keys(ds.Qrels[qid])) {
 			if _, ok := ds.Doc(did); !ok {
-				return fmt.Errorf("%s: judgment for unknown document %q (query %q)", filepath.Join(ds.Dir, QrelsFile), did, qid)
+				if firstD == "" {
+					firstD = fmt.Sprintf("%q (query %q)", did, qid)
+				}
+				unknownD = append(unknownD, did)
 			}
 		}
+	}
+	if len(unknownQ) > 0 {
+		return fmt.Errorf("%s: judgments for unknown query %q (%d unknown queries)", filepath.Join(ds.Dir, QrelsFile), unknownQ[0], len(unknownQ))
+	}
+	if len(unknownD) > 0 {
+		return fmt.Errorf("%s: judgment for unknown document %s; %d judgments name documents the corpus lacks", filepath.Join(ds.Dir, QrelsFile), firstD, len(unknownD))
 	}
 	if ds.Candidates != nil {
 		for _, qid := range ds.Candidates.QueryIDs() {

@@ -217,6 +217,7 @@ func TestLoadDatasetRefusesUnknownIDs(t *testing.T) {
 	}{
 		{"qrels unknown query", QrelsFile, "query-id\tcorpus-id\tscore\nq1\td1\t1\nq9\td1\t1\n", `judgments for unknown query "q9"`},
 		{"qrels unknown doc", QrelsFile, "q1 0 d1 1\nq1 0 d9 1\n", `unknown document "d9" (query "q1")`},
+		{"qrels unknown docs, first by id", QrelsFile, "q1 0 dz 1\nq1 0 d1 1\nq1 0 dy 1\n", `unknown document "dy" (query "q1"); 2 judgments`},
 		{"candidates unknown query", CandidatesFile, "q1 Q0 d1 1 1 given\nq7 Q0 d1 1 1 given\n", `candidates for unknown query "q7"`},
 		{"candidates unknown doc", CandidatesFile, "q1 Q0 d1 1 1 given\nq1 Q0 dx 2 0.5 given\n", `unknown document "dx" (query "q1")`},
 		{"broken corpus", CorpusFile, `{"_id":"d1"}` + "\n{", CorpusFile + ":2: invalid JSON"},
