@@ -64,6 +64,11 @@ models one by one.`,
 					return err
 				}
 			}
+			before, err := idx.DocCount()
+			if err != nil {
+				idx.Close()
+				return err
+			}
 			start := time.Now()
 			bar := newBar(len(ds.Corpus), "indexing")
 			err = idx.Add(context.Background(), ds.Corpus, encs, func(done, _ int) { _ = bar.Set(done) })
@@ -80,6 +85,12 @@ models one by one.`,
 			el := time.Since(start)
 			fmt.Fprintf(cmd.OutOrStdout(), "indexed %d documents into %s in %s (%.0f docs/s)\n",
 				len(ds.Corpus), indexPath, el.Round(time.Millisecond), float64(len(ds.Corpus))/el.Seconds())
+			if before > 0 {
+				// Adding to an existing index is allowed (documents with
+				// known ids are replaced); say so, in case the path was
+				// meant for a new one.
+				fmt.Fprintf(cmd.OutOrStdout(), "  the index already held %d documents; documents with the same ids were replaced\n", before)
+			}
 			for _, e := range encs {
 				fmt.Fprintf(cmd.OutOrStdout(), "  payload %s from model %s\n", e.PayloadName(), e.ModelID())
 			}
