@@ -54,7 +54,7 @@ func newConcept(spec rerank.StageSpec, env rerank.Env, typ string, m conceptMode
 	if s.name == "" {
 		s.name = typ
 	}
-	if s.stored, err = newStoredPayload(env.Payloads, s.encoder, "re-index with this model or point the stage at the index's model"); err != nil {
+	if s.stored, err = newStoredPayload(env.Payloads, s.encoder); err != nil {
 		return nil, err
 	}
 	return s, nil

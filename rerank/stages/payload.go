@@ -20,13 +20,13 @@ type storedPayload struct {
 
 // newStoredPayload returns the reader of enc's payload in p (which may be
 // nil). An index whose payload another model wrote is an error naming
-// both models and how to mend it (hint): scores from another model's
-// payloads would be silently wrong.
-func newStoredPayload(p rerank.Payloads, enc rerank.PayloadEncoder, hint string) (storedPayload, error) {
+// both models and how to mend it: scores from another model's payloads
+// would be silently wrong.
+func newStoredPayload(p rerank.Payloads, enc rerank.PayloadEncoder) (storedPayload, error) {
 	s := storedPayload{payloads: p, name: enc.PayloadName(), model: enc.ModelID()}
 	if p != nil {
 		if stored := p.PayloadModel(s.name); stored != "" && stored != s.model {
-			return s, fmt.Errorf("index payload %q was written by model %s, but the stage loads %s; %s", s.name, stored, s.model, hint)
+			return s, fmt.Errorf("index payload %q was written by model %s, but the stage loads %s; an index holds one model's payloads: index the corpus into a new path with this model (semrank index --pipeline), or point the stage at the index's model", s.name, stored, s.model)
 		}
 	}
 	return s, nil

@@ -54,7 +54,7 @@ func newQuality(name string, m *quality.Model, payloads rerank.Payloads) (*Quali
 	if s.encoder, err = quality.NewEncoder(m); err != nil {
 		return nil, err
 	}
-	if s.stored, err = newStoredPayload(payloads, s.encoder, "re-index with --quality pointing at this model"); err != nil {
+	if s.stored, err = newStoredPayload(payloads, s.encoder); err != nil {
 		return nil, err
 	}
 	return s, nil

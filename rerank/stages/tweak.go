@@ -44,7 +44,7 @@ func NewTWEAK(name string, m *tweak.Model, payloads rerank.Payloads) (*TWEAK, er
 	}
 	s := &TWEAK{name: name, model: m, encoder: tweak.NewEncoder(m)}
 	var err error
-	if s.stored, err = newStoredPayload(payloads, s.encoder, "re-index with --tweak pointing at this model, or use the index's model"); err != nil {
+	if s.stored, err = newStoredPayload(payloads, s.encoder); err != nil {
 		return nil, err
 	}
 	return s, nil
