@@ -4,7 +4,7 @@
 #
 # Sections: tweak, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
-# recipe-b, recipe-a, heldout-a, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
+# recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
 # beir-cacm-unsup, bench.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
@@ -131,17 +131,20 @@ run() {
 			$SR experiment beir --data "$O/$sub-all" --stages "$stages" --out "$R/ablations/$name-cv" > "$R/ablations/$name.cv.txt"
 		done
 		;;
-	heldout-a)
+	heldout-a | heldout-b)
 		# The held-out path on dev with its labels removed: convert the
-		# unlabeled XML, rerank with recipe-a's training-only pipeline (the
-		# one behind its dev metrics), and compare with the recipe's own dev
-		# run (after recipe-a). The held-out test goes through the same
-		# commands with recipe-a/pipeline.yaml, trained on train and dev.
+		# unlabeled XML, rerank with the recipe's training-only pipeline
+		# (the one behind its dev metrics), and compare with the recipe's
+		# own dev run (after recipe-a or recipe-b). The held-out test goes
+		# through the same commands with recipe-X/pipeline.yaml, trained on
+		# train and dev.
+		local st=${1#heldout-}
+		local ST=${st^^}
 		sed -E 's/(RELC_RELEVANCE2RELQ|RELC_RELEVANCE2ORGQ|RELQ_RELEVANCE2ORGQ)="[A-Za-z]*"/\1="?"/g' "$DEV" > "$R/dev-unlabeled.xml"
-		rm -rf "$R/heldout-a"
-		$SR convert semeval2016 --xml "$R/dev-unlabeled.xml" --subtask A --out "$R/heldout-a"
-		$SR rerank --data "$R/heldout-a" --pipeline "$R/recipe-a/train/pipeline.yaml" --out "$R/heldout-a.trec"
-		cmp "$R/heldout-a.trec" "$R/recipe-a/dev.trec" && echo "held-out path: identical to the recipe's dev run"
+		rm -rf "$R/heldout-$st"
+		$SR convert semeval2016 --xml "$R/dev-unlabeled.xml" --subtask "$ST" --out "$R/heldout-$st"
+		$SR rerank --data "$R/heldout-$st" --pipeline "$R/recipe-$st/train/pipeline.yaml" --out "$R/heldout-$st.trec"
+		cmp "$R/heldout-$st.trec" "$R/recipe-$st/dev.trec" && echo "held-out path: identical to the recipe's dev run"
 		;;
 	fusion-ceiling)
 		# How far a linear fusion of the recipes' stages can go on dev:
