@@ -84,6 +84,7 @@ type Index struct {
 	// reader per term costs more than the rest of a TF-IDF stage.
 	dfMu    sync.RWMutex
 	dfCache map[string]uint64
+	dfGen   uint64 // counts invalidations
 }
 
 // Batch executes a Bleve batch and invalidates cached statistics.
@@ -101,12 +102,13 @@ func (x *Index) Index(id string, data any) error {
 	if err := x.bleveIndex.Index(id, data); err != nil {
 		return err
 	}
-	return x.payloads.delete([]string{id})
+	return x.payloads.delete([]string{id}, nil)
 }
 
 func (x *Index) invalidate() {
 	x.dfMu.Lock()
 	x.dfCache = nil
+	x.dfGen++
 	x.dfMu.Unlock()
 }
 
@@ -210,15 +212,20 @@ type PayloadEncoder interface {
 type Progress func(done, total int)
 
 // Add indexes docs in batches, computing every encoder's payload for each
-// document. An encoder whose payload name already holds payloads from a
-// different model is refused before anything is written.
+// document. A document that replaces one with the same id keeps no other
+// payloads: those describe its old text. An encoder whose payload name
+// already holds payloads from a different model is refused before
+// anything is written.
 func (x *Index) Add(ctx context.Context, docs []eval.Doc, encoders []PayloadEncoder, progress Progress) error {
+	computed := map[string]bool{}
 	for _, enc := range encoders {
 		if err := x.payloads.checkModel(enc.PayloadName(), enc.ModelID()); err != nil {
 			return err
 		}
+		computed[enc.PayloadName()] = true
 	}
 	batch := x.NewBatch()
+	var ids []string
 	pending := map[string][]payloadRec{}
 	flush := func(done int) error {
 		if batch.Size() == 0 {
@@ -228,6 +235,10 @@ func (x *Index) Add(ctx context.Context, docs []eval.Doc, encoders []PayloadEnco
 			return fmt.Errorf("index: batch: %w", err)
 		}
 		batch.Reset()
+		if err := x.payloads.delete(ids, computed); err != nil {
+			return err
+		}
+		ids = ids[:0]
 		for name, recs := range pending {
 			if err := x.payloads.put(name, recs); err != nil {
 				return err
@@ -249,6 +260,7 @@ func (x *Index) Add(ctx context.Context, docs []eval.Doc, encoders []PayloadEnco
 		if err := batch.Index(d.ID, bleveDoc(d)); err != nil {
 			return fmt.Errorf("index: document %q: %w", d.ID, err)
 		}
+		ids = append(ids, d.ID)
 		for _, enc := range encoders {
 			p, err := enc.EncodePayload(d)
 			if err != nil {
@@ -278,7 +290,7 @@ func (x *Index) DeleteDocs(ids ...string) error {
 	if err := x.Batch(batch); err != nil {
 		return fmt.Errorf("index: delete: %w", err)
 	}
-	return x.payloads.delete(ids)
+	return x.payloads.delete(ids, nil)
 }
 
 func bleveDoc(d eval.Doc) map[string]any {
@@ -334,6 +346,7 @@ func (x *Index) DocCount() (uint64, error) { return x.bleveIndex.DocCount() }
 func (x *Index) DocFreq(term string) (uint64, error) {
 	x.dfMu.RLock()
 	df, ok := x.dfCache[term]
+	gen := x.dfGen
 	x.dfMu.RUnlock()
 	if ok {
 		return df, nil
@@ -342,14 +355,25 @@ func (x *Index) DocFreq(term string) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	x.dfMu.Lock()
-	if x.dfCache == nil {
-		x.dfCache = map[string]uint64{}
+	if h := testHookDocFreq; h != nil {
+		h()
 	}
-	x.dfCache[term] = df
+	x.dfMu.Lock()
+	// A write since gen was read may have come after the reader docFreq
+	// used: its count may be stale, so it is returned but not cached.
+	if x.dfGen == gen {
+		if x.dfCache == nil {
+			x.dfCache = map[string]uint64{}
+		}
+		x.dfCache[term] = df
+	}
 	x.dfMu.Unlock()
 	return df, nil
 }
+
+// testHookDocFreq, when set, runs between DocFreq's reading of a
+// statistic and its caching.
+var testHookDocFreq func()
 
 func (x *Index) docFreq(term string) (uint64, error) {
 	adv, err := x.Advanced()

@@ -494,3 +494,86 @@ func TestOpenLockedIndex(t *testing.T) {
 		t.Errorf("absent index: err = %v, want it named as missing", err)
 	}
 }
+
+// TestAddDropsStalePayloads checks that replacing a document through Add
+// keeps only payloads of its new text: those its encoders compute anew,
+// none from the encoders it was first indexed with and is not now.
+func TestAddDropsStalePayloads(t *testing.T) {
+	replaced := eval.Doc{ID: "d1", Title: "New", Text: "replaced"}
+	tests := []struct {
+		name     string
+		encs     []PayloadEncoder
+		wantLen  string // payload "len" of d1; "" for none
+		wantTerm bool   // payload "terms" of d1 present
+	}{
+		{"no encoders", nil, "", false},
+		{"another payload", []PayloadEncoder{TermsEncoder{}}, "", true},
+		{"the same payload", []PayloadEncoder{lenEncoder{"m1"}}, "8", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			idx, path := build(t, lenEncoder{"m1"})
+			if err := idx.Add(context.Background(), []eval.Doc{replaced}, tc.encs, nil); err != nil {
+				t.Fatal(err)
+			}
+			for round := range 2 {
+				b, ok, _ := idx.Payload("len", "d1")
+				if got := string(b); ok != (tc.wantLen != "") || got != tc.wantLen {
+					t.Errorf("round %d: payload len of d1 = %q, %v; want %q", round, got, ok, tc.wantLen)
+				}
+				if _, ok, _ := idx.Payload(TermsPayload, "d1"); ok != tc.wantTerm {
+					t.Errorf("round %d: payload terms of d1 present = %v, want %v", round, ok, tc.wantTerm)
+				}
+				if b, ok, _ := idx.Payload("len", "d2"); !ok || string(b) != "45" {
+					t.Errorf("round %d: payload len of d2 = %q, %v; want 45", round, b, ok)
+				}
+				idx.Close()
+				var err error
+				if idx, err = Open(path); err != nil {
+					t.Fatal(err)
+				}
+			}
+			idx.Close()
+		})
+	}
+}
+
+// TestDocFreqAfterConcurrentWrite: a DocFreq that read the statistics
+// before a concurrent write must not cache them after the write has
+// invalidated the cache.
+func TestDocFreqAfterConcurrentWrite(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name  string
+		write func(*Index) error
+		want  uint64
+	}{
+		{"add", func(x *Index) error {
+			return x.Add(ctx, []eval.Doc{{ID: "d5", Text: "bank account"}}, nil, nil)
+		}, 3},
+		{"delete", func(x *Index) error { return x.DeleteDocs("d3") }, 1},
+		{"index", func(x *Index) error {
+			return x.Index("d1", map[string]any{FieldText: "no longer about money"})
+		}, 1},
+	}
+	defer func() { testHookDocFreq = nil }()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			idx, _ := build(t)
+			defer idx.Close()
+			// The write lands between DocFreq's read and its caching.
+			testHookDocFreq = func() {
+				testHookDocFreq = nil
+				if err := tc.write(idx); err != nil {
+					t.Error(err)
+				}
+			}
+			if _, err := idx.DocFreq("bank"); err != nil {
+				t.Fatal(err)
+			}
+			if df, err := idx.DocFreq("bank"); err != nil || df != tc.want {
+				t.Errorf("DocFreq(bank) after the write = %d, %v; want %d", df, err, tc.want)
+			}
+		})
+	}
+}

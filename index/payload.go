@@ -347,10 +347,14 @@ func (ps *payloadStore) write(name string, buf []byte) error {
 	return nil
 }
 
-func (ps *payloadStore) delete(ids []string) error {
+// delete drops the payloads of ids under every name but those in keep.
+func (ps *payloadStore) delete(ids []string, keep map[string]bool) error {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	for name, m := range ps.data {
+		if keep[name] {
+			continue
+		}
 		var buf []byte
 		for _, id := range ids {
 			if _, ok := m[id]; ok {

@@ -21,8 +21,9 @@ type smartRecord struct {
 
 // readSMART parses a SMART-format file. Records start with ".I <id>"; a
 // field starts with a line holding only ".<letter>" and runs to the next
-// such line. The collections end with an empty record (CACM's query file
-// ends with ".I 0"), which is dropped.
+// such line; a tag repeated in one record adds to its field. The
+// collections end with an empty record (CACM's query file ends with
+// ".I 0"), which is dropped.
 func readSMART(r io.Reader, name string) ([]smartRecord, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), eval.MaxLineBytes)
@@ -32,7 +33,15 @@ func readSMART(r io.Reader, name string) ([]smartRecord, error) {
 	var sb strings.Builder
 	flush := func() {
 		if cur != nil && field != "" {
-			cur.fields[field] = strings.TrimSpace(sb.String())
+			// A tag may repeat within a record (one .A per author);
+			// every part is kept.
+			v := strings.TrimSpace(sb.String())
+			if prev := cur.fields[field]; prev != "" && v != "" {
+				v = prev + "\n" + v
+			} else if prev != "" {
+				v = prev
+			}
+			cur.fields[field] = v
 		}
 		sb.Reset()
 	}

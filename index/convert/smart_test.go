@@ -99,6 +99,11 @@ func TestReadSMART(t *testing.T) {
 			".I 1\n.W\n.Ix and .w\n",
 			[]smartRecord{{id: "1", line: 1, fields: map[string]string{"W": ".Ix and .w"}}},
 		},
+		{
+			"a repeated field keeps every part",
+			".I 1\n.A\nSmith, J.\n.W\nabstract\n.A\nJones, K.\n.A\n\n",
+			[]smartRecord{{id: "1", line: 1, fields: map[string]string{"A": "Smith, J.\nJones, K.", "W": "abstract"}}},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
