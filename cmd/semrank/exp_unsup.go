@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -33,6 +34,12 @@ default --data's), and the first-stage order, and prints a markdown table.
 No judgments are used except to score the rankings.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkPositive(cmd, "depth"); err != nil {
+				return err
+			}
+			if names := unsupexp.SystemNames(); !slices.Contains(names, base) {
+				return fmt.Errorf("--base %q: want one of %q", base, names)
+			}
 			ds, err := eval.LoadDataset(data)
 			if err != nil {
 				return err

@@ -37,6 +37,21 @@ writes the pairs for scripts/wmd_reference.py (POT's ot.emd2);
 --pot-values compares the values that script wrote with this solver's.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkPositive(cmd, "queries", "docs", "k", "repeat"); err != nil {
+				return err
+			}
+			// Read the values to compare with before the timings, so a
+			// missing or mismatched file fails at once.
+			var pot []float64
+			if potValues != "" {
+				var err error
+				if pot, err = unsupexp.ReadValues(potValues); err != nil {
+					return err
+				}
+				if n := cfg.Queries * cfg.Docs; len(pot) != n {
+					return fmt.Errorf("%s has %d values for %d pairs", potValues, len(pot), n)
+				}
+			}
 			ds, err := eval.LoadDataset(data)
 			if err != nil {
 				return err
@@ -52,7 +67,7 @@ writes the pairs for scripts/wmd_reference.py (POT's ot.emd2);
 			}
 			var runs []*unsupexp.SpeedResult
 			var pairs []unsupexp.Pair
-			for range max(repeat, 1) {
+			for range repeat {
 				r, p, err := unsupexp.Speed(cmd.Context(), space, qs, docs, cfg.K)
 				if err != nil {
 					return err
@@ -89,13 +104,6 @@ writes the pairs for scripts/wmd_reference.py (POT's ot.emd2);
 				fmt.Fprintf(w, "wrote %s\n", pairsOut)
 			}
 			if potValues != "" {
-				pot, err := unsupexp.ReadValues(potValues)
-				if err != nil {
-					return err
-				}
-				if len(pot) != len(res.Values) {
-					return fmt.Errorf("%s has %d values for %d pairs", potValues, len(pot), len(res.Values))
-				}
 				var worst float64
 				for i, x := range pot {
 					worst = math.Max(worst, math.Abs(x-res.Values[i]))

@@ -38,8 +38,26 @@ document). Prints a markdown table (MAP = map@10, MRR, AUC, paired tests).`,
 			if cfg.Cs, err = parseInts(cs); err != nil {
 				return fmt.Errorf("--cs: %w", err)
 			}
-			if (cvDir == "") == (trainDir == "" || testDir == "") {
+			for _, f := range []struct {
+				name string
+				vals []int
+			}{{"ks", cfg.Ks}, {"cs", cfg.Cs}} {
+				for _, v := range f.vals {
+					if v < 1 {
+						return fmt.Errorf("--%s %d: want positive dimensions", f.name, v)
+					}
+				}
+			}
+			if (cvDir != "") == (trainDir != "" || testDir != "") || (cvDir == "" && (trainDir == "" || testDir == "")) {
 				return fmt.Errorf("give either --cv DIR or both --train DIR and --test DIR")
+			}
+			if cvDir != "" {
+				if err := checkFolds(folds); err != nil {
+					return err
+				}
+				if len(corpora) == 0 {
+					return fmt.Errorf("--cv needs a --corpus DIR: cross-validation fits the vocabulary, LSA and DSE pretraining on the extra corpus only")
+				}
 			}
 			cfg.Log = os.Stderr
 			extra, err := conceptexp.LoadExtra(corpora)

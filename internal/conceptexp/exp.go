@@ -67,6 +67,16 @@ func (c Config) logf(format string, args ...any) {
 
 // Prepare fits the unsupervised parts on data (texts; lists' texts too).
 func Prepare(ctx context.Context, data concept.Data, cfg Config) (*Fixed, error) {
+	for _, k := range cfg.Ks {
+		if k < 1 {
+			return nil, fmt.Errorf("conceptexp: LSA/S2Net dimension %d, want ≥ 1", k)
+		}
+	}
+	for _, c := range cfg.Cs {
+		if c < 1 {
+			return nil, fmt.Errorf("conceptexp: DSE dimension %d, want ≥ 1", c)
+		}
+	}
 	start := time.Now()
 	texts := append([]string(nil), data.Texts...)
 	for _, l := range data.Lists {

@@ -80,3 +80,19 @@ func TestCrossValidateReport(t *testing.T) {
 		t.Errorf("IR MAP %v", got)
 	}
 }
+
+// TestPrepareRefusesBadDimensions checks that a dimension below 1 is an
+// error: k = 0 left LSA unfitted and RunSplit panicked on it, and C = 0
+// pretrained DSE at its default C = 50 under the name "DSE C=0".
+func TestPrepareRefusesBadDimensions(t *testing.T) {
+	data, err := LoadExtra([]string{"../../testdata/concepts/semeval-b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc := dse.Config{D: 30, PretrainEpochs: 1}
+	for _, cfg := range []Config{{Ks: []int{0}}, {Ks: []int{2, -1}}, {Cs: []int{0}, DSE: dc}} {
+		if _, err := Prepare(context.Background(), data, cfg); err == nil || !strings.Contains(err.Error(), "dimension") {
+			t.Errorf("Prepare(ks %v, cs %v): err = %v", cfg.Ks, cfg.Cs, err)
+		}
+	}
+}

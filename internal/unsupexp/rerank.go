@@ -128,6 +128,11 @@ type System struct {
 // others stopped at the limit, where labels may still swing.
 type Convergence struct{ Converged, Total int }
 
+// SystemNames returns the names of the systems Systems returns, in order.
+func SystemNames() []string {
+	return []string{"IR order", "TF-IDF cosine", "BM25 (textbook)", "WMD", "SSG-WD", "SSG-D"}
+}
+
 // Systems returns the compared systems: first-stage order, TF-IDF cosine,
 // BM25, WMD (negative distance), SSG-WD and SSG-D. conv, when not nil,
 // counts how many SSG-WD propagations converged.
@@ -286,6 +291,15 @@ func Compare(ctx context.Context, ds *eval.Dataset, lists Lists, systems []Syste
 // WriteTable prints rows as a markdown table, with paired tests of each
 // system against the row named base on the first metric.
 func WriteTable(w io.Writer, rows []Row, metrics []eval.Metric, base string) error {
+	var baseCol []float64
+	for _, r := range rows {
+		if r.Name == base {
+			baseCol = r.Result.Column(0)
+		}
+	}
+	if baseCol == nil {
+		return fmt.Errorf("no system named %q to compare with", base)
+	}
 	fmt.Fprint(w, "| system |")
 	for _, m := range metrics {
 		fmt.Fprintf(w, " %s |", m)
@@ -295,18 +309,12 @@ func WriteTable(w io.Writer, rows []Row, metrics []eval.Metric, base string) err
 		fmt.Fprint(w, "---|")
 	}
 	fmt.Fprintln(w, "---|")
-	var baseCol []float64
-	for _, r := range rows {
-		if r.Name == base {
-			baseCol = r.Result.Column(0)
-		}
-	}
 	for _, r := range rows {
 		fmt.Fprintf(w, "| %s |", r.Name)
 		for _, m := range metrics {
 			fmt.Fprintf(w, " %.4f |", r.Result.Value(m.String()))
 		}
-		if baseCol != nil && r.Name != base {
+		if r.Name != base {
 			c, err := eval.Compare(r.Result.Column(0), baseCol)
 			if err != nil {
 				return err

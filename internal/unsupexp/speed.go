@@ -49,6 +49,9 @@ type SpeedResult struct {
 // speed test: the first cfg.Queries queries and cfg.Docs corpus documents
 // that have at least one word with a vector.
 func SpeedDocs(space *wmd.Space, ds *eval.Dataset, cfg SpeedConfig) (qs, docs []wmd.Doc, err error) {
+	if cfg.Queries < 1 || cfg.Docs < 1 {
+		return nil, nil, fmt.Errorf("%d queries and %d documents requested: want at least one of each", cfg.Queries, cfg.Docs)
+	}
 	for _, q := range ds.Queries {
 		if len(qs) == cfg.Queries {
 			break
@@ -74,6 +77,9 @@ func SpeedDocs(space *wmd.Space, ds *eval.Dataset, cfg SpeedConfig) (qs, docs []
 // Speed times exact WMD per pair on every query×document pair, and
 // pruned against exhaustive k-NN over the same pairs.
 func Speed(ctx context.Context, space *wmd.Space, qs, docs []wmd.Doc, k int) (*SpeedResult, []Pair, error) {
+	if len(qs) == 0 || len(docs) == 0 {
+		return nil, nil, fmt.Errorf("%d queries and %d documents: want at least one of each", len(qs), len(docs))
+	}
 	res := &SpeedResult{}
 	var pairs []Pair
 	for qi, q := range qs {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,5 +105,55 @@ func TestSpeedAndPairs(t *testing.T) {
 	os.WriteFile(path, raw[:5], 0o644)
 	if _, err := ReadValues(path); err == nil || !strings.Contains(err.Error(), "multiple of 8") {
 		t.Errorf("truncated values accepted: %v", err)
+	}
+}
+
+// TestSpeedRefusesNoPairs checks that an empty speed test is an error,
+// not a division by zero (semrank experiment wmd-speed --queries 0
+// panicked), and that a negative count is not read as "all".
+func TestSpeedRefusesNoPairs(t *testing.T) {
+	v, err := embed.NewVectors([]string{"bank", "loan"}, 2, []float64{1, 0, 0, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	space := wmd.NewSpace(v)
+	docs := []wmd.Doc{space.Doc("bank"), space.Doc("loan")}
+	if _, _, err := Speed(context.Background(), space, nil, docs, 1); err == nil {
+		t.Error("Speed with no queries: no error")
+	}
+	ds := &eval.Dataset{
+		Queries: []eval.Query{{ID: "q1", Text: "bank"}},
+		Corpus:  []eval.Doc{{ID: "d1", Text: "loan"}},
+	}
+	for _, cfg := range []SpeedConfig{{Queries: 0, Docs: 1}, {Queries: -1, Docs: 1}, {Queries: 1, Docs: -1}} {
+		if _, _, err := SpeedDocs(space, ds, cfg); err == nil {
+			t.Errorf("SpeedDocs(%+v): no error", cfg)
+		}
+	}
+}
+
+// TestWriteTableNeedsBase checks that a base naming no system is an error
+// (it printed the table without a single comparison), and that
+// SystemNames lists the systems Systems builds.
+func TestWriteTableNeedsBase(t *testing.T) {
+	ms := eval.MustParseMetrics("map@10")
+	res, err := eval.Evaluate(eval.Qrels{"q1": {"d1": 1}}, eval.NewRun(), ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := []Row{{Name: "IR order", Result: res}, {Name: "WMD", Result: res}}
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, rows, ms, "IR ordr"); err == nil || !strings.Contains(err.Error(), `"IR ordr"`) {
+		t.Errorf("unknown base: err = %v", err)
+	}
+	if err := WriteTable(&buf, rows, ms, "IR order"); err != nil || !strings.Contains(buf.String(), "| WMD | 0.0000 | +0.0000 (p=") {
+		t.Errorf("base IR order: err = %v\n%s", err, buf.String())
+	}
+	var names []string
+	for _, s := range Systems(Stats{}, nil, nil, nil, nil) {
+		names = append(names, s.Name)
+	}
+	if !slices.Equal(names, SystemNames()) {
+		t.Errorf("Systems are %q, SystemNames %q", names, SystemNames())
 	}
 }

@@ -84,21 +84,30 @@ func detect(br *bufio.Reader) (Format, error) {
 	if nl < 0 {
 		return FormatGloVe, nil
 	}
-	if _, _, err := parseHeader(string(head[:nl])); err != nil {
+	_, dim, err := parseHeader(string(head[:nl]))
+	if err != nil {
 		return FormatGloVe, nil
 	}
 	rest := head[nl+1:]
-	if sp := bytes.IndexByte(rest, ' '); sp >= 0 {
+	rec := rest
+	if e := bytes.IndexByte(rest, '\n'); e >= 0 {
+		rec = rest[:e]
+	}
+	if sp := bytes.IndexByte(rec, ' '); sp >= 0 {
 		// A binary file has raw float32 bytes after the first word; a text
 		// file has printable digits, signs, dots and spaces up to the newline.
-		line := rest[sp+1:]
-		if e := bytes.IndexByte(line, '\n'); e >= 0 {
-			line = line[:e]
-		}
-		for _, c := range line {
+		for _, c := range rec[sp+1:] {
 			if !strings.ContainsRune("0123456789+-.eE \r\tnaifNAIF", rune(c)) {
 				return FormatWord2VecBin, nil
 			}
+		}
+		// The float bytes may hold a newline (0x0a) before any byte that
+		// gives them away. Then the line is short of the header's number
+		// of values, and the newline that word2vec writes after each
+		// binary record is where the first record's bytes end.
+		end := sp + 1 + 4*dim
+		if len(splitFields(strings.TrimRight(string(rec), "\r"))) != dim+1 && end < len(rest) && rest[end] == '\n' {
+			return FormatWord2VecBin, nil
 		}
 	}
 	return FormatWord2VecText, nil
@@ -157,7 +166,7 @@ func (b *builder) vectors() (*Vectors, error) {
 // Fields are separated by ASCII spaces and tabs only, as gensim reads them:
 // published vector files have words holding other Unicode spaces (U+00A0).
 func parseVectorLine(line string, dim int, lineNo int) (string, []float64, error) {
-	f := strings.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == '\t' })
+	f := splitFields(line)
 	if len(f) < 2 {
 		return "", nil, fmt.Errorf("line %d: want a word and its values", lineNo)
 	}
@@ -179,6 +188,11 @@ func parseVectorLine(line string, dim int, lineNo int) (string, []float64, error
 		vec[i] = x
 	}
 	return f[0], vec, nil
+}
+
+// splitFields splits a text vector line at ASCII spaces and tabs.
+func splitFields(line string) []string {
+	return strings.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == '\t' })
 }
 
 func scanLines(r io.Reader, fn func(line string, n int) error) error {

@@ -2,6 +2,7 @@ package embed
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -195,5 +196,58 @@ func TestWordsWithUnicodeSpaces(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestBundleRecordsTrainedConfig checks that the manifest records the
+// settings training used, not the zero fields that stood for them
+// (semrank train embed has no --alpha flag: its bundles said alpha 0).
+func TestBundleRecordsTrainedConfig(t *testing.T) {
+	b, err := sampleVectors(t).Bundle(Config{Dim: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got Config
+	if err := b.Config(&got); err != nil {
+		t.Fatal(err)
+	}
+	if want := (Config{Dim: 3}).withDefaults(); got != want {
+		t.Errorf("manifest config %+v, want %+v", got, want)
+	}
+}
+
+// TestDetectBinaryWithEarlyNewline checks format detection on a binary
+// file whose first value begins with the byte 0x0a (about one file in 256):
+// it was taken for word2vec text and failed with "want a word and its
+// values". A text file whose first line is short stays text, so its error
+// names the line.
+func TestDetectBinaryWithEarlyNewline(t *testing.T) {
+	first := float64(math.Float32frombits(0x3f80000a)) // little endian: 0a 00 80 3f
+	v, err := NewVectors([]string{"bank", "doha"}, 3, []float64{first, 2, 3, 4, 5, 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bin bytes.Buffer
+	if err := v.WriteWord2VecBinary(&bin); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "v.bin")
+	if err := os.WriteFile(p, bin.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadFile(p, FormatAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Data, v.Data) {
+		t.Errorf("data = %v, want %v", got.Data, v.Data)
+	}
+	short := filepath.Join(dir, "short.txt")
+	if err := os.WriteFile(short, []byte("2 3\nbank 1 2\ndoha 1 2 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadFile(short, FormatAuto); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("short text line: err = %v, want one naming line 2", err)
 	}
 }

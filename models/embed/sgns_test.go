@@ -2,6 +2,9 @@ package embed
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"os"
@@ -154,5 +157,35 @@ func TestTrainRejectsBadInput(t *testing.T) {
 				t.Errorf("err = %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestTrainSameBitsEverywhere pins the vectors trained on a synthetic
+// corpus. The reference implementation's float32 arithmetic must give the
+// same bits on every platform: run it also with GOAMD64=v3 (where, like on
+// arm64, the compiler may fuse x*y+z into one FMA instruction unless each
+// product is rounded explicitly).
+func TestTrainSameBitsEverywhere(t *testing.T) {
+	words := strings.Fields("bank loan salary account transfer credit beach desert camping sand dunes sea visa doha")
+	r := rng(11)
+	var sents [][]string
+	for range 300 {
+		s := make([]string, 10)
+		for j := range s {
+			s[j] = words[r.next()%uint64(len(words))]
+		}
+		sents = append(sents, s)
+	}
+	v, err := Train(context.Background(), sents, Config{Dim: 12, Epochs: 3, PruneTop: -1, MinCount: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.New()
+	for _, x := range v.Data {
+		binary.Write(h, binary.LittleEndian, math.Float64bits(x))
+	}
+	const want = "00aa3ee66579d6b0"
+	if got := hex.EncodeToString(h.Sum(nil))[:16]; got != want {
+		t.Errorf("trained vectors hash to %s, want %s", got, want)
 	}
 }

@@ -72,10 +72,11 @@ func (v *Vectors) Lookup(w string) ([]float64, bool) {
 	return v.Vector(i), true
 }
 
-// Bundle returns the vectors as an "embed" model bundle.
+// Bundle returns the vectors as an "embed" model bundle. The manifest
+// records cfg with its zero fields replaced by the defaults Train used.
 func (v *Vectors) Bundle(cfg Config) (*models.Bundle, error) {
 	b := models.New(Method, Version)
-	if err := b.SetConfig(cfg); err != nil {
+	if err := b.SetConfig(cfg.withDefaults()); err != nil {
 		return nil, err
 	}
 	b.AddStrings("vocab", v.Words)

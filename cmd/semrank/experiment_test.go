@@ -1,0 +1,90 @@
+package main
+
+import (
+	"encoding/binary"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/semrank/semrank/models/embed"
+)
+
+// TestPaperExperimentBadFlags checks that the paper experiments refuse bad
+// flag values before loading anything, with an error naming the flag,
+// rather than panicking, running for minutes first, or printing a table
+// that silently lacks what was asked for.
+func TestPaperExperimentBadFlags(t *testing.T) {
+	nowhere := filepath.Join(t.TempDir(), "absent")
+	speed := func(flags ...string) []string {
+		return append([]string{"experiment", "wmd-speed", "--data", nowhere, "--vectors", nowhere}, flags...)
+	}
+	unsup := func(flags ...string) []string {
+		return append([]string{"experiment", "unsup", "--data", nowhere, "--vectors", nowhere, "--topics", nowhere}, flags...)
+	}
+	concepts := func(flags ...string) []string {
+		return append([]string{"experiment", "concepts"}, flags...)
+	}
+	deepmatch := func(flags ...string) []string {
+		return append([]string{"experiment", "deepmatch"}, flags...)
+	}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{speed("--queries", "0"), "--queries 0: want a positive number"},
+		{speed("--docs", "-1"), "--docs -1: want a positive number"},
+		{speed("--k", "0"), "--k 0: want a positive number"},
+		{speed("--repeat", "0"), "--repeat 0: want a positive number"},
+		{speed("--pot-values", filepath.Join(nowhere, "pot.bin")), "pot.bin"},
+		{unsup("--base", "IR ordr"), `--base "IR ordr"`},
+		{unsup("--index", nowhere, "--depth", "0"), "--depth 0: want a positive number"},
+		{concepts("--cv", nowhere, "--corpus", nowhere, "--folds", "1"), "--folds 1: want at least 2"},
+		{concepts("--cv", nowhere, "--corpus", nowhere, "--ks", "50,0"), "--ks 0"},
+		{concepts("--cv", nowhere, "--corpus", nowhere, "--cs", "-3"), "--cs -3"},
+		{concepts("--cv", nowhere, "--corpus", nowhere, "--train", nowhere), "give either --cv DIR or both"},
+		{concepts("--cv", nowhere), "--cv needs a --corpus"},
+		{deepmatch("--cv", nowhere, "--train", nowhere), "give either --cv DIR or both"},
+		{deepmatch("--cv", nowhere, "--folds", "1"), "--folds 1: want at least 2"},
+		{deepmatch("--cv", nowhere, "--epochs", "-2"), "--epochs -2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args[1]+" "+tt.want, func(t *testing.T) {
+			if _, err := execute(tt.args...); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestWMDSpeedChecksPOTValuesFirst checks that a --pot-values file that
+// cannot match the pairs is refused before the timings run, not after.
+func TestWMDSpeedChecksPOTValuesFirst(t *testing.T) {
+	dir := t.TempDir()
+	words := []string{"bank", "good", "best", "qatar", "doha", "place", "car", "visa"}
+	data := make([]float64, 2*len(words))
+	for i := range words {
+		data[2*i], data[2*i+1] = math.Cos(float64(i)), math.Sin(float64(i))
+	}
+	v, err := embed.NewVectors(words, 2, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vectors := filepath.Join(dir, "v.embed")
+	if err := v.Save(vectors, embed.Config{Dim: 2}); err != nil {
+		t.Fatal(err)
+	}
+	pot := filepath.Join(dir, "pot.bin")
+	if err := os.WriteFile(pot, binary.LittleEndian.AppendUint64(nil, math.Float64bits(1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := execute("experiment", "wmd-speed", "--data", "../../testdata/demo", "--vectors", vectors,
+		"--queries", "2", "--docs", "3", "--repeat", "1", "--pot-values", pot)
+	if err == nil || !strings.Contains(err.Error(), "1 values for 6 pairs") {
+		t.Fatalf("err = %v, want one saying the file has 1 value for 6 pairs", err)
+	}
+	if strings.Contains(out, "exact WMD") {
+		t.Errorf("timings ran before the values were checked:\n%s", out)
+	}
+}
