@@ -91,6 +91,9 @@ type SemEval struct {
 	cands     map[string][]rankedID // qid → candidates with their given order
 	candOrder []string
 	read      int // query records read, repeats included
+	// keepSkipped keeps the threads subtask A skips, for SemEvalText: their
+	// comments appear nowhere else in the files.
+	keepSkipped bool
 }
 
 type rankedID struct {
@@ -304,7 +307,7 @@ func (c *SemEval) addThread(th xmlThread) error {
 	if c.Subtask != SubtaskA {
 		return nil // 2015 threads carry no subtask B data
 	}
-	if th.Skip != "" {
+	if th.Skip != "" && !c.keepSkipped {
 		return nil // a repeated related question; the task skips it
 	}
 	if len(th.Comments) == 0 {

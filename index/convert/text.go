@@ -12,6 +12,9 @@ import (
 // read.
 func SemEvalText(paths ...string) ([]string, error) {
 	a, b := NewSemEval(SubtaskA), NewSemEval(SubtaskB)
+	// The threads subtask A skips repeat a related question, not its
+	// comments, which are found only there.
+	a.keepSkipped = true
 	for _, p := range paths {
 		if err := a.AddFile(p); err != nil {
 			return nil, err
