@@ -48,7 +48,8 @@ type Outcome struct {
 	Scores Scores
 	Names  []string // systems in report order
 	// Pools are the paper-protocol pools of the test queries: each holds one
-	// relevant candidate first and five random documents of other queries.
+	// relevant candidate, at a random place, and five random documents of
+	// other queries.
 	Pools      []deepmatch.Query
 	PoolScores Scores
 	Params     map[string]int // weights per learned system (last fold)
@@ -78,9 +79,13 @@ func baselines(test []deepmatch.Query, corpus []string) (Scores, error) {
 
 // pools builds the paper's evaluation pools: for each test query with a
 // relevant candidate, its first relevant candidate and five candidates of
-// other test queries drawn at random.
+// other test queries drawn at random, the relevant one at a random place.
+// Rankings keep the pool order among equal scores, so a relevant candidate
+// always first would win every tie: TF-IDF scores 0 for every candidate
+// sharing no word with the query, a fifth of the SemEval A pools.
 func pools(test []deepmatch.Query, seed uint64) []deepmatch.Query {
 	rng := rand.New(rand.NewPCG(seed, 0x9001))
+	place := rand.New(rand.NewPCG(seed, 0x9002)) // its own stream: the same negatives are drawn
 	var out []deepmatch.Query
 	for i, q := range test {
 		var pos *deepmatch.Cand
@@ -104,6 +109,8 @@ func pools(test []deepmatch.Query, seed uint64) []deepmatch.Query {
 			c.ID = fmt.Sprintf("%s#%d", c.ID, len(p.Cands)) // a document may be drawn twice
 			p.Cands = append(p.Cands, c)
 		}
+		k := place.IntN(len(p.Cands))
+		p.Cands[0], p.Cands[k] = p.Cands[k], p.Cands[0]
 		out = append(out, p)
 	}
 	return out

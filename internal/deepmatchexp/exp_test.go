@@ -3,6 +3,8 @@ package deepmatchexp
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,13 +84,29 @@ func TestPools(t *testing.T) {
 		t.Fatalf("%d pools, want 2 (query b has no relevant candidate)", len(ps))
 	}
 	for _, p := range ps {
-		if len(p.Cands) != 6 || !p.Cands[0].Relevant {
-			t.Fatalf("pool %s: %+v", p.ID, p.Cands)
-		}
-		for _, c := range p.Cands[1:] {
-			if c.Relevant || strings.HasPrefix(c.ID, p.ID) {
-				t.Fatalf("pool %s draws %s", p.ID, c.ID)
+		relevant := 0
+		for _, c := range p.Cands {
+			switch {
+			case c.Relevant:
+				relevant++
+			case strings.HasPrefix(c.ID, p.ID):
+				t.Fatalf("pool %s draws its own %s", p.ID, c.ID)
 			}
 		}
+		if len(p.Cands) != 6 || relevant != 1 {
+			t.Fatalf("pool %s: %+v", p.ID, p.Cands)
+		}
+	}
+	// The relevant candidate's place varies, or it would win every tie.
+	var many []deepmatch.Query
+	for i := range 20 {
+		many = append(many, deepmatch.Query{ID: fmt.Sprint(i), Cands: []deepmatch.Cand{{ID: fmt.Sprint(i, "+"), Relevant: true}}})
+	}
+	places := map[int]bool{}
+	for _, p := range pools(many, 1) {
+		places[slices.IndexFunc(p.Cands, func(c deepmatch.Cand) bool { return c.Relevant })] = true
+	}
+	if len(places) < 3 {
+		t.Errorf("relevant candidates at places %v over 20 pools", places)
 	}
 }
