@@ -218,12 +218,27 @@ type Progress func(done, total int)
 // anything is written.
 func (x *Index) Add(ctx context.Context, docs []eval.Doc, encoders []PayloadEncoder, progress Progress) error {
 	computed := map[string]bool{}
+	models := map[string]string{}
+	var uniq []PayloadEncoder
 	for _, enc := range encoders {
-		if err := x.payloads.checkModel(enc.PayloadName(), enc.ModelID()); err != nil {
+		name, id := enc.PayloadName(), enc.ModelID()
+		if err := x.payloads.checkModel(name, id); err != nil {
 			return err
 		}
-		computed[enc.PayloadName()] = true
+		// Two models cannot share a payload name: the store would hold one
+		// model's id over the other's bytes. One model named twice (two
+		// stages reading the same payload) is computed once.
+		switch m, ok := models[name]; {
+		case ok && m != id:
+			return fmt.Errorf("index: payload %q asked of two models, %s and %s; give their stages different payload names", name, m, id)
+		case ok:
+			continue
+		}
+		models[name] = id
+		computed[name] = true
+		uniq = append(uniq, enc)
 	}
+	encoders = uniq
 	batch := x.NewBatch()
 	var ids []string
 	pending := map[string][]payloadRec{}

@@ -577,3 +577,42 @@ func TestDocFreqAfterConcurrentWrite(t *testing.T) {
 		})
 	}
 }
+
+// TestAddRefusesTwoModelsForOnePayload: two stages of one type (S2Net at
+// two dimensions) must not write one payload name, or the store would hold
+// one model's id over the other's bytes.
+func TestAddRefusesTwoModelsForOnePayload(t *testing.T) {
+	docs := []eval.Doc{{ID: "d1", Text: "bank account"}}
+	for _, tc := range []struct {
+		name    string
+		encs    []PayloadEncoder
+		wantErr string
+	}{
+		{"two models", []PayloadEncoder{lenEncoder{"m1"}, lenEncoder{"m2"}}, `payload "len" asked of two models, m1 and m2`},
+		{"one model twice", []PayloadEncoder{lenEncoder{"m1"}, lenEncoder{"m1"}}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			idx, err := Create("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer idx.Close()
+			err = idx.Add(context.Background(), docs, tc.encs, nil)
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := idx.PayloadModel("len"); got != "m1" {
+					t.Errorf("payload model %q, want m1", got)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("err = %v, want %q", err, tc.wantErr)
+			}
+			if n, _ := idx.DocCount(); n != 0 {
+				t.Errorf("%d documents indexed before the refusal", n)
+			}
+		})
+	}
+}

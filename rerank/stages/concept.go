@@ -43,10 +43,12 @@ func modelPath(spec rerank.StageSpec, env rerank.Env, typ string) (string, error
 }
 
 // newConcept builds a concept stage for model m, checking that the
-// index's payload (option "payload", default typ) was written by m.
+// index's payload (option "payload", default the stage's name, so that two
+// stages of one type, e.g. S2Net at two dimensions, store two payloads)
+// was written by m.
 func newConcept(spec rerank.StageSpec, env rerank.Env, typ string, m conceptModel, dim int,
 	score func(qv, dv []float64, qText, dText string) float64) (*Concept, error) {
-	payload, err := spec.Str("payload", typ)
+	payload, err := spec.Str("payload", spec.DisplayName(typ))
 	if err != nil {
 		return nil, err
 	}

@@ -131,3 +131,27 @@ func TestConceptStagesPayloadsAndText(t *testing.T) {
 		})
 	}
 }
+
+// TestConceptPayloadNames: two stages of one type (an ablation's second
+// S2Net) store their vectors under their own names; an explicit payload
+// option wins.
+func TestConceptPayloadNames(t *testing.T) {
+	dir := t.TempDir()
+	_, paths := conceptModels(t, dir)
+	for _, tc := range []struct {
+		spec rerank.StageSpec
+		want string
+	}{
+		{rerank.StageSpec{Type: "s2net", Model: paths["s2net"]}, "s2net"},
+		{rerank.StageSpec{Type: "s2net", Name: "s2net_dim100", Model: paths["s2net"]}, "s2net_dim100"},
+		{rerank.StageSpec{Type: "lsa", Name: "topics", Model: paths["lsa"], Options: map[string]any{"payload": "lsa"}}, "lsa"},
+	} {
+		st, err := rerank.NewStage(tc.spec, rerank.Env{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := st.(rerank.PayloadStage).PayloadEncoder().PayloadName(); got != tc.want {
+			t.Errorf("%+v: payload %q, want %q", tc.spec, got, tc.want)
+		}
+	}
+}
