@@ -616,3 +616,27 @@ func TestAddRefusesTwoModelsForOnePayload(t *testing.T) {
 		})
 	}
 }
+
+// nameEncoder writes an empty payload under a given name.
+type nameEncoder string
+
+func (e nameEncoder) PayloadName() string                  { return string(e) }
+func (nameEncoder) ModelID() string                        { return "m" }
+func (nameEncoder) EncodePayload(eval.Doc) ([]byte, error) { return []byte{1}, nil }
+
+func TestPayloadNames(t *testing.T) {
+	for name, ok := range map[string]bool{
+		"s2net": true, "s2net_gamma2.5": true, // stage names made from options
+		"": false, ".hidden": false, "..": false, "a/b": false, `a\b`: false,
+	} {
+		idx, err := Create(filepath.Join(t.TempDir(), "idx"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = idx.Add(context.Background(), []eval.Doc{{ID: "d1", Text: "bank"}}, []PayloadEncoder{nameEncoder(name)}, nil)
+		idx.Close()
+		if (err == nil) != ok {
+			t.Errorf("payload name %q: err = %v, want ok %v", name, err, ok)
+		}
+	}
+}

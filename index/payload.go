@@ -266,7 +266,11 @@ func appendRecord(b []byte, id string, data []byte, del bool) []byte {
 var ErrModelMismatch = errors.New("payloads were written by a different model")
 
 func (ps *payloadStore) checkModel(name, model string) error {
-	if name == "" || strings.ContainsAny(name, `/\.`) {
+	// The name becomes a file name, name.log, in the payload directory:
+	// no separators, and no leading dot (".", "..", hidden files). Other
+	// dots are fine, and stage names made from options carry them
+	// ("s2net_gamma2.5").
+	if name == "" || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") {
 		return fmt.Errorf("index: invalid payload name %q", name)
 	}
 	ps.mu.RLock()

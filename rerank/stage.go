@@ -315,8 +315,18 @@ func (s StageSpec) Str(name, def string) (string, error) {
 // they are.
 func (s StageSpec) RelativeTo(dir string) StageSpec {
 	if s.Model != "" {
-		if rel, ok := inside(dir, s.Model); ok {
-			s.Model = rel
+		// A model may live outside dir (a shared file): it becomes
+		// relative all the same, "../..."-style, as pipelines resolve it.
+		d := dir
+		if filepath.IsAbs(s.Model) && !filepath.IsAbs(d) {
+			if abs, err := filepath.Abs(d); err == nil {
+				d = abs
+			}
+		}
+		if filepath.IsAbs(s.Model) == filepath.IsAbs(d) {
+			if rel, err := filepath.Rel(d, s.Model); err == nil {
+				s.Model = rel
+			}
 		}
 	}
 	if len(s.Options) == 0 {
