@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -156,9 +155,9 @@ func Open(path string) (*Index, error) {
 	start := time.Now()
 	b, err := bleve.OpenUsing(path, map[string]interface{}{"bolt_timeout": lockWait.String()})
 	if err != nil {
-		// bbolt gives up one 50 ms retry before the timeout, with the
-		// error "timeout".
-		if time.Since(start) >= lockWait/2 && strings.HasSuffix(err.Error(), "timeout") {
+		// bbolt gives up one 50 ms retry before the timeout, with its
+		// ErrTimeout, which Bleve returns as it is: "timeout".
+		if time.Since(start) >= lockWait/2 && err.Error() == "timeout" {
 			return nil, fmt.Errorf("index: %s is locked by another process (a running semrank serve or index?); stop it, or work on a copy: %w", path, err)
 		}
 		return nil, fmt.Errorf("index: open %s: %w", path, err)

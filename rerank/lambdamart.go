@@ -275,9 +275,13 @@ func lambdas(s []float64, y []int, sigma float64) (g, h []float64) {
 	if ideal == 0 {
 		return g, h
 	}
+	gains := make([]float64, n)
+	for i, v := range y {
+		gains[i] = gain(v)
+	}
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
-			gi, gj := gain(y[i]), gain(y[j])
+			gi, gj := gains[i], gains[j]
 			if gi <= gj {
 				continue
 			}
@@ -296,8 +300,8 @@ func lambdas(s []float64, y []int, sigma float64) (g, h []float64) {
 	return g, h
 }
 
-// gain is the NDCG gain of grade y, 2^y - 1; grades ≤ 0 are not relevant
-// and gain 0, as in package eval.
+// gain is the NDCG gain of grade y, 2^y - 1; grades ≤ 0 gain 0, as
+// package eval counts them not relevant.
 func gain(y int) float64 {
 	return math.Pow(2, float64(max(y, 0))) - 1
 }

@@ -43,7 +43,10 @@ type LoadResult struct {
 // a loopback address (127.0.0.0/8, ::1 or localhost).
 func CheckLoopback(rawURL string) error {
 	u, err := url.Parse(rawURL)
-	if err != nil || u.Scheme != "http" {
+	if err != nil {
+		return fmt.Errorf("load test: %s: want an http:// URL, such as http://127.0.0.1:8095: %w", rawURL, err)
+	}
+	if u.Scheme != "http" {
 		return fmt.Errorf("load test: %s: want an http:// URL, such as http://127.0.0.1:8095", rawURL)
 	}
 	host := u.Hostname()

@@ -76,6 +76,10 @@ models one by one.`,
 			if err == nil {
 				err = idx.Compact(context.Background())
 			}
+			var after uint64
+			if err == nil {
+				after, err = idx.DocCount()
+			}
 			if cerr := idx.Close(); err == nil {
 				err = cerr
 			}
@@ -89,7 +93,8 @@ models one by one.`,
 				// Adding to an existing index is allowed (documents with
 				// known ids are replaced); say so, in case the path was
 				// meant for a new one.
-				fmt.Fprintf(cmd.OutOrStdout(), "  the index already held %d documents; documents with the same ids were replaced\n", before)
+				replaced := before + uint64(len(ds.Corpus)) - after
+				fmt.Fprintf(cmd.OutOrStdout(), "  the index already held %d documents; %d of them replaced by documents with the same ids\n", before, replaced)
 			}
 			for _, e := range encs {
 				fmt.Fprintf(cmd.OutOrStdout(), "  payload %s from model %s\n", e.PayloadName(), e.ModelID())

@@ -26,18 +26,18 @@ func Write(path string, fn func(io.Writer) error) error {
 	bw := bufio.NewWriter(f)
 	if err := fn(bw); err != nil {
 		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", path, err) // fn's own error, maybe about another file
 	}
 	if err := bw.Flush(); err != nil {
 		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
+		return named(path, err)
 	}
 	if err := f.Chmod(0o644); err != nil {
 		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
+		return named(path, err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return named(path, err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		return named(path, err)

@@ -221,13 +221,12 @@ func sampleTriples(enc []encoded, poolSize int, owner []int, cfg Config, rng *ra
 				}
 			}
 			for range cfg.NegRandom {
+				if poolSize <= len(e.cands) {
+					break // no other query's document to draw (its own may be relevant)
+				}
 				n := rng.IntN(poolSize)
-				// Redraw until another query's document comes up, when
-				// there is one: the pool may hold only this query's.
-				if owner[n] == i && poolSize > len(e.cands) {
-					for owner[n] == i {
-						n = rng.IntN(poolSize)
-					}
+				for owner[n] == i { // redraw until another query's document comes up
+					n = rng.IntN(poolSize)
 				}
 				ts = append(ts, triple{q: i, pos: p, neg: n, random: true})
 			}

@@ -177,8 +177,6 @@ func (r *Recipe) Fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 	return path, nil
 }
 
-// foldCount returns the number of folds n asks for: 5 when n is 0. Fewer
-// than 2 folds leave nothing to train on, or panic eval.Dataset.Folds.
 // checkFusion refuses a fusion method the recipes cannot train, before
 // any stage is trained.
 func checkFusion(method string) error {
@@ -189,6 +187,8 @@ func checkFusion(method string) error {
 	return fmt.Errorf("recipe: unknown fusion %q (linear, lambdamart)", method)
 }
 
+// foldCount returns the number of folds n asks for: 5 when n is 0. Fewer
+// than 2 folds leave nothing to train on, or panic eval.Dataset.Folds.
 func foldCount(n int) (int, error) {
 	switch {
 	case n == 0:

@@ -304,8 +304,8 @@ func TestSemEvalWithoutDev(t *testing.T) {
 	}
 }
 
-// TestBEIRDepthChecked checks that a negative depth is refused before
-// anything is trained, not when the first fold's pipeline is read back.
+// TestBEIROptionsCheckedFirst checks that a negative depth and an unknown
+// fusion are refused before anything is trained or written.
 func TestBEIROptionsCheckedFirst(t *testing.T) {
 	ds := synthetic(12)
 	ds.Candidates = nil
