@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"sort"
 
 	"github.com/blevesearch/bleve/v2"
@@ -71,12 +73,41 @@ func WeightedQuery(weights map[string]float64) (query.Query, error) {
 
 var storedFields = []string{FieldTitle, FieldText, FieldMeta}
 
-// SortLikeTopN makes req order hits as TopN does: by score, ties by
-// document ID. Equal scores are common (short queries, documents alike in
-// length and term counts); left in Bleve's internal document order, which
-// follows how segments happened to merge, which tied documents enter the
-// top n would differ between two indexes of the same corpus.
-func SortLikeTopN(req *bleve.SearchRequest) { req.SortBy([]string{"-_score", "_id"}) }
+// SearchTiesByID runs req, a search by score from the first hit, on idx so
+// that documents tied in score across any of the cuts (positions, at most
+// req.Size) are chosen by document ID. Equal scores are common (short
+// queries, documents alike in length and term counts); left in Bleve's
+// internal document order, which follows how segments happened to merge,
+// which tied documents fall inside a cut would differ between two indexes
+// of the same corpus. Sorting every search by ID as well would make Bleve
+// look up the ID of every matching document (40% slower on a 30,000-hit
+// query), so the search asks for one hit more and sorts by ID only when a
+// tie crosses a cut. Ties inside a cut keep Bleve's order (StableOrder
+// orders them).
+func SearchTiesByID(ctx context.Context, idx bleve.Index, req *bleve.SearchRequest, cuts ...int) (*bleve.SearchResult, error) {
+	if req.From != 0 || req.Size <= 0 {
+		return idx.SearchInContext(ctx, req)
+	}
+	probe := *req
+	if slices.Contains(cuts, req.Size) && req.Size < math.MaxInt {
+		probe.Size++ // to see whether the last hit ties with the next
+	}
+	res, err := idx.SearchInContext(ctx, &probe)
+	if err != nil {
+		return nil, err
+	}
+	hits := res.Hits
+	for _, k := range cuts {
+		if k > 0 && k < len(hits) && hits[k].Score == hits[k-1].Score {
+			byID := *req
+			byID.SortBy([]string{"-_score", "_id"})
+			return idx.SearchInContext(ctx, &byID)
+		}
+	}
+	res.Hits = hits[:min(req.Size, len(hits))]
+	res.Request = req
+	return res, nil
+}
 
 // TopN returns the n best documents for q by BM25.
 func (x *Index) TopN(ctx context.Context, q query.Query, n int) ([]Hit, error) {
@@ -85,8 +116,7 @@ func (x *Index) TopN(ctx context.Context, q query.Query, n int) ([]Hit, error) {
 	}
 	req := bleve.NewSearchRequestOptions(q, n, 0, false)
 	req.Fields = storedFields
-	SortLikeTopN(req)
-	res, err := x.SearchInContext(ctx, req)
+	res, err := SearchTiesByID(ctx, x, req, n)
 	if err != nil {
 		return nil, fmt.Errorf("index: search: %w", err)
 	}

@@ -93,8 +93,8 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 	first.From = 0
 	first.Size = max(x.pipeline.WindowSize(), end)
 	first.Fields = mergeFields(req.Fields, x.TitleField, x.TextField, index.FieldMeta)
-	index.SortLikeTopN(&first) // the same tied hits as index.TopN
-	res, err := x.base.SearchInContext(ctx, &first)
+	// The window's cut and the page's, tied hits chosen as index.TopN does.
+	res, err := index.SearchTiesByID(ctx, x.base, &first, x.pipeline.WindowSize())
 	if err != nil {
 		return nil, err
 	}
