@@ -196,8 +196,7 @@ func (m *Model) Build(ctx context.Context, query string, pool []string) (*Graph,
 	}
 	idx := m.Space.NewIndex(docs)
 	in := map[int]bool{}
-	add := func(nb []wmd.Neighbor) []int {
-		var added []int
+	add := func(nb []wmd.Neighbor) {
 		for _, n := range nb {
 			if !in[n.Doc] {
 				in[n.Doc] = true
@@ -206,10 +205,8 @@ func (m *Model) Build(ctx context.Context, query string, pool []string) (*Graph,
 					at = -1
 				}
 				g.nodes = append(g.nodes, node{pool: at, tokens: toks[n.Doc], doc: docs[n.Doc]})
-				added = append(added, n.Doc)
 			}
 		}
-		return added
 	}
 	if m.coll != nil {
 		for i, d := range docs[:np] {
@@ -231,11 +228,11 @@ func (m *Model) Build(ctx context.Context, query string, pool []string) (*Graph,
 			self := n.Doc
 			o := opt
 			o.Exclude = func(i int) bool { return i == self || (skip != nil && skip(i)) }
-			nb, _, err := idx.KNN(ctx, docs[self], cfg.K, o)
+			hop2, _, err := idx.KNN(ctx, docs[self], cfg.K, o)
 			if err != nil {
 				return nil, err
 			}
-			add(nb)
+			add(hop2)
 		}
 	}
 	if err := g.distances(ctx, m.Space, cfg.MaxDist); err != nil {
