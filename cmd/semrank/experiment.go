@@ -108,6 +108,7 @@ DIR2/run.trec (reranked) and prints both runs' metrics.`,
 	bf.StringVar(&b.Out, "out", "", "output directory")
 	bf.IntVar(&b.Folds, "folds", 5, "cross-validation folds (supervised)")
 	bf.BoolVar(&b.Unsupervised, "unsupervised", false, "use only stages that need no judgments")
+	bf.StringArrayVar(&b.Text, "text", nil, "BEIR directory whose queries and documents add unlabeled text for the stages that learn from text (repeatable; judgments not read)")
 	bf.IntVar(&b.Depth, "depth", 100, "first-stage candidates per query")
 	bf.StringVar(&b.Fusion, "fusion", "linear", "supervised fusion: linear or lambdamart")
 	bf.Float64Var(&b.FusionL2, "fusion-l2", 0, "L2 penalty of the linear fusion (0: 1e-3)")

@@ -25,7 +25,12 @@ type BEIROptions struct {
 	// Stages are stage type names used instead of the recipe's (see
 	// ParseStages), e.g. a SemEval pipeline cross-validated over queries.
 	Stages []string
-	Log    io.Writer
+	// Text names BEIR directories whose queries and documents join the
+	// corpus as unlabeled in-domain text for the stages that learn from
+	// text (vocabularies, LSA, word vectors, topic models); their
+	// judgments are not read.
+	Text []string
+	Log  io.Writer
 }
 
 // SupervisedStages are the BEIR recipe's stages when judgments may be
@@ -76,6 +81,17 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	if err != nil {
 		return err
 	}
+	text := corpusText(ds)
+	for _, dir := range o.Text {
+		more, err := eval.LoadDataset(dir)
+		if err != nil {
+			return err
+		}
+		text = append(text, corpusText(more)...)
+		for _, q := range more.Queries {
+			text = append(text, q.FullText())
+		}
+	}
 	if ds.Qrels == nil {
 		return fmt.Errorf("recipe: %s has no judgments (qrels/test.tsv)", o.Data)
 	}
@@ -104,7 +120,7 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	}
 	var runs Runs
 	if o.Unsupervised {
-		r := &Recipe{Stages: unsupervised, Window: o.Depth, Text: corpusText(ds), Log: o.Log}
+		r := &Recipe{Stages: unsupervised, Window: o.Depth, Text: text, Log: o.Log}
 		specs, err := r.trainStages(ctx, ds.Subset(func(string) bool { return false }), nil, idx, filepath.Join(o.Out, "models"))
 		if err != nil {
 			return err
@@ -118,7 +134,7 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 			train := ds.Subset(eval.NotInSet(fold))
 			test := ds.Subset(eval.InSet(fold))
 			dir := filepath.Join(o.Out, fmt.Sprintf("fold%d", k+1))
-			r := &Recipe{Stages: supervised, Fusion: o.Fusion, L2: o.FusionL2, Folds: 3, Window: o.Depth, Text: corpusText(ds)}
+			r := &Recipe{Stages: supervised, Fusion: o.Fusion, L2: o.FusionL2, Folds: 3, Window: o.Depth, Text: text}
 			path, err := r.Fit(ctx, train, nil, dir)
 			if err != nil {
 				return err

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/semrank/semrank/eval"
@@ -342,5 +343,55 @@ func TestBEIROptionsCheckedFirst(t *testing.T) {
 				t.Errorf("BEIR wrote %s before refusing the depth", out)
 			}
 		})
+	}
+}
+
+// textSeen records the most unlabeled texts the "text_probe" trainer was given.
+var textSeen atomic.Int64
+
+func init() {
+	rerank.RegisterStage("text_probe", func(rerank.StageSpec, rerank.Env) (rerank.Stage, error) { return memo{}, nil })
+	rerank.RegisterTrainer("text_probe", func(_ context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
+		for n := int64(len(in.Text)); ; {
+			old := textSeen.Load()
+			if n <= old || textSeen.CompareAndSwap(old, n) {
+				break
+			}
+		}
+		spec.Model = "none"
+		return spec, nil
+	})
+}
+
+// TestBEIRText: --text directories add their queries and documents to the
+// unlabeled text the trainers get.
+func TestBEIRText(t *testing.T) {
+	ds := synthetic(12)
+	ds.Candidates = nil
+	data, extra := filepath.Join(t.TempDir(), "data"), filepath.Join(t.TempDir(), "extra")
+	if err := ds.Save(data); err != nil {
+		t.Fatal(err)
+	}
+	more := synthetic(4)
+	more.Qrels, more.Candidates = nil, nil
+	if err := more.Save(extra); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		text []string
+		want int
+	}{
+		{nil, len(ds.Corpus)},
+		{[]string{extra}, len(ds.Corpus) + len(more.Corpus) + len(more.Queries)},
+	} {
+		textSeen.Store(0)
+		err := BEIR(context.Background(), BEIROptions{Data: data, Out: filepath.Join(t.TempDir(), "out"), Folds: 2,
+			Stages: []string{"overlap", "text_probe"}, Text: tc.text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := int(textSeen.Load()); got != tc.want {
+			t.Errorf("text %v: trainer saw %d texts, want %d", tc.text, got, tc.want)
+		}
 	}
 }
