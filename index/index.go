@@ -216,8 +216,7 @@ type Progress func(done, total int)
 // already holds payloads from a different model is refused before
 // anything is written.
 func (x *Index) Add(ctx context.Context, docs []eval.Doc, encoders []PayloadEncoder, progress Progress) error {
-	computed := map[string]bool{}
-	models := map[string]string{}
+	models := map[string]string{} // payload name → model, the payloads computed
 	var uniq []PayloadEncoder
 	for _, enc := range encoders {
 		name, id := enc.PayloadName(), enc.ModelID()
@@ -234,7 +233,6 @@ func (x *Index) Add(ctx context.Context, docs []eval.Doc, encoders []PayloadEnco
 			continue
 		}
 		models[name] = id
-		computed[name] = true
 		uniq = append(uniq, enc)
 	}
 	encoders = uniq
@@ -249,7 +247,7 @@ func (x *Index) Add(ctx context.Context, docs []eval.Doc, encoders []PayloadEnco
 			return fmt.Errorf("index: batch: %w", err)
 		}
 		batch.Reset()
-		if err := x.payloads.delete(ids, computed); err != nil {
+		if err := x.payloads.delete(ids, models); err != nil {
 			return err
 		}
 		ids = ids[:0]

@@ -351,12 +351,12 @@ func (ps *payloadStore) write(name string, buf []byte) error {
 	return nil
 }
 
-// delete drops the payloads of ids under every name but those in keep.
-func (ps *payloadStore) delete(ids []string, keep map[string]bool) error {
+// delete drops the payloads of ids under every name but the keys of keep.
+func (ps *payloadStore) delete(ids []string, keep map[string]string) error {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	for name, m := range ps.data {
-		if keep[name] {
+		if _, ok := keep[name]; ok {
 			continue
 		}
 		var buf []byte

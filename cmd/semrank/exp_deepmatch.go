@@ -30,8 +30,8 @@ MRR, nDCG@1 with paired tests, then the paper's protocol (one relevant
 candidate and five random ones, nDCG@1 and nDCG@6).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if (len(cv) > 0) == (len(train) > 0 || test != "") || (len(cv) == 0 && (len(train) == 0 || test == "")) {
-				return fmt.Errorf("give either --cv DIR or both --train DIR and --test DIR")
+			if err := checkSplit(len(cv) > 0, len(train) > 0, test != ""); err != nil {
+				return err
 			}
 			if epochs < 0 {
 				return fmt.Errorf("--epochs %d: want 0 (each method's default) or more", epochs)

@@ -120,6 +120,15 @@ DIR2/run.trec (reranked) and prints both runs' metrics.`,
 	rootCmd.AddCommand(experimentCmd)
 }
 
+// checkSplit accepts either cross-validation (--cv) or a train/test split
+// (both --train and --test), never a mix, for the papers' experiments.
+func checkSplit(cv, train, test bool) error {
+	if cv && !train && !test || !cv && train && test {
+		return nil
+	}
+	return fmt.Errorf("give either --cv DIR or both --train DIR and --test DIR")
+}
+
 // checkFolds rejects a --folds value that cannot split queries into
 // training and held-out parts.
 func checkFolds(k int) error {

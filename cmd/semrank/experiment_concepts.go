@@ -48,8 +48,8 @@ document). Prints a markdown table (MAP = map@10, MRR, AUC, paired tests).`,
 					}
 				}
 			}
-			if (cvDir != "") == (trainDir != "" || testDir != "") || (cvDir == "" && (trainDir == "" || testDir == "")) {
-				return fmt.Errorf("give either --cv DIR or both --train DIR and --test DIR")
+			if err := checkSplit(cvDir != "", trainDir != "", testDir != ""); err != nil {
+				return err
 			}
 			if cvDir != "" {
 				if err := checkFolds(folds); err != nil {

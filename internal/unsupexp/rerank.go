@@ -137,6 +137,7 @@ func SystemNames() []string {
 // BM25, WMD (negative distance), SSG-WD and SSG-D. conv, when not nil,
 // counts how many SSG-WD propagations converged.
 func Systems(st Stats, space *wmd.Space, wd, d *ssg.Model, conv *Convergence) []System {
+	names := SystemNames()
 	pairwise := func(f func(q, d string) float64) Scorer {
 		return func(_ context.Context, q string, cands []Candidate) ([]float64, error) {
 			out := make([]float64, len(cands))
@@ -161,27 +162,27 @@ func Systems(st Stats, space *wmd.Space, wd, d *ssg.Model, conv *Convergence) []
 				}
 				graphs[key] = g
 			}
+			lab, it := g.Propagate(m.Config)
 			if m.Config.Dropout == 0 && conv != nil {
-				_, it := g.Propagate(m.Config)
 				conv.Total++
 				if it < m.Config.MaxIter {
 					conv.Converged++
 				}
 			}
-			return g.Scores(m.Config), nil
+			return g.LabelScores(lab), nil
 		}
 	}
 	return []System{
-		{"IR order", func(_ context.Context, _ string, cands []Candidate) ([]float64, error) {
+		{names[0], func(_ context.Context, _ string, cands []Candidate) ([]float64, error) {
 			out := make([]float64, len(cands))
 			for i, c := range cands {
 				out[i] = -float64(c.Rank)
 			}
 			return out, nil
 		}},
-		{"TF-IDF cosine", pairwise(st.TFIDFCosine)},
-		{"BM25 (textbook)", pairwise(st.BM25)},
-		{"WMD", func(_ context.Context, q string, cands []Candidate) ([]float64, error) {
+		{names[1], pairwise(st.TFIDFCosine)},
+		{names[2], pairwise(st.BM25)},
+		{names[3], func(_ context.Context, q string, cands []Candidate) ([]float64, error) {
 			qd := space.Doc(q)
 			out := make([]float64, len(cands))
 			for i, c := range cands {
@@ -193,8 +194,8 @@ func Systems(st Stats, space *wmd.Space, wd, d *ssg.Model, conv *Convergence) []
 			}
 			return NegInfLast(out), nil
 		}},
-		{"SSG-WD", ssgScorer(wd)},
-		{"SSG-D", ssgScorer(d)},
+		{names[4], ssgScorer(wd)},
+		{names[5], ssgScorer(d)},
 	}
 }
 

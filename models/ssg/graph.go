@@ -518,6 +518,12 @@ func (m *Model) Score(ctx context.Context, query string, pool []string) ([]float
 // returns one score per pool document, as Score does.
 func (g *Graph) Scores(cfg Config) []float64 {
 	lab, _ := g.Propagate(cfg)
+	return g.LabelScores(lab)
+}
+
+// LabelScores turns the labels Propagate returned into one score per pool
+// document, for callers that also want Propagate's iteration count.
+func (g *Graph) LabelScores(lab []float64) []float64 {
 	out := make([]float64, len(g.qdist))
 	for i, d := range g.qdist {
 		if math.IsInf(d, 1) {
