@@ -2,10 +2,8 @@ package index
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -139,32 +137,6 @@ func TestPayloadsPersistAndRefuseOtherModels(t *testing.T) {
 	}
 }
 
-func TestPayloadLogDamage(t *testing.T) {
-	// A torn final record (crash mid-append) is dropped; the rest loads.
-	path, raw := builtLog(t, func(raw []byte) []byte { return raw[:len(raw)-3] })
-	log := filepath.Join(path, payloadDir, "len.log")
-	idx, err := Open(path)
-	if err != nil {
-		t.Fatalf("torn tail: %v", err)
-	}
-	if _, ok, _ := idx.Payload("len", "d3"); !ok {
-		t.Error("intact record d3 lost")
-	}
-	if _, ok, _ := idx.Payload("len", "d4"); ok {
-		t.Error("torn record d4 loaded")
-	}
-	idx.Close()
-	// A flipped byte in the middle is an error naming the log.
-	bad := append([]byte(nil), raw...)
-	bad[len(payloadMagic)+20] ^= 0xff
-	if err := os.WriteFile(log, bad, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), "len.log") {
-		t.Errorf("corrupt log: err = %v", err)
-	}
-}
-
 func TestOpenRefusesNonIndex(t *testing.T) {
 	if _, err := Open(t.TempDir()); !errors.Is(err, ErrNotSemrank) {
 		t.Errorf("err = %v, want ErrNotSemrank", err)
@@ -232,85 +204,6 @@ func FuzzDecodeTermCounts(f *testing.F) {
 	})
 }
 
-// TestPayloadLogTornHeader reopens an index after a crash while a payload
-// log was being created: a log that stops inside its header holds no
-// payloads, so the index opens and the log is written afresh.
-func TestPayloadLogTornHeader(t *testing.T) {
-	for _, keep := range []int{0, 3, len(payloadMagic), len(payloadMagic) + 2, len(payloadMagic) + 5} {
-		t.Run(fmt.Sprint(keep), func(t *testing.T) {
-			path, _ := builtLog(t, func(raw []byte) []byte { return raw[:keep] })
-			idx, err := Open(path)
-			if err != nil {
-				t.Fatalf("torn header: %v", err)
-			}
-			if got := idx.PayloadNames(); len(got) != 0 {
-				t.Errorf("payload names %v, want none", got)
-			}
-			if err := idx.Add(context.Background(), corpus, []PayloadEncoder{lenEncoder{"m2"}}, nil); err != nil {
-				t.Fatal(err)
-			}
-			idx.Close()
-			idx, err = Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer idx.Close()
-			if _, ok, _ := idx.Payload("len", "d1"); !ok || idx.PayloadModel("len") != "m2" {
-				t.Errorf("payload after rewrite: %v, model %q", ok, idx.PayloadModel("len"))
-			}
-		})
-	}
-	// A short file that is not a log's beginning is still an error.
-	idx, path := build(t, lenEncoder{"m1"})
-	idx.Close()
-	if err := os.WriteFile(filepath.Join(path, payloadDir, "len.log"), []byte("junk"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Open(path); err == nil {
-		t.Error("opened an index with a junk payload log")
-	}
-}
-
-// TestPayloadLogZeroTail checks that zeros a crash left past a log's last
-// record are dropped, not read as a record with an empty id, and that other
-// bytes there are still an error.
-func TestPayloadLogZeroTail(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		tail    []byte
-		wantErr bool
-	}{
-		{"zeros", make([]byte, 4096), false},
-		{"zeros then junk", append(make([]byte, 64), 1), true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			path, raw := builtLog(t, func(raw []byte) []byte { return append(raw, tc.tail...) })
-			log := filepath.Join(path, payloadDir, "len.log")
-			idx, err := Open(path)
-			if tc.wantErr {
-				if err == nil {
-					idx.Close()
-					t.Fatal("opened a log with junk after its records")
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer idx.Close()
-			if _, ok, _ := idx.Payload("len", ""); ok {
-				t.Error("zeros read as a payload for an empty id")
-			}
-			if _, ok, _ := idx.Payload("len", "d1"); !ok {
-				t.Error("lost the payload of d1")
-			}
-			if fi, err := os.Stat(log); err != nil || fi.Size() != int64(len(raw)) {
-				t.Errorf("log not truncated to its %d bytes of records: %v, %v", len(raw), fi.Size(), err)
-			}
-		})
-	}
-}
-
 // TestPayloadConcurrentModels races two writers with different models for
 // a new payload name: exactly one may win.
 func TestPayloadConcurrentModels(t *testing.T) {
@@ -365,69 +258,6 @@ func TestIndexDropsStalePayloads(t *testing.T) {
 			t.Errorf("payload of %s present = %v, want %v", id, ok, want)
 		}
 	}
-}
-
-// FuzzPayloadLog replays arbitrary bytes as a payload log: opening must
-// give a store or an error, never panic, and a store it gives must take
-// new records and replay them again.
-func FuzzPayloadLog(f *testing.F) {
-	var hdr []byte
-	hdr = append(hdr, payloadMagic...)
-	hdr = binary.LittleEndian.AppendUint32(hdr, 2)
-	hdr = append(hdr, "m1"...)
-	f.Add(hdr)
-	f.Add(appendRecord(append([]byte(nil), hdr...), "d1", []byte("17"), false))
-	f.Add(appendRecord(appendRecord(append([]byte(nil), hdr...), "d1", []byte("17"), false), "d1", nil, true))
-	f.Add(append(append([]byte(nil), hdr...), make([]byte, 40)...))
-	f.Add([]byte(payloadMagic[:3]))
-	f.Fuzz(func(t *testing.T, log []byte) {
-		dir := t.TempDir()
-		if err := os.MkdirAll(filepath.Join(dir, payloadDir), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, payloadDir, "len.log"), log, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		ps, err := openPayloads(dir)
-		if err != nil {
-			return
-		}
-		model := ps.model("len")
-		if model == "" {
-			model = "m1"
-		}
-		perr := ps.put("len", []payloadRec{{model: model, id: "new", data: []byte("x")}})
-		ps.close()
-		if perr != nil {
-			t.Fatalf("put after a successful open: %v", perr)
-		}
-		ps, err = openPayloads(dir)
-		if err != nil {
-			t.Fatalf("reopen after put: %v", err)
-		}
-		defer ps.close()
-		if b, ok := ps.get("len", "new"); !ok || string(b) != "x" {
-			t.Fatalf("payload after reopen: %q, %v", b, ok)
-		}
-	})
-}
-
-// builtLog builds and closes an index with the "len" payload, replaces its
-// payload log with edit's result, and returns the index path and the log's
-// original bytes.
-func builtLog(t *testing.T, edit func([]byte) []byte) (string, []byte) {
-	t.Helper()
-	idx, path := build(t, lenEncoder{"m1"})
-	idx.Close()
-	log := filepath.Join(path, payloadDir, "len.log")
-	raw, err := os.ReadFile(log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(log, edit(append([]byte(nil), raw...)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path, raw
 }
 
 // TestTopNTiesByID: which of several equally scored documents enter the

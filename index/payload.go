@@ -18,7 +18,13 @@ import (
 // append-only log per payload name.
 const payloadDir = "semrank_payloads"
 
-const payloadMagic = "SRPAYLD1"
+// payloadMagic opens every log. Version 1 logs (SRPAYLD1) had no checksum
+// over a record's lengths, so a damaged length read as a crash's torn tail
+// and replay cut away the records after it; they are refused, not read.
+const (
+	payloadMagic   = "SRPAYLD2"
+	payloadMagicV1 = "SRPAYLD1"
+)
 
 // maxPayload bounds one record so a corrupt length cannot exhaust memory.
 const maxPayload = 256 << 20
@@ -26,6 +32,9 @@ const maxPayload = 256 << 20
 // maxIDLen bounds a document id (and the model id) in a log; put refuses
 // longer ones, which replay could not read back.
 const maxIDLen = 1 << 16
+
+// deleteLen in a record's data length marks a deletion.
+const deleteLen = 0xFFFFFFFF
 
 type payloadRec struct {
 	model string
@@ -36,10 +45,15 @@ type payloadRec struct {
 // payloadStore keeps every payload in memory and appends changes to a log
 // per payload name:
 //
-//	magic | model-id record | (op, id, data, crc32)*
+//	magic | record(model id, empty data) | record(doc id, data or delete)*
+//	record = u32 idLen | u32 dataLen | crc32(idLen|dataLen) | id | data | crc32(id|data)
 //
-// A log is replayed on open; a torn final record (a crash mid-write) is
-// ignored and truncated away, while damage anywhere else is an error.
+// A log is replayed on open. The lengths carry their own checksum, so
+// replay can tell a crash from damage: a log that ends inside a record,
+// or whose record turns to zeros up to the end of the file (the file's
+// size reached disk before its data), ends with a torn write, which is
+// dropped and truncated away; any other mismatch is an error naming the
+// log and the byte, and nothing is cut.
 type payloadStore struct {
 	dir string // "" for an in-memory index
 
@@ -77,35 +91,43 @@ func openPayloads(indexPath string) (*payloadStore, error) {
 
 func (ps *payloadStore) logPath(name string) string { return filepath.Join(ps.dir, name+".log") }
 
+// errTorn reports a record cut short by a crash mid-write.
+var errTorn = errors.New("torn record")
+
 func (ps *payloadStore) replay(name string) error {
 	path := ps.logPath(name)
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return fmt.Errorf("index: payloads: %w", err)
 	}
+	fail := func(err error) error {
+		f.Close()
+		return fmt.Errorf("index: payload log %s: %w", path, err)
+	}
 	r := bufio.NewReader(f)
 	magic := make([]byte, len(payloadMagic))
 	k, err := io.ReadFull(r, magic)
 	torn := err != nil && strings.HasPrefix(payloadMagic, string(magic[:k]))
-	if err != nil && !torn || err == nil && string(magic) != payloadMagic {
-		f.Close()
-		return fmt.Errorf("index: payload log %s: not a payload log", path)
+	switch {
+	case err == nil && string(magic) == payloadMagicV1:
+		return fail(errors.New("written by an older semrank in a format that cannot tell damage from a crash; rebuild the index"))
+	case err != nil && !torn || err == nil && string(magic) != payloadMagic:
+		return fail(errors.New("not a payload log"))
 	}
 	var model string
 	if !torn {
-		model, err = readString(r)
-		torn = errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
-		if err != nil && !torn {
-			f.Close()
-			return fmt.Errorf("index: payload log %s: model record: %v", path, err)
+		var data []byte
+		model, data, _, err = readRecord(r)
+		torn = errors.Is(err, errTorn) || err == io.EOF
+		switch {
+		case err != nil && !torn:
+			return fail(fmt.Errorf("model record: %w", err))
+		case !torn && (model == "" || data == nil || len(data) > 0):
+			return fail(errors.New("no model id"))
 		}
 	}
-	if !torn && model == "" {
-		f.Close()
-		return fmt.Errorf("index: payload log %s: no model id", path)
-	}
 	if torn {
-		// A crash while the log was being created, before any record:
+		// A crash while the log was being created, before any payload:
 		// the log holds nothing, and the next put recreates it.
 		f.Close()
 		if err := os.Remove(path); err != nil {
@@ -114,37 +136,20 @@ func (ps *payloadStore) replay(name string) error {
 		return nil
 	}
 	m := map[string][]byte{}
-	good := int64(len(payloadMagic)) + int64(4+len(model))
+	good := int64(len(payloadMagic)) + recordSize(model, nil)
 	for {
 		id, data, n, err := readRecord(r)
 		if err == io.EOF {
 			break
 		}
-		if err != nil {
-			if errors.Is(err, io.ErrUnexpectedEOF) {
-				// A torn final record: drop it.
-				if terr := f.Truncate(good); terr != nil {
-					f.Close()
-					return fmt.Errorf("index: payload log %s: %v", path, terr)
-				}
-				break
-			}
-			f.Close()
-			return fmt.Errorf("index: payload log %s at byte %d: %v", path, good, err)
-		}
-		if id == "" {
-			// put never writes an empty id, but a crash can leave the
-			// file zero-filled past its last write, and zeros read as a
-			// record with an empty id, no payload and a valid checksum.
-			if err := zeroTail(r); err != nil {
-				f.Close()
-				return fmt.Errorf("index: payload log %s at byte %d: %v", path, good, err)
-			}
+		if errors.Is(err, errTorn) {
 			if err := f.Truncate(good); err != nil {
-				f.Close()
-				return fmt.Errorf("index: payload log %s: %v", path, err)
+				return fail(err)
 			}
 			break
+		}
+		if err != nil {
+			return fail(fmt.Errorf("at byte %d: %w", good, err))
 		}
 		good += n
 		if data == nil {
@@ -154,8 +159,7 @@ func (ps *payloadStore) replay(name string) error {
 		}
 	}
 	if _, err := f.Seek(good, io.SeekStart); err != nil {
-		f.Close()
-		return err
+		return fail(err)
 	}
 	ps.data[name] = m
 	ps.models[name] = model
@@ -163,102 +167,110 @@ func (ps *payloadStore) replay(name string) error {
 	return nil
 }
 
-// zeroTail reads r to its end and reports an error unless every byte left
-// is zero.
-func zeroTail(r io.Reader) error {
+// readRecord reads the next record: io.EOF at the end of the log, an error
+// wrapping errTorn for a record a crash cut short, another error for
+// damage. data is nil for a deletion.
+func readRecord(r *bufio.Reader) (id string, data []byte, n int64, err error) {
+	if _, err := r.Peek(1); err != nil {
+		return "", nil, 0, io.EOF
+	}
+	var hdr [12]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return "", nil, 0, torn(err)
+	}
+	if err := checkSum(r, hdr[:8], hdr[8:]); err != nil {
+		return "", nil, 0, fmt.Errorf("record lengths: %w", err)
+	}
+	il, dl := binary.LittleEndian.Uint32(hdr[:4]), binary.LittleEndian.Uint32(hdr[4:8])
+	del := dl == deleteLen
+	switch {
+	case il == 0 || il > maxIDLen:
+		return "", nil, 0, fmt.Errorf("id length %d out of range", il)
+	case del:
+		dl = 0
+	case dl > maxPayload:
+		return "", nil, 0, fmt.Errorf("payload length %d too large", dl)
+	}
+	body := make([]byte, int(il)+int(dl)+4)
+	if _, err := io.ReadFull(r, body); err != nil {
+		return "", nil, 0, torn(err)
+	}
+	id = string(body[:il])
+	if err := checkSum(r, body[:len(body)-4], body[len(body)-4:]); err != nil {
+		return "", nil, 0, fmt.Errorf("record of %q: %w", id, err)
+	}
+	n = int64(len(hdr) + len(body))
+	if del {
+		return id, nil, n, nil
+	}
+	return id, body[il : il+dl], n, nil
+}
+
+// checkSum checks the crc32 sum of b. A mismatch is a torn write when the
+// stored sum is zero and so is every byte after it: a crash after the
+// file's new size reached disk but before its data did.
+func checkSum(r io.Reader, b, sum []byte) error {
+	want := binary.LittleEndian.Uint32(sum)
+	if crc32.ChecksumIEEE(b) == want {
+		return nil
+	}
+	if want == 0 {
+		if zero, err := zeroTail(r); err != nil {
+			return err
+		} else if zero {
+			return errTorn
+		}
+	}
+	return errors.New("checksum mismatch")
+}
+
+// zeroTail reads r to its end and reports whether every byte left is zero.
+func zeroTail(r io.Reader) (bool, error) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := r.Read(buf)
 		for _, b := range buf[:n] {
 			if b != 0 {
-				return errors.New("a record without a document id")
+				return false, nil
 			}
 		}
 		if err == io.EOF {
-			return nil
+			return true, nil
 		}
 		if err != nil {
-			return err
+			return false, err
 		}
 	}
 }
 
-func readString(r io.Reader) (string, error) {
-	var l [4]byte
-	if _, err := io.ReadFull(r, l[:]); err != nil {
-		return "", err
-	}
-	n := binary.LittleEndian.Uint32(l[:])
-	if n > maxIDLen {
-		return "", fmt.Errorf("string length %d too large", n)
-	}
-	b := make([]byte, n)
-	if _, err := io.ReadFull(r, b); err != nil {
-		return "", err
-	}
-	return string(b), nil
-}
-
-// record: u32 idLen | id | u32 dataLen (0xFFFFFFFF = delete) | data | u32 crc(id|data)
-func readRecord(r *bufio.Reader) (id string, data []byte, n int64, err error) {
-	if _, err := r.Peek(1); err != nil {
-		return "", nil, 0, io.EOF
-	}
-	id, err = readString(r)
-	if err != nil {
-		return "", nil, 0, unexpected(err)
-	}
-	var l [4]byte
-	if _, err := io.ReadFull(r, l[:]); err != nil {
-		return "", nil, 0, unexpected(err)
-	}
-	dl := binary.LittleEndian.Uint32(l[:])
-	del := dl == 0xFFFFFFFF
-	if del {
-		dl = 0
-	} else if dl > maxPayload {
-		return "", nil, 0, fmt.Errorf("payload of %q: length %d too large", id, dl)
-	}
-	buf := make([]byte, dl)
-	if _, err := io.ReadFull(r, buf); err != nil {
-		return "", nil, 0, unexpected(err)
-	}
-	if _, err := io.ReadFull(r, l[:]); err != nil {
-		return "", nil, 0, unexpected(err)
-	}
-	crc := crc32.NewIEEE()
-	crc.Write([]byte(id))
-	crc.Write(buf)
-	if crc.Sum32() != binary.LittleEndian.Uint32(l[:]) {
-		return "", nil, 0, fmt.Errorf("payload of %q: checksum mismatch", id)
-	}
-	n = int64(4 + len(id) + 4 + int(dl) + 4)
-	if del {
-		return id, nil, n, nil
-	}
-	return id, buf, n, nil
-}
-
-func unexpected(err error) error {
-	if err == io.EOF {
-		return io.ErrUnexpectedEOF
+// torn maps a read that ran out of file to errTorn.
+func torn(err error) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return errTorn
 	}
 	return err
 }
 
+// recordSize is the length of the record appendRecord writes for id and
+// data.
+func recordSize(id string, data []byte) int64 {
+	return int64(12 + len(id) + len(data) + 4)
+}
+
+// appendRecord appends a record of id's payload, or of its deletion, to b.
 func appendRecord(b []byte, id string, data []byte, del bool) []byte {
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(id)))
-	b = append(b, id...)
+	dl := uint32(len(data))
 	if del {
-		b = binary.LittleEndian.AppendUint32(b, 0xFFFFFFFF)
-	} else {
-		b = binary.LittleEndian.AppendUint32(b, uint32(len(data)))
-		b = append(b, data...)
+		dl = deleteLen
 	}
-	crc := crc32.NewIEEE()
-	crc.Write([]byte(id))
-	crc.Write(data)
-	return binary.LittleEndian.AppendUint32(b, crc.Sum32())
+	start := len(b)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(id)))
+	b = binary.LittleEndian.AppendUint32(b, dl)
+	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b[start:]))
+	body := len(b)
+	b = append(b, id...)
+	b = append(b, data...)
+	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b[body:]))
 }
 
 // ErrModelMismatch is wrapped when payloads from a different model would
@@ -318,8 +330,7 @@ func (ps *payloadStore) put(name string, recs []payloadRec) error {
 			if err != nil {
 				return fmt.Errorf("index: payloads: %w", err)
 			}
-			hdr := append([]byte(payloadMagic), binary.LittleEndian.AppendUint32(nil, uint32(len(recs[0].model)))...)
-			hdr = append(hdr, recs[0].model...)
+			hdr := appendRecord([]byte(payloadMagic), recs[0].model, []byte{}, false)
 			if _, err := f.Write(hdr); err != nil {
 				f.Close()
 				os.Remove(ps.logPath(name))

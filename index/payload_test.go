@@ -1,0 +1,250 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPayloadLogReplay damages a log in the ways a crash and a bad disk
+// do. A crash leaves a torn last record, cut short or zero-filled to the
+// end of the file: replay drops it and truncates it away. Damage anywhere
+// else, lengths included, is an error naming the log, and the log is left
+// exactly as it was: nothing after the damage is cut.
+func TestPayloadLogReplay(t *testing.T) {
+	last := func(raw []byte) int { off := recordOffsets(t, raw); return off[len(off)-1] }
+	second := func(raw []byte) int { return recordOffsets(t, raw)[2] } // [0] is the model record
+	zeroFrom := func(at func([]byte) int, skip int) func([]byte) []byte {
+		return func(raw []byte) []byte {
+			for i := at(raw) + skip; i < len(raw); i++ {
+				raw[i] = 0
+			}
+			return raw
+		}
+	}
+	flip := func(at func([]byte) int, skip int) func([]byte) []byte {
+		return func(raw []byte) []byte { raw[at(raw)+skip] ^= 0x40; return raw }
+	}
+	for _, tc := range []struct {
+		name    string
+		edit    func([]byte) []byte
+		wantErr string // "" when the log opens
+	}{
+		{"intact", func(raw []byte) []byte { return raw }, ""},
+		{"last record cut short", func(raw []byte) []byte { return raw[:len(raw)-3] }, ""},
+		{"last record cut inside its lengths", func(raw []byte) []byte { return raw[:last(raw)+5] }, ""},
+		{"last record zero-filled from its id", zeroFrom(last, 12), ""},
+		{"last record zero-filled from its lengths", zeroFrom(last, 6), ""},
+		{"length of a middle record damaged", flip(second, 0), "at byte"},
+		{"payload length of a middle record damaged", flip(second, 5), "at byte"},
+		{"payload byte of a middle record damaged", flip(second, 14), "checksum mismatch"},
+		{"last record's checksum damaged", flip(func(raw []byte) int { return len(raw) - 1 }, 0), "checksum mismatch"},
+		{"model id length damaged", flip(func([]byte) int { return len(payloadMagic) }, 0), "model record"},
+		{"older format", func(raw []byte) []byte { return append([]byte(payloadMagicV1), raw[len(payloadMagic):]...) }, "rebuild the index"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path, raw := builtLog(t, tc.edit)
+			log := filepath.Join(path, payloadDir, "len.log")
+			damaged, err := os.ReadFile(log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			idx, err := Open(path)
+			if tc.wantErr != "" {
+				if err == nil {
+					idx.Close()
+					t.Fatal("opened a damaged log")
+				}
+				if !strings.Contains(err.Error(), "len.log") || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Errorf("err = %v, want one naming len.log and saying %q", err, tc.wantErr)
+				}
+				if now, _ := os.ReadFile(log); !bytes.Equal(now, damaged) {
+					t.Errorf("refusing a damaged log changed it (%d -> %d bytes)", len(damaged), len(now))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer idx.Close()
+			whole := bytes.Equal(damaged, raw)
+			for _, d := range corpus {
+				_, ok, err := idx.Payload("len", d.ID)
+				if want := whole || d.ID != "d4"; ok != want || err != nil {
+					t.Errorf("payload of %s present = %v (%v), want %v", d.ID, ok, err, want)
+				}
+			}
+			size := len(raw)
+			if !whole {
+				size = last(raw)
+			}
+			if fi, err := os.Stat(log); err != nil || fi.Size() != int64(size) {
+				t.Errorf("log size %v (%v), want %d", fi.Size(), err, size)
+			}
+		})
+	}
+}
+
+// recordOffsets returns where each record of a log starts, the model
+// record first.
+func recordOffsets(t *testing.T, raw []byte) []int {
+	t.Helper()
+	var off []int
+	for at := len(payloadMagic); at < len(raw); {
+		off = append(off, at)
+		il := int(binary.LittleEndian.Uint32(raw[at:]))
+		dl := binary.LittleEndian.Uint32(raw[at+4:])
+		if dl == deleteLen {
+			dl = 0
+		}
+		at += 12 + il + int(dl) + 4
+	}
+	return off
+}
+
+// TestPayloadLogTornHeader reopens an index after a crash while a payload
+// log was being created: a log that stops inside its header holds no
+// payloads, so the index opens and the log is written afresh.
+func TestPayloadLogTornHeader(t *testing.T) {
+	for _, keep := range []int{0, 3, len(payloadMagic), len(payloadMagic) + 2, len(payloadMagic) + 5} {
+		t.Run(fmt.Sprint(keep), func(t *testing.T) {
+			path, _ := builtLog(t, func(raw []byte) []byte { return raw[:keep] })
+			idx, err := Open(path)
+			if err != nil {
+				t.Fatalf("torn header: %v", err)
+			}
+			if got := idx.PayloadNames(); len(got) != 0 {
+				t.Errorf("payload names %v, want none", got)
+			}
+			if err := idx.Add(context.Background(), corpus, []PayloadEncoder{lenEncoder{"m2"}}, nil); err != nil {
+				t.Fatal(err)
+			}
+			idx.Close()
+			idx, err = Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer idx.Close()
+			if _, ok, _ := idx.Payload("len", "d1"); !ok || idx.PayloadModel("len") != "m2" {
+				t.Errorf("payload after rewrite: %v, model %q", ok, idx.PayloadModel("len"))
+			}
+		})
+	}
+	// A short file that is not a log's beginning is still an error.
+	idx, path := build(t, lenEncoder{"m1"})
+	idx.Close()
+	if err := os.WriteFile(filepath.Join(path, payloadDir, "len.log"), []byte("junk"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(path); err == nil {
+		t.Error("opened an index with a junk payload log")
+	}
+}
+
+// TestPayloadLogZeroTail checks that zeros a crash left past a log's last
+// record are dropped, not read as a record with an empty id, and that other
+// bytes there are still an error.
+func TestPayloadLogZeroTail(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		tail    []byte
+		wantErr bool
+	}{
+		{"zeros", make([]byte, 4096), false},
+		{"zeros then junk", append(make([]byte, 64), 1), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path, raw := builtLog(t, func(raw []byte) []byte { return append(raw, tc.tail...) })
+			log := filepath.Join(path, payloadDir, "len.log")
+			idx, err := Open(path)
+			if tc.wantErr {
+				if err == nil {
+					idx.Close()
+					t.Fatal("opened a log with junk after its records")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer idx.Close()
+			if _, ok, _ := idx.Payload("len", ""); ok {
+				t.Error("zeros read as a payload for an empty id")
+			}
+			if _, ok, _ := idx.Payload("len", "d1"); !ok {
+				t.Error("lost the payload of d1")
+			}
+			if fi, err := os.Stat(log); err != nil || fi.Size() != int64(len(raw)) {
+				t.Errorf("log not truncated to its %d bytes of records: %v, %v", len(raw), fi.Size(), err)
+			}
+		})
+	}
+}
+
+
+// FuzzPayloadLog replays arbitrary bytes as a payload log: opening must
+// give a store or an error, never panic, and a store it gives must take
+// new records and replay them again.
+func FuzzPayloadLog(f *testing.F) {
+	hdr := appendRecord([]byte(payloadMagic), "m1", []byte{}, false)
+	f.Add(hdr)
+	f.Add(appendRecord(append([]byte(nil), hdr...), "d1", []byte("17"), false))
+	f.Add(appendRecord(appendRecord(append([]byte(nil), hdr...), "d1", []byte("17"), false), "d1", nil, true))
+	f.Add(append(append([]byte(nil), hdr...), make([]byte, 40)...))
+	f.Add([]byte(payloadMagic[:3]))
+	f.Add(append(appendRecord(append([]byte(nil), hdr...), "d1", []byte("17"), false)[:len(hdr)+5], make([]byte, 30)...))
+	f.Fuzz(func(t *testing.T, log []byte) {
+		dir := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(dir, payloadDir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, payloadDir, "len.log"), log, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ps, err := openPayloads(dir)
+		if err != nil {
+			return
+		}
+		model := ps.model("len")
+		if model == "" {
+			model = "m1"
+		}
+		perr := ps.put("len", []payloadRec{{model: model, id: "new", data: []byte("x")}})
+		ps.close()
+		if perr != nil {
+			t.Fatalf("put after a successful open: %v", perr)
+		}
+		ps, err = openPayloads(dir)
+		if err != nil {
+			t.Fatalf("reopen after put: %v", err)
+		}
+		defer ps.close()
+		if b, ok := ps.get("len", "new"); !ok || string(b) != "x" {
+			t.Fatalf("payload after reopen: %q, %v", b, ok)
+		}
+	})
+}
+
+// builtLog builds and closes an index with the "len" payload, replaces its
+// payload log with edit's result, and returns the index path and the log's
+// original bytes.
+func builtLog(t *testing.T, edit func([]byte) []byte) (string, []byte) {
+	t.Helper()
+	idx, path := build(t, lenEncoder{"m1"})
+	idx.Close()
+	log := filepath.Join(path, payloadDir, "len.log")
+	raw, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(log, edit(append([]byte(nil), raw...)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, raw
+}
+
