@@ -329,7 +329,7 @@ func (ds *Dataset) Query(id string) (Query, bool) {
 // file is replaced atomically (atomicfile), so a dataset rewritten in place
 // is never left half-written.
 func (ds *Dataset) Save(dir string) error {
-	if err := os.MkdirAll(filepath.Join(dir, "qrels"), 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	if err := atomicfile.Write(filepath.Join(dir, CorpusFile), func(w io.Writer) error { return WriteJSONL(w, ds.Corpus) }); err != nil {
@@ -343,6 +343,9 @@ func (ds *Dataset) Save(dir string) error {
 	// one left by an earlier dataset saved to dir is removed, or it would be
 	// read back as this dataset's.
 	if len(ds.Qrels) > 0 {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, QrelsFile)), 0o755); err != nil {
+			return err
+		}
 		if err := atomicfile.Write(filepath.Join(dir, QrelsFile), ds.Qrels.WriteTSV); err != nil {
 			return err
 		}

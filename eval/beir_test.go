@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -176,6 +177,9 @@ func TestDatasetWithoutJudgmentsOrCandidates(t *testing.T) {
 			}
 			if got.Qrels != nil || got.Candidates != nil {
 				t.Errorf("Qrels = %v, Candidates = %v; want nil, nil", got.Qrels, got.Candidates)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "qrels")); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("a dataset without judgments left a qrels folder (%v)", err)
 			}
 		})
 	}
