@@ -75,7 +75,14 @@ func (e *ParseError) Unwrap() error { return e.Err }
 // ErrEmpty is wrapped when an input file holds no records.
 var ErrEmpty = errors.New("no records")
 
+// utf8BOM is the byte order mark some editors write at the start of a
+// UTF-8 file.
+var utf8BOM = []byte("\ufeff")
+
 // scanLines calls fn for each non-blank line of r, with 1-based numbers.
+// A byte order mark opening the file is skipped; one opening a later line
+// (files joined with cat) is an error, as it would otherwise become part of
+// that line's first id.
 func scanLines(r io.Reader, name string, fn func(line []byte, n int) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), MaxLineBytes)
@@ -83,6 +90,12 @@ func scanLines(r io.Reader, name string, fn func(line []byte, n int) error) erro
 	for sc.Scan() {
 		n++
 		line := bytes.TrimRight(sc.Bytes(), "\r")
+		if bytes.HasPrefix(line, utf8BOM) {
+			if n > 1 {
+				return &ParseError{File: name, Line: n, Err: errors.New("byte order mark not at the start of the file (files joined?)")}
+			}
+			line = line[len(utf8BOM):]
+		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
@@ -91,6 +104,9 @@ func scanLines(r io.Reader, name string, fn func(line []byte, n int) error) erro
 		}
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			err = fmt.Errorf("line longer than %d MiB (MaxLineBytes): %w", MaxLineBytes>>20, err)
+		}
 		return &ParseError{File: name, Line: n + 1, Err: err}
 	}
 	return nil
@@ -196,7 +212,8 @@ type Dataset struct {
 	Qrels      Qrels // nil when the directory has no qrels/test.tsv
 	Candidates *Run  // nil when the directory has no candidates.trec
 
-	docIndex map[string]int
+	docIndex   map[string]int // document id → place in Corpus
+	indexedLen int            // len(Corpus) when docIndex was built
 }
 
 // File names inside a BEIR directory.
@@ -256,6 +273,7 @@ func readFile[T any](path string, parse func(io.Reader, string) ([]T, error)) ([
 }
 
 func (ds *Dataset) check() error {
+	ds.indexDocs()
 	qids := map[string]bool{}
 	for _, q := range ds.Queries {
 		qids[q.ID] = true
@@ -300,19 +318,31 @@ func (ds *Dataset) check() error {
 	return nil
 }
 
-// Doc returns the corpus document with the given id.
+// Doc returns the corpus document with the given id. It indexes the corpus
+// on first use, and again when Corpus has changed since (resized, or the
+// id found no longer at its place); LoadDataset indexes it, so lookups in a
+// loaded dataset only read and may run concurrently.
 func (ds *Dataset) Doc(id string) (Doc, bool) {
-	if ds.docIndex == nil {
-		ds.docIndex = make(map[string]int, len(ds.Corpus))
-		for i, d := range ds.Corpus {
-			ds.docIndex[d.ID] = i
-		}
+	if ds.docIndex == nil || ds.indexedLen != len(ds.Corpus) {
+		ds.indexDocs()
 	}
 	i, ok := ds.docIndex[id]
+	if ok && (i >= len(ds.Corpus) || ds.Corpus[i].ID != id) {
+		ds.indexDocs()
+		i, ok = ds.docIndex[id]
+	}
 	if !ok {
 		return Doc{}, false
 	}
 	return ds.Corpus[i], true
+}
+
+func (ds *Dataset) indexDocs() {
+	ds.docIndex = make(map[string]int, len(ds.Corpus))
+	for i, d := range ds.Corpus {
+		ds.docIndex[d.ID] = i
+	}
+	ds.indexedLen = len(ds.Corpus)
 }
 
 // Query returns the query with the given id.

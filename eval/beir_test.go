@@ -14,17 +14,21 @@ func TestReadCorpus(t *testing.T) {
 	const in = `{"_id":"d1","title":"Best Bank","text":"Which bank?","metadata":{"user_id":"U4882","position":3}}` + "\r\n" +
 		"\n" +
 		`{"_id":"d2","text":"no title"}` + "\n"
-	docs, err := ReadCorpus(strings.NewReader(in), "corpus.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := []Doc{
 		{ID: "d1", Title: "Best Bank", Text: "Which bank?", Metadata: map[string]any{"user_id": "U4882", "position": 3.0}},
 		{ID: "d2", Text: "no title"},
 	}
-	if !reflect.DeepEqual(docs, want) {
-		t.Errorf("ReadCorpus = %#v, want %#v", docs, want)
+	// A UTF-8 byte order mark opening the file is skipped.
+	for _, prefix := range []string{"", "\ufeff"} {
+		docs, err := ReadCorpus(strings.NewReader(prefix+in), "corpus.jsonl")
+		if err != nil {
+			t.Fatalf("prefix %q: %v", prefix, err)
+		}
+		if !reflect.DeepEqual(docs, want) {
+			t.Errorf("prefix %q: ReadCorpus = %#v, want %#v", prefix, docs, want)
+		}
 	}
+	docs, _ := ReadCorpus(strings.NewReader(in), "corpus.jsonl")
 	if got := docs[0].FullText(); got != "Best Bank\nWhich bank?" {
 		t.Errorf("FullText = %q", got)
 	}
@@ -68,6 +72,8 @@ var jsonlErrors = []struct {
 	{"duplicate id", `{"_id":"a"}` + "\n" + `{"_id":"b"}` + "\n" + `{"_id":"a"}` + "\n", 3, `duplicate`},
 	{"empty file", "", 0, "no records"},
 	{"blank lines", "\n \n", 0, "no records"},
+	{"BOM only", "\ufeff\r\n", 0, "no records"},
+	{"BOM not at the start", `{"_id":"a"}` + "\n\ufeff" + `{"_id":"b"}` + "\n", 2, "not at the start of the file"},
 }
 
 func TestReadJSONLErrors(t *testing.T) {
@@ -278,6 +284,36 @@ func TestLoadDatasetUnreadableOptionalFile(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), p) {
 				t.Errorf("error %q does not name %s", err, p)
+			}
+		})
+	}
+}
+
+// TestDocAfterCorpusChanges checks that Doc follows a corpus replaced or
+// grown after an earlier lookup built its index, instead of answering from
+// the old index (a wrong document, a missing one, or an index out of range).
+func TestDocAfterCorpusChanges(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(ds *Dataset)
+		id     string
+		want   string // text; "" for not found
+	}{
+		{"appended", func(ds *Dataset) { ds.Corpus = append(ds.Corpus, Doc{ID: "d9", Text: "new"}) }, "d9", "new"},
+		{"shrunk", func(ds *Dataset) { ds.Corpus = ds.Corpus[:1] }, "d3", ""},
+		{"reordered", func(ds *Dataset) { ds.Corpus = []Doc{ds.Corpus[2], ds.Corpus[0], ds.Corpus[1]} }, "d1", "text one"},
+		{"replaced", func(ds *Dataset) { ds.Corpus = []Doc{{ID: "x", Text: "x"}, {ID: "d1", Text: "other"}, {ID: "y"}} }, "d1", "other"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ds := testDataset()
+			if _, ok := ds.Doc("d1"); !ok {
+				t.Fatal("d1 not found")
+			}
+			tc.change(ds)
+			d, ok := ds.Doc(tc.id)
+			if got := map[bool]string{true: d.Text}[ok]; got != tc.want || ok != (tc.want != "") {
+				t.Errorf("Doc(%s) = %+v, %v; want text %q", tc.id, d, ok, tc.want)
 			}
 		})
 	}

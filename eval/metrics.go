@@ -111,9 +111,13 @@ func (r Result) Column(i int) []float64 {
 
 // Evaluate scores run against qrels. Queries in the run that the qrels do
 // not know are an error (see Run.CheckQueries); filter them first to
-// ignore them deliberately.
+// ignore them deliberately. So are a document listed twice for one query
+// and a NaN score, which ReadRun refuses and a run built in memory may hold.
 func Evaluate(q Qrels, run Run, metrics []Metric) (Result, error) {
 	if err := run.CheckQueries(q); err != nil {
+		return Result{}, err
+	}
+	if err := run.checkEntries(); err != nil {
 		return Result{}, err
 	}
 	res := Result{Metrics: metrics, Queries: SortedKeys(q), PerQuery: map[string][]float64{}}

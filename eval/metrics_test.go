@@ -219,6 +219,40 @@ func TestEvaluateUnknownQuery(t *testing.T) {
 	}
 }
 
+// TestEvaluateRefusesBadEntries checks runs built in memory, which
+// ReadRun has not checked: a document listed twice for one query would be
+// credited twice (p@2 = 1 with one relevant document, trec AP above 1), and
+// a NaN score has no place in a descending order.
+func TestEvaluateRefusesBadEntries(t *testing.T) {
+	q := Qrels{"q1": {"a": 1, "b": 0}, "q2": {"a": 1}}
+	tests := []struct {
+		name    string
+		entries map[string][]Entry
+		msg     string
+	}{
+		{"duplicate", map[string][]Entry{"q1": {{DocID: "b", Score: 3}, {DocID: "a", Score: 2}, {DocID: "a", Score: 1}}}, `document "a" listed twice for query "q1"`},
+		{"duplicate in second query", map[string][]Entry{"q2": {{DocID: "a", Score: 2}, {DocID: "a", Score: 2}}}, `document "a" listed twice for query "q2"`},
+		{"NaN score", map[string][]Entry{"q1": {{DocID: "a", Score: 1}, {DocID: "b", Score: math.NaN()}}}, `query "q1", document "b": score is NaN`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			run := NewRun()
+			for _, qid := range SortedKeys(tc.entries) {
+				run.Set(qid, tc.entries[qid])
+			}
+			_, err := Evaluate(q, run, MustParseMetrics("map,p@2"))
+			wantParseError(t, err, "run", 0, tc.msg)
+		})
+	}
+	// The same document for two queries is fine.
+	run := NewRun()
+	run.Add("q1", Entry{DocID: "a", Score: 1})
+	run.Add("q2", Entry{DocID: "a", Score: 1})
+	if _, err := Evaluate(q, run, MustParseMetrics("map")); err != nil {
+		t.Errorf("one document for two queries: %v", err)
+	}
+}
+
 func TestParseMetrics(t *testing.T) {
 	good := []struct {
 		in   string

@@ -9,7 +9,7 @@ import (
 // judgments and candidates; the corpus is shared, since candidates of the
 // kept queries may be any document.
 func (ds *Dataset) Subset(keep func(qid string) bool) *Dataset {
-	out := &Dataset{Dir: ds.Dir, Corpus: ds.Corpus, docIndex: ds.docIndex}
+	out := &Dataset{Dir: ds.Dir, Corpus: ds.Corpus, docIndex: ds.docIndex, indexedLen: ds.indexedLen}
 	for _, q := range ds.Queries {
 		if keep(q.ID) {
 			out.Queries = append(out.Queries, q)
@@ -33,7 +33,7 @@ func (ds *Dataset) Subset(keep func(qid string) bool) *Dataset {
 // Folds splits the dataset's judged queries into k folds, deterministically:
 // queries are ordered by a hash of their id and dealt round-robin, so a
 // query's fold does not depend on file order. It returns, per fold, the
-// ids of its queries.
+// ids of its queries. k must be at least 1; Folds panics otherwise.
 func (ds *Dataset) Folds(k int) [][]string {
 	var ids []string
 	for _, q := range ds.Queries {

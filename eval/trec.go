@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -175,7 +176,9 @@ func (r *Run) Add(qid string, e Entry) {
 	r.byQuery[qid] = append(r.byQuery[qid], e)
 }
 
-// Set replaces the ranking of qid.
+// Set replaces the ranking of qid. The run keeps es itself, not a copy,
+// but a later Add to qid does not write into es's spare capacity, so runs
+// sharing entries (Set from another's Ranking, Filter) can each grow.
 func (r *Run) Set(qid string, es []Entry) {
 	if r.byQuery == nil {
 		r.byQuery = map[string][]Entry{}
@@ -183,14 +186,15 @@ func (r *Run) Set(qid string, es []Entry) {
 	if _, ok := r.byQuery[qid]; !ok {
 		r.order = append(r.order, qid)
 	}
-	r.byQuery[qid] = es
+	r.byQuery[qid] = slices.Clip(es)
 }
 
 // QueryIDs returns the run's queries in the order they first appeared.
 func (r Run) QueryIDs() []string { return r.order }
 
-// Ranking returns qid's entries in the order they were given.
-func (r Run) Ranking(qid string) []Entry { return r.byQuery[qid] }
+// Ranking returns qid's entries in the order they were given. Appending
+// to it does not write into the run's spare capacity.
+func (r Run) Ranking(qid string) []Entry { return slices.Clip(r.byQuery[qid]) }
 
 // Sorted returns qid's entries by descending score; equal scores keep the
 // order they were given, so a run whose scores tie is still evaluated
@@ -288,6 +292,35 @@ func (r Run) CheckQueries(q Qrels) error {
 				name = "run"
 			}
 			return &ParseError{File: name, Line: line, Err: fmt.Errorf("%w: %q", ErrUnknownQuery, qid)}
+		}
+	}
+	return nil
+}
+
+// checkEntries returns an error naming the first entry that lists a
+// document its query already lists, or has a NaN score. ReadRun refuses
+// both; a run built in memory gets here unchecked, and Evaluate would
+// credit a document twice or sort by a score that orders nothing.
+func (r Run) checkEntries() error {
+	seen := map[string]bool{}
+	for _, qid := range r.order {
+		clear(seen)
+		for _, e := range r.byQuery[qid] {
+			var err error
+			switch {
+			case seen[e.DocID]:
+				err = fmt.Errorf("document %q listed twice for query %q", e.DocID, qid)
+			case math.IsNaN(e.Score):
+				err = fmt.Errorf("query %q, document %q: score is NaN", qid, e.DocID)
+			}
+			if err != nil {
+				name := r.File
+				if name == "" {
+					name = "run"
+				}
+				return &ParseError{File: name, Line: e.Line, Err: err}
+			}
+			seen[e.DocID] = true
 		}
 	}
 	return nil

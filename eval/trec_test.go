@@ -33,6 +33,11 @@ func TestReadQrelsForms(t *testing.T) {
 		{"TREC CRLF and blank lines", "q1 0 d1 1\r\n\r\nq1 0 d2 0\r\n  \nq2 0 d1 2", want},
 		{"TREC negative grade is not relevant", "q1 0 d1 -1\nq1 0 d2 1\n", Qrels{"q1": {"d1": -1, "d2": 1}}},
 		{"repeated judgment", "q1 0 d1 1\nq1 0 d1 1\n", Qrels{"q1": {"d1": 1}}},
+		// A UTF-8 byte order mark (Windows editors write one) is not part
+		// of the first query id, nor does it hide the BEIR header.
+		{"BEIR TSV with BOM and header", "\ufeffquery-id\tcorpus-id\tscore\r\nq1\td1\t1\r\nq1\td2\t0\r\nq2\td1\t2\r\n", want},
+		{"TREC with BOM", "\ufeffq1 0 d1 1\nq1 0 d2 0\nq2 0 d1 2\n", want},
+		{"SemEval gold with BOM", "\ufeffQ1\tQ1_R1\t1\t1\ttrue\nQ1\tQ1_R2\t2\t0.5\tfalse\n", Qrels{"Q1": {"Q1_R1": 1, "Q1_R2": 0}}},
 		{
 			"SemEval gold",
 			"Q268\tQ268_R4\t4\t0.25\ttrue\nQ268\tQ268_R9\t9\t0.111111111111111\tfalse\nQ269\tQ269_R1\t1\t1\tfalse\n",
@@ -167,6 +172,9 @@ func TestReadRunErrors(t *testing.T) {
 		{"NaN score", "q1 Q0 a 1 NaN t\n", 1, `score "NaN"`},
 		{"duplicate doc", "q1 Q0 a 1 0.5 t\nq2 Q0 a 1 0.5 t\nq1 Q0 a 2 0.4 t\n", 3, `document "a" listed twice for query "q1"`},
 		{"empty", "", 0, "no records"},
+		{"BOM only", "\ufeff\n", 0, "no records"},
+		{"BOM not at the start", "q1 Q0 a 1 0.5 t\n\ufeffq1 Q0 b 2 0.4 t\n", 2, "not at the start of the file"},
+		{"line too long", "q1 Q0 a 1 0.5 t\nq1 Q0 b 2 " + strings.Repeat("1", MaxLineBytes) + " t\n", 2, "longer than"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -176,6 +184,18 @@ func TestReadRunErrors(t *testing.T) {
 			}
 			wantParseError(t, err, "r.trec", tc.line, tc.msg)
 		})
+	}
+}
+
+// TestReadRunBOM checks that a byte order mark opening a run is not read
+// as part of its first query id.
+func TestReadRunBOM(t *testing.T) {
+	run, err := ReadRun(strings.NewReader("\ufeffq1 Q0 a 1 0.5 t\r\nq1 Q0 b 2 0.4 t\r\n"), "r.trec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(run.QueryIDs(), ","); got != "q1" || len(run.Ranking("q1")) != 2 {
+		t.Errorf("QueryIDs = %q with %d entries for q1, want q1 with 2", got, len(run.Ranking("q1")))
 	}
 }
 
@@ -193,5 +213,42 @@ func TestRunSetAndFilter(t *testing.T) {
 	f := run.Filter(func(qid string) bool { return qid == "q2" })
 	if f.Len() != 1 || f.Ranking("q2")[0].DocID != "b" || run.Len() != 2 {
 		t.Errorf("Filter = %v (original %d queries)", f.QueryIDs(), run.Len())
+	}
+}
+
+// TestRunAppendsDoNotAlias checks that a run made from another's entries
+// (Filter, Set with Ranking) and the original can each Add to a query
+// without the other's entry overwriting it in a shared backing array.
+func TestRunAppendsDoNotAlias(t *testing.T) {
+	tests := []struct {
+		name string
+		copy func(Run) Run
+	}{
+		{"Filter", func(r Run) Run { return r.Filter(func(string) bool { return true }) }},
+		{"Set from Ranking", func(r Run) Run { c := NewRun(); c.Set("q1", r.Ranking("q1")); return c }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			orig := NewRun()
+			for _, d := range []string{"a", "b", "c"} {
+				orig.Add("q1", Entry{DocID: d})
+			}
+			c := tc.copy(orig)
+			c.Add("q1", Entry{DocID: "copy"})
+			orig.Add("q1", Entry{DocID: "orig"})
+			ids := func(r Run) string {
+				var s []string
+				for _, e := range r.Ranking("q1") {
+					s = append(s, e.DocID)
+				}
+				return strings.Join(s, ",")
+			}
+			if got := ids(c); got != "a,b,c,copy" {
+				t.Errorf("copy = %s, want a,b,c,copy", got)
+			}
+			if got := ids(orig); got != "a,b,c,orig" {
+				t.Errorf("original = %s, want a,b,c,orig", got)
+			}
+		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -30,7 +31,7 @@ type Named struct {
 type Options struct {
 	Metrics []eval.Metric // table columns; the first is tested for significance
 	Format  string        // plot format: "png" or "svg"
-	Depths  []int         // cutoffs (1 or more) for the depth plot; 1..10, 20, 50, 100 when empty
+	Depths  []int         // cutoffs (1 or more, any order) for the depth plot; 1..10, 20, 50, 100 when empty
 }
 
 // Write evaluates runs (the first is the baseline) against qrels and
@@ -150,7 +151,12 @@ func apChange(path string, runs []Named, results []eval.Result) error {
 	if len(lines) == 0 {
 		return nil
 	}
-	if err := plotutil.AddLines(p, lines...); err != nil {
+	add := plotutil.AddLines
+	if len(base) < 2 {
+		// A line through one point draws nothing: mark the point.
+		add = plotutil.AddLinePoints
+	}
+	if err := add(p, lines...); err != nil {
 		return err
 	}
 	return p.Save(8*vg.Inch, 5*vg.Inch, path)
@@ -165,13 +171,9 @@ func depthPlot(path string, qrels eval.Qrels, runs []Named, m eval.Metric, depth
 	p.Y.Label.Text = m.Name + "@k"
 	var lines []any
 	for _, r := range runs {
-		pts := make(plotter.XYs, 0, len(depths))
-		for _, k := range depths {
-			res, err := eval.Evaluate(qrels, r.Run, []eval.Metric{{Name: m.Name, K: k}})
-			if err != nil {
-				return err
-			}
-			pts = append(pts, plotter.XY{X: float64(k), Y: res.Mean[0]})
+		pts, err := depthPoints(qrels, r.Run, m, depths)
+		if err != nil {
+			return err
 		}
 		lines = append(lines, r.Name, pts)
 	}
@@ -186,4 +188,20 @@ func depthPlot(path string, qrels eval.Qrels, runs []Named, m eval.Metric, depth
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	return p.Save(8*vg.Inch, 5*vg.Inch, path)
+}
+
+// depthPoints returns metric m of run cut to each depth, one point per
+// distinct depth in increasing order, so the line through them runs left
+// to right whatever order the depths were given in. depths is not changed.
+func depthPoints(qrels eval.Qrels, run eval.Run, m eval.Metric, depths []int) (plotter.XYs, error) {
+	ks := slices.Compact(slices.Sorted(slices.Values(depths)))
+	pts := make(plotter.XYs, 0, len(ks))
+	for _, k := range ks {
+		res, err := eval.Evaluate(qrels, run, []eval.Metric{{Name: m.Name, K: k}})
+		if err != nil {
+			return nil, err
+		}
+		pts = append(pts, plotter.XY{X: float64(k), Y: res.Mean[0]})
+	}
+	return pts, nil
 }

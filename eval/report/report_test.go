@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -129,5 +130,59 @@ func TestWriteEscapesRunNames(t *testing.T) {
 	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
 	if !strings.Contains(string(md), `| bm25\|rm3 | 1.0000 |`) {
 		t.Errorf("report.md:\n%s", md)
+	}
+}
+
+// TestWriteOneQuery checks that the per-query change plot of a single
+// judged query shows its one point: a line through one point draws nothing.
+func TestWriteOneQuery(t *testing.T) {
+	arc := regexp.MustCompile(`<path d="M[^"]*A`) // a glyph; lines and axes have no arcs
+	for _, qids := range [][]string{{"q1"}, {"q1", "q2"}} {
+		q, base, better := judgedRuns(qids...)
+		dir := t.TempDir()
+		if err := Write(dir, q, []Named{{"a", base}, {"b", better}}, Options{Format: "svg"}); err != nil {
+			t.Fatal(err)
+		}
+		svg, err := os.ReadFile(filepath.Join(dir, "ap-change.svg"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := arc.Match(svg), len(qids) == 1; got != want {
+			t.Errorf("%d queries: ap-change.svg has point markers %v, want %v", len(qids), got, want)
+		}
+	}
+}
+
+// TestDepthPoints checks that the depth plot's points run left to right,
+// once per depth, whatever order the depths were given in: a line through
+// them in the given order would double back.
+func TestDepthPoints(t *testing.T) {
+	q, base, _ := judgedRuns("q1", "q2")
+	m := eval.MustParseMetrics("map@10")[0]
+	tests := []struct {
+		depths []int
+		want   []float64
+	}{
+		{[]int{1, 2, 10}, []float64{1, 2, 10}},
+		{[]int{10, 1, 5}, []float64{1, 5, 10}},
+		{[]int{5, 5}, []float64{5}},
+		{[]int{3, 1, 3, 2, 1}, []float64{1, 2, 3}},
+	}
+	for _, tc := range tests {
+		depths := append([]int(nil), tc.depths...)
+		pts, err := depthPoints(q, base, m, depths)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var xs []float64
+		for _, p := range pts {
+			xs = append(xs, p.X)
+		}
+		if fmt.Sprint(xs) != fmt.Sprint(tc.want) {
+			t.Errorf("depths %v: points at %v, want %v", tc.depths, xs, tc.want)
+		}
+		if fmt.Sprint(depths) != fmt.Sprint(tc.depths) {
+			t.Errorf("depths %v changed to %v", tc.depths, depths)
+		}
 	}
 }
