@@ -300,6 +300,11 @@ func Parse(raw []byte) (*Bundle, error) {
 		}
 		data := p[:s.Bytes]
 		p = p[s.Bytes:]
+		_, dupT := b.tensors[s.Name]
+		_, dupS := b.strs[s.Name]
+		if (s.Kind == "f64" && dupT) || (s.Kind == "strings" && dupS) {
+			return nil, corrupt("section %q listed twice", s.Name)
+		}
 		switch s.Kind {
 		case "f64":
 			n, zero := 1, false
@@ -370,7 +375,7 @@ func Load(path, method string, maxVersion int) (*Bundle, error) {
 		return nil, fmt.Errorf("models: %s is a %q model, want %q", path, b.Manifest.Method, method)
 	}
 	if maxVersion > 0 && (b.Manifest.ModelVersion < 1 || b.Manifest.ModelVersion > maxVersion) {
-		return nil, fmt.Errorf("models: %s: %s model version %d, this build reads 1..%d", path, method, b.Manifest.ModelVersion, maxVersion)
+		return nil, fmt.Errorf("models: %s: %s model version %d, this build reads 1..%d", path, b.Manifest.Method, b.Manifest.ModelVersion, maxVersion)
 	}
 	return b, nil
 }

@@ -207,3 +207,42 @@ func FuzzParseStructure(f *testing.F) {
 		}
 	})
 }
+
+// TestRefusesDuplicateSections: a manifest that lists a section twice is
+// corrupt; keeping either copy would load weights the writer may not have
+// meant, and the bundle would not re-serialise to the same ID.
+func TestRefusesDuplicateSections(t *testing.T) {
+	eight := make([]byte, 8)
+	tests := []struct {
+		name, sections string
+		body           []byte
+	}{
+		{"tensor twice", `[{"name":"w","kind":"f64","shape":[1],"bytes":8},{"name":"w","kind":"f64","shape":[1],"bytes":8}]`, make([]byte, 16)},
+		{"strings twice", `[{"name":"v","kind":"strings","shape":[1],"bytes":1},{"name":"v","kind":"strings","shape":[1],"bytes":1}]`, []byte{0, 0}},
+	}
+	for _, tt := range tests {
+		raw := rawBundle(`{"method":"x","format_version":1,"sections":`+tt.sections+`}`, tt.body)
+		if _, err := Parse(raw); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: err = %v, want ErrCorrupt", tt.name, err)
+		}
+	}
+	// A tensor and a string list may share a name: they are kept apart.
+	ok := `[{"name":"w","kind":"f64","shape":[1],"bytes":8},{"name":"w","kind":"strings","shape":[1],"bytes":1}]`
+	if _, err := Parse(rawBundle(`{"method":"x","format_version":1,"sections":`+ok+`}`, append(eight, 0))); err != nil {
+		t.Errorf("tensor and string list named alike: %v", err)
+	}
+}
+
+// TestLoadVersionErrorNamesMethod: a loader that accepts any method still
+// gets an error naming the model's method.
+func TestLoadVersionErrorNamesMethod(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.bin")
+	b := sample()
+	b.Manifest.ModelVersion = 9
+	if err := b.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path, "", 1); err == nil || !strings.Contains(err.Error(), "tweak model version 9") {
+		t.Errorf("err = %v, want it to name the tweak model's version", err)
+	}
+}

@@ -214,3 +214,27 @@ func TestTrainRejects(t *testing.T) {
 		}
 	}
 }
+
+// TestPretrainRejectsMismatchedBase: a base model's vocabulary is the
+// network's input layer, so a base fitted with another D must be refused
+// with an error, not a dimension-mismatch panic in the first RBM.
+func TestPretrainRejectsMismatchedBase(t *testing.T) {
+	data := loadData(t)
+	base, _, err := Pretrain(context.Background(), concept.Data{Texts: data.Texts}, Config{D: 20, Hidden: []int{6}, C: 3, PretrainEpochs: 1}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []int{10, 30} {
+		cfg := Config{D: d, Hidden: []int{6}, C: 3, PretrainEpochs: 1}
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("D=%d with a D=20 base: panic %v", d, r)
+				}
+			}()
+			if _, _, err := Pretrain(context.Background(), concept.Data{Texts: data.Texts}, cfg, Options{Base: base}); err == nil || !strings.Contains(err.Error(), "D=") {
+				t.Errorf("D=%d with a D=20 base: err = %v, want an error naming D", d, err)
+			}
+		}()
+	}
+}

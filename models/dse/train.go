@@ -19,7 +19,8 @@ type Options struct {
 	Dev []concept.Judged
 	// Base, when set, supplies pretrained layers below the top: layers
 	// whose sizes match are reused instead of pretrained again (several
-	// models with different C can share one pretraining).
+	// models with different C can share one pretraining). Its vocabulary
+	// is the new model's, so it must have D terms.
 	Base     *Model
 	Progress concept.Progress
 }
@@ -53,6 +54,11 @@ func Pretrain(ctx context.Context, data concept.Data, cfg Config, opt Options) (
 	}
 	if m.Space.Dim() < cfg.D {
 		return nil, nil, fmt.Errorf("dse: only %d terms in the vocabulary, D=%d requested", m.Space.Dim(), cfg.D)
+	}
+	if m.Space.Dim() != cfg.D {
+		// Only a base model's vocabulary can be larger: it is the input
+		// layer, and the first RBM would not fit it.
+		return nil, nil, fmt.Errorf("dse: the base model's vocabulary has %d terms, D=%d requested", m.Space.Dim(), cfg.D)
 	}
 	data0 := m.inputs(texts)
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0xd5e))

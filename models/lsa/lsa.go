@@ -174,6 +174,9 @@ func FromBundle(b *models.Bundle) (*Model, error) {
 	if len(sig.Data) != k {
 		return nil, fmt.Errorf("lsa: model has %d singular values for %d dimensions", len(sig.Data), k)
 	}
+	if err := concept.CheckFinite(sig.Data); err != nil {
+		return nil, fmt.Errorf("lsa: singular values: %w", err)
+	}
 	return &Model{Config: cfg, Space: space, Proj: proj, Sigma: sig.Data}, nil
 }
 

@@ -209,6 +209,19 @@ func TestLoadRefusesBadFiles(t *testing.T) {
 	if _, err := Load(other); err == nil || !strings.Contains(err.Error(), other) {
 		t.Errorf("sigma of the wrong length: err = %v, want an error naming %s", err, other)
 	}
+	// Non-finite singular values are damage too (experiments read them).
+	for _, v := range []float64{math.NaN(), math.Inf(1)} {
+		b, _ = m.Bundle()
+		sig := append([]float64(nil), m.Sigma...)
+		sig[0] = v
+		b.AddTensor("sigma", []int{len(sig)}, sig)
+		if err := b.Save(other); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(other); err == nil || !strings.Contains(err.Error(), other) {
+			t.Errorf("sigma %v: err = %v, want an error naming %s", v, err, other)
+		}
+	}
 }
 
 func TestTrainRejectsBadConfig(t *testing.T) {

@@ -205,3 +205,35 @@ func TestScoreMatchesFeatures(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainCountsRepeatedFeaturesOnce: Score counts a feature once however
+// often a text and its context repeat it, so training must too; otherwise
+// the model learns from vectors it never sees when scoring (and a feature
+// of a single text passes min_count by being repeated).
+func TestTrainCountsRepeatedFeaturesOnce(t *testing.T) {
+	ex := chatAndAnswers(20)
+	once := slices.Clone(ex)
+	twice := slices.Clone(ex)
+	for i := range ex {
+		if i%3 == 0 {
+			once[i].Context = []string{"ctx:asker"}
+			// Repeated, and naming a feature the text already has.
+			twice[i].Context = []string{"ctx:asker", "ctx:asker", Tokens(ex[i].Text)[0]}
+		}
+	}
+	// A context feature of one text only must not reach min_count 2.
+	once[1].Context = []string{"ctx:lone"}
+	twice[1].Context = []string{"ctx:lone", "ctx:lone"}
+	want, err := Train(context.Background(), once, Config{Bigrams: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Train(context.Background(), twice, Config{Bigrams: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Features, want.Features) || !slices.Equal(got.W, want.W) || got.Bias != want.Bias {
+		t.Errorf("repeated features changed the model: %d features (want %d), has ctx:lone %v",
+			len(got.Features), len(want.Features), slices.Contains(got.Features, "ctx:lone"))
+	}
+}

@@ -654,6 +654,9 @@ func fromBundle(b *models.Bundle) (*Model, error) {
 	for i, w := range m.Vocab {
 		m.index[w] = i
 	}
+	if len(m.index) != V {
+		return nil, bad("vocabulary lists a word twice")
+	}
 	rows := func(name string) ([][]float64, error) {
 		t, err := b.Tensor(name, 2)
 		if err != nil {
@@ -661,6 +664,11 @@ func fromBundle(b *models.Bundle) (*Model, error) {
 		}
 		if t.Shape[1] != V || t.Shape[0] != m.Config.K {
 			return nil, bad("%s has shape %v, want [%d %d]", name, t.Shape, m.Config.K, V)
+		}
+		for i, x := range t.Data {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return nil, bad("%s of topic %d, word %q is %v", name, i/V, m.Vocab[i%V], x)
+			}
 		}
 		out := make([][]float64, t.Shape[0])
 		for l := range out {
@@ -686,6 +694,11 @@ func fromBundle(b *models.Bundle) (*Model, error) {
 	}
 	if m.Zeta, err = vec("zeta", V); err != nil {
 		return nil, err
+	}
+	for i, z := range m.Zeta {
+		if !(z >= 0) || math.IsInf(z, 1) {
+			return nil, bad("threshold of %q is %v", m.Vocab[i], z)
+		}
 	}
 	if m.DF, err = vec("df", V); err != nil {
 		return nil, err

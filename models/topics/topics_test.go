@@ -197,6 +197,14 @@ func TestLoadRejectsBadModels(t *testing.T) {
 		{"no documents", func(m *Model) { m.Docs = 0 }, nil},
 		{"negative df", func(m *Model) { m.DF[0] = -1 }, nil},
 		{"nan df", func(m *Model) { m.DF[0] = math.NaN() }, nil},
+		// Non-finite centres, topics or thresholds would silently pick the
+		// wrong cluster, farthest topic or thresholded words.
+		{"nan centre", func(m *Model) { m.Centers[1][0] = math.NaN() }, nil},
+		{"infinite centre", func(m *Model) { m.Centers[0][2] = math.Inf(1) }, nil},
+		{"nan topic", func(m *Model) { m.Topics[2][1] = math.NaN() }, nil},
+		{"nan zeta", func(m *Model) { m.Zeta[0] = math.NaN() }, nil},
+		{"infinite zeta", func(m *Model) { m.Zeta[0] = math.Inf(1) }, nil},
+		{"duplicate word", func(m *Model) { m.Vocab[1] = m.Vocab[0] }, nil},
 		{"catchwords out of order", func(m *Model) { J := m.Catch[0]; J[0], J[1] = J[1], J[0] }, nil},
 		{"catchwords not pairs", nil, func(b *models.Bundle) { b.AddTensor("catchwords", []int{1, 3}, []float64{0, 0, 1}) }},
 		{"many topics, no words", nil, func(b *models.Bundle) {
