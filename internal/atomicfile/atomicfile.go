@@ -36,6 +36,12 @@ func Write(path string, fn func(io.Writer) error) error {
 		f.Close()
 		return named(path, err)
 	}
+	// On disk before the rename, or a crash soon after could leave the
+	// new name pointing at an empty file in place of the old one.
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return named(path, err)
+	}
 	if err := f.Close(); err != nil {
 		return named(path, err)
 	}
