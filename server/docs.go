@@ -59,10 +59,15 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) error {
 			return badRequest("add[%d] (%q): title or text is not valid UTF-8", i, d.ID)
 		}
 	}
+	deleting := make(map[string]bool, len(req.Delete))
 	for i, id := range req.Delete {
 		if err := s.checkID(id); err != nil {
 			return badRequest("delete[%d]: %v", i, err)
 		}
+		if deleting[id] {
+			return badRequest("delete[%d]: id %q appears twice", i, id)
+		}
+		deleting[id] = true
 	}
 
 	// The models that compute payloads are the ones searches read them
@@ -153,7 +158,11 @@ func (s *Server) handleDoc(w http.ResponseWriter, r *http.Request) error {
 
 func quote(s string) string {
 	if len(s) > 80 {
-		s = s[:80] + "…"
+		n := 80
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n-- // cut between characters
+		}
+		s = s[:n] + "…"
 	}
 	return `"` + s + `"`
 }

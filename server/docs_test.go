@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/semrank/semrank/eval"
 )
@@ -73,6 +74,7 @@ func TestIndexAndDoc(t *testing.T) {
 		{"empty id", `{"add": [{"_id": "", "title": "t"}]}`, 400, "add[0]: empty id"},
 		{"space in id", `{"delete": ["a b"]}`, 400, "delete[0]: id \"a b\" contains white space"},
 		{"duplicate id", `{"add": [{"_id": "d", "title": "t"}, {"_id": "d", "title": "u"}]}`, 400, `add[1]: id "d" appears twice`},
+		{"duplicate delete", `{"delete": ["Q268_R4", "Q268_R4"]}`, 400, `delete[1]: id "Q268_R4" appears twice`},
 		{"no text", `{"add": [{"_id": "d"}]}`, 400, "neither title nor text"},
 		{"too many", `{"delete": ["a", "b", "c", "d"]}`, 400, "4 documents in one request; the limit is 3"},
 		{"oversize", `{"add": [{"_id": "d", "title": "` + strings.Repeat("x", 5000) + `"}]}`, 413, "larger than the limit of 4096 bytes"},
@@ -92,6 +94,16 @@ func TestIndexAndDoc(t *testing.T) {
 	// Nothing of the refused requests reached the index.
 	if n, _ := idx.DocCount(); n != 51 {
 		t.Errorf("%d documents after refused requests, want 51", n)
+	}
+}
+
+// TestQuoteCutsBetweenCharacters: a long id in an error message is
+// shortened without splitting a character into invalid UTF-8.
+func TestQuoteCutsBetweenCharacters(t *testing.T) {
+	for _, id := range []string{strings.Repeat("é", 60), "x" + strings.Repeat("€", 40), strings.Repeat("a", 100)} {
+		if q := quote(id); !utf8.ValidString(q) || !strings.HasSuffix(q, `…"`) || len(q) > 80+len(`""…`) {
+			t.Errorf("quote(%q) = %q", id, q)
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strings"
 	"time"
@@ -149,17 +150,13 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v)
 }
 
-// decodeBody reads a JSON body of at most limit bytes into v, refusing
-// unknown fields and trailing data, and names the problem when it fails.
+// decodeBody reads a JSON body of at most limit bytes into v, refusing a
+// Content-Type other than JSON, unknown fields and trailing data, and names
+// the problem when it fails.
 func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, v any) error {
-	body := http.MaxBytesReader(w, r.Body, limit)
-	raw, err := io.ReadAll(body)
+	raw, err := readBody(w, r, limit)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return err
-		}
-		return badRequest("reading request body: %v", err)
+		return err
 	}
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return badRequest("request body is empty; send a JSON object")
@@ -175,6 +172,38 @@ func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 	return nil
 }
 
+// readBody reads a body of at most limit bytes declared as JSON, or not
+// declared at all.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	if err := checkJSONType(r); err != nil {
+		return nil, err
+	}
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, err
+		}
+		return nil, badRequest("reading request body: %v", err)
+	}
+	return raw, nil
+}
+
+// checkJSONType refuses a body whose Content-Type says it is not JSON (a
+// form, plain text), as HTML forms send; a request without a Content-Type
+// is read as JSON.
+func checkJSONType(r *http.Request) error {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return nil
+	}
+	if mt, _, err := mime.ParseMediaType(ct); err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json")) {
+		return nil
+	}
+	return &apiError{Status: http.StatusUnsupportedMediaType,
+		Msg: fmt.Sprintf("Content-Type %s is not JSON; send the body as application/json", quote(ct))}
+}
+
 func describeJSONError(raw []byte, err error) string {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
@@ -186,7 +215,12 @@ func describeJSONError(raw []byte, err error) string {
 		if field == "" {
 			field = "the request"
 		}
-		return fmt.Sprintf("%s must be %s, not %s", field, jsonKind(te.Type.Kind().String()), te.Value)
+		kind := te.Type.Kind().String()
+		if strings.HasPrefix(te.Value, "number") && (strings.HasPrefix(kind, "int") || strings.HasPrefix(kind, "uint")) {
+			// A number that is not an integer, or does not fit one.
+			return fmt.Sprintf("%s must be an integer in range, not %s", field, te.Value)
+		}
+		return fmt.Sprintf("%s must be %s, not %s", field, jsonKind(kind), te.Value)
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return fmt.Sprintf("unexpected end of input after %d bytes", len(raw))
 	}
@@ -236,17 +270,29 @@ func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) error {
 	// no parameters, in particular no file path.
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes))
 	if err != nil {
-		return err
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return err
+		}
+		return badRequest("reading request body: %v", err)
 	}
-	if t := bytes.TrimSpace(raw); len(t) > 0 && !bytes.Equal(t, []byte("{}")) {
-		return badRequest("reload takes no parameters; it rebuilds the pipeline file the server was started with")
+	if t := bytes.TrimSpace(raw); len(t) > 0 {
+		if err := checkJSONType(r); err != nil {
+			return err
+		}
+		var params map[string]json.RawMessage
+		if json.Unmarshal(t, &params) != nil || params == nil || len(params) > 0 {
+			return badRequest("reload takes no parameters; it rebuilds the pipeline file the server was started with")
+		}
 	}
-	gen, err := s.Reload(r.Context())
-	if err != nil {
+	cur, err := s.reload(r.Context())
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		return err // waited too long for a reload or an index batch to finish
+	case err != nil:
 		return &apiError{Status: http.StatusInternalServerError, Msg: err.Error() + " (the previous pipeline keeps serving)"}
 	}
-	cur := s.current.Load()
-	writeJSON(w, http.StatusOK, ReloadResponse{Generation: gen, Stages: cur.pipeline.StageNames(), Window: cur.pipeline.WindowSize()})
+	writeJSON(w, http.StatusOK, ReloadResponse{Generation: cur.generation, Stages: cur.pipeline.StageNames(), Window: cur.pipeline.WindowSize()})
 	return nil
 }
 

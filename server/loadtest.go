@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -87,9 +88,14 @@ func LoadTest(ctx context.Context, o LoadOptions) (LoadResult, error) {
 	client := &http.Client{
 		Transport: &http.Transport{MaxIdleConns: o.Clients, MaxIdleConnsPerHost: o.Clients, DisableCompression: true},
 		Timeout:   time.Minute,
+		// A redirect is an answer to report, not one to follow: it could
+		// lead away from the loopback address.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	defer client.CloseIdleConnections()
-	endpoint := o.URL + "/api/search"
+	// "http://127.0.0.1:8095/" names the same server; "//api/search" would
+	// be redirected.
+	endpoint := strings.TrimRight(o.URL, "/") + "/api/search"
 	// One search first: a server that is down or answers with errors
 	// would otherwise be hammered for the whole duration and reported
 	// as a throughput.

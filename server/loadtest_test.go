@@ -2,7 +2,10 @@ package server
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -33,6 +36,10 @@ func TestLoadTest(t *testing.T) {
 		r.P50 > r.P99 || r.P99 > r.Max || r.Throughput <= 0 {
 		t.Errorf("%+v", r)
 	}
+	// A base URL with a trailing slash names the same server.
+	if r, err := LoadTest(context.Background(), LoadOptions{URL: ts.URL + "/", Clients: 1, Duration: 50 * time.Millisecond, Queries: qs[:2]}); err != nil || r.Errors != 0 {
+		t.Errorf("URL with a trailing slash: %+v, err = %v", r, err)
+	}
 	if _, err := LoadTest(context.Background(), LoadOptions{URL: "http://192.0.2.1:80", Clients: 1, Duration: time.Second, Queries: qs}); err == nil {
 		t.Error("load test against a non-loopback address")
 	}
@@ -41,5 +48,20 @@ func TestLoadTest(t *testing.T) {
 	ts.Close()
 	if r, err := LoadTest(context.Background(), LoadOptions{URL: ts.URL, Clients: 3, Duration: time.Minute, Queries: qs}); err == nil || !strings.Contains(err.Error(), "first search failed") || r.Requests != 0 {
 		t.Errorf("server down: %+v, err = %v, want the first search's failure", r, err)
+	}
+}
+
+// TestLoadTestRefusesRedirects: a loopback server that redirects elsewhere
+// is reported, not followed: the load test must not leave the loopback
+// address.
+func TestLoadTestRefusesRedirects(t *testing.T) {
+	var followed atomic.Bool
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { followed.Store(true) }))
+	defer elsewhere.Close()
+	redirect := httptest.NewServer(http.RedirectHandler(elsewhere.URL+"/api/search", http.StatusTemporaryRedirect))
+	defer redirect.Close()
+	_, err := LoadTest(context.Background(), LoadOptions{URL: redirect.URL, Clients: 1, Duration: time.Second, Queries: []string{"visa"}})
+	if err == nil || !strings.Contains(err.Error(), "status 307") || followed.Load() {
+		t.Errorf("err = %v, followed %v; want the redirect reported and not followed", err, followed.Load())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
 
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
@@ -23,6 +24,8 @@ type probe struct {
 	window int
 
 	firstErr  error               // the first stage's error, if any
+	firstTook time.Duration       // the first stage's time, over all its searches
+	firstRan  bool                // whether a first-stage search succeeded
 	firstHits []firstHit          // the first-stage list, in order
 	first     map[string]firstHit // by id
 	names     []string            // stage names
@@ -55,26 +58,47 @@ func (x probeIndex) Search(req *bleve.SearchRequest) (*bleve.SearchResult, error
 func (x probeIndex) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
 	start := time.Now()
 	res, err := x.bleveIndex.SearchInContext(ctx, req)
+	p := x.probe
+	p.firstTook += time.Since(start) // a tie at the window's edge searches twice
 	if err != nil {
-		x.probe.firstErr = err
+		p.firstErr = err
 		return nil, err
 	}
-	x.probe.metrics.observeStage("first_stage", time.Since(start))
-	p := x.probe
-	n := len(res.Hits)
+	p.firstRan = true
+	hits := res.Hits
 	if p.window > 0 {
-		n = min(p.window, n)
+		// Record the ranks Wrap will rerank, ordering copies: the hits
+		// must reach index.SearchTiesByID as Bleve returned them, since it
+		// compares the raw scores at the window's edge to find ties there
+		// (StableOrder rounds them). Without a window the first stage is
+		// the answer, and is ordered in place.
+		n := min(p.window, len(hits))
+		hits = make(search.DocumentMatchCollection, len(res.Hits))
+		for i, h := range res.Hits {
+			c := *h
+			hits[i] = &c
+		}
+		index.StableOrder(hits[:n])
+	} else {
+		index.StableOrder(hits)
 	}
-	index.StableOrder(res.Hits[:n]) // as rerank.Wrap will: record the ranks it reranks
-	p.first = make(map[string]firstHit, len(res.Hits))
-	p.firstHits = make([]firstHit, len(res.Hits))
-	for i, h := range res.Hits {
+	p.first = make(map[string]firstHit, len(hits))
+	p.firstHits = make([]firstHit, len(hits))
+	for i, h := range hits {
 		// Wrap replaces h.Fields and h.Score afterwards; keep ours.
 		f := firstHit{id: h.ID, rank: req.From + i + 1, score: h.Score, fields: h.Fields}
 		p.firstHits[i] = f
 		p.first[h.ID] = f
 	}
 	return res, nil
+}
+
+// observe records the first stage's time in the metrics, once per request
+// whose first stage succeeded.
+func (p *probe) observe() {
+	if p.firstRan && p.firstErr == nil {
+		p.metrics.observeStage("first_stage", p.firstTook)
+	}
 }
 
 // recordFusion is the pipeline's fusion with the stage scores and fused

@@ -427,3 +427,81 @@ func TestWriteLockCoversPipeline(t *testing.T) {
 		})
 	}
 }
+
+// TestReloadBody: a reload takes an empty body or an empty object, however
+// it is spaced, and nothing else.
+func TestReloadBody(t *testing.T) {
+	idx, _ := demoIndex(t)
+	_, ts, _ := newServer(t, idx, lexicalPipeline, nil)
+	for _, tc := range []struct {
+		body string
+		code int
+	}{
+		{"", 200}, {"{}", 200}, {"{ }", 200}, {" {\n} \n", 200},
+		{`{"path": "/tmp/other.yaml"}`, 400}, {"null", 400}, {"[]", 400}, {`""`, 400}, {"{} {}", 400}, {"{", 400},
+	} {
+		var e ErrorBody
+		code := call(t, "POST", ts.URL+"/api/admin/reload", tc.body, &e)
+		if code != tc.code || code != 200 && !strings.Contains(e.Error, "takes no parameters") {
+			t.Errorf("%q: got %d %+v, want %d", tc.body, code, e, tc.code)
+		}
+	}
+}
+
+// TestReloadWaitTimesOut: a reload that waits past the request timeout
+// for an index batch (here, the write lock held by the test) is a 503
+// timeout, as any request that takes too long, not a failed pipeline.
+func TestReloadWaitTimesOut(t *testing.T) {
+	idx, _ := demoIndex(t)
+	s, ts, _ := newServer(t, idx, lexicalPipeline, func(c *Config) { c.Limits.Timeout = 50 * time.Millisecond })
+	s.writeMu.Lock()
+	go func() {
+		time.Sleep(200 * time.Millisecond) // past the timeout
+		s.writeMu.Unlock()
+	}()
+	var e ErrorBody
+	code := call(t, "POST", ts.URL+"/api/admin/reload", nil, &e)
+	if code != http.StatusServiceUnavailable || !strings.Contains(e.Error, "longer than the limit of 50ms") {
+		t.Errorf("got %d %+v, want 503", code, e)
+	}
+	if s.Generation() != 1 {
+		t.Errorf("generation %d after a reload that timed out", s.Generation())
+	}
+}
+
+// TestShutdownAfterGrace: a request still running when the grace period
+// ends is cancelled, its connection closed, rather than left running
+// after Serve has returned (and its index perhaps closed).
+func TestShutdownAfterGrace(t *testing.T) {
+	idx, _ := demoIndex(t)
+	s, _, _ := newServer(t, idx, gatePipeline, nil) // the request timeout is 10s
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, l, 100*time.Millisecond) }()
+	release, entered := armGate() // never released: the stage waits for its context
+	defer close(release)
+	answered := make(chan error, 1)
+	go func() {
+		_, _, err := do("POST", "http://"+l.Addr().String()+"/api/search", `{"query": "visa"}`, "")
+		answered <- err
+	}()
+	<-entered
+	start := time.Now()
+	cancel()
+	if err := <-served; !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Serve: %v, want the grace period's deadline", err)
+	}
+	select {
+	case err := <-answered:
+		if err == nil {
+			t.Error("the request cut off by shutdown got an answer")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the request is still running 5s after the grace period ended")
+	}
+	t.Logf("request ended %s after shutdown began", time.Since(start).Round(time.Millisecond))
+}

@@ -136,6 +136,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 		ctx = rerank.WithoutRerank(ctx)
 	}
 	res, err := x.SearchInContext(ctx, breq)
+	pr.observe()
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:

@@ -191,6 +191,61 @@ func TestSearchPagesWithTies(t *testing.T) {
 	}
 }
 
+// TestSearchTieAtWindowEdge: when first-stage hits tie across the rerank
+// window's edge, the window holds the tied documents index.TopN chooses (by
+// id), as a library user's rerank does, whatever order they were indexed
+// in; and the first stage, searched twice to break the tie, is one sample
+// in the metrics.
+func TestSearchTieAtWindowEdge(t *testing.T) {
+	docs := []eval.Doc{{ID: "a1", Text: "bank bank bank money"}, {ID: "a2", Text: "bank bank money"}}
+	for i := 9; i >= 0; i-- { // indexed against id order
+		docs = append(docs, eval.Doc{ID: fmt.Sprintf("t%d", i), Text: "bank loan"})
+	}
+	idx := newIndex(t, docs)
+	const yaml = "window: 4\nstages:\n  - type: tfidf\n  - type: overlap\nfusion:\n  weights: {first_rank: 1, tfidf: 2, overlap: 0.5}\n"
+	_, ts, path := newServer(t, idx, yaml, nil)
+	p, _, err := rerank.LoadPipeline(path, rerank.EnvFor(idx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := libraryRerank(t, idx, p, "bank")
+	for _, tc := range []struct{ from, size int }{{0, 4}, {0, 6}, {2, 2}} {
+		var res SearchResponse
+		body := fmt.Sprintf(`{"query": "bank", "from": %d, "size": %d, "rerank": {"compare": true}}`, tc.from, tc.size)
+		if code := call(t, "POST", ts.URL+"/api/search", body, &res); code != http.StatusOK {
+			t.Fatalf("%s: status %d", body, code)
+		}
+		for i, h := range res.Hits {
+			if k := tc.from + i; k < len(want) && (h.ID != want[k].ID || h.FirstStageRank != want[k].Rank) {
+				t.Errorf("%s hit %d: %s (first-stage rank %d), library %s (%d)", body, i, h.ID, h.FirstStageRank, want[k].ID, want[k].Rank)
+			}
+		}
+		for i, h := range res.FirstStage {
+			// The window: the four tied t documents with the smallest ids.
+			if k := tc.from + i; k < p.WindowSize() && h.ID != fmt.Sprintf("t%d", k) {
+				t.Errorf("%s first stage %d: %s, want t%d", body, i, h.ID, k)
+			}
+		}
+	}
+	resp, err := http.Get(ts.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := readAll(t, resp); !strings.Contains(m, `semrank_stage_duration_seconds_count{stage="first_stage"} 3`) {
+		t.Errorf("first-stage samples after 3 searches:\n%s", grepLines(m, "first_stage"))
+	}
+}
+
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
 func TestSearchErrors(t *testing.T) {
 	idx, _ := demoIndex(t)
 	_, ts, _ := newServer(t, idx, lexicalPipeline, func(c *Config) { c.Limits.MaxBodyBytes = 8 << 10 })
@@ -207,6 +262,8 @@ func TestSearchErrors(t *testing.T) {
 		{"trailing data", "POST", "/api/search", `{"query": "visa"} {}`, 400, "data after"},
 		{"unknown field", "POST", "/api/search", `{"query": "visa", "sise": 3}`, 400, `unknown field "sise"`},
 		{"wrong type", "POST", "/api/search", `{"query": "visa", "size": "ten"}`, 400, "size must be a number"},
+		{"size out of int range", "POST", "/api/search", `{"query": "visa", "size": 1e20}`, 400, "size must be an integer in range, not number 1e20"},
+		{"fractional from", "POST", "/api/search", `{"query": "visa", "from": 1.5}`, 400, "from must be an integer in range, not number 1.5"},
 		{"no query", "POST", "/api/search", `{"size": 3}`, 400, "query is required"},
 		{"number query", "POST", "/api/search", `{"query": 42}`, 400, "string of text or a Bleve query object"},
 		{"blank query", "POST", "/api/search", `{"query": "  "}`, 400, "query is empty"},
@@ -242,6 +299,47 @@ func TestSearchErrors(t *testing.T) {
 				t.Errorf("got %d %s, want %d with %q", code, raw, tc.code, tc.msg)
 			}
 		})
+	}
+}
+
+// TestContentType: a body declared as something other than JSON (an HTML
+// form, plain text) is refused with 415 before it is read; JSON, or no
+// declaration, is read.
+func TestContentType(t *testing.T) {
+	idx, _ := demoIndex(t)
+	_, ts, _ := newServer(t, idx, lexicalPipeline, nil)
+	for _, tc := range []struct {
+		path, ctype, body string
+		code              int
+		msg               string
+	}{
+		{"/api/search", "application/json", `{"query": "visa"}`, 200, ""},
+		{"/api/search", "application/json; charset=utf-8", `{"query": "visa"}`, 200, ""},
+		{"/api/search", "", `{"query": "visa"}`, 200, ""},
+		{"/api/search", "text/plain", `{"query": "visa"}`, 415, `Content-Type "text/plain" is not JSON`},
+		{"/api/search", "application/x-www-form-urlencoded", `{"query": "visa"}`, 415, "send the body as application/json"},
+		{"/api/search", "multipart/form-data; boundary=x", `{"query": "visa"}`, 415, "is not JSON"},
+		{"/api/search", "bogus;;", `{"query": "visa"}`, 415, "is not JSON"},
+		{"/api/index", "text/plain", `{"delete": ["x"]}`, 415, "is not JSON"},
+		{"/api/admin/reload", "text/plain", `{}`, 415, "is not JSON"},
+		{"/api/admin/reload", "application/x-www-form-urlencoded", ``, 200, ""}, // no body, nothing to read
+	} {
+		req, err := http.NewRequest("POST", ts.URL+tc.path, strings.NewReader(tc.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.ctype != "" {
+			req.Header.Set("Content-Type", tc.ctype)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw := readAll(t, resp)
+		var e ErrorBody
+		if resp.StatusCode != tc.code || tc.code != 200 && (json.Unmarshal([]byte(raw), &e) != nil || e.Status != tc.code || !strings.Contains(e.Error, tc.msg)) {
+			t.Errorf("%s as %q: got %d %s, want %d with %q", tc.path, tc.ctype, resp.StatusCode, raw, tc.code, tc.msg)
+		}
 	}
 }
 

@@ -12,7 +12,9 @@ import (
 
 // Serve answers requests on l until ctx is done, then shuts down
 // gracefully: it stops accepting connections and waits up to grace for
-// in-flight requests to finish (they are not cancelled).
+// in-flight requests to finish (they are not cancelled). Requests still
+// running after grace are cancelled and their connections closed, so that
+// none outlives Serve by more than the time its work takes to notice.
 func (s *Server) Serve(ctx context.Context, l net.Listener, grace time.Duration) error {
 	hs := &http.Server{
 		Handler:           s,
@@ -34,6 +36,11 @@ func (s *Server) Serve(ctx context.Context, l net.Listener, grace time.Duration)
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	err := hs.Shutdown(sctx)
+	if err != nil {
+		// Grace is over: close the connections left, which cancels
+		// their requests' contexts.
+		hs.Close()
+	}
 	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}

@@ -216,25 +216,36 @@ func (s *Server) Generation() int { return s.current.Load().generation }
 // swaps it in. On error the running pipeline stays. It returns the new
 // generation. /api/index batches wait while it runs (see writeMu).
 func (s *Server) Reload(ctx context.Context) (int, error) {
+	cur, err := s.reload(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return cur.generation, nil
+}
+
+// reload is Reload, returning the generation it published (which a
+// concurrent reload may already have replaced).
+func (s *Server) reload(ctx context.Context) (*loaded, error) {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	if err := ctx.Err(); err != nil {
-		return 0, err
+		return nil, err
 	}
 	start := time.Now()
 	p, _, err := rerank.LoadPipeline(s.path, rerank.EnvFor(s.idx))
 	if err != nil {
 		s.metrics.reloads.WithLabelValues("error").Inc()
-		return 0, fmt.Errorf("server: loading the pipeline: %w", err)
+		return nil, fmt.Errorf("server: loading the pipeline: %w", err)
 	}
 	p.Observe = s.metrics.observeStage
 	gen := 1
 	if old := s.current.Load(); old != nil {
 		gen = old.generation + 1
 	}
-	s.current.Store(&loaded{pipeline: p, generation: gen, at: time.Now()})
+	cur := &loaded{pipeline: p, generation: gen, at: time.Now()}
+	s.current.Store(cur)
 	s.metrics.reloads.WithLabelValues("ok").Inc()
 	s.metrics.generation.Set(float64(gen))
 	s.log.Info("pipeline loaded", "file", s.path, "generation", gen, "stages", p.StageNames(),
@@ -243,7 +254,7 @@ func (s *Server) Reload(ctx context.Context) (int, error) {
 		s.log.Warn("the index lacks payloads the stages read; they compute them from text for every query, several times slower (index with semrank index --pipeline, or add documents through /api/index)",
 			"payloads", missing)
 	}
-	return gen, nil
+	return cur, nil
 }
 
 // missingPayloads names the payloads p's stages read that the index does

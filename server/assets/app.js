@@ -205,7 +205,12 @@ async function init() {
     }
   } catch (e) { $("info").textContent = "server unreachable"; }
   const m = location.hash.match(/^#q=(.*)$/);
-  if (m) { $("q").value = decodeURIComponent(m[1]); search(); }
+  if (m) {
+    let q = m[1];
+    try { q = decodeURIComponent(q); } catch (e) { /* a malformed escape: search the text as written */ }
+    $("q").value = q;
+    search();
+  }
 }
 
 init();
