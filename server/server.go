@@ -15,6 +15,10 @@
 //	GET  /metrics           Prometheus metrics
 //	GET  /                  the web page
 //
+// POST bodies are JSON: one sent with another Content-Type (a form, plain
+// text) is refused with 415, so an HTML form on another site cannot post to
+// the API; a body without a Content-Type is read as JSON.
+//
 // Reload builds a new pipeline from the file the server was started with
 // and swaps it in atomically: a request uses the pipeline it started with
 // to the end, so in-flight searches finish on the old models. Nothing in a

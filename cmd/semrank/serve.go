@@ -32,7 +32,8 @@ each hit's first-stage rank and stage scores. POST /api/index adds, updates and
 deletes documents, computing the pipeline's payloads
 ({"add": [{"_id": "d1", "title": "…", "text": "…", "metadata": {…}}],
 "delete": ["d7"]}), GET /api/doc/{id} returns one, GET /healthz and GET /metrics (Prometheus) report, and / is a web page that
-shows the first-stage and reranked lists side by side.
+shows the first-stage and reranked lists side by side. Bodies are JSON
+(Content-Type application/json, or none; other types get 415).
 
 SIGHUP or POST /api/admin/reload rebuilds the pipeline file (e.g. after
 retraining its models) and swaps it in without dropping requests. SIGINT or
