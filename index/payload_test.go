@@ -186,7 +186,6 @@ func TestPayloadLogZeroTail(t *testing.T) {
 	}
 }
 
-
 // FuzzPayloadLog replays arbitrary bytes as a payload log: opening must
 // give a store or an error, never panic, and a store it gives must take
 // new records and replay them again.
@@ -247,4 +246,3 @@ func builtLog(t *testing.T, edit func([]byte) []byte) (string, []byte) {
 	}
 	return path, raw
 }
-
