@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/optimize"
 
@@ -61,11 +62,16 @@ func Train(ctx context.Context, train *Set, cfg Config, opt Options) (*Model, er
 	if _, err := ParseLoss(string(cfg.Loss)); err != nil {
 		return nil, err
 	}
-	if cfg.Alpha < 0 || math.IsNaN(cfg.Alpha) {
-		return nil, fmt.Errorf("tweak: alpha %v must be non-negative", cfg.Alpha)
+	if !(cfg.Alpha >= 0) || math.IsInf(cfg.Alpha, 0) {
+		return nil, fmt.Errorf("tweak: alpha %v must be finite and non-negative", cfg.Alpha)
 	}
 	if cfg.QueryLog != (train.stats.QF != nil) {
 		return nil, errors.New("tweak: config.QueryLog does not match whether the training set has a query log")
+	}
+	if !slices.ContainsFunc(train.pairs, func(p pair) bool { return p.judged }) {
+		// Every loss reads judged candidates only; without one the
+		// weights would be the regulariser's alone.
+		return nil, errors.New("tweak: no judged candidates to train on")
 	}
 	if cfg.Loss == LossPreference && len(train.prefs) == 0 {
 		return nil, errors.New("tweak: no preference pairs (every query's candidates share one grade)")

@@ -3,6 +3,8 @@ package tweak
 import (
 	"context"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -69,6 +71,8 @@ func TestTrainRejectsBadConfig(t *testing.T) {
 	for _, cfg := range []Config{
 		{Loss: "hinge"},
 		{Loss: LossSSE, Alpha: -1},
+		{Loss: LossSSE, Alpha: math.Inf(1)},
+		{Loss: LossSSE, Alpha: math.NaN()},
 		{Loss: LossSSE, QueryLog: true}, // the set has no query log
 	} {
 		if _, err := Train(context.Background(), set, cfg, Options{}); err == nil {
@@ -79,5 +83,23 @@ func TestTrainRejectsBadConfig(t *testing.T) {
 	cancel()
 	if _, err := Train(ctx, set, Config{Loss: LossSSE}, Options{}); err == nil {
 		t.Error("cancelled context ignored")
+	}
+}
+
+// TestTrainRefusesUnjudgedSet: a set whose candidates carry no judgment
+// gives every loss nothing to fit, so training is an error, not weights
+// from the regulariser alone.
+func TestTrainRefusesUnjudgedSet(t *testing.T) {
+	set := testSet(t, false)
+	unjudged := *set
+	unjudged.pairs = slices.Clone(set.pairs)
+	for i := range unjudged.pairs {
+		unjudged.pairs[i].judged = false
+	}
+	unjudged.prefs = nil
+	for _, loss := range Losses {
+		if _, err := Train(context.Background(), &unjudged, Config{Loss: loss, Alpha: 0.01}, Options{}); err == nil || !strings.Contains(err.Error(), "judged") {
+			t.Errorf("%s: err = %v, want one about judged candidates", loss, err)
+		}
 	}
 }
