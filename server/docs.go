@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"net/http"
 	"time"
 	"unicode/utf8"
@@ -12,7 +13,10 @@ import (
 // IndexRequest is the body of POST /api/index. Documents in Add are added,
 // or replaced when their id exists, with the payloads the pipeline's
 // stages read computed by the loaded models; ids in Delete are removed.
-// Deletions run after additions.
+// Deletions run after additions. Additions are committed in batches of
+// index.BatchSize documents, so an error partway (a timeout, a model that
+// fails on a document) leaves the earlier batches indexed; the error answer
+// says how many documents were written, and no deletion has run.
 //
 //	{"add": [{"_id": "d1", "title": "…", "text": "…", "metadata": {…}}],
 //	 "delete": ["d7"]}
@@ -84,8 +88,9 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := IndexResponse{Added: len(req.Add)}
 	if len(req.Add) > 0 {
-		if err := s.idx.Add(r.Context(), req.Add, encs, nil); err != nil {
-			return err
+		written := 0
+		if err := s.idx.Add(r.Context(), req.Add, encs, func(done, _ int) { written = done }); err != nil {
+			return &partialWrite{err: err, written: written, total: len(req.Add)}
 		}
 	}
 	var del []string
@@ -117,6 +122,25 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) error {
 	out.Took = time.Since(start)
 	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// partialWrite is an indexing error after which the first written
+// documents of the request are in the index (Add commits in batches) and
+// the rest, and every deletion, are not: the client must know what to send
+// again, so the error answer ends with note.
+type partialWrite struct {
+	err            error
+	written, total int
+}
+
+func (e *partialWrite) Error() string { return e.err.Error() }
+func (e *partialWrite) Unwrap() error { return e.err }
+
+func (e *partialWrite) note() string {
+	if e.written == 0 {
+		return "no document was written and nothing deleted"
+	}
+	return fmt.Sprintf("the first %d of the %d documents to add were written, the rest not, and nothing was deleted", e.written, e.total)
 }
 
 func (s *Server) checkID(id string) error {

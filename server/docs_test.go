@@ -1,9 +1,12 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -154,5 +157,34 @@ func TestHealthMetricsPage(t *testing.T) {
 	}
 	if resp, err := http.Post(ts.URL+"/", "text/plain", nil); err != nil || resp.StatusCode != http.StatusMethodNotAllowed {
 		t.Errorf("POST /: %v %v", resp.StatusCode, err)
+	}
+}
+
+// TestPartialWriteAnswer: an indexing error after some batches were
+// committed says which documents are in the index, whatever its cause.
+func TestPartialWriteAnswer(t *testing.T) {
+	s, _, _ := newServer(t, newIndex(t, nil), lexicalPipeline, nil)
+	for _, tc := range []struct {
+		name string
+		err  error
+		code int
+		want string
+	}{
+		{"timeout", &partialWrite{err: fmt.Errorf("index: %w", context.DeadlineExceeded), written: 1000, total: 2500}, 503,
+			"request took longer than the limit of " + s.limits.Timeout.String() + "; the first 1000 of the 2500 documents to add were written, the rest not, and nothing was deleted"},
+		{"encoder", &partialWrite{err: errors.New("index: s2net payload of \"d7\": boom"), written: 0, total: 3}, 500,
+			"index: s2net payload of \"d7\": boom; no document was written and nothing deleted"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			s.writeError(rec, httptest.NewRequest("POST", "/api/index", nil), tc.err)
+			var e ErrorBody
+			if err := json.Unmarshal(rec.Body.Bytes(), &e); err != nil {
+				t.Fatal(err)
+			}
+			if rec.Code != tc.code || e.Error != tc.want {
+				t.Errorf("got %d %q, want %d %q", rec.Code, e.Error, tc.code, tc.want)
+			}
+		})
 	}
 }

@@ -115,6 +115,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		ae = &apiError{Status: http.StatusInternalServerError, Msg: err.Error()}
 	}
+	if pw := (*partialWrite)(nil); errors.As(err, &pw) {
+		ae = &apiError{Status: ae.Status, Msg: ae.Msg + "; " + pw.note()}
+	}
 	if ae.Allow != "" {
 		w.Header().Set("Allow", ae.Allow)
 	}
