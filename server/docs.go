@@ -80,7 +80,9 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) error {
 	// between choosing the encoders and writing; a reload after this keeps
 	// them valid, since a new model whose payloads differ is refused by
 	// its stage.
-	s.writeMu.Lock()
+	if err := s.writeMu.Lock(r.Context()); err != nil {
+		return &partialWrite{err: err, total: len(req.Add)} // waited too long behind another batch or a reload
+	}
 	defer s.writeMu.Unlock()
 	encs := []index.PayloadEncoder{index.TermsEncoder{}}
 	for _, e := range s.current.Load().pipeline.Encoders() {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/semrank/semrank/eval"
@@ -186,5 +187,20 @@ func TestPartialWriteAnswer(t *testing.T) {
 				t.Errorf("got %d %q, want %d %q", rec.Code, e.Error, tc.code, tc.want)
 			}
 		})
+	}
+}
+
+// TestIndexWaitTimesOut: a batch waiting behind another batch or a reload
+// keeps to the request timeout, and the answer says nothing was written.
+func TestIndexWaitTimesOut(t *testing.T) {
+	s, ts, _ := newServer(t, newIndex(t, nil), lexicalPipeline, func(c *Config) { c.Limits.Timeout = 50 * time.Millisecond })
+	if err := s.writeMu.Lock(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer s.writeMu.Unlock() // held for the whole request
+	var e ErrorBody
+	code := call(t, "POST", ts.URL+"/api/index", `{"add": [{"_id": "d1", "text": "visa"}]}`, &e)
+	if code != http.StatusServiceUnavailable || !strings.Contains(e.Error, "no document was written") {
+		t.Errorf("got %d %+v, want 503 saying nothing was written", code, e)
 	}
 }

@@ -454,7 +454,9 @@ func TestReloadBody(t *testing.T) {
 func TestReloadWaitTimesOut(t *testing.T) {
 	idx, _ := demoIndex(t)
 	s, ts, _ := newServer(t, idx, lexicalPipeline, func(c *Config) { c.Limits.Timeout = 50 * time.Millisecond })
-	s.writeMu.Lock()
+	if err := s.writeMu.Lock(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	go func() {
 		time.Sleep(200 * time.Millisecond) // past the timeout
 		s.writeMu.Unlock()

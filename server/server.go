@@ -40,7 +40,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -158,14 +157,43 @@ type Server struct {
 	handler  http.Handler
 
 	current  atomic.Pointer[loaded]
-	reloadMu sync.Mutex // one reload at a time
+	reloadMu ctxMutex // one reload at a time
 	// writeMu admits one /api/index batch at a time, and no batch while a
 	// reload builds and swaps the pipeline: a batch writes the payloads of
 	// the pipeline in use when it runs, and a new pipeline's stages, which
 	// refuse payloads written by another model, see every batch before it
 	// or none of it.
-	writeMu sync.Mutex
+	writeMu ctxMutex
 }
+
+// ctxMutex is a mutex whose Lock gives up when its context ends, so a
+// request waiting behind a long index batch or reload keeps to its
+// timeout.
+type ctxMutex chan struct{}
+
+func newCtxMutex() ctxMutex { return make(ctxMutex, 1) }
+
+// Lock locks m, or returns ctx's error if ctx ends first.
+func (m ctxMutex) Lock(ctx context.Context) error {
+	select {
+	case m <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// TryLock locks m if it is free and reports whether it did.
+func (m ctxMutex) TryLock() bool {
+	select {
+	case m <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+func (m ctxMutex) Unlock() { <-m }
 
 // loaded is one generation of the pipeline. It is never modified after it
 // is published, so a request holding it is unaffected by a reload.
@@ -195,6 +223,8 @@ func New(cfg Config) (*Server, error) {
 		examples: cfg.Examples,
 		log:      cfg.Logger,
 		metrics:  newMetrics(),
+		reloadMu: newCtxMutex(),
+		writeMu:  newCtxMutex(),
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -230,13 +260,14 @@ func (s *Server) Reload(ctx context.Context) (int, error) {
 // reload is Reload, returning the generation it published (which a
 // concurrent reload may already have replaced).
 func (s *Server) reload(ctx context.Context) (*loaded, error) {
-	s.reloadMu.Lock()
-	defer s.reloadMu.Unlock()
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	if err := ctx.Err(); err != nil {
+	if err := s.reloadMu.Lock(ctx); err != nil {
 		return nil, err
 	}
+	defer s.reloadMu.Unlock()
+	if err := s.writeMu.Lock(ctx); err != nil {
+		return nil, err
+	}
+	defer s.writeMu.Unlock()
 	start := time.Now()
 	p, _, err := rerank.LoadPipeline(s.path, rerank.EnvFor(s.idx))
 	if err != nil {
