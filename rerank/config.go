@@ -30,8 +30,10 @@ import (
 //	  weights: {first_rank: 1, tweak: 0.5}
 //
 // Building refuses what a typo would otherwise silently drop: stage
-// options the stage type does not know (see NewStage) and fusion weights
-// for stages the pipeline lacks. Values naming data are not checked: a
+// options the stage type does not know (see NewStage), fusion weights
+// for stages the pipeline lacks, fusion settings the method does not read
+// (a model for rrf, weights for lambdamart, both for linear) and fusion
+// weights that are not finite. Values naming data are not checked: a
 // meta stage's field, a metadata key, may be absent from every document.
 type Config struct {
 	Window     int         `yaml:"window,omitempty" json:"window,omitempty"`
@@ -91,7 +93,7 @@ func ParseConfig(raw []byte) (*Config, error) {
 	if c.Window < 0 {
 		return nil, fmt.Errorf("window %d is negative (0 means the default, %d)", c.Window, DefaultWindow)
 	}
-	if len(c.Stages) == 0 && c.Fusion.Method != "none" {
+	if len(c.Stages) == 0 && !strings.EqualFold(c.Fusion.Method, "none") {
 		return nil, errors.New("no stages")
 	}
 	for i, s := range c.Stages {
@@ -137,6 +139,9 @@ func (c *Config) Build(env Env) (*Pipeline, error) {
 		}
 		names[st.Name()] = true
 		p.Stages = append(p.Stages, st)
+	}
+	if err := c.Fusion.checkSettings(); err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
 	}
 	switch strings.ToLower(c.Fusion.Method) {
 	case "", "linear":
@@ -193,9 +198,46 @@ func (c *Config) Build(env Env) (*Pipeline, error) {
 	return p, nil
 }
 
+// checkSettings refuses fusion settings the method does not read, which
+// building would otherwise silently drop: a model and weights together
+// for linear (the model wins), a model for rrf, weights for lambdamart, a
+// k for anything but rrf, and a negative k. Method none keeps whatever
+// the document holds, so a fusion can be switched off and on again.
+func (f FusionSpec) checkSettings() error {
+	method := strings.ToLower(f.Method)
+	if method == "none" {
+		return nil
+	}
+	ignored := func(setting string) error {
+		return fmt.Errorf("fusion method %s does not read %q; remove it", f.Method, setting)
+	}
+	switch method {
+	case "", "linear":
+		if f.Model != "" && len(f.Weights) > 0 {
+			return errors.New("linear fusion with both a model and weights; give one of them")
+		}
+	case "rrf":
+		if f.Model != "" {
+			return ignored("model")
+		}
+	case "lambdamart":
+		if len(f.Weights) > 0 {
+			return ignored("weights")
+		}
+	}
+	if f.K != 0 && method != "rrf" {
+		return ignored("k")
+	}
+	if f.K < 0 {
+		return fmt.Errorf("fusion k %g is negative (0 means the default, 60)", f.K)
+	}
+	return nil
+}
+
 // checkFusion fuses one dummy candidate, so that a fusion weighting a
-// stage the pipeline lacks (a typo, a model trained with other stages) is
-// refused when the pipeline is built, not by every search.
+// stage the pipeline lacks (a typo, a model trained with other stages),
+// or one whose weights or constant are not finite, is refused when the
+// pipeline is built, not by every search.
 func (p *Pipeline) checkFusion() error {
 	if p.Fusion == nil {
 		return nil
@@ -204,8 +246,14 @@ func (p *Pipeline) checkFusion() error {
 	for i := range in.Scores {
 		in.Scores[i] = []float64{0}
 	}
-	_, err := p.Fusion.Fuse(in)
-	return err
+	out, err := p.Fusion.Fuse(in)
+	if err != nil {
+		return err
+	}
+	if err := checkFused(out, in.Candidates); err != nil {
+		return fmt.Errorf("%w (are its weights finite?)", err)
+	}
+	return nil
 }
 
 // QueryWeighter returns the stage named by first_stage.query_boost, or nil.

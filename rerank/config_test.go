@@ -21,6 +21,7 @@ func TestParseConfig(t *testing.T) {
 		{"yaml", "window: 50\nstages:\n  - type: tfidf\n  - type: tweak\n    model: t.model\n", "", 2},
 		{"json", `{"stages":[{"type":"tfidf","options":{"field":"text"}}],"fusion":{"method":"rrf","k":60}}`, "", 1},
 		{"fusion none needs no stages", "fusion: {method: none}\n", "", 0},
+		{"fusion None needs no stages", "fusion: {method: None}\n", "", 0},
 		{"empty", "", "empty pipeline document", 0},
 		{"no stages", "window: 10\n", "no stages", 0},
 		{"stage without type", "stages:\n  - model: x\n", "stage 1 has no type", 0},
@@ -87,6 +88,18 @@ func TestBuildChecksFusion(t *testing.T) {
 		{"rrf weights typo", "{method: rrf, weights: {tweek: 2}}", `fusion weight for "tweek"`},
 		{"linear weights unknown stage", "{method: linear, weights: {tweek: 2}}", `fusion weight for "tweek"`},
 		{"none", "{method: none}", ""},
+		// Non-finite settings would give every candidate a NaN score.
+		{"infinite weight", "{weights: {first_rank: .inf, test_const: 1}}", "non-finite"},
+		{"NaN weight", "{weights: {first_rank: 1, test_const: .nan}}", "non-finite"},
+		{"rrf NaN k", "{method: rrf, k: .nan}", "non-finite"},
+		{"rrf infinite weight", "{method: rrf, weights: {test_const: .inf}}", "non-finite"},
+		// Settings the method does not read are refused, not dropped.
+		{"linear model and weights", "{model: ok.model, weights: {first_rank: 1}}", "both"},
+		{"linear k", "{weights: {first_rank: 1}, k: 10}", `"k"`},
+		{"rrf model", "{method: rrf, model: ok.model}", `"model"`},
+		{"rrf negative k", "{method: rrf, k: -5}", "k -5"},
+		{"lambdamart weights", "{method: lambdamart, model: trees.model, weights: {test_const: 1}}", `"weights"`},
+		{"method case", "{method: RRF, weights: {test_const: 2}}", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,9 +1,11 @@
 package rerank
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/semrank/semrank/models"
@@ -249,5 +251,36 @@ func TestLambdasGradesAtMostZero(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// nanFusion stands for a damaged fusion model: it scores one candidate NaN.
+type nanFusion struct{}
+
+func (nanFusion) Fuse(in FusionInput) ([]float64, error) {
+	out := make([]float64, len(in.Candidates))
+	for i := range out {
+		out[i] = float64(i)
+	}
+	out[len(out)/2] = math.NaN()
+	return out, nil
+}
+
+// A non-finite fused score sorts nowhere and cannot be encoded as JSON:
+// Rerank refuses it, naming the candidate, as it does a stage's.
+func TestRerankRefusesNonFiniteFusion(t *testing.T) {
+	for _, n := range []int{1, 3, 10} {
+		var cands []Candidate
+		for i := 0; i < n; i++ {
+			cands = append(cands, Candidate{ID: string(rune('a' + i)), Rank: i + 1, Score: float64(n - i)})
+		}
+		p := &Pipeline{Stages: []Stage{constStage{}}, Fusion: nanFusion{}}
+		out, err := p.Rerank(context.Background(), Query{Text: "q"}, cands)
+		if err == nil {
+			t.Fatalf("%d candidates: no error, scores %v", n, out)
+		}
+		if want := "non-finite"; !strings.Contains(err.Error(), want) {
+			t.Errorf("%d candidates: err = %v, want one containing %q", n, err, want)
+		}
 	}
 }

@@ -100,6 +100,9 @@ func (p *Pipeline) Rerank(ctx context.Context, q Query, cands []Candidate) ([]Sc
 		if err != nil {
 			return nil, err
 		}
+		if err := checkFused(fused, head); err != nil {
+			return nil, err
+		}
 	} else {
 		for i, c := range head {
 			fused[i] = c.Score
@@ -133,6 +136,21 @@ func (p *Pipeline) Rerank(ctx context.Context, q Query, cands []Candidate) ([]Sc
 		}
 	}
 	return out, nil
+}
+
+// checkFused refuses fused scores that are not one finite number per
+// candidate: a NaN sorts nowhere, so the order would be arbitrary, and
+// the scores could not be encoded as JSON.
+func checkFused(fused []float64, cands []Candidate) error {
+	if len(fused) != len(cands) {
+		return fmt.Errorf("rerank: fusion returned %d scores for %d candidates", len(fused), len(cands))
+	}
+	for i, v := range fused {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("rerank: fusion gave candidate %q a non-finite score", cands[i].ID)
+		}
+	}
+	return nil
 }
 
 // FromHits converts first-stage hits to candidates.

@@ -79,6 +79,45 @@ func TestThreadDialogue(t *testing.T) {
 	}
 }
 
+// TestMetaNonFinite checks that metadata strings reading as NaN or an
+// infinity ("NaN" is how many tools write a missing number) count as
+// missing: as scores they would fail every search whose window holds the
+// document (rerank refuses non-finite stage scores).
+func TestMetaNonFinite(t *testing.T) {
+	vals := []any{"NaN", "inf", "-Infinity", "3", 2.0, nil}
+	var cands []rerank.Candidate
+	for i, v := range vals {
+		cands = append(cands, rerank.Candidate{ID: fmt.Sprint(i), Fields: map[string]any{"v": v, "position": v}})
+	}
+	tests := []struct {
+		typ  string
+		opts map[string]any
+		want string
+	}{
+		{"meta", map[string]any{"field": "v", "default": 7.0}, "[7 7 7 3 2 7]"},
+		{"meta", map[string]any{"field": "v", "transform": "neglog"}, fmt.Sprint([]float64{0, 0, 0, -math.Log(4), -math.Log(3), 0})},
+		{"thread", map[string]any{"feature": "relative"}, "[0 0 0 1 0.6666666666666666 0]"},
+	}
+	for _, tt := range tests {
+		st, err := rerank.NewStage(rerank.StageSpec{Type: tt.typ, Options: tt.opts}, rerank.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.Score(context.Background(), rerank.Query{}, cands)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := fmt.Sprint(got); s != tt.want {
+			t.Errorf("%s %v = %s, want %s", tt.typ, tt.opts, s, tt.want)
+		}
+	}
+	for _, def := range []float64{math.NaN(), math.Inf(1)} {
+		if _, err := rerank.NewStage(rerank.StageSpec{Type: "meta", Options: map[string]any{"field": "v", "default": def}}, rerank.Env{}); err == nil {
+			t.Errorf("meta default %v accepted", def)
+		}
+	}
+}
+
 func TestCheapStagesRejectBadOptions(t *testing.T) {
 	for _, spec := range []rerank.StageSpec{
 		{Type: "thread", Options: map[string]any{"feature": "nope"}},

@@ -32,6 +32,9 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
+		if math.IsNaN(def) || math.IsInf(def, 0) {
+			return nil, fmt.Errorf("meta: option default %g is not a finite number", def)
+		}
 		name := spec.Name
 		if name == "" {
 			name = "meta:" + field
@@ -78,7 +81,18 @@ func (m *Meta) Score(ctx context.Context, q rerank.Query, cands []rerank.Candida
 	return out, nil
 }
 
+// numeric reads a metadata value as a finite number; NaN and infinities
+// (strings such as "NaN", which tools write for missing numbers) count as
+// missing, since no stage score or thread position may be non-finite.
 func numeric(v any) (float64, bool) {
+	f, ok := numericValue(v)
+	if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
+}
+
+func numericValue(v any) (float64, bool) {
 	switch t := v.(type) {
 	case float64:
 		return t, true
