@@ -26,7 +26,7 @@ func init() {
 		if err := checkQualityContext(m.Config.Context); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		return newQuality(spec.DisplayName(quality.Method), m, env.Payloads)
+		return newQuality(spec, m, env.Payloads)
 	})
 	rerank.RegisterTrainer(quality.Method, fitQuality, "l2", "min_count", "bigrams", "chars", "context")
 }
@@ -37,21 +37,25 @@ func init() {
 type Quality struct {
 	name    string
 	model   *quality.Model
-	encoder *quality.Encoder // nil for models with context features
-	stored  storedPayload    // zero for models with context features
+	encoder rerank.PayloadEncoder // nil for models with context features
+	stored  storedPayload         // zero for models with context features
 	cache   qualityCache
 }
 
 // newQuality returns the stage for m, reading the index's stored scores
-// when m wrote them; an index whose scores another model wrote is an
-// error, naming both.
-func newQuality(name string, m *quality.Model, payloads rerank.Payloads) (*Quality, error) {
-	s := &Quality{name: name, model: m}
+// (payload "quality", or the name option "payload" gives) when m wrote
+// them; an index whose scores another model wrote is an error, naming
+// both.
+func newQuality(spec rerank.StageSpec, m *quality.Model, payloads rerank.Payloads) (*Quality, error) {
+	s := &Quality{name: spec.DisplayName(quality.Method), model: m}
 	if len(m.Config.Context) > 0 {
 		return s, nil
 	}
-	var err error
-	if s.encoder, err = quality.NewEncoder(m); err != nil {
+	enc, err := quality.NewEncoder(m)
+	if err != nil {
+		return nil, err
+	}
+	if s.encoder, err = payloadOption(spec, enc); err != nil {
 		return nil, err
 	}
 	if s.stored, err = newStoredPayload(payloads, s.encoder); err != nil {

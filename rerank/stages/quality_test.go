@@ -163,6 +163,16 @@ func TestQualityPayload(t *testing.T) {
 	if enc == nil || enc.PayloadName() != quality.PayloadName {
 		t.Fatalf("encoder %v", enc)
 	}
+	// Option "payload" stores the scores under another name, so two
+	// quality stages (say, with and without character n-grams) can share
+	// an index.
+	renamedSpec := spec
+	renamedSpec.Options = map[string]any{"payload": "quality_words"}
+	if st, err := rerank.NewStage(renamedSpec, rerank.Env{}); err != nil {
+		t.Fatal(err)
+	} else if e := st.(rerank.PayloadStage).PayloadEncoder(); e.PayloadName() != "quality_words" || e.ModelID() != enc.ModelID() {
+		t.Errorf("renamed payload: %s by %s", e.PayloadName(), e.ModelID())
+	}
 	idx, err := index.Create("")
 	if err != nil {
 		t.Fatal(err)

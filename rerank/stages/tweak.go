@@ -18,33 +18,41 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return NewTWEAK(spec.Name, m, env.Payloads)
+		enc, err := payloadOption(spec, tweak.NewEncoder(m))
+		if err != nil {
+			return nil, err
+		}
+		return newTWEAK(spec.Name, m, enc, env.Payloads)
 	})
 }
 
 // TWEAK scores candidates by the cosine of the query's and the candidate's
 // learned term-weight vectors (models/tweak). A candidate's vector is read
-// from the index's "tweak" payload, computed at index time, when the index
-// has one, and computed from the candidate's title and text otherwise (no
+// from the index's "tweak" payload (option "payload" names another),
+// computed at index time, when the index has one, and computed from the candidate's title and text otherwise (no
 // index, a candidate file, or a document indexed without the model); both
 // give the same weights, since the model carries its own document
 // frequencies.
 type TWEAK struct {
 	name    string
 	model   *tweak.Model
-	encoder *tweak.Encoder
+	encoder rerank.PayloadEncoder
 	stored  storedPayload
 }
 
 // NewTWEAK returns the stage for m. When payloads holds TWEAK vectors
 // written by another model, it refuses, naming both models.
 func NewTWEAK(name string, m *tweak.Model, payloads rerank.Payloads) (*TWEAK, error) {
+	return newTWEAK(name, m, tweak.NewEncoder(m), payloads)
+}
+
+func newTWEAK(name string, m *tweak.Model, enc rerank.PayloadEncoder, payloads rerank.Payloads) (*TWEAK, error) {
 	if name == "" {
 		name = tweak.Method
 	}
-	s := &TWEAK{name: name, model: m, encoder: tweak.NewEncoder(m)}
+	s := &TWEAK{name: name, model: m, encoder: enc}
 	var err error
-	if s.stored, err = newStoredPayload(payloads, s.encoder); err != nil {
+	if s.stored, err = newStoredPayload(payloads, enc); err != nil {
 		return nil, err
 	}
 	return s, nil

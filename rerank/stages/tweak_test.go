@@ -128,6 +128,37 @@ func TestTWEAKStage(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), m.ID()) || !strings.Contains(err.Error(), other.ID()) {
 		t.Fatalf("mismatched model: err = %v, want both %s and %s named", err, m.ID(), other.ID())
 	}
+
+	// Under its own payload name (option "payload") the other model is a
+	// second TWEAK stage beside the first, and one index holds both
+	// models' vectors.
+	two, err := index.Create("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer two.Close()
+	var encs []index.PayloadEncoder
+	var stages []*TWEAK
+	for _, spec := range []rerank.StageSpec{spec, {Type: "tweak", Name: "tweak_other", Model: "other.model", Options: map[string]any{"payload": "tweak_other"}}} {
+		st, err := rerank.NewStage(spec, rerank.Env{Dir: dir, Payloads: two, Index: two})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stages = append(stages, st.(*TWEAK))
+		encs = append(encs, st.(rerank.PayloadStage).PayloadEncoder())
+	}
+	if err := two.Add(context.Background(), ds.Corpus, encs, nil); err != nil {
+		t.Fatalf("one index, two TWEAK models: %v", err)
+	}
+	for i, want := range []*tweak.Model{m, other} {
+		v, err := stages[i].docVector(bare)
+		if err != nil || len(v.Terms) == 0 {
+			t.Fatalf("stage %d: stored vector not read: %d terms, %v", i, len(v.Terms), err)
+		}
+		if got, w := tweak.Cosine(want.QueryVector(rq.Text), v), want.Score(rq.Text, cands[0].Title, cands[0].Text); math.Abs(got-w) > 1e-6 {
+			t.Errorf("stage %d reads another model's vector: %v, want %v", i, got, w)
+		}
+	}
 }
 
 func TestTWEAKStageNeedsModel(t *testing.T) {
