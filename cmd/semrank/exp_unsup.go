@@ -34,7 +34,12 @@ default --data's), and the first-stage order, and prints a markdown table.
 No judgments are used except to score the rankings.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkPositive(cmd, "depth"); err != nil {
+			// SSG reads a zero k, hops, seeds, dropout or damping as its
+			// default: --dropout 0 would run SSG-D with dropout 0.5.
+			if err := checkPositive(cmd, "depth", "k", "hops", "seeds", "dropout", "damping"); err != nil {
+				return err
+			}
+			if err := checkNonNegative(cmd, "max-dist"); err != nil {
 				return err
 			}
 			if names := unsupexp.SystemNames(); !slices.Contains(names, base) {
@@ -64,11 +69,7 @@ No judgments are used except to score the rankings.`,
 			if err != nil {
 				return err
 			}
-			dcfg := cfg
-			if dcfg.Dropout == 0 {
-				dcfg.Dropout = 0.5
-			}
-			d, err := ssg.New(space, tm, dcfg)
+			d, err := ssg.New(space, tm, cfg)
 			if err != nil {
 				return err
 			}

@@ -2,8 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/internal/atomicfile"
 	"github.com/semrank/semrank/internal/unsupexp"
 	"github.com/semrank/semrank/models/embed"
 	"github.com/semrank/semrank/models/wmd"
@@ -39,6 +40,11 @@ writes the pairs for scripts/wmd_reference.py (POT's ot.emd2);
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkPositive(cmd, "queries", "docs", "k", "repeat"); err != nil {
 				return err
+			}
+			if pairsOut != "" {
+				if err := checkOutputOf("--pairs-out", pairsOut, []string{data}, vectors, potValues); err != nil {
+					return err
+				}
 			}
 			// Read the values to compare with before the timings, so a
 			// missing or mismatched file fails at once.
@@ -90,15 +96,7 @@ writes the pairs for scripts/wmd_reference.py (POT's ot.emd2);
 			fmt.Fprintf(w, "pruned k-NN speed-up: %.1f× wall, %.1f× CPU; same neighbours: %v\n",
 				float64(res.Exhaustive)/float64(res.Pruned), float64(res.ExhaustiveCPU)/float64(max(res.PrunedCPU, 1)), res.SameNeighbours)
 			if pairsOut != "" {
-				f, err := os.Create(pairsOut)
-				if err != nil {
-					return err
-				}
-				if err := unsupexp.WritePairs(f, pairs); err != nil {
-					f.Close()
-					return err
-				}
-				if err := f.Close(); err != nil {
+				if err := atomicfile.Write(pairsOut, func(f io.Writer) error { return unsupexp.WritePairs(f, pairs) }); err != nil {
 					return err
 				}
 				fmt.Fprintf(w, "wrote %s\n", pairsOut)

@@ -66,6 +66,10 @@ to DIR/pipeline.yaml). A split it has never seen is then scored with:
 			if err := checkFolds(o.Folds); err != nil {
 				return err
 			}
+			// The recipe checks it only after training the stages.
+			if err := checkNonNegative(cmd, "fusion-l2"); err != nil {
+				return err
+			}
 			o.Subtask = st
 			o.Log = cmd.OutOrStdout()
 			return recipe.SemEval(context.Background(), o)
@@ -97,6 +101,11 @@ DIR2/run.trec (reranked) and prints both runs' metrics.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkFolds(b.Folds); err != nil {
+				return err
+			}
+			// The recipe checks it only after indexing into DIR2/index,
+			// which a second run then refuses to overwrite.
+			if err := checkNonNegative(cmd, "fusion-l2"); err != nil {
 				return err
 			}
 			b.Log = cmd.OutOrStdout()

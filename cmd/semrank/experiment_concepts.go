@@ -51,6 +51,20 @@ document). Prints a markdown table (MAP = map@10, MRR, AUC, paired tests).`,
 			if err := checkSplit(cvDir != "", trainDir != "", testDir != ""); err != nil {
 				return err
 			}
+			// The trainers read a zero (or, for some, negative) size as
+			// the default: --s2net-iter 0 would run 100 iterations and
+			// --dse-epochs -1 none.
+			if err := checkPositive(cmd, "max-terms", "s2net-iter", "dse-d", "dse-epochs", "dse-lr"); err != nil {
+				return err
+			}
+			if err := checkNonNegative(cmd, "max-pairs", "dse-max-triples"); err != nil {
+				return err
+			}
+			if out != "" {
+				if err := checkOutputOf("--out", out, append([]string{trainDir, testDir, cvDir}, corpora...)); err != nil {
+					return err
+				}
+			}
 			if cvDir != "" {
 				if err := checkFolds(folds); err != nil {
 					return err
@@ -115,7 +129,7 @@ document). Prints a markdown table (MAP = map@10, MRR, AUC, paired tests).`,
 			}
 			os.Stdout.Write(buf.Bytes())
 			if out != "" {
-				return os.WriteFile(out, buf.Bytes(), 0o644)
+				return writeReport(out, buf.Bytes())
 			}
 			return nil
 		},

@@ -88,3 +88,29 @@ func TestWMDSpeedChecksPOTValuesFirst(t *testing.T) {
 		t.Errorf("timings ran before the values were checked:\n%s", out)
 	}
 }
+
+// TestEmbedInitDim checks that --dim contradicting the --init vectors is
+// refused before training, rather than silently replaced by their size.
+func TestEmbedInitDim(t *testing.T) {
+	dir := t.TempDir()
+	v, err := embed.NewVectors([]string{"bank", "visa"}, 2, []float64{1, 0, 0, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vectors := filepath.Join(dir, "v.embed")
+	if err := v.Save(vectors, embed.Config{Dim: 2}); err != nil {
+		t.Fatal(err)
+	}
+	text := filepath.Join(dir, "text.txt")
+	if err := os.WriteFile(text, []byte("bank visa bank\nvisa bank visa\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.embed")
+	_, err = execute("train", "embed", "--text", text, "--init", vectors, "--dim", "50", "--out", out)
+	if err == nil || !strings.Contains(err.Error(), "--dim 50, but the --init vectors have 2 dimensions") {
+		t.Fatalf("err = %v, want one naming both sizes", err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("%s written: %v", out, err)
+	}
+}

@@ -5,14 +5,19 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	_ "github.com/semrank/semrank/analyzers" // registers the semrank_en analyzer
 	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/internal/atomicfile"
+	"github.com/semrank/semrank/rerank"
 )
 
 var rootCmd = &cobra.Command{
@@ -23,6 +28,9 @@ per-document payloads at index time, reranks the top candidates with learned
 and unsupervised semantic stages, and evaluates rankings against judgments.`,
 	SilenceUsage:  true,
 	SilenceErrors: true,
+	// Every command: a NaN or infinite number flag is never meant, and the
+	// trainers would otherwise run for minutes before failing to save it.
+	PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return checkFinite(cmd) },
 }
 
 // trainCmd groups "semrank train <model>"; each model's file adds its own
@@ -72,6 +80,99 @@ func checkOutput(flag, out string, inputs ...string) error {
 		}
 	}
 	return nil
+}
+
+// checkFinite refuses a NaN or infinite value for any float flag of cmd.
+func checkFinite(cmd *cobra.Command) error {
+	var err error
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if err != nil || (f.Value.Type() != "float64" && f.Value.Type() != "float32") {
+			return
+		}
+		if v, perr := strconv.ParseFloat(f.Value.String(), 64); perr == nil && (math.IsNaN(v) || math.IsInf(v, 0)) {
+			err = fmt.Errorf("--%s %s: want a finite number", f.Name, f.Value)
+		}
+	})
+	return err
+}
+
+// checkNonNegative refuses a negative value for the named numeric flags of
+// cmd (where 0 has a meaning, such as "all", but a negative value would be
+// read as 0 or as the default).
+func checkNonNegative(cmd *cobra.Command, names ...string) error {
+	for _, name := range names {
+		f := cmd.Flags().Lookup(name)
+		if f == nil {
+			continue
+		}
+		v, err := strconv.ParseFloat(f.Value.String(), 64)
+		if err != nil {
+			return fmt.Errorf("--%s %s: not a number", name, f.Value)
+		}
+		if !(v >= 0) {
+			return fmt.Errorf("--%s %s: want zero or a positive number", name, f.Value)
+		}
+	}
+	return nil
+}
+
+// pipelineFiles returns the pipeline file at path and the files it names
+// (stage models, option values naming an existing file, such as an SSG
+// stage's topics model, and with fusion the fusion model), resolved as the
+// pipeline resolves them. An unreadable pipeline gives path alone: loading
+// it fails later.
+func pipelineFiles(path string, fusion bool) []string {
+	out := []string{path}
+	c, err := rerank.ReadConfig(path)
+	if err != nil {
+		return out
+	}
+	dir := filepath.Dir(path)
+	add := func(p string) {
+		if p != "" {
+			out = append(out, rerank.Resolve(dir, p))
+		}
+	}
+	for _, s := range c.Stages {
+		add(s.Model)
+		for _, v := range s.Options {
+			if p, ok := v.(string); ok && p != "" {
+				if st, err := os.Stat(rerank.Resolve(dir, p)); err == nil && st.Mode().IsRegular() {
+					add(p)
+				}
+			}
+		}
+	}
+	if fusion {
+		add(c.Fusion.Model)
+	}
+	return out
+}
+
+// writeReport writes b to path atomically: an earlier report stays whole
+// until the new one is complete.
+func writeReport(path string, b []byte) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}
+
+// checkOutputOf refuses an output path (flag's value) that names a file of
+// one of the BEIR directories dirs or one of files.
+func checkOutputOf(flag, out string, dirs []string, files ...string) error {
+	var inputs []string
+	for _, d := range dirs {
+		if d != "" {
+			inputs = append(inputs, datasetFiles(d)...)
+		}
+	}
+	for _, f := range files {
+		if f != "" {
+			inputs = append(inputs, f)
+		}
+	}
+	return checkOutput(flag, out, inputs...)
 }
 
 // datasetFiles returns the files of BEIR directory dir.

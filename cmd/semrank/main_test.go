@@ -224,3 +224,132 @@ func TestUnknownSubcommand(t *testing.T) {
 		t.Errorf("semrank train (help): %v", err)
 	}
 }
+
+// TestOutputsSpareInputs checks that an output naming a file the command
+// reads is refused before any work and the file left as it was: rerank's
+// --out over one of the pipeline's models, train fusion's --out over the
+// pipeline file or a stage model, a model trainer's --out over its data,
+// and the experiments' reports (experiment tweak truncated its --out before
+// reading its data, so --out DIR/corpus.jsonl emptied the corpus).
+func TestOutputsSpareInputs(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	if err := os.MkdirAll(filepath.Join(data, "qrels"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(p, content string) string {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	corpus := write(filepath.Join(data, "corpus.jsonl"), `{"_id":"d1","text":"bank"}`+"\n")
+	cands := write(filepath.Join(data, "candidates.trec"), "q1 Q0 d1 1 1 x\n")
+	pipeline := write(filepath.Join(dir, "p", "pipeline.yaml"),
+		"stages:\n  - type: tweak\n    model: models/tweak.model\n  - type: ssg\n    model: vec.embed\n    options: {topics: t.topics}\nfusion:\n  model: fusion.model\n")
+	stageModel := write(filepath.Join(dir, "p", "models", "tweak.model"), "stage model")
+	topics := write(filepath.Join(dir, "p", "t.topics"), "topics model")
+	fusionModel := write(filepath.Join(dir, "p", "fusion.model"), "fusion model")
+	vectors := write(filepath.Join(dir, "v.embed"), "vectors")
+	nowhere := filepath.Join(dir, "absent")
+	tests := []struct {
+		args   []string
+		target string
+	}{
+		{[]string{"rerank", "--data", data, "--pipeline", pipeline, "--out", fusionModel}, fusionModel},
+		{[]string{"rerank", "--data", data, "--pipeline", pipeline, "--out", stageModel}, stageModel},
+		{[]string{"rerank", "--data", data, "--pipeline", pipeline, "--out", nowhere, "--first-stage-out", topics}, topics},
+		{[]string{"train", "fusion", "--data", data, "--pipeline", pipeline, "--out", pipeline}, pipeline},
+		{[]string{"train", "fusion", "--data", data, "--pipeline", pipeline, "--out", stageModel}, stageModel},
+		{[]string{"train", "tweak", "--data", data, "--out", cands}, cands},
+		{[]string{"train", "lsa", "--data", nowhere, "--corpus", data, "--out", corpus}, corpus},
+		{[]string{"train", "bilinear", "--data", nowhere, "--dev", data, "--out", cands}, cands},
+		{[]string{"train", "quality", "--data", data, "--out", cands}, cands},
+		{[]string{"train", "embed", "--data", data, "--out", corpus}, corpus},
+		{[]string{"train", "embed", "--text", nowhere, "--init", vectors, "--out", vectors}, vectors},
+		{[]string{"train", "topics", "--data", data, "--out", corpus}, corpus},
+		{[]string{"experiment", "tweak", "--train", data, "--dev", nowhere, "--out", corpus}, corpus},
+		{[]string{"experiment", "concepts", "--train", nowhere, "--test", data, "--out", cands}, cands},
+		{[]string{"experiment", "wmd-speed", "--data", data, "--vectors", vectors, "--pairs-out", vectors}, vectors},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args[:2], " ")+" "+filepath.Base(tt.target), func(t *testing.T) {
+			before, err := os.ReadFile(tt.target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := execute(tt.args...); err == nil || !strings.Contains(err.Error(), "would overwrite "+tt.target) {
+				t.Fatalf("err = %v, want one saying it would overwrite %s", err, tt.target)
+			}
+			if after, err := os.ReadFile(tt.target); err != nil || !bytes.Equal(after, before) {
+				t.Fatalf("%s changed: %q (%v), was %q", tt.target, after, err, before)
+			}
+			if _, err := os.Stat(nowhere); !os.IsNotExist(err) {
+				t.Fatalf("%s written: %v", nowhere, err)
+			}
+		})
+	}
+}
+
+// TestNumberFlagsNotReadAsDefaults checks that zero, negative and
+// non-finite values are refused before any work where the trainers would
+// read them as their defaults (--epochs 0 training 5 epochs, SSG-D run with
+// dropout 0.5 for --dropout 0) or fail only after training (NaN).
+func TestNumberFlagsNotReadAsDefaults(t *testing.T) {
+	nowhere := filepath.Join(t.TempDir(), "absent")
+	embed := func(flags ...string) []string {
+		return append([]string{"train", "embed", "--data", nowhere, "--out", nowhere}, flags...)
+	}
+	unsup := func(flags ...string) []string {
+		return append([]string{"experiment", "unsup", "--data", nowhere, "--vectors", nowhere, "--topics", nowhere}, flags...)
+	}
+	concepts := func(flags ...string) []string {
+		return append([]string{"experiment", "concepts", "--train", nowhere, "--test", nowhere}, flags...)
+	}
+	semeval := []string{"experiment", "semeval2016", "--train", nowhere, "--out", nowhere}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{embed("--dim", "0"), "--dim 0: want a positive number"},
+		{embed("--window", "0"), "--window 0: want a positive number"},
+		{embed("--negative", "0"), "--negative 0: want a positive number"},
+		{embed("--epochs", "0"), "--epochs 0: want a positive number"},
+		{embed("--min-count", "0"), "--min-count 0: want a positive number"},
+		{embed("--sample", "0"), "--sample 0: want a positive number"},
+		{unsup("--k", "0"), "--k 0: want a positive number"},
+		{unsup("--hops", "0"), "--hops 0: want a positive number"},
+		{unsup("--seeds", "0"), "--seeds 0: want a positive number"},
+		{unsup("--dropout", "0"), "--dropout 0: want a positive number"},
+		{unsup("--damping", "0"), "--damping 0: want a positive number"},
+		{unsup("--max-dist", "-1"), "--max-dist -1: want zero or a positive number"},
+		{concepts("--s2net-iter", "0"), "--s2net-iter 0: want a positive number"},
+		{concepts("--max-terms", "-5"), "--max-terms -5: want a positive number"},
+		{concepts("--dse-d", "0"), "--dse-d 0: want a positive number"},
+		{concepts("--dse-epochs", "-1"), "--dse-epochs -1: want a positive number"},
+		{concepts("--dse-lr", "0"), "--dse-lr 0: want a positive number"},
+		{concepts("--max-pairs", "-1"), "--max-pairs -1: want zero or a positive number"},
+		{concepts("--dse-max-triples", "-1"), "--dse-max-triples -1: want zero or a positive number"},
+		{append(semeval, "--fusion-l2", "-1"), "--fusion-l2 -1: want zero or a positive number"},
+		{append(semeval, "--fusion-l2", "NaN"), "--fusion-l2 NaN: want a finite number"},
+		{[]string{"experiment", "beir", "--data", nowhere, "--out", nowhere, "--fusion-l2", "-0.5"}, "--fusion-l2 -0.5: want zero"},
+		{[]string{"train", "dse", "--data", nowhere, "--out", nowhere, "--mix", "NaN"}, "--mix NaN: want a finite number"},
+		{[]string{"train", "s2net", "--data", nowhere, "--out", nowhere, "--gamma", "+Inf"}, "--gamma +Inf: want a finite number"},
+		{[]string{"train", "bilinear", "--data", nowhere, "--out", nowhere, "--margin", "NaN"}, "--margin NaN: want a finite number"},
+		{[]string{"train", "topics", "--data", nowhere, "--out", nowhere, "--gamma", "NaN"}, "--gamma NaN: want a finite number"},
+		{unsup("--max-dist", "Inf"), "--max-dist +Inf: want a finite number"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args[1]+" "+tt.want, func(t *testing.T) {
+			if _, err := execute(tt.args...); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want one containing %q", err, tt.want)
+			}
+			if _, err := os.Stat(nowhere); !os.IsNotExist(err) {
+				t.Fatalf("%s written: %v", nowhere, err)
+			}
+		})
+	}
+}

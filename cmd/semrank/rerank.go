@@ -22,11 +22,12 @@ Without --index the corpus is indexed into a temporary index, with the
 payloads the pipeline's stages read. Prints metrics when DIR has judgments.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput("--out", out, append(datasetFiles(dataDir), pipelinePath)...); err != nil {
+			inputs := append(datasetFiles(dataDir), pipelineFiles(pipelinePath, true)...)
+			if err := checkOutput("--out", out, inputs...); err != nil {
 				return err
 			}
 			if firstOut != "" {
-				if err := checkOutput("--first-stage-out", firstOut, append(datasetFiles(dataDir), pipelinePath, out)...); err != nil {
+				if err := checkOutput("--first-stage-out", firstOut, append(inputs, out)...); err != nil {
 					return err
 				}
 			}

@@ -120,6 +120,9 @@ with "semrank index --` + method + ` MODEL".`,
 			if err := checkPositive(cmd, "dim", "max-terms", "gamma", "iter", "patience", "d", "pretrain-epochs", "epochs", "lr"); err != nil {
 				return err
 			}
+			if err := checkOutputOf("--out", out, append(append([]string{dev}, data...), corpora...)); err != nil {
+				return err
+			}
 			d, devLists, err := conceptTrainData(data, corpora, dev)
 			if err != nil {
 				return err

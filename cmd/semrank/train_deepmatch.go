@@ -72,6 +72,9 @@ query is held out. A training-curve plot is written beside the model
 (MODEL.curve.png).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutputOf("--out", out, append([]string{dev}, data...)); err != nil {
+				return err
+			}
 			var err error
 			if cfg.Resolutions, err = parseInts(resolutions); err != nil {
 				return fmt.Errorf("--resolutions: %w", err)

@@ -36,6 +36,17 @@ included, is used. Stop words, URLs and tags are removed and the
 			if len(data)+len(texts)+len(indexes) == 0 || out == "" {
 				return fmt.Errorf("give at least one --data DIR, --index PATH or --text FILE, and --out")
 			}
+			if err := checkOutputOf("--out", out, data, append(texts, initPath)...); err != nil {
+				return err
+			}
+			// The trainer reads a zero size as its default, so --epochs 0
+			// would silently train 5 epochs.
+			if err := checkPositive(cmd, "dim", "window", "negative", "epochs", "min-count", "sample"); err != nil {
+				return err
+			}
+			if cfg.PruneTop == 0 {
+				cfg.PruneTop = -1 // leave out no word (0 would be read as the default, 30)
+			}
 			corpus, err := unsupexp.CollectionTexts(cmd.Context(), data, indexes)
 			if err != nil {
 				return err
@@ -51,6 +62,9 @@ included, is used. Stop words, URLs and tags are removed and the
 				v, err := embed.LoadFile(initPath, embed.Format(initFormat))
 				if err != nil {
 					return err
+				}
+				if cmd.Flags().Changed("dim") && cfg.Dim != v.Dim {
+					return fmt.Errorf("--dim %d, but the --init vectors have %d dimensions", cfg.Dim, v.Dim)
 				}
 				cfg.Init = v
 				cfg.Dim = v.Dim
@@ -86,7 +100,7 @@ included, is used. Stop words, URLs and tags are removed and the
 	f.IntVar(&cfg.Negative, "negative", def.Negative, "negative samples per context")
 	f.IntVar(&cfg.Epochs, "epochs", def.Epochs, "passes over the text")
 	f.IntVar(&cfg.MinCount, "min-count", def.MinCount, "minimum word count")
-	f.IntVar(&cfg.PruneTop, "prune-top", def.PruneTop, "leave out the N most frequent words (-1: none)")
+	f.IntVar(&cfg.PruneTop, "prune-top", def.PruneTop, "leave out the N most frequent words (0 or -1: none)")
 	f.Float64Var(&cfg.Sample, "sample", def.Sample, "sub-sampling threshold")
 	f.Int64Var(&cfg.Seed, "seed", def.Seed, "random seed")
 	trainCmd.AddCommand(cmd)

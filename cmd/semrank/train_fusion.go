@@ -29,6 +29,16 @@ trust overfitted stages.`,
 			if err := checkFusionFlags(method, loss, l2, trees, leaves); err != nil {
 				return err
 			}
+			// The fusion model the pipeline names may be retrained in
+			// place; the pipeline file, its stage models and the data may
+			// not be overwritten.
+			inputs := append(datasetFiles(dataDir), pipelineFiles(pipelinePath, false)...)
+			if validDir != "" {
+				inputs = append(inputs, datasetFiles(validDir)...)
+			}
+			if err := checkOutput("--out", out, inputs...); err != nil {
+				return err
+			}
 			ctx := context.Background()
 			ds, err := eval.LoadDataset(dataDir)
 			if err != nil {

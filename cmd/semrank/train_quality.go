@@ -44,6 +44,9 @@ Use it in a pipeline as
 			if data == "" || out == "" {
 				return fmt.Errorf("--data and --out are required")
 			}
+			if err := checkOutputOf("--out", out, []string{data}); err != nil {
+				return err
+			}
 			ds, err := eval.LoadDataset(data)
 			if err != nil {
 				return err

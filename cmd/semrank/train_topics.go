@@ -30,6 +30,9 @@ reranker takes its soft seeds and feature IDF weights from it.`,
 			if len(data)+len(indexes) == 0 || out == "" {
 				return fmt.Errorf("give at least one --index PATH or --data DIR, and --out")
 			}
+			if err := checkOutputOf("--out", out, data); err != nil {
+				return err
+			}
 			texts, err := unsupexp.CollectionTexts(cmd.Context(), data, indexes)
 			if err != nil {
 				return err

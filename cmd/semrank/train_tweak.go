@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"strconv"
@@ -43,6 +45,9 @@ on 20% of the training queries (then retrains on all of them).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkPositive(cmd, "max-iter"); err != nil {
+				return err
+			}
+			if err := checkOutputOf("--out", out, []string{dataDir, devDir}); err != nil {
 				return err
 			}
 			loss, err := tweak.ParseLoss(lossName)
@@ -143,7 +148,7 @@ on 20% of the training queries (then retrains on all of them).`,
 
 // trainAutoAlpha chooses α on the dev set, or on a held-out part of the
 // training queries (then retraining on all of them).
-func trainAutoAlpha(ctx context.Context, w interface{ Write([]byte) (int, error) }, train *eval.Dataset, trainSet, devSet *tweak.Set, st tweak.Stats, cfg tweak.Config, opt tweak.Options) (*tweak.Model, error) {
+func trainAutoAlpha(ctx context.Context, w io.Writer, train *eval.Dataset, trainSet, devSet *tweak.Set, st tweak.Stats, cfg tweak.Config, opt tweak.Options) (*tweak.Model, error) {
 	innerTrain, innerDev := trainSet, devSet
 	if devSet == nil {
 		tq, dq, err := tweak.HoldOut(trainSet.Queries(), 0.2, 2016)
@@ -237,14 +242,15 @@ frequencies are counted over the corpora involved. Writes markdown.`,
 			if (trainDir == "") != (devDir == "") || (trainDir == "" && allDir == "") {
 				return fmt.Errorf("give --train and --dev, or --all, or all three")
 			}
-			w := cmd.OutOrStdout()
+			// --out is written once the report is complete (creating it
+			// first truncated it, even when it named an input).
+			var w io.Writer = cmd.OutOrStdout()
+			var buf bytes.Buffer
 			if out != "" {
-				f, err := os.Create(out)
-				if err != nil {
+				if err := checkOutputOf("--out", out, []string{trainDir, devDir, allDir}); err != nil {
 					return err
 				}
-				defer f.Close()
-				w = f
+				w = &buf
 			}
 			e := tweak.DefaultExperiment()
 			e.QueryLog = !noLog
@@ -283,6 +289,9 @@ frequencies are counted over the corpora involved. Writes markdown.`,
 				if err := o.WriteMarkdown(w); err != nil {
 					return err
 				}
+			}
+			if out != "" {
+				return writeReport(out, buf.Bytes())
 			}
 			return nil
 		},

@@ -33,6 +33,18 @@ type Config struct {
 	Seed    uint64    // for the random pools
 }
 
+// check refuses a method named twice: both would report under one name.
+func (c Config) check() error {
+	seen := map[string]bool{}
+	for _, m := range c.Methods {
+		if seen[m.Method] {
+			return fmt.Errorf("deepmatchexp: method %q twice", m.Method)
+		}
+		seen[m.Method] = true
+	}
+	return nil
+}
+
 func (c Config) logf(format string, args ...any) {
 	if c.Log != nil {
 		fmt.Fprintf(c.Log, format+"\n", args...)
@@ -130,6 +142,9 @@ func Texts(qs []deepmatch.Query) []string {
 // RunSplit trains each method on train (early stopping on a tenth of it)
 // and scores test. corpus gives TF-IDF its document frequencies.
 func RunSplit(ctx context.Context, train, test []deepmatch.Query, corpus []string, cfg Config) (*Outcome, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
 	o := &Outcome{Test: test, Names: []string{IR, TFIDF}, Params: map[string]int{}}
 	var err error
 	if o.Scores, err = baselines(test, corpus); err != nil {
@@ -168,6 +183,9 @@ func RunSplit(ctx context.Context, train, test []deepmatch.Query, corpus []strin
 func CrossValidate(ctx context.Context, qs []deepmatch.Query, k int, cfg Config) (*Outcome, error) {
 	if k < 2 || k > len(qs) {
 		return nil, fmt.Errorf("deepmatchexp: %d folds over %d queries", k, len(qs))
+	}
+	if err := cfg.check(); err != nil {
+		return nil, err
 	}
 	corpus := Texts(qs)
 	var all *Outcome

@@ -110,3 +110,23 @@ func TestPools(t *testing.T) {
 		t.Errorf("relevant candidates at places %v over 20 pools", places)
 	}
 }
+
+// TestRepeatedMethod checks that a method named twice is refused before any
+// training: its scores were appended twice to one list and AddFused
+// panicked (index out of range) after every model had trained.
+func TestRepeatedMethod(t *testing.T) {
+	qs := []deepmatch.Query{
+		{ID: "a", Text: "a b", Cands: []deepmatch.Cand{{ID: "a1", Text: "a"}, {ID: "a2", Text: "b", Relevant: true}}},
+		{ID: "b", Text: "b c", Cands: []deepmatch.Cand{{ID: "b1", Text: "c", Relevant: true}, {ID: "b2", Text: "d"}}},
+	}
+	c := deepmatch.DefaultConfig(deepmatch.MethodBilinear)
+	cfg := Config{Methods: []deepmatch.Config{c, c}}
+	for name, run := range map[string]func() error{
+		"RunSplit":      func() error { _, err := RunSplit(context.Background(), qs, qs, Texts(qs), cfg); return err },
+		"CrossValidate": func() error { _, err := CrossValidate(context.Background(), qs, 2, cfg); return err },
+	} {
+		if err := run(); err == nil || !strings.Contains(err.Error(), `"bilinear" twice`) {
+			t.Errorf("%s: err = %v, want one naming bilinear twice", name, err)
+		}
+	}
+}
