@@ -188,9 +188,11 @@ run() {
 		done
 		;;
 	beir-cacm)
+		rm -rf "$R/beir-cacm" # experiment beir refuses an earlier run's index
 		$SR experiment beir --data "$O/cacm" --folds 5 --out "$R/beir-cacm" 2>&1 | tee "$R/beir-cacm.txt"
 		;;
 	beir-cacm-unsup)
+		rm -rf "$R/beir-cacm-unsup"
 		$SR experiment beir --data "$O/cacm" --unsupervised --out "$R/beir-cacm-unsup" 2>&1 | tee "$R/beir-cacm-unsup.txt"
 		;;
 	bench)

@@ -77,6 +77,12 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	if err := checkFusion(o.Fusion); err != nil {
 		return err
 	}
+	// The index is built afresh for every run, so one left by an earlier
+	// (or interrupted) run into Out would stop this one after the data
+	// loads; say so first, and how to go on.
+	if _, err := os.Stat(filepath.Join(o.Out, "index")); err == nil {
+		return fmt.Errorf("recipe: %s holds an index from an earlier run; remove %s (or the whole folder) or choose another output folder", o.Out, filepath.Join(o.Out, "index"))
+	}
 	ds, err := eval.LoadDataset(o.Data)
 	if err != nil {
 		return err

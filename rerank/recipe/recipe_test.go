@@ -346,6 +346,26 @@ func TestBEIROptionsCheckedFirst(t *testing.T) {
 	}
 }
 
+// TestBEIRRerunSaysWhatToDo: a second run into the folder of an earlier
+// one is refused before any work, saying which index to remove.
+func TestBEIRRerunSaysWhatToDo(t *testing.T) {
+	ds := synthetic(12)
+	ds.Candidates = nil
+	data := filepath.Join(t.TempDir(), "data")
+	if err := ds.Save(data); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	opts := BEIROptions{Data: data, Out: out, Folds: 2, Unsupervised: true, Stages: []string{"overlap"}}
+	if err := BEIR(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	err := BEIR(context.Background(), opts)
+	if err == nil || !strings.Contains(err.Error(), "earlier run") || !strings.Contains(err.Error(), filepath.Join(out, "index")) {
+		t.Fatalf("rerun: err = %v, want one naming the earlier run's index", err)
+	}
+}
+
 // textSeen records the most unlabeled texts the "text_probe" trainer was given.
 var textSeen atomic.Int64
 
