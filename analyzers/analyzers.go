@@ -7,6 +7,8 @@
 //
 //	unicode tokenizer → possessive_en → to_lower → stop_en → stemmer_porter
 //
+// (the tokenizer and to_lower with two repairs: see unicode.go)
+//
 // Index-time and query-time text therefore produce identical terms, and the
 // learned models (which see terms through Tokens or Terms) agree with Bleve's
 // postings about what a term is.
@@ -20,9 +22,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
-	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/token/porter"
-	bunicode "github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/registry"
 )
 
@@ -44,7 +44,7 @@ func init() {
 }
 
 func newChain(cache *registry.Cache, filters ...string) (analysis.Analyzer, error) {
-	tok, err := cache.TokenizerNamed(bunicode.Name)
+	tok, err := cache.TokenizerNamed(tokenizerName)
 	if err != nil {
 		return nil, err
 	}
@@ -60,11 +60,11 @@ func newChain(cache *registry.Cache, filters ...string) (analysis.Analyzer, erro
 }
 
 func newStemmed(_ map[string]interface{}, cache *registry.Cache) (analysis.Analyzer, error) {
-	return newChain(cache, en.PossessiveName, lowercase.Name, en.StopName, porter.Name)
+	return newChain(cache, en.PossessiveName, lowerName, en.StopName, porter.Name)
 }
 
 func newWords(_ map[string]interface{}, cache *registry.Cache) (analysis.Analyzer, error) {
-	return newChain(cache, en.PossessiveName, lowercase.Name, en.StopName)
+	return newChain(cache, en.PossessiveName, lowerName, en.StopName)
 }
 
 var (

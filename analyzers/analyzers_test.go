@@ -3,6 +3,7 @@ package analyzers
 import (
 	"reflect"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestTokens(t *testing.T) {
@@ -57,5 +58,41 @@ func TestCachedTokensMatchTokens(t *testing.T) {
 	}
 	if got := CachedTokens(texts[0]); !reflect.DeepEqual(got, Tokens(texts[0])) {
 		t.Errorf("after eviction: %q", got)
+	}
+}
+
+// TestUnicodeRepairs: an invalid UTF-8 byte no longer ends the text's
+// tokens, and lowercasing a rune whose lower case is shorter (İ, ẞ, the
+// Kelvin sign) no longer leaves an invalid, truncated term. Offsets, and
+// so capitals in Terms, stay those of the text.
+func TestUnicodeRepairs(t *testing.T) {
+	tests := []struct {
+		in    string
+		words []string
+	}{
+		{"good bank \xff in Doha", []string{"good", "bank", "doha"}},
+		{"good \xc3 bank", []string{"good", "bank"}},
+		{"\xffgood caf\xe9 ok", []string{"good", "caf", "ok"}},
+		{"İstanbul bank", []string{"istanbul", "bank"}},
+		{"ẞtraße", []string{"ßtraße"}},
+		{"\u212Aelvin", []string{"kelvin"}},
+		{"Ⱥlpha ΟΔΟΣ", []string{"ⱥlpha", "οδος"}},
+		{"The BANK's RATES", []string{"bank", "rates"}},
+	}
+	for _, tt := range tests {
+		got := Words(tt.in)
+		if !reflect.DeepEqual(got, tt.words) {
+			t.Errorf("Words(%q) = %q, want %q", tt.in, got, tt.words)
+		}
+		for _, w := range append(got, Tokens(tt.in)...) {
+			if !utf8.ValidString(w) {
+				t.Errorf("%q: invalid term %q", tt.in, w)
+			}
+		}
+	}
+	got := Terms("x \xff Visa İstanbul")
+	want := []Term{{"x", 1, false}, {"visa", 2, true}, {"istanbul", 3, true}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Terms = %+v, want %+v", got, want)
 	}
 }
