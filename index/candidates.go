@@ -79,11 +79,16 @@ var storedFields = []string{FieldTitle, FieldText, FieldMeta}
 // queries, documents alike in length and term counts); left in Bleve's
 // internal document order, which follows how segments happened to merge,
 // which tied documents fall inside a cut would differ between two indexes
-// of the same corpus. Sorting every search by ID as well would make Bleve
-// look up the ID of every matching document (40% slower on a 30,000-hit
-// query), so the search asks for one hit more and sorts by ID only when a
-// tie crosses a cut. Ties inside a cut keep Bleve's order (StableOrder
-// orders them).
+// of the same corpus. Tied means equal under StableScore: Bleve sums a
+// disjunction's term scores in an order that varies from document to
+// document, so equal documents can differ in their scores' last bits, and
+// Bleve's own sort by score then ID would still choose by those bits.
+// Sorting every search by ID as well would make Bleve look up the ID of
+// every matching document (40% slower on a 30,000-hit query), so the search
+// asks for one hit more and, only when a tie crosses a cut, searches again
+// sorted by score then ID, fetching until every tied group that crosses a
+// cut is complete, and orders those groups by ID. Ties inside a cut keep
+// Bleve's order (StableOrder orders them).
 func SearchTiesByID(ctx context.Context, idx bleve.Index, req *bleve.SearchRequest, cuts ...int) (*bleve.SearchResult, error) {
 	if req.From != 0 || req.Size <= 0 {
 		return idx.SearchInContext(ctx, req)
@@ -96,17 +101,54 @@ func SearchTiesByID(ctx context.Context, idx bleve.Index, req *bleve.SearchReque
 	if err != nil {
 		return nil, err
 	}
-	hits := res.Hits
-	for _, k := range cuts {
-		if k > 0 && k < len(hits) && hits[k].Score == hits[k-1].Score {
-			byID := *req
-			byID.SortBy([]string{"-_score", "_id"})
-			return idx.SearchInContext(ctx, &byID)
+	if _, tied := tiedGroupsEnd(res.Hits, cuts); tied {
+		byID := probe
+		byID.SortBy([]string{"-_score", "_id"})
+		for {
+			if res, err = idx.SearchInContext(ctx, &byID); err != nil {
+				return nil, err
+			}
+			end, _ := tiedGroupsEnd(res.Hits, cuts)
+			if end < len(res.Hits) || len(res.Hits) < byID.Size || byID.Size == math.MaxInt {
+				// Every tied group crossing a cut ends before the last
+				// hit, or no hits are left: order the groups by ID.
+				sort.SliceStable(res.Hits[:end], func(i, j int) bool {
+					si, sj := StableScore(res.Hits[i].Score), StableScore(res.Hits[j].Score)
+					if si != sj {
+						return si > sj
+					}
+					return res.Hits[i].ID < res.Hits[j].ID
+				})
+				break
+			}
+			byID.Size = min(byID.Size, math.MaxInt/2) * 2
 		}
 	}
-	res.Hits = hits[:min(req.Size, len(hits))]
+	res.Hits = res.Hits[:min(req.Size, len(res.Hits))]
 	res.Request = req
 	return res, nil
+}
+
+// tiedGroupsEnd reports whether hits, in descending order of score, hold
+// a tie (under StableScore) across any of the cuts, and where the last
+// such tied group ends (len(hits) when it runs to the last hit).
+func tiedGroupsEnd(hits search.DocumentMatchCollection, cuts []int) (end int, tied bool) {
+	for _, k := range cuts {
+		if k <= 0 || k >= len(hits) {
+			continue
+		}
+		s := StableScore(hits[k-1].Score)
+		if StableScore(hits[k].Score) != s {
+			continue
+		}
+		tied = true
+		e := k + 1
+		for e < len(hits) && StableScore(hits[e].Score) == s {
+			e++
+		}
+		end = max(end, e)
+	}
+	return end, tied
 }
 
 // TopN returns the n best documents for q by BM25.

@@ -374,7 +374,9 @@ func (x *Index) DocFreq(term string) (uint64, error) {
 	// A write since gen was read may have come after the reader docFreq
 	// used: its count may be stale, so it is returned but not cached.
 	if x.dfGen == gen {
-		if x.dfCache == nil {
+		// Query terms are anyone's words (a server's users'): start over
+		// rather than grow without bound between writes.
+		if x.dfCache == nil || len(x.dfCache) >= dfCacheMax {
 			x.dfCache = map[string]uint64{}
 		}
 		x.dfCache[term] = df
@@ -382,6 +384,9 @@ func (x *Index) DocFreq(term string) (uint64, error) {
 	x.dfMu.Unlock()
 	return df, nil
 }
+
+// dfCacheMax bounds the number of terms DocFreq keeps.
+var dfCacheMax = 1 << 16
 
 // testHookDocFreq, when set, runs between DocFreq's reading of a
 // statistic and its caching.
@@ -409,8 +414,12 @@ func (x *Index) docFreq(term string) (uint64, error) {
 // BM25 takes the average field length from the field dictionaries'
 // cardinalities summed over segments, so first-stage scores depend on the
 // segment layout; compacting after bulk indexing makes them reproducible
-// from run to run.
+// from run to run. An in-memory index (Create("")) is left as it is:
+// scorch merges only segments it persists, and would wait forever.
 func (x *Index) Compact(ctx context.Context) error {
+	if x.Path == "" {
+		return nil
+	}
 	adv, err := x.Advanced()
 	if err != nil {
 		return err

@@ -263,42 +263,69 @@ func TestIndexDropsStalePayloads(t *testing.T) {
 // TestTopNTiesByID: which of several equally scored documents enter the
 // top n must not depend on the order they were indexed in (internal
 // document numbers), or two indexes of one corpus give different runs.
+// With more than ten query terms Bleve sums term scores in an order that
+// varies from document to document, so equal documents differ in their
+// scores' last bits: they still tie (StableScore) and are chosen by ID.
 func TestTopNTiesByID(t *testing.T) {
 	ctx := context.Background()
-	var docs []eval.Doc
-	for i := range 10 {
-		docs = append(docs, eval.Doc{ID: fmt.Sprintf("d%d", i), Text: "bank account"})
+	long := "bank account loan salary doha expat card credit house villa rent cheap fast visa"
+	tests := []struct {
+		name   string
+		query  string
+		text   string
+		filler bool // documents matching one query term each, among the tied ones
+		batch  int
+		ns     []int
+	}{
+		{"one term, one batch each", "bank", "bank account", false, 1, []int{3}},
+		{"many terms, one batch", long, long, true, 1000, []int{1, 2, 3, 7, 10, 25, 59}},
+		{"many terms, one batch each", long, long, true, 1, []int{1, 3, 10, 59}},
 	}
-	q, err := TextQuery("bank")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, order := range []string{"forward", "reverse"} {
-		in := slices.Clone(docs)
-		if order == "reverse" {
-			slices.Reverse(in)
-		}
-		idx, err := Create("")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range in { // one batch each: internal numbers follow this order
-			if err := idx.Add(ctx, []eval.Doc{d}, nil, nil); err != nil {
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var docs []eval.Doc
+			for i := range 60 {
+				docs = append(docs, eval.Doc{ID: fmt.Sprintf("d%02d", i), Text: tc.text})
+				if tc.filler {
+					docs = append(docs, eval.Doc{ID: fmt.Sprintf("o%02d", i), Text: strings.Fields(tc.query)[i%14] + " filler"})
+				}
+			}
+			q, err := TextQuery(tc.query)
+			if err != nil {
 				t.Fatal(err)
 			}
-		}
-		hits, err := idx.TopN(ctx, q, 3)
-		idx.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, h := range hits {
-			got = append(got, h.ID)
-		}
-		if want := []string{"d0", "d1", "d2"}; !slices.Equal(got, want) {
-			t.Errorf("indexed %s: top 3 %v, want %v", order, got, want)
-		}
+			for _, order := range []string{"forward", "reverse"} {
+				in := slices.Clone(docs)
+				if order == "reverse" {
+					slices.Reverse(in)
+				}
+				idx, err := Create("")
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Internal numbers follow this order.
+				for i := 0; i < len(in); i += tc.batch {
+					if err := idx.Add(ctx, in[i:min(i+tc.batch, len(in))], nil, nil); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for _, n := range tc.ns {
+					hits, err := idx.TopN(ctx, q, n)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var got, want []string
+					for i, h := range hits {
+						got = append(got, h.ID)
+						want = append(want, fmt.Sprintf("d%02d", i))
+					}
+					if len(got) != n || !slices.Equal(got, want) {
+						t.Errorf("indexed %s: top %d %v, want %v", order, n, got, want)
+					}
+				}
+				idx.Close()
+			}
+		})
 	}
 }
 
@@ -467,6 +494,60 @@ func TestPayloadNames(t *testing.T) {
 		idx.Close()
 		if (err == nil) != ok {
 			t.Errorf("payload name %q: err = %v, want ok %v", name, err, ok)
+		}
+	}
+}
+
+// TestCompact: compacting merges an index on disk into one segment and
+// returns at once for an in-memory one, which scorch never merges (it
+// used to wait forever).
+func TestCompact(t *testing.T) {
+	for _, path := range []string{"", filepath.Join(t.TempDir(), "idx")} {
+		idx, err := Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range corpus { // one segment each
+			if err := idx.Add(context.Background(), []eval.Doc{d}, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		done := make(chan error, 1)
+		go func() { done <- idx.Compact(context.Background()) }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Compact(%q): %v", path, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("Compact(%q) did not return", path)
+		}
+		if n, err := idx.DocCount(); err != nil || n != uint64(len(corpus)) {
+			t.Errorf("after Compact(%q): %d documents, %v", path, n, err)
+		}
+		idx.Close()
+	}
+}
+
+// TestDocFreqCacheBounded: the DocFreq cache keeps at most dfCacheMax
+// terms however many distinct terms are asked for between writes, and
+// its counts stay right.
+func TestDocFreqCacheBounded(t *testing.T) {
+	defer func(n int) { dfCacheMax = n }(dfCacheMax)
+	dfCacheMax = 8
+	idx, _ := build(t)
+	defer idx.Close()
+	for i := range 100 {
+		term := fmt.Sprintf("unseen%d", i)
+		if i%10 == 0 {
+			term = "bank"
+		}
+		df, err := idx.DocFreq(term)
+		if want := map[bool]uint64{true: 2}[term == "bank"]; err != nil || df != want {
+			t.Fatalf("DocFreq(%s) = %d, %v; want %d", term, df, err, want)
+		}
+		if n := len(idx.dfCache); n > dfCacheMax {
+			t.Fatalf("after %d terms the cache holds %d, more than %d", i+1, n, dfCacheMax)
 		}
 	}
 }

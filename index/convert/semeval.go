@@ -50,32 +50,62 @@ type xmlThread struct {
 }
 
 type xmlRelQuestion struct {
-	ID        string `xml:"RELQ_ID,attr"`
-	Order     string `xml:"RELQ_RANKING_ORDER,attr"`
-	Category  string `xml:"RELQ_CATEGORY,attr"`
-	Date      string `xml:"RELQ_DATE,attr"`
-	UserID    string `xml:"RELQ_USERID,attr"`
-	UserName  string `xml:"RELQ_USERNAME,attr"`
-	Relevance string `xml:"RELQ_RELEVANCE2ORGQ,attr"`
-	Subject   string `xml:"RelQSubject"`
-	Body      string `xml:"RelQBody"`
+	ID        string  `xml:"RELQ_ID,attr"`
+	Order     string  `xml:"RELQ_RANKING_ORDER,attr"`
+	Category  string  `xml:"RELQ_CATEGORY,attr"`
+	Date      string  `xml:"RELQ_DATE,attr"`
+	UserID    string  `xml:"RELQ_USERID,attr"`
+	UserName  string  `xml:"RELQ_USERNAME,attr"`
+	Relevance string  `xml:"RELQ_RELEVANCE2ORGQ,attr"`
+	Subject   xmlText `xml:"RelQSubject"`
+	Body      xmlText `xml:"RelQBody"`
 }
 
 type xmlComment struct {
-	ID           string `xml:"RELC_ID,attr"`
-	Date         string `xml:"RELC_DATE,attr"`
-	UserID       string `xml:"RELC_USERID,attr"`
-	UserName     string `xml:"RELC_USERNAME,attr"`
-	Relevance2Q  string `xml:"RELC_RELEVANCE2RELQ,attr"`
-	Relevance2OQ string `xml:"RELC_RELEVANCE2ORGQ,attr"`
-	Text         string `xml:"RelCText"`
+	ID           string  `xml:"RELC_ID,attr"`
+	Date         string  `xml:"RELC_DATE,attr"`
+	UserID       string  `xml:"RELC_USERID,attr"`
+	UserName     string  `xml:"RELC_USERNAME,attr"`
+	Relevance2Q  string  `xml:"RELC_RELEVANCE2RELQ,attr"`
+	Relevance2OQ string  `xml:"RELC_RELEVANCE2ORGQ,attr"`
+	Text         xmlText `xml:"RelCText"`
 }
 
 type xmlOrgQuestion struct {
-	ID      string    `xml:"ORGQ_ID,attr"`
-	Subject string    `xml:"OrgQSubject"`
-	Body    string    `xml:"OrgQBody"`
-	Thread  xmlThread `xml:"Thread"`
+	ID      string      `xml:"ORGQ_ID,attr"`
+	Subject xmlText     `xml:"OrgQSubject"`
+	Body    xmlText     `xml:"OrgQBody"`
+	Threads []xmlThread `xml:"Thread"`
+}
+
+// xmlText is an element's text. Markup inside it (a <br/>, a <b>…</b>
+// that a file left unescaped) counts as a word break and its text is
+// kept: decoding into a plain string would drop what nested elements
+// hold and join the words either side of an empty one.
+type xmlText string
+
+func (t *xmlText) UnmarshalXML(dec *xml.Decoder, start xml.StartElement) error {
+	var b strings.Builder
+	for depth := 1; depth > 0; {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch tok := tok.(type) {
+		case xml.CharData:
+			b.Write(tok)
+		case xml.StartElement:
+			depth++
+			b.WriteByte(' ')
+		case xml.EndElement:
+			depth--
+			if depth > 0 {
+				b.WriteByte(' ')
+			}
+		}
+	}
+	*t = xmlText(b.String())
+	return nil
 }
 
 // SemEval accumulates SemEval-2016 Task 3 XML files into one BEIR dataset
@@ -128,6 +158,10 @@ func (c *SemEval) AddFile(path string) error {
 func (c *SemEval) Add(r io.Reader, name string) error {
 	dec := xml.NewDecoder(r)
 	dec.Strict = true
+	// The files are XML, but their texts come from HTML forum pages: an
+	// HTML entity left unescaped (&nbsp;) is read as HTML reads it rather
+	// than failing the whole file.
+	dec.Entity = xml.HTMLEntity
 	before := c.read
 	depth := 0
 	for {
@@ -187,7 +221,7 @@ func xmlError(name string, line int, what string, err error) error {
 	return &eval.ParseError{File: name, Line: line, Err: fmt.Errorf("%s: %v", what, err)}
 }
 
-func clean(s string) string { return strings.TrimSpace(s) }
+func clean(s xmlText) string { return strings.TrimSpace(string(s)) }
 
 func (c *SemEval) addQuery(q eval.Query) {
 	if c.querySeen[q.ID] {
@@ -228,10 +262,30 @@ func (c *SemEval) addOrgQuestion(oq xmlOrgQuestion) error {
 	if err := eval.CheckID(oq.ID); err != nil {
 		return fmt.Errorf("OrgQuestion ORGQ_ID: %v", err)
 	}
-	if c.Subtask == SubtaskA {
-		return c.addThread(oq.Thread)
+	// The task's files repeat an OrgQuestion once per thread; one holding
+	// several threads gives each of them.
+	threads := oq.Threads
+	if len(threads) == 0 {
+		threads = []xmlThread{{}} // no related question: an error for B
 	}
-	rq := oq.Thread.RelQ
+	for _, th := range threads {
+		var err error
+		if c.Subtask == SubtaskA {
+			err = c.addThread(th)
+		} else {
+			err = c.addRelQuestion(oq, th)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addRelQuestion adds a thread for subtask B: the original question is the
+// query, the thread's related question a candidate.
+func (c *SemEval) addRelQuestion(oq xmlOrgQuestion, th xmlThread) error {
+	rq := th.RelQ
 	if err := eval.CheckID(rq.ID); err != nil {
 		return fmt.Errorf("OrgQuestion %s: RelQuestion RELQ_ID: %v", oq.ID, err)
 	}
@@ -247,10 +301,10 @@ func (c *SemEval) addOrgQuestion(oq xmlOrgQuestion) error {
 	c.addQuery(eval.Query{ID: oq.ID, Title: clean(oq.Subject), Text: clean(oq.Body)})
 	meta := relQuestionMeta(rq)
 	meta["ranking_order"] = order
-	meta["comments"] = len(oq.Thread.Comments)
+	meta["comments"] = len(th.Comments)
 	// The answers in the related question's thread, for rerankers that
 	// compare the original question with what the thread says.
-	if t := threadText(oq.Thread.Comments); t != "" {
+	if t := threadText(th.Comments); t != "" {
 		meta["thread_text"] = t
 	}
 	c.addDoc(eval.Doc{ID: rq.ID, Title: clean(rq.Subject), Text: clean(rq.Body), Metadata: meta})

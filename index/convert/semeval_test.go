@@ -383,3 +383,90 @@ func TestParseSubtask(t *testing.T) {
 		}
 	}
 }
+
+// TestSemEvalRobust: forms the held-out test file may take that the
+// released files do not show. Each input is a one-question file.
+func TestSemEvalRobust(t *testing.T) {
+	const bom = "\ufeff"
+	orgq := func(threads ...string) string {
+		return `<?xml version="1.0" encoding="utf-8"?>` + "\n<xml>\n" +
+			`<OrgQuestion ORGQ_ID="Q1"><OrgQSubject>org subject</OrgQSubject><OrgQBody>org body</OrgQBody>` +
+			strings.Join(threads, "") + "</OrgQuestion>\n</xml>\n"
+	}
+	thread := func(n int, relq, comment string) string {
+		s := fmt.Sprintf(`<Thread THREAD_SEQUENCE="Q1_R%d">%s`, n, relq)
+		for i := 1; i <= 2; i++ {
+			s += fmt.Sprintf(`<RelComment RELC_ID="Q1_R%d_C%d" RELC_RELEVANCE2RELQ="?" RELC_RELEVANCE2ORGQ="?">`+
+				`<RelCText>%s</RelCText></RelComment>`, n, i, comment)
+		}
+		return s + "</Thread>"
+	}
+	relq := func(n int, subject, body string) string {
+		return fmt.Sprintf(`<RelQuestion RELQ_ID="Q1_R%d" RELQ_RANKING_ORDER="%d" RELQ_RELEVANCE2ORGQ="?">`+
+			`<RelQSubject>%s</RelQSubject><RelQBody>%s</RelQBody></RelQuestion>`, n, n, subject, body)
+	}
+	plain := thread(1, relq(1, "subject", "body"), "comment")
+	tests := []struct {
+		name        string
+		in          string
+		relqTitle   string // subtask B document Q1_R1
+		relqText    string
+		commentText string // subtask A document Q1_R1_C1
+		bCands      string // subtask B candidates of Q1
+	}{
+		{"plain", orgq(plain), "subject", "body", "comment", "Q1_R1"},
+		{"BOM and CRLF", bom + strings.ReplaceAll(orgq(thread(1, relq(1, "subject", "line one\nline two"), "comment")), "\n", "\r\n"),
+			"subject", "line one\nline two", "comment", "Q1_R1"},
+		{"attribute order, optional attributes absent",
+			orgq(`<Thread THREAD_SEQUENCE="Q1_R1"><RelQuestion RELQ_RELEVANCE2ORGQ="?" RELQ_RANKING_ORDER="1" RELQ_ID="Q1_R1">` +
+				`<RelQSubject>subject</RelQSubject><RelQBody>body</RelQBody></RelQuestion>` +
+				`<RelComment RELC_RELEVANCE2RELQ="?" RELC_ID="Q1_R1_C1"><RelCText>comment</RelCText></RelComment></Thread>`),
+			"subject", "body", "comment", "Q1_R1"},
+		{"empty subject and body", orgq(thread(1, `<RelQuestion RELQ_ID="Q1_R1" RELQ_RANKING_ORDER="1"><RelQSubject/><RelQBody></RelQBody></RelQuestion>`, "")),
+			"", "", "", "Q1_R1"},
+		{"XML and doubly escaped entities", orgq(thread(1, relq(1, "a &amp; b", "it&amp;#39;s &lt;fine&gt; &#233;"), "x &quot;y&quot;")),
+			"a & b", "it&#39;s <fine> é", `x "y"`, "Q1_R1"},
+		{"HTML entity", orgq(thread(1, relq(1, "a&nbsp;b", "caf&eacute;"), "c&nbsp;d")),
+			"a\u00a0b", "café", "c\u00a0d", "Q1_R1"},
+		{"markup inside texts", orgq(thread(1, relq(1, "a <b>bold</b> word", "one<br/>two"), "see <a href=\"x\">this link</a>")),
+			"a  bold  word", "one  two", "see  this link", "Q1_R1"},
+		{"several threads in one question", orgq(thread(2, relq(2, "second", "b2"), "c2"), plain),
+			"subject", "body", "comment", "Q1_R1 Q1_R2"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := NewSemEval(SubtaskB)
+			if err := b.Add(strings.NewReader(tc.in), "test.xml"); err != nil {
+				t.Fatalf("subtask B: %v", err)
+			}
+			ds := b.Dataset()
+			if q, _ := ds.Query("Q1"); q.Title != "org subject" || q.Text != "org body" {
+				t.Errorf("query Q1 = %q / %q", q.Title, q.Text)
+			}
+			if d, ok := ds.Doc("Q1_R1"); !ok || d.Title != tc.relqTitle || d.Text != tc.relqText {
+				t.Errorf("document Q1_R1 = %q / %q, %v; want %q / %q", d.Title, d.Text, ok, tc.relqTitle, tc.relqText)
+			}
+			if got := ids(ds.Candidates.Ranking("Q1"), func(e eval.Entry) string { return e.DocID }); got != tc.bCands {
+				t.Errorf("subtask B candidates %s, want %s", got, tc.bCands)
+			}
+			if ds.Qrels != nil {
+				t.Errorf("qrels %v from unlabelled input", ds.Qrels)
+			}
+
+			a := NewSemEval(SubtaskA)
+			if err := a.Add(strings.NewReader(tc.in), "test.xml"); err != nil {
+				t.Fatalf("subtask A: %v", err)
+			}
+			ds = a.Dataset()
+			if q, ok := ds.Query("Q1_R1"); !ok || q.Title != tc.relqTitle || q.Text != tc.relqText {
+				t.Errorf("subtask A query Q1_R1 = %q / %q, %v", q.Title, q.Text, ok)
+			}
+			if d, ok := ds.Doc("Q1_R1_C1"); !ok || d.Text != tc.commentText {
+				t.Errorf("comment Q1_R1_C1 = %q, %v; want %q", d.Text, ok, tc.commentText)
+			}
+			if len(ds.Queries) != strings.Count(tc.bCands, " ")+1 {
+				t.Errorf("subtask A: %d queries, want one per thread", len(ds.Queries))
+			}
+		})
+	}
+}
