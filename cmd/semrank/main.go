@@ -100,20 +100,7 @@ func checkFinite(cmd *cobra.Command) error {
 // cmd (where 0 has a meaning, such as "all", but a negative value would be
 // read as 0 or as the default).
 func checkNonNegative(cmd *cobra.Command, names ...string) error {
-	for _, name := range names {
-		f := cmd.Flags().Lookup(name)
-		if f == nil {
-			continue
-		}
-		v, err := strconv.ParseFloat(f.Value.String(), 64)
-		if err != nil {
-			return fmt.Errorf("--%s %s: not a number", name, f.Value)
-		}
-		if !(v >= 0) {
-			return fmt.Errorf("--%s %s: want zero or a positive number", name, f.Value)
-		}
-	}
-	return nil
+	return checkFlags(cmd, names, func(v float64) bool { return v >= 0 }, "zero or a positive number")
 }
 
 // pipelineFiles returns the pipeline file at path and the files it names
@@ -201,6 +188,12 @@ func sameFile(a, b string) bool {
 // default", which is right for a Go caller's zero value but would turn a
 // mistyped --dim -3 into a silent 100.
 func checkPositive(cmd *cobra.Command, names ...string) error {
+	return checkFlags(cmd, names, func(v float64) bool { return v > 0 }, "a positive number")
+}
+
+// checkFlags refuses a value of the named numeric flags of cmd that ok
+// rejects, saying what is wanted.
+func checkFlags(cmd *cobra.Command, names []string, ok func(float64) bool, want string) error {
 	for _, name := range names {
 		f := cmd.Flags().Lookup(name)
 		if f == nil {
@@ -210,8 +203,8 @@ func checkPositive(cmd *cobra.Command, names ...string) error {
 		if err != nil {
 			return fmt.Errorf("--%s %s: not a number", name, f.Value)
 		}
-		if !(v > 0) {
-			return fmt.Errorf("--%s %s: want a positive number", name, f.Value)
+		if !ok(v) {
+			return fmt.Errorf("--%s %s: want %s", name, f.Value, want)
 		}
 	}
 	return nil
