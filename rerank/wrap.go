@@ -24,6 +24,12 @@ type Index struct {
 	// TitleField and TextField name the stored fields stages read; they
 	// default to semrank's "title" and "text".
 	TitleField, TextField string
+	// FirstStage, when set, is called with each reranked search's
+	// first-stage hits in first-stage order (the window's tied hits chosen
+	// and ordered as index.TopN does), before reranking rescores them in
+	// place: a caller that reports first-stage ranks (semrank's server)
+	// sees the list that was reranked. It must copy what it keeps.
+	FirstStage func(hits search.DocumentMatchCollection)
 }
 
 // Wrap returns idx with its score-sorted searches reranked by p:
@@ -104,6 +110,9 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 	// (ordering them all by id would let tied hits cross the window's edge
 	// as From+Size grows).
 	index.StableOrder(res.Hits[:min(x.pipeline.WindowSize(), len(res.Hits))])
+	if x.FirstStage != nil {
+		x.FirstStage(res.Hits)
+	}
 	cands := make([]Candidate, len(res.Hits))
 	for i, h := range res.Hits {
 		cands[i] = Candidate{ID: h.ID, Score: h.Score, Rank: i + 1, Fields: candidateFields(h.Fields)}

@@ -19,8 +19,7 @@ import (
 // same code library users run. A probe belongs to one request.
 type probe struct {
 	metrics *metrics
-	// window is the rerank window, whose hits Wrap orders as index.TopN
-	// does; 0 when not reranking (every hit is ordered so).
+	// window is the rerank window; 0 when not reranking.
 	window int
 
 	firstErr  error               // the first stage's error, if any
@@ -45,7 +44,10 @@ type firstHit struct {
 type bleveIndex = bleve.Index
 
 // probeIndex is the index rerank.Wrap searches: it times the first stage
-// and records its hits before Wrap rescores them in place.
+// and keeps its error. Searches that rerank record their hits through
+// Wrap's FirstStage hook (record), which sees them ordered and cut as Wrap
+// reranks them; a search that does not rerank is the first stage alone,
+// recorded here.
 type probeIndex struct {
 	bleveIndex
 	probe *probe
@@ -59,38 +61,29 @@ func (x probeIndex) SearchInContext(ctx context.Context, req *bleve.SearchReques
 	start := time.Now()
 	res, err := x.bleveIndex.SearchInContext(ctx, req)
 	p := x.probe
-	p.firstTook += time.Since(start) // a tie at the window's edge searches twice
+	p.firstTook += time.Since(start) // a tie at the window's edge searches again
 	if err != nil {
 		p.firstErr = err
 		return nil, err
 	}
 	p.firstRan = true
-	hits := res.Hits
-	if p.window > 0 {
-		// Record the ranks Wrap will rerank, ordering copies: the hits
-		// must reach index.SearchTiesByID as Bleve returned them, since it
-		// compares the raw scores at the window's edge to find ties there
-		// (StableOrder rounds them). Without a window the first stage is
-		// the answer, and is ordered in place.
-		n := min(p.window, len(hits))
-		hits = make(search.DocumentMatchCollection, len(res.Hits))
-		for i, h := range res.Hits {
-			c := *h
-			hits[i] = &c
-		}
-		index.StableOrder(hits[:n])
-	} else {
-		index.StableOrder(hits)
+	if p.window == 0 {
+		index.StableOrder(res.Hits)
+		p.record(res.Hits, req.From)
 	}
+	return res, nil
+}
+
+// record keeps hits as the first-stage list, the first at rank from+1.
+func (p *probe) record(hits search.DocumentMatchCollection, from int) {
 	p.first = make(map[string]firstHit, len(hits))
 	p.firstHits = make([]firstHit, len(hits))
 	for i, h := range hits {
 		// Wrap replaces h.Fields and h.Score afterwards; keep ours.
-		f := firstHit{id: h.ID, rank: req.From + i + 1, score: h.Score, fields: h.Fields}
+		f := firstHit{id: h.ID, rank: from + i + 1, score: h.Score, fields: h.Fields}
 		p.firstHits[i] = f
 		p.first[h.ID] = f
 	}
-	return res, nil
 }
 
 // observe records the first stage's time in the metrics, once per request

@@ -129,6 +129,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	}
 	p.Fusion = &recordFusion{inner: p.Fusion, probe: pr}
 	x := rerank.Wrap(probeIndex{bleveIndex: s.idx, probe: pr}, &p)
+	x.FirstStage = func(hits search.DocumentMatchCollection) { pr.record(hits, 0) }
 	breq := bleve.NewSearchRequestOptions(q, size, req.From, req.Explain)
 	breq.Fields = req.Fields
 	ctx := r.Context()
