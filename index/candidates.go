@@ -82,13 +82,16 @@ var storedFields = []string{FieldTitle, FieldText, FieldMeta}
 // of the same corpus. Tied means equal under StableScore: Bleve sums a
 // disjunction's term scores in an order that varies from document to
 // document, so equal documents can differ in their scores' last bits, and
-// Bleve's own sort by score then ID would still choose by those bits.
-// Sorting every search by ID as well would make Bleve look up the ID of
-// every matching document (40% slower on a 30,000-hit query), so the search
-// asks for one hit more and, only when a tie crosses a cut, searches again
-// sorted by score then ID, fetching until every tied group that crosses a
-// cut is complete, and orders those groups by ID. Ties inside a cut keep
-// Bleve's order (StableOrder orders them).
+// even Bleve's sort by score then ID would choose by those bits.
+//
+// The search asks for one hit more than a cut at req.Size needs. When a
+// tied group crosses a cut and ends within the hits, its members are all
+// there and are ordered by ID; when it runs past the last hit, the search
+// is repeated with twice as many hits until it ends, up to maxTieHits. The
+// hits up to the end of the last such group are then ordered by
+// StableScore and ID; later hits keep Bleve's order. Sorting every search
+// by ID instead would make Bleve look up the ID of every matching document
+// (40% slower on a 30,000-hit query).
 func SearchTiesByID(ctx context.Context, idx bleve.Index, req *bleve.SearchRequest, cuts ...int) (*bleve.SearchResult, error) {
 	if req.From != 0 || req.Size <= 0 {
 		return idx.SearchInContext(ctx, req)
@@ -101,33 +104,34 @@ func SearchTiesByID(ctx context.Context, idx bleve.Index, req *bleve.SearchReque
 	if err != nil {
 		return nil, err
 	}
-	if _, tied := tiedGroupsEnd(res.Hits, cuts); tied {
-		byID := probe
-		byID.SortBy([]string{"-_score", "_id"})
-		for {
-			if res, err = idx.SearchInContext(ctx, &byID); err != nil {
-				return nil, err
-			}
-			end, _ := tiedGroupsEnd(res.Hits, cuts)
-			if end < len(res.Hits) || len(res.Hits) < byID.Size || byID.Size == math.MaxInt {
-				// Every tied group crossing a cut ends before the last
-				// hit, or no hits are left: order the groups by ID.
-				sort.SliceStable(res.Hits[:end], func(i, j int) bool {
-					si, sj := StableScore(res.Hits[i].Score), StableScore(res.Hits[j].Score)
-					if si != sj {
-						return si > sj
-					}
-					return res.Hits[i].ID < res.Hits[j].ID
-				})
-				break
-			}
-			byID.Size = min(byID.Size, math.MaxInt/2) * 2
+	end, tied := tiedGroupsEnd(res.Hits, cuts)
+	for tied && end == len(res.Hits) && len(res.Hits) == probe.Size && probe.Size < maxTieHits {
+		probe.Size = min(2*probe.Size, maxTieHits)
+		if res, err = idx.SearchInContext(ctx, &probe); err != nil {
+			return nil, err
 		}
+		end, _ = tiedGroupsEnd(res.Hits, cuts)
+	}
+	if tied {
+		sort.SliceStable(res.Hits[:end], func(i, j int) bool {
+			si, sj := StableScore(res.Hits[i].Score), StableScore(res.Hits[j].Score)
+			if si != sj {
+				return si > sj
+			}
+			return res.Hits[i].ID < res.Hits[j].ID
+		})
 	}
 	res.Hits = res.Hits[:min(req.Size, len(res.Hits))]
 	res.Request = req
 	return res, nil
 }
+
+// maxTieHits bounds the hits SearchTiesByID fetches to complete a tied
+// group: a group can hold the whole collection (a match_all query, a
+// one-word query over alike documents), and one search must not load it.
+// A group still open at the bound is ordered by ID among the hits fetched,
+// which Bleve chose in its own order.
+var maxTieHits = 4096 // a variable for tests
 
 // tiedGroupsEnd reports whether hits, in descending order of score, hold
 // a tie (under StableScore) across any of the cuts, and where the last

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blevesearch/bleve/v2"
+
 	"github.com/semrank/semrank/eval"
 )
 
@@ -548,6 +550,70 @@ func TestDocFreqCacheBounded(t *testing.T) {
 		}
 		if n := len(idx.dfCache); n > dfCacheMax {
 			t.Fatalf("after %d terms the cache holds %d, more than %d", i+1, n, dfCacheMax)
+		}
+	}
+}
+
+// countedIndex lets countingIndex embed bleve.Index, whose Index method
+// would clash with a field named Index.
+type countedIndex = bleve.Index
+
+// countingIndex records the size of every search it runs.
+type countingIndex struct {
+	countedIndex
+	sizes *[]int
+}
+
+func (x countingIndex) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	*x.sizes = append(*x.sizes, req.Size)
+	return x.countedIndex.SearchInContext(ctx, req)
+}
+
+// TestSearchTiesByIDBounded: completing a tied group that crosses the cut
+// doubles the search until the group ends, never repeating a size and
+// never past maxTieHits; a group still open there is cut among the hits
+// fetched, ordered by ID.
+func TestSearchTiesByIDBounded(t *testing.T) {
+	var docs []eval.Doc
+	for i := range 300 {
+		docs = append(docs, eval.Doc{ID: fmt.Sprintf("d%03d", (i*7)%300), Text: "bank account"})
+	}
+	idx, err := Create("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	if err := idx.Add(context.Background(), docs, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	defer func(old int) { maxTieHits = old }(maxTieHits)
+	for _, tc := range []struct {
+		limit     int
+		wantSizes string
+		whole     bool // the group completes: the top 10 are d000..d009
+	}{
+		{4096, "[11 22 44 88 176 352]", true},
+		{100, "[11 22 44 88 100]", false},
+	} {
+		maxTieHits = tc.limit
+		var sizes []int
+		q, _ := TextQuery("bank")
+		res, err := SearchTiesByID(context.Background(), countingIndex{idx, &sizes}, bleve.NewSearchRequestOptions(q, 10, 0, false), 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(sizes) != tc.wantSizes {
+			t.Errorf("limit %d: searched sizes %v, want %s", tc.limit, sizes, tc.wantSizes)
+		}
+		var got []string
+		for _, h := range res.Hits {
+			got = append(got, h.ID)
+		}
+		if !slices.IsSorted(got) || len(got) != 10 {
+			t.Errorf("limit %d: hits %v, want 10 in ID order", tc.limit, got)
+		}
+		if first := got[0] == "d000" && got[9] == "d009"; first != tc.whole {
+			t.Errorf("limit %d: hits %v; lowest ids chosen = %v, want %v", tc.limit, got, first, tc.whole)
 		}
 	}
 }
