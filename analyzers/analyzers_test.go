@@ -96,3 +96,33 @@ func TestUnicodeRepairs(t *testing.T) {
 		t.Errorf("Terms = %+v, want %+v", got, want)
 	}
 }
+
+// TestToLower checks the lower-casing filter against the standard
+// library's mapping (with Bleve's final sigma), and that terms whose lower
+// case keeps its width are lowered in place, without allocating.
+func TestToLower(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		inPlace  bool
+	}{
+		{"bank", "bank", true},
+		{"The", "the", true},
+		{"DOHA", "doha", true},
+		{"Café", "café", true},
+		{"ΟΔΟΣ", "οδος", true},
+		{"ΣΟΦΟΣ", "σοφος", true},
+		{"İstanbul", "istanbul", false},
+		{"ẞtraße", "ßtraße", false},
+		{"Ⱥlpha", "ⱥlpha", false},
+		{"caf\xe9", "caf\xe9", true},
+	} {
+		if got := string(toLower([]byte(tc.in))); got != tc.want {
+			t.Errorf("toLower(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		b := []byte(tc.in)
+		allocs := testing.AllocsPerRun(10, func() { copy(b, tc.in); _ = toLower(b) })
+		if (allocs == 0) != tc.inPlace {
+			t.Errorf("toLower(%q): %v allocations, in place = %v", tc.in, allocs, tc.inPlace)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package analyzers
 
 import (
 	"bytes"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -65,19 +66,36 @@ func (lowerFilter) Filter(input analysis.TokenStream) analysis.TokenStream {
 }
 
 // toLower returns s in lower case, as Bleve's to_lower means to: a Σ
-// ending a term becomes the final form ς. Terms already in lower-case
-// ASCII, nearly all of them, are returned as they are.
+// ending a term becomes the final form ς. It lowers in place, as Bleve's
+// filter does, unless a lower case differs in width from its capital;
+// then it lowers a copy.
 func toLower(s []byte) []byte {
-	lower := true
-	for _, b := range s {
-		if b >= utf8.RuneSelf || 'A' <= b && b <= 'Z' {
-			lower = false
-			break
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				s[i] = c + 'a' - 'A'
+			}
+			i++
+			continue
 		}
+		r, w := utf8.DecodeRune(s[i:])
+		l := unicode.ToLower(r)
+		if r == 'Σ' && i+w == len(s) {
+			l = 'ς'
+		}
+		if l != r {
+			if utf8.RuneLen(l) != w {
+				return lowerCopy(s)
+			}
+			utf8.EncodeRune(s[i:], l)
+		}
+		i += w
 	}
-	if lower {
-		return s
-	}
+	return s
+}
+
+// lowerCopy is toLower for terms whose lower case changes width.
+func lowerCopy(s []byte) []byte {
 	l := bytes.ToLower(s)
 	if bytes.HasSuffix(s, []byte("Σ")) {
 		l = append(l[:len(l)-len("σ")], "ς"...)
