@@ -319,9 +319,12 @@ func (ds *Dataset) check() error {
 }
 
 // Doc returns the corpus document with the given id. It indexes the corpus
-// on first use, and again when Corpus has changed since (resized, or the
-// id found no longer at its place); LoadDataset indexes it, so lookups in a
-// loaded dataset only read and may run concurrently.
+// on first use, and again when it sees that Corpus has changed since: its
+// length differs, or the id found is no longer at its place. A document
+// replaced in place under a new id is not seen; a caller that edits Corpus
+// that way should set a new slice. LoadDataset indexes the corpus, so
+// lookups in a loaded dataset that nobody edits only read and may run
+// concurrently.
 func (ds *Dataset) Doc(id string) (Doc, bool) {
 	if ds.docIndex == nil || ds.indexedLen != len(ds.Corpus) {
 		ds.indexDocs()
