@@ -99,7 +99,7 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) error {
 	for _, id := range req.Delete {
 		_, ok, err := s.idx.Doc(id)
 		if err != nil {
-			return err
+			return &partialWrite{err: err, written: len(req.Add), total: len(req.Add), deleting: true}
 		}
 		if ok {
 			del = append(del, id)
@@ -109,7 +109,7 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) error {
 	}
 	if len(del) > 0 {
 		if err := s.idx.DeleteDocs(del...); err != nil {
-			return err
+			return &partialWrite{err: err, written: len(req.Add), total: len(req.Add), deleting: true}
 		}
 	}
 	out.Deleted = len(del)
@@ -132,17 +132,21 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) error {
 // again, so the error answer ends with note.
 type partialWrite struct {
 	err            error
-	written, total int
+	written, total int  // documents to add written in full, of total
+	deleting       bool // the error came while deleting, after every addition
 }
 
 func (e *partialWrite) Error() string { return e.err.Error() }
 func (e *partialWrite) Unwrap() error { return e.err }
 
 func (e *partialWrite) note() string {
-	if e.written == 0 {
-		return "no document was written and nothing deleted"
+	switch {
+	case e.deleting:
+		return fmt.Sprintf("all %d documents to add were written; the deletions may be incomplete", e.total)
+	case e.written == 0:
+		return "no document was written in full and nothing was deleted; send them again"
 	}
-	return fmt.Sprintf("the first %d of the %d documents to add were written, the rest not, and nothing was deleted", e.written, e.total)
+	return fmt.Sprintf("the first %d of the %d documents to add were written in full, the others may be missing or lack their payloads (send them again), and nothing was deleted", e.written, e.total)
 }
 
 func (s *Server) checkID(id string) error {

@@ -172,9 +172,11 @@ func TestPartialWriteAnswer(t *testing.T) {
 		want string
 	}{
 		{"timeout", &partialWrite{err: fmt.Errorf("index: %w", context.DeadlineExceeded), written: 1000, total: 2500}, 503,
-			"request took longer than the limit of " + s.limits.Timeout.String() + "; the first 1000 of the 2500 documents to add were written, the rest not, and nothing was deleted"},
+			"request took longer than the limit of " + s.limits.Timeout.String() + "; the first 1000 of the 2500 documents to add were written in full, the others may be missing or lack their payloads (send them again), and nothing was deleted"},
 		{"encoder", &partialWrite{err: errors.New("index: s2net payload of \"d7\": boom"), written: 0, total: 3}, 500,
-			"index: s2net payload of \"d7\": boom; no document was written and nothing deleted"},
+			"index: s2net payload of \"d7\": boom; no document was written in full and nothing was deleted; send them again"},
+		{"delete", &partialWrite{err: errors.New("index: batch: disk full"), written: 3, total: 3, deleting: true}, 500,
+			"index: batch: disk full; all 3 documents to add were written; the deletions may be incomplete"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := httptest.NewRecorder()
