@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -224,12 +225,14 @@ func (f FusionSpec) checkSettings() error {
 		if len(f.Weights) > 0 {
 			return ignored("weights")
 		}
+	default:
+		return nil // an unknown method: Build names it
 	}
 	if f.K != 0 && method != "rrf" {
 		return ignored("k")
 	}
-	if f.K < 0 {
-		return fmt.Errorf("fusion k %g is negative (0 means the default, 60)", f.K)
+	if !(f.K >= 0) || math.IsInf(f.K, 0) {
+		return fmt.Errorf("fusion k %g: want a finite number, not negative (0 means the default, 60)", f.K)
 	}
 	return nil
 }

@@ -91,13 +91,15 @@ func TestBuildChecksFusion(t *testing.T) {
 		// Non-finite settings would give every candidate a NaN score.
 		{"infinite weight", "{weights: {first_rank: .inf, test_const: 1}}", "non-finite"},
 		{"NaN weight", "{weights: {first_rank: 1, test_const: .nan}}", "non-finite"},
-		{"rrf NaN k", "{method: rrf, k: .nan}", "non-finite"},
+		{"rrf NaN k", "{method: rrf, k: .nan}", "k NaN"},
 		{"rrf infinite weight", "{method: rrf, weights: {test_const: .inf}}", "non-finite"},
 		// Settings the method does not read are refused, not dropped.
 		{"linear model and weights", "{model: ok.model, weights: {first_rank: 1}}", "both"},
 		{"linear k", "{weights: {first_rank: 1}, k: 10}", `"k"`},
 		{"rrf model", "{method: rrf, model: ok.model}", `"model"`},
 		{"rrf negative k", "{method: rrf, k: -5}", "k -5"},
+		{"rrf infinite k", "{method: rrf, k: .inf}", "k +Inf"},
+		{"unknown method with k", "{method: rff, k: 10}", `unknown fusion method "rff"`},
 		{"lambdamart weights", "{method: lambdamart, model: trees.model, weights: {test_const: 1}}", `"weights"`},
 		{"method case", "{method: RRF, weights: {test_const: 2}}", ""},
 	}
