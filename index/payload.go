@@ -27,7 +27,7 @@ const (
 )
 
 // maxPayload bounds one record so a corrupt length cannot exhaust memory.
-const maxPayload = 256 << 20
+var maxPayload = 256 << 20 // a variable for tests
 
 // maxIDLen bounds a document id (and the model id) in a log; put refuses
 // longer ones, which replay could not read back.
@@ -122,7 +122,7 @@ func (ps *payloadStore) replay(name string) error {
 		switch {
 		case err != nil && !torn:
 			return fail(fmt.Errorf("model record: %w", err))
-		case !torn && (model == "" || data == nil || len(data) > 0):
+		case !torn && (data == nil || len(data) > 0): // readRecord refuses an empty id
 			return fail(errors.New("no model id"))
 		}
 	}
@@ -188,7 +188,7 @@ func readRecord(r *bufio.Reader) (id string, data []byte, n int64, err error) {
 		return "", nil, 0, fmt.Errorf("id length %d out of range", il)
 	case del:
 		dl = 0
-	case dl > maxPayload:
+	case int64(dl) > int64(maxPayload):
 		return "", nil, 0, fmt.Errorf("payload length %d too large", dl)
 	}
 	body := make([]byte, int(il)+int(dl)+4)
@@ -319,6 +319,9 @@ func (ps *payloadStore) put(name string, recs []payloadRec) error {
 		}
 		if len(r.id) > maxIDLen {
 			return fmt.Errorf("index: %s payload of a document whose id is %d bytes, more than %d", name, len(r.id), maxIDLen)
+		}
+		if len(r.data) > maxPayload {
+			return fmt.Errorf("index: %s payload of %q is %d bytes, more than %d", name, r.id, len(r.data), maxPayload)
 		}
 	}
 	if _, ok := ps.models[name]; !ok {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/semrank/semrank/eval"
 )
 
 // TestPayloadLogReplay damages a log in the ways a crash and a bad disk
@@ -245,4 +247,22 @@ func builtLog(t *testing.T, edit func([]byte) []byte) (string, []byte) {
 		t.Fatal(err)
 	}
 	return path, raw
+}
+
+// TestPayloadTooLarge: a payload replay would refuse as damage is refused
+// when written, and the log stays readable.
+func TestPayloadTooLarge(t *testing.T) {
+	defer func(old int) { maxPayload = old }(maxPayload)
+	maxPayload = 2 // the lenEncoder payloads of corpus are two bytes
+	idx, path := build(t, lenEncoder{"m1"})
+	big := eval.Doc{ID: "big", Text: strings.Repeat("x", 100)} // a three-byte payload
+	if err := idx.Add(context.Background(), []eval.Doc{big}, []PayloadEncoder{lenEncoder{"m1"}}, nil); err == nil || !strings.Contains(err.Error(), "more than 2") {
+		t.Errorf("oversize payload: err = %v", err)
+	}
+	idx.Close()
+	idx, err := Open(path)
+	if err != nil {
+		t.Fatalf("reopening after a refused payload: %v", err)
+	}
+	idx.Close()
 }
