@@ -181,6 +181,11 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 	if err := checkJSONType(r); err != nil {
 		return nil, err
 	}
+	return readLimited(w, r, limit)
+}
+
+// readLimited reads a body of at most limit bytes.
+func readLimited(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -271,13 +276,9 @@ func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) error {
 	}
 	// The body, if any, must be empty or an empty object: a reload takes
 	// no parameters, in particular no file path.
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes))
+	raw, err := readLimited(w, r, s.limits.MaxBodyBytes)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return err
-		}
-		return badRequest("reading request body: %v", err)
+		return err
 	}
 	if t := bytes.TrimSpace(raw); len(t) > 0 {
 		if err := checkJSONType(r); err != nil {
