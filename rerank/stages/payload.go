@@ -41,17 +41,17 @@ func (s storedPayload) get(docID string) (b []byte, ok bool, err error) {
 	return s.payloads.Payload(s.name, docID)
 }
 
-// renamed stores an encoder's payload under another name, the stage
+// namedPayload stores an encoder's payload under another name, the stage
 // option "payload": two stages of one type with different models (TWEAK
 // trained with two losses, two quality models) then keep their payloads
 // apart in one index, which holds one model's payload per name.
-type renamed struct {
+type namedPayload struct {
 	rerank.PayloadEncoder
 	name string
 }
 
 // PayloadName implements rerank.PayloadEncoder.
-func (e renamed) PayloadName() string { return e.name }
+func (e namedPayload) PayloadName() string { return e.name }
 
 // payloadOption returns enc stored under the name given by spec's option
 // "payload", enc's own name by default.
@@ -60,5 +60,5 @@ func payloadOption(spec rerank.StageSpec, enc rerank.PayloadEncoder) (rerank.Pay
 	if err != nil || name == enc.PayloadName() {
 		return enc, err
 	}
-	return renamed{enc, name}, nil
+	return namedPayload{enc, name}, nil
 }
