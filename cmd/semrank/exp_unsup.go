@@ -34,8 +34,8 @@ default --data's), and the first-stage order, and prints a markdown table.
 No judgments are used except to score the rankings.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			// SSG reads a zero k, hops, seeds, dropout or damping as its
-			// default: --dropout 0 would run SSG-D with dropout 0.5.
+			// SSG reads a zero k, hops, seeds or damping as its default,
+			// and SSG-D with dropout 0 would be SSG-WD again.
 			if err := checkPositive(cmd, "depth", "k", "hops", "seeds", "dropout", "damping"); err != nil {
 				return err
 			}
