@@ -99,8 +99,8 @@ func isNumber(w string) bool {
 // bigrams, its adjacent token pairs joined by a space; with chars, the
 // character 3-, 4- and 5-grams of its tokens joined by spaces (prefixed
 // "#", which no token contains), which catch misspellings and word forms
-// that forum text is full of.
-func Features(text string, bigrams, chars bool) []string {
+// that forum text is full of; then the context features given.
+func Features(text string, bigrams, chars bool, context ...string) []string {
 	toks := Tokens(text)
 	seen := make(map[string]bool, 2*len(toks))
 	out := make([]string, 0, 2*len(toks))
@@ -123,6 +123,9 @@ func Features(text string, bigrams, chars bool) []string {
 				add("#" + string(r[i:i+n]))
 			}
 		}
+	}
+	for _, c := range context {
+		add(c)
 	}
 	return out
 }

@@ -106,14 +106,9 @@ func Train(ctx context.Context, examples []Example, cfg Config) (*Model, error) 
 	feats := make([][]string, len(examples))
 	df := map[string]int{}
 	for i, e := range examples {
-		feats[i] = Features(e.Text, cfg.Bigrams, cfg.Chars)
-		// A feature counts once, as Score counts it, however often the
+		// Each feature counts once, as Score counts it, however often the
 		// context repeats it or the text has it already.
-		for _, c := range e.Context {
-			if !slices.Contains(feats[i], c) {
-				feats[i] = append(feats[i], c)
-			}
-		}
+		feats[i] = Features(e.Text, cfg.Bigrams, cfg.Chars, e.Context...)
 		for _, f := range feats[i] {
 			df[f]++
 		}
