@@ -507,3 +507,14 @@ func TestShutdownAfterGrace(t *testing.T) {
 	}
 	t.Logf("request ended %s after shutdown began", time.Since(start).Round(time.Millisecond))
 }
+
+// TryLock locks m if it is free and reports whether it did (for tests that
+// look at the lock without waiting).
+func (m ctxMutex) TryLock() bool {
+	select {
+	case m <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}

@@ -183,16 +183,6 @@ func (m ctxMutex) Lock(ctx context.Context) error {
 	}
 }
 
-// TryLock locks m if it is free and reports whether it did.
-func (m ctxMutex) TryLock() bool {
-	select {
-	case m <- struct{}{}:
-		return true
-	default:
-		return false
-	}
-}
-
 func (m ctxMutex) Unlock() { <-m }
 
 // loaded is one generation of the pipeline. It is never modified after it
