@@ -87,7 +87,8 @@ var storedFields = []string{FieldTitle, FieldText, FieldMeta}
 // The search asks for one hit more than a cut at req.Size needs. When a
 // tied group crosses a cut and ends within the hits, its members are all
 // there and are ordered by ID; when it runs past the last hit, the search
-// is repeated with twice as many hits until it ends, up to maxTieHits. The
+// is repeated once for maxTieHits hits (four times the hits asked for, if
+// more), without stored fields. The
 // hits up to the end of the last such group are then ordered by
 // StableScore and ID; later hits keep Bleve's order. Sorting every search
 // by ID instead would make Bleve look up the ID of every matching document
@@ -105,9 +106,17 @@ func SearchTiesByID(ctx context.Context, idx bleve.Index, req *bleve.SearchReque
 		return nil, err
 	}
 	end, tied := tiedGroupsEnd(res.Hits, cuts)
-	for tied && end == len(res.Hits) && len(res.Hits) == probe.Size && probe.Size < maxTieHits {
-		probe.Size = min(2*probe.Size, maxTieHits)
-		if res, err = idx.SearchInContext(ctx, &probe); err != nil {
+	// Larger searches load no stored fields (a tied group can run to
+	// thousands of hits); the fields of the hits kept are fetched after.
+	bare := probe
+	if bare.Highlight == nil {
+		bare.Fields = nil
+	}
+	if limit := max(maxTieHits, 4*probe.Size); tied && end == len(res.Hits) && len(res.Hits) == bare.Size && bare.Size < limit {
+		// One search as large as allowed, not a doubling series: its cost
+		// is scoring every match, whatever the size.
+		bare.Size = limit
+		if res, err = idx.SearchInContext(ctx, &bare); err != nil {
 			return nil, err
 		}
 		end, _ = tiedGroupsEnd(res.Hits, cuts)
@@ -122,16 +131,44 @@ func SearchTiesByID(ctx context.Context, idx bleve.Index, req *bleve.SearchReque
 		})
 	}
 	res.Hits = res.Hits[:min(req.Size, len(res.Hits))]
+	if bare.Size != probe.Size && len(bare.Fields) != len(req.Fields) {
+		if err := fetchFields(ctx, idx, req.Fields, res.Hits); err != nil {
+			return nil, err
+		}
+	}
 	res.Request = req
 	return res, nil
 }
 
+// fetchFields sets the stored fields of hits, which a search without
+// Fields returned, as a search asking for them would.
+func fetchFields(ctx context.Context, idx bleve.Index, fields []string, hits search.DocumentMatchCollection) error {
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	req := bleve.NewSearchRequestOptions(bleve.NewDocIDQuery(ids), len(ids), 0, false)
+	req.Fields = fields
+	res, err := idx.SearchInContext(ctx, req)
+	if err != nil {
+		return err
+	}
+	byID := make(map[string]map[string]any, len(res.Hits))
+	for _, h := range res.Hits {
+		byID[h.ID] = h.Fields
+	}
+	for _, h := range hits {
+		h.Fields = byID[h.ID]
+	}
+	return nil
+}
+
 // maxTieHits bounds the hits SearchTiesByID fetches to complete a tied
-// group: a group can hold the whole collection (a match_all query, a
+// group (with four times the hits asked for): a group can hold the whole collection (a match_all query, a
 // one-word query over alike documents), and one search must not load it.
 // A group still open at the bound is ordered by ID among the hits fetched,
 // which Bleve chose in its own order.
-var maxTieHits = 4096 // a variable for tests
+var maxTieHits = 1024 // a variable for tests
 
 // tiedGroupsEnd reports whether hits, in descending order of score, hold
 // a tie (under StableScore) across any of the cuts, and where the last

@@ -569,10 +569,10 @@ func (x countingIndex) SearchInContext(ctx context.Context, req *bleve.SearchReq
 	return x.countedIndex.SearchInContext(ctx, req)
 }
 
-// TestSearchTiesByIDBounded: completing a tied group that crosses the cut
-// doubles the search until the group ends, never repeating a size and
-// never past maxTieHits; a group still open there is cut among the hits
-// fetched, ordered by ID.
+// TestSearchTiesByIDBounded: a tied group that crosses the cut and runs
+// past the hits fetched is completed by one search of maxTieHits hits
+// without stored fields; a group still open there is cut among the hits
+// fetched, ordered by ID; the kept hits get their stored fields.
 func TestSearchTiesByIDBounded(t *testing.T) {
 	var docs []eval.Doc
 	for i := range 300 {
@@ -592,15 +592,23 @@ func TestSearchTiesByIDBounded(t *testing.T) {
 		wantSizes string
 		whole     bool // the group completes: the top 10 are d000..d009
 	}{
-		{4096, "[11 22 44 88 176 352]", true},
-		{100, "[11 22 44 88 100]", false},
+		// The last search fetches the stored fields of the ten kept.
+		{1024, "[11 1024 10]", true},
+		{100, "[11 100 10]", false},
 	} {
 		maxTieHits = tc.limit
 		var sizes []int
 		q, _ := TextQuery("bank")
-		res, err := SearchTiesByID(context.Background(), countingIndex{idx, &sizes}, bleve.NewSearchRequestOptions(q, 10, 0, false), 10)
+		req := bleve.NewSearchRequestOptions(q, 10, 0, false)
+		req.Fields = storedFields
+		res, err := SearchTiesByID(context.Background(), countingIndex{idx, &sizes}, req, 10)
 		if err != nil {
 			t.Fatal(err)
+		}
+		for _, h := range res.Hits {
+			if h.Fields[FieldText] != "bank account" {
+				t.Fatalf("limit %d: hit %s without its stored text: %v", tc.limit, h.ID, h.Fields)
+			}
 		}
 		if fmt.Sprint(sizes) != tc.wantSizes {
 			t.Errorf("limit %d: searched sizes %v, want %s", tc.limit, sizes, tc.wantSizes)
