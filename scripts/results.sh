@@ -198,6 +198,7 @@ run() {
 	bench)
 		go test -run '^$' -bench 'BenchmarkRerank|BenchmarkDeepMatch100' -benchtime 200x ./rerank/ ./rerank/stages/ | tee "$R/bench-rerank.txt"
 		go test -run '^$' -bench 'BenchmarkIndexing' -benchtime 3x ./models/tweak/ | tee "$R/bench-indexing.txt"
+		go test -run '^$' -bench 'BenchmarkPayloadRead' -benchtime 2000x ./index/ | tee "$R/bench-payload.txt"
 		;;
 	all)
 		for s in tweak concepts-dev concepts-cv deepmatch-a deepmatch-a-cv deepmatch-b deepmatch-b-cv unsup-b unsup-cacm \
