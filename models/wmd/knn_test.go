@@ -47,17 +47,7 @@ func TestKNNMatchesExhaustive(t *testing.T) {
 	for qi := 0; qi < 10; qi++ {
 		q := docs[qi]
 		for _, k := range []int{1, 5, 20} {
-			want, ex, err := idx.Exhaustive(ctx, q, k, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, st, err := idx.KNN(ctx, q, k, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("query %d, k %d: pruned %v, exhaustive %v", qi, k, got, want)
-			}
+			_, st, ex := knnMatchesExhaustive(t, idx, q, k, fmt.Sprintf("query %d", qi))
 			if st.WMD > ex.WMD {
 				t.Errorf("pruned search solved %d problems, exhaustive %d", st.WMD, ex.WMD)
 			}
@@ -127,4 +117,24 @@ func TestSearchCancelled(t *testing.T) {
 			}
 		})
 	}
+}
+
+// knnMatchesExhaustive runs the pruned and the exhaustive search for q and
+// fails the test, naming what, unless they return the same neighbours. It
+// returns them and both searches' statistics.
+func knnMatchesExhaustive(t *testing.T, idx *Index, q Doc, k int, what string) ([]Neighbor, Stats, Stats) {
+	t.Helper()
+	ctx := context.Background()
+	want, ex, err := idx.Exhaustive(ctx, q, k, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, st, err := idx.KNN(ctx, q, k, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s, k %d: pruned %v, exhaustive %v", what, k, got, want)
+	}
+	return got, st, ex
 }
