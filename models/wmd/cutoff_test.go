@@ -94,14 +94,7 @@ func TestSolveCutoff(t *testing.T) {
 	for trial := 0; trial < 300; trial++ {
 		n, m := 1+r.IntN(30), 1+r.IntN(30)
 		a, b := randomHist(r, n, trial%3 == 0), randomHist(r, m, trial%4 == 0)
-		cost := make([]float64, n*m)
-		for i := range cost {
-			if trial%2 == 0 {
-				cost[i] = float64(r.IntN(3))
-			} else {
-				cost[i] = r.Float64()
-			}
-		}
+		cost := randomCost(r, n*m, trial%2 == 0)
 		checkCutoff(t, &s, a, b, cost)
 	}
 	for _, p := range loadPOTPairs(t) {
@@ -296,4 +289,18 @@ func BenchmarkKNN(b *testing.B) {
 			}
 		})
 	}
+}
+
+// randomCost returns n costs, uniform in [0, 1) or, with ties, integers
+// from 0 to 2.
+func randomCost(r *rand.Rand, n int, ties bool) []float64 {
+	cost := make([]float64, n)
+	for i := range cost {
+		if ties {
+			cost[i] = float64(r.IntN(3))
+		} else {
+			cost[i] = r.Float64()
+		}
+	}
+	return cost
 }

@@ -44,6 +44,13 @@ func scaledSpace(t *testing.T, nw, nd, dim int, scale float64, seed uint64) (*Sp
 			data[w*dim+i] = scale * x
 		}
 	}
+	return randomDocs(t, r, words, dim, data, nd, func() int { return 1 + r.IntN(15) })
+}
+
+// randomDocs returns the space of words' vectors (data, dim per word) and
+// nd documents of words drawn uniformly, length() words each.
+func randomDocs(t *testing.T, r *rand.Rand, words []string, dim int, data []float64, nd int, length func() int) (*Space, []Doc) {
+	t.Helper()
 	v, err := embed.NewVectors(words, dim, data)
 	if err != nil {
 		t.Fatal(err)
@@ -51,9 +58,9 @@ func scaledSpace(t *testing.T, nw, nd, dim int, scale float64, seed uint64) (*Sp
 	s := NewSpace(v)
 	docs := make([]Doc, nd)
 	for d := range docs {
-		toks := make([]string, 1+r.IntN(15))
+		toks := make([]string, length())
 		for k := range toks {
-			toks[k] = words[r.IntN(nw)]
+			toks[k] = words[r.IntN(len(words))]
 		}
 		docs[d] = s.DocFromTokens(toks)
 	}

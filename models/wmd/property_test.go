@@ -5,8 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/semrank/semrank/models/embed"
 )
 
 // TestSolverProperty: on random degenerate problems (zero weights, integer
@@ -61,14 +59,7 @@ func TestSolverProperty(t *testing.T) {
 		default:
 			a, b = randomHist(r, n, false), randomHist(r, m, false)
 		}
-		cost := make([]float64, n*m)
-		for i := range cost {
-			if trial%2 == 0 {
-				cost[i] = float64(r.IntN(3))
-			} else {
-				cost[i] = r.Float64()
-			}
-		}
+		cost := randomCost(r, n*m, trial%2 == 0)
 		got, err := s.Solve(a, b, cost)
 		if err != nil {
 			t.Fatal(err)
@@ -99,22 +90,11 @@ func tiedSpace(t *testing.T, nw, nd, dim int, seed uint64, maxLen int) (*Space, 
 	for i := range data {
 		data[i] = float64(r.IntN(3)) // ties galore, some duplicate vectors
 	}
-	v, err := embed.NewVectors(words, dim, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := NewSpace(v)
-	docs := make([]Doc, nd)
+	s, docs := randomDocs(t, r, words, dim, data, nd, func() int { return r.IntN(maxLen + 1) })
 	for d := range docs {
-		toks := make([]string, r.IntN(maxLen+1))
-		for k := range toks {
-			toks[k] = words[r.IntN(nw)]
-		}
 		if d%7 == 3 && d > 0 {
-			docs[d] = docs[d-1]
-			continue
+			docs[d] = docs[d-1] // identical documents
 		}
-		docs[d] = s.DocFromTokens(toks)
 	}
 	return s, docs
 }
