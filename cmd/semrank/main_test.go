@@ -296,8 +296,9 @@ func TestOutputsSpareInputs(t *testing.T) {
 
 // TestNumberFlagsNotReadAsDefaults checks that zero, negative and
 // non-finite values are refused before any work where the trainers would
-// read them as their defaults (--epochs 0 training 5 epochs, SSG-D run with
-// dropout 0.5 for --dropout 0) or fail only after training (NaN).
+// read them as their defaults (--epochs 0 training 5 epochs), where zero
+// makes no sense (SSG-D with --dropout 0 is SSG-WD again) or they would fail
+// only after training (NaN).
 func TestNumberFlagsNotReadAsDefaults(t *testing.T) {
 	nowhere := filepath.Join(t.TempDir(), "absent")
 	embed := func(flags ...string) []string {
