@@ -38,6 +38,9 @@ type IndexResponse struct {
 
 func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) error {
 	start := time.Now()
+	if err := s.checkAdmin(r); err != nil {
+		return err
+	}
 	var req IndexRequest
 	if err := decodeBody(w, r, s.limits.MaxIndexBodyBytes, &req); err != nil {
 		return err

@@ -206,3 +206,40 @@ func TestIndexWaitTimesOut(t *testing.T) {
 		t.Errorf("got %d %+v, want 503 saying nothing was written", code, e)
 	}
 }
+
+// TestAdminTokenGuardsWrites: with an admin token configured, the endpoints
+// that change what the server answers refuse requests without it, and
+// nothing is written; searches and reads need no token.
+func TestAdminTokenGuardsWrites(t *testing.T) {
+	s, ts, _ := newServer(t, newIndex(t, nil), lexicalPipeline, func(c *Config) { c.AdminToken = "sesame" })
+	add := `{"add": [{"_id": "guarded", "text": "visa renewal"}]}`
+	for _, tc := range []struct {
+		name, method, path, body, token string
+		want                            int
+	}{
+		{"index without token", "POST", "/api/index", add, "", http.StatusUnauthorized},
+		{"index with a wrong token", "POST", "/api/index", add, "open", http.StatusUnauthorized},
+		{"reload without token", "POST", "/api/admin/reload", "{}", "", http.StatusUnauthorized},
+		{"search without token", "POST", "/api/search", `{"query": "visa"}`, "", http.StatusOK},
+		{"read without token", "GET", "/api/doc/guarded", "", "", http.StatusNotFound},
+		{"index with the token", "POST", "/api/index", add, "sesame", http.StatusOK},
+		{"read after the write", "GET", "/api/doc/guarded", "", "", http.StatusOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var body any
+			if tc.body != "" {
+				body = tc.body
+			}
+			code, raw, err := do(tc.method, ts.URL+tc.path, body, tc.token)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.want {
+				t.Errorf("status %d, want %d: %s", code, tc.want, raw)
+			}
+		})
+	}
+	if _, ok, err := s.idx.Doc("guarded"); err != nil || !ok {
+		t.Errorf("the authorised write is missing: ok=%v err=%v", ok, err)
+	}
+}

@@ -251,14 +251,15 @@ func jsonKind(goKind string) string {
 	return goKind
 }
 
-// checkAdmin enforces the admin token when one is configured.
+// checkAdmin enforces the admin token, when one is configured, on the
+// endpoints that write: reloading the pipeline and changing documents.
 func (s *Server) checkAdmin(r *http.Request) error {
 	if s.token == "" {
 		return nil
 	}
 	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) != 1 {
-		return &apiError{Status: http.StatusUnauthorized, Msg: "admin endpoint: missing or wrong bearer token"}
+		return &apiError{Status: http.StatusUnauthorized, Msg: r.URL.Path + ": missing or wrong bearer token (this server requires the admin token for writes)"}
 	}
 	return nil
 }

@@ -138,7 +138,8 @@ type Config struct {
 	PipelinePath string
 	Limits       Limits
 	// AdminToken, when set, must be sent as "Authorization: Bearer TOKEN"
-	// to /api/admin/reload.
+	// to the endpoints that change what the server answers:
+	// /api/admin/reload and /api/index. Searches and reads stay open.
 	AdminToken string
 	// Examples are queries the web page offers to try.
 	Examples []string

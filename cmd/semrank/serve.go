@@ -35,6 +35,11 @@ deletes documents, computing the pipeline's payloads
 shows the first-stage and reranked lists side by side. Bodies are JSON
 (Content-Type application/json, or none; other types get 415).
 
+With an admin token (--admin-token, or the environment variable
+SEMRANK_ADMIN_TOKEN), POST /api/index and /api/admin/reload require
+"Authorization: Bearer TOKEN"; without one anybody who can reach the
+address can change the index, so keep the default loopback address.
+
 SIGHUP or POST /api/admin/reload rebuilds the pipeline file (e.g. after
 retraining its models) and swaps it in without dropping requests. SIGINT or
 SIGTERM stops accepting connections and finishes in-flight requests.`,
@@ -51,6 +56,9 @@ SIGTERM stops accepting connections and finishes in-flight requests.`,
 			if grace < 0 {
 				return fmt.Errorf("--grace %s: want zero (do not wait) or more", grace)
 			}
+			if !cmd.Flags().Changed("admin-token") {
+				token = os.Getenv(adminTokenEnv) // keeps the token out of ps
+			}
 			idx, err := index.Open(indexPath)
 			if err != nil {
 				return err
@@ -65,7 +73,7 @@ SIGTERM stops accepting connections and finishes in-flight requests.`,
 	f.StringVar(&indexPath, "index", "", "index path")
 	f.StringVar(&pipelinePath, "pipeline", "", "pipeline file (rebuilt on reload)")
 	f.StringVar(&addr, "addr", "127.0.0.1:8095", "listen address")
-	f.StringVar(&token, "admin-token", "", "bearer token required by /api/admin/reload (default: none)")
+	f.StringVar(&token, "admin-token", "", "bearer token required by the write endpoints, /api/index and /api/admin/reload (default: $"+adminTokenEnv+", else none)")
 	f.DurationVar(&grace, "grace", 30*time.Second, "how long shutdown waits for in-flight requests")
 	d := server.DefaultLimits
 	f.Int64Var(&limits.MaxBodyBytes, "max-body", d.MaxBodyBytes, "largest search request body, bytes")
@@ -78,6 +86,10 @@ SIGTERM stops accepting connections and finishes in-flight requests.`,
 	_ = cmd.MarkFlagRequired("pipeline")
 	rootCmd.AddCommand(cmd)
 }
+
+// adminTokenEnv names the environment variable that gives the admin token
+// when --admin-token is not set.
+const adminTokenEnv = "SEMRANK_ADMIN_TOKEN"
 
 // serve runs a server on addr until SIGINT or SIGTERM, reloading on SIGHUP.
 func serve(ctx context.Context, out io.Writer, cfg server.Config, addr string, grace time.Duration) error {
