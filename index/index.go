@@ -17,6 +17,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"sync"
 	"time"
 
@@ -72,7 +74,12 @@ func NewMapping() *mapping.IndexMappingImpl {
 type bleveIndex = bleve.Index
 
 // Index is a Bleve index with semrank's mapping and payload store. It is
-// itself a bleve.Index.
+// itself a bleve.Index, and its writes keep payloads in step with the
+// documents they describe: a document indexed again, through Add, Index or
+// a raw bleve.Batch run by Batch, keeps only the payloads Add computes for
+// its new text (none through Index or Batch: stages then score it from its
+// text), and a document deleted, through Delete, DeleteDocs or Batch, loses
+// its payloads.
 type Index struct {
 	bleveIndex
 	Path     string
@@ -86,10 +93,88 @@ type Index struct {
 	dfGen   uint64 // counts invalidations
 }
 
-// Batch executes a Bleve batch and invalidates cached statistics.
+// Batch executes a Bleve batch and invalidates cached statistics. It
+// overrides bleve.Index's Batch so that Bleve code, and users building raw
+// batches (idx.NewBatch, b.Index, b.Delete), keep payloads in step: once
+// the batch has succeeded, every document it indexed or deleted has lost
+// its payloads, as through Index and Delete, and stages score it from its
+// text. A batch that fails leaves payloads as they were.
+//
+// bleve.Batch does not say which documents it touches, and Bleve v2.6.1
+// has no hook that would: its index events carry no ids, and wrapping
+// scorch under an index type of our own would change the type recorded in
+// existing indexes and hide *scorch.Scorch from the code that asserts it.
+// So Batch reads the ids with reflect from the batch's unexported
+// internal *bleve_index_api.Batch, the keys of its IndexOps map (a nil
+// document is a deletion; both drop payloads). Reflect only reads the map
+// keys; nothing is written and unsafe is not used. Should a later Bleve lay
+// the batch out otherwise, Batch refuses it with an error while the index
+// holds any payload, rather than leave payloads of text that is gone, and
+// runs it as Bleve would while the index holds none. TestBatchLayout pins
+// the layout of v2.6.1. Add, Index, Delete and DeleteDocs know their ids
+// and do not depend on it.
 func (x *Index) Batch(b *bleve.Batch) error {
+	ids, ok := readBatchIDs(b)
+	if !ok && x.payloads.holdsAny() {
+		return errBatchLayout
+	}
+	if err := x.runBatch(b); err != nil {
+		return err
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	return x.payloads.delete(ids, nil)
+}
+
+// errBatchLayout is returned by Batch for a batch whose documents it cannot
+// list while the index holds payloads.
+var errBatchLayout = errors.New("index: cannot tell which documents this bleve.Batch indexes or deletes (its layout is not that of Bleve v2.6.1), so their payloads could outlive their text; the batch was not run: write through Add, Index or DeleteDocs instead")
+
+// runBatch executes b through Bleve and invalidates cached statistics,
+// leaving payloads to its caller.
+func (x *Index) runBatch(b *bleve.Batch) error {
 	defer x.invalidate()
 	return x.bleveIndex.Batch(b)
+}
+
+// readBatchIDs is batchIDs; tests replace it to play a Bleve whose batch
+// layout is unknown.
+var readBatchIDs = batchIDs
+
+// batchIDs returns the ids of the documents b indexes or deletes, sorted;
+// ok is false when b is not laid out as in Bleve v2.6.1. A nil batch has
+// none, and goes to Bleve as it is.
+func batchIDs(b *bleve.Batch) (ids []string, ok bool) {
+	if b == nil {
+		return nil, true
+	}
+	return opIDs(reflect.ValueOf(b))
+}
+
+// opIDs returns the keys of v.internal.IndexOps, where v points to a struct
+// whose field internal is a non-nil *bleve_index_api.Batch whose IndexOps
+// is a map[string]bleve_index_api.Document; ok is false for anything else.
+func opIDs(v reflect.Value) (ids []string, ok bool) {
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return nil, false
+	}
+	in := v.Elem().FieldByName("internal")
+	if !in.IsValid() || in.Type() != reflect.TypeFor[*bindex.Batch]() || in.IsNil() {
+		return nil, false
+	}
+	ops := in.Elem().FieldByName("IndexOps")
+	if !ops.IsValid() || ops.Type() != reflect.TypeFor[map[string]bindex.Document]() {
+		return nil, false
+	}
+	ids = make([]string, 0, ops.Len())
+	for it := ops.MapRange(); it.Next(); {
+		ids = append(ids, it.Key().String())
+	}
+	// Sorted so that the deletions land in the logs in one order from run
+	// to run.
+	slices.Sort(ids)
+	return ids, true
 }
 
 // Index adds or replaces one document and invalidates cached statistics.
@@ -243,7 +328,11 @@ func (x *Index) Add(ctx context.Context, docs []eval.Doc, encoders []PayloadEnco
 		if batch.Size() == 0 {
 			return nil
 		}
-		if err := x.Batch(batch); err != nil {
+		// runBatch, not Batch: the payloads of the batch's documents are
+		// dropped here, in one call, for every name but those about to be
+		// written afresh, which would otherwise get a deletion record
+		// before each new payload.
+		if err := x.runBatch(batch); err != nil {
 			return fmt.Errorf("index: batch: %w", err)
 		}
 		batch.Reset()
@@ -299,7 +388,7 @@ func (x *Index) DeleteDocs(ids ...string) error {
 	for _, id := range ids {
 		batch.Delete(id)
 	}
-	if err := x.Batch(batch); err != nil {
+	if err := x.runBatch(batch); err != nil {
 		return fmt.Errorf("index: delete: %w", err)
 	}
 	return x.payloads.delete(ids, nil)

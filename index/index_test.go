@@ -2,15 +2,19 @@ package index
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	bindex "github.com/blevesearch/bleve_index_api"
 
 	"github.com/semrank/semrank/eval"
 )
@@ -258,6 +262,190 @@ func TestIndexDropsStalePayloads(t *testing.T) {
 	for id, want := range map[string]bool{"d1": false, "d2": true} {
 		if _, ok, _ := idx.Payload("len", id); ok != want {
 			t.Errorf("payload of %s present = %v, want %v", id, ok, want)
+		}
+	}
+}
+
+// TestBatchDropsStalePayloads: a raw bleve batch run through Batch drops
+// the payloads, under every name, of each document it indexes or deletes,
+// also after a reopen, and leaves the other documents' payloads alone; a
+// batch that fails (here on a closed Bleve index) changes no payload.
+func TestBatchDropsStalePayloads(t *testing.T) {
+	newDoc := map[string]any{FieldTitle: "New", FieldText: "replaced"}
+	tests := []struct {
+		name    string
+		fill    func(*bleve.Batch) error
+		fail    bool
+		dropped []string // documents of corpus whose payloads go
+	}{
+		{"re-index", func(b *bleve.Batch) error { return b.Index("d1", newDoc) }, false, []string{"d1"}},
+		{"delete", func(b *bleve.Batch) error { b.Delete("d2"); return nil }, false, []string{"d2"}},
+		{"re-index, delete and internal", func(b *bleve.Batch) error {
+			b.Delete("d2")
+			b.SetInternal([]byte("k"), []byte("v"))
+			return b.Index("d4", newDoc)
+		}, false, []string{"d2", "d4"}},
+		{"new document", func(b *bleve.Batch) error { return b.Index("d5", newDoc) }, false, nil},
+		{"internal only", func(b *bleve.Batch) error { b.SetInternal([]byte("k"), []byte("v")); return nil }, false, nil},
+		{"failed batch", func(b *bleve.Batch) error { b.Delete("d2"); return b.Index("d1", newDoc) }, true, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			idx, path := build(t, lenEncoder{"m1"}, TermsEncoder{})
+			b := idx.NewBatch()
+			if err := tc.fill(b); err != nil {
+				t.Fatal(err)
+			}
+			if tc.fail {
+				// Only Bleve's half: the payload store stays open, so a
+				// wrong deletion would reach its logs.
+				if err := idx.bleveIndex.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if err := idx.Batch(b); err == nil {
+					t.Fatal("a batch on a closed Bleve index succeeded")
+				}
+				idx.payloads.close()
+				var err error
+				if idx, err = Open(path); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := idx.Batch(b); err != nil {
+				t.Fatal(err)
+			}
+			for round := range 2 {
+				for _, d := range corpus {
+					want := !slices.Contains(tc.dropped, d.ID)
+					for _, name := range []string{"len", TermsPayload} {
+						if _, ok, _ := idx.Payload(name, d.ID); ok != want {
+							t.Errorf("round %d: payload %s of %s present = %v, want %v", round, name, d.ID, ok, want)
+						}
+					}
+				}
+				if _, ok, _ := idx.Payload("len", "d5"); ok {
+					t.Errorf("round %d: payload of d5, indexed without one", round)
+				}
+				idx.Close()
+				var err error
+				if idx, err = Open(path); err != nil {
+					t.Fatal(err)
+				}
+			}
+			idx.Close()
+		})
+	}
+}
+
+// TestBatchUnknownLayout plays a Bleve whose batches Batch cannot read: it
+// refuses them, running nothing and keeping payloads, while the index holds
+// payloads, and runs them while it holds none; Add and DeleteDocs, which
+// know their documents, keep working.
+func TestBatchUnknownLayout(t *testing.T) {
+	defer func(f func(*bleve.Batch) ([]string, bool)) { readBatchIDs = f }(readBatchIDs)
+	readBatchIDs = func(*bleve.Batch) ([]string, bool) { return nil, false }
+	for _, tc := range []struct {
+		name    string
+		encs    []PayloadEncoder
+		wantErr bool
+	}{
+		{"no payloads", nil, false},
+		{"payloads", []PayloadEncoder{lenEncoder{"m1"}}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			idx, _ := build(t, tc.encs...)
+			defer idx.Close()
+			b := idx.NewBatch()
+			b.Delete("d2")
+			err := idx.Batch(b)
+			if tc.wantErr && !errors.Is(err, errBatchLayout) || !tc.wantErr && err != nil {
+				t.Fatalf("err = %v, want errBatchLayout: %v", err, tc.wantErr)
+			}
+			if _, ok, _ := idx.Doc("d2"); ok != tc.wantErr {
+				t.Errorf("d2 indexed = %v after the batch, want %v", ok, tc.wantErr)
+			}
+			if _, ok, _ := idx.Payload("len", "d2"); ok != tc.wantErr {
+				t.Errorf("payload of d2 present = %v, want %v", ok, tc.wantErr)
+			}
+			if err := idx.Add(context.Background(), []eval.Doc{{ID: "d1", Text: "replaced"}}, tc.encs, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := idx.DeleteDocs("d3"); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok, _ := idx.Payload("len", "d3"); ok {
+				t.Error("payload of d3 outlived DeleteDocs")
+			}
+			if b, ok, _ := idx.Payload("len", "d1"); tc.wantErr && (!ok || string(b) != "8") {
+				t.Errorf("payload of d1 after Add = %q, %v; want 8", b, ok)
+			}
+		})
+	}
+}
+
+// TestBatchLayout pins the layout of bleve.Batch in Bleve v2.6.1 that
+// Batch reads its documents from, and checks that other layouts are told
+// apart rather than misread.
+func TestBatchLayout(t *testing.T) {
+	idx, err := Create("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	b := idx.NewBatch()
+	for _, id := range []string{"b", "a", "b"} {
+		if err := b.Index(id, map[string]any{FieldText: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.Delete("c")
+	b.SetInternal([]byte("k"), []byte("v"))
+	b.DeleteInternal([]byte("k2"))
+	if ids, ok := batchIDs(b); !ok || !slices.Equal(ids, []string{"a", "b", "c"}) {
+		t.Errorf("batchIDs = %q, %v; want [a b c], true: has bleve.Batch changed its layout?", ids, ok)
+	}
+	if ids, ok := batchIDs(idx.NewBatch()); !ok || len(ids) != 0 {
+		t.Errorf("batchIDs of an empty batch = %q, %v", ids, ok)
+	}
+	if ids, ok := batchIDs(nil); !ok || len(ids) != 0 {
+		t.Errorf("batchIDs(nil) = %q, %v", ids, ok)
+	}
+	type otherOps struct{ IndexOps map[string]any }
+	for _, tc := range []struct {
+		name string
+		v    any
+	}{
+		{"no internal field", &struct{ other *bindex.Batch }{bindex.NewBatch()}},
+		{"internal of another type", &struct{ internal *otherOps }{&otherOps{map[string]any{"a": nil}}}},
+		{"nil internal", &struct{ internal *bindex.Batch }{}},
+		{"not a pointer", struct{ internal *bindex.Batch }{bindex.NewBatch()}},
+		{"nil pointer", (*struct{ internal *bindex.Batch })(nil)},
+	} {
+		if ids, ok := opIDs(reflect.ValueOf(tc.v)); ok {
+			t.Errorf("%s: read as a batch of %q", tc.name, ids)
+		}
+	}
+}
+
+// TestAddWritesNoDeletionOfWhatItRewrites: Add drops a replaced
+// document's payloads itself, sparing those it writes afresh, so the log
+// of a payload it rewrites gets the new payload and no deletion record.
+func TestAddWritesNoDeletionOfWhatItRewrites(t *testing.T) {
+	idx, path := build(t, lenEncoder{"m1"})
+	if err := idx.Add(context.Background(), []eval.Doc{{ID: "d1", Text: "replaced"}}, []PayloadEncoder{lenEncoder{"m1"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	idx.Close()
+	raw, err := os.ReadFile(filepath.Join(path, payloadDir, "len.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := recordOffsets(t, raw)
+	if want := 1 + len(corpus) + 1; len(off) != want { // model, corpus, d1 again
+		t.Errorf("%d records, want %d", len(off), want)
+	}
+	for _, at := range off {
+		if binary.LittleEndian.Uint32(raw[at+4:]) == deleteLen {
+			t.Errorf("deletion record at byte %d", at)
 		}
 	}
 }

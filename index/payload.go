@@ -387,6 +387,18 @@ func (ps *payloadStore) delete(ids []string, keep map[string]string) error {
 	return nil
 }
 
+// holdsAny reports whether any document has a payload.
+func (ps *payloadStore) holdsAny() bool {
+	ps.mu.RLock()
+	defer ps.mu.RUnlock()
+	for _, m := range ps.data {
+		if len(m) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func (ps *payloadStore) get(name, id string) ([]byte, bool) {
 	ps.mu.RLock()
 	defer ps.mu.RUnlock()
