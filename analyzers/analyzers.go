@@ -11,7 +11,9 @@
 //
 // Index-time and query-time text therefore produce identical terms, and the
 // learned models (which see terms through Tokens or Terms) agree with Bleve's
-// postings about what a term is.
+// postings about what a term is. Across releases, each analyzer's behaviour
+// has a version (Version, WordsVersion): saved models record it (ID,
+// WordsID) and refuse to load under an analyzer that changed since.
 package analyzers
 
 import (

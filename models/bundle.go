@@ -60,6 +60,14 @@ type Manifest struct {
 	// VocabHash identifies the vocabulary the tensors are indexed by (see
 	// HashStrings); a mismatch with the data a model is applied to is an error.
 	VocabHash string `json:"vocab_hash,omitempty"`
+	// Analyzer identifies the analyzer, and the version of its behaviour,
+	// whose terms the vocabulary holds (analyzers.ID or analyzers.WordsID,
+	// e.g. "semrank_en/1"). A vocabulary hash cannot catch tokenization
+	// drift: the stored vocabulary is intact, but a build that analyzes
+	// text differently no longer produces its terms (see CheckAnalyzer).
+	// Empty for models whose inputs are not analyzer terms and for models
+	// saved before analyzers were recorded.
+	Analyzer string `json:"analyzer,omitempty"`
 	// TrainingFingerprint identifies the data the model was trained on (see
 	// Fingerprint), so results can be traced and leaks across folds detected.
 	TrainingFingerprint string             `json:"training_fingerprint,omitempty"`
@@ -428,6 +436,24 @@ func Fingerprint(parts ...string) string {
 func (b *Bundle) CheckVocab(want string) error {
 	if b.Manifest.VocabHash != "" && want != "" && b.Manifest.VocabHash != want {
 		return fmt.Errorf("models: %s model vocabulary %s does not match %s", b.Manifest.Method, b.Manifest.VocabHash, want)
+	}
+	return nil
+}
+
+// ErrAnalyzerMismatch is wrapped by the error CheckAnalyzer returns, so a
+// caller that can retrain (a training cache) can tell it from damage.
+var ErrAnalyzerMismatch = errors.New("analyzer mismatch")
+
+// CheckAnalyzer returns an error when the bundle records the analyzer its
+// vocabulary came from and that is not want, the analyzer this build uses
+// for the model (analyzers.ID or analyzers.WordsID). Such a model would
+// load and run, but the terms this build produces are not the terms it
+// learned, so its results would be silently worse: it must be retrained.
+// A bundle recording no analyzer (saved before analyzers were recorded) is
+// accepted, so existing model files keep loading.
+func (b *Bundle) CheckAnalyzer(want string) error {
+	if got := b.Manifest.Analyzer; got != "" && got != want {
+		return fmt.Errorf("models: %s model: %w: its vocabulary holds terms of analyzer %s, but this build analyzes text with %s; retrain the model", b.Manifest.Method, ErrAnalyzerMismatch, got, want)
 	}
 	return nil
 }

@@ -110,6 +110,64 @@ func TestCheckVocab(t *testing.T) {
 	}
 }
 
+func TestCheckAnalyzer(t *testing.T) {
+	const this = "semrank_en/2"
+	for _, tc := range []struct {
+		name, recorded string
+		ok             bool
+	}{
+		{"same", "semrank_en/2", true},
+		{"older version", "semrank_en/1", false},
+		{"other analyzer", "semrank_en_words/2", false},
+		{"absent (saved before analyzers were recorded)", "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := sample()
+			b.Manifest.Analyzer = tc.recorded
+			// The record survives a save and load.
+			var buf bytes.Buffer
+			if _, err := b.WriteTo(&buf); err != nil {
+				t.Fatal(err)
+			}
+			got, err := Parse(buf.Bytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Manifest.Analyzer != tc.recorded {
+				t.Fatalf("analyzer %q after a round trip, want %q", got.Manifest.Analyzer, tc.recorded)
+			}
+			err = got.CheckAnalyzer(this)
+			if tc.ok {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrAnalyzerMismatch) {
+				t.Fatalf("error %v does not wrap ErrAnalyzerMismatch", err)
+			}
+			for _, want := range []string{"tweak", tc.recorded, this, "retrain"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not mention %q", err, want)
+				}
+			}
+		})
+	}
+}
+
+// TestNoAnalyzerKeepsID: a bundle recording no analyzer serialises exactly
+// as before the field existed, so the IDs that indexes and dependent
+// models recorded for existing models do not change.
+func TestNoAnalyzerKeepsID(t *testing.T) {
+	var buf bytes.Buffer
+	if _, err := sample().WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(buf.Bytes(), []byte(`"analyzer"`)) {
+		t.Error("an unset analyzer is written to the manifest")
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	var buf bytes.Buffer
 	if _, err := sample().WriteTo(&buf); err != nil {

@@ -1,11 +1,13 @@
 package concept
 
 import (
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/models"
 )
@@ -73,6 +75,42 @@ func TestSpaceWeights(t *testing.T) {
 	b.Manifest.VocabHash = "0000"
 	if _, err := SpaceFrom(b); err == nil {
 		t.Error("vocabulary hash mismatch accepted")
+	}
+}
+
+// TestSpaceRecordsAnalyzer: the terms of a space are analyzers.Tokens, so
+// a space from another version of that analyzer is refused, and one saved
+// before analyzers were recorded loads and is saved back as it was.
+func TestSpaceRecordsAnalyzer(t *testing.T) {
+	s, err := BuildSpace([]string{"renting a car in Doha", "cars in Doha"}, SpaceConfig{MinDF: 1, MaxDFRatio: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := models.New("test", 1)
+	s.AddTo(b)
+	if b.Manifest.Analyzer != analyzers.ID() {
+		t.Fatalf("space records analyzer %q, want %q", b.Manifest.Analyzer, analyzers.ID())
+	}
+	for _, tc := range []struct {
+		recorded string
+		ok       bool
+	}{{analyzers.ID(), true}, {"semrank_en/0", false}, {analyzers.WordsID(), false}, {"", true}} {
+		b.Manifest.Analyzer = tc.recorded
+		got, err := SpaceFrom(b)
+		if !tc.ok {
+			if !errors.Is(err, models.ErrAnalyzerMismatch) {
+				t.Errorf("space recording %q: err = %v, want an analyzer mismatch", tc.recorded, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("space recording %q: %v", tc.recorded, err)
+		}
+		again := models.New("test", 1)
+		got.AddTo(again)
+		if again.Manifest.Analyzer != tc.recorded {
+			t.Errorf("space recording %q saved back as %q", tc.recorded, again.Manifest.Analyzer)
+		}
 	}
 }
 

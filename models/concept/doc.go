@@ -8,7 +8,9 @@
 // Choices the papers leave open, made here:
 //
 //   - Terms are analyzers.Tokens (the stemmed index terms), so a model sees
-//     exactly what Bleve indexes.
+//     exactly what Bleve indexes. A saved space records the analyzer's
+//     identity (analyzers.ID), and a model whose terms came from another
+//     version of the analyzer is refused when loaded: it must be retrained.
 //   - The vocabulary keeps terms with document frequency ≥ MinDF, drops terms
 //     in more than MaxDFRatio of the documents, and keeps the MaxTerms most
 //     frequent of the rest (ties broken alphabetically, so it is

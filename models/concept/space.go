@@ -52,7 +52,13 @@ type Space struct {
 	Terms []string
 	DF    []float64 // document frequency of each term in the fitting texts
 	N     int       // number of fitting texts
-	index map[string]int
+	// Analyzer identifies the analyzer the terms came from: analyzers.ID()
+	// for a space built by BuildSpace; for a loaded one, what its bundle
+	// recorded ("" when saved before analyzers were recorded). AddTo
+	// writes it back unchanged, so re-saving an old model neither claims
+	// an analyzer nobody checked nor changes its ID.
+	Analyzer string
+	index    map[string]int
 }
 
 // ErrNoTerms is returned when a vocabulary would be empty.
@@ -93,7 +99,7 @@ func BuildSpace(texts []string, cfg SpaceConfig) (*Space, error) {
 	if len(terms) == 0 {
 		return nil, ErrNoTerms
 	}
-	s := &Space{Terms: terms, DF: make([]float64, len(terms)), N: len(texts)}
+	s := &Space{Terms: terms, DF: make([]float64, len(terms)), N: len(texts), Analyzer: analyzers.ID()}
 	for i, t := range terms {
 		s.DF[i] = float64(df[t])
 	}
@@ -183,16 +189,22 @@ const (
 	dfSection    = "df"
 )
 
-// AddTo stores the space in a model bundle and sets its vocabulary hash.
+// AddTo stores the space in a model bundle and sets its vocabulary hash
+// and analyzer.
 func (s *Space) AddTo(b *models.Bundle) {
 	b.AddStrings(vocabSection, s.Terms)
 	df := append([]float64{float64(s.N)}, s.DF...)
 	b.AddTensor(dfSection, []int{len(df)}, df)
 	b.Manifest.VocabHash = s.Hash()
+	b.Manifest.Analyzer = s.Analyzer
 }
 
-// SpaceFrom reads the space a bundle holds, checking it is consistent.
+// SpaceFrom reads the space a bundle holds, checking it is consistent and
+// that its terms came from the analyzer this build uses (analyzers.ID).
 func SpaceFrom(b *models.Bundle) (*Space, error) {
+	if err := b.CheckAnalyzer(analyzers.ID()); err != nil {
+		return nil, err
+	}
 	terms, err := b.Strings(vocabSection)
 	if err != nil {
 		return nil, err
@@ -207,7 +219,7 @@ func SpaceFrom(b *models.Bundle) (*Space, error) {
 	if err := b.CheckVocab(models.HashStrings(terms)); err != nil {
 		return nil, err
 	}
-	s := &Space{Terms: terms, N: int(df.Data[0]), DF: df.Data[1:]}
+	s := &Space{Terms: terms, N: int(df.Data[0]), DF: df.Data[1:], Analyzer: b.Manifest.Analyzer}
 	if s.N <= 0 || len(terms) == 0 {
 		return nil, fmt.Errorf("concept: %s model has an empty vocabulary", b.Manifest.Method)
 	}

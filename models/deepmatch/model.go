@@ -7,6 +7,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
+	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/models"
 )
 
@@ -19,8 +20,14 @@ type Model struct {
 	VX, VY *Vocab
 	DevMAP float64    // the dev MAP of the kept weights
 	Curve  []Progress // per-epoch training curve
-	arch   Arch       // DeepMatch only
-	net    matcher
+	// Analyzer identifies the analyzer the vocabularies' words (all but
+	// the meta tokens) came from: analyzers.ID() for a trained model; for
+	// a loaded one, what its bundle recorded ("" when saved before
+	// analyzers were recorded), kept so that re-saving it claims nothing
+	// unchecked.
+	Analyzer string
+	arch     Arch // DeepMatch only
+	net      matcher
 }
 
 // Candidate is one text to match against a query at scoring time.
@@ -70,6 +77,7 @@ func (m *Model) Save(path string) error {
 	b.AddTensor("idf_x", []int{m.VX.Len()}, m.VX.IDF)
 	b.AddTensor("idf_y", []int{m.VY.Len()}, m.VY.IDF)
 	b.Manifest.VocabHash = models.HashStrings(append(append([]string(nil), m.VX.Terms...), m.VY.Terms...))
+	b.Manifest.Analyzer = m.Analyzer
 	b.SetMetric("dev_map", m.DevMAP)
 	curve := make([]float64, 0, 3*len(m.Curve))
 	for _, p := range m.Curve {
@@ -162,7 +170,12 @@ func Load(path, method string) (*Model, error) {
 }
 
 func fromBundle(b *models.Bundle) (*Model, error) {
-	m := &Model{}
+	// Query and candidate words from another analyzer would miss the
+	// vocabularies.
+	if err := b.CheckAnalyzer(analyzers.ID()); err != nil {
+		return nil, err
+	}
+	m := &Model{Analyzer: b.Manifest.Analyzer}
 	if err := b.Config(&m.Config); err != nil {
 		return nil, err
 	}

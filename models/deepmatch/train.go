@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/models/lda"
 )
@@ -58,7 +59,7 @@ func Train(ctx context.Context, train, dev []Query, cfg Config, progress func(Pr
 	if len(dev) == 0 {
 		train, dev = holdOut(train, 10)
 	}
-	m := &Model{Config: cfg}
+	m := &Model{Config: cfg, Analyzer: analyzers.ID()}
 	var xs, ys [][]string
 	for _, q := range train {
 		xs = append(xs, QueryTokens(q.Text, cfg.Meta))

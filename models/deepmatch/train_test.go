@@ -10,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/models/internal/modeltest"
 )
 
 func semevalSlice(t *testing.T) (train, dev []Query) {
@@ -67,6 +69,10 @@ func TestTrainSaveLoad(t *testing.T) {
 			if _, err := Load(path, "tweak"); err == nil {
 				t.Fatal("loading as another method: no error")
 			}
+			// The vocabularies hold analyzers.Tokens terms: a model from
+			// another version of that analyzer is refused.
+			load := func(p string) (*Model, error) { return Load(p, method) }
+			modeltest.Analyzer(t, m, analyzers.ID(), load, (*Model).Save)
 			if err := PlotCurve(filepath.Join(t.TempDir(), "c.png"), method, m.Curve); err != nil {
 				t.Fatal(err)
 			}

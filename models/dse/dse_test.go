@@ -12,7 +12,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/models/concept"
+	"github.com/semrank/semrank/models/internal/modeltest"
 )
 
 func tinyModel(sizes []int, seed uint64) *Model {
@@ -170,6 +172,9 @@ func TestTrainLowersLossSaveLoad(t *testing.T) {
 	if !reflect.DeepEqual(got.Embed(q), m.Embed(q)) || got.ID() != m.ID() || got.Config.Mix != m.Config.Mix {
 		t.Error("loaded model differs")
 	}
+	// The vocabulary holds analyzers.Tokens terms: a model from another
+	// version of that analyzer is refused.
+	modeltest.Analyzer(t, m, analyzers.ID(), Load, (*Model).Save)
 	raw, _ := os.ReadFile(path)
 	raw[100] ^= 0x10
 	bad := filepath.Join(dir, "bad")

@@ -2,12 +2,16 @@ package embed
 
 import (
 	"bytes"
+	"context"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/semrank/semrank/analyzers"
+	"github.com/semrank/semrank/models/internal/modeltest"
 )
 
 func sampleVectors(t testing.TB) *Vectors {
@@ -126,6 +130,32 @@ func TestFromBundleRejectsMismatch(t *testing.T) {
 	b.Manifest.VocabHash = "0000"
 	if _, err := FromBundle(b); err == nil || !strings.Contains(err.Error(), "vocabulary") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestRecordsAnalyzer: trained vectors are looked up by embed.Tokenize's
+// words (analyzers.Words), so vectors from another version of that
+// analyzer are refused. Pre-trained vectors record no analyzer: no semrank
+// analyzer produced their words.
+func TestRecordsAnalyzer(t *testing.T) {
+	var sents [][]string
+	for range 50 {
+		sents = append(sents, []string{"bank", "loan", "salary"}, []string{"beach", "desert", "sand"})
+	}
+	cfg := Config{Dim: 4, Epochs: 1, PruneTop: -1}
+	v, err := Train(context.Background(), sents, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	save := func(v *Vectors, p string) error { return v.Save(p, cfg) }
+	modeltest.Analyzer(t, v, analyzers.WordsID(), Load, save)
+
+	b, err := sampleVectors(t).Bundle(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Manifest.Analyzer != "" {
+		t.Errorf("pre-trained vectors record analyzer %q", b.Manifest.Analyzer)
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/semrank/semrank/analyzers"
 )
 
 // Config sets the skip-gram trainer's hyper-parameters. Zero fields take
@@ -119,7 +121,9 @@ const (
 )
 
 // Train learns skip-gram word vectors with negative sampling from
-// tokenized sentences (see Tokenize and Sentences).
+// tokenized sentences (see Tokenize and Sentences). The vectors record the
+// analyzer Tokenize uses (analyzers.WordsID) as the source of their words,
+// so sentences must come from Tokenize.
 func Train(ctx context.Context, sentences [][]string, cfg Config) (*Vectors, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.check(); err != nil {
@@ -271,6 +275,7 @@ func Train(ctx context.Context, sentences [][]string, cfg Config) (*Vectors, err
 		return nil, err
 	}
 	v.Counts = counts
+	v.Analyzer = analyzers.WordsID()
 	return v, nil
 }
 

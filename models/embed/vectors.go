@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/models"
 )
 
@@ -23,6 +24,13 @@ type Vectors struct {
 	// Counts holds each word's corpus frequency when known (trained
 	// vectors); nil for loaded pre-trained vectors.
 	Counts []float64
+	// Analyzer identifies the analyzer the words came from: the one
+	// Tokenize uses (analyzers.WordsID) for trained vectors; "" for
+	// pre-trained vectors read from word2vec or GloVe files, whose words no
+	// semrank analyzer produced; for vectors read from a bundle, what it
+	// recorded (kept, so re-saving neither claims an analyzer nobody
+	// checked nor changes the file).
+	Analyzer string
 
 	index map[string]int
 }
@@ -85,6 +93,7 @@ func (v *Vectors) Bundle(cfg Config) (*models.Bundle, error) {
 		b.AddTensor("counts", []int{len(v.Counts)}, v.Counts)
 	}
 	b.Manifest.VocabHash = models.HashStrings(v.Words)
+	b.Manifest.Analyzer = v.Analyzer
 	return b, nil
 }
 
@@ -97,10 +106,15 @@ func (v *Vectors) Save(path string, cfg Config) error {
 	return b.Save(path)
 }
 
-// FromBundle reads vectors from an "embed" bundle.
+// FromBundle reads vectors from an "embed" bundle, refusing vectors whose
+// words came from another version of the analyzer Tokenize uses: this
+// build's words would not find their vectors.
 func FromBundle(b *models.Bundle) (*Vectors, error) {
 	if b.Manifest.Method != Method {
 		return nil, fmt.Errorf("embed: bundle is a %q model, want %q", b.Manifest.Method, Method)
+	}
+	if err := b.CheckAnalyzer(analyzers.WordsID()); err != nil {
+		return nil, err
 	}
 	words, err := b.Strings("vocab")
 	if err != nil {
@@ -126,6 +140,7 @@ func FromBundle(b *models.Bundle) (*Vectors, error) {
 		}
 		v.Counts = c.Data
 	}
+	v.Analyzer = b.Manifest.Analyzer
 	return v, nil
 }
 

@@ -11,8 +11,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/models/concept"
+	"github.com/semrank/semrank/models/internal/modeltest"
 )
 
 // lowRank returns n sparse columns of a d×n matrix of exact rank r plus
@@ -222,6 +224,16 @@ func TestLoadRefusesBadFiles(t *testing.T) {
 			t.Errorf("sigma %v: err = %v, want an error naming %s", v, err, other)
 		}
 	}
+}
+
+// TestRecordsAnalyzer: an LSA model's vocabulary holds analyzers.Tokens,
+// so a model from another version of that analyzer is refused.
+func TestRecordsAnalyzer(t *testing.T) {
+	m, err := Train(semevalTexts(t), Config{Dim: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	modeltest.Analyzer(t, m, analyzers.ID(), Load, (*Model).Save)
 }
 
 func TestTrainRejectsBadConfig(t *testing.T) {

@@ -12,8 +12,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/models/concept"
+	"github.com/semrank/semrank/models/internal/modeltest"
 )
 
 func randomSparse(rng *rand.Rand, d, nnz int) concept.Sparse {
@@ -220,6 +222,10 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	if _, err := Load(path, fixedWeights{}); err == nil || !strings.Contains(err.Error(), path) {
 		t.Errorf("loaded a TF-IDF model with a term-weighting model, or the error does not name %s: %v", path, err)
 	}
+	// The vocabulary holds analyzers.Tokens terms: a model from another
+	// version of that analyzer is refused.
+	load := func(p string) (*Model, error) { return Load(p, nil) }
+	modeltest.Analyzer(t, m, analyzers.ID(), load, (*Model).Save)
 }
 
 // fixedWeights is a stand-in term-weighting model.

@@ -38,6 +38,7 @@ import (
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/models"
 )
 
@@ -96,6 +97,12 @@ type Model struct {
 	Topics  [][]float64 // M_·l, one word distribution per topic
 	DF      []float64   // document frequency of each word
 	Docs    int         // s
+	// Analyzer identifies the analyzer the vocabulary's words came from:
+	// the one embed.Tokenize uses (analyzers.WordsID) for a trained model;
+	// for a loaded one, what its bundle recorded ("" when saved before
+	// analyzers were recorded), kept so that re-saving it claims nothing
+	// unchecked.
+	Analyzer string
 }
 
 // doc is a column of A: word ids and relative frequencies.
@@ -143,7 +150,9 @@ func (m *Model) thresholded(d doc) doc {
 	return b
 }
 
-// Train fits the model to tokenized documents.
+// Train fits the model to tokenized documents: embed.Tokenize's words, as
+// the SSG graphs that use the model tokenize queries and candidates. The
+// model records that analyzer (analyzers.WordsID) as its words' source.
 func Train(ctx context.Context, docs [][]string, cfg Config) (*Model, error) {
 	cfg = cfg.withDefaults()
 	if cfg.K < 2 {
@@ -152,7 +161,7 @@ func Train(ctx context.Context, docs [][]string, cfg Config) (*Model, error) {
 	if len(docs) < cfg.K {
 		return nil, fmt.Errorf("topics: %d documents for %d topics", len(docs), cfg.K)
 	}
-	m := &Model{Config: cfg, index: map[string]int{}}
+	m := &Model{Config: cfg, index: map[string]int{}, Analyzer: analyzers.WordsID()}
 	cols := make([]doc, 0, len(docs))
 	var total float64
 	for _, t := range docs {
@@ -600,6 +609,7 @@ func (m *Model) Bundle() (*models.Bundle, error) {
 	}
 	b.AddStrings("vocab", m.Vocab)
 	b.Manifest.VocabHash = models.HashStrings(m.Vocab)
+	b.Manifest.Analyzer = m.Analyzer
 	k, V := len(m.Centers), len(m.Vocab)
 	flat := func(rows [][]float64) []float64 {
 		out := make([]float64, 0, k*V)
@@ -633,7 +643,11 @@ func fromBundle(b *models.Bundle) (*Model, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf(format, args...)
 	}
-	m := &Model{index: map[string]int{}}
+	// Words from another analyzer would miss the vocabulary.
+	if err := b.CheckAnalyzer(analyzers.WordsID()); err != nil {
+		return nil, err
+	}
+	m := &Model{index: map[string]int{}, Analyzer: b.Manifest.Analyzer}
 	if err := b.Config(&m.Config); err != nil {
 		return nil, err
 	}

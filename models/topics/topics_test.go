@@ -12,7 +12,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/models"
+	"github.com/semrank/semrank/models/internal/modeltest"
 )
 
 var plantedVocab = [][]string{
@@ -126,6 +128,18 @@ func TestRecoversPlantedTopics(t *testing.T) {
 	if back.IDF("bank") >= back.IDF("unseen-word") {
 		t.Error("IDF of a seen word not below an unseen word's")
 	}
+}
+
+// TestRecordsAnalyzer: the vocabulary holds embed.Tokenize's words
+// (analyzers.Words), so a model from another version of that analyzer is
+// refused.
+func TestRecordsAnalyzer(t *testing.T) {
+	docs, _ := planted(300)
+	m, err := Train(context.Background(), docs, Config{K: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	modeltest.Analyzer(t, m, analyzers.WordsID(), Load, (*Model).Save)
 }
 
 func TestTrainRejectsBadInput(t *testing.T) {

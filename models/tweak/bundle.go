@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/models"
 )
 
@@ -44,6 +45,7 @@ func (m *Model) Bundle() (*models.Bundle, error) {
 		addTable(b, secQFTerms, secQF, m.QF)
 	}
 	b.Manifest.TrainingFingerprint = m.Fingerprint
+	b.Manifest.Analyzer = m.Analyzer
 	for k, v := range m.Metrics {
 		b.SetMetric(k, v)
 	}
@@ -86,7 +88,8 @@ func (m *Model) ID() string {
 }
 
 // Load reads a model saved by Save, refusing a corrupt file, another
-// method's model, or one whose features this build does not compute.
+// method's model, or one whose features this build does not compute or
+// whose terms came from another analyzer.
 func Load(path string) (*Model, error) {
 	b, err := models.Load(path, Method, ModelVersion)
 	if err != nil {
@@ -101,7 +104,11 @@ func Load(path string) (*Model, error) {
 
 // FromBundle rebuilds a model from its bundle.
 func FromBundle(b *models.Bundle) (*Model, error) {
-	m := &Model{Metrics: b.Manifest.Metrics, Fingerprint: b.Manifest.TrainingFingerprint}
+	// Terms from another analyzer would miss the frequency tables.
+	if err := b.CheckAnalyzer(analyzers.ID()); err != nil {
+		return nil, err
+	}
+	m := &Model{Metrics: b.Manifest.Metrics, Fingerprint: b.Manifest.TrainingFingerprint, Analyzer: b.Manifest.Analyzer}
 	if err := b.Config(&m.Config); err != nil {
 		return nil, err
 	}

@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/models"
+	"github.com/semrank/semrank/models/internal/modeltest"
 )
 
 func trainedModel(t *testing.T) *Model {
@@ -51,6 +53,12 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	if !strings.HasPrefix(got.ID(), "tweak-") {
 		t.Errorf("ID %q", got.ID())
 	}
+}
+
+// TestRecordsAnalyzer: TWEAK's frequency tables count analyzers.Tokens
+// terms, so a model from another version of that analyzer is refused.
+func TestRecordsAnalyzer(t *testing.T) {
+	modeltest.Analyzer(t, trainedModel(t), analyzers.ID(), Load, (*Model).Save)
 }
 
 func TestLoadRefusesBadFiles(t *testing.T) {

@@ -17,6 +17,12 @@ type Model struct {
 	Metrics map[string]float64
 	// Fingerprint identifies the training queries and documents.
 	Fingerprint string
+	// Analyzer identifies the analyzer whose terms the frequency tables
+	// count and the features read: analyzers.ID() for a trained model; for
+	// a loaded one, what its bundle recorded ("" when saved before
+	// analyzers were recorded), kept so that re-saving it neither claims an
+	// analyzer nobody checked nor changes its ID.
+	Analyzer string
 
 	id string // bundle ID, set by Save, Load or ID
 }

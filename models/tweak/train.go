@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/optimize"
 
+	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/eval"
 )
 
@@ -102,7 +103,7 @@ func Train(ctx context.Context, train *Set, cfg Config, opt Options) (*Model, er
 	if err != nil && !errors.Is(err, optimize.ErrLinesearcherFailure) && !errors.Is(err, optimize.ErrNoProgress) {
 		return nil, fmt.Errorf("tweak: L-BFGS: %w", err)
 	}
-	m := &Model{Config: cfg, W: res.X, DF: train.stats.DF, QF: train.stats.QF, Fingerprint: train.fp}
+	m := &Model{Config: cfg, W: res.X, DF: train.stats.DF, QF: train.stats.QF, Fingerprint: train.fp, Analyzer: analyzers.ID()}
 	if opt.Dev != nil {
 		r, err := opt.Dev.Evaluate(opt.Dev.Scores(m.W), DevMetrics)
 		if err != nil {
