@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"sort"
+	"strconv"
 
 	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/eval"
@@ -21,8 +22,12 @@ type TermsEncoder struct{}
 // PayloadName implements PayloadEncoder.
 func (TermsEncoder) PayloadName() string { return TermsPayload }
 
-// ModelID implements PayloadEncoder: the analyzer is the model.
-func (TermsEncoder) ModelID() string { return analyzers.Name + "-v1" }
+// ModelID implements PayloadEncoder: the analyzer is the model, so the id
+// follows the version of its behaviour (analyzers.Version), and an index
+// whose term counts came from another version is refused by Add. The form
+// "semrank_en-v1" predates analyzers.ID and is kept so that existing
+// indexes stay valid.
+func (TermsEncoder) ModelID() string { return analyzers.Name + "-v" + strconv.Itoa(analyzers.Version) }
 
 // EncodePayload implements PayloadEncoder.
 func (TermsEncoder) EncodePayload(d eval.Doc) ([]byte, error) {

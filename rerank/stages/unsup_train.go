@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/models"
 	"github.com/semrank/semrank/models/embed"
@@ -296,7 +297,10 @@ func fingerprint(method string, cfg any, textHash string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return models.Fingerprint(method, string(raw), textHash), nil
+	// The analyzer's identity is part of the key: after a change to how
+	// text is analyzed, a cached model's words are not this build's, and
+	// its loader would refuse it (models.Bundle.CheckAnalyzer).
+	return models.Fingerprint(method, string(raw), textHash, analyzers.WordsID()), nil
 }
 
 var (
