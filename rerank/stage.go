@@ -345,6 +345,45 @@ func (s StageSpec) RelativeTo(dir string) StageSpec {
 	return s
 }
 
+// Rebase returns a copy of s whose model path and string options naming
+// a file inside from name the same file under to instead: a recipe that
+// trains into a staging directory and then moves the files into place
+// rebases its specs from the one to the other. A path keeps its form: an
+// absolute one stays absolute (to made absolute), a relative one is
+// joined to to as given. Other paths and options are kept as they are.
+func (s StageSpec) Rebase(from, to string) StageSpec {
+	move := func(p string) string {
+		rel, ok := inside(from, p)
+		if !ok {
+			return p
+		}
+		d := to
+		if filepath.IsAbs(p) && !filepath.IsAbs(d) {
+			abs, err := filepath.Abs(d)
+			if err != nil {
+				return p
+			}
+			d = abs
+		}
+		return filepath.Join(d, rel)
+	}
+	if s.Model != "" {
+		s.Model = move(s.Model)
+	}
+	if len(s.Options) == 0 {
+		return s
+	}
+	opts := make(map[string]any, len(s.Options))
+	for k, v := range s.Options {
+		if p, ok := v.(string); ok && p != "" {
+			v = move(p)
+		}
+		opts[k] = v
+	}
+	s.Options = opts
+	return s
+}
+
 // inside returns path p relative to dir when p names a file inside dir.
 // An absolute p is compared with dir made absolute (trainers may write
 // absolute paths into a pipeline written under a relative --out); a

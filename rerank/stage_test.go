@@ -48,6 +48,76 @@ func TestStageSpecRelativeTo(t *testing.T) {
 	}
 }
 
+func TestStageSpecRebase(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		from, to string
+		in       StageSpec
+		want     StageSpec
+	}{
+		{"model and topics inside from", "/x/out/.fit-1", "/x/out",
+			StageSpec{Type: "ssg", Model: "/x/out/.fit-1/models/v.embed", Options: map[string]any{"topics": "/x/out/.fit-1/models/t.topics", "k": 10}},
+			StageSpec{Type: "ssg", Model: "/x/out/models/v.embed", Options: map[string]any{"topics": "/x/out/models/t.topics", "k": 10}}},
+		{"relative from and to", "out/r/.fit-1", "out/r",
+			StageSpec{Type: "ssg", Model: "out/r/.fit-1/models/v.embed", Options: map[string]any{"topics": "out/r/.fit-1/models/t.topics"}},
+			StageSpec{Type: "ssg", Model: "out/r/models/v.embed", Options: map[string]any{"topics": "out/r/models/t.topics"}}},
+		{"absolute paths under a relative from stay absolute", "out/r/.fit-1", "out/r",
+			StageSpec{Type: "ssg", Model: absPath(t, "out/r/.fit-1/models/v.embed"), Options: map[string]any{"topics": absPath(t, "out/r/.fit-1/models/t.topics")}},
+			StageSpec{Type: "ssg", Model: absPath(t, "out/r/models/v.embed"), Options: map[string]any{"topics": absPath(t, "out/r/models/t.topics")}}},
+		{"relative paths outside from kept", "out/r/.fit-1", "out/r",
+			StageSpec{Type: "wmd", Model: "shared/v.embed", Options: map[string]any{"topics": "out/r/models/t.topics"}},
+			StageSpec{Type: "wmd", Model: "shared/v.embed", Options: map[string]any{"topics": "out/r/models/t.topics"}}},
+		{"absolute paths outside from kept", "/x/out/.fit-1", "/x/out",
+			StageSpec{Type: "ssg", Model: "/x/out/.fit-10/v.embed", Options: map[string]any{"topics": "/elsewhere/t.topics"}},
+			StageSpec{Type: "ssg", Model: "/x/out/.fit-10/v.embed", Options: map[string]any{"topics": "/elsewhere/t.topics"}}},
+		{"from itself kept", "/x/out/.fit-1", "/x/out",
+			StageSpec{Type: "wmd", Model: "/x/out/.fit-1"},
+			StageSpec{Type: "wmd", Model: "/x/out/.fit-1"}},
+		{"plain strings kept", "/x/out/.fit-1", "/x/out",
+			StageSpec{Type: "meta", Options: map[string]any{"field": "position", "transform": "neglog"}},
+			StageSpec{Type: "meta", Options: map[string]any{"field": "position", "transform": "neglog"}}},
+		{"no model, no options", "out/.fit-1", "out", StageSpec{Type: "tfidf"}, StageSpec{Type: "tfidf"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			orig := tc.in.Options["topics"]
+			got := tc.in.Rebase(tc.from, tc.to)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("got %+v, want %+v", got, tc.want)
+			}
+			if tc.in.Options["topics"] != orig {
+				t.Fatal("Rebase changed the caller's options map")
+			}
+		})
+	}
+}
+
+// TestStageSpecRebaseThenRelativeTo: a spec trained into a staging
+// directory inside dir, rebased onto dir, is written into dir's pipeline
+// file exactly as the spec trained into dir itself.
+func TestStageSpecRebaseThenRelativeTo(t *testing.T) {
+	for _, dir := range []string{"/x/out", "out/r", absPath(t, "out/r")} {
+		staging := filepath.Join(dir, ".fit-123")
+		spec := func(base string) StageSpec {
+			return StageSpec{Type: "ssg", Model: filepath.Join(base, "models", "v.embed"), Options: map[string]any{
+				"topics":  absPath(t, filepath.Join(base, "models", "t.topics")),
+				"user":    "../shared/user.topics",
+				"abs":     "/shared/user.topics",
+				"old":     filepath.Join(dir, "models", "kept.embed"),
+				"field":   "position",
+				"k":       10,
+				"in_cwd":  "user.embed",
+				"in_from": filepath.Join(staging, "x"),
+			}}
+		}
+		direct, staged := spec(dir), spec(staging)
+		direct.Options["in_from"] = filepath.Join(dir, "x")
+		want := direct.RelativeTo(dir)
+		if got := staged.Rebase(staging, dir).RelativeTo(dir); !reflect.DeepEqual(got, want) {
+			t.Errorf("dir %s: got %+v, want %+v", dir, got, want)
+		}
+	}
+}
+
 func absPath(t *testing.T, p string) string {
 	t.Helper()
 	a, err := filepath.Abs(p)

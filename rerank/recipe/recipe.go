@@ -12,8 +12,10 @@ package recipe
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -60,8 +62,19 @@ func CorpusIndex(ctx context.Context, ds *eval.Dataset, dir string) (*index.Inde
 }
 
 // Fit trains the recipe on train (dev, when set, serves early stopping of
-// the stages and of a LambdaMART fusion) and writes the models and
-// dir/pipeline.yaml. It returns the pipeline file's path.
+// the stages and of a LambdaMART fusion) and writes the models
+// (dir/models/), the fusion (dir/fusion.model) and dir/pipeline.yaml. It
+// returns the pipeline file's path.
+//
+// Everything is trained into a staging directory inside dir (.fit-*,
+// removed when Fit returns) and published only once the whole pipeline
+// is trained: a Fit that fails or whose ctx is cancelled leaves a
+// pipeline already in dir as it was. Publishing renames the stage models
+// into dir/models one by one (other files there are kept), then
+// fusion.model, and pipeline.yaml last, so a reader of the old
+// pipeline.yaml can see new model files only during those few renames,
+// not during the training. Should a rename fail, the error names the file
+// and says that the pipeline in dir may be inconsistent.
 func (r *Recipe) Fit(ctx context.Context, train, dev *eval.Dataset, dir string) (string, error) {
 	if train.Qrels == nil {
 		return "", fmt.Errorf("recipe: training data %s has no judgments", train.Dir)
@@ -87,6 +100,13 @@ func (r *Recipe) Fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 		return "", err
 	}
 	defer idx.Close()
+	// The staging directory is inside dir so that publishing is a rename
+	// on one file system.
+	staging, err := os.MkdirTemp(dir, ".fit-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(staging)
 
 	// Out-of-fold stage scores for the fusion.
 	var examples []rerank.Example
@@ -112,11 +132,7 @@ func (r *Recipe) Fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 	}
 
 	// Final stage models on every training query.
-	modelDir := filepath.Join(dir, "models")
-	if err := os.MkdirAll(modelDir, 0o755); err != nil {
-		return "", err
-	}
-	specs, err := r.trainStages(ctx, train, dev, idx, modelDir)
+	specs, err := r.trainStages(ctx, train, dev, idx, filepath.Join(staging, "models"))
 	if err != nil {
 		return "", err
 	}
@@ -127,7 +143,7 @@ func (r *Recipe) Fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 		}
 	}
 
-	fusionPath := filepath.Join(dir, "fusion.model")
+	fusionPath := filepath.Join(staging, "fusion.model")
 	method := r.Fusion
 	switch method {
 	case "", "linear":
@@ -166,15 +182,74 @@ func (r *Recipe) Fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 	}
 	r.logf("fusion (%s) trained on %d queries (%s)", method, len(examples), time.Since(start).Round(time.Second))
 
+	// Paths into the staging directory become the files' final places;
+	// the pipeline file is written as if trained into dir directly.
 	for i := range specs {
-		specs[i] = specs[i].RelativeTo(dir)
+		specs[i] = specs[i].Rebase(staging, dir).RelativeTo(dir)
 	}
 	cfg := &rerank.Config{Window: r.Window, Stages: specs, Fusion: rerank.FusionSpec{Method: method, Model: "fusion.model"}}
-	path := filepath.Join(dir, "pipeline.yaml")
-	if err := rerank.WriteConfig(path, cfg); err != nil {
+	if err := rerank.WriteConfig(filepath.Join(staging, "pipeline.yaml"), cfg); err != nil {
 		return "", err
 	}
-	return path, nil
+	if err := ctx.Err(); err != nil {
+		return "", err // cancelled: the pipeline in dir stays as it was
+	}
+	if err := publish(staging, dir); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "pipeline.yaml"), nil
+}
+
+// publish moves a pipeline trained into staging into dir: every file
+// under staging/models into dir/models (keeping the files of dir/models
+// it does not replace), then fusion.model, then pipeline.yaml last. Each
+// rename replaces its file atomically; together they are not atomic, so a
+// failed rename is reported as possibly leaving the pipeline in dir
+// inconsistent.
+func publish(staging, dir string) error {
+	var files []string // relative to staging, in publishing order
+	models := filepath.Join(staging, "models")
+	err := filepath.WalkDir(models, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && path == models {
+				return nil // no stage wrote a model
+			}
+			return err
+		}
+		if !d.IsDir() {
+			rel, err := filepath.Rel(staging, path)
+			if err != nil {
+				return err
+			}
+			files = append(files, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	files = append(files, "fusion.model", "pipeline.yaml")
+	if err := os.MkdirAll(filepath.Join(dir, "models"), 0o755); err != nil {
+		return err
+	}
+	for i, rel := range files {
+		dst := filepath.Join(dir, rel)
+		err := os.MkdirAll(filepath.Dir(dst), 0o755)
+		if err == nil {
+			err = os.Rename(filepath.Join(staging, rel), dst)
+		}
+		if err != nil {
+			var le *os.LinkError
+			if errors.As(err, &le) {
+				err = le.Err // its paths are staging's and dst
+			}
+			if i == 0 {
+				return fmt.Errorf("recipe: publishing the trained pipeline: %s: %w (nothing in %s was replaced)", dst, err, dir)
+			}
+			return fmt.Errorf("recipe: publishing the trained pipeline: %s: %w; the pipeline in %s may be inconsistent: %d of %d new files were moved in, but its pipeline.yaml was not replaced; train again to replace the whole pipeline", dst, err, dir, i, len(files))
+		}
+	}
+	return nil
 }
 
 // checkFusion refuses a fusion method the recipes cannot train, before

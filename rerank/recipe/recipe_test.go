@@ -2,10 +2,15 @@ package recipe
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -46,16 +51,17 @@ func init() {
 		return m, nil
 	})
 	rerank.RegisterTrainer("memo", func(_ context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
-		var sb strings.Builder
+		var lines []string // sorted, so that the same judgments write the same file
 		for qid, m := range in.Train.Qrels {
 			for did, g := range m {
 				if g > 0 {
-					fmt.Fprintf(&sb, "%s/%s\n", qid, did)
+					lines = append(lines, qid+"/"+did+"\n")
 				}
 			}
 		}
+		slices.Sort(lines)
 		spec.Model = filepath.Join(in.Dir, "memo.txt")
-		return spec, os.WriteFile(spec.Model, []byte(sb.String()), 0o644)
+		return spec, os.WriteFile(spec.Model, []byte(strings.Join(lines, "")), 0o644)
 	})
 }
 
@@ -413,5 +419,204 @@ func TestBEIRText(t *testing.T) {
 		if got := int(textSeen.Load()); got != tc.want {
 			t.Errorf("text %v: trainer saw %d texts, want %d", tc.text, got, tc.want)
 		}
+	}
+}
+
+// probe controls the "probe" stage's trainer: its call number failAt
+// (counting from 1; 0 for none) fails, after cancelling the context when
+// cancel is set. Other calls write a model file into in.Dir.
+var probe struct {
+	sync.Mutex
+	calls, failAt int
+	cancel        context.CancelFunc
+}
+
+// probeStage scores every candidate zero.
+type probeStage struct{ memo }
+
+func (probeStage) Name() string { return "probe" }
+
+func init() {
+	rerank.RegisterStage("probe", func(rerank.StageSpec, rerank.Env) (rerank.Stage, error) { return probeStage{}, nil })
+	rerank.RegisterTrainer("probe", func(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
+		probe.Lock()
+		defer probe.Unlock()
+		probe.calls++
+		if probe.calls == probe.failAt {
+			if probe.cancel == nil {
+				return spec, errors.New("probe failed")
+			}
+			probe.cancel()
+		}
+		if err := ctx.Err(); err != nil {
+			return spec, err
+		}
+		spec.Model = filepath.Join(in.Dir, "probe.txt")
+		return spec, os.WriteFile(spec.Model, []byte(fmt.Sprintln(len(in.Train.Qrels))), 0o644)
+	})
+}
+
+// cancelOn is a Log writer that cancels a context when a line starting
+// with prefix is logged.
+type cancelOn struct {
+	prefix string
+	cancel context.CancelFunc
+}
+
+func (c cancelOn) Write(p []byte) (int, error) {
+	if strings.HasPrefix(string(p), c.prefix) {
+		c.cancel()
+	}
+	return len(p), nil
+}
+
+// snapshot returns every file under dir and its content.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		files[filepath.ToSlash(rel)] = string(b)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// TestFitPublishesOnlyOnSuccess fits over a pipeline already in dir (and
+// a file of the user's in dir/models): a Fit that fails or is cancelled,
+// even after some final stage models are trained, leaves the old
+// pipeline's files as they were; a successful one replaces them with
+// exactly what a Fit into an empty folder writes. Neither leaves its
+// staging directory behind.
+func TestFitPublishesOnlyOnSuccess(t *testing.T) {
+	stages := []rerank.StageSpec{{Type: "overlap"}, {Type: "memo"}, {Type: "probe"}}
+	const userFile = "models/user-notes.txt"
+	for _, tc := range []struct {
+		name string
+		// failAt is the probe trainer's failing call: with 2 folds,
+		// calls 1 and 2 train the folds and call 3 the final models,
+		// after memo's final model is written. 0 for none.
+		failAt    int
+		cancel    bool                           // the failing call cancels the context
+		logCancel string                         // cancel when Fit logs a line starting so
+		setup     func(t *testing.T, dir string) // prepares the old pipeline's dir
+		wantErr   []string                       // substrings; none for success
+	}{
+		{name: "cancelled during the final training", failAt: 3, cancel: true, wantErr: []string{context.Canceled.Error()}},
+		{name: "trainer fails during the final training", failAt: 3, wantErr: []string{"probe failed"}},
+		{name: "cancelled during the second fold", failAt: 2, cancel: true, wantErr: []string{context.Canceled.Error()}},
+		{name: "cancelled after the first fold", logCancel: "fold 1/", wantErr: []string{context.Canceled.Error()}},
+		{name: "cancelled after the final training", logCancel: "final stage models trained", wantErr: []string{context.Canceled.Error()}},
+		{name: "a rename fails", setup: func(t *testing.T, dir string) {
+			// A directory where the new probe.txt goes: the rename
+			// after memo.txt's fails.
+			p := filepath.Join(dir, "models", "probe.txt")
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Join(p, "x"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, wantErr: []string{filepath.Join("models", "probe.txt"), "may be inconsistent"}},
+		{name: "success"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			// The old pipeline, trained on other queries than the new one.
+			dir := t.TempDir()
+			probe.Lock()
+			probe.calls, probe.failAt, probe.cancel = 0, 0, nil
+			probe.Unlock()
+			old := &Recipe{Stages: stages, Folds: 2}
+			if _, err := old.Fit(ctx, synthetic(16), nil, dir); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, userFile), []byte("mine\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if tc.setup != nil {
+				tc.setup(t, dir)
+			}
+			before := snapshot(t, dir)
+
+			// What a Fit into an empty folder writes.
+			want := map[string]string{}
+			if len(tc.wantErr) == 0 {
+				fresh := t.TempDir()
+				probe.Lock()
+				probe.calls = 0
+				probe.Unlock()
+				if _, err := (&Recipe{Stages: stages, Folds: 2}).Fit(ctx, synthetic(24), nil, fresh); err != nil {
+					t.Fatal(err)
+				}
+				want = snapshot(t, fresh)
+				want[userFile] = before[userFile]
+				if want["pipeline.yaml"] == "" || want["models/memo.txt"] == before["models/memo.txt"] {
+					t.Fatal("the new pipeline does not differ from the old one")
+				}
+			}
+
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			r := &Recipe{Stages: stages, Folds: 2}
+			if tc.logCancel != "" {
+				r.Log = cancelOn{prefix: tc.logCancel, cancel: cancel}
+			}
+			probe.Lock()
+			probe.calls, probe.failAt = 0, tc.failAt
+			if tc.cancel {
+				probe.cancel = cancel
+			}
+			probe.Unlock()
+			path, err := r.Fit(ctx, synthetic(24), nil, dir)
+			probe.Lock()
+			probe.failAt, probe.cancel = 0, nil
+			probe.Unlock()
+
+			if staged, _ := filepath.Glob(filepath.Join(dir, ".fit-*")); len(staged) > 0 {
+				t.Errorf("staging left behind: %v", staged)
+			}
+			after := snapshot(t, dir)
+			if len(tc.wantErr) == 0 {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if path != filepath.Join(dir, "pipeline.yaml") {
+					t.Errorf("path %s", path)
+				}
+				if !reflect.DeepEqual(after, want) {
+					t.Errorf("files after Fit:\n%q\nwant those of a Fit into an empty folder and the user's:\n%q", after, want)
+				}
+				return
+			}
+			for _, w := range tc.wantErr {
+				if err == nil || !strings.Contains(err.Error(), w) {
+					t.Fatalf("Fit: err = %v, want one containing %q", err, w)
+				}
+			}
+			if tc.setup != nil {
+				// The rename failed after memo.txt: only pipeline.yaml
+				// and fusion.model are known to be the old ones.
+				for _, f := range []string{"pipeline.yaml", "fusion.model", userFile} {
+					if after[f] != before[f] {
+						t.Errorf("%s changed", f)
+					}
+				}
+				return
+			}
+			if !reflect.DeepEqual(after, before) {
+				t.Errorf("old pipeline changed:\nbefore %v\nafter  %v", before, after)
+			}
+		})
 	}
 }
