@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -72,7 +71,7 @@ to DIR/pipeline.yaml). A split it has never seen is then scored with:
 			}
 			o.Subtask = st
 			o.Log = cmd.OutOrStdout()
-			return recipe.SemEval(context.Background(), o)
+			return recipe.SemEval(cmd.Context(), o)
 		},
 	}
 	f := cmd.Flags()
@@ -109,7 +108,7 @@ DIR2/run.trec (reranked) and prints both runs' metrics.`,
 				return err
 			}
 			b.Log = cmd.OutOrStdout()
-			return recipe.BEIR(context.Background(), b)
+			return recipe.BEIR(cmd.Context(), b)
 		},
 	}
 	bf := beirCmd.Flags()

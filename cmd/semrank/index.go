@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -71,10 +70,10 @@ models one by one.`,
 			}
 			start := time.Now()
 			bar := newBar(len(ds.Corpus), "indexing")
-			err = idx.Add(context.Background(), ds.Corpus, encs, func(done, _ int) { _ = bar.Set(done) })
+			err = idx.Add(cmd.Context(), ds.Corpus, encs, func(done, _ int) { _ = bar.Set(done) })
 			_ = bar.Finish()
 			if err == nil {
-				err = idx.Compact(context.Background())
+				err = idx.Compact(cmd.Context())
 			}
 			var after uint64
 			if err == nil {

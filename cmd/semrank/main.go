@@ -4,12 +4,16 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
+	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -64,7 +68,22 @@ func refuseUnknownSubcommands(c *cobra.Command) {
 
 func main() {
 	finishCommands()
-	if err := rootCmd.Execute(); err != nil {
+	// SIGINT and SIGTERM cancel the command's context, so a long command
+	// stops at its next check and cleans up: an index closes after its
+	// last whole batch, and a recipe leaves an earlier pipeline in its
+	// output directory as it was (see recipe.Fit). A second signal kills
+	// the process at once.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	err := rootCmd.ExecuteContext(ctx)
+	stop()
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+			err = errors.New("interrupted")
+		}
 		fmt.Fprintln(os.Stderr, "semrank:", err)
 		os.Exit(1)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -31,7 +30,7 @@ payloads the pipeline's stages read. Prints metrics when DIR has judgments.`,
 					return err
 				}
 			}
-			ctx := context.Background()
+			ctx := cmd.Context()
 			ds, err := eval.LoadDataset(dataDir)
 			if err != nil {
 				return err

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -40,7 +39,7 @@ hits are reranked and each line shows the first-stage and reranked position;
 			if err != nil {
 				return fmt.Errorf("%q: %w", text, err)
 			}
-			hits, err := idx.TopN(context.Background(), q, n)
+			hits, err := idx.TopN(cmd.Context(), q, n)
 			if err != nil {
 				return err
 			}
@@ -87,7 +86,7 @@ follow in their given order); otherwise the top --depth documents are retrieved.
 			}
 			defer idx.Close()
 			bar := newBar(len(ds.Queries), "queries")
-			run, err := idx.FirstStageRun(context.Background(), ds, depth, func(d, _ int) { _ = bar.Set(d) })
+			run, err := idx.FirstStageRun(cmd.Context(), ds, depth, func(d, _ int) { _ = bar.Set(d) })
 			_ = bar.Finish()
 			if err != nil {
 				return err
@@ -122,7 +121,7 @@ func snippet(title, text string, n int) string {
 }
 
 func searchReranked(cmd *cobra.Command, idx *index.Index, pipelinePath, text string, n int, explain bool) error {
-	ctx := context.Background()
+	ctx := cmd.Context()
 	p, cfg, err := rerank.LoadPipeline(pipelinePath, rerank.EnvFor(idx))
 	if err != nil {
 		return err

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"sort"
@@ -39,7 +38,7 @@ trust overfitted stages.`,
 			if err := checkOutput("--out", out, inputs...); err != nil {
 				return err
 			}
-			ctx := context.Background()
+			ctx := cmd.Context()
 			ds, err := eval.LoadDataset(dataDir)
 			if err != nil {
 				return err

@@ -103,7 +103,7 @@ on 20% of the training queries (then retrains on all of them).`,
 				bar.Describe(desc)
 				_ = bar.Add(1)
 			}}
-			ctx := context.Background()
+			ctx := cmd.Context()
 			w := cmd.OutOrStdout()
 			var m *tweak.Model
 			if auto {
@@ -255,7 +255,7 @@ frequencies are counted over the corpora involved. Writes markdown.`,
 			e := tweak.DefaultExperiment()
 			e.QueryLog = !noLog
 			e.Progress = func(msg string) { fmt.Fprintln(os.Stderr, msg) }
-			ctx := context.Background()
+			ctx := cmd.Context()
 			if trainDir != "" {
 				train, err := eval.LoadDataset(trainDir)
 				if err != nil {
