@@ -159,11 +159,11 @@ func opIDs(v reflect.Value) (ids []string, ok bool) {
 	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
 		return nil, false
 	}
-	in := v.Elem().FieldByName("internal")
+	in := ownField(v.Elem(), "internal")
 	if !in.IsValid() || in.Type() != reflect.TypeFor[*bindex.Batch]() || in.IsNil() {
 		return nil, false
 	}
-	ops := in.Elem().FieldByName("IndexOps")
+	ops := ownField(in.Elem(), "IndexOps")
 	if !ops.IsValid() || ops.Type() != reflect.TypeFor[map[string]bindex.Document]() {
 		return nil, false
 	}
@@ -175,6 +175,18 @@ func opIDs(v reflect.Value) (ids []string, ok bool) {
 	// to run.
 	slices.Sort(ids)
 	return ids, true
+}
+
+// ownField returns the field of struct s called name, or the zero Value
+// when s has none of its own: a field promoted from an embedded struct is
+// another layout, and reaching it through a nil embedded pointer would
+// panic (reflect.Value.FieldByName).
+func ownField(s reflect.Value, name string) reflect.Value {
+	f, ok := s.Type().FieldByName(name)
+	if !ok || len(f.Index) != 1 {
+		return reflect.Value{}
+	}
+	return s.Field(f.Index[0])
 }
 
 // Index adds or replaces one document and invalidates cached statistics.

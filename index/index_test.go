@@ -410,6 +410,7 @@ func TestBatchLayout(t *testing.T) {
 		t.Errorf("batchIDs(nil) = %q, %v", ids, ok)
 	}
 	type otherOps struct{ IndexOps map[string]any }
+	type embedded struct{ internal *bindex.Batch }
 	for _, tc := range []struct {
 		name string
 		v    any
@@ -419,6 +420,7 @@ func TestBatchLayout(t *testing.T) {
 		{"nil internal", &struct{ internal *bindex.Batch }{}},
 		{"not a pointer", struct{ internal *bindex.Batch }{bindex.NewBatch()}},
 		{"nil pointer", (*struct{ internal *bindex.Batch })(nil)},
+		{"internal behind a nil embedded pointer", &struct{ *embedded }{}},
 	} {
 		if ids, ok := opIDs(reflect.ValueOf(tc.v)); ok {
 			t.Errorf("%s: read as a batch of %q", tc.name, ids)
