@@ -73,19 +73,43 @@ func main() {
 	// last whole batch, and a recipe leaves an earlier pipeline in its
 	// output directory as it was (see recipe.Fit). A second signal kills
 	// the process at once.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-ctx.Done()
-		stop()
-	}()
+	ctx, stop := notifyInterrupt(context.Background(), os.Stderr)
 	err := rootCmd.ExecuteContext(ctx)
 	stop()
 	if err != nil {
-		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-			err = errors.New("interrupted")
+		if errors.Is(context.Cause(ctx), errInterrupted) && errors.Is(err, context.Canceled) {
+			err = errInterrupted
 		}
 		fmt.Fprintln(os.Stderr, "semrank:", err)
 		os.Exit(1)
+	}
+}
+
+// errInterrupted is the cause of a context cancelled by notifyInterrupt.
+var errInterrupted = errors.New("interrupted")
+
+// notifyInterrupt returns a copy of parent that SIGINT or SIGTERM cancels
+// (context.Cause: errInterrupted). The first signal also restores the
+// signals' default action, so that a second one kills the process at once,
+// and says so on w: a command that checks its context only now and then,
+// or never, runs on after it. stop releases the signals.
+func notifyInterrupt(parent context.Context, w io.Writer) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case s := <-sig:
+			signal.Stop(sig)
+			fmt.Fprintf(w, "semrank: %v: stopping at the next safe point (again to kill at once)\n", s)
+			cancel(errInterrupted)
+		case <-ctx.Done():
+			signal.Stop(sig)
+		}
+	}()
+	return ctx, func() {
+		cancel(nil)
+		signal.Stop(sig)
 	}
 }
 

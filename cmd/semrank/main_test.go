@@ -2,11 +2,17 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -353,4 +359,51 @@ func TestNumberFlagsNotReadAsDefaults(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestInterrupt runs a child process that interrupts itself: the first
+// SIGINT cancels the context with errInterrupted and tells the user that
+// a second one kills, which it then does, also while serve (its own
+// notifyInterrupt inside main's) waits for in-flight requests.
+func TestInterrupt(t *testing.T) {
+	if mode := os.Getenv("SEMRANK_TEST_INTERRUPT"); mode != "" {
+		interruptChild(mode)
+		return
+	}
+	for _, mode := range []string{"main", "serve"} {
+		t.Run(mode, func(t *testing.T) {
+			c := exec.Command(os.Args[0], "-test.run=^TestInterrupt$")
+			c.Env = append(os.Environ(), "SEMRANK_TEST_INTERRUPT="+mode)
+			out, err := c.CombinedOutput()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || !ee.Sys().(syscall.WaitStatus).Signaled() {
+				t.Errorf("child not killed by the second signal: %v", err)
+			}
+			for _, want := range []string{"again to kill at once", "cancelled: interrupted"} {
+				if !strings.Contains(string(out), want) {
+					t.Errorf("output lacks %q:\n%s", want, out)
+				}
+			}
+		})
+	}
+}
+
+// interruptChild is TestInterrupt's child process.
+func interruptChild(mode string) {
+	ctx, stop := notifyInterrupt(context.Background(), os.Stdout)
+	defer stop()
+	if mode == "serve" {
+		var stopServe func()
+		ctx, stopServe = notifyInterrupt(ctx, io.Discard)
+		defer stopServe()
+	}
+	_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
+	<-ctx.Done()
+	fmt.Println("cancelled:", context.Cause(ctx))
+	for range 300 {
+		_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
+		time.Sleep(10 * time.Millisecond)
+	}
+	fmt.Println("survived the second signal")
+	os.Exit(0)
 }

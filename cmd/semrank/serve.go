@@ -105,7 +105,9 @@ func serve(ctx context.Context, out io.Writer, cfg server.Config, addr string, g
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	// Not signal.NotifyContext: it would hold the signals until serve
+	// returns, so a second Ctrl-C could not cut the grace period short.
+	ctx, stop := notifyInterrupt(ctx, io.Discard)
 	defer stop()
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
