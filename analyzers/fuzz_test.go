@@ -1,0 +1,54 @@
+package analyzers
+
+import (
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+// FuzzAnalyzers checks what every consumer of the analyzers relies on, for
+// any input, invalid UTF-8 included: no panic; every term is non-empty,
+// valid UTF-8, without spaces and lower case (letters such as ℭ
+// that have no lower case stay); Terms and
+// CachedTokens agree with Tokens; positions increase; and Words yields as
+// many terms as Tokens (the same words, unstemmed).
+func FuzzAnalyzers(f *testing.F) {
+	for _, s := range []string{
+		"", "The bank's RATES are rising", "İstanbul STRAẞE Kelvin K", "a\xffb\xfe\xfdc", "don&#39;t",
+		"visa\u00a0rules\u200bfor\ttheQatar", "東京 في الدوحة", "www.example.com/x?y=1 mail@x.org :-)",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		toks := Tokens(s)
+		for _, tok := range toks {
+			if tok == "" || !utf8.ValidString(tok) || strings.ContainsFunc(tok, unicode.IsSpace) {
+				t.Fatalf("Tokens(%q): bad term %q", s, tok)
+			}
+			if strings.ContainsFunc(tok, func(r rune) bool { return unicode.ToLower(r) != r }) {
+				t.Fatalf("Tokens(%q): term %q is not lower case", s, tok)
+			}
+		}
+		terms := Terms(s)
+		if len(terms) != len(toks) {
+			t.Fatalf("Terms(%q) has %d terms, Tokens %d", s, len(terms), len(toks))
+		}
+		last := 0
+		for i, tm := range terms {
+			if tm.Term != toks[i] {
+				t.Fatalf("Terms(%q)[%d] = %q, Tokens says %q", s, i, tm.Term, toks[i])
+			}
+			if tm.Position <= last {
+				t.Fatalf("Terms(%q): position %d after %d", s, tm.Position, last)
+			}
+			last = tm.Position
+		}
+		if cached := CachedTokens(s); strings.Join(cached, " ") != strings.Join(toks, " ") {
+			t.Fatalf("CachedTokens(%q) = %q, Tokens %q", s, cached, toks)
+		}
+		if words := Words(s); len(words) != len(toks) {
+			t.Fatalf("Words(%q) = %q, Tokens %q: not the same words", s, words, toks)
+		}
+	})
+}
