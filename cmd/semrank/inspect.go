@@ -1,0 +1,258 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/semrank/semrank/index"
+	"github.com/semrank/semrank/models"
+	"github.com/semrank/semrank/rerank"
+)
+
+func init() {
+	var indexPath string
+	cmd := &cobra.Command{
+		Use:   "inspect PATH...",
+		Short: "Describe model files, pipeline files and indexes, and check that they load",
+		Long: `Describe each PATH: a model file (its method, versions, the analyzer its
+vocabulary came from, training fingerprint, metrics and tensors), a pipeline
+file (its stages, their models and the fusion; then it is built, as rerank and
+serve would build it, and any error is reported), or an index directory (its
+documents and payloads, with the model each payload came from).
+
+With --index, pipelines are built against that index, which also checks that
+its payloads come from the pipeline's models. The command fails when any PATH
+cannot be read or a pipeline does not build.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			env := rerank.Env{}
+			if indexPath != "" {
+				idx, err := index.Open(indexPath)
+				if err != nil {
+					return err
+				}
+				defer idx.Close()
+				env = rerank.EnvFor(idx)
+			}
+			out := cmd.OutOrStdout()
+			var failed []string
+			for i, p := range args {
+				if i > 0 {
+					fmt.Fprintln(out)
+				}
+				if err := inspect(out, p, env); err != nil {
+					fmt.Fprintf(out, "  error: %v\n", err)
+					failed = append(failed, p)
+				}
+			}
+			if len(failed) > 0 {
+				return fmt.Errorf("inspect: %s: see the errors above", strings.Join(failed, ", "))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&indexPath, "index", "", "build pipelines against this index (checks its payloads)")
+	rootCmd.AddCommand(cmd)
+}
+
+// inspect describes one path: an index directory, a pipeline file (YAML)
+// or a model bundle.
+func inspect(w io.Writer, path string, env rerank.Env) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		fmt.Fprintln(w, path)
+		return err
+	}
+	switch ext := strings.ToLower(filepath.Ext(path)); {
+	case fi.IsDir():
+		return inspectIndex(w, path)
+	case ext == ".yaml" || ext == ".yml":
+		return inspectPipeline(w, path, env)
+	}
+	fmt.Fprintln(w, path)
+	return describeFile(w, path, "  ")
+}
+
+// describeFile describes the model bundle at path; for a linear fusion it
+// also lists the weights, largest first: how much the fusion trusts each
+// stage (the features are z-normalised per query, so weights compare).
+func describeFile(w io.Writer, path, indent string) error {
+	b, err := models.Load(path, "", 0)
+	if err != nil {
+		return err
+	}
+	describeModel(w, b, indent)
+	if b.Manifest.Method != rerank.FusionMethod {
+		return nil
+	}
+	l, err := rerank.LoadLinear(path)
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(l.Weights))
+	for n := range l.Weights {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		a, b := math.Abs(l.Weights[names[i]]), math.Abs(l.Weights[names[j]])
+		return a > b || a == b && names[i] < names[j]
+	})
+	for _, n := range names {
+		fmt.Fprintf(w, "%s%-11s%+.4f  %s\n", indent, "weight", l.Weights[n], n)
+	}
+	return nil
+}
+
+func inspectIndex(w io.Writer, path string) error {
+	fmt.Fprintf(w, "%s: index\n", path)
+	idx, err := index.Open(path)
+	if err != nil {
+		return err
+	}
+	defer idx.Close()
+	n, err := idx.DocCount()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "  documents  %d\n", n)
+	names := idx.PayloadNames()
+	if len(names) == 0 {
+		fmt.Fprintln(w, "  payloads   none (stages compute what they need from text at query time)")
+	}
+	for _, name := range names {
+		fmt.Fprintf(w, "  payload    %s from %s\n", name, idx.PayloadModel(name))
+	}
+	return nil
+}
+
+func inspectPipeline(w io.Writer, path string, env rerank.Env) error {
+	fmt.Fprintf(w, "%s: pipeline\n", path)
+	cfg, err := rerank.ReadConfig(path)
+	if err != nil {
+		return err
+	}
+	window := cfg.Window
+	if window == 0 {
+		window = rerank.DefaultWindow
+	}
+	fmt.Fprintf(w, "  window     %d\n", window)
+	if q := cfg.FirstStage.QueryBoost; q != "" {
+		fmt.Fprintf(w, "  first stage boosted by %s's query term weights\n", q)
+	}
+	dir := filepath.Dir(path)
+	model := func(p string) {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		if err := describeFile(w, p, "      "); err != nil {
+			fmt.Fprintf(w, "      %v\n", err)
+		}
+	}
+	for i, s := range cfg.Stages {
+		fmt.Fprintf(w, "  stage %-3d  %s%s\n", i+1, s.DisplayName(s.Type), stageDetails(s))
+		if s.Model != "" {
+			model(s.Model)
+		}
+	}
+	method := cfg.Fusion.Method
+	if method == "" {
+		method = "linear"
+	}
+	fmt.Fprintf(w, "  fusion     %s", method)
+	if cfg.Fusion.Model != "" {
+		fmt.Fprintf(w, " (model %s)", cfg.Fusion.Model)
+	}
+	fmt.Fprintln(w)
+	if cfg.Fusion.Model != "" {
+		model(cfg.Fusion.Model)
+	}
+	against := "the index"
+	if env.Index == nil {
+		// Stages that read collection statistics need an index to be
+		// built; an empty one checks everything but the payloads.
+		idx, err := index.Create("")
+		if err != nil {
+			return err
+		}
+		defer idx.Close()
+		env = rerank.EnvFor(idx)
+		against = "an empty index; --index checks an index's payloads"
+	}
+	if _, _, err := rerank.LoadPipeline(path, env); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "  builds     ok (against %s)\n", against)
+	return nil
+}
+
+// stageDetails renders a stage's model and options for one line.
+func stageDetails(s rerank.StageSpec) string {
+	var parts []string
+	if s.DisplayName(s.Type) != s.Type {
+		parts = append(parts, "type "+s.Type)
+	}
+	if s.Model != "" {
+		parts = append(parts, "model "+s.Model)
+	}
+	keys := make([]string, 0, len(s.Options))
+	for k := range s.Options {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s=%v", k, s.Options[k]))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// describeModel writes a bundle's manifest, one field per line.
+func describeModel(w io.Writer, b *models.Bundle, indent string) {
+	m := b.Manifest
+	line := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(w, "%s%-11s%s\n", indent, k, v)
+		}
+	}
+	line("method", fmt.Sprintf("%s (model version %d, bundle format %d)", m.Method, m.ModelVersion, m.FormatVersion))
+	line("id", b.ID())
+	line("analyzer", m.Analyzer)
+	line("vocabulary", m.VocabHash)
+	line("trained on", m.TrainingFingerprint)
+	var metrics []string
+	for k, v := range m.Metrics {
+		metrics = append(metrics, fmt.Sprintf("%s=%.4f", k, v))
+	}
+	sort.Strings(metrics)
+	line("metrics", strings.Join(metrics, " "))
+	keys := make([]string, 0, len(m.Notes))
+	for k := range m.Notes {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		line("note", k+": "+m.Notes[k])
+	}
+	if len(m.Config) > 0 {
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, m.Config); err == nil {
+			line("config", compact.String())
+		}
+	}
+	var secs []string
+	for _, s := range m.Sections {
+		secs = append(secs, fmt.Sprintf("%s %s %v", s.Name, s.Kind, s.Shape))
+	}
+	line("sections", strings.Join(secs, "; "))
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/semrank/semrank/rerank"
+)
+
+// TestInspect describes a trained TWEAK model, a pipeline reading it, an
+// index holding its payloads and a fusion model, and fails, naming the
+// problem, on a damaged model, a pipeline whose model is missing, and a
+// pipeline whose model did not write the index's payloads.
+func TestInspect(t *testing.T) {
+	dir := t.TempDir()
+	data := "../../testdata/tweak"
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	model := filepath.Join(dir, "tweak.model")
+	other := filepath.Join(dir, "other.model")
+	idx := filepath.Join(dir, "idx")
+	pipeline := write("pipeline.yaml", "stages:\n  - type: tfidf\n  - type: tweak\n    model: tweak.model\n")
+	otherPipeline := write("other.yaml", "stages:\n  - type: tfidf\n  - type: tweak\n    model: other.model\n")
+	missing := write("missing.yaml", "stages:\n  - type: tweak\n    model: absent.model\n")
+	for _, args := range [][]string{
+		{"train", "tweak", "--data", data, "--alpha", "0.1", "--out", model},
+		{"train", "tweak", "--data", data, "--alpha", "0.3", "--out", other},
+		{"index", "--data", data, "--index", idx, "--pipeline", pipeline},
+	} {
+		if out, err := execute(args...); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+	}
+	raw, err := os.ReadFile(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := write("damaged.model", string(raw[:len(raw)/2]))
+	fusion := filepath.Join(dir, "fusion.model")
+	lin := &rerank.Linear{Weights: map[string]float64{"tfidf": 0.5, "first_rank": -1, "tweak": 0.25}}
+	if err := lin.Bundle().Save(fusion); err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr bool
+		want    []string
+	}{
+		{"model", []string{model}, false, []string{"method     tweak (model version 1", "analyzer   semrank_en/1", "id         tweak-"}},
+		{"fusion weights, largest first", []string{fusion}, false, []string{"weight     -1.0000  first_rank\n  weight     +0.5000  tfidf\n  weight     +0.2500  tweak"}},
+		{"pipeline", []string{pipeline}, false, []string{"stage 2    tweak (model tweak.model)", "      method     tweak", "builds     ok (against an empty index"}},
+		{"pipeline against its index", []string{"--index", idx, pipeline}, false, []string{"builds     ok (against the index)"}},
+		{"index", []string{idx}, false, []string{"documents  ", "payload    tweak from tweak-"}},
+		{"damaged model", []string{damaged}, true, []string{"corrupt model bundle"}},
+		{"missing model", []string{missing}, true, []string{"absent.model"}},
+		{"another model's payloads", []string{"--index", idx, otherPipeline}, true, []string{"was written by model tweak-"}},
+		{"one bad path of two", []string{model, filepath.Join(dir, "nope")}, true, []string{"method     tweak", "nope"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := execute(append([]string{"inspect"}, tt.args...)...)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, want error %v\n%s", err, tt.wantErr, out)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+}
