@@ -40,6 +40,7 @@ func TestCommandTree(t *testing.T) {
 		{[]string{"eval"}, false},
 		{[]string{"report"}, false},
 		{[]string{"serve"}, false},
+		{[]string{"inspect"}, false},
 		{[]string{"experiment", "semeval2016"}, false},
 		{[]string{"experiment", "beir"}, false},
 		{[]string{"experiment", "tweak"}, false},
