@@ -25,8 +25,9 @@ func init() {
 		Short: "Describe model files, pipeline files and indexes, and check that they load",
 		Long: `Describe each PATH: a model file (its method, versions, the analyzer its
 vocabulary came from, training fingerprint, metrics and tensors), a pipeline
-file (its stages, their models and the fusion; then it is built, as rerank and
-serve would build it, and any error is reported), or an index directory (its
+file or a directory holding pipeline.yaml (its stages, their models and the
+fusion; then it is built, as rerank and serve would build it, and any error is
+reported), or an index directory (its
 documents and payloads, with the model each payload came from).
 
 With --index, pipelines are built against that index, which also checks that
@@ -72,9 +73,14 @@ func inspect(w io.Writer, path string, env rerank.Env) error {
 		fmt.Fprintln(w, path)
 		return err
 	}
-	switch ext := strings.ToLower(filepath.Ext(path)); {
-	case fi.IsDir():
+	if fi.IsDir() {
+		// A recipe's output directory stands for its pipeline.
+		if p := filepath.Join(path, "pipeline.yaml"); !exists(filepath.Join(path, "index_meta.json")) && exists(p) {
+			return inspectPipeline(w, p, env)
+		}
 		return inspectIndex(w, path)
+	}
+	switch ext := strings.ToLower(filepath.Ext(path)); {
 	case ext == ".yaml" || ext == ".yml":
 		return inspectPipeline(w, path, env)
 	}
@@ -110,6 +116,11 @@ func describeFile(w io.Writer, path, indent string) error {
 		fmt.Fprintf(w, "%s%-11s%+.4f  %s\n", indent, "weight", l.Weights[n], n)
 	}
 	return nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 func inspectIndex(w io.Writer, path string) error {

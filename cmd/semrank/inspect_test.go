@@ -59,10 +59,12 @@ func TestInspect(t *testing.T) {
 		{"fusion weights, largest first", []string{fusion}, false, []string{"weight     -1.0000  first_rank\n  weight     +0.5000  tfidf\n  weight     +0.2500  tweak"}},
 		{"pipeline", []string{pipeline}, false, []string{"stage 2    tweak (model tweak.model)", "      method     tweak", "builds     ok (against an empty index"}},
 		{"pipeline against its index", []string{"--index", idx, pipeline}, false, []string{"builds     ok (against the index)"}},
+		{"directory holding pipeline.yaml", []string{dir}, false, []string{"pipeline.yaml: pipeline", "builds     ok"}},
 		{"index", []string{idx}, false, []string{"documents  ", "payload    tweak from tweak-"}},
 		{"damaged model", []string{damaged}, true, []string{"corrupt model bundle"}},
 		{"missing model", []string{missing}, true, []string{"absent.model"}},
 		{"another model's payloads", []string{"--index", idx, otherPipeline}, true, []string{"was written by model tweak-"}},
+		{"directory of neither kind", []string{t.TempDir()}, true, []string{"not a semrank index"}},
 		{"one bad path of two", []string{model, filepath.Join(dir, "nope")}, true, []string{"method     tweak", "nope"}},
 	}
 	for _, tt := range tests {
