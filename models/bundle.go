@@ -48,6 +48,11 @@ const MaxBundleSize = 4 << 30
 // ErrCorrupt is wrapped by every error that reports a damaged bundle.
 var ErrCorrupt = errors.New("corrupt model bundle")
 
+// ErrNotBundle is wrapped by the error for a file that is not a model
+// bundle at all (it lacks the magic): a pipeline file or a run given where
+// a model belongs, rather than a damaged model.
+var ErrNotBundle = errors.New("not a semrank model file")
+
 // Manifest describes a bundle: what made it, how, from what data, and how
 // well it did. It is stored as JSON at the start of the file.
 type Manifest struct {
@@ -269,6 +274,10 @@ func corrupt(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
 }
 
+func notBundle() error {
+	return fmt.Errorf("%w (it does not start with %q)", ErrNotBundle, magic)
+}
+
 // Parse decodes a bundle held in memory.
 func Parse(raw []byte) (*Bundle, error) {
 	if len(raw) > MaxBundleSize {
@@ -276,12 +285,12 @@ func Parse(raw []byte) (*Bundle, error) {
 	}
 	if len(raw) < len(magic)+4+sha256.Size {
 		if len(raw) >= len(magic) && string(raw[:len(magic)]) != magic {
-			return nil, corrupt("not a semrank model (bad magic)")
+			return nil, notBundle()
 		}
 		return nil, corrupt("truncated: %d bytes", len(raw))
 	}
 	if string(raw[:len(magic)]) != magic {
-		return nil, corrupt("not a semrank model (bad magic)")
+		return nil, notBundle()
 	}
 	payload, sum := raw[:len(raw)-sha256.Size], raw[len(raw)-sha256.Size:]
 	if got := sha256.Sum256(payload); !bytes.Equal(got[:], sum) {

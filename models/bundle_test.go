@@ -65,16 +65,19 @@ func TestRefusesDamage(t *testing.T) {
 	tests := []struct {
 		name string
 		raw  []byte
+		want error
 	}{
-		{"empty", nil},
-		{"truncated", good[:len(good)-5]},
-		{"bit flip", flip},
-		{"bad magic", append([]byte("NOTAMODL"), good[8:]...)},
+		{"empty", nil, ErrCorrupt},
+		{"truncated", good[:len(good)-5], ErrCorrupt},
+		{"bit flip", flip, ErrCorrupt},
+		// Not a damaged model but another file: a pipeline given as a model.
+		{"bad magic", append([]byte("NOTAMODL"), good[8:]...), ErrNotBundle},
+		{"short, bad magic", []byte("stages:\n  - x\n"), ErrNotBundle},
 	}
 	for _, tt := range tests {
 		_, err := Parse(tt.raw)
-		if !errors.Is(err, ErrCorrupt) {
-			t.Errorf("%s: err = %v, want ErrCorrupt", tt.name, err)
+		if !errors.Is(err, tt.want) {
+			t.Errorf("%s: err = %v, want %v", tt.name, err, tt.want)
 		}
 	}
 }

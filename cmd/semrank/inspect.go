@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -74,18 +75,25 @@ func inspect(w io.Writer, path string, env rerank.Env) error {
 		return err
 	}
 	if fi.IsDir() {
-		// A recipe's output directory stands for its pipeline.
-		if p := filepath.Join(path, "pipeline.yaml"); !exists(filepath.Join(path, "index_meta.json")) && exists(p) {
+		switch p := filepath.Join(path, "pipeline.yaml"); {
+		case exists(filepath.Join(path, "index_meta.json")):
+			return inspectIndex(w, path)
+		case exists(p): // a recipe's output directory stands for its pipeline
 			return inspectPipeline(w, p, env)
 		}
-		return inspectIndex(w, path)
+		fmt.Fprintln(w, path)
+		return fmt.Errorf("%s is neither a semrank index nor a directory holding pipeline.yaml", path)
 	}
-	switch ext := strings.ToLower(filepath.Ext(path)); {
-	case ext == ".yaml" || ext == ".yml":
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".yaml", ".yml", ".json":
 		return inspectPipeline(w, path, env)
 	}
 	fmt.Fprintln(w, path)
-	return describeFile(w, path, "  ")
+	err = describeFile(w, path, "  ")
+	if errors.Is(err, models.ErrNotBundle) {
+		return fmt.Errorf("%s is not a semrank model; inspect reads models, pipeline files (.yaml, .yml, .json) and index directories", path)
+	}
+	return err
 }
 
 // describeFile describes the model bundle at path; for a linear fusion it
@@ -160,12 +168,14 @@ func inspectPipeline(w io.Writer, path string, env rerank.Env) error {
 		fmt.Fprintf(w, "  first stage boosted by %s's query term weights\n", q)
 	}
 	dir := filepath.Dir(path)
+	var bad []string // models that do not load
 	model := func(p string) {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(dir, p)
 		}
 		if err := describeFile(w, p, "      "); err != nil {
-			fmt.Fprintf(w, "      %v\n", err)
+			fmt.Fprintf(w, "      error: %v\n", err)
+			bad = append(bad, p)
 		}
 	}
 	for i, s := range cfg.Stages {
@@ -186,7 +196,11 @@ func inspectPipeline(w io.Writer, path string, env rerank.Env) error {
 	if cfg.Fusion.Model != "" {
 		model(cfg.Fusion.Model)
 	}
+	if len(bad) > 0 {
+		return fmt.Errorf("models that do not load: %s", strings.Join(bad, ", "))
+	}
 	against := "the index"
+	idx, _ := env.Payloads.(*index.Index)
 	if env.Index == nil {
 		// Stages that read collection statistics need an index to be
 		// built; an empty one checks everything but the payloads.
@@ -198,10 +212,18 @@ func inspectPipeline(w io.Writer, path string, env rerank.Env) error {
 		env = rerank.EnvFor(idx)
 		against = "an empty index; --index checks an index's payloads"
 	}
-	if _, _, err := rerank.LoadPipeline(path, env); err != nil {
+	p, _, err := rerank.LoadPipeline(path, env)
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "  builds     ok (against %s)\n", against)
+	if idx != nil {
+		for _, e := range p.Encoders() {
+			if idx.PayloadModel(e.PayloadName()) != e.ModelID() {
+				fmt.Fprintf(w, "  warning    the index lacks payload %q from %s: the stage computes it from text for every query, several times slower (index with semrank index --pipeline)\n", e.PayloadName(), e.ModelID())
+			}
+		}
+	}
 	return nil
 }
 

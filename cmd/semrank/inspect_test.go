@@ -28,11 +28,15 @@ func TestInspect(t *testing.T) {
 	idx := filepath.Join(dir, "idx")
 	pipeline := write("pipeline.yaml", "stages:\n  - type: tfidf\n  - type: tweak\n    model: tweak.model\n")
 	otherPipeline := write("other.yaml", "stages:\n  - type: tfidf\n  - type: tweak\n    model: other.model\n")
+	jsonPipeline := write("pipeline.json", `{"stages": [{"type": "tfidf"}, {"type": "tweak", "model": "tweak.model"}]}`)
+	brokenModel := write("broken.yaml", "stages:\n  - type: tfidf\n    model: does-not-exist.model\n")
+	bare := filepath.Join(dir, "bare")
 	missing := write("missing.yaml", "stages:\n  - type: tweak\n    model: absent.model\n")
 	for _, args := range [][]string{
 		{"train", "tweak", "--data", data, "--alpha", "0.1", "--out", model},
 		{"train", "tweak", "--data", data, "--alpha", "0.3", "--out", other},
 		{"index", "--data", data, "--index", idx, "--pipeline", pipeline},
+		{"index", "--data", data, "--index", bare},
 	} {
 		if out, err := execute(args...); err != nil {
 			t.Fatalf("%v: %v\n%s", args, err, out)
@@ -64,7 +68,11 @@ func TestInspect(t *testing.T) {
 		{"damaged model", []string{damaged}, true, []string{"corrupt model bundle"}},
 		{"missing model", []string{missing}, true, []string{"absent.model"}},
 		{"another model's payloads", []string{"--index", idx, otherPipeline}, true, []string{"was written by model tweak-"}},
-		{"directory of neither kind", []string{t.TempDir()}, true, []string{"not a semrank index"}},
+		{"directory of neither kind", []string{t.TempDir()}, true, []string{"neither a semrank index nor a directory holding pipeline.yaml"}},
+		{"not a model", []string{filepath.Join(data, "qrels", "test.tsv")}, true, []string{"is not a semrank model; inspect reads models, pipeline files"}},
+		{"JSON pipeline", []string{jsonPipeline}, false, []string{"stage 2    tweak (model tweak.model)", "builds     ok"}},
+		{"a stage's model does not load", []string{brokenModel}, true, []string{"error: models: open", "models that do not load"}},
+		{"index lacks the pipeline's payloads", []string{"--index", bare, pipeline}, false, []string{"builds     ok (against the index)", `warning    the index lacks payload "tweak"`}},
 		{"one bad path of two", []string{model, filepath.Join(dir, "nope")}, true, []string{"method     tweak", "nope"}},
 	}
 	for _, tt := range tests {
