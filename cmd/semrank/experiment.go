@@ -69,6 +69,11 @@ to DIR/pipeline.yaml). A split it has never seen is then scored with:
 			if err := checkNonNegative(cmd, "fusion-l2"); err != nil {
 				return err
 			}
+			for _, t := range o.Train {
+				if o.Dev != "" && sameFile(t, o.Dev) {
+					return fmt.Errorf("--dev %s is also a --train file: the dev metrics would be measured on training queries", o.Dev)
+				}
+			}
 			o.Subtask = st
 			o.Log = cmd.OutOrStdout()
 			return recipe.SemEval(cmd.Context(), o)
@@ -77,7 +82,7 @@ to DIR/pipeline.yaml). A split it has never seen is then scored with:
 	f := cmd.Flags()
 	f.StringVar(&subtask, "subtask", "B", "A (question→comments) or B (question→questions)")
 	f.StringArrayVar(&o.Train, "train", nil, "training XML (repeatable)")
-	f.StringVar(&o.Dev, "dev", "", "dev XML (the reported metrics; then trained on with the training files)")
+	f.StringVar(&o.Dev, "dev", "", "dev XML (the reported metrics; then trained on with the training files); without it no dev metrics are reported")
 	f.StringVar(&o.Out, "out", "", "output directory (pipeline.yaml, models/, train/, dev.trec)")
 	f.StringVar(&o.Fusion, "fusion", "", "linear or lambdamart (default: the recipe's choice)")
 	f.IntVar(&o.Folds, "folds", 5, "cross-fitting folds")

@@ -78,7 +78,11 @@ func main() {
 	stop()
 	if err != nil {
 		if errors.Is(context.Cause(ctx), errInterrupted) && errors.Is(err, context.Canceled) {
-			err = errInterrupted
+			if err.Error() == context.Canceled.Error() {
+				err = errInterrupted
+			} else { // keep what the command says about the state it left
+				err = fmt.Errorf("%w: %w", errInterrupted, err)
+			}
 		}
 		fmt.Fprintln(os.Stderr, "semrank:", err)
 		os.Exit(1)

@@ -128,6 +128,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"rerank", "--data", data, "--pipeline", pipeline, "--out", pipeline}, "would overwrite"},
 		{[]string{"rerank", "--data", data, "--pipeline", pipeline, "--out", run, "--first-stage-out", run}, "--first-stage-out " + run + " would overwrite"},
 		{[]string{"experiment", "semeval2016", "--train", nowhere, "--out", nowhere, "--folds", "-1"}, "--folds -1: want at least 2"},
+		{[]string{"experiment", "semeval2016", "--train", run, "--train", qrels, "--dev", dir + "/./qrels.tsv", "--out", nowhere}, "is also a --train file"},
 		{[]string{"experiment", "semeval2016", "--train", nowhere, "--out", nowhere, "--folds", "1"}, "--folds 1: want at least 2"},
 		{[]string{"experiment", "beir", "--data", data, "--out", nowhere, "--folds", "0"}, "--folds 0: want at least 2"},
 		{append(fusion, "--method", "nosuch"), `--method "nosuch"`},

@@ -278,6 +278,9 @@ func SemEval(ctx context.Context, o SemEvalOptions) error {
 	}
 	r := &Recipe{Stages: stages, Fusion: fusion, L2: o.FusionL2, Folds: o.Folds, Window: 100, Text: text, Log: o.Log}
 	logf("subtask %s: %d training queries, %d dev queries, stages %v, fusion %s", o.Subtask, len(train.Qrels), lenQrels(dev), stageNames(r.Stages), fusion)
+	if dev == nil || dev.Qrels == nil {
+		logf("no judged dev file: no dev metrics; the pipeline is trained on the training files only")
+	}
 	refit := !o.TrainOnly && dev != nil && dev.Qrels != nil
 	dir := o.Out
 	if refit {
@@ -304,7 +307,10 @@ func SemEval(ctx context.Context, o SemEvalOptions) error {
 		}
 		logf("\nrefit on training and dev files: %d queries", len(all.Qrels))
 		if path, err = r.Fit(ctx, all, nil, o.Out); err != nil {
-			return err
+			// Fit leaves a pipeline already in o.Out as it was: say that
+			// it is not the one this run was training.
+			return fmt.Errorf("training on train and dev: %w; %s was not replaced (a pipeline there is from an earlier run); the training-only pipeline behind the dev metrics above is %s",
+				err, filepath.Join(o.Out, "pipeline.yaml"), filepath.Join(dir, "pipeline.yaml"))
 		}
 		logf("wrote %s (trained on train and dev; the dev metrics above are from %s)", path, filepath.Join(dir, "pipeline.yaml"))
 	}
