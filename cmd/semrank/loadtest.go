@@ -29,6 +29,9 @@ percentiles and errors. Only loopback URLs are accepted.`,
 			}
 			ds, err := eval.LoadDataset(dataDir)
 			if err != nil {
+				if !cmd.Flags().Changed("data") {
+					return fmt.Errorf("the default --data %s holds the queries to send and is relative to the repository root: run from there, or pass --data (%w)", dataDir, err)
+				}
 				return err
 			}
 			var queries []string

@@ -14,7 +14,7 @@ import (
 func init() {
 	rerank.RegisterStage("bm25", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
 		if env.Stats == nil {
-			return nil, errors.New("bm25 needs collection statistics (an index)")
+			return nil, errors.New("bm25 needs collection statistics: build the pipeline against a semrank index with rerank.EnvFor(idx) (index.Open or index.Create); a plain bleve.Index has none")
 		}
 		k1, err := spec.Float("k1", 1.2)
 		if err != nil {

@@ -16,7 +16,7 @@ import (
 func init() {
 	rerank.RegisterStage("tfidf", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
 		if env.Stats == nil {
-			return nil, errors.New("tfidf needs collection statistics (an index)")
+			return nil, errors.New("tfidf needs collection statistics: build the pipeline against a semrank index with rerank.EnvFor(idx) (index.Open or index.Create); a plain bleve.Index has none")
 		}
 		field, err := spec.Str("field", "")
 		if err != nil {
