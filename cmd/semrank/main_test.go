@@ -409,3 +409,26 @@ func interruptChild(mode string) {
 	fmt.Println("survived the second signal")
 	os.Exit(0)
 }
+
+// TestEvalNotesUnrankedQueries: judged queries a run does not rank count 0,
+// and eval says how many there are.
+func TestEvalNotesUnrankedQueries(t *testing.T) {
+	dir := t.TempDir()
+	qrels := filepath.Join(dir, "qrels.tsv")
+	run := filepath.Join(dir, "run.trec")
+	for p, c := range map[string]string{
+		qrels: "q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 1\nq3 0 d3 1\n",
+		run:   "q1 Q0 d1 1 2 x\nq1 Q0 d2 2 1 x\n",
+	} {
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := execute("eval", "--qrels", qrels, "--run", run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "note: 2 of 3 judged queries have no ranking in " + run; !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
+	}
+}
