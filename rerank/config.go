@@ -8,6 +8,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
+	"regexp"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -89,7 +91,7 @@ func ParseConfig(raw []byte) (*Config, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, errors.New("empty pipeline document")
 		}
-		return nil, err
+		return nil, unknownKeys(err)
 	}
 	if c.Window < 0 {
 		return nil, fmt.Errorf("window %d is negative (0 means the default, %d)", c.Window, DefaultWindow)
@@ -103,6 +105,49 @@ func ParseConfig(raw []byte) (*Config, error) {
 		}
 	}
 	return &c, nil
+}
+
+// unknownKey matches yaml.v3's report of a key no field takes.
+var unknownKey = regexp.MustCompile(`field (.+) not found in type rerank\.(\w+)`)
+
+// pipelineParts names the pipeline document's parts for error messages,
+// with the keys each takes.
+var pipelineParts = map[string]struct {
+	part string
+	t    reflect.Type
+}{
+	"Config":     {"the pipeline", reflect.TypeFor[Config]()},
+	"StageSpec":  {"a stage", reflect.TypeFor[StageSpec]()},
+	"FusionSpec": {"fusion", reflect.TypeFor[FusionSpec]()},
+	"FirstStage": {"first_stage", reflect.TypeFor[FirstStage]()},
+}
+
+// unknownKeys rewrites yaml.v3's "field modle not found in type
+// rerank.StageSpec", which names Go types, into what a pipeline's author
+// can act on: the key, where it was, and the keys that part takes.
+func unknownKeys(err error) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return err
+	}
+	msgs := make([]string, len(te.Errors))
+	for i, m := range te.Errors {
+		msgs[i] = unknownKey.ReplaceAllStringFunc(m, func(s string) string {
+			sub := unknownKey.FindStringSubmatch(s)
+			p, ok := pipelineParts[sub[2]]
+			if !ok {
+				return s
+			}
+			var keys []string
+			for f := range p.t.Fields() {
+				if k, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); k != "" && k != "-" {
+					keys = append(keys, k)
+				}
+			}
+			return fmt.Sprintf("unknown key %q in %s (keys: %s)", sub[1], p.part, strings.Join(keys, ", "))
+		})
+	}
+	return errors.New(strings.Join(msgs, "; "))
 }
 
 // WriteConfig writes c as YAML.
@@ -180,6 +225,11 @@ func (c *Config) Build(env Env) (*Pipeline, error) {
 		return nil, fmt.Errorf("pipeline: unknown fusion method %q (linear, lambdamart, rrf, none)", c.Fusion.Method)
 	}
 	if err := p.checkFusion(); err != nil {
+		if c.Fusion.Model != "" {
+			// The weights came from the model file: name it, since
+			// the fix is usually to retrain it for these stages.
+			return nil, fmt.Errorf("pipeline: fusion model %s: %w", Resolve(env.Dir, c.Fusion.Model), err)
+		}
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
 	if c.FirstStage.QueryBoost != "" {
