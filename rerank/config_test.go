@@ -171,3 +171,19 @@ func normalSpecs(specs []StageSpec) []StageSpec {
 	}
 	return out
 }
+
+// TestBuildNamesMismatchedFusionModel: weights from a fusion model for a
+// stage the pipeline lacks are refused, naming the model file, which is
+// what must be retrained.
+func TestBuildNamesMismatchedFusionModel(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "fusion.model")
+	if err := (&Linear{Weights: map[string]float64{"tweak": 1, FeatureFirstRank: 1}}).Bundle().Save(model); err != nil {
+		t.Fatal(err)
+	}
+	cfg := &Config{Stages: []StageSpec{{Type: "test_const"}}, Fusion: FusionSpec{Model: "fusion.model"}}
+	_, err := cfg.Build(Env{Dir: dir})
+	if err == nil || !strings.Contains(err.Error(), "fusion model "+model) || !strings.Contains(err.Error(), `"tweak"`) {
+		t.Fatalf("err = %v, want one naming %s and the stage tweak", err, model)
+	}
+}
