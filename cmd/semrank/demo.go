@@ -16,14 +16,17 @@ import (
 func init() {
 	var dataDir, dir, addr string
 	var noServe bool
+	var token func() string // set by adminTokenFlag below
 	var show int
 	cmd := &cobra.Command{
-		Use:   "demo [--no-serve] [--addr 127.0.0.1:8095]",
+		Use:   "demo [--no-serve] [--addr 127.0.0.1:8095] [--admin-token TOKEN]",
 		Short: "Index the bundled SemEval data, train small models, and serve search with reranking",
 		Long: `Build the demo and serve it: index the bundled SemEval-2016 Task 3 data
 (testdata/demo: 50 forum questions, 500 related questions, judgments), train a
 TWEAK term-weighting model and a linear fusion on four fifths of the questions,
 and serve the web page and JSON API (see "semrank serve") at --addr.
+
+` + adminTokenHelp + `
 
 With --no-serve, print the first-stage and reranked lists of a few held-out
 questions, and their MAP, instead.`,
@@ -57,9 +60,10 @@ questions, and their MAP, instead.`,
 				return nil
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "demo ready in %s (pipeline %s)\n", time.Since(start).Round(100*time.Millisecond), d.PipelinePath)
-			return serve(cmd.Context(), out, server.Config{Index: d.Index, PipelinePath: d.PipelinePath, Examples: d.Examples(4)}, addr, 10*time.Second)
+			return serve(cmd.Context(), out, server.Config{Index: d.Index, PipelinePath: d.PipelinePath, Examples: d.Examples(4), AdminToken: token()}, addr, 10*time.Second)
 		},
 	}
+	token = adminTokenFlag(cmd)
 	cmd.Flags().StringVar(&dataDir, "data", filepath.Join("testdata", "demo"), "judged BEIR directory with candidates.trec")
 	cmd.Flags().StringVar(&dir, "dir", "", "keep the index, models and pipeline file here (default: a temporary directory, removed at exit)")
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8095", "listen address")

@@ -19,7 +19,8 @@ import (
 )
 
 func init() {
-	var indexPath, pipelinePath, addr, token string
+	var indexPath, pipelinePath, addr string
+	var token func() string // set by adminTokenFlag below
 	var grace time.Duration
 	var limits server.Limits
 	cmd := &cobra.Command{
@@ -35,10 +36,7 @@ deletes documents, computing the pipeline's payloads
 shows the first-stage and reranked lists side by side. Bodies are JSON
 (Content-Type application/json, or none; other types get 415).
 
-With an admin token (--admin-token, or the environment variable
-SEMRANK_ADMIN_TOKEN), POST /api/index and /api/admin/reload require
-"Authorization: Bearer TOKEN"; without one anybody who can reach the
-address can change the index, so keep the default loopback address.
+` + adminTokenHelp + `
 
 SIGHUP or POST /api/admin/reload rebuilds the pipeline file (e.g. after
 retraining its models) and swaps it in without dropping requests. SIGINT or
@@ -56,24 +54,21 @@ SIGTERM stops accepting connections and finishes in-flight requests.`,
 			if grace < 0 {
 				return fmt.Errorf("--grace %s: want zero (do not wait) or more", grace)
 			}
-			if !cmd.Flags().Changed("admin-token") {
-				token = os.Getenv(adminTokenEnv) // keeps the token out of ps
-			}
 			idx, err := index.Open(indexPath)
 			if err != nil {
 				return err
 			}
 			defer idx.Close()
 			return serve(cmd.Context(), cmd.OutOrStdout(), server.Config{
-				Index: idx, PipelinePath: pipelinePath, Limits: limits, AdminToken: token,
+				Index: idx, PipelinePath: pipelinePath, Limits: limits, AdminToken: token(),
 			}, addr, grace)
 		},
 	}
+	token = adminTokenFlag(cmd)
 	f := cmd.Flags()
 	f.StringVar(&indexPath, "index", "", "index path")
 	f.StringVar(&pipelinePath, "pipeline", "", "pipeline file (rebuilt on reload)")
 	f.StringVar(&addr, "addr", "127.0.0.1:8095", "listen address")
-	f.StringVar(&token, "admin-token", "", "bearer token required by the write endpoints, /api/index and /api/admin/reload (default: $"+adminTokenEnv+", else none)")
 	f.DurationVar(&grace, "grace", 30*time.Second, "how long shutdown waits for in-flight requests")
 	d := server.DefaultLimits
 	f.Int64Var(&limits.MaxBodyBytes, "max-body", d.MaxBodyBytes, "largest search request body, bytes")
@@ -90,6 +85,27 @@ SIGTERM stops accepting connections and finishes in-flight requests.`,
 // adminTokenEnv names the environment variable that gives the admin token
 // when --admin-token is not set.
 const adminTokenEnv = "SEMRANK_ADMIN_TOKEN"
+
+// adminTokenHelp is the paragraph of serve's and demo's help on the token.
+const adminTokenHelp = `With an admin token (--admin-token, or the environment variable
+` + adminTokenEnv + `, which keeps it out of ps), POST /api/index and
+/api/admin/reload require "Authorization: Bearer TOKEN"; without one anybody
+who can reach the address can change the index, so keep the default
+loopback address (on another one, the server warns at start).`
+
+// adminTokenFlag adds --admin-token to cmd, for the commands that serve,
+// and returns what gives the token once the flags are parsed: the flag's
+// value when it is set (to "" for none), else $SEMRANK_ADMIN_TOKEN.
+func adminTokenFlag(cmd *cobra.Command) func() string {
+	var token string
+	cmd.Flags().StringVar(&token, "admin-token", "", "bearer token required by the write endpoints, /api/index and /api/admin/reload (default: $"+adminTokenEnv+", else none)")
+	return func() string {
+		if cmd.Flags().Changed("admin-token") {
+			return token
+		}
+		return os.Getenv(adminTokenEnv)
+	}
+}
 
 // serve runs a server on addr until SIGINT or SIGTERM, reloading on SIGHUP.
 func serve(ctx context.Context, out io.Writer, cfg server.Config, addr string, grace time.Duration) error {
