@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"time"
 )
@@ -15,7 +16,14 @@ import (
 // in-flight requests to finish (they are not cancelled). Requests still
 // running after grace are cancelled and their connections closed, so that
 // none outlives Serve by more than the time its work takes to notice.
+//
+// Without an admin token, a listener that other machines can reach (not
+// loopbackOnly) is logged as a warning: anybody there can write.
 func (s *Server) Serve(ctx context.Context, l net.Listener, grace time.Duration) error {
+	if s.token == "" && !loopbackOnly(l.Addr()) {
+		s.log.Warn("no admin token, and the address is not loopback-only: POST /api/index and /api/admin/reload are open to anyone who can reach it, to change the index or reload the pipeline; set a token (the environment variable SEMRANK_ADMIN_TOKEN or semrank serve --admin-token; Config.AdminToken), or listen on a loopback address such as 127.0.0.1:8095",
+			"addr", l.Addr().String())
+	}
 	hs := &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: 5 * time.Second,
@@ -66,4 +74,20 @@ func (s *Server) ReloadOn(ctx context.Context, sig <-chan os.Signal) {
 			}
 		}
 	}
+}
+
+// loopbackOnly reports whether a listener at a, its resolved address
+// (net.Listener.Addr), accepts connections from this machine only: a
+// loopback IP ("localhost:0" resolves to 127.0.0.1) or a Unix socket. An
+// unspecified IP (":8095", "0.0.0.0:8095", "[::]:8095") listens on every
+// interface, so it is not.
+func loopbackOnly(a net.Addr) bool {
+	switch a := a.(type) {
+	case *net.TCPAddr:
+		return a.IP.IsLoopback()
+	case *net.UnixAddr:
+		return true
+	}
+	ap, err := netip.ParseAddrPort(a.String())
+	return err == nil && ap.Addr().IsLoopback()
 }
