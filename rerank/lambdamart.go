@@ -99,7 +99,7 @@ func (m *LambdaMART) columns(names []string) ([]int, error) {
 	for f, n := range m.Features {
 		c, ok := pos[n]
 		if !ok {
-			if optionalFeature(n) || n == "raw:"+FeatureGivenRank {
+			if givenListFeature(n) {
 				c = -1
 			} else {
 				return nil, fmt.Errorf("rerank: LambdaMART model uses feature %q, which the pipeline lacks (has %v)", n, names)

@@ -39,7 +39,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -280,7 +282,20 @@ func (s *Server) reload(ctx context.Context) (*loaded, error) {
 		s.log.Warn("the index lacks payloads the stages read; they compute them from text for every query, several times slower (index with semrank index --pipeline, or add documents through /api/index)",
 			"payloads", missing)
 	}
+	s.warnGivenList(p)
 	return cur, nil
+}
+
+// warnGivenList warns of each feature p's fusion weighs that only a given
+// candidate list supplies (rerank.Pipeline.GivenListWeights): the server
+// retrieves its candidates, so the fusion runs without the feature and
+// ranks otherwise than it did when evaluated.
+func (s *Server) warnGivenList(p *rerank.Pipeline) {
+	w := p.GivenListWeights()
+	for _, name := range slices.Sorted(maps.Keys(w)) {
+		s.log.Warn("this pipeline was trained on given candidate lists: its fusion weighs a feature that exists only with a dataset's candidates.trec, which the server, retrieving candidates with BM25, never has; the fusion runs here without that feature and ranks differently from the evaluated pipeline (semrank train fusion --data on a dataset without candidates.trec learns a fusion for retrieved candidates)",
+			"file", s.path, "feature", name, "weight", w[name])
+	}
 }
 
 // missingPayloads names the payloads p's stages read that the index does

@@ -89,3 +89,37 @@ func TestInspect(t *testing.T) {
 		})
 	}
 }
+
+// TestSearchWarnsOfGivenList: a pipeline whose fusion weighs the given
+// rank, which a search never has, is used with a warning that says so.
+func TestSearchWarnsOfGivenList(t *testing.T) {
+	dir := t.TempDir()
+	idx := filepath.Join(dir, "idx")
+	pipeline := filepath.Join(dir, "pipeline.yaml")
+	if err := os.WriteFile(pipeline, []byte("stages:\n  - type: tfidf\nfusion:\n  model: fusion.model\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		weights map[string]float64
+		warns   bool
+	}{
+		{map[string]float64{"tfidf": 1, rerank.FeatureGivenRank: 0.5}, true},
+		{map[string]float64{"tfidf": 1, rerank.FeatureFirstRank: 0.5}, false},
+	} {
+		if err := (&rerank.Linear{Weights: tc.weights}).Bundle().Save(filepath.Join(dir, "fusion.model")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(idx); err != nil {
+			if out, err := execute("index", "--data", "../../testdata/tweak", "--index", idx); err != nil {
+				t.Fatalf("index: %v\n%s", err, out)
+			}
+		}
+		out, err := execute("search", "--index", idx, "--pipeline", pipeline, "bank account")
+		if err != nil {
+			t.Fatalf("search: %v\n%s", err, out)
+		}
+		if got := strings.Contains(out, "weighs given_rank (0.5), which only a given candidate list supplies"); got != tc.warns {
+			t.Errorf("weights %v: warned %v, want %v:\n%s", tc.weights, got, tc.warns, out)
+		}
+	}
+}

@@ -126,6 +126,9 @@ func searchReranked(cmd *cobra.Command, idx *index.Index, pipelinePath, text str
 	if err != nil {
 		return err
 	}
+	for f, w := range p.GivenListWeights() {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s's fusion weighs %s (%.3g), which only a given candidate list supplies; a search has none, so it ranks differently from an evaluation over given lists\n", pipelinePath, f, w)
+	}
 	q, err := rerank.FirstStageQuery(text, cfg.QueryWeighter(p))
 	if err != nil {
 		return fmt.Errorf("%q: %w", text, err)

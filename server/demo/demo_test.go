@@ -42,6 +42,11 @@ func TestDemo(t *testing.T) {
 	if cfg.Fusion.Method != "linear" || cfg.Fusion.Model == "" || p.WindowSize() != Window || !slices.Contains(p.StageNames(), "tfidf") {
 		t.Errorf("pipeline: fusion %+v window %d stages %v", cfg.Fusion, p.WindowSize(), p.StageNames())
 	}
+	// The fusion is learned on retrieved lists, as the server searches:
+	// it weighs no feature of the given lists the server lacks.
+	if w := p.GivenListWeights(); len(w) > 0 {
+		t.Errorf("the demo fusion weighs given-list features: %v", w)
+	}
 	if slices.Contains(rerank.StageTypes(), "tweak") && !slices.Contains(p.StageNames(), "tweak") {
 		t.Error("the tweak stage is registered but the demo did not train it")
 	}
