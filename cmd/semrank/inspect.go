@@ -217,6 +217,9 @@ func inspectPipeline(w io.Writer, path string, env rerank.Env) error {
 		return err
 	}
 	fmt.Fprintf(w, "  builds     ok (against %s)\n", against)
+	for f, wt := range p.GivenListWeights() {
+		fmt.Fprintf(w, "  note       the fusion weighs %s (%.3g), which only given candidate lists supply (rerank --data with candidates.trec); search and serve rank without it\n", f, wt)
+	}
 	if idx != nil {
 		for _, e := range p.Encoders() {
 			if idx.PayloadModel(e.PayloadName()) != e.ModelID() {

@@ -53,6 +53,10 @@ func TestInspect(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	if err := (&rerank.Linear{Weights: map[string]float64{"tfidf": 1, rerank.FeatureGivenRank: 0.75}}).Bundle().Save(filepath.Join(dir, "given.model")); err != nil {
+		t.Fatal(err)
+	}
+	givenPipeline := write("given.yaml", "stages:\n  - type: tfidf\nfusion:\n  model: given.model\n")
 	tests := []struct {
 		name    string
 		args    []string
@@ -60,6 +64,7 @@ func TestInspect(t *testing.T) {
 		want    []string
 	}{
 		{"model", []string{model}, false, []string{"method     tweak (model version 1", "analyzer   semrank_en/1", "id         tweak-"}},
+		{"pipeline whose fusion weighs the given rank", []string{givenPipeline}, false, []string{"note       the fusion weighs given_rank (0.75)"}},
 		{"fusion weights, largest first", []string{fusion}, false, []string{"weight     -1.0000  first_rank\n  weight     +0.5000  tfidf\n  weight     +0.2500  tweak"}},
 		{"pipeline", []string{pipeline}, false, []string{"stage 2    tweak (model tweak.model)", "      method     tweak", "builds     ok (against an empty index"}},
 		{"pipeline against its index", []string{"--index", idx, pipeline}, false, []string{"builds     ok (against the index)"}},
