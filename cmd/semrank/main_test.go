@@ -122,6 +122,8 @@ func TestBadInput(t *testing.T) {
 	}{
 		{[]string{"search", "--index", nowhere, "-n", "-1", "bank"}, "-n -1: want a positive number"},
 		{[]string{"search", "--index", nowhere, "-n", "0", "bank"}, "-n 0: want a positive number"},
+		{[]string{"search", "--index", nowhere}, "give the query text"},
+		{[]string{"search", "--index", nowhere, "--explain", "bank"}, "--explain shows the stages' scores: give a --pipeline"},
 		{[]string{"run", "--data", data, "--index", nowhere, "--depth", "0", "--out", nowhere}, "--depth 0: want a positive number"},
 		{[]string{"run", "--data", data, "--index", nowhere, "--out", filepath.Join(data, "candidates.trec")}, "would overwrite"},
 		{[]string{"rerank", "--data", data, "--pipeline", pipeline, "--out", filepath.Join(data, "candidates.trec")}, "--out " + filepath.Join(data, "candidates.trec") + " would overwrite"},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -21,10 +22,18 @@ func init() {
 		Long: `Search an index and print rank, id, score and title. With --pipeline the
 hits are reranked and each line shows the first-stage and reranked position;
 --explain adds each stage's score.`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return errors.New("give the query text, e.g. semrank search --index PATH \"visa renewal\"")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if n <= 0 {
 				return fmt.Errorf("-n %d: want a positive number of results", n)
+			}
+			if explain && pipelinePath == "" {
+				return errors.New("--explain shows the stages' scores: give a --pipeline")
 			}
 			idx, err := index.Open(indexPath)
 			if err != nil {
