@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -41,6 +42,18 @@ const (
 	Method  = "quality"
 	Version = 1
 )
+
+// TokensVersion is the version of the behaviour of Tokens and of the
+// feature strings built from them. The quality model does not use a
+// semrank analyzer, so its models record this instead (as
+// models.Manifest.Analyzer, through TokensID): bump it whenever the tokens
+// or features for some input change, and models trained before are refused
+// with a request to retrain rather than silently missing their features.
+// TestTokensVersionPinsTokens fails when they change and it does not.
+const TokensVersion = 1
+
+// TokensID identifies the behaviour of Tokens, e.g. "quality_tokens/1".
+func TokensID() string { return "quality_tokens/" + strconv.Itoa(TokensVersion) }
 
 // Config controls training.
 type Config struct {
@@ -73,6 +86,12 @@ type Model struct {
 	Features []string // sorted feature strings
 	W        []float64
 	Bias     float64
+	// Tokenizer identifies the behaviour of Tokens the features came
+	// from: TokensID() for a trained model; for a loaded one, what its
+	// bundle recorded ("" when saved before it was recorded), kept so that
+	// re-saving it neither claims a version nobody checked nor changes its
+	// ID, which indexes record for its payloads.
+	Tokenizer string
 
 	index map[string]int
 }
@@ -123,7 +142,7 @@ func Train(ctx context.Context, examples []Example, cfg Config) (*Model, error) 
 		return nil, fmt.Errorf("quality: no feature occurs in %d or more training texts", cfg.MinCount)
 	}
 	slices.Sort(vocab)
-	m := &Model{Config: cfg, Features: vocab}
+	m := &Model{Config: cfg, Features: vocab, Tokenizer: TokensID()}
 	m.buildIndex()
 
 	xs := make([]sparse, len(examples))
@@ -324,6 +343,7 @@ func (m *Model) Bundle() (*models.Bundle, error) {
 	b.AddStrings("features", m.Features)
 	b.AddTensor("w", []int{len(m.W) + 1}, append(slices.Clone(m.W), m.Bias))
 	b.Manifest.VocabHash = models.HashStrings(m.Features)
+	b.Manifest.Analyzer = m.Tokenizer
 	return b, nil
 }
 
@@ -343,7 +363,11 @@ func Load(path string) (*Model, error) {
 
 func fromBundle(b *models.Bundle) (*Model, error) {
 	var err error
-	m := &Model{}
+	// Features from another version of Tokens would not match the text.
+	if err := b.CheckAnalyzer(TokensID()); err != nil {
+		return nil, err
+	}
+	m := &Model{Tokenizer: b.Manifest.Analyzer}
 	if err := b.Config(&m.Config); err != nil {
 		return nil, err
 	}
