@@ -19,7 +19,9 @@ import (
 // Hit is one first-stage candidate: a document, its BM25 score and rank,
 // and its stored fields.
 type Hit struct {
-	ID    string
+	ID string
+	// Score is the BM25 score, rounded by StableScore; 0 for a given
+	// candidate that matches no query term (see Given).
 	Score float64
 	Rank  int // 1-based
 	// GivenRank is the 1-based position in a given candidate list (Given),
@@ -28,7 +30,9 @@ type Hit struct {
 	GivenRank int
 	Title     string
 	Text      string
-	Meta      map[string]any
+	// Meta is the document's metadata, decoded from FieldMeta; nil when
+	// it has none.
+	Meta map[string]any
 }
 
 // ErrEmptyQuery is returned when a query has no searchable terms (empty, or
@@ -87,12 +91,15 @@ var storedFields = []string{FieldTitle, FieldText, FieldMeta}
 // The search asks for one hit more than a cut at req.Size needs. When a
 // tied group crosses a cut and ends within the hits, its members are all
 // there and are ordered by ID; when it runs past the last hit, the search
-// is repeated once for maxTieHits hits (four times the hits asked for, if
-// more), without stored fields. The
-// hits up to the end of the last such group are then ordered by
-// StableScore and ID; later hits keep Bleve's order. Sorting every search
-// by ID instead would make Bleve look up the ID of every matching document
-// (40% slower on a 30,000-hit query).
+// is repeated once, without stored fields, for 1024 hits or four times the
+// hits asked for, whichever is more: a tied group can hold the whole
+// collection (a match_all query, a one-word query over alike documents),
+// and one search must not load it. The hits up to the end of the last such
+// group are then ordered by StableScore and ID; later hits keep Bleve's
+// order. A group still open at that bound is ordered by ID among the hits
+// fetched, which Bleve chose in its own order. Sorting every search by ID
+// instead would make Bleve look up the ID of every matching document (40%
+// slower on a 30,000-hit query).
 func SearchTiesByID(ctx context.Context, idx bleve.Index, req *bleve.SearchRequest, cuts ...int) (*bleve.SearchResult, error) {
 	if req.From != 0 || req.Size <= 0 {
 		return idx.SearchInContext(ctx, req)
@@ -164,10 +171,8 @@ func fetchFields(ctx context.Context, idx bleve.Index, fields []string, hits sea
 }
 
 // maxTieHits bounds the hits SearchTiesByID fetches to complete a tied
-// group (with four times the hits asked for): a group can hold the whole collection (a match_all query, a
-// one-word query over alike documents), and one search must not load it.
-// A group still open at the bound is ordered by ID among the hits fetched,
-// which Bleve chose in its own order.
+// group, with four times the hits asked for (see SearchTiesByID); its doc
+// comment states the value, 1024, and must follow a change.
 var maxTieHits = 1024 // a variable for tests
 
 // tiedGroupsEnd reports whether hits, in descending order of score, hold

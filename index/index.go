@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,7 +37,22 @@ import (
 const (
 	FieldTitle = "title"
 	FieldText  = "text"
-	FieldMeta  = "meta" // stored only: the record's metadata as JSON
+	// FieldMeta holds the record's metadata as one string: a JSON object
+	// such as {"category":"Money"}. It is stored, never indexed: it can be
+	// read back (Doc, Hit.Meta, the stages) but not searched or faceted.
+	// A raw Bleve document (Index, or bleve.Batch.Index run through Batch)
+	// must give it in that form, as Add does:
+	//
+	//	map[string]any{"title": "…", "text": "…", "meta": `{"category":"Money"}`}
+	//
+	// Index refuses any other value under FieldMeta (a map, a number, a
+	// string that is not a JSON object). A raw batch is not checked: there
+	// a map or a number is dropped, neither indexed nor stored, and a
+	// string that is not a JSON object is stored but reads back as no
+	// metadata. Indexes created before the mapping said so (it used to
+	// index the properties of a map) are mapped the same way once Open has
+	// opened them.
+	FieldMeta = "meta"
 	// FieldAll is Bleve's composite of every searchable field.
 	FieldAll = "_all"
 )
@@ -45,7 +61,15 @@ const (
 const BatchSize = 1000
 
 // NewMapping returns the index mapping: title and text analyzed with
-// analyzers.Name and stored, metadata stored only, BM25 scoring.
+// analyzers.Name and stored, metadata stored only, BM25 scoring. Nothing
+// else a document holds is indexed or stored: its other properties are
+// ignored, and so is anything nested under FieldMeta, whose only mapped
+// form is a string (the JSON of the metadata; see FieldMeta). A raw Bleve
+// document looks like
+//
+//	map[string]any{FieldTitle: "Good bank", FieldText: "Which bank …", FieldMeta: `{"user_id":"U1"}`}
+//
+// with FieldMeta optional.
 func NewMapping() *mapping.IndexMappingImpl {
 	m := bleve.NewIndexMapping()
 	m.ScoringModel = "bm25"
@@ -64,9 +88,81 @@ func NewMapping() *mapping.IndexMappingImpl {
 	meta.Store = true
 	meta.IncludeInAll = false
 	meta.DocValues = false
-	dm.AddFieldMappingsAt(FieldMeta, meta)
+	// A static sub-document: AddFieldMappingsAt would make a dynamic one,
+	// and Bleve would then index every property of a metadata map given
+	// in place of its JSON string (searchable through FieldAll, facetable
+	// as meta.category).
+	md := bleve.NewDocumentStaticMapping()
+	md.AddFieldMapping(meta)
+	dm.AddSubDocumentMapping(FieldMeta, md)
 	m.DefaultMapping = dm
 	return m
+}
+
+// closeMeta makes the sub-document FieldMeta of m static, as NewMapping
+// now builds it: indexes created with an older NewMapping recorded a
+// dynamic one, which Open fixes in memory (the mapping recorded in the
+// index is left as it is). Documents whose metadata is a string, all
+// semrank writes, are mapped the same either way.
+func closeMeta(m *mapping.IndexMappingImpl) {
+	if m.DefaultMapping == nil {
+		return
+	}
+	if md := m.DefaultMapping.Properties[FieldMeta]; md != nil {
+		md.Dynamic = false
+	}
+}
+
+// checkMeta returns an error when data, a document for Bleve, holds under
+// FieldMeta anything but the metadata's JSON object as a string (see
+// FieldMeta). It looks where Bleve's mapping would: a key of a map, or a
+// field of a struct named so by its json tag.
+func checkMeta(data any) error {
+	v, ok := metaValue(reflect.ValueOf(data))
+	if !ok {
+		return nil
+	}
+	for v.Kind() == reflect.Interface || v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return nil
+		}
+		v = v.Elem()
+	}
+	if v.Kind() == reflect.String {
+		var m map[string]any
+		if json.Unmarshal([]byte(v.String()), &m) == nil && m != nil {
+			return nil
+		}
+		return fmt.Errorf("field %q (index.FieldMeta) must hold the metadata as a JSON object string, such as `{\"category\":\"Money\"}`; got the string %.40q", FieldMeta, v.String())
+	}
+	return fmt.Errorf("field %q (index.FieldMeta) must hold the metadata as a JSON object string, such as `{\"category\":\"Money\"}`, not a %s: encode it with json.Marshal first (a map there would be neither stored nor searchable)", FieldMeta, v.Type())
+}
+
+// metaValue returns what v, a document, holds under FieldMeta; ok is false
+// when it holds nothing there.
+func metaValue(v reflect.Value) (_ reflect.Value, ok bool) {
+	for v.Kind() == reflect.Interface || v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return v, false
+		}
+		v = v.Elem()
+	}
+	switch v.Kind() {
+	case reflect.Map:
+		if v.Type().Key().Kind() != reflect.String {
+			return v, false
+		}
+		m := v.MapIndex(reflect.ValueOf(FieldMeta).Convert(v.Type().Key()))
+		return m, m.IsValid()
+	case reflect.Struct:
+		for i := range v.NumField() {
+			f := v.Type().Field(i)
+			if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name == FieldMeta && f.IsExported() {
+				return v.Field(i), true
+			}
+		}
+	}
+	return v, false
 }
 
 // bleveIndex lets Index embed bleve.Index: embedding the interface type
@@ -80,8 +176,34 @@ type bleveIndex = bleve.Index
 // its new text (none through Index or Batch: stages then score it from its
 // text), and a document deleted, through Delete, DeleteDocs or Batch, loses
 // its payloads.
+//
+// Searches may run while it is written. Bleve and the payload store are
+// written one after the other, so a write is not seen all at once; what a
+// concurrent reader may see of a document being replaced is:
+//
+//   - Through Index and Batch: from the moment the write starts, the
+//     document has no payloads (Payload reports none), until the write
+//     ends, when they are gone for good, or returns an error, when the old
+//     ones are back. Its old or its new text, whichever a search sees, is
+//     thus never paired with the old payloads.
+//   - Through Add: the same for each batch of BatchSize documents, until
+//     the batch's new payloads are written. A search whose Bleve snapshot
+//     was taken before the batch reached Bleve still holds the old text
+//     and, reading payloads after the batch, gets those of the new text:
+//     Bleve and the payloads have no common snapshot. That search scores
+//     the document from a mix of its old text and its new payloads, once.
+//   - Through Delete and DeleteDocs: a search that found the document
+//     before its deletion sees it without payloads.
+//
+// DocFreq's cache is cleared when each write ends, and a count read during
+// a write is not cached. Concurrent writes of the same document are not
+// ordered between Bleve and the payload store (the last write to Bleve may
+// not be the last to the payloads): writers must be serialised by the
+// caller, as package server does (one /api/index request at a time).
 type Index struct {
 	bleveIndex
+	// Path is the index directory given to Create or Open; "" for an
+	// in-memory index (Create("")), whose payloads are not persisted.
 	Path     string
 	payloads *payloadStore
 
@@ -118,6 +240,8 @@ func (x *Index) Batch(b *bleve.Batch) error {
 	if !ok && x.payloads.holdsAny() {
 		return errBatchLayout
 	}
+	x.payloads.hide(ids)
+	defer x.payloads.unhide(ids)
 	if err := x.runBatch(b); err != nil {
 		return err
 	}
@@ -193,12 +317,22 @@ func ownField(s reflect.Value, name string) reflect.Value {
 // It computes no payloads and drops those the document had, which describe
 // its old text: stages then score it from its text. Prefer Add, which
 // batches and computes payloads.
+//
+// It overrides bleve.Index's Index, and refuses data that holds under
+// FieldMeta anything but a string of the metadata's JSON object (see
+// FieldMeta), which the mapping would neither store nor index.
 func (x *Index) Index(id string, data any) error {
+	if err := checkMeta(data); err != nil {
+		return fmt.Errorf("index: document %q: %w", id, err)
+	}
+	ids := []string{id}
+	x.payloads.hide(ids)
+	defer x.payloads.unhide(ids)
 	defer x.invalidate()
 	if err := x.bleveIndex.Index(id, data); err != nil {
 		return err
 	}
-	return x.payloads.delete([]string{id}, nil)
+	return x.payloads.delete(ids, nil)
 }
 
 func (x *Index) invalidate() {
@@ -264,6 +398,7 @@ func Open(path string) (*Index, error) {
 		b.Close()
 		return nil, fmt.Errorf("index: %s: %w (its mapping does not use the %s analyzer)", path, ErrNotSemrank, analyzers.Name)
 	}
+	closeMeta(im)
 	ps, err := openPayloads(path)
 	if err != nil {
 		b.Close()
@@ -343,7 +478,11 @@ func (x *Index) Add(ctx context.Context, docs []eval.Doc, encoders []PayloadEnco
 		// runBatch, not Batch: the payloads of the batch's documents are
 		// dropped here, in one call, for every name but those about to be
 		// written afresh, which would otherwise get a deletion record
-		// before each new payload.
+		// before each new payload. They are hidden from readers until
+		// then, so that none pairs the new text with an old payload.
+		hidden := slices.Clone(ids)
+		x.payloads.hide(hidden)
+		defer x.payloads.unhide(hidden)
 		if err := x.runBatch(batch); err != nil {
 			return fmt.Errorf("index: batch: %w", err)
 		}

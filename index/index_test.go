@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	bindex "github.com/blevesearch/bleve_index_api"
 
 	"github.com/semrank/semrank/eval"
@@ -812,6 +813,247 @@ func TestSearchTiesByIDBounded(t *testing.T) {
 		}
 		if first := got[0] == "d000" && got[9] == "d009"; first != tc.whole {
 			t.Errorf("limit %d: hits %v; lowest ids chosen = %v, want %v", tc.limit, got, first, tc.whole)
+		}
+	}
+}
+
+// TestMetaNeverIndexed: metadata given to a raw Bleve write as a map, not
+// as the JSON string FieldMeta holds, must not be indexed (searchable
+// through FieldAll, or under meta.category): not with the mapping of
+// NewMapping, nor in an index created with an older one, whose metadata
+// sub-document was dynamic, once Open has opened it. Metadata written as
+// semrank writes it is read back and not searchable either way.
+func TestMetaNeverIndexed(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		make func(t *testing.T, path string) *Index
+	}{
+		{"new mapping", func(t *testing.T, path string) *Index {
+			idx, err := Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return idx
+		}},
+		{"dynamic metadata mapping, reopened", func(t *testing.T, path string) *Index {
+			m := NewMapping()
+			m.DefaultMapping.Properties[FieldMeta].Dynamic = true // as AddFieldMappingsAt made it
+			b, err := bleve.NewUsing(path, m, scorch.Name, scorch.Name, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Close(); err != nil {
+				t.Fatal(err)
+			}
+			idx, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return idx
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			idx := tc.make(t, filepath.Join(t.TempDir(), "idx"))
+			defer idx.Close()
+			b := idx.NewBatch()
+			if err := b.Index("a", map[string]any{FieldTitle: "bank", FieldText: "good bank",
+				FieldMeta: map[string]any{"user_name": "zorblax", "category": "Money", "n": 7.0}}); err != nil {
+				t.Fatal(err)
+			}
+			if err := idx.Batch(b); err != nil {
+				t.Fatal(err)
+			}
+			if err := idx.Add(ctx, []eval.Doc{{ID: "s", Title: "bank", Text: "bank account",
+				Metadata: map[string]any{"user_name": "quuxbar", "category": "Money"}}}, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			for _, word := range []string{"zorblax", "quuxbar", "money"} {
+				q, err := TextQuery(word)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if hits, err := idx.TopN(ctx, q, 10); err != nil || len(hits) != 0 {
+					t.Errorf("metadata word %q found in %s: %+v, %v", word, FieldAll, hits, err)
+				}
+			}
+			mq := bleve.NewMatchQuery("Money")
+			mq.SetField(FieldMeta + ".category")
+			if res, err := idx.Search(bleve.NewSearchRequest(mq)); err != nil || res.Total != 0 {
+				t.Errorf("meta.category searchable: %v hits, %v", res.Total, err)
+			}
+			if fields, err := idx.Fields(); err != nil || slices.ContainsFunc(fields, func(f string) bool { return strings.HasPrefix(f, FieldMeta+".") }) {
+				t.Errorf("fields = %q, %v; want none under %s.", fields, err, FieldMeta)
+			}
+			if d, ok, err := idx.Doc("a"); err != nil || !ok || d.Metadata != nil {
+				t.Errorf("Doc(a) = %+v, %v, %v; want no metadata", d, ok, err)
+			}
+			if d, ok, err := idx.Doc("s"); err != nil || !ok || d.Metadata["user_name"] != "quuxbar" {
+				t.Errorf("Doc(s) = %+v, %v, %v; want its metadata", d, ok, err)
+			}
+		})
+	}
+}
+
+// TestIndexRefusesMetaNotJSONString: Index takes FieldMeta only as the
+// metadata's JSON object in a string, where Bleve's mapping would look
+// for it, and refuses anything else with an error naming the field,
+// writing nothing.
+func TestIndexRefusesMetaNotJSONString(t *testing.T) {
+	type withMeta struct {
+		Title string `json:"title"`
+		Meta  any    `json:"meta,omitempty"`
+	}
+	type otherTag struct {
+		Meta map[string]any `json:"metadata"`
+	}
+	obj := `{"category":"Money"}`
+	tests := []struct {
+		name     string
+		data     any
+		wantMeta bool // stored metadata read back
+		wantErr  bool
+	}{
+		{"JSON object string", map[string]any{FieldText: "bank", FieldMeta: obj}, true, false},
+		{"string map", map[string]string{FieldText: "bank", FieldMeta: obj}, true, false},
+		{"pointer to a map", &map[string]any{FieldText: "bank", FieldMeta: obj}, true, false},
+		{"struct", withMeta{Title: "bank", Meta: obj}, true, false},
+		{"no metadata", map[string]any{FieldText: "bank"}, false, false},
+		{"nil metadata", map[string]any{FieldText: "bank", FieldMeta: nil}, false, false},
+		{"struct, no metadata", withMeta{Title: "bank"}, false, false},
+		{"struct, other tag", otherTag{Meta: map[string]any{"category": "Money"}}, false, false},
+		{"map", map[string]any{FieldText: "bank", FieldMeta: map[string]any{"category": "Money"}}, false, true},
+		{"struct's map", withMeta{Title: "bank", Meta: map[string]any{"category": "Money"}}, false, true},
+		{"pointer to a metadata map", map[string]any{FieldText: "bank", FieldMeta: &map[string]any{"category": "Money"}}, false, true},
+		{"bytes", map[string]any{FieldText: "bank", FieldMeta: []byte(obj)}, false, true},
+		{"number", map[string]any{FieldText: "bank", FieldMeta: 7}, false, true},
+		{"plain string", map[string]any{FieldText: "bank", FieldMeta: "Money"}, false, true},
+		{"JSON array", map[string]any{FieldText: "bank", FieldMeta: `["Money"]`}, false, true},
+		{"JSON null", map[string]any{FieldText: "bank", FieldMeta: "null"}, false, true},
+		{"empty string", map[string]any{FieldText: "bank", FieldMeta: ""}, false, true},
+	}
+	idx, err := Create("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	for i, tc := range tests {
+		id := fmt.Sprint("doc", i)
+		err := idx.Index(id, tc.data)
+		if tc.wantErr {
+			if err == nil || !strings.Contains(err.Error(), `"meta" (index.FieldMeta)`) || !strings.Contains(err.Error(), "JSON object string") {
+				t.Errorf("%s: err = %v, want a refusal naming index.FieldMeta and its form", tc.name, err)
+			}
+		} else if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+		d, ok, err := idx.Doc(id)
+		if err != nil || ok == tc.wantErr {
+			t.Errorf("%s: indexed = %v, %v; want %v", tc.name, ok, err, !tc.wantErr)
+		}
+		if got := d.Metadata["category"] == "Money"; got != tc.wantMeta {
+			t.Errorf("%s: metadata %v, want it read back: %v", tc.name, d.Metadata, tc.wantMeta)
+		}
+	}
+}
+
+// hookedBleve is a Bleve index that calls written after each write it
+// runs, or fails every write with fail.
+type hookedBleve struct {
+	bleveIndex
+	written func()
+	fail    error
+}
+
+func (h *hookedBleve) Index(id string, data any) error {
+	if h.fail != nil {
+		return h.fail
+	}
+	if err := h.bleveIndex.Index(id, data); err != nil {
+		return err
+	}
+	h.written()
+	return nil
+}
+
+func (h *hookedBleve) Batch(b *bleve.Batch) error {
+	if h.fail != nil {
+		return h.fail
+	}
+	if err := h.bleveIndex.Batch(b); err != nil {
+		return err
+	}
+	h.written()
+	return nil
+}
+
+// TestWriteNeverPairsNewTextWithOldPayload: while a write replaces a
+// document, a reader that sees its new text in Bleve must not get the
+// payloads of its old text, through any write; and a write that fails
+// leaves the old payloads readable.
+func TestWriteNeverPairsNewTextWithOldPayload(t *testing.T) {
+	ctx := context.Background()
+	replaced := eval.Doc{ID: "d1", Title: "New", Text: "replaced"}
+	raw := map[string]any{FieldTitle: replaced.Title, FieldText: replaced.Text}
+	tests := []struct {
+		name  string
+		write func(*Index) error
+	}{
+		{"Index", func(x *Index) error { return x.Index("d1", raw) }},
+		{"Batch", func(x *Index) error {
+			b := x.NewBatch()
+			if err := b.Index("d1", raw); err != nil {
+				return err
+			}
+			return x.Batch(b)
+		}},
+		{"Add, same payload", func(x *Index) error {
+			return x.Add(ctx, []eval.Doc{replaced}, []PayloadEncoder{lenEncoder{"m1"}}, nil)
+		}},
+		{"Add, another payload", func(x *Index) error {
+			return x.Add(ctx, []eval.Doc{replaced}, []PayloadEncoder{TermsEncoder{}}, nil)
+		}},
+	}
+	for _, tc := range tests {
+		for _, fail := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/fail=%v", tc.name, fail), func(t *testing.T) {
+				idx, _ := build(t, lenEncoder{"m1"})
+				defer idx.Close()
+				old, _, _ := idx.Payload("len", "d1")
+				h := &hookedBleve{bleveIndex: idx.bleveIndex}
+				idx.bleveIndex = h
+				if fail {
+					h.fail = errors.New("write failed")
+				}
+				var checked bool
+				h.written = func() {
+					checked = true
+					d, _, err := idx.Doc("d1")
+					if err != nil || d.Text != replaced.Text {
+						t.Fatalf("Doc(d1) after the write to Bleve = %+v, %v", d, err)
+					}
+					if b, ok, _ := idx.Payload("len", "d1"); ok && string(b) != fmt.Sprint(len(replaced.Text)) {
+						t.Errorf("the new text is in Bleve, and payload len of d1 is %q, of the old text", b)
+					}
+				}
+				if err := tc.write(idx); (err != nil) != fail {
+					t.Fatalf("write: err = %v, want failure %v", err, fail)
+				}
+				if !checked && !fail {
+					t.Fatal("no write reached Bleve")
+				}
+				b, ok, _ := idx.Payload("len", "d1")
+				switch {
+				case fail && (!ok || string(b) != string(old)):
+					t.Errorf("after a failed write: payload len of d1 = %q, %v; want %q", b, ok, old)
+				case !fail && ok && string(b) != fmt.Sprint(len(replaced.Text)):
+					t.Errorf("after the write: payload len of d1 = %q, of the old text", b)
+				}
+				if b, ok, _ := idx.Payload("len", "d2"); !ok || string(b) != "45" {
+					t.Errorf("payload len of d2 = %q, %v; want 45", b, ok)
+				}
+			})
 		}
 	}
 }

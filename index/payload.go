@@ -61,6 +61,9 @@ type payloadStore struct {
 	data   map[string]map[string][]byte // name → doc id → payload
 	models map[string]string            // name → model id
 	logs   map[string]*os.File
+	// hidden counts, per document, the writes in flight that replace or
+	// delete it: get reports no payload for it meanwhile (see Index).
+	hidden map[string]int
 }
 
 func openPayloads(indexPath string) (*payloadStore, error) {
@@ -402,8 +405,46 @@ func (ps *payloadStore) holdsAny() bool {
 func (ps *payloadStore) get(name, id string) ([]byte, bool) {
 	ps.mu.RLock()
 	defer ps.mu.RUnlock()
+	if len(ps.hidden) > 0 && ps.hidden[id] > 0 {
+		return nil, false
+	}
 	b, ok := ps.data[name][id]
 	return b, ok
+}
+
+// hide makes get report no payload for ids until as many unhide calls: a
+// write about to replace or delete them calls it before the documents
+// change in Bleve, and unhide once their payloads are written or dropped,
+// or the write has failed.
+func (ps *payloadStore) hide(ids []string) {
+	if len(ids) == 0 {
+		return
+	}
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.hidden == nil {
+		ps.hidden = make(map[string]int, len(ids))
+	}
+	for _, id := range ids {
+		ps.hidden[id]++
+	}
+}
+
+// unhide undoes one hide of ids.
+func (ps *payloadStore) unhide(ids []string) {
+	if len(ids) == 0 {
+		return
+	}
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	for _, id := range ids {
+		if ps.hidden[id]--; ps.hidden[id] <= 0 {
+			delete(ps.hidden, id)
+		}
+	}
+	if len(ps.hidden) == 0 {
+		ps.hidden = nil // a large batch's map is not kept
+	}
 }
 
 func (ps *payloadStore) model(name string) string {
