@@ -27,13 +27,13 @@ type IndexRequest struct {
 
 // IndexResponse answers /api/index.
 type IndexResponse struct {
-	Added   int `json:"added"`
-	Deleted int `json:"deleted"`
+	Added   int `json:"added"`   // documents added or replaced: all of IndexRequest.Add
+	Deleted int `json:"deleted"` // documents deleted: those of IndexRequest.Delete the index held
 	// Missing lists ids asked to be deleted that the index did not hold.
 	Missing   []string      `json:"missing,omitempty"`
-	Payloads  []string      `json:"payloads"` // payload names computed for the added documents
-	Documents uint64        `json:"documents"`
-	Took      time.Duration `json:"took"`
+	Payloads  []string      `json:"payloads"`  // payload names computed for the added documents
+	Documents uint64        `json:"documents"` // in the index once the request is done
+	Took      time.Duration `json:"took"`      // nanoseconds
 }
 
 func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) error {

@@ -55,8 +55,8 @@ func badRequest(format string, args ...any) *apiError {
 
 // ErrorBody is the JSON body of every error answer.
 type ErrorBody struct {
-	Error  string `json:"error"`
-	Status int    `json:"status"`
+	Error  string `json:"error"`  // what went wrong, for a person to read
+	Status int    `json:"status"` // the HTTP status code, again
 }
 
 // statusWriter remembers the status code for metrics.
@@ -266,9 +266,9 @@ func (s *Server) checkAdmin(r *http.Request) error {
 
 // ReloadResponse answers /api/admin/reload.
 type ReloadResponse struct {
-	Generation int      `json:"generation"`
-	Stages     []string `json:"stages"`
-	Window     int      `json:"window"`
+	Generation int      `json:"generation"` // of the pipeline now in use (see Server.Reload)
+	Stages     []string `json:"stages"`     // its stage names, in order
+	Window     int      `json:"window"`     // its rerank window: first-stage hits reranked
 }
 
 func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) error {
@@ -303,13 +303,13 @@ func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) error {
 
 // Health answers /healthz.
 type Health struct {
-	Status     string    `json:"status"`
-	Documents  uint64    `json:"documents"`
-	Generation int       `json:"generation"`
-	Stages     []string  `json:"stages"`
-	Window     int       `json:"window"`
-	LoadedAt   time.Time `json:"loaded_at"`
-	Examples   []string  `json:"examples,omitempty"`
+	Status     string    `json:"status"`             // "ok"
+	Documents  uint64    `json:"documents"`          // in the index
+	Generation int       `json:"generation"`         // of the pipeline in use (see Server.Reload)
+	Stages     []string  `json:"stages"`             // its stage names, in order
+	Window     int       `json:"window"`             // its rerank window: first-stage hits reranked
+	LoadedAt   time.Time `json:"loaded_at"`          // when it was loaded
+	Examples   []string  `json:"examples,omitempty"` // Config.Examples
 }
 
 func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) error {

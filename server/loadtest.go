@@ -25,19 +25,21 @@ type LoadOptions struct {
 	Duration time.Duration // how long new requests are started
 	Queries  []string      // texts, cycled through
 	Size     int           // hits per search; 10 when zero
-	Rerank   bool
-	Window   int // rerank window; 0: the pipeline's
+	Rerank   bool          // rerank the hits (rerank.enabled), or search the first stage only
+	Window   int           // rerank window; 0: the pipeline's
 }
 
 // LoadResult summarises a load test.
 type LoadResult struct {
-	Requests   int
-	Errors     int
-	FirstError string
-	Elapsed    time.Duration
-	Throughput float64 // requests per second
-	P50, P90   time.Duration
-	P99, Max   time.Duration
+	Requests   int           // searches completed, errors included (not the first, unmeasured one)
+	Errors     int           // of Requests: answers other than a 200 with hits, and failed requests
+	FirstError string        // one client's first error; "" when none
+	Elapsed    time.Duration // from the first client's start until the last request in flight ended
+	Throughput float64       // Requests per second of Elapsed
+	// P50, P90, P99 and Max are latency percentiles over every request,
+	// errors included.
+	P50, P90 time.Duration
+	P99, Max time.Duration
 }
 
 // CheckLoopback returns an error unless rawURL is an http URL whose host is

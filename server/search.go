@@ -50,10 +50,14 @@ type SearchResponse struct {
 	Hits      []Hit         `json:"hits"`
 	TotalHits uint64        `json:"total_hits"`
 	MaxScore  float64       `json:"max_score"`
-	Took      time.Duration `json:"took"` // nanoseconds, as Bleve's
-	Reranked  bool          `json:"reranked"`
-	Window    int           `json:"window,omitempty"`
-	Stages    []string      `json:"stages,omitempty"`
+	Took      time.Duration `json:"took"` // nanoseconds, as Bleve's; the whole request's work
+	// Reranked reports whether the hits went through the pipeline: true
+	// unless the request set rerank.enabled to false. Window and Stages are
+	// then its window (first-stage hits reranked) and its stage names, in
+	// order.
+	Reranked bool     `json:"reranked"`
+	Window   int      `json:"window,omitempty"`
+	Stages   []string `json:"stages,omitempty"`
 	// Generation is the pipeline generation that answered (see Reload).
 	Generation int `json:"generation"`
 	// FirstStage is the first-stage list of the same page, when

@@ -17,8 +17,11 @@ import (
 // running after grace are cancelled and their connections closed, so that
 // none outlives Serve by more than the time its work takes to notice.
 //
-// Without an admin token, a listener that other machines can reach (not
-// loopbackOnly) is logged as a warning: anybody there can write.
+// Without an admin token, a listener that other machines can reach is
+// logged as a warning: anybody there can write. Only a listener on a
+// loopback IP (127.0.0.1, ::1; "localhost:0" resolves to one) or a Unix
+// socket is taken as unreachable; one on every interface (":8095",
+// "0.0.0.0:8095") is not.
 func (s *Server) Serve(ctx context.Context, l net.Listener, grace time.Duration) error {
 	if s.token == "" && !loopbackOnly(l.Addr()) {
 		s.log.Warn("no admin token, and the address is not loopback-only: POST /api/index and /api/admin/reload are open to anyone who can reach it, to change the index or reload the pipeline; set a token (the environment variable SEMRANK_ADMIN_TOKEN or semrank serve --admin-token; Config.AdminToken), or listen on a loopback address such as 127.0.0.1:8095",

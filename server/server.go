@@ -24,14 +24,15 @@
 // to the end, so in-flight searches finish on the old models. Nothing in a
 // request names a file on the server; the pipeline file is fixed at start.
 //
-// Choices the issue leaves open: a plain-string "query" is natural-language
-// text searched with semrank's BM25 text query (what the pipeline's stages
-// were trained behind), while a query object is any Bleve query (including
-// Bleve's query-string syntax, {"query": "+title:visa"}); the stages see the
-// query's words either way. Searches go through rerank.Wrap, so the API
-// reranks exactly as library users do; a pipeline's first_stage.query_boost
-// is not applied by the server, because Wrap takes the stages' query text
-// from the Bleve query and a boosted query holds stemmed terms.
+// Queries come in two forms. A plain-string "query" is natural-language
+// text, searched with semrank's BM25 text query (the first stage the
+// pipeline's stages were trained behind); a query object is any Bleve query
+// (including Bleve's query-string syntax, {"query": "+title:visa"}). The
+// stages see the query's words either way. Searches go through
+// rerank.Wrap, so the API reranks exactly as library users do. A
+// pipeline's first_stage.query_boost is not applied by the server: Wrap
+// takes the stages' query text from the Bleve query, and a boosted query
+// holds stemmed terms.
 package server
 
 import (
@@ -134,11 +135,16 @@ func (l Limits) withDefaults() Limits {
 
 // Config configures a Server.
 type Config struct {
+	// Index is the index served: searched, and written by /api/index. The
+	// server does not close it; its caller does, once Serve has returned.
 	Index *index.Index
 	// PipelinePath is the pipeline file, built at New and again on every
 	// Reload.
 	PipelinePath string
-	Limits       Limits
+	// Limits bound each request. Its zero fields take DefaultLimits'
+	// values (the zero Limits is DefaultLimits); negative ones make New
+	// fail. Server.Limits returns the limits in force.
+	Limits Limits
 	// AdminToken, when set, must be sent as "Authorization: Bearer TOKEN"
 	// to the endpoints that change what the server answers:
 	// /api/admin/reload and /api/index. Searches and reads stay open.
@@ -241,7 +247,11 @@ func (s *Server) Generation() int { return s.current.Load().generation }
 
 // Reload builds the pipeline file again (picking up retrained models) and
 // swaps it in. On error the running pipeline stays. It returns the new
-// generation. /api/index batches wait while it runs (see writeMu).
+// generation. Reloads and /api/index requests run one at a time: a reload
+// waits for the request being indexed, and later requests wait for the
+// reload, so each request's payloads are all computed by one pipeline's
+// models and a new pipeline's stages see every document it indexed or
+// none.
 func (s *Server) Reload(ctx context.Context) (int, error) {
 	cur, err := s.reload(ctx)
 	if err != nil {
