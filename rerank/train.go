@@ -2,6 +2,7 @@ package rerank
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -11,19 +12,43 @@ import (
 	"github.com/semrank/semrank/index"
 )
 
-// TrainInput is what a stage trainer learns from.
+// TrainInput is what a stage trainer learns from. TrainStage refuses an
+// input with neither Train nor Text, and one without Dir.
 type TrainInput struct {
-	Train *eval.Dataset // judged queries with their candidates
-	Dev   *eval.Dataset // optional judged queries for early stopping; never those scored later
+	// Train holds the judged queries supervised trainers learn from: a
+	// corpus, queries, judgments (Qrels) and candidate lists (Candidates).
+	// What a trainer needs of it depends on the stage type: tweak and the
+	// matching stages (deepmatch, bilinear, siamese) need judgments and
+	// candidate lists; quality, lsa, s2net and dse need judgments, and
+	// take each query's judged documents as its list when there are no
+	// candidate lists. A trainer refuses a Train lacking what it needs
+	// with an error. Only the unsupervised trainers (wmd, ssg) train
+	// without it, on Text; for every other trainer a nil Train is
+	// ErrNoTrainingData.
+	Train *eval.Dataset
+	// Dev holds optional judged queries for early stopping (s2net, dse and
+	// the matching stages); never queries scored later. It may be nil.
+	Dev *eval.Dataset
 	// Index holds the corpus the stage will rerank (for term statistics);
 	// it may be nil.
 	Index *index.Index
 	// Text is unlabeled text from the same domain (for word vectors, topic
 	// models, unsupervised pretraining); it may be empty.
 	Text []string
-	Dir  string // directory to write model files into
+	// Dir is the directory trainers write model files into, created when
+	// missing; the trained spec's Model (and file options such as ssg's
+	// topics) name files inside it. It must be set: TrainStage refuses an
+	// empty Dir rather than write into the working directory (give "."
+	// for that).
+	Dir string
+	// Seed seeds the trainers' random choices.
 	Seed uint64
 }
+
+// ErrNoTrainingData is the error (wrapped) of training without data:
+// TrainInput.Train is nil, and Text is empty or the trainer learns from
+// judged queries, which Text cannot stand in for.
+var ErrNoTrainingData = errors.New("no training data: TrainInput.Train is nil")
 
 // Trainer trains the model of one stage type and returns the spec that
 // uses it (Model set to a path inside in.Dir).
@@ -70,7 +95,10 @@ func Trainable(typ string) bool {
 }
 
 // TrainStage trains spec's model when its type is trainable and returns the
-// resulting spec; other specs come back unchanged.
+// resulting spec; other specs come back unchanged. For a trainable type it
+// refuses an input with neither Train nor Text (ErrNoTrainingData) and one
+// with an empty Dir; the trainer refuses a Train lacking what it needs
+// (see TrainInput).
 //
 // Options the trainer does not read are left to the stage: building the
 // trained spec (as a recipe does right after training) rejects those the
@@ -83,6 +111,12 @@ func TrainStage(ctx context.Context, spec StageSpec, in TrainInput) (StageSpec, 
 	trainersMu.RUnlock()
 	if !ok {
 		return spec, nil
+	}
+	if in.Train == nil && len(in.Text) == 0 {
+		return spec, fmt.Errorf("rerank: training %s: %w", spec.Type, ErrNoTrainingData)
+	}
+	if in.Dir == "" {
+		return spec, fmt.Errorf("rerank: training %s: TrainInput.Dir is empty; give the directory to write model files into (\".\" for the working directory)", spec.Type)
 	}
 	tracked, read := spec.track()
 	out, err := t.train(ctx, tracked, in)

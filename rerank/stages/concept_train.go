@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/semrank/semrank/models/concept"
@@ -24,6 +25,9 @@ func init() {
 // stopping, when given.
 func conceptData(in rerank.TrainInput) (concept.Data, []concept.Judged, error) {
 	var d concept.Data
+	if err := needJudged(in); err != nil {
+		return d, nil, err
+	}
 	lists, err := concept.JudgedLists(in.Train)
 	if err != nil {
 		return d, nil, err
@@ -77,8 +81,22 @@ func positiveInts(spec rerank.StageSpec, opts ...intOption) error {
 	return nil
 }
 
-// saveModel writes a trained model into in.Dir and points spec at it.
+// needJudged refuses an input without judged queries to learn from:
+// rerank.TrainStage lets a nil in.Train through when in.Text is given,
+// which only the unsupervised trainers can learn from.
+func needJudged(in rerank.TrainInput) error {
+	if in.Train == nil {
+		return fmt.Errorf("%w (this stage learns from judged queries; TrainInput.Text is not enough)", rerank.ErrNoTrainingData)
+	}
+	return nil
+}
+
+// saveModel writes a trained model into in.Dir, creating it when missing,
+// and points spec at it.
 func saveModel(spec rerank.StageSpec, in rerank.TrainInput, method string, save func(string) error) (rerank.StageSpec, error) {
+	if err := os.MkdirAll(in.Dir, 0o755); err != nil {
+		return spec, err
+	}
 	path := filepath.Join(in.Dir, spec.DisplayName(method)+".model")
 	if err := save(path); err != nil {
 		return spec, err

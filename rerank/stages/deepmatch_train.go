@@ -103,8 +103,8 @@ func fitDeepMatch(ctx context.Context, method string, spec rerank.StageSpec, in 
 	if err != nil {
 		return spec, err
 	}
-	if in.Train == nil {
-		return spec, fmt.Errorf("%s: no training data", method)
+	if err := needJudged(in); err != nil {
+		return spec, err
 	}
 	train, err := deepmatch.FromDataset(in.Train)
 	if err != nil {

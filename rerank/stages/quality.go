@@ -238,6 +238,9 @@ func fitQuality(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput
 	if err := checkQualityContext(cfg.Context); err != nil {
 		return spec, err
 	}
+	if err := needJudged(in); err != nil {
+		return spec, err
+	}
 	lists, err := concept.JudgedLists(in.Train)
 	if err != nil {
 		return spec, err

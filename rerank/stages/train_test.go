@@ -2,11 +2,13 @@ package stages
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/models/tweak"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -80,4 +82,88 @@ func TestSupervisedTrainers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// errAny stands for any error in TestTrainersRefuseIncompleteInput.
+var errAny = errors.New("any error")
+
+// TestTrainersRefuseIncompleteInput trains every registered trainer on
+// inputs missing a part (the whole training set, its judgments, its
+// candidate lists, its queries): each must return an error or a model,
+// never panic. A training set without candidate lists is what a user has
+// before writing candidates.trec; TWEAK, which needs them, says how.
+func TestTrainersRefuseIncompleteInput(t *testing.T) {
+	ds, err := eval.LoadDataset("../../testdata/concepts/semeval-b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	without := func(drop func(*eval.Dataset)) *eval.Dataset {
+		c := *ds
+		drop(&c)
+		return &c
+	}
+	noQrels := without(func(d *eval.Dataset) { d.Qrels = nil })
+	noCands := without(func(d *eval.Dataset) { d.Candidates = nil })
+	noQueries := without(func(d *eval.Dataset) { d.Queries = nil })
+	// Options keep the trainers that succeed fast.
+	options := map[string]map[string]any{
+		"lsa": {"dim": 5}, "s2net": {"dim": 5, "iter": 2}, "dse": {"c": 5, "d": 60, "epochs": 1},
+		"deepmatch": smallDeepMatch(nil), "bilinear": {"epochs": 1}, "siamese": {"epochs": 1},
+		"wmd": small(nil), "ssg": smallSSG(nil),
+	}
+	unsupervised := map[string]bool{"wmd": true, "ssg": true}
+	for _, tc := range []struct {
+		name  string
+		train *eval.Dataset
+		text  []string
+		// want is what supervised and unsupervised trainers return: nil
+		// for a model, errAny for any error, else an error errors.Is
+		// finds; byType overrides it for some types.
+		supervised, unsupervised error
+		byType                   map[string]error
+	}{
+		{"nil Train", nil, nil, rerank.ErrNoTrainingData, rerank.ErrNoTrainingData, nil},
+		{"nil Train, Text given", nil, unsupText(t), rerank.ErrNoTrainingData, nil, nil},
+		{"Train without judgments", noQrels, nil, errAny, nil, nil},
+		{"Train without candidate lists", noCands, nil, nil, nil,
+			map[string]error{"tweak": tweak.ErrNoCandidates, "deepmatch": errAny, "bilinear": errAny, "siamese": errAny}},
+		{"Train without queries", noQueries, nil, errAny, nil, nil},
+	} {
+		for _, typ := range rerank.StageTypes() {
+			if !rerank.Trainable(typ) {
+				continue
+			}
+			t.Run(tc.name+"/"+typ, func(t *testing.T) {
+				want, ok := tc.byType[typ]
+				switch {
+				case ok:
+				case unsupervised[typ]:
+					want = tc.unsupervised
+				default:
+					want = tc.supervised
+				}
+				spec, err := trainNoPanic(t, rerank.StageSpec{Type: typ, Options: options[typ]},
+					rerank.TrainInput{Train: tc.train, Text: tc.text, Dir: t.TempDir(), Seed: 1})
+				switch {
+				case want == nil && err != nil:
+					t.Fatalf("err = %v, want a model", err)
+				case want == nil && spec.Model == "":
+					t.Fatal("no error, and no model")
+				case want == errAny && err == nil, want != nil && want != errAny && !errors.Is(err, want):
+					t.Fatalf("err = %v, want %v", err, want)
+				}
+			})
+		}
+	}
+}
+
+// trainNoPanic is rerank.TrainStage, failing t when it panics.
+func trainNoPanic(t *testing.T, spec rerank.StageSpec, in rerank.TrainInput) (out rerank.StageSpec, err error) {
+	t.Helper()
+	defer func() {
+		if r := recover(); r != nil {
+			t.Fatalf("panic: %v", r)
+		}
+	}()
+	return rerank.TrainStage(context.Background(), spec, in)
 }

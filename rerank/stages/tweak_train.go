@@ -34,6 +34,13 @@ func fitTWEAK(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) 
 	if err != nil {
 		return spec, err
 	}
+	if err := needJudged(in); err != nil {
+		return spec, err
+	}
+	if in.Train.Candidates == nil {
+		// A judged dataset without candidates.trec: say how to write one.
+		return spec, tweak.ErrNoCandidates
+	}
 	texts := make([]string, len(in.Train.Corpus))
 	for i, d := range in.Train.Corpus {
 		texts[i] = d.FullText()
@@ -58,8 +65,14 @@ func fitTWEAK(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) 
 }
 
 // judgedIDs returns the ids of ds's judged queries that have candidates.
+// The list is never nil, which tweak.NewSet would take for every judged
+// query in ds's candidate lists, known to ds.Queries or not: with none,
+// NewSet reports that no judged query has candidates.
 func judgedIDs(ds *eval.Dataset) []string {
-	var out []string
+	out := []string{}
+	if ds.Candidates == nil {
+		return out
+	}
 	for _, q := range ds.Queries {
 		if _, ok := ds.Qrels[q.ID]; ok && len(ds.Candidates.Ranking(q.ID)) > 0 {
 			out = append(out, q.ID)

@@ -275,7 +275,7 @@ func TestUnsupervisedTrainersRejectBadOptions(t *testing.T) {
 		{rerank.StageSpec{Type: "ssg", Options: smallSSG(map[string]any{"topics_gamma": 0.5})}, text, "topics_gamma"},
 		{rerank.StageSpec{Type: "ssg", Options: smallSSG(map[string]any{"topics": 3})}, text, "option topics"},
 		{rerank.StageSpec{Type: "ssg", Model: "v.embed", Options: map[string]any{"topics": "t.topics", "topics_k": 5}}, text, "names t.topics"},
-		{rerank.StageSpec{Type: "wmd"}, nil, "no text to train on"},
+		{rerank.StageSpec{Type: "wmd"}, nil, "no training data"},
 		{rerank.StageSpec{Type: "wmd", Options: map[string]any{"embed_min_count": 1000}}, text, "vocabulary"},
 	} {
 		_, err := rerank.TrainStage(context.Background(), tc.spec, rerank.TrainInput{Text: tc.text, Dir: t.TempDir()})
