@@ -38,6 +38,10 @@ import (
 // (a model for rrf, weights for lambdamart, both for linear) and fusion
 // weights that are not finite. Values naming data are not checked: a
 // meta stage's field, a metadata key, may be absent from every document.
+//
+// Without a fusion section, or with method linear and neither model nor
+// weights, the fusion is linear with weight 1 on every stage and on
+// first_rank (see FusionSpec).
 type Config struct {
 	Window     int         `yaml:"window,omitempty" json:"window,omitempty"`
 	FirstStage FirstStage  `yaml:"first_stage,omitempty" json:"first_stage,omitempty"`
@@ -54,6 +58,14 @@ type FirstStage struct {
 }
 
 // FusionSpec configures the fusion of stage scores.
+//
+// Method linear, the default, is a Linear fusion: a weighted sum of the
+// features of Features, each z-normalised per query. Its weights come from
+// Model (a file semrank train fusion writes) or Weights; with neither, every
+// stage and the first-stage rank feature (FeatureFirstRank, first_rank)
+// weigh 1 and the first-stage score (first_score) 0. Method lambdamart needs
+// a Model; rrf is reciprocal rank fusion with constant K (default 60),
+// Weights optional; none keeps the first-stage order.
 type FusionSpec struct {
 	Method  string             `yaml:"method,omitempty" json:"method,omitempty"` // linear (default), lambdamart, rrf, none
 	Model   string             `yaml:"model,omitempty" json:"model,omitempty"`

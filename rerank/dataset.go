@@ -66,10 +66,7 @@ func Open(ctx context.Context, pipelinePath, indexPath string, ds *eval.Dataset,
 	}
 	p, cfg, err = load(EnvFor(idx))
 	if err == nil {
-		encs := []index.PayloadEncoder{index.TermsEncoder{}}
-		for _, e := range p.Encoders() {
-			encs = append(encs, e)
-		}
+		encs := append([]index.PayloadEncoder{index.TermsEncoder{}}, p.Encoders()...)
 		err = idx.Add(ctx, ds.Corpus, encs, progress)
 	}
 	if err == nil {

@@ -3,9 +3,23 @@
 // score, and hands back ordinary Bleve results.
 //
 // A Stage gives one score per candidate. A Pipeline runs its stages over a
-// window of candidates and combines their scores with a Fusion. Wrap puts a
-// Pipeline behind any bleve.Index, so code that already calls idx.Search
-// gets reranked hits without other changes.
+// window of candidates and combines their scores with a Fusion (a
+// pipeline file that names none gets a linear fusion weighing every stage
+// and the first-stage rank equally; see FusionSpec). Wrap puts a Pipeline
+// behind a bleve.Index, so code that already calls idx.Search gets
+// reranked hits without other changes.
+//
+// What a pipeline asks of the index depends on its stages, which are built
+// with an Env. A pipeline of stages that need neither collection
+// statistics nor payloads (overlap, length, meta, surface, thread, and the
+// text-only models wmd, ssg, deepmatch, bilinear, siamese) works over any
+// bleve.Index (Env{Index: idx}). The lexical stages tfidf and bm25 need
+// collection statistics, Env.Stats, which only a semrank index has
+// (index.Open or index.Create, then EnvFor); without them they refuse to
+// build. The learned stages tweak, lsa, s2net, dse and quality read the
+// per-document payloads a semrank index stores at index time (Env.Payloads,
+// Pipeline.Encoders); without them they compute the same values from each
+// candidate's text at every query, which is several times slower.
 //
 // Stages for the models in semrank's models/ packages live in package
 // rerank/stages, which registers them by type name so a pipeline file can
@@ -23,7 +37,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/index"
 )
 
 // Query is what a stage knows about the query.
@@ -229,13 +243,10 @@ func NewStage(spec StageSpec, env Env) (Stage, error) {
 	return st, nil
 }
 
-// PayloadEncoder is index.PayloadEncoder, repeated here so stages need not
-// import package index.
-type PayloadEncoder interface {
-	PayloadName() string
-	ModelID() string
-	EncodePayload(doc eval.Doc) ([]byte, error)
-}
+// PayloadEncoder is index.PayloadEncoder under rerank's name, so that
+// stages need not import package index: the encoders of
+// Pipeline.Encoders go to index.Index.Add as they are.
+type PayloadEncoder = index.PayloadEncoder
 
 // PayloadStage is implemented by stages that read per-document payloads
 // computed at index time; PayloadEncoder computes them (nil when the

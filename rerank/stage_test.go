@@ -2,10 +2,13 @@ package rerank
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/semrank/semrank/eval"
 )
 
 func TestStageSpecRelativeTo(t *testing.T) {
@@ -181,7 +184,7 @@ func TestTrainStageOptions(t *testing.T) {
 		{"undeclared option read", StageSpec{Type: "test_undeclared"}, "undeclared options [u]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := TrainStage(context.Background(), tc.spec, TrainInput{})
+			out, err := TrainStage(context.Background(), tc.spec, TrainInput{Train: &eval.Dataset{}, Dir: t.TempDir()})
 			if !errMatches(t, err, tc.wantErr) {
 				return
 			}
@@ -190,6 +193,33 @@ func TestTrainStageOptions(t *testing.T) {
 			}
 			if _, err := NewStage(out, Env{}); err != nil {
 				t.Fatalf("trained spec does not build: %v", err)
+			}
+		})
+	}
+}
+
+// TestTrainStageRefusesMissingInput: a trainable type is not trained
+// without data to learn from or a directory to write into; a type without
+// a trainer needs neither.
+func TestTrainStageRefusesMissingInput(t *testing.T) {
+	ds := &eval.Dataset{}
+	for _, tc := range []struct {
+		name    string
+		typ     string
+		in      TrainInput
+		wantErr string // substring; "" for success
+		is      error  // when set, errors.Is(err, is) must hold
+	}{
+		{"nil Train", "test_opts", TrainInput{Dir: "models"}, "TrainInput.Train is nil", ErrNoTrainingData},
+		{"Text without Train", "test_opts", TrainInput{Text: []string{"some text"}, Dir: "models"}, "", nil},
+		{"empty Dir", "test_opts", TrainInput{Train: ds}, "TrainInput.Dir is empty", nil},
+		{"untrainable type", "test_const", TrainInput{}, "", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := TrainStage(context.Background(), StageSpec{Type: tc.typ}, tc.in)
+			errMatches(t, err, tc.wantErr)
+			if tc.is != nil && !errors.Is(err, tc.is) {
+				t.Fatalf("err = %v, want one wrapping %v", err, tc.is)
 			}
 		})
 	}

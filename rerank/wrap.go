@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
@@ -44,8 +45,26 @@ type Index struct {
 // hits come back with the request's Fields only.
 // Requests sorted by anything but score, SearchAfter
 // and SearchBefore pages, and the pre-search phase of an IndexAlias pass
-// through untouched, as do all searches when p is nil. The wrapped index
-// can be a child of bleve.NewIndexAlias.
+// through untouched, as do all searches when p is nil. A reranked
+// result's Took covers the whole search: the first stage, fetching the
+// stored fields, and reranking.
+//
+// idx may be any bleve.Index when p's stages need no collection
+// statistics or payloads (p built with Env{Index: idx}); pipelines with
+// the lexical stages tfidf and bm25 need a semrank index (an *index.Index,
+// p built with EnvFor), and the learned stages run much faster over one,
+// reading the payloads it stored at index time (see the package
+// documentation).
+//
+// The wrapped index can be a child of bleve.NewIndexAlias, but each child
+// then reranks its own window and fuses its own scores: the linear and
+// lambdamart fusions weigh features z-normalised per query within that
+// child's window (rrf: reciprocal ranks within it), so a child's scores
+// rank its hits against each other, not against another child's. The
+// alias merges the children's hits by these scores: each child's own
+// order is kept, but how the children's lists interleave is no ranking
+// across them. To rerank the merged first-stage list as one, wrap the
+// alias instead, with stages that need no semrank index.
 func Wrap(idx bleve.Index, p *Pipeline) *Index {
 	return &Index{base: idx, pipeline: p, TitleField: index.FieldTitle, TextField: index.FieldText}
 }
@@ -86,6 +105,7 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 		len(req.SearchAfter) > 0 || len(req.SearchBefore) > 0 || ctx.Value(noRerankKey{}) != nil {
 		return x.base.SearchInContext(ctx, req)
 	}
+	start := time.Now()
 	if req.From < 0 || req.Size < 0 {
 		return nil, fmt.Errorf("rerank: negative from (%d) or size (%d)", req.From, req.Size)
 	}
@@ -128,7 +148,7 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 	for i, s := range scored {
 		h := res.Hits[s.Rank-1] // by position: an alias may return one id twice
 		if req.Explain {
-			h.Expl = x.explain(s, h.Expl)
+			h.Expl = x.explain(s, i, h.Expl)
 		}
 		h.Score = s.Score
 		h.HitNumber = uint64(i)
@@ -142,19 +162,32 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 	lo, hi := min(req.From, len(hits)), min(end, len(hits))
 	res.Hits = hits[lo:hi]
 	res.Request = req
+	// Bleve's Took timed the first stage only.
+	res.Took = time.Since(start)
 	return res, nil
 }
 
-func (x *Index) explain(s Scored, firstStage *search.Explanation) *search.Explanation {
-	e := &search.Explanation{Value: s.Score, Message: fmt.Sprintf("semrank rerank of first-stage rank %d", s.Rank)}
+// explain explains s, the hit at position i of the reranked list, around
+// its first-stage explanation.
+func (x *Index) explain(s Scored, i int, firstStage *search.Explanation) *search.Explanation {
+	first := &search.Explanation{Value: s.Candidate.Score, Message: "first stage"}
 	if firstStage != nil {
-		e.Children = append(e.Children, &search.Explanation{Value: s.Candidate.Score, Message: "first stage", Children: []*search.Explanation{firstStage}})
-	} else {
-		e.Children = append(e.Children, &search.Explanation{Value: s.Candidate.Score, Message: "first stage"})
+		first.Children = []*search.Explanation{firstStage}
 	}
-	for i, st := range x.pipeline.Stages {
-		if i < len(s.StageScores) {
-			e.Children = append(e.Children, &search.Explanation{Value: s.StageScores[i], Message: "stage " + st.Name()})
+	if w := x.pipeline.WindowSize(); i >= w {
+		// Pipeline.Rerank leaves hits past the window in first-stage
+		// order and only moves their scores below the window's.
+		return &search.Explanation{
+			Value: s.Score,
+			Message: fmt.Sprintf("semrank: first-stage result at rank %d, below the rerank window of %d, not reranked; "+
+				"score = previous hit's score − 1e-6·max(1, |previous hit's score|), which keeps first-stage order after every reranked hit", s.Rank, w),
+			Children: []*search.Explanation{first},
+		}
+	}
+	e := &search.Explanation{Value: s.Score, Message: fmt.Sprintf("semrank rerank of first-stage rank %d", s.Rank), Children: []*search.Explanation{first}}
+	for j, st := range x.pipeline.Stages {
+		if j < len(s.StageScores) {
+			e.Children = append(e.Children, &search.Explanation{Value: s.StageScores[j], Message: "stage " + st.Name()})
 		}
 	}
 	return e

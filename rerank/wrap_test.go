@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
@@ -180,6 +181,75 @@ func TestWrapFieldsAndExplain(t *testing.T) {
 	}
 }
 
+// TestWrapExplainsPastTheWindow: hits past the rerank window were not
+// reranked, and their explanation says so; hits inside it explain the
+// rerank, one child per stage after the first stage.
+func TestWrapExplainsPastTheWindow(t *testing.T) {
+	idx := newIndex(t, docs("d", 30))
+	p := shortFirst()
+	p.Window = 20
+	w := rerank.Wrap(idx, p)
+	for _, tc := range []struct {
+		name         string
+		from, size   int
+		wantMessage  string
+		wantChildren []string
+	}{
+		{"inside the window", 0, 5, "semrank rerank of first-stage rank", []string{"first stage", "stage short"}},
+		{"past the window", 25, 5, "below the rerank window of 20, not reranked", []string{"first stage"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := w.Search(bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), tc.size, tc.from, true))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Hits) != tc.size {
+				t.Fatalf("got %d hits, want %d", len(res.Hits), tc.size)
+			}
+			for _, h := range res.Hits {
+				e := h.Expl
+				if e == nil || !strings.Contains(e.Message, tc.wantMessage) || e.Value != h.Score {
+					t.Fatalf("hit %s explanation %+v, want value %v and a message containing %q", h.ID, e, h.Score, tc.wantMessage)
+				}
+				var children []string
+				for _, c := range e.Children {
+					children = append(children, c.Message)
+				}
+				if fmt.Sprint(children) != fmt.Sprint(tc.wantChildren) {
+					t.Fatalf("hit %s explanation children %q, want %q", h.ID, children, tc.wantChildren)
+				}
+				if len(e.Children[0].Children) != 1 {
+					t.Errorf("hit %s: first stage explained by %d children, want Bleve's explanation", h.ID, len(e.Children[0].Children))
+				}
+			}
+		})
+	}
+}
+
+// sleepStage scores every candidate 0 after sleeping.
+type sleepStage struct{ d time.Duration }
+
+func (sleepStage) Name() string { return "sleep" }
+func (s sleepStage) Score(_ context.Context, _ rerank.Query, cs []rerank.Candidate) ([]float64, error) {
+	time.Sleep(s.d)
+	return make([]float64, len(cs)), nil
+}
+
+// TestWrapTookCoversReranking: Took is the whole search's time, not only
+// the first stage's.
+func TestWrapTookCoversReranking(t *testing.T) {
+	const sleep = 50 * time.Millisecond
+	idx := newIndex(t, docs("d", 10))
+	w := rerank.Wrap(idx, &rerank.Pipeline{Stages: []rerank.Stage{sleepStage{sleep}}})
+	res, err := w.Search(bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), 10, 0, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Took < sleep {
+		t.Errorf("Took = %v, want at least the stage's %v", res.Took, sleep)
+	}
+}
+
 func TestWrapPassesThroughNonScoreSorts(t *testing.T) {
 	idx := newIndex(t, docs("d", 10))
 	w := rerank.Wrap(idx, shortFirst())
@@ -249,6 +319,44 @@ func TestAliasOverWrappedShards(t *testing.T) {
 	top := res.Hits[0].ID
 	if top != "a00" && top != "b00" {
 		t.Errorf("top merged hit = %s, want a00 or b00 (the shortest)", top)
+	}
+}
+
+// idStage reads the payload idEncoder writes, the document's id.
+type idStage struct{ constScores }
+
+func (idStage) PayloadEncoder() rerank.PayloadEncoder { return idEncoder{} }
+
+type constScores struct{}
+
+func (constScores) Name() string { return "const" }
+func (constScores) Score(_ context.Context, _ rerank.Query, cs []rerank.Candidate) ([]float64, error) {
+	return make([]float64, len(cs)), nil
+}
+
+type idEncoder struct{}
+
+func (idEncoder) PayloadName() string                      { return "doc_id" }
+func (idEncoder) ModelID() string                          { return "doc_id/1" }
+func (idEncoder) EncodePayload(d eval.Doc) ([]byte, error) { return []byte(d.ID), nil }
+
+// TestPipelineEncodersIndex: a pipeline's payload encoders are index
+// encoders, so they go to index.Index.Add as they are.
+func TestPipelineEncodersIndex(t *testing.T) {
+	p := &rerank.Pipeline{Stages: []rerank.Stage{idStage{}, constScores{}}}
+	idx, err := index.Create(t.TempDir() + "/idx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	if err := idx.Add(context.Background(), docs("d", 3), p.Encoders(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := idx.PayloadModel("doc_id"); got != "doc_id/1" {
+		t.Errorf("payload doc_id from model %q, want doc_id/1", got)
+	}
+	if b, ok, err := idx.Payload("doc_id", "d01"); err != nil || !ok || string(b) != "d01" {
+		t.Errorf("payload of d01 = %q, %v, %v; want d01", b, ok, err)
 	}
 }
 

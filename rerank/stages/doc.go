@@ -6,7 +6,9 @@
 //
 //	import _ "github.com/semrank/semrank/rerank/stages"
 //
+// rerank.TrainInput says what each trainer needs to learn from.
+package stages
+
 // Each stage type lives in its own file, except that deepmatch.go holds
 // DeepMatch and its bilinear and Siamese baselines, which share one model
 // format. Trainers live in the *_train.go files, quality's beside its stage.
-package stages

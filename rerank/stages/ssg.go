@@ -74,12 +74,16 @@ func init() {
 // propagation on the query-induced WMD graph over the candidate list
 // (Srivastava & Datt, 2017). Options: topics (required), k, hops, seeds,
 // dropout (0: SSG-WD; > 0: SSG-D), max_dist, mu_pp, mu_np, tol, max_iter,
-// damping,
-// and collection: a BEIR directory whose queries and documents the graphs
-// may draw neighbours from besides the candidates (the paper's setting).
-// A query with no word that has a vector leaves all candidates tied at 0.
-// Recipes train the word vectors and the topic model from unlabeled
-// in-domain text when the spec names none (unsup_train.go: fitUnsup).
+// damping, and collection: a BEIR directory whose queries and documents
+// the graphs may draw neighbours from besides the candidates (the paper's
+// setting). A query with no word that has a vector leaves all candidates
+// tied at 0. When the spec names no word vectors (model) or no topic
+// model (option topics), rerank.TrainStage trains them from unlabeled
+// in-domain text, as for WMD (whose training options it shares), the
+// topic model with options topics_k (default 50) and topics_gamma
+// (default 1.1), as semrank train topics; both are written into
+// TrainInput.Dir and shared by stages trained on the same text with the
+// same settings.
 type SSG struct {
 	Model *ssg.Model
 }

@@ -10,12 +10,7 @@ import (
 	"github.com/semrank/semrank/rerank"
 )
 
-// Surface features read the candidate's raw text, before analysis:
-//
-//	questions  number of question marks (an answer that asks back is rarely good)
-//	urls       number of links (answers often point to a source)
-//	digits     log(1 + number of digits) (prices, phone numbers, dates)
-//	chars      log(1 + length in characters)
+// surfaceFeatures computes the features Surface documents, by name.
 var surfaceFeatures = map[string]func(string) float64{
 	"questions": func(s string) float64 { return float64(strings.Count(s, "?")) },
 	"urls":      func(s string) float64 { return float64(len(urlRE.FindAllStringIndex(s, -1))) },
@@ -47,8 +42,13 @@ func init() {
 	})
 }
 
-// Surface computes one surface feature (see surfaceFeatures) of each
-// candidate's text.
+// Surface computes one surface feature of each candidate's raw text
+// (title and text, before analysis), chosen by option "feature":
+//
+//	questions  number of question marks (an answer that asks back is rarely good)
+//	urls       number of links (answers often point to a source)
+//	digits     log(1 + number of digits) (prices, phone numbers, dates)
+//	chars      log(1 + length in characters)
 type Surface struct {
 	name string
 	fn   func(string) float64

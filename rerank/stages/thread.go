@@ -11,26 +11,7 @@ import (
 	"github.com/semrank/semrank/rerank"
 )
 
-// Thread features describe a candidate by its place in a conversation:
-// the candidates of a SemEval subtask A query are the comments of one
-// forum thread, so their metadata (position, user_id, user_name,
-// question_user_id) shows who answered whom. Following Barrón-Cedeño et
-// al. (2015, "Thread-level information for comment classification"),
-// the asker's reactions and back-and-forth dialogue say much about whether
-// a comment answers the question. Features:
-//
-//	asker_after    1 when the question's author comments later in the thread
-//	               (askers come back to thank or follow up on useful answers)
-//	asker_next     1 when the very next comment is the asker's
-//	asker_thanks   1 when the asker's next comment after this one thanks
-//	               someone (thank, thx, appreciate)
-//	asker_names    1 when a later comment by the asker names this
-//	               comment's author (user_name), as in "thanks aamirjaved"
-//	dialogue       1 when the comment is part of an alternation between two
-//	               users (u v u): talk between users is rarely an answer
-//	user_repeats   how many other comments in the thread the same user wrote
-//	               (long back-and-forths are chat, not answers)
-//	relative       position / number of comments (0 first … 1 last)
+// threadFeatures are the features Thread documents.
 var threadFeatures = []string{"asker_after", "asker_names", "asker_next", "asker_thanks", "dialogue", "relative", "user_repeats"}
 
 var thanksRE = regexp.MustCompile(`(?i)\b(?:thank|thanx|thnx|thx|appreciate)`)
@@ -48,7 +29,27 @@ func init() {
 	})
 }
 
-// Thread computes one thread feature (see threadFeatures) per candidate.
+// Thread computes one thread feature per candidate, chosen by option
+// "feature". Thread features describe a candidate by its place in a
+// conversation: the candidates of a SemEval subtask A query are the
+// comments of one forum thread, so their metadata (position, user_id,
+// user_name, question_user_id) shows who answered whom. Following Barrón-Cedeño et
+// al. (2015, "Thread-level information for comment classification"),
+// the asker's reactions and back-and-forth dialogue say much about whether
+// a comment answers the question. Features:
+//
+//	asker_after    1 when the question's author comments later in the thread
+//	               (askers come back to thank or follow up on useful answers)
+//	asker_next     1 when the very next comment is the asker's
+//	asker_thanks   1 when the asker's next comment after this one thanks
+//	               someone (thank, thx, appreciate)
+//	asker_names    1 when a later comment by the asker names this
+//	               comment's author (user_name), as in "thanks aamirjaved"
+//	dialogue       1 when the comment is part of an alternation between two
+//	               users (u v u): talk between users is rarely an answer
+//	user_repeats   how many other comments in the thread the same user wrote
+//	               (long back-and-forths are chat, not answers)
+//	relative       position / number of comments (0 first … 1 last)
 type Thread struct {
 	name    string
 	Feature string

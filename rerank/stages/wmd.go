@@ -40,8 +40,15 @@ func loadSpace(spec rerank.StageSpec, env rerank.Env) (*wmd.Space, error) {
 // WMD scores candidates by their negative Word Mover's Distance to the
 // query (Kusner et al., 2015), solved exactly. A candidate with no word
 // that has a vector scores below every other; a query with none leaves all
-// candidates tied at 0. Recipes train its word vectors from unlabeled
-// in-domain text when the spec names none (unsup_train.go: fitUnsup).
+// candidates tied at 0. When the spec names no vectors, rerank.TrainStage
+// (as recipes call it) trains them from unlabeled in-domain text:
+// TrainInput.Text, or else the training set's documents and queries; no
+// judgment is used. Training options embed_dim, embed_window,
+// embed_negative, embed_epochs (default 10), embed_min_count (default 5),
+// embed_prune_top and embed_sample otherwise default as in semrank train
+// embed. The vectors are written into TrainInput.Dir under a name
+// fingerprinting the settings and the text, so stages trained on the same
+// text with the same settings share one file.
 type WMD struct {
 	Space *wmd.Space
 }
