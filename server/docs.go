@@ -87,10 +87,7 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) error {
 		return &partialWrite{err: err, total: len(req.Add)} // waited too long behind another batch or a reload
 	}
 	defer s.writeMu.Unlock()
-	encs := []index.PayloadEncoder{index.TermsEncoder{}}
-	for _, e := range s.current.Load().pipeline.Encoders() {
-		encs = append(encs, e)
-	}
+	encs := append([]index.PayloadEncoder{index.TermsEncoder{}}, s.current.Load().pipeline.Encoders()...)
 	out := IndexResponse{Added: len(req.Add)}
 	if len(req.Add) > 0 {
 		written := 0

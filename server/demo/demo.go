@@ -132,10 +132,7 @@ func (d *Demo) fill(ctx context.Context, cfg *rerank.Config, train *eval.Dataset
 	if err != nil {
 		return err
 	}
-	encs := []index.PayloadEncoder{index.TermsEncoder{}}
-	for _, e := range p.Encoders() {
-		encs = append(encs, e)
-	}
+	encs := append([]index.PayloadEncoder{index.TermsEncoder{}}, p.Encoders()...)
 	if err := d.Index.Add(ctx, d.Dataset.Corpus, encs, nil); err != nil {
 		return err
 	}
