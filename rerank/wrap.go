@@ -44,8 +44,9 @@ type Index struct {
 // index.TopN decodes it, so stages see what they see under semrank rerank;
 // hits come back with the request's Fields only.
 // Requests sorted by anything but score, SearchAfter
-// and SearchBefore pages, and the pre-search phase of an IndexAlias pass
-// through untouched, as do all searches when p is nil. A reranked
+// and SearchBefore pages, the pre-search phase of an IndexAlias, requests
+// for no hits (Size 0: facets or a count only) and unscored ones (Score
+// "none") pass through untouched, as do all searches when p is nil. A reranked
 // result's Took covers the whole search: the first stage, fetching the
 // stored fields, and reranking.
 //
@@ -102,7 +103,8 @@ func sortedByScore(req *bleve.SearchRequest) bool {
 // SearchInContext implements bleve.Index.
 func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
 	if _, pre := ctx.Value(search.PreSearchKey).(bool); pre || req == nil || x.pipeline == nil || !sortedByScore(req) ||
-		len(req.SearchAfter) > 0 || len(req.SearchBefore) > 0 || ctx.Value(noRerankKey{}) != nil {
+		len(req.SearchAfter) > 0 || len(req.SearchBefore) > 0 || ctx.Value(noRerankKey{}) != nil ||
+		req.Size == 0 || req.Score == bleve.ScoreNone {
 		return x.base.SearchInContext(ctx, req)
 	}
 	start := time.Now()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -467,6 +468,64 @@ func TestWrapPagesWithTies(t *testing.T) {
 			}
 			if len(seen) < len(top) || fmt.Sprint(seen[:len(top)]) != fmt.Sprint(top) {
 				t.Errorf("FirstStage saw %v, want index.TopN's %v first", seen, top)
+			}
+		})
+	}
+}
+
+// countStage counts the lists it scores.
+type countStage struct{ calls *atomic.Int64 }
+
+func (countStage) Name() string { return "count" }
+func (c countStage) Score(_ context.Context, _ rerank.Query, cs []rerank.Candidate) ([]float64, error) {
+	c.calls.Add(1)
+	return make([]float64, len(cs)), nil
+}
+
+// TestWrapSkipsWhatNeedsNoRerank: a request for no hits (facets or a count)
+// and an unscored one pass through without reranking, and answer as Bleve
+// does.
+func TestWrapSkipsWhatNeedsNoRerank(t *testing.T) {
+	idx := newIndex(t, docs("d", 10))
+	var calls atomic.Int64
+	w := rerank.Wrap(idx, &rerank.Pipeline{Window: 5, Stages: []rerank.Stage{countStage{&calls}}})
+	for _, tc := range []struct {
+		name   string
+		req    func() *bleve.SearchRequest
+		reruns bool
+	}{
+		{"size 0 with a facet", func() *bleve.SearchRequest {
+			r := bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), 0, 0, false)
+			r.AddFacet("titles", bleve.NewFacetRequest(index.FieldTitle, 3))
+			return r
+		}, false},
+		{"score none", func() *bleve.SearchRequest {
+			r := bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), 5, 0, false)
+			r.Score = bleve.ScoreNone
+			return r
+		}, false},
+		{"an ordinary request reranks", func() *bleve.SearchRequest {
+			return bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), 5, 0, false)
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			calls.Store(0)
+			got, err := w.Search(tc.req())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if reranked := calls.Load() > 0; reranked != tc.reruns {
+				t.Fatalf("reranked %v, want %v", reranked, tc.reruns)
+			}
+			if tc.reruns {
+				return
+			}
+			want, err := idx.Search(tc.req())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Total != want.Total || fmt.Sprint(ids(got.Hits)) != fmt.Sprint(ids(want.Hits)) || len(got.Facets) != len(want.Facets) {
+				t.Errorf("got total %d hits %v facets %d, want Bleve's %d %v %d", got.Total, ids(got.Hits), len(got.Facets), want.Total, ids(want.Hits), len(want.Facets))
 			}
 		})
 	}
