@@ -146,11 +146,15 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 	if err != nil {
 		return nil, err
 	}
+	var fusion *fusionTerms
+	if req.Explain {
+		fusion = x.fusionTerms(scored)
+	}
 	hits := make(search.DocumentMatchCollection, 0, len(scored))
 	for i, s := range scored {
 		h := res.Hits[s.Rank-1] // by position: an alias may return one id twice
 		if req.Explain {
-			h.Expl = x.explain(s, i, h.Expl)
+			h.Expl = x.explain(s, i, h.Expl, fusion)
 		}
 		h.Score = s.Score
 		h.HitNumber = uint64(i)
@@ -171,7 +175,7 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 
 // explain explains s, the hit at position i of the reranked list, around
 // its first-stage explanation.
-func (x *Index) explain(s Scored, i int, firstStage *search.Explanation) *search.Explanation {
+func (x *Index) explain(s Scored, i int, firstStage *search.Explanation, fusion *fusionTerms) *search.Explanation {
 	first := &search.Explanation{Value: s.Candidate.Score, Message: "first stage"}
 	if firstStage != nil {
 		first.Children = []*search.Explanation{firstStage}
@@ -191,6 +195,67 @@ func (x *Index) explain(s Scored, i int, firstStage *search.Explanation) *search
 		if j < len(s.StageScores) {
 			e.Children = append(e.Children, &search.Explanation{Value: s.StageScores[j], Message: "stage " + st.Name()})
 		}
+	}
+	if f := fusion.explain(s.Rank); f != nil {
+		e.Children = append(e.Children, f)
+	}
+	return e
+}
+
+// fusionTerms holds, for a linear fusion, each reranked candidate's
+// features (z-normalised over the window, see Features) and the fusion's
+// weights: the terms its fused score sums.
+type fusionTerms struct {
+	names   []string
+	weights []float64
+	rows    map[int][]float64 // by first-stage rank
+}
+
+// fusionTerms recomputes the features the linear fusion weighed for the
+// window of scored; nil for other fusions, whose scores are no sum of
+// per-feature terms.
+func (x *Index) fusionTerms(scored []Scored) *fusionTerms {
+	lin, ok := x.pipeline.Fusion.(*Linear)
+	if !ok {
+		return nil
+	}
+	w := min(x.pipeline.WindowSize(), len(scored))
+	in := FusionInput{Names: x.pipeline.StageNames(), Candidates: make([]Candidate, w), Scores: make([][]float64, len(x.pipeline.Stages))}
+	for st := range in.Scores {
+		in.Scores[st] = make([]float64, w)
+		for i, sc := range scored[:w] {
+			in.Scores[st][i] = sc.StageScores[st]
+		}
+	}
+	for i, sc := range scored[:w] {
+		in.Candidates[i] = sc.Candidate
+	}
+	names, rows := Features(in)
+	t := &fusionTerms{names: names, weights: make([]float64, len(names)), rows: make(map[int][]float64, w)}
+	for f, n := range names {
+		t.weights[f] = lin.Weights[n]
+	}
+	for i, row := range rows {
+		t.rows[in.Candidates[i].Rank] = row
+	}
+	return t
+}
+
+// explain returns the terms of the candidate at first-stage rank, one
+// child per weighted feature; nil without a linear fusion or outside the
+// window.
+func (t *fusionTerms) explain(rank int) *search.Explanation {
+	if t == nil || t.rows[rank] == nil {
+		return nil
+	}
+	e := &search.Explanation{Message: "linear fusion: sum of weight × feature (z-normalised over the window); the hit's score is this sum, nudged apart from ties"}
+	for f, n := range t.names {
+		if t.weights[f] == 0 {
+			continue
+		}
+		z := t.rows[rank][f]
+		e.Value += t.weights[f] * z
+		e.Children = append(e.Children, &search.Explanation{Value: t.weights[f] * z, Message: fmt.Sprintf("%s: weight %.4g × z %.4g", n, t.weights[f], z)})
 	}
 	return e
 }

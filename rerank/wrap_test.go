@@ -168,11 +168,24 @@ func TestWrapFieldsAndExplain(t *testing.T) {
 		if h.Fields["title"] != "bank account in Doha" {
 			t.Errorf("hit %s title = %v", h.ID, h.Fields["title"])
 		}
-		if h.Expl == nil || len(h.Expl.Children) != 2 || h.Expl.Children[1].Message != "stage short" {
-			t.Fatalf("hit %s explanation = %+v, want first stage + one child per stage", h.ID, h.Expl)
+		if h.Expl == nil || len(h.Expl.Children) != 3 || h.Expl.Children[1].Message != "stage short" {
+			t.Fatalf("hit %s explanation = %+v, want first stage, one child per stage, the fusion", h.ID, h.Expl)
 		}
 		if h.Expl.Value != h.Score {
 			t.Errorf("explanation value %v != score %v", h.Expl.Value, h.Score)
+		}
+		// The linear fusion's terms sum to the score, up to the nudges
+		// that keep scores distinct.
+		f := h.Expl.Children[2]
+		if !strings.HasPrefix(f.Message, "linear fusion") || math.Abs(f.Value-h.Score) > 1e-9*math.Max(1, math.Abs(h.Score)) {
+			t.Errorf("hit %s fusion explanation %q = %v, want the score %v", h.ID, f.Message, f.Value, h.Score)
+		}
+		var sum float64
+		for _, c := range f.Children {
+			sum += c.Value
+		}
+		if len(f.Children) != 1 || !strings.HasPrefix(f.Children[0].Message, "short: weight 1 × z ") || sum != f.Value {
+			t.Errorf("hit %s fusion terms %+v (sum %v), want one term for short summing to %v", h.ID, f.Children, sum, f.Value)
 		}
 	}
 	req.Fields = nil
@@ -184,7 +197,7 @@ func TestWrapFieldsAndExplain(t *testing.T) {
 
 // TestWrapExplainsPastTheWindow: hits past the rerank window were not
 // reranked, and their explanation says so; hits inside it explain the
-// rerank, one child per stage after the first stage.
+// rerank, one child per stage after the first stage, then the fusion.
 func TestWrapExplainsPastTheWindow(t *testing.T) {
 	idx := newIndex(t, docs("d", 30))
 	p := shortFirst()
@@ -196,7 +209,8 @@ func TestWrapExplainsPastTheWindow(t *testing.T) {
 		wantMessage  string
 		wantChildren []string
 	}{
-		{"inside the window", 0, 5, "semrank rerank of first-stage rank", []string{"first stage", "stage short"}},
+		{"inside the window", 0, 5, "semrank rerank of first-stage rank", []string{"first stage", "stage short",
+			"linear fusion: sum of weight × feature (z-normalised over the window); the hit's score is this sum, nudged apart from ties"}},
 		{"past the window", 25, 5, "below the rerank window of 20, not reranked", []string{"first stage"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
