@@ -105,18 +105,28 @@ func ParseConfig(raw []byte) (*Config, error) {
 		}
 		return nil, unknownKeys(err)
 	}
-	if c.Window < 0 {
-		return nil, fmt.Errorf("window %d is negative (0 means the default, %d)", c.Window, DefaultWindow)
-	}
 	if len(c.Stages) == 0 && !strings.EqualFold(c.Fusion.Method, "none") {
 		return nil, errors.New("no stages")
 	}
-	for i, s := range c.Stages {
-		if s.Type == "" {
-			return nil, fmt.Errorf("stage %d has no type", i+1)
-		}
+	if err := c.check(); err != nil {
+		return nil, err
 	}
 	return &c, nil
+}
+
+// check refuses what no pipeline means, however the Config was made: a
+// negative window, which would otherwise mean the default, and a stage
+// without a type.
+func (c *Config) check() error {
+	if c.Window < 0 {
+		return fmt.Errorf("window %d is negative (0 means the default, %d)", c.Window, DefaultWindow)
+	}
+	for i, s := range c.Stages {
+		if s.Type == "" {
+			return fmt.Errorf("stage %d has no type", i+1)
+		}
+	}
+	return nil
 }
 
 // unknownKey matches yaml.v3's report of a key no field takes.
@@ -177,6 +187,9 @@ func WriteConfig(path string, c *Config) error {
 // Build constructs the pipeline c describes. Relative model paths resolve
 // against env.Dir.
 func (c *Config) Build(env Env) (*Pipeline, error) {
+	if err := c.check(); err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
+	}
 	p := &Pipeline{Window: c.Window}
 	names := map[string]bool{}
 	for _, spec := range c.Stages {

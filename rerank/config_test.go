@@ -187,3 +187,22 @@ func TestBuildNamesMismatchedFusionModel(t *testing.T) {
 		t.Fatalf("err = %v, want one naming %s and the stage tweak", err, model)
 	}
 }
+
+// TestBuildChecksConfigsMadeInCode: a Config built in code is checked as a
+// parsed one is.
+func TestBuildChecksConfigsMadeInCode(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"negative window", Config{Window: -1, Stages: []StageSpec{{Type: "test_const"}}}, "window -1 is negative"},
+		{"stage without type", Config{Stages: []StageSpec{{Type: "test_const"}, {Name: "x"}}}, "stage 2 has no type"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := tc.cfg.Build(Env{}); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
