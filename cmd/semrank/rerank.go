@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -59,9 +60,9 @@ payloads the pipeline's stages read. Prints metrics when DIR has judgments.`,
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "wrote %s: %d queries, stages %v\n", out, run.Len(), p.StageNames())
 			if ds.Qrels != nil {
-				base := ds.Candidates
+				base, baseName := ds.Candidates, "the given candidate order ("+filepath.Join(dataDir, "candidates.trec")+")"
 				if base == nil {
-					base = &first
+					base, baseName = &first, "the BM25 first stage"
 				}
 				keep := func(qid string) bool { _, ok := ds.Qrels[qid]; return ok }
 				b := base.Filter(keep)
@@ -69,7 +70,7 @@ payloads the pipeline's stages read. Prints metrics when DIR has judgments.`,
 				if err != nil {
 					return err
 				}
-				fmt.Fprintln(w, "baseline: the given candidate order (or BM25 without candidates.trec)")
+				fmt.Fprintln(w, "baseline:", baseName)
 				return rep.WriteText(w, false)
 			}
 			return nil
