@@ -174,6 +174,12 @@ func inspectPipeline(w io.Writer, path string, env rerank.Env) error {
 			p = filepath.Join(dir, p)
 		}
 		if err := describeFile(w, p, "      "); err != nil {
+			if errors.Is(err, models.ErrNotBundle) {
+				// wmd and ssg also read word vectors in word2vec or
+				// GloVe form; building the pipeline below checks them.
+				fmt.Fprintln(w, "      not a semrank model file (word vectors in word2vec or GloVe form?); the build below loads it")
+				return
+			}
 			fmt.Fprintf(w, "      error: %v\n", err)
 			bad = append(bad, p)
 		}

@@ -32,6 +32,8 @@ func TestInspect(t *testing.T) {
 	brokenModel := write("broken.yaml", "stages:\n  - type: tfidf\n    model: does-not-exist.model\n")
 	bare := filepath.Join(dir, "bare")
 	missing := write("missing.yaml", "stages:\n  - type: tweak\n    model: absent.model\n")
+	write("vectors.txt", "3 2\nbank 0.1 0.2\naccount 0.3 -0.1\nvisa -0.2 0.4\n")
+	wordVectors := write("wmd.yaml", "stages:\n  - type: wmd\n    model: vectors.txt\n")
 	for _, args := range [][]string{
 		{"train", "tweak", "--data", data, "--alpha", "0.1", "--out", model},
 		{"train", "tweak", "--data", data, "--alpha", "0.3", "--out", other},
@@ -78,6 +80,7 @@ func TestInspect(t *testing.T) {
 		{"JSON pipeline", []string{jsonPipeline}, false, []string{"stage 2    tweak (model tweak.model)", "builds     ok"}},
 		{"a stage's model does not load", []string{brokenModel}, true, []string{"error: models: open", "models that do not load"}},
 		{"index lacks the pipeline's payloads", []string{"--index", bare, pipeline}, false, []string{"builds     ok (against the index)", `warning    the index lacks payload "tweak"`}},
+		{"a stage's word vectors in word2vec form", []string{wordVectors}, false, []string{"stage 1    wmd (model vectors.txt)", "not a semrank model file", "builds     ok"}},
 		{"one bad path of two", []string{model, filepath.Join(dir, "nope")}, true, []string{"method     tweak", "nope"}},
 	}
 	for _, tt := range tests {
