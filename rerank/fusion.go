@@ -20,9 +20,23 @@ type FusionInput struct {
 }
 
 // Fusion combines stage scores with the first-stage score and rank into
-// one score per candidate.
+// one score per candidate. A Fusion that wraps another to observe it (as
+// package server does for its metrics) may have a method Unwrap() Fusion
+// returning the wrapped one; Index's Explain looks through it.
 type Fusion interface {
 	Fuse(in FusionInput) ([]float64, error)
+}
+
+// unwrapFusion returns the fusion f wraps, through any number of Unwrap
+// methods (see Fusion), or f itself.
+func unwrapFusion(f Fusion) Fusion {
+	for {
+		u, ok := f.(interface{ Unwrap() Fusion })
+		if !ok {
+			return f
+		}
+		f = u.Unwrap()
+	}
 }
 
 // Feature names of the first stage in fused feature vectors.

@@ -15,7 +15,7 @@ package rerank
 // them, and no fusion).
 func (p *Pipeline) GivenListWeights() map[string]float64 {
 	out := map[string]float64{}
-	switch f := p.Fusion.(type) {
+	switch f := unwrapFusion(p.Fusion).(type) {
 	case *Linear:
 		for n, w := range f.Weights {
 			if givenListFeature(n) && w != 0 {

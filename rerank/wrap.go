@@ -213,9 +213,10 @@ type fusionTerms struct {
 
 // fusionTerms recomputes the features the linear fusion weighed for the
 // window of scored; nil for other fusions, whose scores are no sum of
-// per-feature terms.
+// per-feature terms. It looks through fusions that wrap another (see
+// Fusion).
 func (x *Index) fusionTerms(scored []Scored) *fusionTerms {
-	lin, ok := x.pipeline.Fusion.(*Linear)
+	lin, ok := unwrapFusion(x.pipeline.Fusion).(*Linear)
 	if !ok {
 		return nil
 	}

@@ -102,6 +102,10 @@ type recordFusion struct {
 	probe *probe
 }
 
+// Unwrap returns the pipeline's own fusion, so that rerank.Index explains
+// a linear fusion's terms through the recorder.
+func (f *recordFusion) Unwrap() rerank.Fusion { return f.inner }
+
 func (f *recordFusion) Fuse(in rerank.FusionInput) ([]float64, error) {
 	start := time.Now()
 	var out []float64

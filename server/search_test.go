@@ -128,9 +128,14 @@ func TestSearchOptions(t *testing.T) {
 	t.Run("explain", func(t *testing.T) {
 		e := search(`{"query": ` + q + `, "size": 2, "explain": true}`)
 		for _, h := range e.Hits {
-			if h.Explanation == nil || len(h.Explanation.Children) != 3 || !near(h.Explanation.Value, h.Score) ||
+			// First stage, the two stages, and the linear fusion's terms,
+			// which sum to the score (within the tie-breaking nudge).
+			if h.Explanation == nil || len(h.Explanation.Children) != 4 || !near(h.Explanation.Value, h.Score) ||
 				!strings.Contains(h.Explanation.Children[1].Message, "tfidf") {
 				t.Fatalf("%s: explanation %+v", h.ID, h.Explanation)
+			}
+			if f := h.Explanation.Children[3]; !strings.HasPrefix(f.Message, "linear fusion") || !near(f.Value, h.Score) {
+				t.Errorf("%s: fusion explanation %+v, score %g", h.ID, f, h.Score)
 			}
 		}
 	})
