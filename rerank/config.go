@@ -403,3 +403,16 @@ func (p *Pipeline) Encoders() []PayloadEncoder {
 	}
 	return out
 }
+
+// MissingPayloads returns the encoders of p's stages whose payloads store
+// does not hold as written by their models: those stages compute the
+// values from text at every query instead, several times slower.
+func (p *Pipeline) MissingPayloads(store Payloads) []PayloadEncoder {
+	var out []PayloadEncoder
+	for _, e := range p.Encoders() {
+		if store.PayloadModel(e.PayloadName()) != e.ModelID() {
+			out = append(out, e)
+		}
+	}
+	return out
+}

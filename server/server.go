@@ -312,10 +312,8 @@ func (s *Server) warnGivenList(p *rerank.Pipeline) {
 // not hold as written by their models.
 func (s *Server) missingPayloads(p *rerank.Pipeline) []string {
 	var out []string
-	for _, e := range p.Encoders() {
-		if s.idx.PayloadModel(e.PayloadName()) != e.ModelID() {
-			out = append(out, e.PayloadName())
-		}
+	for _, e := range p.MissingPayloads(s.idx) {
+		out = append(out, e.PayloadName())
 	}
 	return out
 }

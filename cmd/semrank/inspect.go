@@ -2,14 +2,16 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -112,14 +114,8 @@ func describeFile(w io.Writer, path, indent string) error {
 	if err != nil {
 		return err
 	}
-	names := make([]string, 0, len(l.Weights))
-	for n := range l.Weights {
-		names = append(names, n)
-	}
-	sort.Slice(names, func(i, j int) bool {
-		a, b := math.Abs(l.Weights[names[i]]), math.Abs(l.Weights[names[j]])
-		return a > b || a == b && names[i] < names[j]
-	})
+	names := slices.Sorted(maps.Keys(l.Weights))
+	slices.SortStableFunc(names, func(a, b string) int { return cmp.Compare(math.Abs(l.Weights[b]), math.Abs(l.Weights[a])) })
 	for _, n := range names {
 		fmt.Fprintf(w, "%s%-11s%+.4f  %s\n", indent, "weight", l.Weights[n], n)
 	}
@@ -206,7 +202,7 @@ func inspectPipeline(w io.Writer, path string, env rerank.Env) error {
 		return fmt.Errorf("models that do not load: %s", strings.Join(bad, ", "))
 	}
 	against := "the index"
-	idx, _ := env.Payloads.(*index.Index)
+	checkPayloads := env.Payloads != nil // the empty index below holds none
 	if env.Index == nil {
 		// Stages that read collection statistics need an index to be
 		// built; an empty one checks everything but the payloads.
@@ -223,14 +219,13 @@ func inspectPipeline(w io.Writer, path string, env rerank.Env) error {
 		return err
 	}
 	fmt.Fprintf(w, "  builds     ok (against %s)\n", against)
-	for f, wt := range p.GivenListWeights() {
-		fmt.Fprintf(w, "  note       the fusion weighs %s (%.3g), which only given candidate lists supply (rerank --data with candidates.trec); search and serve rank without it\n", f, wt)
+	given := p.GivenListWeights()
+	for _, f := range slices.Sorted(maps.Keys(given)) {
+		fmt.Fprintf(w, "  note       the fusion weighs %s (%.3g), which only given candidate lists supply (rerank --data with candidates.trec); search and serve rank without it\n", f, given[f])
 	}
-	if idx != nil {
-		for _, e := range p.Encoders() {
-			if idx.PayloadModel(e.PayloadName()) != e.ModelID() {
-				fmt.Fprintf(w, "  warning    the index lacks payload %q from %s: the stage computes it from text for every query, several times slower (index with semrank index --pipeline)\n", e.PayloadName(), e.ModelID())
-			}
+	if checkPayloads {
+		for _, e := range p.MissingPayloads(env.Payloads) {
+			fmt.Fprintf(w, "  warning    the index lacks payload %q from %s: the stage computes it from text for every query, several times slower (index with semrank index --pipeline)\n", e.PayloadName(), e.ModelID())
 		}
 	}
 	return nil
@@ -245,12 +240,7 @@ func stageDetails(s rerank.StageSpec) string {
 	if s.Model != "" {
 		parts = append(parts, "model "+s.Model)
 	}
-	keys := make([]string, 0, len(s.Options))
-	for k := range s.Options {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(s.Options)) {
 		parts = append(parts, fmt.Sprintf("%s=%v", k, s.Options[k]))
 	}
 	if len(parts) == 0 {
@@ -273,17 +263,11 @@ func describeModel(w io.Writer, b *models.Bundle, indent string) {
 	line("vocabulary", m.VocabHash)
 	line("trained on", m.TrainingFingerprint)
 	var metrics []string
-	for k, v := range m.Metrics {
-		metrics = append(metrics, fmt.Sprintf("%s=%.4f", k, v))
+	for _, k := range slices.Sorted(maps.Keys(m.Metrics)) {
+		metrics = append(metrics, fmt.Sprintf("%s=%.4f", k, m.Metrics[k]))
 	}
-	sort.Strings(metrics)
 	line("metrics", strings.Join(metrics, " "))
-	keys := make([]string, 0, len(m.Notes))
-	for k := range m.Notes {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(m.Notes)) {
 		line("note", k+": "+m.Notes[k])
 	}
 	if len(m.Config) > 0 {

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -135,8 +137,9 @@ func searchReranked(cmd *cobra.Command, idx *index.Index, pipelinePath, text str
 	if err != nil {
 		return err
 	}
-	for f, w := range p.GivenListWeights() {
-		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s's fusion weighs %s (%.3g), which only a given candidate list supplies; a search has none, so it ranks differently from an evaluation over given lists\n", pipelinePath, f, w)
+	given := p.GivenListWeights()
+	for _, f := range slices.Sorted(maps.Keys(given)) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s's fusion weighs %s (%.3g), which only a given candidate list supplies; a search has none, so it ranks differently from an evaluation over given lists\n", pipelinePath, f, given[f])
 	}
 	q, err := rerank.FirstStageQuery(text, cfg.QueryWeighter(p))
 	if err != nil {
