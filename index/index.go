@@ -88,22 +88,20 @@ func NewMapping() *mapping.IndexMappingImpl {
 	meta.Store = true
 	meta.IncludeInAll = false
 	meta.DocValues = false
-	// A static sub-document: AddFieldMappingsAt would make a dynamic one,
-	// and Bleve would then index every property of a metadata map given
-	// in place of its JSON string (searchable through FieldAll, facetable
-	// as meta.category).
-	md := bleve.NewDocumentStaticMapping()
-	md.AddFieldMapping(meta)
-	dm.AddSubDocumentMapping(FieldMeta, md)
+	dm.AddFieldMappingsAt(FieldMeta, meta)
 	m.DefaultMapping = dm
+	closeMeta(m)
 	return m
 }
 
-// closeMeta makes the sub-document FieldMeta of m static, as NewMapping
-// now builds it: indexes created with an older NewMapping recorded a
-// dynamic one, which Open fixes in memory (the mapping recorded in the
-// index is left as it is). Documents whose metadata is a string, all
-// semrank writes, are mapped the same either way.
+// closeMeta makes the sub-document FieldMeta of m static.
+// AddFieldMappingsAt makes a dynamic one, and Bleve would then index every
+// property of a metadata map given in place of its JSON string (searchable
+// through FieldAll, facetable as meta.category). NewMapping calls it, and
+// so does Open: indexes created with an older NewMapping recorded a
+// dynamic one, fixed in memory (the mapping recorded in the index is left
+// as it is). Documents whose metadata is a string, all semrank writes, are
+// mapped the same either way.
 func closeMeta(m *mapping.IndexMappingImpl) {
 	if m.DefaultMapping == nil {
 		return
@@ -122,11 +120,8 @@ func checkMeta(data any) error {
 	if !ok {
 		return nil
 	}
-	for v.Kind() == reflect.Interface || v.Kind() == reflect.Pointer {
-		if v.IsNil() {
-			return nil
-		}
-		v = v.Elem()
+	if v, ok = deref(v); !ok {
+		return nil // nil metadata: none
 	}
 	if v.Kind() == reflect.String {
 		var m map[string]any
@@ -140,12 +135,21 @@ func checkMeta(data any) error {
 
 // metaValue returns what v, a document, holds under FieldMeta; ok is false
 // when it holds nothing there.
-func metaValue(v reflect.Value) (_ reflect.Value, ok bool) {
+// deref follows interfaces and pointers to the value they hold; ok is
+// false at a nil.
+func deref(v reflect.Value) (_ reflect.Value, ok bool) {
 	for v.Kind() == reflect.Interface || v.Kind() == reflect.Pointer {
 		if v.IsNil() {
 			return v, false
 		}
 		v = v.Elem()
+	}
+	return v, true
+}
+
+func metaValue(v reflect.Value) (_ reflect.Value, ok bool) {
+	if v, ok = deref(v); !ok {
+		return v, false
 	}
 	switch v.Kind() {
 	case reflect.Map:
