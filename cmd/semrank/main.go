@@ -104,8 +104,10 @@ func notifyInterrupt(parent context.Context, w io.Writer) (ctx context.Context, 
 	go func() {
 		select {
 		case s := <-sig:
-			signal.Stop(sig)
+			// The notice first: once the signals are released, a second
+			// one kills the process, perhaps before it could be printed.
 			fmt.Fprintf(w, "semrank: %v: stopping at the next safe point (again to kill at once)\n", s)
+			signal.Stop(sig)
 			cancel(errInterrupted)
 		case <-ctx.Done():
 			signal.Stop(sig)
