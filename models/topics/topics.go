@@ -23,7 +23,8 @@
 // subspace iteration with 10 extra dimensions and 3 power steps; a word
 // with no valid ζ gets ζ = 0 (its row of B is zero); a document is
 // assigned to the nearest centre in B space, so queries outside the
-// collection are placed the same way. The model also stores each word's
+// collection are placed the same way; a cluster that Lloyd's iterations
+// empty takes the document farthest from its centre. The model also stores each word's
 // document frequency, which the SSG feature nodes use for IDF weights.
 package topics
 
@@ -436,7 +437,9 @@ func (m *Model) lloydSparse(ctx context.Context, B []doc, V int, assign []int) [
 		if ctx.Err() != nil {
 			break
 		}
-		changed := 0
+		// A reseeded cluster took a document from another one, whose
+		// centre is now stale: iterate at least once more.
+		changed := reseed(B, assign, centers, norms, counts)
 		for j, c := range B {
 			if l := nearest(c, centers, norms); l != assign[j] {
 				assign[j] = l
@@ -449,6 +452,52 @@ func (m *Model) lloydSparse(ctx context.Context, B []doc, V int, assign []int) [
 	}
 	m.Centers = centers
 	return assign
+}
+
+// reseed gives each emptied cluster the document farthest from its own
+// centre, taken from a cluster that keeps others, and returns how many it
+// moved. Left empty, a cluster's centre would be zero, which lies at
+// distance ‖b‖² from every column: it would take in the documents that fit
+// no topic and learn no catchwords, or stay empty for good. The farthest
+// document is the standard choice (it is the worst fit and lowers the
+// clustering cost most); ties go to the first such document, so training
+// stays deterministic.
+func reseed(B []doc, assign []int, centers [][]float64, norms, counts []float64) int {
+	moved := 0
+	for l := range centers {
+		if counts[l] > 0 {
+			continue
+		}
+		far, jFar := -1.0, -1
+		for j, c := range B {
+			a := assign[j]
+			if counts[a] < 2 {
+				continue
+			}
+			d := norms[a]
+			for t, i := range c.ids {
+				d += c.a[t] * (c.a[t] - 2*centers[a][i])
+			}
+			if d > far && d > 1e-12 {
+				far, jFar = d, j
+			}
+		}
+		if jFar < 0 {
+			// Every document sits on its centre: there is nothing
+			// left to split.
+			return moved
+		}
+		counts[assign[jFar]]--
+		assign[jFar] = l
+		counts[l] = 1
+		norms[l] = 0
+		for t, i := range B[jFar].ids {
+			centers[l][i] = B[jFar].a[t]
+			norms[l] += B[jFar].a[t] * B[jFar].a[t]
+		}
+		moved++
+	}
+	return moved
 }
 
 // nearest returns the centre closest to a sparse column: it minimises

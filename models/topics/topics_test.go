@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -255,6 +256,57 @@ func TestLoadRejectsBadModels(t *testing.T) {
 			}
 			if _, err := Load(path); err == nil || !strings.Contains(err.Error(), path) {
 				t.Fatalf("err = %v, want an error naming %s", err, path)
+			}
+		})
+	}
+}
+
+// TestLloydReseedsEmptyClusters starts Lloyd's iterations with every
+// document in one cluster. Without reseeding, the other centres stay zero
+// and empty; with it, each takes the worst-fitting document and the
+// clusters separate the planted groups.
+func TestLloydReseedsEmptyClusters(t *testing.T) {
+	col := func(ids ...int) doc {
+		d := doc{ids: ids}
+		for range ids {
+			d.a = append(d.a, 1/float64(len(ids)))
+		}
+		return d
+	}
+	tests := []struct {
+		name  string
+		B     []doc
+		k     int
+		group []int // the planted cluster of each document
+	}{
+		{"two groups", []doc{col(0), col(0), col(0), col(1), col(1), col(1)}, 2, []int{0, 0, 0, 1, 1, 1}},
+		{"three groups", []doc{col(0, 1), col(0, 1), col(2, 3), col(2, 3), col(4), col(4)}, 3, []int{0, 0, 1, 1, 2, 2}},
+		{"more clusters than groups", []doc{col(0), col(0, 1), col(1), col(1, 2)}, 3, nil},
+		{"identical documents", []doc{col(0), col(0), col(0)}, 2, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &Model{Config: Config{K: tc.k, Iter: 30}}
+			assign := m.lloydSparse(context.Background(), tc.B, 5, make([]int, len(tc.B)))
+			used := map[int]bool{}
+			for _, a := range assign {
+				used[a] = true
+			}
+			want := min(tc.k, len(slices.CompactFunc(slices.Clone(tc.B), func(a, b doc) bool { return slices.Equal(a.ids, b.ids) })))
+			if len(used) != want {
+				t.Errorf("assignment %v uses %d clusters, want %d", assign, len(used), want)
+			}
+			for l, c := range m.Centers {
+				if used[l] && slices.Max(c) == 0 {
+					t.Errorf("centre %d is zero", l)
+				}
+			}
+			for i := range tc.group {
+				for j := range tc.group {
+					if (tc.group[i] == tc.group[j]) != (assign[i] == assign[j]) {
+						t.Fatalf("assignment %v does not match the planted groups %v", assign, tc.group)
+					}
+				}
 			}
 		})
 	}
