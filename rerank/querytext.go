@@ -6,10 +6,16 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 )
 
-// textOf returns the words a Bleve query searches for, which is what
-// semantic stages compare candidates with. Queries that carry no text
-// (numeric ranges, doc-id sets) contribute nothing.
-func textOf(q query.Query) string {
+// QueryText returns the words a Bleve query searches for, which is what
+// semantic stages compare candidates with: the text of match, phrase and
+// query-string queries (without the query-string syntax: field prefixes,
+// +/-, boosts and quotes; negated words are dropped), the terms of term,
+// prefix and fuzzy queries, and the words of the queries a disjunction,
+// conjunction or boolean query must or should match. Queries that carry
+// no text (numeric ranges, doc-id sets) contribute nothing. Wrap reranks
+// with this text; use it to rerank a Bleve query's hits with
+// Pipeline.Rerank directly.
+func QueryText(q query.Query) string {
 	var parts []string
 	var walk func(q query.Query)
 	walk = func(q query.Query) {

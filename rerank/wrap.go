@@ -141,7 +141,7 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 		cands[i].Title, _ = h.Fields[x.TitleField].(string)
 		cands[i].Text, _ = h.Fields[x.TextField].(string)
 	}
-	q := Query{Text: queryText(req)}
+	q := Query{Text: QueryText(req.Query)}
 	scored, err := x.pipeline.Rerank(ctx, q, cands)
 	if err != nil {
 		return nil, err
@@ -259,13 +259,6 @@ func (t *fusionTerms) explain(rank int) *search.Explanation {
 		e.Children = append(e.Children, &search.Explanation{Value: t.weights[f] * z, Message: fmt.Sprintf("%s: weight %.4g × z %.4g", n, t.weights[f], z)})
 	}
 	return e
-}
-
-// queryText recovers the text of the query for stages: the text of a
-// match, match-phrase or query-string query, or the terms of a
-// disjunction or conjunction of them.
-func queryText(req *bleve.SearchRequest) string {
-	return textOf(req.Query)
 }
 
 // candidateFields returns what stages read as a candidate's fields: the

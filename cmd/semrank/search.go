@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/blevesearch/bleve/v2/search/query"
 	"github.com/spf13/cobra"
 
 	"github.com/semrank/semrank/eval"
@@ -17,13 +18,20 @@ import (
 func init() {
 	var indexPath, pipelinePath string
 	var n int
-	var explain bool
+	var explain, queryString bool
 	cmd := &cobra.Command{
-		Use:   "search --index PATH [-n 10] \"query text\"",
+		Use:   "search --index PATH [-n 10] [--query-string] \"query text\"",
 		Short: "Search an index with BM25 (and a rerank pipeline) and print the hits",
 		Long: `Search an index and print rank, id, score and title. With --pipeline the
 hits are reranked and each line shows the first-stage and reranked position;
---explain adds each stage's score.`,
+--explain adds each stage's score.
+
+The query text is matched against the title and text of each document. With
+--query-string it is read in Bleve's query-string syntax instead:
+title:compiler (one field), +must, -mustnot, "a phrase", word^2 (boost).
+The first stage then runs that query as written (a pipeline's learned query
+term weights are not applied), and the stages compare the candidates with
+its words (field names, operators and negated words removed).`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return errors.New("give the query text, e.g. semrank search --index PATH \"visa renewal\"")
@@ -43,12 +51,19 @@ hits are reranked and each line shows the first-stage and reranked position;
 			}
 			defer idx.Close()
 			text := strings.Join(args, " ")
-			if pipelinePath != "" {
-				return searchReranked(cmd, idx, pipelinePath, text, n, explain)
+			var q query.Query
+			if queryString {
+				if q, err = parseQueryString(text); err != nil {
+					return err
+				}
 			}
-			q, err := index.TextQuery(text)
-			if err != nil {
-				return fmt.Errorf("%q: %w", text, err)
+			if pipelinePath != "" {
+				return searchReranked(cmd, idx, pipelinePath, text, q, n, explain)
+			}
+			if q == nil {
+				if q, err = index.TextQuery(text); err != nil {
+					return fmt.Errorf("%q: %w", text, err)
+				}
 			}
 			hits, err := idx.TopN(cmd.Context(), q, n)
 			if err != nil {
@@ -68,6 +83,7 @@ hits are reranked and each line shows the first-stage and reranked position;
 	cmd.Flags().IntVarP(&n, "n", "n", 10, "number of results")
 	cmd.Flags().StringVar(&pipelinePath, "pipeline", "", "rerank with this pipeline file")
 	cmd.Flags().BoolVar(&explain, "explain", false, "with --pipeline: print each stage's score")
+	cmd.Flags().BoolVar(&queryString, "query-string", false, `read the query in Bleve's query-string syntax (title:word, +must, -not, "phrase")`)
 	_ = cmd.MarkFlagRequired("index")
 	rootCmd.AddCommand(cmd)
 
@@ -131,7 +147,19 @@ func snippet(title, text string, n int) string {
 	return s
 }
 
-func searchReranked(cmd *cobra.Command, idx *index.Index, pipelinePath, text string, n int, explain bool) error {
+// parseQueryString reads text as a Bleve query string, checking its syntax
+// here so that a typo is reported as such rather than as a failed search.
+func parseQueryString(text string) (query.Query, error) {
+	q := query.NewQueryStringQuery(text)
+	if _, err := q.Parse(); err != nil {
+		return nil, fmt.Errorf("%q is not a valid Bleve query string: %w", text, err)
+	}
+	return q, nil
+}
+
+// searchReranked searches with the pipeline's first stage, or with q when
+// it is not nil, and reranks the hits.
+func searchReranked(cmd *cobra.Command, idx *index.Index, pipelinePath, text string, q query.Query, n int, explain bool) error {
 	ctx := cmd.Context()
 	p, cfg, err := rerank.LoadPipeline(pipelinePath, rerank.EnvFor(idx))
 	if err != nil {
@@ -141,9 +169,12 @@ func searchReranked(cmd *cobra.Command, idx *index.Index, pipelinePath, text str
 	for _, f := range slices.Sorted(maps.Keys(given)) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s's fusion weighs %s (%.3g), which only a given candidate list supplies; a search has none, so it ranks differently from an evaluation over given lists\n", pipelinePath, f, given[f])
 	}
-	q, err := rerank.FirstStageQuery(text, cfg.QueryWeighter(p))
-	if err != nil {
-		return fmt.Errorf("%q: %w", text, err)
+	if q == nil {
+		if q, err = rerank.FirstStageQuery(text, cfg.QueryWeighter(p)); err != nil {
+			return fmt.Errorf("%q: %w", text, err)
+		}
+	} else {
+		text = rerank.QueryText(q)
 	}
 	hits, err := idx.TopN(ctx, q, max(p.WindowSize(), n))
 	if err != nil {

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestSearchQueryString searches a real SemEval slice with Bleve's
+// query-string syntax, with and without a rerank pipeline, and checks
+// that every hit obeys the query's field and exclusion clauses.
+func TestSearchQueryString(t *testing.T) {
+	dir := t.TempDir()
+	idx := filepath.Join(dir, "idx")
+	if out, err := execute("index", "--data", "../../testdata/tweak", "--index", idx); err != nil {
+		t.Fatalf("index: %v\n%s", err, out)
+	}
+	pipeline := filepath.Join(dir, "pipeline.yaml")
+	if err := os.WriteFile(pipeline, []byte("stages:\n  - type: tfidf\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A hit line ends with the document's title (or text).
+	line := regexp.MustCompile(`(?m)^\s*\d+\s+\S+.*$`)
+	tests := []struct {
+		name    string
+		args    []string
+		want    func(title string) bool // every hit's line
+		minHits int
+	}{
+		{"field", []string{"--query-string", "title:traffic"}, func(s string) bool { return strings.Contains(strings.ToLower(s), "traffic") }, 3},
+		{"field, reranked", []string{"--query-string", "--pipeline", pipeline, "title:traffic"}, func(s string) bool { return strings.Contains(strings.ToLower(s), "traffic") }, 3},
+		{"exclusion", []string{"--query-string", "traffic -title:signal"}, func(s string) bool { return !strings.Contains(strings.ToLower(s), "signal") }, 3},
+		{"plain text reads the colon as text", []string{"title:traffic"}, nil, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := execute(append([]string{"search", "--index", idx, "-n", "20"}, tc.args...)...)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			hits := line.FindAllString(out, -1)
+			if tc.want == nil {
+				if !strings.Contains(out, "no results") {
+					t.Errorf("want no results, got\n%s", out)
+				}
+				return
+			}
+			if len(hits) < tc.minHits {
+				t.Fatalf("%d hits, want at least %d:\n%s", len(hits), tc.minHits, out)
+			}
+			for _, h := range hits {
+				if !tc.want(h) {
+					t.Errorf("hit does not obey the query: %s", h)
+				}
+			}
+		})
+	}
+	if _, err := execute("search", "--index", idx, "--query-string", `title:"red`); err == nil || !strings.Contains(err.Error(), "not a valid Bleve query string") {
+		t.Errorf("unterminated quote: err = %v, want a query-string syntax error", err)
+	}
+}
