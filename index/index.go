@@ -61,7 +61,9 @@ const (
 const BatchSize = 1000
 
 // NewMapping returns the index mapping: title and text analyzed with
-// analyzers.Name and stored, metadata stored only, BM25 scoring. Nothing
+// analyzers.Name, stored, and with term vectors (the positions that phrase
+// queries and highlighting need, as in Bleve's default text mapping; BM25
+// scores do not read them), metadata stored only, BM25 scoring. Nothing
 // else a document holds is indexed or stored: its other properties are
 // ignored, and so is anything nested under FieldMeta, whose only mapped
 // form is a string (the JSON of the metadata; see FieldMeta). A raw Bleve
@@ -80,7 +82,7 @@ func NewMapping() *mapping.IndexMappingImpl {
 		f.Analyzer = analyzers.Name
 		f.Store = true
 		f.IncludeInAll = true
-		f.IncludeTermVectors = false
+		f.IncludeTermVectors = true
 		dm.AddFieldMappingsAt(name, f)
 	}
 	meta := bleve.NewTextFieldMapping()
@@ -133,8 +135,6 @@ func checkMeta(data any) error {
 	return fmt.Errorf("field %q (index.FieldMeta) must hold the metadata as a JSON object string, such as `{\"category\":\"Money\"}`, not a %s: encode it with json.Marshal first (a map there would be neither stored nor searchable)", FieldMeta, v.Type())
 }
 
-// metaValue returns what v, a document, holds under FieldMeta; ok is false
-// when it holds nothing there.
 // deref follows interfaces and pointers to the value they hold; ok is
 // false at a nil.
 func deref(v reflect.Value) (_ reflect.Value, ok bool) {
@@ -147,6 +147,8 @@ func deref(v reflect.Value) (_ reflect.Value, ok bool) {
 	return v, true
 }
 
+// metaValue returns what v, a document, holds under FieldMeta; ok is false
+// when it holds nothing there.
 func metaValue(v reflect.Value) (_ reflect.Value, ok bool) {
 	if v, ok = deref(v); !ok {
 		return v, false

@@ -1057,3 +1057,43 @@ func TestWriteNeverPairsNewTextWithOldPayload(t *testing.T) {
 		}
 	}
 }
+
+// TestPhraseAndHighlight checks what term vectors give Bleve code searching
+// a semrank index: phrase queries match word order, and highlighting marks
+// the matched words.
+func TestPhraseAndHighlight(t *testing.T) {
+	idx, _ := build(t)
+	defer idx.Close()
+	tests := []struct {
+		phrase string
+		want   []string
+	}{
+		{"driving licence", []string{"d2"}},
+		{"licence driving", nil},
+		{"personal loan", []string{"d3"}},
+	}
+	for _, tc := range tests {
+		req := bleve.NewSearchRequest(bleve.NewMatchPhraseQuery(tc.phrase))
+		req.Highlight = bleve.NewHighlight()
+		res, err := idx.Search(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range res.Hits {
+			got = append(got, h.ID)
+			var marked bool
+			for _, frags := range h.Fragments {
+				for _, f := range frags {
+					marked = marked || strings.Contains(f, "<mark>")
+				}
+			}
+			if !marked {
+				t.Errorf("%q: hit %s has no highlighted fragment: %v", tc.phrase, h.ID, h.Fragments)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("phrase %q matched %v, want %v", tc.phrase, got, tc.want)
+		}
+	}
+}
