@@ -32,6 +32,8 @@ func TestSearchQueryString(t *testing.T) {
 		{"field", []string{"--query-string", "title:traffic"}, func(s string) bool { return strings.Contains(strings.ToLower(s), "traffic") }, 3},
 		{"field, reranked", []string{"--query-string", "--pipeline", pipeline, "title:traffic"}, func(s string) bool { return strings.Contains(strings.ToLower(s), "traffic") }, 3},
 		{"exclusion", []string{"--query-string", "traffic -title:signal"}, func(s string) bool { return !strings.Contains(strings.ToLower(s), "signal") }, 3},
+		{"phrase", []string{"--query-string", `title:"red light"`}, func(s string) bool { return strings.Contains(strings.ToLower(s), "red light") }, 2},
+		{"phrase keeps word order", []string{"--query-string", `title:"light red"`}, nil, 0},
 		{"plain text reads the colon as text", []string{"title:traffic"}, nil, 0},
 	}
 	for _, tc := range tests {
