@@ -58,6 +58,8 @@ func FuzzReadRun(f *testing.F) {
 	f.Add("q1 Q0 d1 1 +Inf run\r\n\nq2 Q0 d1 1 -0 run\n")
 	f.Add("q1 Q0 d1 1 NaN run\n")
 	f.Add("q1 Q0 d1 1 0.5 run\nq1 Q0 d1 2 0.5 run\n")
+	f.Add("Q268\tQ268_R4\t0\t0.25\ttrue\nQ268\tQ268_R5\t0\t0.25\tfalse\nQ269\tQ269_R1\t3\t-Inf\tfalse\n")
+	f.Add("Q1 Q1_R1 0 1 true\nQ1 Q0 Q1_R2 2 0.5 run\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		run, err := ReadRun(bytes.NewReader([]byte(in)), "r.trec")
 		if err != nil {
@@ -67,27 +69,26 @@ func FuzzReadRun(f *testing.F) {
 		if run.Len() == 0 {
 			t.Fatal("no error and no queries")
 		}
-		var buf bytes.Buffer
-		if err := run.Write(&buf, "t"); err != nil {
-			t.Fatal(err)
-		}
-		back, err := ReadRun(&buf, "back")
-		if err != nil {
-			t.Fatalf("reading back %q: %v", buf.String(), err)
-		}
-		if !reflect.DeepEqual(back.QueryIDs(), run.QueryIDs()) {
-			t.Fatalf("queries read back %v, want %v", back.QueryIDs(), run.QueryIDs())
-		}
-		for _, qid := range run.QueryIDs() {
-			want, got := run.Sorted(qid), back.Ranking(qid)
-			if len(got) != len(want) {
-				t.Fatalf("%s: %d entries read back, want %d", qid, len(got), len(want))
+		// What was read writes and reads back to the same ranking in both
+		// forms: TREC sorted by score, SemEval in the run's order.
+		for _, form := range []struct {
+			write  func(*bytes.Buffer) error
+			sorted bool
+		}{
+			{func(b *bytes.Buffer) error { return run.Write(b, "t") }, true},
+			{func(b *bytes.Buffer) error {
+				return run.WriteSemEval(b, func(_ string, e Entry) bool { return e.Score > 0 })
+			}, false},
+		} {
+			var buf bytes.Buffer
+			if err := form.write(&buf); err != nil {
+				t.Fatal(err)
 			}
-			for i := range want {
-				if got[i].DocID != want[i].DocID || got[i].Score != want[i].Score || got[i].Rank != i+1 {
-					t.Fatalf("%s entry %d read back as %+v, want %+v", qid, i, got[i], want[i])
-				}
+			back, err := ReadRun(&buf, "back")
+			if err != nil {
+				t.Fatalf("reading back %q: %v", buf.String(), err)
 			}
+			checkReadBack(t, run, back, form.sorted)
 		}
 		// Scoring it never fails against judgments that know its queries.
 		q := Qrels{}

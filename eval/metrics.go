@@ -1,7 +1,8 @@
 // Package eval measures rankings against relevance judgments and reads and
 // writes the file formats rankings and judgments travel in: BEIR
 // directories (corpus.jsonl, queries.jsonl, qrels/test.tsv), TREC qrels and
-// runs, and the SemEval gold (.relevancy) files.
+// runs, and the SemEval gold (.relevancy) files, in whose form the task's
+// scorer also reads predictions.
 //
 // Metrics follow two conventions, named so that a number can be checked
 // against the tool that defines it:

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 )
 
@@ -13,15 +14,25 @@ type Report struct {
 	Result   Result
 	Baseline *Result
 	Tests    []Comparison // one per metric when Baseline is set
+	Notes    []string     // what the report leaves out and why, one line each
 }
 
-// NewReport evaluates run (and baseline, when not nil) against qrels.
+// NewReport evaluates run (and baseline, when not nil) against qrels,
+// leaving out with a note the metrics DefinedMetrics drops.
 func NewReport(q Qrels, run Run, baseline *Run, metrics []Metric) (*Report, error) {
+	rep := &Report{}
+	metrics, note := DefinedMetrics(q, metrics)
+	if note != "" {
+		if len(metrics) == 0 {
+			return nil, fmt.Errorf("no metric to report: %s", note)
+		}
+		rep.Notes = append(rep.Notes, note)
+	}
 	res, err := Evaluate(q, run, metrics)
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Result: res}
+	rep.Result = res
 	if baseline != nil {
 		b, err := Evaluate(q, *baseline, metrics)
 		if err != nil {
@@ -37,6 +48,21 @@ func NewReport(q Qrels, run Run, baseline *Run, metrics []Metric) (*Report, erro
 		}
 	}
 	return rep, nil
+}
+
+// DefinedMetrics returns metrics without AUC when q judges no document
+// not relevant (see Qrels.JudgesNonRelevant), and a note saying why: AUC
+// would be 0.5 for every run, which reads as a measurement but is not one.
+// Otherwise it returns metrics and "".
+func DefinedMetrics(q Qrels, metrics []Metric) ([]Metric, string) {
+	if q.JudgesNonRelevant() {
+		return metrics, ""
+	}
+	kept := slices.DeleteFunc(slices.Clone(metrics), func(m Metric) bool { return m.Name == "auc" })
+	if len(kept) == len(metrics) {
+		return metrics, ""
+	}
+	return kept, "auc left out: the judgments mark no document not relevant, so it would be 0.5 for every query whatever the ranking"
 }
 
 // WriteText prints the report as an aligned table; perQuery adds one row
@@ -63,14 +89,22 @@ func (r *Report) WriteText(w io.Writer, perQuery bool) error {
 		for i, m := range r.Result.Metrics {
 			fmt.Fprintf(tw, "%s\t%.4f\n", m, r.Result.Mean[i])
 		}
-		return tw.Flush()
+	} else {
+		fmt.Fprintf(tw, "metric\trun\tbaseline\tdelta\tp(t-test)\tp(randomization)\twins/losses\t(queries: %d)\n", len(r.Result.Queries))
+		for i, m := range r.Result.Metrics {
+			c := r.Tests[i]
+			fmt.Fprintf(tw, "%s\t%.4f\t%.4f\t%+.4f\t%.4f\t%.4f\t%d/%d\n", m, c.MeanA, c.MeanB, c.Delta, c.PTTest, c.PRandom, c.Improved, c.Hurt)
+		}
 	}
-	fmt.Fprintf(tw, "metric\trun\tbaseline\tdelta\tp(t-test)\tp(randomization)\twins/losses\t(queries: %d)\n", len(r.Result.Queries))
-	for i, m := range r.Result.Metrics {
-		c := r.Tests[i]
-		fmt.Fprintf(tw, "%s\t%.4f\t%.4f\t%+.4f\t%.4f\t%.4f\t%d/%d\n", m, c.MeanA, c.MeanB, c.Delta, c.PTTest, c.PRandom, c.Improved, c.Hurt)
+	if err := tw.Flush(); err != nil {
+		return err
 	}
-	return tw.Flush()
+	for _, n := range r.Notes {
+		if _, err := fmt.Fprintln(w, "note:", n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // WriteJSON writes the report as JSON.
@@ -87,7 +121,8 @@ func (r *Report) WriteJSON(w io.Writer, perQuery bool) error {
 		Queries  int                           `json:"queries"`
 		Metrics  []metricOut                   `json:"metrics"`
 		PerQuery map[string]map[string]float64 `json:"per_query,omitempty"`
-	}{Queries: len(r.Result.Queries)}
+		Notes    []string                      `json:"notes,omitempty"`
+	}{Queries: len(r.Result.Queries), Notes: r.Notes}
 	for i, m := range r.Result.Metrics {
 		mo := metricOut{Metric: m.String(), Value: r.Result.Mean[i]}
 		if r.Baseline != nil {

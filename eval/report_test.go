@@ -88,3 +88,66 @@ func TestReport(t *testing.T) {
 		t.Error("NewReport accepted a baseline naming an unjudged query")
 	}
 }
+
+// TestReportLeavesOutUndefinedAUC checks that judgments marking nothing not
+// relevant (CACM's) give no AUC row, which would read 0.5 for every run,
+// but a note saying why, and that AUC stays where a judgment is 0.
+func TestReportLeavesOutUndefinedAUC(t *testing.T) {
+	run := NewRun()
+	for _, e := range ranked("a", "b", "c") {
+		run.Add("q1", e)
+	}
+	ms := MustParseMetrics("map@10,auc")
+	const note = "note: auc left out: the judgments mark no document not relevant"
+
+	onlyRelevant := Qrels{"q1": {"b": 1}}
+	rep, err := NewReport(onlyRelevant, run, &run, ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text, js bytes.Buffer
+	if err := rep.WriteText(&text, true); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(text.String(), "\nauc ") || strings.Contains(text.String(), "  auc") || !strings.Contains(text.String(), note) {
+		t.Errorf("text report has an AUC row or lacks the note:\n%s", text.String())
+	}
+	if len(rep.Tests) != 1 {
+		t.Errorf("%d tests, want 1 (map@10)", len(rep.Tests))
+	}
+	if err := rep.WriteJSON(&js, true); err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Metrics []struct {
+			Metric string `json:"metric"`
+		} `json:"metrics"`
+		PerQuery map[string]map[string]float64 `json:"per_query"`
+		Notes    []string                      `json:"notes"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Metrics) != 1 || out.Metrics[0].Metric != "map@10" || len(out.PerQuery["q1"]) != 1 ||
+		len(out.Notes) != 1 || !strings.HasPrefix("note: "+out.Notes[0], note) {
+		t.Errorf("JSON report = %s", js.String())
+	}
+	if _, err := NewReport(onlyRelevant, run, nil, MustParseMetrics("auc")); err == nil || !strings.Contains(err.Error(), "no metric to report: auc left out") {
+		t.Errorf("AUC alone: err = %v, want one saying it is left out", err)
+	}
+
+	// One judgment of 0 makes AUC a measurement again: 0.5 here, b being
+	// ranked between a and c, and reported as such.
+	judged := Qrels{"q1": {"b": 1, "c": 0}, "q2": {"x": 1}}
+	rep, err = NewReport(judged, run, nil, ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text.Reset()
+	if err := rep.WriteText(&text, false); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Notes != nil || !strings.Contains(text.String(), "auc     0.5000") || strings.Contains(text.String(), "note:") {
+		t.Errorf("report with a judgment of 0:\n%s", text.String())
+	}
+}

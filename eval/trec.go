@@ -30,6 +30,21 @@ func (q Qrels) Relevant(qid string) int {
 	return n
 }
 
+// JudgesNonRelevant reports whether q judges any document not relevant
+// (grade 0 or below). Without such a judgment AUC has no (relevant,
+// non-relevant) pair to count, and every query scores 0.5 whatever the
+// ranking: CACM's judgments list relevant documents only.
+func (q Qrels) JudgesNonRelevant() bool {
+	for _, docs := range q {
+		for _, g := range docs {
+			if g <= 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (q Qrels) add(qid, did string, grade int) {
 	m := q[qid]
 	if m == nil {
@@ -217,43 +232,98 @@ func (r Run) Write(w io.Writer, tag string) error {
 	bw := bufio.NewWriter(w)
 	for _, qid := range r.order {
 		for i, e := range r.Sorted(qid) {
-			fmt.Fprintf(bw, "%s Q0 %s %d %s %s\n", qid, e.DocID, i+1, strconv.FormatFloat(e.Score, 'g', -1, 64), tag)
+			fmt.Fprintf(bw, "%s Q0 %s %d %s %s\n", qid, e.DocID, i+1, formatScore(e.Score), tag)
 		}
 	}
 	return bw.Flush()
 }
+
+// WriteSemEval writes the run as predictions for the SemEval-2016 Task 3
+// scorer, in the form of the task's gold .relevancy files:
+//
+//	qid <TAB> docid <TAB> 0 <TAB> score <TAB> true|false
+//
+// Queries and their entries come in the run's own order (Ranking), not by
+// score: the scorer pairs the lines of the predictions and of the gold file
+// by position, stops at the first pair whose ids differ, and ranks each
+// query by score itself (equal scores in file order). A run for the scorer
+// must therefore hold the gold file's order. The third column, the gold
+// files' IR rank, the scorer ignores: it is 0. The last is the system's
+// relevant-or-not call, which only the scorer's classification measures
+// read; relevant gives it for each entry. A run built in memory with a NaN
+// score or a document listed twice is refused, as Evaluate refuses it.
+func (r Run) WriteSemEval(w io.Writer, relevant func(qid string, e Entry) bool) error {
+	if err := r.checkEntries(); err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	for _, qid := range r.order {
+		for _, e := range r.byQuery[qid] {
+			fmt.Fprintf(bw, "%s\t%s\t0\t%s\t%t\n", qid, e.DocID, formatScore(e.Score), relevant(qid, e))
+		}
+	}
+	return bw.Flush()
+}
+
+// formatScore writes a score in the fewest digits that read back as the
+// same float64, so a run written and read again ranks the same.
+func formatScore(s float64) string { return strconv.FormatFloat(s, 'g', -1, 64) }
 
 // WriteFile writes the run to path, atomically (atomicfile).
 func (r Run) WriteFile(path, tag string) error {
 	return atomicfile.Write(path, func(w io.Writer) error { return r.Write(w, tag) })
 }
 
-// ReadRun parses a TREC run: "qid Q0 docid rank score tag" per line.
+// ReadRun parses a ranking in either of the forms semrank meets, told
+// apart by their number of fields:
+//
+//	TREC run          qid Q0 docid rank score tag
+//	SemEval           qid docid rank score true|false
+//
+// The SemEval form is the official scorer's predictions (WriteSemEval) and
+// its gold .relevancy files, whose scores give the task's IR order. Its
+// labels are checked but not kept: a ranking is its scores. As in
+// ReadQrels, the first line fixes the form for the whole file.
 func ReadRun(rd io.Reader, name string) (Run, error) {
 	run := NewRun()
 	run.File = name
 	seen := map[string]map[string]bool{}
+	form, formLine := 0, 0 // field count of the first line, and its number
 	err := scanLines(rd, name, func(line []byte, n int) error {
 		f := fieldsOf(line)
-		if len(f) != 6 {
-			return fmt.Errorf("%d fields; want 6: qid Q0 docid rank score tag", len(f))
+		if form == 0 {
+			form, formLine = len(f), n
+		} else if len(f) != form {
+			return fmt.Errorf("%d fields, but line %d has %d: a file holds a run in one form", len(f), formLine, form)
 		}
-		rank, err := strconv.Atoi(f[3])
+		var qid, did, rankField, scoreField string
+		switch len(f) {
+		case 6:
+			qid, did, rankField, scoreField = f[0], f[2], f[3], f[4]
+		case 5:
+			if f[4] != "true" && f[4] != "false" {
+				return fmt.Errorf("label %q is neither true nor false (5 fields: the SemEval form; a TREC run has 6: qid Q0 docid rank score tag)", f[4])
+			}
+			qid, did, rankField, scoreField = f[0], f[1], f[2], f[3]
+		default:
+			return fmt.Errorf("%d fields; want 6 (TREC: qid Q0 docid rank score tag) or 5 (SemEval: qid docid rank score true|false)", len(f))
+		}
+		rank, err := strconv.Atoi(rankField)
 		if err != nil {
-			return fmt.Errorf("rank %q is not an integer", f[3])
+			return fmt.Errorf("rank %q is not an integer", rankField)
 		}
-		score, err := strconv.ParseFloat(f[4], 64)
+		score, err := strconv.ParseFloat(scoreField, 64)
 		if err != nil || math.IsNaN(score) {
-			return fmt.Errorf("score %q is not a number", f[4])
+			return fmt.Errorf("score %q is not a number", scoreField)
 		}
-		if seen[f[0]] == nil {
-			seen[f[0]] = map[string]bool{}
+		if seen[qid] == nil {
+			seen[qid] = map[string]bool{}
 		}
-		if seen[f[0]][f[2]] {
-			return fmt.Errorf("document %q listed twice for query %q", f[2], f[0])
+		if seen[qid][did] {
+			return fmt.Errorf("document %q listed twice for query %q", did, qid)
 		}
-		seen[f[0]][f[2]] = true
-		run.Add(f[0], Entry{DocID: f[2], Score: score, Rank: rank, Line: n})
+		seen[qid][did] = true
+		run.Add(qid, Entry{DocID: did, Score: score, Rank: rank, Line: n})
 		return nil
 	})
 	if err != nil {

@@ -3,6 +3,7 @@ package eval
 import (
 	"bytes"
 	"errors"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -149,14 +150,7 @@ func TestReadRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, qid := range run.QueryIDs() {
-		s, b := run.Sorted(qid), back.Ranking(qid)
-		for i := range s {
-			if s[i].DocID != b[i].DocID || s[i].Score != b[i].Score || b[i].Rank != i+1 {
-				t.Errorf("%s: entry %d read back as %+v, wrote %+v", qid, i, b[i], s[i])
-			}
-		}
-	}
+	checkReadBack(t, run, back, true)
 }
 
 func TestReadRunErrors(t *testing.T) {
@@ -165,7 +159,15 @@ func TestReadRunErrors(t *testing.T) {
 		line     int
 		msg      string
 	}{
-		{"five fields", "q1 Q0 a 1 0.5 t\nq1 Q0 b 2 0.4\n", 2, "5 fields; want 6"},
+		// One file holds one form: a TREC line cut short is not read as a
+		// SemEval line, nor the other way round.
+		{"TREC line without its tag", "q1 Q0 a 1 0.5 t\nq1 Q0 b 2 0.4\n", 2, "5 fields, but line 1 has 6"},
+		{"SemEval line then TREC", "Q1\tQ1_R1\t0\t2\ttrue\nQ1 Q0 Q1_R2 2 1 t\n", 2, "6 fields, but line 1 has 5"},
+		{"five fields without a label", "q1 Q0 a 1 0.5\n", 1, `label "0.5" is neither true nor false (5 fields: the SemEval form; a TREC run has 6`},
+		{"SemEval label", "Q1\tQ1_R1\t0\t2\ttrue\nQ1\tQ1_R2\t0\t1\tTrue\n", 2, `label "True"`},
+		{"SemEval bad score", "Q1\tQ1_R1\t0\thigh\ttrue\n", 1, `score "high"`},
+		{"SemEval duplicate", "Q1\tQ1_R1\t0\t2\ttrue\nQ1\tQ1_R1\t0\t1\tfalse\n", 2, `document "Q1_R1" listed twice for query "Q1"`},
+		{"four fields", "q1 a 1 0.5\n", 1, "4 fields; want 6 (TREC: qid Q0 docid rank score tag) or 5 (SemEval"},
 		{"seven fields", "q1 Q0 a 1 0.5 t extra\n", 1, "7 fields"},
 		{"bad rank", "q1 Q0 a first 0.5 t\n", 1, `rank "first"`},
 		{"bad score", "q1 Q0 a 1 0.5 t\n\nq1 Q0 b 2 high t\n", 3, `score "high"`},
@@ -184,6 +186,122 @@ func TestReadRunErrors(t *testing.T) {
 			}
 			wantParseError(t, err, "r.trec", tc.line, tc.msg)
 		})
+	}
+}
+
+// TestReadRunSemEval checks that SemEval predictions and gold files read
+// as rankings by their score column, whatever their rank column says.
+func TestReadRunSemEval(t *testing.T) {
+	const in = "Q268\tQ268_R4\t4\t0.25\ttrue\nQ268\tQ268_R5\t5\t0.2\tfalse\r\n\nQ269\tQ269_R1\t0\t-1e-3\tfalse\nQ268\tQ268_R1\t1\t1\ttrue\n"
+	run, err := ReadRun(strings.NewReader(in), "x.pred")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(run.QueryIDs(), ","); got != "Q268,Q269" {
+		t.Errorf("QueryIDs = %s, want Q268,Q269", got)
+	}
+	want := []Entry{{"Q268_R1", 1, 1, 5}, {"Q268_R4", 0.25, 4, 1}, {"Q268_R5", 0.2, 5, 2}}
+	if got := run.Sorted("Q268"); !reflect.DeepEqual(got, want) {
+		t.Errorf("Sorted(Q268) = %v, want %v", got, want)
+	}
+	if got := run.Ranking("Q269"); len(got) != 1 || got[0].Score != -0.001 {
+		t.Errorf("Ranking(Q269) = %v", got)
+	}
+}
+
+// TestWriteSemEvalRoundTrip checks the prediction file WriteSemEval writes:
+// its exact form, in the run's own order (the gold file's, for the
+// scorer), and that ReadRun reads it back to the same run, ranked the same
+// (ties in the order written), and ReadQrels to its labels.
+func TestWriteSemEvalRoundTrip(t *testing.T) {
+	run := NewRun()
+	for _, e := range scored("Q1_R2", 0.5, "Q1_R1", 2.0, "Q1_R3", 0.5, "Q1_R4", -1e-20) {
+		run.Add("Q1", e)
+	}
+	run.Add("Q0", Entry{DocID: "Q0_R1", Score: 1})
+	aboveHalf := func(_ string, e Entry) bool { return e.Score > 0.5 }
+	var buf bytes.Buffer
+	if err := run.WriteSemEval(&buf, aboveHalf); err != nil {
+		t.Fatal(err)
+	}
+	const written = "Q1\tQ1_R2\t0\t0.5\tfalse\n" +
+		"Q1\tQ1_R1\t0\t2\ttrue\n" +
+		"Q1\tQ1_R3\t0\t0.5\tfalse\n" +
+		"Q1\tQ1_R4\t0\t-1e-20\tfalse\n" +
+		"Q0\tQ0_R1\t0\t1\ttrue\n"
+	if buf.String() != written {
+		t.Fatalf("WriteSemEval =\n%s\nwant\n%s", buf.String(), written)
+	}
+
+	back, err := ReadRun(strings.NewReader(written), "run.pred")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkReadBack(t, run, back, false)
+	labels, err := ReadQrels(strings.NewReader(written), "run.pred")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLabels := Qrels{"Q1": {"Q1_R1": 1, "Q1_R2": 0, "Q1_R3": 0, "Q1_R4": 0}, "Q0": {"Q0_R1": 1}}
+	if !reflect.DeepEqual(labels, wantLabels) {
+		t.Errorf("labels read back = %v, want %v", labels, wantLabels)
+	}
+
+	// What the scorer could not rank is refused, and nothing written.
+	bad := NewRun()
+	bad.Add("Q1", Entry{DocID: "Q1_R1", Score: math.NaN()})
+	buf.Reset()
+	if err := bad.WriteSemEval(&buf, aboveHalf); err == nil || !strings.Contains(err.Error(), "NaN") || buf.Len() > 0 {
+		t.Errorf("NaN score: err = %v, wrote %q", err, buf.String())
+	}
+}
+
+// checkReadBack fails t unless back, read from what run wrote, holds run's
+// queries in order, with the same documents and scores, and ranks them as
+// run does. sorted says how run was written: as Write writes it, each
+// query by score with ranks renumbered from 1; else as WriteSemEval does,
+// in the run's own order with rank 0.
+func checkReadBack(t *testing.T, run, back Run, sorted bool) {
+	t.Helper()
+	if !reflect.DeepEqual(back.QueryIDs(), run.QueryIDs()) {
+		t.Fatalf("queries read back %v, want %v", back.QueryIDs(), run.QueryIDs())
+	}
+	for _, qid := range run.QueryIDs() {
+		want, wantRank := run.Ranking(qid), func(int) int { return 0 }
+		if sorted {
+			want, wantRank = run.Sorted(qid), func(i int) int { return i + 1 }
+		}
+		got := back.Ranking(qid)
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d entries read back, want %d", qid, len(got), len(want))
+		}
+		for i := range want {
+			if got[i].DocID != want[i].DocID || got[i].Score != want[i].Score || got[i].Rank != wantRank(i) {
+				t.Fatalf("%s entry %d read back as %+v, want %+v with rank %d", qid, i, got[i], want[i], wantRank(i))
+			}
+		}
+		for i, e := range back.Sorted(qid) {
+			if w := run.Sorted(qid)[i]; e.DocID != w.DocID {
+				t.Fatalf("%s ranks %s at %d, want %s", qid, e.DocID, i+1, w.DocID)
+			}
+		}
+	}
+}
+
+// TestJudgesNonRelevant checks the test behind leaving AUC out.
+func TestJudgesNonRelevant(t *testing.T) {
+	for _, tc := range []struct {
+		q    Qrels
+		want bool
+	}{
+		{Qrels{"q1": {"a": 1}, "q2": {"b": 2}}, false},
+		{Qrels{"q1": {"a": 1}, "q2": {"b": 0}}, true},
+		{Qrels{"q1": {"a": -1}}, true},
+		{Qrels{}, false},
+	} {
+		if got := tc.q.JudgesNonRelevant(); got != tc.want {
+			t.Errorf("%v.JudgesNonRelevant() = %v, want %v", tc.q, got, tc.want)
+		}
 	}
 }
 

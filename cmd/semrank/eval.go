@@ -1,8 +1,8 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -15,12 +15,15 @@ func init() {
 	cmd := &cobra.Command{
 		Use:   "eval --qrels FILE --run FILE",
 		Short: "Evaluate a TREC run against judgments (BEIR TSV, TREC or SemEval qrels)",
-		Long: `Evaluate a TREC run against judgments.
+		Long: `Evaluate a TREC run (or SemEval-2016 predictions, as export semeval2016
+writes them) against judgments.
 
 Metrics: map@k (the SemEval-2016 scorer's MAP), map (trec_eval MAP), mrr@k,
 ndcg@k, p@k, r@k, auc. Every metric is averaged over all judged queries; a
-query with no relevant candidate counts as 0. With --baseline, a paired t-test
-and a paired randomization test compare the run with the baseline per metric.`,
+query with no relevant candidate counts as 0. AUC is left out, with a note,
+where the judgments mark no document not relevant (CACM's): it would be 0.5
+whatever the ranking. With --baseline, a paired t-test and a paired
+randomization test compare the run with the baseline per metric.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ms, err := eval.ParseMetrics(metrics)
@@ -60,18 +63,21 @@ and a paired randomization test compare the run with the baseline per metric.`,
 				base = &b
 			}
 			rep, err := eval.NewReport(q, run, base, ms)
-			if err != nil {
+			if errors.Is(err, eval.ErrUnknownQuery) {
 				return fmt.Errorf("%w (use --ignore-unjudged to skip queries without judgments)", err)
 			}
-			if asJSON {
-				return rep.WriteJSON(os.Stdout, perQuery)
+			if err != nil {
+				return err
 			}
-			return rep.WriteText(os.Stdout, perQuery)
+			if asJSON {
+				return rep.WriteJSON(cmd.OutOrStdout(), perQuery)
+			}
+			return rep.WriteText(cmd.OutOrStdout(), perQuery)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&qrelsPath, "qrels", "", "judgments: BEIR qrels TSV, TREC qrels, or a SemEval .relevancy file")
-	f.StringVar(&runPath, "run", "", "TREC run to evaluate")
+	f.StringVar(&runPath, "run", "", "run to evaluate: TREC, or SemEval predictions")
 	f.StringVar(&metrics, "metrics", "map@10,mrr@10,ndcg@10,p@1,auc", "comma-separated metrics")
 	f.StringVar(&baseline, "baseline", "", "a second run to compare with (paired significance tests)")
 	f.BoolVar(&perQuery, "per-query", false, "also print each query's values")
