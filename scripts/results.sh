@@ -145,6 +145,12 @@ run() {
 		$SR convert semeval2016 --xml "$R/dev-unlabeled.xml" --subtask "$ST" --out "$R/heldout-$st"
 		$SR rerank --data "$R/heldout-$st" --pipeline "$R/recipe-$st/train/pipeline.yaml" --out "$R/heldout-$st.trec"
 		cmp "$R/heldout-$st.trec" "$R/recipe-$st/dev.trec" && echo "held-out path: identical to the recipe's dev run"
+		# The official scorer's prediction file, scored against the
+		# task's own gold file.
+		local gold=$DEV.subtaskB.relevancy
+		[ "$st" = a ] && gold=$XML/SemEval2016-Task3-CQA-QL-dev-subtaskA.xml.subtaskA.relevancy
+		$SR export semeval2016 --run "$R/heldout-$st.trec" --data "$R/heldout-$st" --out "$R/heldout-$st.pred"
+		$SR eval --qrels "$gold" --run "$R/heldout-$st.pred" --metrics map@10,mrr@10
 		;;
 	fusion-ceiling)
 		# How far a linear fusion of the recipes' stages can go on dev:
