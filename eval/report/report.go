@@ -50,6 +50,11 @@ func Write(dir string, qrels eval.Qrels, runs []Named, o Options) error {
 	if len(o.Metrics) == 0 {
 		o.Metrics = eval.MustParseMetrics("map@10,map,mrr@10,ndcg@10,p@1,auc")
 	}
+	metrics, note := eval.DefinedMetrics(qrels, o.Metrics)
+	if len(metrics) == 0 {
+		return fmt.Errorf("report: no metric to report: %s", note)
+	}
+	o.Metrics = metrics
 	if len(o.Depths) == 0 {
 		o.Depths = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 50, 100}
 	}
@@ -75,7 +80,7 @@ func Write(dir string, qrels eval.Qrels, runs []Named, o Options) error {
 	if err != nil {
 		return err
 	}
-	if err := table(f, runs, results, o.Metrics, o.Format); err != nil {
+	if err := table(f, runs, results, o.Metrics, o.Format, note); err != nil {
 		f.Close()
 		return err
 	}
@@ -95,7 +100,9 @@ func Write(dir string, qrels eval.Qrels, runs []Named, o Options) error {
 	return depthPlot(filepath.Join(dir, "depth."+o.Format), qrels, runs, o.Metrics[0], o.Depths)
 }
 
-func table(w io.Writer, runs []Named, results []eval.Result, metrics []eval.Metric, format string) error {
+// table writes the markdown table of the runs' results, then note, if
+// any, then the plots' links.
+func table(w io.Writer, runs []Named, results []eval.Result, metrics []eval.Metric, format, note string) error {
 	var names []string
 	for _, m := range metrics {
 		names = append(names, m.String())
@@ -118,6 +125,9 @@ func table(w io.Writer, runs []Named, results []eval.Result, metrics []eval.Metr
 			cells = append(cells, fmt.Sprintf("%+.4f", c.Delta), fmt.Sprintf("%.4f / %.4f", c.PTTest, c.PRandom), fmt.Sprintf("%d/%d", c.Improved, c.Hurt))
 		}
 		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
+	if note != "" {
+		fmt.Fprintf(w, "\nNote: %s.\n", note)
 	}
 	if len(runs) > 1 {
 		fmt.Fprintf(w, "\n![per-query change](ap-change.%s)\n", format)

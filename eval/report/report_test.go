@@ -186,3 +186,47 @@ func TestDepthPoints(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteLeavesOutUndefinedAUC checks that a report over judgments with
+// no non-relevant document (as CACM's) drops AUC, which would read 0.5 for
+// every run, and says why; with both kinds judged AUC stays.
+func TestWriteLeavesOutUndefinedAUC(t *testing.T) {
+	q, worse, better := judgedRuns("q1", "q2")
+	onlyRel := eval.Qrels{}
+	for _, qid := range []string{"q1", "q2"} {
+		onlyRel.Add(qid, qid+"-rel", 1)
+	}
+	tests := []struct {
+		name    string
+		qrels   eval.Qrels
+		metrics string
+		wantAUC bool
+		wantErr bool
+	}{
+		{"both kinds judged", q, "map@10,auc", true, false},
+		{"only relevant judged", onlyRel, "map@10,auc", false, false},
+		{"only auc asked, only relevant judged", onlyRel, "auc", false, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			err := Write(dir, tc.qrels, []Named{{"a", worse}, {"b", better}}, Options{Format: "svg", Metrics: eval.MustParseMetrics(tc.metrics)})
+			if tc.wantErr {
+				if err == nil {
+					t.Fatal("no error")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+			if got := strings.Contains(string(md), "| auc |"); got != tc.wantAUC {
+				t.Errorf("auc column present = %v, want %v:\n%s", got, tc.wantAUC, md)
+			}
+			if got := strings.Contains(string(md), "Note: auc left out"); got == tc.wantAUC {
+				t.Errorf("note present = %v, want %v:\n%s", got, !tc.wantAUC, md)
+			}
+		})
+	}
+}
