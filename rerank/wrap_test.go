@@ -544,3 +544,33 @@ func TestWrapSkipsWhatNeedsNoRerank(t *testing.T) {
 		})
 	}
 }
+
+// TestWrapHighlightsPhrases checks that a phrase query through the wrapper
+// matches word order and that each reranked hit keeps its highlighted
+// fragments, which Bleve computes from the index's term vectors.
+func TestWrapHighlightsPhrases(t *testing.T) {
+	idx := newIndex(t, docs("d", 30))
+	w := rerank.Wrap(idx, shortFirst())
+	for _, tc := range []struct {
+		phrase string
+		hits   int
+	}{
+		{"words about money", 30},
+		{"money about words", 0},
+	} {
+		req := bleve.NewSearchRequestOptions(bleve.NewMatchPhraseQuery(tc.phrase), 10, 0, false)
+		req.Highlight = bleve.NewHighlight()
+		res, err := w.Search(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if int(res.Total) != tc.hits {
+			t.Errorf("%q: %d hits, want %d", tc.phrase, res.Total, tc.hits)
+		}
+		for _, h := range res.Hits {
+			if frags := h.Fragments[index.FieldText]; len(frags) == 0 || !strings.Contains(frags[0], "<mark>words</mark>") {
+				t.Errorf("%q: hit %s has fragments %v, want the phrase marked", tc.phrase, h.ID, h.Fragments)
+			}
+		}
+	}
+}
