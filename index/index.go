@@ -413,6 +413,24 @@ func Open(path string) (*Index, error) {
 	return &Index{bleveIndex: b, Path: path, payloads: ps}, nil
 }
 
+// TermVectors reports whether the index keeps term vectors for its title
+// and text, which phrase queries and highlighting need. Indexes created
+// before semrank kept them (2026-11-24) have none: phrase queries match
+// nothing there until the collection is indexed again.
+func (x *Index) TermVectors() bool {
+	im, ok := x.Mapping().(*mapping.IndexMappingImpl)
+	if !ok || im.DefaultMapping == nil {
+		return false
+	}
+	for _, name := range []string{FieldTitle, FieldText} {
+		dm := im.DefaultMapping.Properties[name]
+		if dm == nil || len(dm.Fields) == 0 || !dm.Fields[0].IncludeTermVectors {
+			return false
+		}
+	}
+	return true
+}
+
 // lockWait is how long Open waits for another process to release an index.
 var lockWait = 2 * time.Second
 

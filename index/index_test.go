@@ -1097,3 +1097,31 @@ func TestPhraseAndHighlight(t *testing.T) {
 		}
 	}
 }
+
+// TestTermVectors checks that new indexes keep term vectors and that an
+// index created without them, as before semrank kept them, says so.
+func TestTermVectors(t *testing.T) {
+	idx, _ := build(t)
+	defer idx.Close()
+	if !idx.TermVectors() {
+		t.Error("a new index reports no term vectors")
+	}
+	old := NewMapping()
+	for _, name := range []string{FieldTitle, FieldText} {
+		old.DefaultMapping.Properties[name].Fields[0].IncludeTermVectors = false
+	}
+	path := filepath.Join(t.TempDir(), "old")
+	b, err := bleve.New(path, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	x, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if x.TermVectors() {
+		t.Error("an index without term vectors reports them")
+	}
+}

@@ -139,6 +139,9 @@ func inspectIndex(w io.Writer, path string) error {
 		return err
 	}
 	fmt.Fprintf(w, "  documents  %d\n", n)
+	if !idx.TermVectors() {
+		fmt.Fprintln(w, "  warning    no term vectors (an index from before 2026-11-24): phrase queries match nothing and highlighting marks nothing; index the collection again to get them")
+	}
 	names := idx.PayloadNames()
 	if len(names) == 0 {
 		fmt.Fprintln(w, "  payloads   none (stages compute what they need from text at query time)")
