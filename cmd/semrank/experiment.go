@@ -52,7 +52,8 @@ fused pipeline against the IR order. Then train the recipe again on the training
 and dev files together and write that pipeline, with its models, to
 DIR/pipeline.yaml (the training-only pipeline behind the dev metrics is
 DIR/train/pipeline.yaml; --train-only skips the second training and writes it
-to DIR/pipeline.yaml). A split it has never seen is then scored with:
+to DIR/pipeline.yaml). While it runs, DIR is locked: a second recipe on DIR
+fails at once. A split it has never seen is then scored with:
 
   semrank convert semeval2016 --xml TEST.xml --subtask B --out T
   semrank rerank --data T --pipeline DIR/pipeline.yaml --out run.trec`,
@@ -101,7 +102,8 @@ to DIR/pipeline.yaml). A split it has never seen is then scored with:
 rerank. Supervised (default), each query is reranked by a pipeline trained on
 the other folds' queries only; --unsupervised uses only stages that need no
 judgments, fused with fixed weights. Writes DIR2/baseline.trec (BM25) and
-DIR2/run.trec (reranked) and prints both runs' metrics.`,
+DIR2/run.trec (reranked) and prints both runs' metrics. While it runs, DIR2 is
+locked: a second recipe on DIR2 fails at once.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkFolds(b.Folds); err != nil {

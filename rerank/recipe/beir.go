@@ -60,6 +60,14 @@ func UnsupervisedStages() []rerank.StageSpec {
 // pipeline trained (with cross-fitting) on the other folds' queries only,
 // so no query is scored by a model that saw its judgments. Unsupervised,
 // one pipeline with fixed equal fusion weights reranks every query.
+//
+// Once its options are checked, BEIR locks Out for the rest of the run,
+// and each fold's directory before training there, as Fit does: a second
+// run on Out fails at once. The pipelines (the folds', or the
+// unsupervised Out/pipeline.yaml and its models) are published as Fit
+// publishes them, and each run file is written atomically; the pair is
+// not, and Out/index is built in place (a run interrupted while indexing
+// leaves a partial index that the next run refuses to build over).
 func BEIR(ctx context.Context, o BEIROptions) error {
 	start := time.Now()
 	logf := func(format string, args ...any) {
@@ -77,6 +85,11 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	if err := checkFusion(o.Fusion); err != nil {
 		return err
 	}
+	lock, err := lockOut(o.Out, logf)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	// The index is built afresh for every run, so one left by an earlier
 	// (or interrupted) run into Out would stop this one after the data
 	// loads; say so first, and how to go on.
@@ -106,9 +119,6 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	if o.Depth == 0 {
 		o.Depth = 100
 	}
-	if err := os.MkdirAll(o.Out, 0o755); err != nil {
-		return err
-	}
 	idx, err := CorpusIndex(ctx, ds, filepath.Join(o.Out, "index"))
 	if err != nil {
 		return err
@@ -127,12 +137,11 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	var runs Runs
 	if o.Unsupervised {
 		r := &Recipe{Stages: unsupervised, Window: o.Depth, Text: text, Log: o.Log}
-		specs, err := r.trainStages(ctx, ds.Subset(func(string) bool { return false }), nil, idx, filepath.Join(o.Out, "models"))
+		path, err := r.fitUnsupervised(ctx, ds, idx, o.Out)
 		if err != nil {
 			return err
 		}
-		cfg := &rerank.Config{Window: o.Depth, Stages: specs}
-		if runs, err = runConfig(ctx, cfg, o.Out, idx, ds); err != nil {
+		if runs, err = runPipeline(ctx, path, idx, ds); err != nil {
 			return err
 		}
 	} else {
@@ -140,16 +149,17 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 			train := ds.Subset(eval.NotInSet(fold))
 			test := ds.Subset(eval.InSet(fold))
 			dir := filepath.Join(o.Out, fmt.Sprintf("fold%d", k+1))
+			lock, err := lockOut(dir, logf)
+			if err != nil {
+				return err
+			}
 			r := &Recipe{Stages: supervised, Fusion: o.Fusion, L2: o.FusionL2, Folds: 3, Window: o.Depth, Text: text}
-			path, err := r.Fit(ctx, train, nil, dir)
+			path, err := r.fit(ctx, train, nil, dir)
+			lock.Release()
 			if err != nil {
 				return err
 			}
-			p, cfg, err := rerank.LoadPipeline(path, rerank.EnvFor(idx))
-			if err != nil {
-				return err
-			}
-			fr, err := RunAll(ctx, idx, test, p, cfg.QueryWeighter(p))
+			fr, err := runPipeline(ctx, path, idx, test)
 			if err != nil {
 				return err
 			}
@@ -185,19 +195,30 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	return nil
 }
 
-func runConfig(ctx context.Context, cfg *rerank.Config, dir string, idx *index.Index, ds *eval.Dataset) (Runs, error) {
-	path := filepath.Join(dir, "pipeline.yaml")
-	for i := range cfg.Stages {
-		cfg.Stages[i] = cfg.Stages[i].RelativeTo(dir)
+// fitUnsupervised trains the stages into a staging directory in dir with
+// no judgments and publishes them, with a pipeline.yaml that fuses them
+// with fixed weights, as Fit publishes a pipeline. It returns the
+// pipeline file's path.
+func (r *Recipe) fitUnsupervised(ctx context.Context, ds *eval.Dataset, idx *index.Index, dir string) (string, error) {
+	staging, err := os.MkdirTemp(dir, stagingPattern)
+	if err != nil {
+		return "", err
 	}
-	if err := rerank.WriteConfig(path, cfg); err != nil {
-		return Runs{}, err
+	defer os.RemoveAll(staging)
+	specs, err := r.trainStages(ctx, ds.Subset(func(string) bool { return false }), nil, idx, filepath.Join(staging, "models"))
+	if err != nil {
+		return "", err
 	}
-	p, c, err := rerank.LoadPipeline(path, rerank.EnvFor(idx))
+	return publishConfig(ctx, &rerank.Config{Window: r.Window, Stages: specs}, staging, dir)
+}
+
+// runPipeline reranks ds with the pipeline file at path; see RunAll.
+func runPipeline(ctx context.Context, path string, idx *index.Index, ds *eval.Dataset) (Runs, error) {
+	p, cfg, err := rerank.LoadPipeline(path, rerank.EnvFor(idx))
 	if err != nil {
 		return Runs{}, err
 	}
-	return RunAll(ctx, idx, ds, p, c.QueryWeighter(p))
+	return RunAll(ctx, idx, ds, p, cfg.QueryWeighter(p))
 }
 
 func corpusText(ds *eval.Dataset) []string {

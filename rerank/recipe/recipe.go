@@ -75,18 +75,39 @@ func CorpusIndex(ctx context.Context, ds *eval.Dataset, dir string) (*index.Inde
 // pipeline.yaml can see new model files only during those few renames,
 // not during the training. Should a rename fail, the error names the file
 // and says that the pipeline in dir may be inconsistent.
+//
+// Fit holds dir's lock while it runs (see lockOut): a second Fit or
+// recipe run on dir fails at once, and staging directories of a killed
+// one are removed first.
 func (r *Recipe) Fit(ctx context.Context, train, dev *eval.Dataset, dir string) (string, error) {
-	if train.Qrels == nil {
-		return "", fmt.Errorf("recipe: training data %s has no judgments", train.Dir)
+	if _, err := r.check(train); err != nil {
+		return "", err
 	}
-	folds, err := foldCount(r.Folds)
+	lock, err := lockOut(dir, r.logf)
 	if err != nil {
 		return "", err
 	}
-	if err := checkFusion(r.Fusion); err != nil {
-		return "", err
+	defer lock.Release()
+	return r.fit(ctx, train, dev, dir)
+}
+
+// check refuses what fit cannot train, before anything is written, and
+// returns the number of cross-fitting folds.
+func (r *Recipe) check(train *eval.Dataset) (int, error) {
+	if train.Qrels == nil {
+		return 0, fmt.Errorf("recipe: training data %s has no judgments", train.Dir)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	folds, err := foldCount(r.Folds)
+	if err != nil {
+		return 0, err
+	}
+	return folds, checkFusion(r.Fusion)
+}
+
+// fit is Fit in a directory whose lock the caller holds.
+func (r *Recipe) fit(ctx context.Context, train, dev *eval.Dataset, dir string) (string, error) {
+	folds, err := r.check(train)
+	if err != nil {
 		return "", err
 	}
 	tmp, err := os.MkdirTemp("", "semrank-recipe-")
@@ -102,7 +123,7 @@ func (r *Recipe) Fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 	defer idx.Close()
 	// The staging directory is inside dir so that publishing is a rename
 	// on one file system.
-	staging, err := os.MkdirTemp(dir, ".fit-")
+	staging, err := os.MkdirTemp(dir, stagingPattern)
 	if err != nil {
 		return "", err
 	}
@@ -182,19 +203,29 @@ func (r *Recipe) Fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 	}
 	r.logf("fusion (%s) trained on %d queries (%s)", method, len(examples), time.Since(start).Round(time.Second))
 
-	// Paths into the staging directory become the files' final places;
-	// the pipeline file is written as if trained into dir directly.
-	for i := range specs {
-		specs[i] = specs[i].Rebase(staging, dir).RelativeTo(dir)
-	}
 	cfg := &rerank.Config{Window: r.Window, Stages: specs, Fusion: rerank.FusionSpec{Method: method, Model: "fusion.model"}}
+	return publishConfig(ctx, cfg, staging, dir)
+}
+
+// publishConfig writes cfg, whose stages were trained into staging, to
+// staging/pipeline.yaml as if trained into dir directly, and publishes
+// the pipeline into dir unless ctx is cancelled. It returns the published
+// pipeline file's path.
+func publishConfig(ctx context.Context, cfg *rerank.Config, staging, dir string) (string, error) {
+	for i := range cfg.Stages {
+		cfg.Stages[i] = cfg.Stages[i].Rebase(staging, dir).RelativeTo(dir)
+	}
 	if err := rerank.WriteConfig(filepath.Join(staging, "pipeline.yaml"), cfg); err != nil {
 		return "", err
 	}
 	if err := ctx.Err(); err != nil {
 		return "", err // cancelled: the pipeline in dir stays as it was
 	}
-	if err := publish(staging, dir); err != nil {
+	files := []string{"pipeline.yaml"}
+	if cfg.Fusion.Model != "" {
+		files = []string{cfg.Fusion.Model, "pipeline.yaml"}
+	}
+	if err := publish(staging, dir, files...); err != nil {
 		return "", err
 	}
 	return filepath.Join(dir, "pipeline.yaml"), nil
@@ -202,11 +233,11 @@ func (r *Recipe) Fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 
 // publish moves a pipeline trained into staging into dir: every file
 // under staging/models into dir/models (keeping the files of dir/models
-// it does not replace), then fusion.model, then pipeline.yaml last. Each
-// rename replaces its file atomically; together they are not atomic, so a
-// failed rename is reported as possibly leaving the pipeline in dir
-// inconsistent.
-func publish(staging, dir string) error {
+// it does not replace), then the files last, in order (fusion.model,
+// pipeline.yaml). Each rename replaces its file atomically; together they
+// are not atomic, so a failed rename is reported as possibly leaving the
+// pipeline in dir inconsistent.
+func publish(staging, dir string, last ...string) error {
 	var files []string // relative to staging, in publishing order
 	models := filepath.Join(staging, "models")
 	err := filepath.WalkDir(models, func(path string, d fs.DirEntry, err error) error {
@@ -228,7 +259,7 @@ func publish(staging, dir string) error {
 	if err != nil {
 		return err
 	}
-	files = append(files, "fusion.model", "pipeline.yaml")
+	files = append(files, last...)
 	if err := os.MkdirAll(filepath.Join(dir, "models"), 0o755); err != nil {
 		return err
 	}
@@ -239,10 +270,7 @@ func publish(staging, dir string) error {
 			err = os.Rename(filepath.Join(staging, rel), dst)
 		}
 		if err != nil {
-			var le *os.LinkError
-			if errors.As(err, &le) {
-				err = le.Err // its paths are staging's and dst
-			}
+			err = linkErr(err)
 			if i == 0 {
 				return fmt.Errorf("recipe: publishing the trained pipeline: %s: %w (nothing in %s was replaced)", dst, err, dir)
 			}

@@ -392,17 +392,8 @@ func init() {
 // TestBEIRText: --text directories add their queries and documents to the
 // unlabeled text the trainers get.
 func TestBEIRText(t *testing.T) {
-	ds := synthetic(12)
-	ds.Candidates = nil
-	data, extra := filepath.Join(t.TempDir(), "data"), filepath.Join(t.TempDir(), "extra")
-	if err := ds.Save(data); err != nil {
-		t.Fatal(err)
-	}
-	more := synthetic(4)
-	more.Qrels, more.Candidates = nil, nil
-	if err := more.Save(extra); err != nil {
-		t.Fatal(err)
-	}
+	data, extra := beirDirs(t)
+	ds, more := synthetic(12), synthetic(4) // what beirDirs saved
 	for _, tc := range []struct {
 		text []string
 		want int

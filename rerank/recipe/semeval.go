@@ -219,6 +219,14 @@ type SemEvalOptions struct {
 // `semrank rerank --data SPLIT --pipeline Out/pipeline.yaml`. Dev metrics
 // always come from a pipeline that never saw dev judgments
 // (Out/train/pipeline.yaml when the recipe refits).
+//
+// Once its options are checked, SemEval locks Out (and Out/train before
+// training there) for the rest of the run, as Fit does: a second run on
+// Out fails at once. Each output appears complete or not at all: the
+// converted splits replace Out/data as a whole once both are written,
+// each pipeline is published as Fit does, and Out/dev.trec is written
+// atomically. They are written one after another, so an interrupted run
+// can leave some of them from an earlier run.
 func SemEval(ctx context.Context, o SemEvalOptions) error {
 	start := time.Now()
 	logf := func(format string, args ...any) {
@@ -232,6 +240,14 @@ func SemEval(ctx context.Context, o SemEvalOptions) error {
 	if err := checkFusion(o.Fusion); err != nil {
 		return err
 	}
+	if _, err := foldCount(o.Folds); err != nil {
+		return err
+	}
+	lock, err := lockOut(o.Out, logf)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	load := func(paths ...string) (*eval.Dataset, error) {
 		c := convert.NewSemEval(o.Subtask)
 		for _, p := range paths {
@@ -259,12 +275,17 @@ func SemEval(ctx context.Context, o SemEvalOptions) error {
 	if err != nil {
 		return err
 	}
-	for _, ds := range []*eval.Dataset{train, dev} {
-		if ds != nil {
-			if err := ds.Save(filepath.Join(o.Out, "data", "split-"+map[bool]string{true: "train", false: "dev"}[ds == train])); err != nil {
-				return err
-			}
+	err = writeDir(filepath.Join(o.Out, "data"), func(dir string) error {
+		if err := train.Save(filepath.Join(dir, "split-train")); err != nil {
+			return err
 		}
+		if dev == nil {
+			return nil
+		}
+		return dev.Save(filepath.Join(dir, "split-dev"))
+	})
+	if err != nil {
+		return err
 	}
 	fusion := o.Fusion
 	if fusion == "" {
@@ -285,11 +306,16 @@ func SemEval(ctx context.Context, o SemEvalOptions) error {
 	dir := o.Out
 	if refit {
 		dir = filepath.Join(o.Out, "train")
+		trainLock, err := lockOut(dir, logf)
+		if err != nil {
+			return err
+		}
+		defer trainLock.Release()
 	}
 	// Dev judgments stay out of this training entirely, early stopping
 	// included (the stages hold out some training queries instead), so
 	// the dev metrics are those of a pipeline that never saw them.
-	path, err := r.Fit(ctx, train, nil, dir)
+	path, err := r.fit(ctx, train, nil, dir)
 	if err != nil {
 		return err
 	}
@@ -306,7 +332,7 @@ func SemEval(ctx context.Context, o SemEvalOptions) error {
 			return err
 		}
 		logf("\nrefit on training and dev files: %d queries", len(all.Qrels))
-		if path, err = r.Fit(ctx, all, nil, o.Out); err != nil {
+		if path, err = r.fit(ctx, all, nil, o.Out); err != nil {
 			// Fit leaves a pipeline already in o.Out as it was: say that
 			// it is not the one this run was training.
 			return fmt.Errorf("training on train and dev: %w; %s was not replaced (a pipeline there is from an earlier run); the training-only pipeline behind the dev metrics above is %s",

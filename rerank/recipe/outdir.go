@@ -1,0 +1,120 @@
+package recipe
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/semrank/semrank/internal/dirlock"
+)
+
+// Output directories.
+//
+// A recipe run locks its output directory for the whole run, and each
+// directory under it where it fits a pipeline (SemEval's train/, BEIR's
+// fold directories) while it writes there, so that a second run on the
+// same directory fails at once rather than interleaving its files with
+// the first's. The lock is an OS lock (internal/dirlock) on the file
+// .semrank.lock in the directory: a killed run leaves none behind. It
+// covers one directory, not the tree under it.
+//
+// Whatever a run stages inside a directory is named .fit-*. Holding the
+// lock, a run is the only one in the directory, so any .fit-* directory
+// it finds there was left by a run that was killed (SIGKILL, a second
+// Ctrl-C) and is removed.
+
+// stagingPattern matches the staging directories of runs in a directory.
+const stagingPattern = ".fit-*"
+
+// lockOut locks dir for a run and removes the staging directories a
+// killed run left in it, saying so through logf. The caller releases the
+// lock when the run ends.
+func lockOut(dir string, logf func(string, ...any)) (*dirlock.Lock, error) {
+	l, err := dirlock.Acquire(dir)
+	if err != nil {
+		var held *dirlock.HeldError
+		if errors.As(err, &held) {
+			by := ""
+			if held.PID > 0 {
+				by = fmt.Sprintf(" (process %d)", held.PID)
+			}
+			return nil, fmt.Errorf("recipe: another recipe%s is writing %s; wait for it to finish or choose another output folder", by, dir)
+		}
+		return nil, fmt.Errorf("recipe: %w", err)
+	}
+	if err := sweep(dir, logf); err != nil {
+		l.Release()
+		return nil, err
+	}
+	return l, nil
+}
+
+// sweep removes the staging directories in dir; see lockOut.
+func sweep(dir string, logf func(string, ...any)) error {
+	matches, err := filepath.Glob(filepath.Join(dir, stagingPattern))
+	if err != nil {
+		return err
+	}
+	var removed []string
+	for _, m := range matches {
+		if fi, err := os.Lstat(m); err != nil || !fi.IsDir() {
+			continue // not a staging directory
+		}
+		if err := os.RemoveAll(m); err != nil {
+			return fmt.Errorf("recipe: removing the staging directory of an interrupted run: %w", err)
+		}
+		removed = append(removed, filepath.Base(m))
+	}
+	if len(removed) > 0 {
+		logf("removed from %s what an interrupted run left: %s", dir, strings.Join(removed, ", "))
+	}
+	return nil
+}
+
+// writeDir builds a directory with fill and moves it to dst, replacing
+// the directory there: fill writes into a staging directory beside dst,
+// so a fill that fails or a run that is killed meanwhile leaves dst as it
+// was. A rename cannot replace a non-empty directory, so the old dst is
+// first renamed into the staging directory, then the new one into place:
+// a run killed between the two renames leaves no dst (both are in the
+// staging directory, for the next run's sweep).
+func writeDir(dst string, fill func(dir string) error) error {
+	staging, err := os.MkdirTemp(filepath.Dir(dst), stagingPattern)
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(staging)
+	next, old := filepath.Join(staging, "new"), filepath.Join(staging, "old")
+	if err := os.Mkdir(next, 0o755); err != nil {
+		return err
+	}
+	if err := fill(next); err != nil {
+		return err
+	}
+	moved := true
+	if err := os.Rename(dst, old); errors.Is(err, fs.ErrNotExist) {
+		moved = false
+	} else if err != nil {
+		return fmt.Errorf("recipe: replacing %s: %w", dst, linkErr(err))
+	}
+	if err := os.Rename(next, dst); err != nil {
+		if moved {
+			_ = os.Rename(old, dst)
+		}
+		return fmt.Errorf("recipe: replacing %s: %w", dst, linkErr(err))
+	}
+	return nil
+}
+
+// linkErr returns a failed rename's cause: the paths of an os.LinkError
+// are staging paths, which mean nothing to the user.
+func linkErr(err error) error {
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}
