@@ -85,17 +85,6 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	if err := checkFusion(o.Fusion); err != nil {
 		return err
 	}
-	lock, err := lockOut(o.Out, logf)
-	if err != nil {
-		return err
-	}
-	defer lock.Release()
-	// The index is built afresh for every run, so one left by an earlier
-	// (or interrupted) run into Out would stop this one after the data
-	// loads; say so first, and how to go on.
-	if _, err := os.Stat(filepath.Join(o.Out, "index")); err == nil {
-		return fmt.Errorf("recipe: %s holds an index from an earlier run; remove %s (or the whole folder) or choose another output folder", o.Out, filepath.Join(o.Out, "index"))
-	}
 	ds, err := eval.LoadDataset(o.Data)
 	if err != nil {
 		return err
@@ -113,6 +102,18 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	}
 	if ds.Qrels == nil {
 		return fmt.Errorf("recipe: %s has no judgments (qrels/test.tsv)", o.Data)
+	}
+	lock, err := lockOut(o.Out, logf)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	// The input is read before Out is locked and written, so a mistyped
+	// path leaves no folder behind. The index is built afresh for every
+	// run, so one left by an earlier (or interrupted) run into Out would
+	// stop this one; say so before anything is written, and how to go on.
+	if _, err := os.Stat(filepath.Join(o.Out, "index")); err == nil {
+		return fmt.Errorf("recipe: %s holds an index from an earlier run; remove %s (or the whole folder) or choose another output folder", o.Out, filepath.Join(o.Out, "index"))
 	}
 	// Only judged queries are evaluated and folded.
 	ds = ds.Subset(func(qid string) bool { _, ok := ds.Qrels[qid]; return ok })

@@ -106,6 +106,41 @@ func TestSecondRunRefused(t *testing.T) {
 	}
 }
 
+// TestBadInputWritesNothing checks that a recipe given a path that does
+// not exist fails before it creates its output directory.
+func TestBadInputWritesNothing(t *testing.T) {
+	ctx := context.Background()
+	missing := filepath.Join(t.TempDir(), "missing")
+	tests := []struct {
+		name string
+		run  func(out string) error
+	}{
+		{"SemEval train", func(out string) error {
+			return SemEval(ctx, SemEvalOptions{Subtask: convert.SubtaskA, Train: []string{missing + ".xml"}, Out: out})
+		}},
+		{"SemEval dev", func(out string) error {
+			train := filepath.Join("..", "..", "testdata", "semeval", "2015-dev-slice.xml")
+			return SemEval(ctx, SemEvalOptions{Subtask: convert.SubtaskA, Train: []string{train}, Dev: missing + ".xml", Out: out})
+		}},
+		{"BEIR data", func(out string) error { return BEIR(ctx, BEIROptions{Data: missing, Out: out}) }},
+		{"BEIR text", func(out string) error {
+			data, _ := beirDirs(t)
+			return BEIR(ctx, BEIROptions{Data: data, Text: []string{missing}, Out: out})
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			if err := tc.run(out); err == nil {
+				t.Fatal("no error")
+			}
+			if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("output directory left behind: %v", err)
+			}
+		})
+	}
+}
+
 // TestStaleStagingSwept plants the staging directories of a killed run in
 // each recipe's output directory (and the directory under it where it
 // also fits): a run removes them and says so, and keeps other files.

@@ -243,11 +243,6 @@ func SemEval(ctx context.Context, o SemEvalOptions) error {
 	if _, err := foldCount(o.Folds); err != nil {
 		return err
 	}
-	lock, err := lockOut(o.Out, logf)
-	if err != nil {
-		return err
-	}
-	defer lock.Release()
 	load := func(paths ...string) (*eval.Dataset, error) {
 		c := convert.NewSemEval(o.Subtask)
 		for _, p := range paths {
@@ -257,6 +252,8 @@ func SemEval(ctx context.Context, o SemEvalOptions) error {
 		}
 		return c.Dataset(), nil
 	}
+	// Reading the input first leaves no output folder behind a mistyped
+	// path.
 	train, err := load(o.Train...)
 	if err != nil {
 		return err
@@ -275,6 +272,11 @@ func SemEval(ctx context.Context, o SemEvalOptions) error {
 	if err != nil {
 		return err
 	}
+	lock, err := lockOut(o.Out, logf)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	err = writeDir(filepath.Join(o.Out, "data"), func(dir string) error {
 		if err := train.Save(filepath.Join(dir, "split-train")); err != nil {
 			return err
