@@ -7,12 +7,14 @@ import (
 )
 
 // QueryText returns the words a Bleve query searches for, which is what
-// semantic stages compare candidates with: the text of match, phrase and
-// query-string queries (without the query-string syntax: field prefixes,
-// +/-, boosts and quotes; negated words are dropped), the terms of term,
-// prefix and fuzzy queries, and the words of the queries a disjunction,
-// conjunction or boolean query must or should match. Queries that carry
-// no text (numeric ranges, doc-id sets) contribute nothing. Wrap reranks
+// semantic stages compare candidates with: the text of match and phrase
+// queries, the terms of term, prefix and fuzzy queries, and the words of
+// the queries a disjunction, conjunction or boolean query must or should
+// match (not those it must not). A query string counts as the query Bleve
+// parses it into, so its syntax (field names, +/-, boosts, quotes) and
+// its negated words and phrases are left out. Queries that carry no words
+// (numeric ranges, doc-id sets, wildcards, regular expressions)
+// contribute nothing. Wrap reranks
 // with this text; use it to rerank a Bleve query's hits with
 // Pipeline.Rerank directly.
 func QueryText(q query.Query) string {
@@ -25,7 +27,12 @@ func QueryText(q query.Query) string {
 		case *query.MatchPhraseQuery:
 			parts = append(parts, t.MatchPhrase)
 		case *query.QueryStringQuery:
-			parts = append(parts, queryStringText(t.Query))
+			// Bleve's own parser reads the syntax (phrases, escapes,
+			// negated phrases); a query it cannot parse fails to
+			// search anyway.
+			if parsed, err := t.Parse(); err == nil {
+				walk(parsed)
+			}
 		case *query.TermQuery:
 			parts = append(parts, t.Term)
 		case *query.PhraseQuery:
@@ -54,27 +61,4 @@ func QueryText(q query.Query) string {
 		walk(q)
 	}
 	return strings.Join(parts, " ")
-}
-
-// queryStringText strips query-string syntax (field prefixes, +/-, boosts,
-// quotes) and keeps the words; negated words are dropped.
-func queryStringText(s string) string {
-	var out []string
-	for _, tok := range strings.Fields(s) {
-		if strings.HasPrefix(tok, "-") {
-			continue
-		}
-		tok = strings.TrimLeft(tok, "+")
-		if i := strings.IndexByte(tok, ':'); i >= 0 && !strings.HasPrefix(tok, `"`) {
-			tok = tok[i+1:]
-		}
-		if i := strings.IndexByte(tok, '^'); i >= 0 {
-			tok = tok[:i]
-		}
-		tok = strings.Trim(tok, `"()~*`)
-		if tok != "" {
-			out = append(out, tok)
-		}
-	}
-	return strings.Join(out, " ")
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -46,7 +47,9 @@ type Index struct {
 // Requests sorted by anything but score, SearchAfter
 // and SearchBefore pages, the pre-search phase of an IndexAlias, requests
 // for no hits (Size 0: facets or a count only) and unscored ones (Score
-// "none") pass through untouched, as do all searches when p is nil. A reranked
+// "none"), queries without words for the stages to compare candidates
+// with (QueryText is empty: doc ids, ranges, wildcards alone) pass through
+// untouched, as do all searches when p is nil. A reranked
 // result's Took covers the whole search: the first stage, fetching the
 // stored fields, and reranking.
 //
@@ -107,6 +110,10 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 		req.Size == 0 || req.Score == bleve.ScoreNone {
 		return x.base.SearchInContext(ctx, req)
 	}
+	text := QueryText(req.Query)
+	if strings.TrimSpace(text) == "" {
+		return x.base.SearchInContext(ctx, req)
+	}
 	start := time.Now()
 	if req.From < 0 || req.Size < 0 {
 		return nil, fmt.Errorf("rerank: negative from (%d) or size (%d)", req.From, req.Size)
@@ -141,7 +148,7 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 		cands[i].Title, _ = h.Fields[x.TitleField].(string)
 		cands[i].Text, _ = h.Fields[x.TextField].(string)
 	}
-	q := Query{Text: QueryText(req.Query)}
+	q := Query{Text: text}
 	scored, err := x.pipeline.Rerank(ctx, q, cands)
 	if err != nil {
 		return nil, err

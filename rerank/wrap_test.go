@@ -518,6 +518,15 @@ func TestWrapSkipsWhatNeedsNoRerank(t *testing.T) {
 			r.Score = bleve.ScoreNone
 			return r
 		}, false},
+		{"no words: doc ids", func() *bleve.SearchRequest {
+			return bleve.NewSearchRequestOptions(bleve.NewDocIDQuery([]string{"d01", "d02"}), 5, 0, false)
+		}, false},
+		{"no words: a query string with a wildcard only", func() *bleve.SearchRequest {
+			return bleve.NewSearchRequestOptions(bleve.NewQueryStringQuery("ban*"), 5, 0, false)
+		}, false},
+		{"a query string with words reranks", func() *bleve.SearchRequest {
+			return bleve.NewSearchRequestOptions(bleve.NewQueryStringQuery("title:bank"), 5, 0, false)
+		}, true},
 		{"an ordinary request reranks", func() *bleve.SearchRequest {
 			return bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), 5, 0, false)
 		}, true},

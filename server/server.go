@@ -231,6 +231,9 @@ func New(cfg Config) (*Server, error) {
 	if _, err := s.Reload(context.Background()); err != nil {
 		return nil, err
 	}
+	if !s.idx.TermVectors() {
+		s.log.Warn("the index keeps no term vectors (indexed before 2026-11-24): phrase queries match nothing and highlighting marks nothing; index the collection again")
+	}
 	s.handler = s.routes()
 	return s, nil
 }

@@ -9,6 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/blevesearch/bleve/v2"
+
+	"github.com/semrank/semrank/index"
 )
 
 // TestWarnsOfGivenListFusion: a pipeline whose fusion weighs given_rank,
@@ -143,5 +147,44 @@ func TestWarnsOfOpenWrites(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestWarnsOfIndexWithoutTermVectors: an index created before semrank kept
+// term vectors serves, but the log says that phrases match nothing there.
+func TestWarnsOfIndexWithoutTermVectors(t *testing.T) {
+	current, _ := demoIndex(t)
+	old := index.NewMapping()
+	for _, name := range []string{index.FieldTitle, index.FieldText} {
+		old.DefaultMapping.Properties[name].Fields[0].IncludeTermVectors = false
+	}
+	path := filepath.Join(t.TempDir(), "old")
+	b, err := bleve.New(path, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	legacy, err := index.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { legacy.Close() })
+	for _, tc := range []struct {
+		name string
+		idx  *index.Index
+		warn bool
+	}{
+		{"current index", current, false},
+		{"index without term vectors", legacy, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var log bytes.Buffer
+			newServer(t, tc.idx, lexicalPipeline, func(c *Config) {
+				c.Logger = slog.New(slog.NewTextHandler(&log, nil))
+			})
+			if warned := strings.Contains(log.String(), "no term vectors"); warned != tc.warn {
+				t.Errorf("warned = %v, want %v; log:\n%s", warned, tc.warn, log.String())
+			}
+		})
 	}
 }

@@ -31,7 +31,10 @@ The query text is matched against the title and text of each document. With
 title:compiler (one field), +must, -mustnot, "a phrase", word^2 (boost).
 The first stage then runs that query as written (a pipeline's learned query
 term weights are not applied), and the stages compare the candidates with
-its words (field names, operators and negated words removed).`,
+its words (field names, operators and negated words removed); a query
+without words (ids, wildcards alone) is shown in first-stage order. A query
+that starts with "-" goes after "--", or the shell's words would be read as
+flags: semrank search --index PATH --query-string -- '-draft compiler'.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return errors.New("give the query text, e.g. semrank search --index PATH \"visa renewal\"")
@@ -57,6 +60,13 @@ its words (field names, operators and negated words removed).`,
 					return err
 				}
 			}
+			if queryString && strings.Contains(text, `"`) && !idx.TermVectors() {
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s keeps no term vectors (indexed before 2026-11-24), so phrases match nothing; index the collection again\n", indexPath)
+			}
+			if pipelinePath != "" && q != nil && strings.TrimSpace(rerank.QueryText(q)) == "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "note: the query has no words for the stages to compare candidates with; the hits are in first-stage order")
+				pipelinePath = ""
+			}
 			if pipelinePath != "" {
 				return searchReranked(cmd, idx, pipelinePath, text, q, n, explain)
 			}
@@ -79,6 +89,12 @@ its words (field names, operators and negated words removed).`,
 			return nil
 		},
 	}
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		if strings.HasPrefix(err.Error(), "unknown") {
+			return fmt.Errorf("%w (a query that starts with \"-\" goes after \"--\": semrank search --index PATH --query-string -- '-draft compiler')", err)
+		}
+		return err
+	})
 	cmd.Flags().StringVar(&indexPath, "index", "", "index path")
 	cmd.Flags().IntVarP(&n, "n", "n", 10, "number of results")
 	cmd.Flags().StringVar(&pipelinePath, "pipeline", "", "rerank with this pipeline file")

@@ -63,3 +63,36 @@ func TestSearchQueryString(t *testing.T) {
 		t.Errorf("unterminated quote: err = %v, want a query-string syntax error", err)
 	}
 }
+
+// TestSearchQueryStringEdges checks a query string that starts with "-"
+// (read as a flag unless after "--") and one without words for the
+// stages, which is shown in first-stage order.
+func TestSearchQueryStringEdges(t *testing.T) {
+	dir := t.TempDir()
+	idx := filepath.Join(dir, "idx")
+	if out, err := execute("index", "--data", "../../testdata/tweak", "--index", idx); err != nil {
+		t.Fatalf("index: %v\n%s", err, out)
+	}
+	pipeline := filepath.Join(dir, "pipeline.yaml")
+	if err := os.WriteFile(pipeline, []byte("stages:\n  - type: length\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := execute("search", "--index", idx, "--query-string", "-traffic"); err == nil || !strings.Contains(err.Error(), `goes after "--"`) {
+		t.Errorf("leading dash: err = %v, want the hint about --", err)
+	}
+	out, err := execute("search", "--index", idx, "--query-string", "--", "-title:signal traffic")
+	if err != nil || strings.Contains(strings.ToLower(out), "signal") || !strings.Contains(strings.ToLower(out), "traffic") {
+		t.Errorf("after --: err %v, output\n%s", err, out)
+	}
+	plain, err := execute("search", "--index", idx, "--query-string", "traf*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reranked, err := execute("search", "--index", idx, "--pipeline", pipeline, "--query-string", "traf*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(reranked, "no words for the stages") || !strings.HasSuffix(reranked, plain) {
+		t.Errorf("a query without words was reranked:\n%s\nwant the note, then the first stage's\n%s", reranked, plain)
+	}
+}
