@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -47,7 +49,10 @@ of T/candidates.trec, the XML's, which the gold files follow. Every
 candidate of every query of T is written: one the run lacks gets a score
 below the run's for its query and the label false, and a note says how
 many there are. A query or candidate T does not have is an error. Without
---data the run is written in its own order, and a note says so.
+--data the run is written in its own order, and a note says so. The scorer
+orders tied scores as the gold file lists them; a run's ties are ordered as
+its file lists them (as semrank eval reads it), so tied scores are lowered
+by the smallest float steps to keep that order, with a note.
 
 The label is the system's relevant-or-not call; only the scorer's
 classification measures read it (MAP does not). By default each query's top
@@ -75,6 +80,10 @@ whose scores mean the same in every query (probabilities).`,
 			// Labels are decided on the run's own entries: a candidate
 			// added from --data is one the run made no call on.
 			isTrue := trueLabels(run, top, threshold, byThreshold)
+			run, tied := breakTies(run)
+			if tied > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "note: %d queries rank candidates with equal scores; their scores are lowered by the smallest float steps to keep the run's order, which semrank eval follows (the scorer would break the ties by the gold file's order)\n", tied)
+			}
 			if dataDir == "" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "note: without --data the lines follow %s; the scorer needs the gold file's order (give --data)\n", runPath)
 			} else if run, err = inSplitOrder(cmd.ErrOrStderr(), run, dataDir); err != nil {
@@ -158,6 +167,40 @@ func trueLabels(run eval.Run, k int, threshold float64, byThreshold bool) map[st
 		}
 	}
 	return out
+}
+
+// breakTies returns run with every query's scores distinct, each entry
+// where it was: the scores are taken in the run's order (as Run.Sorted
+// gives it: by score, ties in the order of the file), and a score tied
+// with the one before is lowered to the next float below that one. The
+// scorer sorts by score alone and would order tied candidates as the gold
+// file lists them; so lowered, the ranking it reads is the run's. It also
+// returns how many queries had ties.
+func breakTies(run eval.Run) (eval.Run, int) {
+	out := eval.NewRun()
+	out.File = run.File
+	tied := 0
+	for _, qid := range run.QueryIDs() {
+		es := slices.Clone(run.Ranking(qid))
+		order := make([]int, len(es)) // positions in es, in the run's order
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(es[b].Score, es[a].Score) })
+		had := false
+		for k := 1; k < len(order); k++ {
+			prev, cur := &es[order[k-1]], &es[order[k]]
+			if cur.Score >= prev.Score {
+				cur.Score = math.Nextafter(prev.Score, math.Inf(-1))
+				had = true
+			}
+		}
+		if had {
+			tied++
+		}
+		out.Set(qid, es)
+	}
+	return out, tied
 }
 
 // completeRun returns run with every candidate of cands (a split's

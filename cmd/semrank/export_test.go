@@ -31,7 +31,7 @@ func writeDemoRun(t *testing.T, dir string, drop func(qid string, i int) bool) s
 			}
 			h := fnv.New32a()
 			h.Write([]byte(e.DocID))
-			run.Add(qid, eval.Entry{DocID: e.DocID, Score: float64(h.Sum32()%1000) / 100})
+			run.Add(qid, eval.Entry{DocID: e.DocID, Score: float64(h.Sum32()) / 1e8}) // distinct: no ties
 		}
 	}
 	p := filepath.Join(dir, "run.trec")
@@ -270,5 +270,45 @@ func TestExportSemEvalBadInput(t *testing.T) {
 				t.Errorf("%v: %s written", tt.args, nowhere)
 			}
 		})
+	}
+}
+
+// TestExportSemEvalKeepsTiedOrder exports a run whose scores all tie,
+// ranking each query's candidates in reverse: the scorer orders ties by
+// the gold file, so the export lowers tied scores to keep the run's order,
+// and the predictions score as the run does.
+func TestExportSemEvalKeepsTiedOrder(t *testing.T) {
+	dir := t.TempDir()
+	cands, err := eval.ReadRunFile(filepath.Join(demoSplit, eval.CandidatesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trec strings.Builder
+	for _, qid := range cands.QueryIDs() {
+		es := cands.Ranking(qid)
+		for i := range es {
+			fmt.Fprintf(&trec, "%s Q0 %s %d 1 tied\n", qid, es[len(es)-1-i].DocID, i+1)
+		}
+	}
+	run := writeTestFile(t, filepath.Join(dir, "run.trec"), trec.String())
+	pred := filepath.Join(dir, "run.pred")
+	out, err := execute("export", "semeval2016", "--run", run, "--data", demoSplit, "--out", pred)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, "note: 50 queries rank candidates with equal scores") {
+		t.Errorf("no note about the ties:\n%s", out)
+	}
+	qrels := filepath.Join(demoSplit, eval.QrelsFile)
+	want, err := execute("eval", "--qrels", qrels, "--run", run, "--metrics", "map@10,mrr@10", "--per-query")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := execute("eval", "--qrels", qrels, "--run", pred, "--metrics", "map@10,mrr@10", "--per-query")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Errorf("predictions:\n%s\nrun:\n%s", got, want)
 	}
 }
