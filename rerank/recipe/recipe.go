@@ -110,24 +110,25 @@ func (r *Recipe) fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 	if err != nil {
 		return "", err
 	}
-	tmp, err := os.MkdirTemp("", "semrank-recipe-")
+	// The staging directory is inside dir so that publishing is a rename
+	// on one file system. It also holds the scratch files (indexes, the
+	// folds' models), which publishing leaves behind, so that a killed run
+	// leaves nothing outside dir: the next run sweeps it all.
+	staging, err := os.MkdirTemp(dir, stagingPattern)
 	if err != nil {
 		return "", err
 	}
-	defer os.RemoveAll(tmp)
+	defer os.RemoveAll(staging)
+	tmp := filepath.Join(staging, ".scratch")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		return "", err
+	}
 	start := time.Now()
 	idx, err := CorpusIndex(ctx, train, filepath.Join(tmp, "train.idx"))
 	if err != nil {
 		return "", err
 	}
 	defer idx.Close()
-	// The staging directory is inside dir so that publishing is a rename
-	// on one file system.
-	staging, err := os.MkdirTemp(dir, stagingPattern)
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(staging)
 
 	// Out-of-fold stage scores for the fusion.
 	var examples []rerank.Example
