@@ -65,9 +65,6 @@ func Write(dir string, qrels eval.Qrels, runs []Named, o Options) error {
 			return fmt.Errorf("report: depth %d: depths must be 1 or more", k)
 		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	results := make([]eval.Result, len(runs))
 	for i, r := range runs {
 		res, err := eval.Evaluate(qrels, r.Run, o.Metrics)
@@ -75,6 +72,10 @@ func Write(dir string, qrels eval.Qrels, runs []Named, o Options) error {
 			return fmt.Errorf("report: run %s: %w", r.Name, err)
 		}
 		results[i] = res
+	}
+	// Only now: a run that fails to evaluate leaves no directory behind.
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
 	}
 	f, err := os.Create(filepath.Join(dir, "report.md"))
 	if err != nil {

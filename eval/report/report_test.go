@@ -230,3 +230,18 @@ func TestWriteLeavesOutUndefinedAUC(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteBadRunWritesNothing: a run naming a query the judgments lack
+// fails to evaluate, and the report's directory is not created.
+func TestWriteBadRunWritesNothing(t *testing.T) {
+	q, base, _ := judgedRuns("q1")
+	stray := eval.NewRun()
+	stray.Add("q9", eval.Entry{DocID: "d", Score: 1})
+	dir := filepath.Join(t.TempDir(), "report")
+	if err := Write(dir, q, []Named{{"a", base}, {"stray", stray}}, Options{Metrics: eval.MustParseMetrics("map@10")}); err == nil {
+		t.Fatal("a run with an unjudged query was accepted")
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("report directory created: %v", err)
+	}
+}
