@@ -8,19 +8,27 @@ import (
 	"testing"
 )
 
+// searchFixture indexes a real SemEval slice and writes a pipeline of one
+// stage, returning their paths.
+func searchFixture(t *testing.T, stage string) (idx, pipeline string) {
+	t.Helper()
+	dir := t.TempDir()
+	idx = filepath.Join(dir, "idx")
+	if out, err := execute("index", "--data", "../../testdata/tweak", "--index", idx); err != nil {
+		t.Fatalf("index: %v\n%s", err, out)
+	}
+	pipeline = filepath.Join(dir, "pipeline.yaml")
+	if err := os.WriteFile(pipeline, []byte("stages:\n  - type: "+stage+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return idx, pipeline
+}
+
 // TestSearchQueryString searches a real SemEval slice with Bleve's
 // query-string syntax, with and without a rerank pipeline, and checks
 // that every hit obeys the query's field and exclusion clauses.
 func TestSearchQueryString(t *testing.T) {
-	dir := t.TempDir()
-	idx := filepath.Join(dir, "idx")
-	if out, err := execute("index", "--data", "../../testdata/tweak", "--index", idx); err != nil {
-		t.Fatalf("index: %v\n%s", err, out)
-	}
-	pipeline := filepath.Join(dir, "pipeline.yaml")
-	if err := os.WriteFile(pipeline, []byte("stages:\n  - type: tfidf\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	idx, pipeline := searchFixture(t, "tfidf")
 	// A hit line ends with the document's title (or text).
 	line := regexp.MustCompile(`(?m)^\s*\d+\s+\S+.*$`)
 	tests := []struct {
@@ -68,15 +76,7 @@ func TestSearchQueryString(t *testing.T) {
 // (read as a flag unless after "--") and one without words for the
 // stages, which is shown in first-stage order.
 func TestSearchQueryStringEdges(t *testing.T) {
-	dir := t.TempDir()
-	idx := filepath.Join(dir, "idx")
-	if out, err := execute("index", "--data", "../../testdata/tweak", "--index", idx); err != nil {
-		t.Fatalf("index: %v\n%s", err, out)
-	}
-	pipeline := filepath.Join(dir, "pipeline.yaml")
-	if err := os.WriteFile(pipeline, []byte("stages:\n  - type: length\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	idx, pipeline := searchFixture(t, "length")
 	if _, err := execute("search", "--index", idx, "--query-string", "-traffic"); err == nil || !strings.Contains(err.Error(), `goes after "--"`) {
 		t.Errorf("leading dash: err = %v, want the hint about --", err)
 	}
