@@ -156,11 +156,13 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 			}
 			r := &Recipe{Stages: supervised, Fusion: o.Fusion, L2: o.FusionL2, Folds: 3, Window: o.Depth, Text: text}
 			path, err := r.fit(ctx, train, nil, dir)
-			lock.Release()
-			if err != nil {
-				return err
+			var fr Runs
+			if err == nil {
+				// Still locked: the pipeline run is the one just
+				// fitted.
+				fr, err = runPipeline(ctx, path, idx, test)
 			}
-			fr, err := runPipeline(ctx, path, idx, test)
+			lock.Release()
 			if err != nil {
 				return err
 			}

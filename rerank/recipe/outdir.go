@@ -24,7 +24,11 @@ import (
 // Whatever a run stages inside a directory is named .fit-*. Holding the
 // lock, a run is the only one in the directory, so any .fit-* directory
 // it finds there was left by a run that was killed (SIGKILL, a second
-// Ctrl-C) and is removed.
+// Ctrl-C) and is removed. That holds where the OS lock reaches every
+// process writing the directory: on a network file system whose locks
+// are local to each host (NFS mounted nolock or local_lock), two hosts'
+// runs on one directory do not see each other's locks; do not share an
+// output directory across hosts there.
 
 // stagingPattern matches the staging directories of runs in a directory.
 const stagingPattern = ".fit-*"
@@ -52,21 +56,26 @@ func lockOut(dir string, logf func(string, ...any)) (*dirlock.Lock, error) {
 	return l, nil
 }
 
-// sweep removes the staging directories in dir; see lockOut.
+// sweep removes the staging directories in dir; see lockOut. It lists dir
+// rather than globbing, so a folder name with glob characters ("out[1]",
+// "exp*") can match nothing but its own entries.
 func sweep(dir string, logf func(string, ...any)) error {
-	matches, err := filepath.Glob(filepath.Join(dir, stagingPattern))
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
 	}
+	prefix := strings.TrimSuffix(stagingPattern, "*")
 	var removed []string
-	for _, m := range matches {
-		if fi, err := os.Lstat(m); err != nil || !fi.IsDir() {
-			continue // not a staging directory
+	for _, e := range entries {
+		// DirEntry does not follow symbolic links: a link is no
+		// staging directory.
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
+			continue
 		}
-		if err := os.RemoveAll(m); err != nil {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
 			return fmt.Errorf("recipe: removing the staging directory of an interrupted run: %w", err)
 		}
-		removed = append(removed, filepath.Base(m))
+		removed = append(removed, e.Name())
 	}
 	if len(removed) > 0 {
 		logf("removed from %s what an interrupted run left: %s", dir, strings.Join(removed, ", "))
@@ -86,7 +95,12 @@ func writeDir(dst string, fill func(dir string) error) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(staging)
+	keepStaging := false
+	defer func() {
+		if !keepStaging {
+			os.RemoveAll(staging)
+		}
+	}()
 	next, old := filepath.Join(staging, "new"), filepath.Join(staging, "old")
 	if err := os.Mkdir(next, 0o755); err != nil {
 		return err
@@ -101,8 +115,18 @@ func writeDir(dst string, fill func(dir string) error) error {
 		return fmt.Errorf("recipe: replacing %s: %w", dst, linkErr(err))
 	}
 	if err := os.Rename(next, dst); err != nil {
-		if moved {
-			_ = os.Rename(old, dst)
+		if !moved {
+			return fmt.Errorf("recipe: replacing %s: %w", dst, linkErr(err))
+		}
+		if rerr := os.Rename(old, dst); rerr != nil {
+			// Keep the old directory rather than remove it with
+			// the staging directory, and say where it is.
+			keep := dst + ".old"
+			if kerr := os.Rename(old, keep); kerr == nil {
+				return fmt.Errorf("recipe: replacing %s: %w; putting the old one back failed too (%w): it is in %s", dst, linkErr(err), linkErr(rerr), keep)
+			}
+			keepStaging = true
+			return fmt.Errorf("recipe: replacing %s: %w; putting the old one back failed too (%w): it is in %s; move it back by hand before the next run, which removes that folder", dst, linkErr(err), linkErr(rerr), old)
 		}
 		return fmt.Errorf("recipe: replacing %s: %w", dst, linkErr(err))
 	}

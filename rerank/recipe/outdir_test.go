@@ -345,3 +345,35 @@ func TestBEIRUnsupervisedPublishesOnlyOnSuccess(t *testing.T) {
 		})
 	}
 }
+
+// TestSweepTakesNamesLiterally sweeps folders whose names hold glob
+// characters: only their own staging directories go, never a sibling's
+// that the name would match as a pattern.
+func TestSweepTakesNamesLiterally(t *testing.T) {
+	for _, name := range []string{"out[1]", "exp*", "exp[a", "q?"} {
+		t.Run(name, func(t *testing.T) {
+			parent := t.TempDir()
+			dir := filepath.Join(parent, name)
+			sibling := filepath.Join(parent, "out1")
+			if name == "exp*" || name == "exp[a" {
+				sibling = filepath.Join(parent, "exp2")
+			} else if name == "q?" {
+				sibling = filepath.Join(parent, "qx")
+			}
+			for _, d := range []string{filepath.Join(dir, ".fit-own"), filepath.Join(sibling, ".fit-live")} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := sweep(dir, func(string, ...any) {}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, ".fit-own")); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("own staging directory kept: %v", err)
+			}
+			if _, err := os.Stat(filepath.Join(sibling, ".fit-live")); err != nil {
+				t.Errorf("a sibling's staging directory was removed: %v", err)
+			}
+		})
+	}
+}
