@@ -4,7 +4,10 @@
 // on the file Name inside the directory. Only processes that take the
 // lock are kept out: it is advisory. The kernel releases it when its
 // process ends, however it ends, so a killed process leaves no stale lock
-// behind and nothing needs cleaning up. The file itself is never removed:
+// behind and nothing needs cleaning up (on a network file system the
+// server may hold a crashed client's lock until its lease expires, and
+// an NFS mount whose locks are local to each host does not keep other
+// hosts out). The file itself is never removed:
 // a process could lock the removed file while another creates a new one
 // and locks that, and both would hold "the" lock.
 package dirlock
@@ -12,6 +15,7 @@ package dirlock
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -43,6 +47,9 @@ func (e *HeldError) Error() string {
 // errHeld is what lockFile returns when another lock holds the file.
 var errHeld = errors.New("held")
 
+// errNoLocks is what lockFile wraps when the file system has no locks.
+var errNoLocks = errors.New("this file system does not support file locks (an NFS mount without a lock daemon?); choose an output folder on a local disk")
+
 // Acquire creates dir if needed and locks it without waiting. If another
 // Lock holds dir, Acquire returns a *HeldError at once.
 //
@@ -55,9 +62,12 @@ func Acquire(dir string) (*Lock, error) {
 		return nil, err
 	}
 	path := filepath.Join(dir, Name)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|noFollow, 0o644)
+	if errors.Is(err, fs.ErrPermission) {
+		return nil, fmt.Errorf("opening the lock file %s: %w; whoever writes into %s must be able to write it (another user made it?)", path, err, dir)
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("opening the lock file %s: %w (a symbolic link there is refused)", path, err)
 	}
 	if err := lockFile(f); err != nil {
 		f.Close()

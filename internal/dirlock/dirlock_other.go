@@ -16,3 +16,6 @@ func lockFile(*os.File) error {
 }
 
 func unlockFile(*os.File) error { return nil }
+
+// noFollow is 0: this system's open has no flag to refuse symbolic links.
+const noFollow = 0

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -120,11 +121,38 @@ func TestLockedByAnotherProcess(t *testing.T) {
 // holdChild is TestLockedByAnotherProcess's child: it locks dir, says so,
 // and waits to be killed (or for its stdin to close).
 func holdChild(dir string) {
-	if _, err := Acquire(dir); err != nil {
+	l, err := Acquire(dir)
+	if err != nil {
 		fmt.Println(err)
 		os.Exit(1)
 	}
 	fmt.Println("locked")
 	_, _ = io.Copy(io.Discard, os.Stdin)
+	// Unreachable, the lock's file could be finalized and closed, which
+	// drops the lock.
+	runtime.KeepAlive(l)
 	os.Exit(0)
+}
+
+// TestRefusesSymlink plants a symbolic link at the lock file's name:
+// Acquire refuses it rather than empty the file it points to.
+func TestRefusesSymlink(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no O_NOFOLLOW")
+	}
+	dir := t.TempDir()
+	target := filepath.Join(t.TempDir(), "precious")
+	if err := os.WriteFile(target, []byte("keep me\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(dir, Name)); err != nil {
+		t.Skipf("cannot make symbolic links here: %v", err)
+	}
+	if l, err := Acquire(dir); err == nil {
+		l.Release()
+		t.Fatal("locked through a symbolic link")
+	}
+	if b, _ := os.ReadFile(target); string(b) != "keep me\n" {
+		t.Errorf("the link's target now holds %q", b)
+	}
 }

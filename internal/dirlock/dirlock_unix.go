@@ -3,10 +3,15 @@
 package dirlock
 
 import (
+	"fmt"
 	"os"
 
 	"golang.org/x/sys/unix"
 )
+
+// noFollow keeps Acquire from opening, and emptying, what a symbolic link
+// planted at the lock file's name points to.
+const noFollow = unix.O_NOFOLLOW
 
 // lockFile takes an exclusive flock on f without waiting. A flock
 // belongs to the open file, not to the process, so a second Acquire in
@@ -19,6 +24,8 @@ func lockFile(f *os.File) error {
 			continue
 		case unix.EWOULDBLOCK:
 			return errHeld
+		case unix.ENOLCK, unix.ENOTSUP:
+			return fmt.Errorf("%w (%w)", errNoLocks, err)
 		}
 		return err
 	}

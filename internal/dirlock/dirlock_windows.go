@@ -29,3 +29,6 @@ func lockFile(f *os.File) error {
 func unlockFile(f *os.File) error {
 	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, lockRange())
 }
+
+// noFollow is 0: this system's open has no flag to refuse symbolic links.
+const noFollow = 0
