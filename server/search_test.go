@@ -112,6 +112,21 @@ func TestSearchOptions(t *testing.T) {
 			}
 		}
 	})
+	t.Run("no words", func(t *testing.T) {
+		// A query with nothing for the stages keeps Bleve's order and
+		// says it was not reranked.
+		for _, query := range []string{`{"match_all": {}}`, `{"wildcard": "vis*"}`, `{"query": "-visa"}`} {
+			res := search(`{"query": ` + query + `, "size": 5}`)
+			if res.Reranked || res.Window != 0 || len(res.Stages) != 0 || len(res.Hits) == 0 {
+				t.Errorf("%s: reranked %v window %d stages %v, %d hits", query, res.Reranked, res.Window, res.Stages, len(res.Hits))
+			}
+			for i, h := range res.Hits {
+				if h.FirstStageRank != i+1 || h.StageScores != nil {
+					t.Errorf("%s: hit %d: %+v", query, i, h)
+				}
+			}
+		}
+	})
 	t.Run("window", func(t *testing.T) {
 		// With a window of 3 only the top 3 are reordered; the rest keep
 		// first-stage order and have no stage scores.
