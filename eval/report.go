@@ -52,7 +52,8 @@ func NewReport(q Qrels, run Run, baseline *Run, metrics []Metric) (*Report, erro
 
 // DefinedMetrics returns metrics without AUC when q judges no document
 // not relevant (see Qrels.JudgesNonRelevant), and a note saying why: AUC
-// would be 0.5 for every run, which reads as a measurement but is not one.
+// would be 0.5 for every query a run ranks (0 for the others) whatever
+// the ranking, which reads as a measurement but is not one.
 // Otherwise it returns metrics and "".
 func DefinedMetrics(q Qrels, metrics []Metric) ([]Metric, string) {
 	if q.JudgesNonRelevant() {
@@ -62,7 +63,7 @@ func DefinedMetrics(q Qrels, metrics []Metric) ([]Metric, string) {
 	if len(kept) == len(metrics) {
 		return metrics, ""
 	}
-	return kept, "auc left out: the judgments mark no document not relevant, so it would be 0.5 for every query whatever the ranking"
+	return kept, "auc left out: the judgments mark no document not relevant, so it would be 0.5 for every ranked query whatever the ranking"
 }
 
 // WriteText prints the report as an aligned table; perQuery adds one row

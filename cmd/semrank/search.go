@@ -64,7 +64,7 @@ flags: semrank search --index PATH --query-string -- '-draft compiler'.`,
 				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s keeps no term vectors (indexed before 2026-11-24), so phrases match nothing; index the collection again\n", indexPath)
 			}
 			if pipelinePath != "" && q != nil && strings.TrimSpace(rerank.QueryText(q)) == "" {
-				fmt.Fprintln(cmd.ErrOrStderr(), "note: the query has no words for the stages to compare candidates with; the hits are in first-stage order")
+				fmt.Fprintln(cmd.ErrOrStderr(), "note: the query has no words for the stages to compare candidates with; the hits are in first-stage order, without stage scores to explain")
 				pipelinePath = ""
 			}
 			if pipelinePath != "" {
@@ -90,7 +90,7 @@ flags: semrank search --index PATH --query-string -- '-draft compiler'.`,
 		},
 	}
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		if strings.HasPrefix(err.Error(), "unknown") {
+		if strings.HasPrefix(err.Error(), "unknown") || strings.HasPrefix(err.Error(), "invalid argument") {
 			return fmt.Errorf("%w (a query that starts with \"-\" goes after \"--\": semrank search --index PATH --query-string -- '-draft compiler')", err)
 		}
 		return err
