@@ -32,7 +32,7 @@ func (q Qrels) Relevant(qid string) int {
 
 // JudgesNonRelevant reports whether q judges any document not relevant
 // (grade 0 or below). Without such a judgment AUC has no (relevant,
-// non-relevant) pair to count, and every query scores 0.5 whatever the
+// non-relevant) pair to count, and every ranked query scores 0.5 whatever the
 // ranking: CACM's judgments list relevant documents only.
 func (q Qrels) JudgesNonRelevant() bool {
 	for _, docs := range q {
