@@ -23,7 +23,8 @@ import (
 // fields plus rerank options.
 //
 //	{"query": "best bank in Doha", "size": 10, "fields": ["title"],
-//	 "explain": true, "rerank": {"enabled": true, "window": 50, "compare": true}}
+//	 "explain": true, "highlight": true,
+//	 "rerank": {"enabled": true, "window": 50, "compare": true}}
 type SearchRequest struct {
 	// Query is natural-language text (a JSON string) or a Bleve query
 	// object, e.g. {"match": "visa", "field": "title"} or Bleve's
@@ -33,7 +34,11 @@ type SearchRequest struct {
 	From    int             `json:"from,omitempty"`
 	Fields  []string        `json:"fields,omitempty"` // stored fields to return; "*" for all
 	Explain bool            `json:"explain,omitempty"`
-	Rerank  *RerankOptions  `json:"rerank,omitempty"`
+	// Highlight asks for each hit's fragments of title and text with the
+	// query's words marked <mark>…</mark> (Bleve's HTML highlighter; the
+	// text around the marks is HTML-escaped).
+	Highlight bool           `json:"highlight,omitempty"`
+	Rerank    *RerankOptions `json:"rerank,omitempty"`
 }
 
 // RerankOptions control the rerank pipeline for one search.
@@ -83,6 +88,9 @@ type Hit struct {
 	StageScores map[string]float64  `json:"stage_scores,omitempty"`
 	Fields      map[string]any      `json:"fields,omitempty"`
 	Explanation *search.Explanation `json:"explanation,omitempty"`
+	// Fragments holds, with SearchRequest.Highlight, the highlighted
+	// fragments of each field that matched.
+	Fragments search.FieldFragmentMap `json:"fragments,omitempty"`
 }
 
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
@@ -143,6 +151,9 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	x.FirstStage = func(hits search.DocumentMatchCollection) { pr.record(hits, 0) }
 	breq := bleve.NewSearchRequestOptions(q, size, req.From, req.Explain)
 	breq.Fields = req.Fields
+	if req.Highlight {
+		breq.Highlight = bleve.NewHighlight()
+	}
 	ctx := r.Context()
 	if !enabled {
 		ctx = rerank.WithoutRerank(ctx)
@@ -174,7 +185,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	}
 	for i, h := range res.Hits {
 		pos := req.From + i + 1
-		hit := Hit{ID: h.ID, Rank: pos, Score: h.Score, Fields: h.Fields, Explanation: cleanExplanation(h.Expl, h.IndexInternalID)}
+		hit := Hit{ID: h.ID, Rank: pos, Score: h.Score, Fields: h.Fields, Explanation: cleanExplanation(h.Expl, h.IndexInternalID), Fragments: h.Fragments}
 		hit.FirstStageRank, hit.FirstStageScore = pos, h.Score
 		if enabled {
 			if f, ok := pr.first[h.ID]; ok {

@@ -112,6 +112,27 @@ func TestSearchOptions(t *testing.T) {
 			}
 		}
 	})
+	t.Run("highlight", func(t *testing.T) {
+		for _, query := range []string{q, `{"query": "\"exit permit\""}`} {
+			h := search(`{"query": ` + query + `, "size": 5, "highlight": true}`)
+			marked := 0
+			for _, hit := range h.Hits {
+				for _, frags := range hit.Fragments {
+					for _, f := range frags {
+						if strings.Contains(f, "<mark>") {
+							marked++
+						}
+					}
+				}
+			}
+			if len(h.Hits) == 0 || marked < len(h.Hits) {
+				t.Errorf("%s: %d hits, %d marked fragments", query, len(h.Hits), marked)
+			}
+		}
+		if plain := search(`{"query": ` + q + `, "size": 5}`); plain.Hits[0].Fragments != nil {
+			t.Errorf("fragments without highlight: %v", plain.Hits[0].Fragments)
+		}
+	})
 	t.Run("no words", func(t *testing.T) {
 		// A query with nothing for the stages keeps Bleve's order and
 		// says it was not reranked.

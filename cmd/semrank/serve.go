@@ -28,8 +28,9 @@ func init() {
 		Short: "Serve search with reranking over HTTP: JSON API, metrics and a web page",
 		Long: `Serve an index over HTTP. POST /api/search takes a Bleve-style request
 ({"query": "text" or a Bleve query object, "size", "from", "fields", "explain",
-"rerank": {"enabled", "window", "compare"}}) and answers Bleve-style results with
-each hit's first-stage rank and stage scores. POST /api/index adds, updates and
+"highlight", "rerank": {"enabled", "window", "compare"}}) and answers
+Bleve-style results with each hit's first-stage rank and stage scores (and,
+with "highlight", its fragments with the query's words marked). POST /api/index adds, updates and
 deletes documents, computing the pipeline's payloads
 ({"add": [{"_id": "d1", "title": "…", "text": "…", "metadata": {…}}],
 "delete": ["d7"]}), GET /api/doc/{id} returns one, GET /healthz and GET /metrics (Prometheus) report, and / is a web page that
