@@ -57,14 +57,23 @@ func EncodeTermCounts(tokens []string) []byte {
 
 var errTerms = errors.New("index: malformed term-count payload")
 
-// DecodeTermCounts decodes EncodeTermCounts's output.
-func DecodeTermCounts(b []byte) (map[string]int, error) {
+// TermCount is one term of a document and how often it occurs there.
+type TermCount struct {
+	Term  string
+	Count int
+}
+
+// DecodeTermList decodes EncodeTermCounts's output into its terms, in the
+// sorted order the encoder wrote them: scorers that sum over a document's
+// terms can then sum in a fixed order, which makes their rounding, and so
+// their scores, the same from run to run, without sorting at query time.
+func DecodeTermList(b []byte) ([]TermCount, error) {
 	n, k := binary.Uvarint(b)
 	if k <= 0 || n > uint64(len(b)) {
 		return nil, errTerms
 	}
 	b = b[k:]
-	out := make(map[string]int, n)
+	out := make([]TermCount, 0, n)
 	for i := uint64(0); i < n; i++ {
 		l, k := binary.Uvarint(b)
 		if k <= 0 || l > uint64(len(b)-k) {
@@ -77,10 +86,26 @@ func DecodeTermCounts(b []byte) (map[string]int, error) {
 			return nil, errTerms
 		}
 		b = b[k:]
-		out[term] = int(c)
+		if len(out) > 0 && term <= out[len(out)-1].Term {
+			return nil, errTerms // not sorted, or a term twice
+		}
+		out = append(out, TermCount{term, int(c)})
 	}
 	if len(b) != 0 {
 		return nil, errTerms
+	}
+	return out, nil
+}
+
+// DecodeTermCounts decodes EncodeTermCounts's output into a map.
+func DecodeTermCounts(b []byte) (map[string]int, error) {
+	list, err := DecodeTermList(b)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int, len(list))
+	for _, tc := range list {
+		out[tc.Term] = tc.Count
 	}
 	return out, nil
 }

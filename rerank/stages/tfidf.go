@@ -97,6 +97,38 @@ func (t *TFIDF) Name() string {
 	return t.name
 }
 
+// termWeight is one term of a sparse TF-IDF vector. Vectors are sorted by
+// term, so that sums over them run in one fixed order.
+type termWeight struct {
+	term string
+	w    float64
+}
+
+// sortedCounts returns counts as a term list in sorted order, as the terms
+// payload holds it.
+func sortedCounts(counts map[string]int) []index.TermCount {
+	out := make([]index.TermCount, 0, len(counts))
+	for _, term := range slices.Sorted(maps.Keys(counts)) {
+		out = append(out, index.TermCount{Term: term, Count: counts[term]})
+	}
+	return out
+}
+
+// termList returns a candidate's analyzed term counts in sorted order, from
+// the terms payload when the index has it, as termCounts does.
+func termList(p rerank.Payloads, c rerank.Candidate) ([]index.TermCount, error) {
+	if p != nil && p.PayloadModel(index.TermsPayload) == (index.TermsEncoder{}).ModelID() {
+		b, ok, err := p.Payload(index.TermsPayload, c.ID)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return index.DecodeTermList(b)
+		}
+	}
+	return sortedCounts(analyzedCounts(c.FullText())), nil
+}
+
 // Score implements rerank.Stage.
 func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
 	n, err := t.Stats.DocCount()
@@ -104,34 +136,34 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 		return nil, err
 	}
 	idf := map[string]float64{}
-	weigh := func(counts map[string]int) (map[string]float64, error) {
-		v := make(map[string]float64, len(counts))
-		for term, c := range counts {
-			w, ok := idf[term]
+	weigh := func(counts []index.TermCount) ([]termWeight, error) {
+		v := make([]termWeight, len(counts))
+		for i, tc := range counts {
+			w, ok := idf[tc.Term]
 			if !ok {
-				df, err := t.Stats.DocFreq(term)
+				df, err := t.Stats.DocFreq(tc.Term)
 				if err != nil {
 					return nil, err
 				}
 				w = math.Log((float64(n) + 1) / (float64(df) + 1))
-				idf[term] = w
+				idf[tc.Term] = w
 			}
-			v[term] = (1 + math.Log(float64(c))) * w
+			v[i] = termWeight{tc.Term, (1 + math.Log(float64(tc.Count))) * w}
 		}
 		return v, nil
 	}
-	vecs := make([]map[string]float64, len(cands))
+	vecs := make([][]termWeight, len(cands))
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		var counts map[string]int
+		var counts []index.TermCount
 		if t.Field != "" {
 			text, _ := c.Fields[t.Field].(string)
-			counts = analyzedCounts(text)
+			counts = sortedCounts(analyzedCounts(text))
 		} else if t.Titles {
-			counts = analyzedCounts(c.Title)
-		} else if counts, err = termCounts(t.Payloads, c); err != nil {
+			counts = sortedCounts(analyzedCounts(c.Title))
+		} else if counts, err = termList(t.Payloads, c); err != nil {
 			return nil, err
 		}
 		if vecs[i], err = weigh(counts); err != nil {
@@ -149,15 +181,14 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 	for _, tok := range analyzers.Tokens(qtext) {
 		qcounts[tok]++
 	}
-	qv, err := weigh(qcounts)
+	qv, err := weigh(sortedCounts(qcounts))
 	if err != nil {
 		return nil, err
 	}
-	qKeys := slices.Sorted(maps.Keys(qv))
-	qSq := sumSquares(qv, qKeys)
+	qSq := squares(qv)
 	out := make([]float64, len(cands))
 	for i, dv := range vecs {
-		out[i] = cosineTo(qv, qKeys, qSq, dv)
+		out[i] = cosineSorted(qv, qSq, dv)
 	}
 	return out, nil
 }
@@ -169,7 +200,7 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 // product with the sum of their unit vectors, and the sum over a
 // candidate's peers is the sum over all candidates less the sum over its
 // own user's.
-func peerCosines(cands []rerank.Candidate, vecs []map[string]float64) []float64 {
+func peerCosines(cands []rerank.Candidate, vecs [][]termWeight) []float64 {
 	users := make([]string, len(cands))
 	count := map[string]int{} // candidates per known user
 	for i, c := range cands {
@@ -179,14 +210,12 @@ func peerCosines(cands []rerank.Candidate, vecs []map[string]float64) []float64 
 		}
 	}
 	// all sums every unit vector; groups sums those of each user with two
-	// or more candidates. Sums run in candidate order and sorted key order.
+	// or more candidates. Sums run in candidate order and term order.
 	all := map[string]float64{}
 	groups := map[string]map[string]float64{}
-	keys := make([][]string, len(vecs))
 	norms := make([]float64, len(vecs))
 	for i, v := range vecs {
-		keys[i] = slices.Sorted(maps.Keys(v))
-		if norms[i] = math.Sqrt(sumSquares(v, keys[i])); norms[i] == 0 {
+		if norms[i] = math.Sqrt(squares(v)); norms[i] == 0 {
 			continue
 		}
 		g := groups[users[i]]
@@ -194,11 +223,11 @@ func peerCosines(cands []rerank.Candidate, vecs []map[string]float64) []float64 
 			g = map[string]float64{}
 			groups[users[i]] = g
 		}
-		for _, k := range keys[i] {
-			w := v[k] / norms[i]
-			all[k] += w
+		for _, tw := range v {
+			w := tw.w / norms[i]
+			all[tw.term] += w
 			if g != nil {
-				g[k] += w
+				g[tw.term] += w
 			}
 		}
 	}
@@ -211,17 +240,48 @@ func peerCosines(cands []rerank.Candidate, vecs []map[string]float64) []float64 
 		}
 		g := groups[users[i]]
 		dot := 0.0
-		for _, k := range keys[i] {
-			w := v[k] / norms[i]
+		for _, tw := range v {
+			w := tw.w / norms[i]
 			mine := w // the candidate's own user's sum: itself, unless it has company
 			if g != nil {
-				mine = g[k]
+				mine = g[tw.term]
 			}
-			dot += w * (all[k] - mine)
+			dot += w * (all[tw.term] - mine)
 		}
 		out[i] = dot / float64(peers)
 	}
 	return out
+}
+
+// cosineSorted is the cosine of two term-sorted vectors, given a's sum of
+// squares: a merge of the two lists, with the dot product summed in a's
+// term order and b's squares in b's, as Cosine sums them.
+func cosineSorted(a []termWeight, aSq float64, b []termWeight) float64 {
+	dot, j := 0.0, 0
+	for _, x := range a {
+		for j < len(b) && b[j].term < x.term {
+			j++
+		}
+		bw := 0.0
+		if j < len(b) && b[j].term == x.term {
+			bw = b[j].w
+		}
+		dot += x.w * bw
+	}
+	bSq := squares(b)
+	if aSq == 0 || bSq == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(aSq*bSq)
+}
+
+// squares adds the squares of v's weights in its order.
+func squares(v []termWeight) float64 {
+	s := 0.0
+	for _, tw := range v {
+		s += tw.w * tw.w
+	}
+	return s
 }
 
 // Cosine returns the cosine of two sparse vectors (0 when either is zero).
