@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/semrank/semrank/analyzers"
+	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -60,21 +61,19 @@ func (s *BM25) Score(ctx context.Context, q rerank.Query, cands []rerank.Candida
 		}
 		idf[t] = math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
 	}
-	counts := make([]map[string]int, len(cands))
+	counts := make([][]index.TermCount, len(cands))
 	lens := make([]float64, len(cands))
 	avg := 0.0
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		m, err := termCounts(s.Payloads, c)
+		list, err := termList(s.Payloads, c)
 		if err != nil {
 			return nil, err
 		}
-		counts[i] = m
-		for _, k := range m {
-			lens[i] += float64(k)
-		}
+		counts[i] = list
+		lens[i] = float64(totalCount(list))
 		avg += lens[i]
 	}
 	avg /= float64(max(len(cands), 1))
@@ -86,7 +85,7 @@ func (s *BM25) Score(ctx context.Context, q rerank.Query, cands []rerank.Candida
 	for i := range cands {
 		for _, t := range terms {
 			w := idf[t]
-			tf := float64(counts[i][t])
+			tf := float64(countOf(counts[i], t))
 			if tf == 0 {
 				continue
 			}

@@ -27,15 +27,11 @@ func (*Length) Name() string { return "length" }
 func (s *Length) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
 	out := make([]float64, len(cands))
 	for i, c := range cands {
-		m, err := termCounts(s.Payloads, c)
+		list, err := termList(s.Payloads, c)
 		if err != nil {
 			return nil, err
 		}
-		n := 0
-		for _, k := range m {
-			n += k
-		}
-		out[i] = math.Log1p(float64(n))
+		out[i] = math.Log1p(float64(totalCount(list)))
 	}
 	return out, nil
 }

@@ -33,13 +33,13 @@ func (s *Overlap) Score(ctx context.Context, q rerank.Query, cands []rerank.Cand
 		return out, nil
 	}
 	for i, c := range cands {
-		m, err := termCounts(s.Payloads, c)
+		list, err := termList(s.Payloads, c)
 		if err != nil {
 			return nil, err
 		}
 		hit := 0
 		for t := range qterms {
-			if m[t] > 0 {
+			if countOf(list, t) > 0 {
 				hit++
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/index"
@@ -66,20 +67,6 @@ type TFIDF struct {
 	name     string
 }
 
-// termCounts returns the analyzed term counts of a candidate.
-func termCounts(p rerank.Payloads, c rerank.Candidate) (map[string]int, error) {
-	if p != nil && p.PayloadModel(index.TermsPayload) == (index.TermsEncoder{}).ModelID() {
-		b, ok, err := p.Payload(index.TermsPayload, c.ID)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			return index.DecodeTermCounts(b)
-		}
-	}
-	return analyzedCounts(c.FullText()), nil
-}
-
 // analyzedCounts counts the analyzed terms of text.
 func analyzedCounts(text string) map[string]int {
 	counts := map[string]int{}
@@ -114,8 +101,9 @@ func sortedCounts(counts map[string]int) []index.TermCount {
 	return out
 }
 
-// termList returns a candidate's analyzed term counts in sorted order, from
-// the terms payload when the index has it, as termCounts does.
+// termList returns a candidate's analyzed term counts in sorted order:
+// from the index's built-in terms payload (index.TermsPayload) when it has
+// one, else from analyzing the text.
 func termList(p rerank.Payloads, c rerank.Candidate) ([]index.TermCount, error) {
 	if p != nil && p.PayloadModel(index.TermsPayload) == (index.TermsEncoder{}).ModelID() {
 		b, ok, err := p.Payload(index.TermsPayload, c.ID)
@@ -255,7 +243,7 @@ func peerCosines(cands []rerank.Candidate, vecs [][]termWeight) []float64 {
 
 // cosineSorted is the cosine of two term-sorted vectors, given a's sum of
 // squares: a merge of the two lists, with the dot product summed in a's
-// term order and b's squares in b's, as Cosine sums them.
+// term order and b's squares in b's.
 func cosineSorted(a []termWeight, aSq float64, b []termWeight) float64 {
 	dot, j := 0.0, 0
 	for _, x := range a {
@@ -275,6 +263,23 @@ func cosineSorted(a []termWeight, aSq float64, b []termWeight) float64 {
 	return dot / math.Sqrt(aSq*bSq)
 }
 
+// countOf returns how often term occurs in a sorted term list.
+func countOf(list []index.TermCount, term string) int {
+	if i, ok := slices.BinarySearchFunc(list, term, func(tc index.TermCount, t string) int { return strings.Compare(tc.Term, t) }); ok {
+		return list[i].Count
+	}
+	return 0
+}
+
+// totalCount returns the number of tokens a term list counts.
+func totalCount(list []index.TermCount) int {
+	n := 0
+	for _, tc := range list {
+		n += tc.Count
+	}
+	return n
+}
+
 // squares adds the squares of v's weights in its order.
 func squares(v []termWeight) float64 {
 	s := 0.0
@@ -289,29 +294,15 @@ func squares(v []termWeight) float64 {
 // loop, and so would the rounding of a sum taken in it, making scores, and
 // whatever is trained on them, differ from run to run.
 func Cosine(a, b map[string]float64) float64 {
-	keys := slices.Sorted(maps.Keys(a))
-	return cosineTo(a, keys, sumSquares(a, keys), b)
+	av := sortedWeights(a)
+	return cosineSorted(av, squares(av), sortedWeights(b))
 }
 
-// cosineTo is Cosine with a's sorted keys and sum of squares computed
-// once, for scoring one query against many candidates.
-func cosineTo(a map[string]float64, aKeys []string, aSq float64, b map[string]float64) float64 {
-	dot := 0.0
-	for _, k := range aKeys {
-		dot += a[k] * b[k]
+// sortedWeights returns v as a term-sorted vector.
+func sortedWeights(v map[string]float64) []termWeight {
+	out := make([]termWeight, 0, len(v))
+	for _, term := range slices.Sorted(maps.Keys(v)) {
+		out = append(out, termWeight{term, v[term]})
 	}
-	bSq := sumSquares(b, slices.Sorted(maps.Keys(b)))
-	if aSq == 0 || bSq == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(aSq*bSq)
-}
-
-// sumSquares adds the squares of v's weights in the order of keys.
-func sumSquares(v map[string]float64, keys []string) float64 {
-	s := 0.0
-	for _, k := range keys {
-		s += v[k] * v[k]
-	}
-	return s
+	return out
 }

@@ -1,0 +1,101 @@
+package stages
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/index"
+	"github.com/semrank/semrank/models/tweak"
+	"github.com/semrank/semrank/rerank"
+)
+
+// termsPayloads serves index.TermsPayload for a fixed set of documents.
+type termsPayloads map[string][]byte
+
+func (p termsPayloads) Payload(name, id string) ([]byte, bool, error) {
+	b, ok := p[id]
+	return b, ok && name == index.TermsPayload, nil
+}
+
+func (termsPayloads) PayloadModel(name string) string {
+	if name != index.TermsPayload {
+		return ""
+	}
+	return index.TermsEncoder{}.ModelID()
+}
+
+// TestLexicalStagesPayloadOrText checks, on a real SemEval slice, that the
+// stages reading term counts score every candidate bit for bit the same
+// from the index's terms payload as from the text.
+func TestLexicalStagesPayloadOrText(t *testing.T) {
+	ds, err := eval.LoadDataset("../../testdata/tweak")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	payloads := termsPayloads{}
+	byID := map[string]rerank.Candidate{}
+	for _, d := range ds.Corpus {
+		texts = append(texts, d.FullText())
+		b, err := index.TermsEncoder{}.EncodePayload(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		payloads[d.ID] = b
+		byID[d.ID] = rerank.Candidate{ID: d.ID, Title: d.Title, Text: d.Text, Fields: d.Metadata}
+	}
+	stats := tweak.CountDF(texts)
+	build := func(p rerank.Payloads) []rerank.Stage {
+		return []rerank.Stage{
+			&TFIDF{Stats: stats, Payloads: p},
+			&TFIDF{Stats: stats, Payloads: p, Peers: true},
+			&BM25{Stats: stats, Payloads: p, K1: 1.2, B: 0.75},
+			&Overlap{Payloads: p},
+			&Length{Payloads: p},
+		}
+	}
+	fromText, fromPayload := build(nil), build(payloads)
+	ctx := context.Background()
+	for _, q := range ds.Queries {
+		var cands []rerank.Candidate
+		for _, e := range ds.Candidates.Ranking(q.ID) {
+			cands = append(cands, byID[e.DocID])
+		}
+		for i := range fromText {
+			want, err := fromText[i].Score(ctx, rerank.Query{Text: q.FullText()}, cands)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := fromPayload[i].Score(ctx, rerank.Query{Text: q.FullText()}, cands)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j := range want {
+				if got[j] != want[j] {
+					t.Errorf("%s, query %s, %s: %v from the payload, %v from the text", fromText[i].Name(), q.ID, cands[j].ID, got[j], want[j])
+				}
+			}
+		}
+	}
+}
+
+func TestCosine(t *testing.T) {
+	tests := []struct {
+		a, b map[string]float64
+		want float64
+	}{
+		{map[string]float64{"a": 1, "b": 1}, map[string]float64{"a": 1}, 1 / math.Sqrt2},
+		{map[string]float64{"a": 2}, map[string]float64{"a": 3}, 1},
+		{map[string]float64{"a": 1}, map[string]float64{"b": 1}, 0},
+		{map[string]float64{"b": 1, "c": 2}, map[string]float64{"a": 5, "c": 1, "d": 1}, 2 / math.Sqrt(5*27)},
+		{nil, map[string]float64{"a": 1}, 0},
+		{map[string]float64{"a": 1}, nil, 0},
+	}
+	for _, tc := range tests {
+		if got := Cosine(tc.a, tc.b); math.Abs(got-tc.want) > 1e-15 {
+			t.Errorf("Cosine(%v, %v) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
