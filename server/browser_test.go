@@ -38,6 +38,7 @@ type pageHit struct {
 	Move  string `json:"move"`
 	Title string `json:"title"`
 	Bars  int    `json:"bars"`
+	Marks int    `json:"marks"` // highlighted words in the snippet
 }
 
 type pageLists struct {
@@ -51,7 +52,7 @@ const collectJS = `(() => {
   const read = (sel) => [...document.querySelectorAll(sel + " li.hit")].map((li) => ({
     id: li.dataset.id, rank: li.querySelector(".rank").textContent,
     move: li.querySelector(".move").textContent, title: li.querySelector(".title").textContent,
-    bars: li.querySelectorAll(".bar").length }));
+    bars: li.querySelectorAll(".bar").length, marks: li.querySelectorAll(".snippet mark").length }));
   return { first: read("#first"), reranked: read("#reranked"), status: document.getElementById("status").textContent };
 })()`
 
@@ -116,6 +117,16 @@ func TestBrowser(t *testing.T) {
 	if len(page.Reranked) != len(api.Hits) || len(page.First) != len(api.FirstStage) || len(api.Hits) != 10 {
 		t.Fatalf("page shows %d reranked and %d first-stage hits; the API answers %d and %d",
 			len(page.Reranked), len(page.First), len(api.Hits), len(api.FirstStage))
+	}
+	// Both lists mark the query's words in their snippets.
+	for name, list := range map[string][]pageHit{"first-stage": page.First, "reranked": page.Reranked} {
+		marks := 0
+		for _, h := range list {
+			marks += h.Marks
+		}
+		if marks < len(list) {
+			t.Errorf("%s list: %d highlighted words in %d snippets", name, marks, len(list))
+		}
 	}
 	moved := 0
 	for i, h := range page.Reranked {

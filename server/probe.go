@@ -33,10 +33,11 @@ type probe struct {
 }
 
 type firstHit struct {
-	id     string
-	rank   int
-	score  float64
-	fields map[string]any
+	id        string
+	rank      int
+	score     float64
+	fields    map[string]any
+	fragments search.FieldFragmentMap
 }
 
 // bleveIndex lets probeIndex embed bleve.Index: embedding the interface
@@ -80,7 +81,7 @@ func (p *probe) record(hits search.DocumentMatchCollection, from int) {
 	p.firstHits = make([]firstHit, len(hits))
 	for i, h := range hits {
 		// Wrap replaces h.Fields and h.Score afterwards; keep ours.
-		f := firstHit{id: h.ID, rank: from + i + 1, score: h.Score, fields: h.Fields}
+		f := firstHit{id: h.ID, rank: from + i + 1, score: h.Score, fields: h.Fields, fragments: h.Fragments}
 		p.firstHits[i] = f
 		p.first[h.ID] = f
 	}
@@ -176,7 +177,7 @@ func (p *probe) firstPage(from, size int, fields []string) []Hit {
 			continue
 		}
 		h := Hit{ID: f.id, Rank: f.rank, Score: f.score, FirstStageRank: f.rank, FirstStageScore: f.score,
-			RerankedRank: p.rerankedRank(f), StageScores: p.stageScores(f.id), Fields: pick(f.fields, fields)}
+			RerankedRank: p.rerankedRank(f), StageScores: p.stageScores(f.id), Fields: pick(f.fields, fields), Fragments: f.fragments}
 		out = append(out, h)
 	}
 	return out

@@ -24,6 +24,19 @@ function snippet(s, n) {
   return s.length > n ? s.slice(0, n - 1) + "…" : s;
 }
 
+// marked renders a highlighted fragment: Bleve HTML-escapes the text and
+// adds only <mark> tags, so marks become elements and the rest plain text,
+// and nothing from a document is ever parsed into the page as HTML.
+function marked(fragment) {
+  const span = el("span", "snippet");
+  const doc = new DOMParser().parseFromString(fragment, "text/html");
+  for (const node of doc.body.childNodes) {
+    if (node.nodeName === "MARK") span.append(el("mark", "", node.textContent));
+    else span.append(document.createTextNode(node.textContent));
+  }
+  return span;
+}
+
 // movement returns the marker of a hit that moved from rank `from` to `to`.
 function movement(from, to) {
   const m = el("span", "move");
@@ -74,7 +87,8 @@ function renderHit(h, side, stages, rg) {
   } else li.append(el("span", "move same"));
   const f = h.fields || {};
   li.append(el("span", "title", snippet(f.title || h.id, 110)));
-  li.append(el("span", "snippet", snippet(f.text, 260)));
+  const frag = h.fragments && h.fragments.text && h.fragments.text[0];
+  li.append(frag ? marked(frag) : el("span", "snippet", snippet(f.text, 260)));
   if (side === "reranked" && h.stage_scores) {
     const bars = el("div", "bars");
     bars.append(bar("first stage", h.first_stage_score, rg.first_stage, "first"));
@@ -119,7 +133,7 @@ async function search(ev) {
   const q = $("q").value.trim();
   if (!q) return;
   location.hash = "q=" + encodeURIComponent(q);
-  const body = { query: q, size: PAGE, fields: ["title", "text"], explain: true,
+  const body = { query: q, size: PAGE, fields: ["title", "text"], explain: true, highlight: true,
     rerank: { enabled: $("rerank").checked, compare: true } };
   const w = parseInt($("window").value, 10);
   if (w > 0) body.rerank.window = w;
