@@ -335,7 +335,8 @@ func ReadRun(rd io.Reader, name string) (Run, error) {
 	return run, nil
 }
 
-// ReadRunFile reads a TREC run from a file.
+// ReadRunFile reads a run from a file: a TREC run or SemEval predictions,
+// as ReadRun.
 func ReadRunFile(path string) (Run, error) {
 	f, err := os.Open(path)
 	if err != nil {

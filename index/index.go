@@ -5,8 +5,8 @@
 //
 // Payloads live in a side store beside the Bleve files rather than in a
 // stored Bleve field: reading 100 payloads from memory costs microseconds,
-// while idx.Document costs ~5 µs per hit, a fifth of the search itself for
-// 100 hits (see BenchmarkPayloadRead and docs/RESULTS.md). Each payload records the ID of the model that wrote it,
+// while idx.Document costs 2–5 µs per hit, a sixteenth to a fifth of the
+// search itself for 100 hits (see BenchmarkPayloadRead and docs/RESULTS.md). Each payload records the ID of the model that wrote it,
 // and the index refuses payloads from a different model.
 package index
 
@@ -416,7 +416,8 @@ func Open(path string) (*Index, error) {
 // TermVectors reports whether the index keeps term vectors for its title
 // and text, which phrase queries and highlighting need. Indexes created
 // before semrank kept them (2026-11-24) have none: phrase queries match
-// nothing there until the collection is indexed again.
+// nothing there. Indexing into such an index keeps its mapping; a new
+// index (remove the old one first) has them.
 func (x *Index) TermVectors() bool {
 	im, ok := x.Mapping().(*mapping.IndexMappingImpl)
 	if !ok || im.DefaultMapping == nil {

@@ -232,7 +232,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	if !s.idx.TermVectors() {
-		s.log.Warn("the index keeps no term vectors (indexed before 2026-11-24): phrase queries match nothing and highlighting marks nothing; index the collection again")
+		s.log.Warn("the index keeps no term vectors (indexed before 2026-11-24): phrase queries match nothing and highlighting marks nothing; remove the index and index the collection again (indexing into it keeps its mapping)")
 	}
 	s.handler = s.routes()
 	return s, nil

@@ -56,7 +56,8 @@ to DIR/pipeline.yaml). While it runs, DIR is locked: a second recipe on DIR
 fails at once. A split it has never seen is then scored with:
 
   semrank convert semeval2016 --xml TEST.xml --subtask B --out T
-  semrank rerank --data T --pipeline DIR/pipeline.yaml --out run.trec`,
+  semrank rerank --data T --pipeline DIR/pipeline.yaml --out run.trec
+  semrank export semeval2016 --run run.trec --data T --out run.pred   # for the official scorer`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			st, err := convert.ParseSubtask(subtask)
@@ -84,7 +85,7 @@ fails at once. A split it has never seen is then scored with:
 	f.StringVar(&subtask, "subtask", "B", "A (question→comments) or B (question→questions)")
 	f.StringArrayVar(&o.Train, "train", nil, "training XML (repeatable)")
 	f.StringVar(&o.Dev, "dev", "", "dev XML (the reported metrics; then trained on with the training files); without it no dev metrics are reported")
-	f.StringVar(&o.Out, "out", "", "output directory (pipeline.yaml, models/, train/, dev.trec)")
+	f.StringVar(&o.Out, "out", "", "output directory (pipeline.yaml, models/, train/, data/, dev.trec)")
 	f.StringVar(&o.Fusion, "fusion", "", "linear or lambdamart (default: the recipe's choice)")
 	f.IntVar(&o.Folds, "folds", 5, "cross-fitting folds")
 	f.StringSliceVar(&o.Stages, "stages", nil, "stage types instead of the recipe's, for ablations (e.g. tweak or lexical,meta; TYPE:KEY=VALUE sets an option, as in s2net:dim=100)")

@@ -140,7 +140,7 @@ func inspectIndex(w io.Writer, path string) error {
 	}
 	fmt.Fprintf(w, "  documents  %d\n", n)
 	if !idx.TermVectors() {
-		fmt.Fprintln(w, "  warning    no term vectors (an index from before 2026-11-24): phrase queries match nothing and highlighting marks nothing; index the collection again to get them")
+		fmt.Fprintln(w, "  warning    no term vectors (an index from before 2026-11-24): phrase queries match nothing and highlighting marks nothing; remove the index and index the collection again to get them (indexing into it keeps its mapping)")
 	}
 	names := idx.PayloadNames()
 	if len(names) == 0 {

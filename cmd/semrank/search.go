@@ -61,7 +61,7 @@ flags: semrank search --index PATH --query-string -- '-draft compiler'.`,
 				}
 			}
 			if queryString && strings.Contains(text, `"`) && !idx.TermVectors() {
-				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s keeps no term vectors (indexed before 2026-11-24), so phrases match nothing; index the collection again\n", indexPath)
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s keeps no term vectors (indexed before 2026-11-24), so phrases match nothing; remove it and index the collection again (indexing into it keeps its mapping)\n", indexPath)
 			}
 			if pipelinePath != "" && q != nil && strings.TrimSpace(rerank.QueryText(q)) == "" {
 				fmt.Fprintln(cmd.ErrOrStderr(), "note: the query has no words for the stages to compare candidates with; the hits are in first-stage order, without stage scores to explain")
