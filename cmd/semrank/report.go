@@ -17,7 +17,13 @@ func init() {
 	cmd := &cobra.Command{
 		Use:   "report --qrels FILE --run NAME=FILE [--run NAME=FILE ...] --out DIR",
 		Short: "Write a markdown table and plots comparing runs (the first is the baseline)",
-		Args:  cobra.NoArgs,
+		Long: `Evaluate runs against judgments and write DIR/report.md: a table of the
+metrics with paired significance tests against the first run (the baseline),
+and plots (PNG or SVG, gonum/plot): each run's per-query change of the first
+metric against the baseline (ap-change), the first metric by rerank window k
+(window: the baseline with only its top k reordered as each run orders them,
+also as a table), and each run's metric cut to depth k (depth).`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			q, err := readJudgments(qrelsPath)
 			if err != nil {
@@ -56,7 +62,7 @@ func init() {
 				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s/report.md, depth.%s\n", out, format)
 				return nil
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s/report.md, ap-change.%s, depth.%s\n", out, format, format)
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s/report.md, ap-change.%s, window.%s, depth.%s\n", out, format, format, format)
 			return nil
 		},
 	}

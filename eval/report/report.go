@@ -1,6 +1,8 @@
 // Package report turns evaluated runs into a markdown table and plots
-// (gonum/plot): per-query AP change against a baseline, and each run's
-// metric as a function of the ranking depth it is cut to.
+// (gonum/plot): per-query AP change against a baseline, each run's metric
+// as a function of the ranking depth it is cut to, and each reranked run's
+// metric as a function of the rerank window, the number of the baseline's
+// top candidates it reorders.
 package report
 
 import (
@@ -31,12 +33,14 @@ type Named struct {
 type Options struct {
 	Metrics []eval.Metric // table columns; the first is tested for significance
 	Format  string        // plot format: "png" or "svg"
-	Depths  []int         // cutoffs (1 or more, any order) for the depth plot; 1..10, 20, 50, 100 when empty
+	Depths  []int         // cutoffs (1 or more, any order) for the depth plot, and window sizes for the window plot; 1..10, 20, 50, 100 when empty
 }
 
 // Write evaluates runs (the first is the baseline) against qrels and
-// writes dir/report.md, dir/ap-change.<fmt> (with two runs or more) and
-// dir/depth.<fmt>.
+// writes dir/report.md, dir/depth.<fmt>, and with two runs or more
+// dir/ap-change.<fmt> and dir/window.<fmt> (the first metric by rerank
+// window size; see windowRun). Depths are both the depth plot's cutoffs
+// and the window plot's window sizes.
 func Write(dir string, qrels eval.Qrels, runs []Named, o Options) error {
 	if len(runs) == 0 {
 		return fmt.Errorf("report: no runs")
@@ -73,6 +77,14 @@ func Write(dir string, qrels eval.Qrels, runs []Named, o Options) error {
 		}
 		results[i] = res
 	}
+	var windows []plotter.XYs // per run after the first
+	for _, r := range runs[min(1, len(runs)):] {
+		pts, err := windowPoints(qrels, runs[0].Run, r.Run, o.Metrics[0], o.Depths)
+		if err != nil {
+			return fmt.Errorf("report: run %s: %w", r.Name, err)
+		}
+		windows = append(windows, pts)
+	}
 	// Only now: a run that fails to evaluate leaves no directory behind.
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -81,7 +93,7 @@ func Write(dir string, qrels eval.Qrels, runs []Named, o Options) error {
 	if err != nil {
 		return err
 	}
-	if err := table(f, runs, results, o.Metrics, o.Format, note); err != nil {
+	if err := table(f, runs, results, o.Metrics, o.Format, note, windows); err != nil {
 		f.Close()
 		return err
 	}
@@ -98,12 +110,20 @@ func Write(dir string, qrels eval.Qrels, runs []Named, o Options) error {
 	} else if err := apChange(apPath, runs, results); err != nil {
 		return err
 	}
+	winPath := filepath.Join(dir, "window."+o.Format)
+	if len(runs) < 2 {
+		if err := os.Remove(winPath); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	} else if err := windowPlot(winPath, runs, o.Metrics[0], windows); err != nil {
+		return err
+	}
 	return depthPlot(filepath.Join(dir, "depth."+o.Format), qrels, runs, o.Metrics[0], o.Depths)
 }
 
 // table writes the markdown table of the runs' results, then note, if
-// any, then the plots' links.
-func table(w io.Writer, runs []Named, results []eval.Result, metrics []eval.Metric, format, note string) error {
+// any, then the plots' links, with the window plot's values as a table.
+func table(w io.Writer, runs []Named, results []eval.Result, metrics []eval.Metric, format, note string, windows []plotter.XYs) error {
 	var names []string
 	for _, m := range metrics {
 		names = append(names, m.String())
@@ -132,6 +152,8 @@ func table(w io.Writer, runs []Named, results []eval.Result, metrics []eval.Metr
 	}
 	if len(runs) > 1 {
 		fmt.Fprintf(w, "\n![per-query change](ap-change.%s)\n", format)
+		fmt.Fprintf(w, "\n%s by rerank window k: %s with only its top k reordered as each run orders them (exact for rerankers that score each candidate on its own; a fusion normalising per window ranks slightly differently).\n\n![metric by rerank window](window.%s)\n\n", metrics[0], runs[0].Name, format)
+		writeWindows(w, runs, windows)
 	}
 	fmt.Fprintf(w, "\n![metric by depth](depth.%s)\n", format)
 	return nil
