@@ -5,7 +5,7 @@
 # Sections: tweak, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
-# beir-cacm-unsup, bench.
+# beir-cacm-unsup, beir-cacm-d200, bench.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
 # O (BEIR directories from scripts/data.sh; default out/data), XML (the
@@ -200,6 +200,12 @@ run() {
 	beir-cacm-unsup)
 		rm -rf "$R/beir-cacm-unsup"
 		$SR experiment beir --data "$O/cacm" --unsupervised --out "$R/beir-cacm-unsup" 2>&1 | tee "$R/beir-cacm-unsup.txt"
+		;;
+	beir-cacm-d200)
+		# The same recipes with a first stage twice as deep (BM25 top 200).
+		rm -rf "$R/beir-cacm-d200" "$R/beir-cacm-unsup-d200"
+		$SR experiment beir --data "$O/cacm" --folds 5 --depth 200 --out "$R/beir-cacm-d200" 2>&1 | tee "$R/beir-cacm-d200.txt"
+		$SR experiment beir --data "$O/cacm" --unsupervised --depth 200 --out "$R/beir-cacm-unsup-d200" 2>&1 | tee "$R/beir-cacm-unsup-d200.txt"
 		;;
 	bench)
 		go test -run '^$' -bench 'BenchmarkRerank|BenchmarkDeepMatch100' -benchtime 200x ./rerank/ ./rerank/stages/ | tee "$R/bench-rerank.txt"
