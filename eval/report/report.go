@@ -213,8 +213,14 @@ func depthPlot(path string, qrels eval.Qrels, runs []Named, m eval.Metric, depth
 	if err := plotutil.AddLinePoints(p, lines...); err != nil {
 		return err
 	}
+	return saveLogX(p, path)
+}
+
+// saveLogX saves p to path with a log-scaled x axis: depths and window
+// sizes run from 1 to 100, most of them at the low end.
+func saveLogX(p *plot.Plot, path string) error {
 	if p.X.Min == p.X.Max {
-		// One depth: gonum would widen the range by 1 on each side, to 0
+		// One point: gonum would widen the range by 1 on each side, to 0
 		// for depth 1, which a log scale cannot place.
 		p.X.Min, p.X.Max = p.X.Min/2, p.X.Max*2
 	}

@@ -10,7 +10,6 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/semrank/semrank/eval"
 )
@@ -76,12 +75,7 @@ func windowPlot(path string, runs []Named, m eval.Metric, windows []plotter.XYs)
 	if err := plotutil.AddLinePoints(p, lines...); err != nil {
 		return err
 	}
-	if p.X.Min == p.X.Max {
-		p.X.Min, p.X.Max = p.X.Min/2, p.X.Max*2 // see depthPlot
-	}
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	return p.Save(8*vg.Inch, 5*vg.Inch, path)
+	return saveLogX(p, path)
 }
 
 // writeWindows writes the window plot's values as a markdown table: a row
