@@ -31,6 +31,8 @@ import (
 //	  method: linear          # linear | lambdamart | rrf | none
 //	  model: fusion.model     # learned weights (semrank train fusion), or:
 //	  weights: {first_rank: 1, tweak: 0.5}
+//	sha256:                   # optional: refuse models changed since
+//	  tweak.model: 9f86d0…    # (64 hex digits, as sha256sum prints)
 //
 // Building refuses what a typo would otherwise silently drop: stage
 // options the stage type does not know (see NewStage), fusion weights
@@ -38,6 +40,7 @@ import (
 // (a model for rrf, weights for lambdamart, both for linear) and fusion
 // weights that are not finite. Values naming data are not checked: a
 // meta stage's field, a metadata key, may be absent from every document.
+// Files listed under sha256 must hold the content listed (see Checksums).
 //
 // Without a fusion section, or with method linear and neither model nor
 // weights, the fusion is linear with weight 1 on every stage and on
@@ -47,6 +50,11 @@ type Config struct {
 	FirstStage FirstStage  `yaml:"first_stage,omitempty" json:"first_stage,omitempty"`
 	Stages     []StageSpec `yaml:"stages" json:"stages"`
 	Fusion     FusionSpec  `yaml:"fusion,omitempty" json:"fusion,omitempty"`
+	// Checksums maps files the pipeline reads (relative to the pipeline
+	// file, slash-separated) to their SHA-256, hex; Build refuses a
+	// listed file whose content differs. Recipes list every model they
+	// publish. See FileSHA256.
+	Checksums map[string]string `yaml:"sha256,omitempty" json:"sha256,omitempty"`
 }
 
 // FirstStage configures the Bleve query that produces candidates.
@@ -115,8 +123,8 @@ func ParseConfig(raw []byte) (*Config, error) {
 }
 
 // check refuses what no pipeline means, however the Config was made: a
-// negative window, which would otherwise mean the default, and a stage
-// without a type.
+// negative window, which would otherwise mean the default, a stage
+// without a type, and a listed checksum that is no SHA-256 digest.
 func (c *Config) check() error {
 	if c.Window < 0 {
 		return fmt.Errorf("window %d is negative (0 means the default, %d)", c.Window, DefaultWindow)
@@ -126,7 +134,7 @@ func (c *Config) check() error {
 			return fmt.Errorf("stage %d has no type", i+1)
 		}
 	}
-	return nil
+	return c.checkChecksums()
 }
 
 // unknownKey matches yaml.v3's report of a key no field takes.
@@ -270,6 +278,10 @@ func (c *Config) Build(env Env) (*Pipeline, error) {
 		if !found {
 			return nil, fmt.Errorf("pipeline: first_stage.query_boost names unknown stage %q", c.FirstStage.QueryBoost)
 		}
+	}
+	// After every load: see verifyChecksums.
+	if err := c.verifyChecksums(env.Dir); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

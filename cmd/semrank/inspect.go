@@ -222,6 +222,10 @@ func inspectPipeline(w io.Writer, path string, env rerank.Env) error {
 		return err
 	}
 	fmt.Fprintf(w, "  builds     ok (against %s)\n", against)
+	if n := len(cfg.Checksums); n > 0 {
+		// Building compared them.
+		fmt.Fprintf(w, "  sha256     listed files unchanged since the pipeline was written (%d)\n", n)
+	}
 	given := p.GivenListWeights()
 	for _, f := range slices.Sorted(maps.Keys(given)) {
 		fmt.Fprintf(w, "  note       the fusion weighs %s (%.3g), which only given candidate lists supply (rerank --data with candidates.trec); search and serve rank without it\n", f, given[f])

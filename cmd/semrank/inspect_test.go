@@ -49,6 +49,12 @@ func TestInspect(t *testing.T) {
 		t.Fatal(err)
 	}
 	damaged := write("damaged.model", string(raw[:len(raw)/2]))
+	sum, err := rerank.FileSHA256(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	summed := write("summed.yaml", "stages:\n  - type: tweak\n    model: tweak.model\nsha256:\n  tweak.model: "+sum+"\n")
+	missummed := write("missummed.yaml", "stages:\n  - type: tweak\n    model: other.model\nsha256:\n  other.model: "+sum+"\n")
 	fusion := filepath.Join(dir, "fusion.model")
 	lin := &rerank.Linear{Weights: map[string]float64{"tfidf": 0.5, "first_rank": -1, "tweak": 0.25}}
 	if err := lin.Bundle().Save(fusion); err != nil {
@@ -81,6 +87,8 @@ func TestInspect(t *testing.T) {
 		{"a stage's model does not load", []string{brokenModel}, true, []string{"error: models: open", "models that do not load"}},
 		{"index lacks the pipeline's payloads", []string{"--index", bare, pipeline}, false, []string{"builds     ok (against the index)", `warning    the index lacks payload "tweak"`}},
 		{"a stage's word vectors in word2vec form", []string{wordVectors}, false, []string{"stage 1    wmd (model vectors.txt)", "not a semrank model file", "builds     ok"}},
+		{"pipeline listing its model's checksum", []string{summed}, false, []string{"builds     ok", "sha256     listed files unchanged since the pipeline was written (1)"}},
+		{"pipeline whose model changed since", []string{missummed}, true, []string{"other.model is not the file the pipeline was written with"}},
 		{"one bad path of two", []string{model, filepath.Join(dir, "nope")}, true, []string{"method     tweak", "nope"}},
 	}
 	for _, tt := range tests {

@@ -212,7 +212,7 @@ func (r *Recipe) fitUnsupervised(ctx context.Context, ds *eval.Dataset, idx *ind
 	if err != nil {
 		return "", err
 	}
-	return publishConfig(ctx, &rerank.Config{Window: r.Window, Stages: specs}, staging, dir)
+	return r.publishConfig(ctx, &rerank.Config{Window: r.Window, Stages: specs}, staging, dir)
 }
 
 // runPipeline reranks ds with the pipeline file at path; see RunAll.

@@ -18,6 +18,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/semrank/semrank/eval"
@@ -70,11 +72,14 @@ func CorpusIndex(ctx context.Context, ds *eval.Dataset, dir string) (*index.Inde
 // removed when Fit returns) and published only once the whole pipeline
 // is trained: a Fit that fails or whose ctx is cancelled leaves a
 // pipeline already in dir as it was. Publishing renames the stage models
-// into dir/models one by one (other files there are kept), then
-// fusion.model, and pipeline.yaml last, so a reader of the old
-// pipeline.yaml can see new model files only during those few renames,
-// not during the training. Should a rename fail, the error names the file
-// and says that the pipeline in dir may be inconsistent.
+// into dir/models one by one, then fusion.model, and pipeline.yaml last,
+// which lists every model's checksum: a reader of the old pipeline.yaml
+// that meets a new model during those few renames fails to load, saying
+// to try again, rather than load a mixed pipeline. Models of the old
+// pipeline that the new one does not use are then removed; other files
+// in dir/models are kept (see publishConfig). Should a rename fail, the
+// error names the file and says that the pipeline in dir may be
+// inconsistent.
 //
 // Fit holds dir's lock while it runs (see lockOut): a second Fit or
 // recipe run on dir fails at once, and staging directories of a killed
@@ -207,16 +212,36 @@ func (r *Recipe) fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 	r.logf("fusion (%s) trained on %d queries (%s)", method, len(examples), time.Since(start).Round(time.Second))
 
 	cfg := &rerank.Config{Window: r.Window, Stages: specs, Fusion: rerank.FusionSpec{Method: method, Model: "fusion.model"}}
-	return publishConfig(ctx, cfg, staging, dir)
+	return r.publishConfig(ctx, cfg, staging, dir)
 }
 
 // publishConfig writes cfg, whose stages were trained into staging, to
-// staging/pipeline.yaml as if trained into dir directly, and publishes
-// the pipeline into dir unless ctx is cancelled. It returns the published
-// pipeline file's path.
-func publishConfig(ctx context.Context, cfg *rerank.Config, staging, dir string) (string, error) {
+// staging/pipeline.yaml as if trained into dir directly, with the
+// checksum of every file it publishes, and publishes the pipeline into
+// dir unless ctx is cancelled. It returns the published pipeline file's
+// path.
+//
+// The checksums make the series of renames that publishing is safe to
+// read: a pipeline loaded from dir while they run (a server reloading)
+// either gets one pipeline's files or fails, saying to load again (see
+// rerank.Config.Checksums). They also say which files in dir/models are
+// this recipe's own: those the pipeline it replaces listed, which the
+// new one no longer uses and which nobody has changed since, are removed
+// once the new pipeline is in place (a rerun with fewer stages); other
+// files there are kept.
+func (r *Recipe) publishConfig(ctx context.Context, cfg *rerank.Config, staging, dir string) (string, error) {
 	for i := range cfg.Stages {
 		cfg.Stages[i] = cfg.Stages[i].Rebase(staging, dir).RelativeTo(dir)
+	}
+	files, err := stagedModels(staging)
+	if err != nil {
+		return "", err
+	}
+	if cfg.Fusion.Model != "" {
+		files = append(files, cfg.Fusion.Model)
+	}
+	if err := cfg.RecordChecksums(staging, files...); err != nil {
+		return "", err
 	}
 	if err := rerank.WriteConfig(filepath.Join(staging, "pipeline.yaml"), cfg); err != nil {
 		return "", err
@@ -224,24 +249,23 @@ func publishConfig(ctx context.Context, cfg *rerank.Config, staging, dir string)
 	if err := ctx.Err(); err != nil {
 		return "", err // cancelled: the pipeline in dir stays as it was
 	}
-	files := []string{"pipeline.yaml"}
-	if cfg.Fusion.Model != "" {
-		files = []string{cfg.Fusion.Model, "pipeline.yaml"}
-	}
-	if err := publish(staging, dir, files...); err != nil {
+	path := filepath.Join(dir, "pipeline.yaml")
+	// A pipeline file that is missing or cannot be read lists nothing
+	// to remove.
+	old, _ := rerank.ReadConfig(path)
+	if err := publish(staging, dir, append(files, "pipeline.yaml")); err != nil {
 		return "", err
 	}
-	return filepath.Join(dir, "pipeline.yaml"), nil
+	if old != nil {
+		r.pruneModels(dir, old.Checksums, cfg.Checksums)
+	}
+	return path, nil
 }
 
-// publish moves a pipeline trained into staging into dir: every file
-// under staging/models into dir/models (keeping the files of dir/models
-// it does not replace), then the files last, in order (fusion.model,
-// pipeline.yaml). Each rename replaces its file atomically; together they
-// are not atomic, so a failed rename is reported as possibly leaving the
-// pipeline in dir inconsistent.
-func publish(staging, dir string, last ...string) error {
-	var files []string // relative to staging, in publishing order
+// stagedModels lists the files under staging/models, relative to staging
+// and slash-separated.
+func stagedModels(staging string) ([]string, error) {
+	var files []string
 	models := filepath.Join(staging, "models")
 	err := filepath.WalkDir(models, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -255,22 +279,27 @@ func publish(staging, dir string, last ...string) error {
 			if err != nil {
 				return err
 			}
-			files = append(files, rel)
+			files = append(files, filepath.ToSlash(rel))
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	files = append(files, last...)
+	return files, err
+}
+
+// publish moves the files, relative to staging and in order, into dir;
+// files under models/ go to dir/models, keeping the files there they do
+// not replace. Each rename replaces its file atomically; together they
+// are not atomic, so a failed rename is reported as possibly leaving the
+// pipeline in dir inconsistent.
+func publish(staging, dir string, files []string) error {
 	if err := os.MkdirAll(filepath.Join(dir, "models"), 0o755); err != nil {
 		return err
 	}
 	for i, rel := range files {
-		dst := filepath.Join(dir, rel)
+		dst := filepath.Join(dir, filepath.FromSlash(rel))
 		err := os.MkdirAll(filepath.Dir(dst), 0o755)
 		if err == nil {
-			err = os.Rename(filepath.Join(staging, rel), dst)
+			err = os.Rename(filepath.Join(staging, filepath.FromSlash(rel)), dst)
 		}
 		if err != nil {
 			err = linkErr(err)
@@ -281,6 +310,33 @@ func publish(staging, dir string, last ...string) error {
 		}
 	}
 	return nil
+}
+
+// pruneModels removes from dir/models the files the replaced pipeline
+// listed (old) that the new one does not (cur) and whose content is
+// still what old lists: models an earlier run of the recipe wrote and no
+// stage reads any more. A file that cannot be removed is reported, not
+// an error: the new pipeline is in place.
+func (r *Recipe) pruneModels(dir string, old, cur map[string]string) {
+	var removed []string
+	for p, sum := range old {
+		if _, ok := cur[p]; ok || !strings.HasPrefix(p, "models/") || !filepath.IsLocal(filepath.FromSlash(p)) {
+			continue
+		}
+		path := filepath.Join(dir, filepath.FromSlash(p))
+		if got, err := rerank.FileSHA256(path); err != nil || !strings.EqualFold(got, sum) {
+			continue // gone, or changed by someone else: not ours to remove
+		}
+		if err := os.Remove(path); err != nil {
+			r.logf("could not remove %s, which the new pipeline no longer uses: %v", path, err)
+			continue
+		}
+		removed = append(removed, p)
+	}
+	if len(removed) > 0 {
+		slices.Sort(removed)
+		r.logf("removed from %s the models of the earlier pipeline that the new one no longer uses: %s", dir, strings.Join(removed, ", "))
+	}
 }
 
 // checkFusion refuses a fusion method the recipes cannot train, before

@@ -1,0 +1,150 @@
+package recipe
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/semrank/semrank/rerank"
+)
+
+// TestPublishedPipelineListsItsModels checks that a published pipeline
+// lists the checksum of every file it publishes, and that a reader of the
+// old pipeline file which meets the new models (a server reloading while
+// a recipe publishes) fails with an error saying to load again, rather
+// than loading a mixed pipeline.
+func TestPublishedPipelineListsItsModels(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	stages := []rerank.StageSpec{{Type: "overlap"}, {Type: "memo"}, {Type: "textlen"}}
+	path, err := (&Recipe{Stages: stages, Folds: 2, Text: []string{"a"}}).Fit(ctx, synthetic(16), nil, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := rerank.ReadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	for p, sum := range cfg.Checksums {
+		listed = append(listed, p)
+		if got, err := rerank.FileSHA256(filepath.Join(dir, filepath.FromSlash(p))); err != nil || got != sum {
+			t.Errorf("%s: sha256 %s (%v), listed %s", p, got, err, sum)
+		}
+	}
+	slices.Sort(listed)
+	if want := []string{"fusion.model", "models/memo.txt", "models/textlen.txt"}; !slices.Equal(listed, want) {
+		t.Errorf("listed %v, want %v", listed, want)
+	}
+	oldFile, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// New judgments and text: every model changes.
+	if _, err := (&Recipe{Stages: stages, Folds: 2, Text: []string{"a", "b"}}).Fit(ctx, synthetic(24), nil, dir); err != nil {
+		t.Fatal(err)
+	}
+	newFile, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The old pipeline file over the new models: what a reader sees
+	// between the models' renames and the pipeline file's.
+	if err := os.WriteFile(path, oldFile, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := rerank.LoadPipeline(path, rerank.Env{}); err == nil || !strings.Contains(err.Error(), "load it again") {
+		t.Errorf("the old pipeline over new models: err = %v, want one saying to load again", err)
+	}
+	if err := os.WriteFile(path, newFile, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := rerank.LoadPipeline(path, rerank.Env{}); err != nil {
+		t.Errorf("the new pipeline: %v", err)
+	}
+}
+
+// TestRerunRemovesUnusedModels reruns a recipe with fewer stages over its
+// own output: the models only the old pipeline used are removed, unless
+// they are not the recipe's to remove.
+func TestRerunRemovesUnusedModels(t *testing.T) {
+	const (
+		unused   = "models/textlen.txt" // the stage the rerun drops
+		userFile = "models/user-notes.txt"
+	)
+	tests := []struct {
+		name    string
+		setup   func(t *testing.T, dir string)
+		kept    bool   // whether unused survives the rerun
+		wantLog string // substring of the rerun's log; "" for none
+	}{
+		{name: "the recipe's own model", wantLog: "no longer uses: " + unused},
+		{name: "changed by hand since", kept: true, setup: func(t *testing.T, dir string) {
+			if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(unused)), []byte("mine now\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "old pipeline without checksums", kept: true, setup: func(t *testing.T, dir string) {
+			path := filepath.Join(dir, "pipeline.yaml")
+			cfg, err := rerank.ReadConfig(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Checksums = nil
+			if err := rerank.WriteConfig(path, cfg); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "old pipeline unreadable", kept: true, setup: func(t *testing.T, dir string) {
+			if err := os.WriteFile(filepath.Join(dir, "pipeline.yaml"), []byte("stages: [\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			dir := t.TempDir()
+			all := []rerank.StageSpec{{Type: "overlap"}, {Type: "memo"}, {Type: "textlen"}}
+			if _, err := (&Recipe{Stages: all, Folds: 2}).Fit(ctx, synthetic(16), nil, dir); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, userFile), []byte("notes\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if tt.setup != nil {
+				tt.setup(t, dir)
+			}
+			var log strings.Builder
+			path, err := (&Recipe{Stages: all[:2], Folds: 2, Log: &log}).Fit(ctx, synthetic(16), nil, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			exists := func(rel string) bool {
+				_, err := os.Stat(filepath.Join(dir, filepath.FromSlash(rel)))
+				return err == nil
+			}
+			if got := exists(unused); got != tt.kept {
+				t.Errorf("%s exists: %v, want %v", unused, got, tt.kept)
+			}
+			for _, f := range []string{"models/memo.txt", userFile} {
+				if !exists(f) {
+					t.Errorf("%s was removed", f)
+				}
+			}
+			if tt.wantLog != "" && !strings.Contains(log.String(), tt.wantLog) {
+				t.Errorf("log lacks %q:\n%s", tt.wantLog, log.String())
+			}
+			if tt.wantLog == "" && strings.Contains(log.String(), "no longer uses") {
+				t.Errorf("log reports a removal:\n%s", log.String())
+			}
+			if _, _, err := rerank.LoadPipeline(path, rerank.Env{}); err != nil {
+				t.Errorf("the new pipeline: %v", err)
+			}
+		})
+	}
+}
