@@ -66,7 +66,9 @@ func UnsupervisedStages() []rerank.StageSpec {
 // run on Out fails at once. The pipelines (the folds', or the
 // unsupervised Out/pipeline.yaml and its models) are published as Fit
 // publishes them, and each run file is written atomically; the pair is
-// not, and Out/index is built in place (a run interrupted while indexing
+// not (an earlier pair is removed when the first pipeline is replaced,
+// so an interrupted run leaves none rather than stale ones), and
+// Out/index is built in place (a run interrupted while indexing
 // leaves a partial index that the next run refuses to build over).
 func BEIR(ctx context.Context, o BEIROptions) error {
 	start := time.Now()
@@ -135,9 +137,12 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 		}
 		supervised, unsupervised = specs, specs
 	}
+	// The run files come from the pipelines: the earlier ones go when the
+	// first of those pipelines is replaced.
+	runFiles := []string{filepath.Join(o.Out, "baseline.trec"), filepath.Join(o.Out, "run.trec")}
 	var runs Runs
 	if o.Unsupervised {
-		r := &Recipe{Stages: unsupervised, Window: o.Depth, Text: text, Log: o.Log}
+		r := &Recipe{Stages: unsupervised, Window: o.Depth, Text: text, Log: o.Log, supersedes: runFiles}
 		path, err := r.fitUnsupervised(ctx, ds, idx, o.Out)
 		if err != nil {
 			return err
@@ -155,6 +160,9 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 				return err
 			}
 			r := &Recipe{Stages: supervised, Fusion: o.Fusion, L2: o.FusionL2, Folds: 3, Window: o.Depth, Text: text}
+			if k == 0 {
+				r.supersedes = runFiles
+			}
 			path, err := r.fit(ctx, train, nil, dir)
 			var fr Runs
 			if err == nil {
@@ -170,10 +178,10 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 			logf("fold %d/%d: trained on %d queries, reranked %d (%s)", k+1, o.Folds, len(train.Qrels), len(test.Qrels), time.Since(start).Round(time.Second))
 		}
 	}
-	if err := runs.Runs["first stage (BM25)"].WriteFile(filepath.Join(o.Out, "baseline.trec"), "bm25"); err != nil {
+	if err := runs.Runs["first stage (BM25)"].WriteFile(runFiles[0], "bm25"); err != nil {
 		return err
 	}
-	if err := runs.Runs["fused pipeline"].WriteFile(filepath.Join(o.Out, "run.trec"), "semrank"); err != nil {
+	if err := runs.Runs["fused pipeline"].WriteFile(runFiles[1], "semrank"); err != nil {
 		return err
 	}
 	w := o.Log

@@ -2,6 +2,8 @@ package recipe
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -144,6 +146,53 @@ func TestRerunRemovesUnusedModels(t *testing.T) {
 			}
 			if _, _, err := rerank.LoadPipeline(path, rerank.Env{}); err != nil {
 				t.Errorf("the new pipeline: %v", err)
+			}
+		})
+	}
+}
+
+// TestInterruptedRerunLeavesNoStaleRuns reruns recipes over their own
+// output and interrupts each once it has published its first new
+// pipeline, before it writes its run files again: the run files of the
+// earlier run, made by the pipeline just replaced, must be gone, not left
+// beside the new one.
+func TestInterruptedRerunLeavesNoStaleRuns(t *testing.T) {
+	cases := map[string]struct {
+		cancelOn string   // log line prefix after the first new pipeline
+		runs     []string // run files under out
+	}{
+		"SemEval": {cancelOn: "wrote ", runs: []string{"dev.trec"}},
+		"BEIR":    {cancelOn: "fold 1/", runs: []string{"baseline.trec", "run.trec"}},
+	}
+	for _, ep := range entryPoints(t) {
+		c, ok := cases[ep.name]
+		if !ok {
+			continue
+		}
+		t.Run(ep.name, func(t *testing.T) {
+			out := t.TempDir()
+			if err := ep.run(context.Background(), out, nil); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range c.runs {
+				if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+					t.Fatalf("the first run wrote no %s: %v", f, err)
+				}
+			}
+			// A BEIR rerun builds its index anew.
+			if err := os.RemoveAll(filepath.Join(out, "index")); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			err := ep.run(ctx, out, cancelOn{prefix: c.cancelOn, cancel: cancel})
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("rerun: err = %v, want it cancelled", err)
+			}
+			for _, f := range c.runs {
+				if _, err := os.Stat(filepath.Join(out, f)); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("%s of the earlier run is still there (%v)", f, err)
+				}
 			}
 		})
 	}

@@ -37,6 +37,13 @@ type Recipe struct {
 	Text   []string           // unlabeled in-domain text for the trainers
 	Log    io.Writer          // progress messages; nil for none
 	Seed   uint64
+
+	// supersedes names files made from the pipeline in the output
+	// directory (a run file scored with it), which the new pipeline
+	// replaces: they are removed just before it is published, so that a
+	// run interrupted before it writes them again leaves them missing
+	// rather than stale beside a pipeline they do not come from.
+	supersedes []string
 }
 
 func (r *Recipe) logf(format string, args ...any) {
@@ -253,6 +260,11 @@ func (r *Recipe) publishConfig(ctx context.Context, cfg *rerank.Config, staging,
 	// A pipeline file that is missing or cannot be read lists nothing
 	// to remove.
 	old, _ := rerank.ReadConfig(path)
+	for _, f := range r.supersedes {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("recipe: removing %s, made from the pipeline being replaced: %w (nothing in %s was replaced)", f, err, dir)
+		}
+	}
 	if err := publish(staging, dir, append(files, "pipeline.yaml")); err != nil {
 		return "", err
 	}

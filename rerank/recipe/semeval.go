@@ -226,7 +226,9 @@ type SemEvalOptions struct {
 // converted splits replace Out/data as a whole once both are written,
 // each pipeline is published as Fit does, and Out/dev.trec is written
 // atomically. They are written one after another, so an interrupted run
-// can leave some of them from an earlier run.
+// can leave some of them from an earlier run, but not an earlier
+// dev.trec beside the pipeline that replaced the one it came from: it
+// is removed just before that pipeline is published.
 func SemEval(ctx context.Context, o SemEvalOptions) error {
 	start := time.Now()
 	logf := func(format string, args ...any) {
@@ -317,10 +319,14 @@ func SemEval(ctx context.Context, o SemEvalOptions) error {
 	// Dev judgments stay out of this training entirely, early stopping
 	// included (the stages hold out some training queries instead), so
 	// the dev metrics are those of a pipeline that never saw them.
+	// Out/dev.trec comes from this pipeline: the earlier one goes when
+	// the pipeline it came from is replaced.
+	r.supersedes = []string{filepath.Join(o.Out, "dev.trec")}
 	path, err := r.fit(ctx, train, nil, dir)
 	if err != nil {
 		return err
 	}
+	r.supersedes = nil
 	logf("wrote %s (%s)", path, time.Since(start).Round(time.Second))
 	if dev == nil || dev.Qrels == nil {
 		return nil
