@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/blevesearch/bleve/v2/search/query"
 
@@ -28,43 +29,53 @@ func StagesOnly() OpenOption {
 
 // Open opens the index at indexPath and builds the pipeline file at
 // pipelinePath against it. With an empty indexPath it indexes ds's corpus
-// into a temporary index, with the payloads the pipeline's stages read;
-// close removes it.
+// into a temporary index (see IndexFor), in the system's temporary
+// directory; close removes it.
 func Open(ctx context.Context, pipelinePath, indexPath string, ds *eval.Dataset, progress index.Progress, opts ...OpenOption) (idx *index.Index, p *Pipeline, cfg *Config, closeFn func() error, err error) {
-	load := func(env Env) (*Pipeline, *Config, error) { return LoadPipeline(pipelinePath, env, opts...) }
 	if indexPath != "" {
 		idx, err = index.Open(indexPath)
 		if err != nil {
 			return nil, nil, nil, nil, err
 		}
-		p, cfg, err = load(EnvFor(idx))
+		p, cfg, err = LoadPipeline(pipelinePath, EnvFor(idx), opts...)
 		if err != nil {
 			idx.Close()
 			return nil, nil, nil, nil, err
 		}
 		return idx, p, cfg, idx.Close, nil
 	}
-	if ds == nil {
-		return nil, nil, nil, nil, errors.New("rerank: no index and no corpus to index")
-	}
 	tmp, err := os.MkdirTemp("", "semrank-index-")
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	cleanup := func() error { return os.RemoveAll(tmp) }
-	idx, err = index.Create(tmp + "/index")
+	idx, p, cfg, err = IndexFor(ctx, pipelinePath, filepath.Join(tmp, "index"), ds, progress, opts...)
 	if err != nil {
-		cleanup()
+		os.RemoveAll(tmp)
 		return nil, nil, nil, nil, err
 	}
 	closeFn = func() error {
 		err := idx.Close()
-		if e := cleanup(); err == nil {
+		if e := os.RemoveAll(tmp); err == nil {
 			err = e
 		}
 		return err
 	}
-	p, cfg, err = load(EnvFor(idx))
+	return idx, p, cfg, closeFn, nil
+}
+
+// IndexFor indexes ds's corpus into a new index at dir, with the payloads
+// the stages of the pipeline file at pipelinePath read, and returns the
+// index and the pipeline built against it. On error it closes the index
+// and leaves dir for the caller to remove.
+func IndexFor(ctx context.Context, pipelinePath, dir string, ds *eval.Dataset, progress index.Progress, opts ...OpenOption) (*index.Index, *Pipeline, *Config, error) {
+	if ds == nil {
+		return nil, nil, nil, errors.New("rerank: no index and no corpus to index")
+	}
+	idx, err := index.Create(dir)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	p, cfg, err := LoadPipeline(pipelinePath, EnvFor(idx), opts...)
 	if err == nil {
 		encs := append([]index.PayloadEncoder{index.TermsEncoder{}}, p.Encoders()...)
 		err = idx.Add(ctx, ds.Corpus, encs, progress)
@@ -73,10 +84,10 @@ func Open(ctx context.Context, pipelinePath, indexPath string, ds *eval.Dataset,
 		err = idx.Compact(ctx)
 	}
 	if err != nil {
-		closeFn()
-		return nil, nil, nil, nil, err
+		idx.Close()
+		return nil, nil, nil, err
 	}
-	return idx, p, cfg, closeFn, nil
+	return idx, p, cfg, nil
 }
 
 // FirstStageQuery returns the Bleve query for text: the plain BM25 text

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/semrank/semrank/index/convert"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -195,5 +196,51 @@ func TestInterruptedRerunLeavesNoStaleRuns(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// onLine calls f with each line written that starts with prefix.
+type onLine struct {
+	prefix string
+	f      func()
+}
+
+func (o onLine) Write(p []byte) (int, error) {
+	if strings.HasPrefix(strings.TrimLeft(string(p), "\n"), o.prefix) {
+		o.f()
+	}
+	return len(p), nil
+}
+
+// TestSemEvalDevIndexInOut checks where the SemEval recipe's dev report
+// keeps its index while it reports: in a staging directory in the output
+// folder, which the next run sweeps should this one be killed, not in the
+// system's temporary directory, which nothing sweeps.
+func TestSemEvalDevIndexInOut(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	out := t.TempDir()
+	var seen bool
+	look := func() {
+		seen = true
+		if entries, _ := os.ReadDir(tmp); len(entries) > 0 {
+			t.Errorf("the system's temporary directory holds %v during the dev report", entries[0].Name())
+		}
+		if idx, _ := filepath.Glob(filepath.Join(out, ".fit-*", "dev.idx")); len(idx) != 1 {
+			t.Errorf("dev indexes in the output folder's staging: %v, want one", idx)
+		}
+	}
+	train := filepath.Join("..", "..", "testdata", "semeval", "2015-dev-slice.xml")
+	dev := filepath.Join("..", "..", "testdata", "semeval", "dev-slice.xml")
+	err := SemEval(context.Background(), SemEvalOptions{Subtask: convert.SubtaskA, Train: []string{train}, Dev: dev,
+		Out: out, Stages: []string{"lexical"}, TrainOnly: true, Log: onLine{prefix: "dev (", f: look}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !seen {
+		t.Fatal("no dev report")
+	}
+	if staged, _ := filepath.Glob(filepath.Join(out, ".fit-*")); len(staged) > 0 {
+		t.Errorf("staging left behind: %v", staged)
 	}
 }

@@ -125,9 +125,8 @@ func (r *Recipe) fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 	// The staging directory is inside dir so that publishing is a rename
 	// on one file system. It also holds the scratch files (indexes, the
 	// folds' models), which publishing leaves behind, so that what a
-	// killed fit leaves is in dir, for the next run's sweep. (The SemEval
-	// recipe's dev report indexes dev through rerank.Open, in the system's
-	// temporary directory.)
+	// killed fit leaves is in dir, for the next run's sweep (as is the
+	// SemEval recipe's dev index).
 	staging, err := os.MkdirTemp(dir, stagingPattern)
 	if err != nil {
 		return "", err

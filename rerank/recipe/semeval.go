@@ -354,13 +354,20 @@ func SemEval(ctx context.Context, o SemEvalOptions) error {
 
 // reportDev reranks dev with the pipeline at path, writes the fused run to
 // runPath, and prints every stage's and the fused pipeline's metrics
-// against the given order to w (stdout when nil).
+// against the given order to w (stdout when nil). Dev's index is scratch
+// in a staging directory beside runPath, so what a killed run leaves is
+// swept by the next run there.
 func reportDev(ctx context.Context, path string, dev *eval.Dataset, runPath string, w io.Writer) error {
-	idx, p, cfg, closeFn, err := rerank.Open(ctx, path, "", dev, nil)
+	scratch, err := os.MkdirTemp(filepath.Dir(runPath), stagingPattern)
 	if err != nil {
 		return err
 	}
-	defer closeFn()
+	defer os.RemoveAll(scratch)
+	idx, p, cfg, err := rerank.IndexFor(ctx, path, filepath.Join(scratch, "dev.idx"), dev, nil)
+	if err != nil {
+		return err
+	}
+	defer idx.Close()
 	runs, err := RunAll(ctx, idx, dev, p, cfg.QueryWeighter(p))
 	if err != nil {
 		return err
