@@ -6,9 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/semrank/semrank/internal/atomicfile"
 )
 
 // Model checksums.
@@ -56,7 +61,7 @@ func (c *Config) RecordChecksums(dir string, paths ...string) error {
 		if c.Checksums == nil {
 			c.Checksums = map[string]string{}
 		}
-		c.Checksums[filepath.ToSlash(p)] = sum
+		c.Checksums[checksumKey(p)] = sum
 	}
 	return nil
 }
@@ -84,13 +89,85 @@ func (c *Config) verifyChecksums(dir string) error {
 	}
 	slices.Sort(paths)
 	for _, p := range paths {
-		path := Resolve(dir, filepath.FromSlash(p))
-		got, err := FileSHA256(path)
+		file := Resolve(dir, filepath.FromSlash(p))
+		got, err := FileSHA256(file)
 		if err != nil {
-			return fmt.Errorf("pipeline: %s is listed under sha256 but cannot be read: %w", path, err)
+			return fmt.Errorf("pipeline: %s is listed under sha256 but cannot be read: %w", file, err)
 		}
 		if want := c.Checksums[p]; !strings.EqualFold(got, want) {
-			return fmt.Errorf("pipeline: %s is not the file the pipeline was written with (sha256 %.12s…, listed %.12s…): a recipe publishing into that folder replaces the models before the pipeline file, so load it again once the recipe has finished; if you replaced the file on purpose, remove its line under sha256", path, got, want)
+			return fmt.Errorf("pipeline: %s is not the file the pipeline was written with (sha256 %.12s…, listed %.12s…): a recipe publishing into that folder replaces the models before the pipeline file, so load it again once the recipe has finished (should the recipe have failed while publishing, train again); if you replaced the file on purpose, remove its line under sha256", file, got, want)
+		}
+	}
+	return nil
+}
+
+// checksumKey is the name a file at p, relative to the pipeline file's
+// folder, is listed under: slash-separated and clean.
+func checksumKey(p string) string {
+	return path.Clean(filepath.ToSlash(p))
+}
+
+// UpdateChecksum sets the listed SHA-256 of file, a file the pipeline at
+// pipelinePath lists under sha256, to the file's content now, for a
+// model retrained in place. The rest of the pipeline file, comments
+// included, is kept. It reports whether the file is listed; a pipeline
+// that does not list it is left as it is.
+func UpdateChecksum(pipelinePath, file string) (bool, error) {
+	raw, err := os.ReadFile(pipelinePath)
+	if err != nil {
+		return false, err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		return false, fmt.Errorf("pipeline %s: %w", pipelinePath, err)
+	}
+	dir, err := filepath.Abs(filepath.Dir(pipelinePath))
+	if err != nil {
+		return false, err
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return false, err
+	}
+	rel, err := filepath.Rel(dir, abs)
+	if err != nil {
+		return false, nil // on another volume: not listed
+	}
+	entry := listedChecksum(&doc, checksumKey(rel))
+	if entry == nil {
+		return false, nil
+	}
+	sum, err := FileSHA256(file)
+	if err != nil {
+		return false, err
+	}
+	entry.Value = sum
+	out, err := yaml.Marshal(&doc)
+	if err != nil {
+		return false, err
+	}
+	return true, atomicfile.Write(pipelinePath, func(w io.Writer) error {
+		_, err := w.Write(out)
+		return err
+	})
+}
+
+// listedChecksum returns the value node of key under the document's
+// sha256 mapping, or nil.
+func listedChecksum(doc *yaml.Node, key string) *yaml.Node {
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil
+	}
+	top := doc.Content[0].Content
+	for i := 0; i+1 < len(top); i += 2 {
+		if top[i].Value != "sha256" || top[i+1].Kind != yaml.MappingNode {
+			continue
+		}
+		sums := top[i+1].Content
+		for j := 0; j+1 < len(sums); j += 2 {
+			if checksumKey(sums[j].Value) == key {
+				return sums[j+1]
+			}
 		}
 	}
 	return nil

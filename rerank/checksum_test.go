@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 func TestChecksums(t *testing.T) {
@@ -101,4 +103,127 @@ func TestRecordChecksums(t *testing.T) {
 	if err := c.RecordChecksums(dir, "models/missing.model"); err == nil || !strings.Contains(err.Error(), "missing.model") {
 		t.Errorf("a missing file: err = %v, want one naming it", err)
 	}
+}
+
+// TestBuildReportsChecksumsFirst: when a listed file has changed and the
+// pipeline also fails to build (a reader of the old pipeline file meeting
+// another pipeline's models), the changed file is what the error leads
+// with, since loading again is the fix.
+func TestBuildReportsChecksumsFirst(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.model"), []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := sha256.Sum256([]byte("old"))
+	doc := "stages:\n  - type: test_const\n    model: a.model\nfusion:\n  weights: {missing_stage: 1}\nsha256:\n  a.model: " + hex.EncodeToString(old[:]) + "\n"
+	c, err := ParseConfig([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Build(Env{Dir: dir})
+	for _, w := range []string{"a.model is not the file the pipeline was written with", "building it failed too", "missing_stage"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("err = %v, want one containing %q", err, w)
+		}
+	}
+}
+
+// TestStagesOnlySkipsFusionChecksum: a stages-only build does not load
+// the fusion model, which may be the file being retrained, so its listed
+// checksum is not checked; the stages' still are.
+func TestStagesOnlySkipsFusionChecksum(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.model", "a")
+	write("fusion.model", "retrained")
+	sum := func(s string) string { h := sha256.Sum256([]byte(s)); return hex.EncodeToString(h[:]) }
+	for _, tc := range []struct {
+		name, stageSum string
+		wantErr        string
+	}{
+		{"stage unchanged", sum("a"), ""},
+		{"stage changed", sum("b"), "a.model is not the file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, "pipeline.yaml")
+			write("pipeline.yaml", "stages:\n  - type: test_const\n    model: a.model\nfusion:\n  model: ./fusion.model\nsha256:\n  a.model: "+tc.stageSum+"\n  fusion.model: "+sum("before")+"\n")
+			_, _, err := LoadPipeline(path, Env{}, StagesOnly())
+			errMatches(t, err, tc.wantErr)
+		})
+	}
+}
+
+// TestUpdateChecksum retrains a listed model in place: the pipeline's
+// line for it is updated, its comments kept, and it loads again; a file
+// the pipeline does not list leaves the pipeline as it was.
+func TestUpdateChecksum(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "pipeline.yaml")
+	model := filepath.Join(dir, "models", "a.model")
+	if err := os.MkdirAll(filepath.Dir(model), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(model, []byte("v1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := &Config{Stages: []StageSpec{{Type: "test_const", Model: "models/a.model"}}}
+	if err := c.RecordChecksums(dir, "models/a.model"); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := yaml.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, append([]byte("# my pipeline\n"), raw...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(model, []byte("v2"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := LoadPipeline(path, Env{}); err == nil {
+		t.Fatal("a model changed in place loads without its checksum updated")
+	}
+	// Relative to the working directory, as a CLI flag would give it.
+	rel, err := filepath.Rel(mustGetwd(t), model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{rel, model} {
+		if ok, err := UpdateChecksum(path, file); err != nil || !ok {
+			t.Fatalf("UpdateChecksum(%s) = %v, %v; want true", file, ok, err)
+		}
+	}
+	if _, _, err := LoadPipeline(path, Env{}); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(after), "# my pipeline") {
+		t.Errorf("comment lost:\n%s", after)
+	}
+	other := filepath.Join(dir, "other.model")
+	if err := os.WriteFile(other, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := UpdateChecksum(path, other); err != nil || ok {
+		t.Errorf("an unlisted file: UpdateChecksum = %v, %v; want false", ok, err)
+	}
+	if again, _ := os.ReadFile(path); string(again) != string(after) {
+		t.Errorf("an unlisted file changed the pipeline:\n%s", again)
+	}
+}
+
+func mustGetwd(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wd
 }

@@ -195,6 +195,20 @@ func WriteConfig(path string, c *Config) error {
 // Build constructs the pipeline c describes. Relative model paths resolve
 // against env.Dir.
 func (c *Config) Build(env Env) (*Pipeline, error) {
+	p, err := c.build(env)
+	// After every load (see verifyChecksums); and when the build failed,
+	// a listed file that changed is the likelier cause (a model of
+	// another pipeline met mid-publish), and the error to act on.
+	if cerr := c.verifyChecksums(env.Dir); cerr != nil {
+		if err != nil {
+			return nil, fmt.Errorf("%w (building it failed too: %v)", cerr, err)
+		}
+		return nil, cerr
+	}
+	return p, err
+}
+
+func (c *Config) build(env Env) (*Pipeline, error) {
 	if err := c.check(); err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
@@ -278,10 +292,6 @@ func (c *Config) Build(env Env) (*Pipeline, error) {
 		if !found {
 			return nil, fmt.Errorf("pipeline: first_stage.query_boost names unknown stage %q", c.FirstStage.QueryBoost)
 		}
-	}
-	// After every load: see verifyChecksums.
-	if err := c.verifyChecksums(env.Dir); err != nil {
-		return nil, err
 	}
 	return p, nil
 }
@@ -376,6 +386,33 @@ func LoadPipeline(path string, env Env, opts ...OpenOption) (*Pipeline, *Config,
 		return nil, nil, fmt.Errorf("pipeline %s: %w", path, err)
 	}
 	return p, c, nil
+}
+
+// Files returns the files c names, resolved against dir as Build resolves
+// them: stage models, string options naming an existing regular file
+// (such as an SSG stage's topics model), and with fusion the fusion
+// model.
+func (c *Config) Files(dir string, fusion bool) []string {
+	var out []string
+	add := func(p string) {
+		if p != "" {
+			out = append(out, Resolve(dir, p))
+		}
+	}
+	for _, s := range c.Stages {
+		add(s.Model)
+		for _, v := range s.Options {
+			if p, ok := v.(string); ok && p != "" {
+				if st, err := os.Stat(Resolve(dir, p)); err == nil && st.Mode().IsRegular() {
+					add(p)
+				}
+			}
+		}
+	}
+	if fusion {
+		add(c.Fusion.Model)
+	}
+	return out
 }
 
 // Resolve returns path resolved against dir unless it is absolute.

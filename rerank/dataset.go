@@ -22,9 +22,15 @@ func EnvFor(idx *index.Index) Env {
 type OpenOption func(*Config)
 
 // StagesOnly makes Open ignore the pipeline file's fusion, for learning a
-// fusion of its stages.
+// fusion of its stages. The fusion model is not loaded, so its checksum
+// is not checked either: it may be the file being retrained.
 func StagesOnly() OpenOption {
-	return func(c *Config) { c.Fusion = FusionSpec{Method: "none"} }
+	return func(c *Config) {
+		if c.Fusion.Model != "" {
+			delete(c.Checksums, checksumKey(c.Fusion.Model))
+		}
+		c.Fusion = FusionSpec{Method: "none"}
+	}
 }
 
 // Open opens the index at indexPath and builds the pipeline file at

@@ -158,31 +158,11 @@ func checkNonNegative(cmd *cobra.Command, names ...string) error {
 // pipeline resolves them. An unreadable pipeline gives path alone: loading
 // it fails later.
 func pipelineFiles(path string, fusion bool) []string {
-	out := []string{path}
 	c, err := rerank.ReadConfig(path)
 	if err != nil {
-		return out
+		return []string{path}
 	}
-	dir := filepath.Dir(path)
-	add := func(p string) {
-		if p != "" {
-			out = append(out, rerank.Resolve(dir, p))
-		}
-	}
-	for _, s := range c.Stages {
-		add(s.Model)
-		for _, v := range s.Options {
-			if p, ok := v.(string); ok && p != "" {
-				if st, err := os.Stat(rerank.Resolve(dir, p)); err == nil && st.Mode().IsRegular() {
-					add(p)
-				}
-			}
-		}
-	}
-	if fusion {
-		add(c.Fusion.Model)
-	}
-	return out
+	return append([]string{path}, c.Files(filepath.Dir(path), fusion)...)
 }
 
 // writeReport writes b to path atomically: an earlier report stays whole

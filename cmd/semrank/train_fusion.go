@@ -2,12 +2,14 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"sort"
 
 	"github.com/spf13/cobra"
 
 	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/models"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -20,9 +22,10 @@ func init() {
 		Short: "Learn linear fusion weights for a pipeline's stages from judgments",
 		Long: `Learn the weights of the linear fusion of a pipeline's stage scores, the
 first-stage score and the first-stage rank from the judged queries of DIR.
-Point the pipeline's fusion.model at the written file to use them. The stages'
-models should not have been trained on DIR's queries, or the fusion learns to
-trust overfitted stages.`,
+Point the pipeline's fusion.model at the written file to use them, or write
+over the fusion model the pipeline names (its sha256 line, if listed, is
+updated). The stages' models should not have been trained on DIR's queries,
+or the fusion learns to trust overfitted stages.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkFusionFlags(method, loss, l2, trees, leaves); err != nil {
@@ -82,7 +85,7 @@ trust overfitted stages.`,
 				}
 				b := m.Bundle()
 				b.Manifest.TrainingFingerprint = ds.Fingerprint()
-				if err := b.Save(out); err != nil {
+				if err := saveFusion(w, b, out, pipelinePath); err != nil {
 					return err
 				}
 				fmt.Fprintf(w, "wrote %s: %d trees from %d judged queries\n", out, len(m.Trees), len(exs))
@@ -94,7 +97,7 @@ trust overfitted stages.`,
 			}
 			b := lin.Bundle()
 			b.Manifest.TrainingFingerprint = ds.Fingerprint()
-			if err := b.Save(out); err != nil {
+			if err := saveFusion(w, b, out, pipelinePath); err != nil {
 				return err
 			}
 			fmt.Fprintf(w, "wrote %s from %d judged queries\n", out, len(exs))
@@ -124,6 +127,23 @@ trust overfitted stages.`,
 		_ = cmd.MarkFlagRequired(n)
 	}
 	trainCmd.AddCommand(cmd)
+}
+
+// saveFusion saves the fusion model b to out. When the pipeline lists
+// out's checksum (a model retrained in place), it updates it, so that the
+// pipeline keeps loading with its new model.
+func saveFusion(w io.Writer, b *models.Bundle, out, pipelinePath string) error {
+	if err := b.Save(out); err != nil {
+		return err
+	}
+	updated, err := rerank.UpdateChecksum(pipelinePath, out)
+	if err != nil {
+		return fmt.Errorf("wrote %s, but updating its sha256 in %s failed (the pipeline will refuse the new model until that line is updated or removed): %w", out, pipelinePath, err)
+	}
+	if updated {
+		fmt.Fprintf(w, "updated the sha256 of %s in %s\n", out, pipelinePath)
+	}
+	return nil
 }
 
 // checkFusionFlags rejects flag values the trainers would otherwise read as

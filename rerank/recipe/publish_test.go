@@ -244,3 +244,59 @@ func TestSemEvalDevIndexInOut(t *testing.T) {
 		t.Errorf("staging left behind: %v", staged)
 	}
 }
+
+// fixedStage is the "fixed" stage: it has no trainer and reads the model
+// file its spec names, so a recipe reuses the file rather than retrain it.
+type fixedStage struct{ memo }
+
+func (fixedStage) Name() string { return "fixed" }
+
+func init() {
+	rerank.RegisterStage("fixed", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
+		if _, err := os.ReadFile(rerank.Resolve(env.Dir, spec.Model)); err != nil {
+			return nil, err
+		}
+		return fixedStage{}, nil
+	})
+}
+
+// TestPruneKeepsWhatIsNotTheRecipes checks the files a rerun must not
+// remove although the earlier pipeline listed them and the new one does
+// not train them: a model the new pipeline reuses, and a listed name
+// that leads out of models/.
+func TestPruneKeepsWhatIsNotTheRecipes(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if _, err := (&Recipe{Stages: []rerank.StageSpec{{Type: "overlap"}, {Type: "memo"}}, Folds: 2}).Fit(ctx, synthetic(16), nil, dir); err != nil {
+		t.Fatal(err)
+	}
+	// A hand-edited listing naming a file outside models/.
+	notes := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(notes, []byte("notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "pipeline.yaml")
+	cfg, err := rerank.ReadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Checksums["models/../notes.txt"], err = rerank.FileSHA256(notes); err != nil {
+		t.Fatal(err)
+	}
+	if err := rerank.WriteConfig(path, cfg); err != nil {
+		t.Fatal(err)
+	}
+	memoModel := filepath.Join(dir, "models", "memo.txt")
+	reuse := []rerank.StageSpec{{Type: "overlap"}, {Type: "fixed", Model: memoModel}}
+	if _, err := (&Recipe{Stages: reuse, Folds: 2}).Fit(ctx, synthetic(16), nil, dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{memoModel, notes} {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("%s was removed: %v", f, err)
+		}
+	}
+	if _, _, err := rerank.LoadPipeline(path, rerank.Env{}); err != nil {
+		t.Errorf("the new pipeline: %v", err)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -259,16 +260,23 @@ func (r *Recipe) publishConfig(ctx context.Context, cfg *rerank.Config, staging,
 	// A pipeline file that is missing or cannot be read lists nothing
 	// to remove.
 	old, _ := rerank.ReadConfig(path)
+	var removed []string
 	for _, f := range r.supersedes {
-		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		err := os.Remove(f)
+		if err == nil {
+			removed = append(removed, f)
+		} else if !errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("recipe: removing %s, made from the pipeline being replaced: %w (nothing in %s was replaced)", f, err, dir)
 		}
 	}
 	if err := publish(staging, dir, append(files, "pipeline.yaml")); err != nil {
+		if len(removed) > 0 {
+			err = fmt.Errorf("%w; before that, %s, made from the pipeline being replaced, was removed", err, strings.Join(removed, " and "))
+		}
 		return "", err
 	}
 	if old != nil {
-		r.pruneModels(dir, old.Checksums, cfg.Checksums)
+		r.pruneModels(dir, old.Checksums, cfg)
 	}
 	return path, nil
 }
@@ -324,22 +332,34 @@ func publish(staging, dir string, files []string) error {
 }
 
 // pruneModels removes from dir/models the files the replaced pipeline
-// listed (old) that the new one does not (cur) and whose content is
-// still what old lists: models an earlier run of the recipe wrote and no
-// stage reads any more. A file that cannot be removed is reported, not
-// an error: the new pipeline is in place.
-func (r *Recipe) pruneModels(dir string, old, cur map[string]string) {
+// listed (old) that the new one (cfg) neither lists nor names otherwise
+// (a model it reuses rather than retrains) and whose content is still
+// what old lists: models an earlier run of the recipe wrote and no stage
+// reads any more. A file that cannot be removed is reported, not an
+// error: the new pipeline is in place.
+func (r *Recipe) pruneModels(dir string, old map[string]string, cfg *rerank.Config) {
+	keep := map[string]bool{}
+	for p := range cfg.Checksums {
+		keep[absPath(filepath.Join(dir, filepath.FromSlash(p)))] = true
+	}
+	for _, f := range cfg.Files(dir, true) {
+		keep[absPath(f)] = true
+	}
 	var removed []string
-	for p, sum := range old {
-		if _, ok := cur[p]; ok || !strings.HasPrefix(p, "models/") || !filepath.IsLocal(filepath.FromSlash(p)) {
+	for key, sum := range old {
+		p := path.Clean(key)
+		if !strings.HasPrefix(p, "models/") || !filepath.IsLocal(filepath.FromSlash(p)) {
 			continue
 		}
-		path := filepath.Join(dir, filepath.FromSlash(p))
-		if got, err := rerank.FileSHA256(path); err != nil || !strings.EqualFold(got, sum) {
+		file := filepath.Join(dir, filepath.FromSlash(p))
+		if keep[absPath(file)] {
+			continue
+		}
+		if got, err := rerank.FileSHA256(file); err != nil || !strings.EqualFold(got, sum) {
 			continue // gone, or changed by someone else: not ours to remove
 		}
-		if err := os.Remove(path); err != nil {
-			r.logf("could not remove %s, which the new pipeline no longer uses: %v", path, err)
+		if err := os.Remove(file); err != nil {
+			r.logf("could not remove %s, which the new pipeline no longer uses: %v", file, err)
 			continue
 		}
 		removed = append(removed, p)
@@ -348,6 +368,15 @@ func (r *Recipe) pruneModels(dir string, old, cur map[string]string) {
 		slices.Sort(removed)
 		r.logf("removed from %s the models of the earlier pipeline that the new one no longer uses: %s", dir, strings.Join(removed, ", "))
 	}
+}
+
+// absPath returns p made absolute and clean, or p clean when that fails,
+// for comparing paths named relative to different folders.
+func absPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return filepath.Clean(p)
 }
 
 // checkFusion refuses a fusion method the recipes cannot train, before

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/semrank/semrank/rerank"
+)
+
+// TestTrainFusionInPlace retrains the fusion model a pipeline lists under
+// sha256 in place: the pipeline's line is updated and the pipeline keeps
+// loading, with the new model.
+func TestTrainFusionInPlace(t *testing.T) {
+	dir := t.TempDir()
+	fusion := filepath.Join(dir, "fusion.model")
+	if err := (&rerank.Linear{Weights: map[string]float64{"tfidf": 1, rerank.FeatureFirstRank: 1}}).Bundle().Save(fusion); err != nil {
+		t.Fatal(err)
+	}
+	c := &rerank.Config{Stages: []rerank.StageSpec{{Type: "tfidf"}}, Fusion: rerank.FusionSpec{Model: "fusion.model"}}
+	if err := c.RecordChecksums(dir, "fusion.model"); err != nil {
+		t.Fatal(err)
+	}
+	pipeline := filepath.Join(dir, "pipeline.yaml")
+	if err := rerank.WriteConfig(pipeline, c); err != nil {
+		t.Fatal(err)
+	}
+	before, err := rerank.FileSHA256(fusion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := execute("train", "fusion", "--data", "../../testdata/tweak", "--pipeline", pipeline, "--out", fusion)
+	if err != nil {
+		t.Fatalf("train fusion: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "updated the sha256 of "+fusion) {
+		t.Errorf("output does not say the checksum was updated:\n%s", out)
+	}
+	after, err := rerank.FileSHA256(fusion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after == before {
+		t.Fatal("the fusion model was not retrained")
+	}
+	if out, err := execute("inspect", pipeline); err != nil {
+		t.Errorf("inspect after retraining in place: %v\n%s", err, out)
+	}
+	raw, err := os.ReadFile(pipeline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), after) {
+		t.Errorf("pipeline does not list the new checksum %s:\n%s", after, raw)
+	}
+}
