@@ -65,7 +65,7 @@ questions, and their MAP, instead.`,
 	}
 	token = adminTokenFlag(cmd)
 	cmd.Flags().StringVar(&dataDir, "data", filepath.Join("testdata", "demo"), "judged BEIR directory with candidates.trec")
-	cmd.Flags().StringVar(&dir, "dir", "", "keep the index, models and pipeline file here (default: a temporary directory, removed at exit)")
+	cmd.Flags().StringVar(&dir, "dir", "", "keep the index, models and pipeline file here, in a folder without an earlier demo (default: a temporary directory, removed at exit)")
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8095", "listen address")
 	cmd.Flags().BoolVar(&noServe, "no-serve", false, "print before/after rankings of held-out questions instead of serving")
 	cmd.Flags().IntVar(&show, "show", 3, "with --no-serve: how many questions to print")

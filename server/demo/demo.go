@@ -66,7 +66,8 @@ func (d *Demo) Examples(n int) []string {
 }
 
 // Build indexes the corpus of o.Data into o.Dir, trains the models and
-// writes o.Dir/pipeline.yaml.
+// writes o.Dir/pipeline.yaml. It refuses a directory that already holds
+// any of these, before writing anything.
 func Build(ctx context.Context, o Options) (*Demo, error) {
 	start := time.Now()
 	logf := func(format string, args ...any) {
@@ -80,6 +81,9 @@ func Build(ctx context.Context, o Options) (*Demo, error) {
 	}
 	if ds.Qrels == nil || ds.Candidates == nil {
 		return nil, fmt.Errorf("demo: %s needs judgments (qrels/test.tsv) and candidate lists (candidates.trec)", o.Data)
+	}
+	if err := checkFresh(o.Dir); err != nil {
+		return nil, err
 	}
 	folds := ds.Folds(5)
 	test := folds[0]
@@ -123,6 +127,22 @@ func Build(ctx context.Context, o Options) (*Demo, error) {
 	}
 	logf("indexed %d documents with payloads; fusion of %v learned", len(ds.Corpus), d.Stages)
 	return d, nil
+}
+
+// outputs are the files and folders Build writes in its directory.
+var outputs = []string{"index", "pipeline.yaml", "fusion.model", filepath.Join("models", "tweak.model")}
+
+// checkFresh refuses a directory holding any of Build's outputs before
+// anything is written: building there would overwrite a pipeline (an
+// earlier demo's, or one of the user's) and then fail on the index.
+func checkFresh(dir string) error {
+	for _, name := range outputs {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			return fmt.Errorf("demo: %s already holds %s, from an earlier demo or of your own; serve an earlier demo with `semrank serve --index %s --pipeline %s`, or remove it (or choose another folder) to build the demo again",
+				dir, name, filepath.Join(dir, "index"), filepath.Join(dir, "pipeline.yaml"))
+		}
+	}
+	return nil
 }
 
 // fill indexes the corpus with the payloads of cfg's stages, learns the

@@ -5,8 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -122,5 +125,37 @@ func TestServeDemo(t *testing.T) {
 func TestBuildErrors(t *testing.T) {
 	if _, err := Build(context.Background(), Options{Data: t.TempDir(), Dir: t.TempDir()}); err == nil {
 		t.Error("built a demo from an empty directory")
+	}
+}
+
+// TestBuildRefusesEarlierOutputs builds the demo into a directory holding
+// each of its outputs in turn: it fails before writing anything, so the
+// files there are as they were.
+func TestBuildRefusesEarlierOutputs(t *testing.T) {
+	for _, name := range outputs {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, name)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte("mine\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Build(context.Background(), Options{Data: "../../testdata/demo", Dir: dir})
+			if err == nil || !strings.Contains(err.Error(), "already holds "+name) {
+				t.Fatalf("err = %v, want one saying %s holds %s", err, dir, name)
+			}
+			var files []string
+			filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					files = append(files, path)
+				}
+				return err
+			})
+			if b, _ := os.ReadFile(p); len(files) != 1 || string(b) != "mine\n" {
+				t.Errorf("files after the refused build: %v (%s: %q)", files, name, b)
+			}
+		})
 	}
 }
