@@ -30,6 +30,29 @@ func (q Qrels) Relevant(qid string) int {
 	return n
 }
 
+// Unranked counts the judged queries of q that run ranks no document
+// for. Every metric counts them 0, as the official scorers do: a run
+// missing queries looks worse than its rankings are, so tools say so.
+func (q Qrels) Unranked(run Run) int {
+	n := 0
+	for qid := range q {
+		if len(run.byQuery[qid]) == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// UnrankedNote says how many of q's judged queries run, named name,
+// ranks nothing for, or returns "" when it ranks them all.
+func (q Qrels) UnrankedNote(run Run, name string) string {
+	n := q.Unranked(run)
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d judged queries have no ranking in %s; they count 0", n, len(q), name)
+}
+
 // JudgesNonRelevant reports whether q judges any document not relevant
 // (grade 0 or below). Without such a judgment AUC has no (relevant,
 // non-relevant) pair to count, and every ranked query scores 0.5 whatever the

@@ -48,18 +48,23 @@ randomization test compare the run with the baseline per metric.`,
 			if err != nil {
 				return err
 			}
-			// Judged queries the run does not rank count 0 in every
+			// Judged queries a run does not rank count 0 in every
 			// metric, as the official scorers count them; say so, since a
-			// partial run otherwise just looks bad.
-			if n := unranked(q, run); n > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "note: %d of %d judged queries have no ranking in %s; they count 0\n", n, len(q), runPath)
+			// partial run otherwise just looks bad (and a partial
+			// baseline makes the run look good).
+			note := func(r eval.Run, path string) {
+				if n := q.UnrankedNote(r, path); n != "" {
+					fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", n)
+				}
 			}
+			note(run, runPath)
 			var base *eval.Run
 			if baseline != "" {
 				b, err := load(baseline)
 				if err != nil {
 					return err
 				}
+				note(b, baseline)
 				base = &b
 			}
 			rep, err := eval.NewReport(q, run, base, ms)
@@ -86,17 +91,6 @@ randomization test compare the run with the baseline per metric.`,
 	_ = cmd.MarkFlagRequired("qrels")
 	_ = cmd.MarkFlagRequired("run")
 	rootCmd.AddCommand(cmd)
-}
-
-// unranked counts the queries of q that run does not rank.
-func unranked(q eval.Qrels, run eval.Run) int {
-	n := 0
-	for qid := range q {
-		if len(run.Ranking(qid)) == 0 {
-			n++
-		}
-	}
-	return n
 }
 
 // readJudgments reads --qrels and refuses judgments that mark no document

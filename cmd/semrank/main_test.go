@@ -413,7 +413,7 @@ func interruptChild(mode string) {
 }
 
 // TestEvalNotesUnrankedQueries: judged queries a run does not rank count 0,
-// and eval says how many there are.
+// and eval and report say how many there are, for the baseline too.
 func TestEvalNotesUnrankedQueries(t *testing.T) {
 	dir := t.TempDir()
 	qrels := filepath.Join(dir, "qrels.tsv")
@@ -426,11 +426,42 @@ func TestEvalNotesUnrankedQueries(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	out, err := execute("eval", "--qrels", qrels, "--run", run)
+	full := filepath.Join(dir, "full.trec")
+	if err := os.WriteFile(full, []byte("q1 Q0 d1 1 2 x\nq2 Q0 d1 1 2 x\nq3 Q0 d3 1 2 x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // "" for no note
+	}{
+		{"partial run", []string{"eval", "--qrels", qrels, "--run", run}, "note: 2 of 3 judged queries have no ranking in " + run},
+		// A partial baseline makes the run look better than it is.
+		{"partial baseline", []string{"eval", "--qrels", qrels, "--run", full, "--baseline", run}, "note: 2 of 3 judged queries have no ranking in " + run},
+		{"partial run in a report", []string{"report", "--qrels", qrels, "--run", "base=" + full, "--run", "part=" + run, "--out", filepath.Join(dir, "rep")}, "note: 2 of 3 judged queries have no ranking in " + run},
+		{"complete runs", []string{"eval", "--qrels", qrels, "--run", full, "--baseline", full}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := execute(tc.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == "" {
+				if strings.Contains(out, "no ranking") {
+					t.Errorf("a note for complete runs:\n%s", out)
+				}
+				return
+			}
+			if !strings.Contains(out, tc.want) {
+				t.Errorf("output lacks %q:\n%s", tc.want, out)
+			}
+		})
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "rep", "report.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "note: 2 of 3 judged queries have no ranking in " + run; !strings.Contains(out, want) {
-		t.Errorf("output lacks %q:\n%s", want, out)
+	if want := "Note: 2 of 3 judged queries have no ranking in part; they count 0."; !strings.Contains(string(md), want) {
+		t.Errorf("report.md lacks %q:\n%s", want, md)
 	}
 }

@@ -53,6 +53,9 @@ also as a table), and each run's metric cut to depth k (depth).`,
 						return err
 					}
 				}
+				if n := q.UnrankedNote(run, path); n != "" {
+					fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", n)
+				}
 				named = append(named, report.Named{Name: name, Run: run})
 			}
 			if err := report.Write(out, q, named, report.Options{Metrics: ms, Format: format}); err != nil {

@@ -58,6 +58,15 @@ func Write(dir string, qrels eval.Qrels, runs []Named, o Options) error {
 	if len(metrics) == 0 {
 		return fmt.Errorf("report: no metric to report: %s", note)
 	}
+	var notes []string
+	if note != "" {
+		notes = append(notes, note)
+	}
+	for _, r := range runs {
+		if n := qrels.UnrankedNote(r.Run, r.Name); n != "" {
+			notes = append(notes, n)
+		}
+	}
 	o.Metrics = metrics
 	if len(o.Depths) == 0 {
 		o.Depths = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 50, 100}
@@ -93,7 +102,7 @@ func Write(dir string, qrels eval.Qrels, runs []Named, o Options) error {
 	if err != nil {
 		return err
 	}
-	if err := table(f, runs, results, o.Metrics, o.Format, note, windows); err != nil {
+	if err := table(f, runs, results, o.Metrics, o.Format, notes, windows); err != nil {
 		f.Close()
 		return err
 	}
@@ -121,9 +130,9 @@ func Write(dir string, qrels eval.Qrels, runs []Named, o Options) error {
 	return depthPlot(filepath.Join(dir, "depth."+o.Format), qrels, runs, o.Metrics[0], o.Depths)
 }
 
-// table writes the markdown table of the runs' results, then note, if
-// any, then the plots' links, with the window plot's values as a table.
-func table(w io.Writer, runs []Named, results []eval.Result, metrics []eval.Metric, format, note string, windows []plotter.XYs) error {
+// table writes the markdown table of the runs' results, then the notes,
+// then the plots' links, with the window plot's values as a table.
+func table(w io.Writer, runs []Named, results []eval.Result, metrics []eval.Metric, format string, notes []string, windows []plotter.XYs) error {
 	var names []string
 	for _, m := range metrics {
 		names = append(names, m.String())
@@ -147,8 +156,8 @@ func table(w io.Writer, runs []Named, results []eval.Result, metrics []eval.Metr
 		}
 		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
 	}
-	if note != "" {
-		fmt.Fprintf(w, "\nNote: %s.\n", note)
+	for _, n := range notes {
+		fmt.Fprintf(w, "\nNote: %s.\n", n)
 	}
 	if len(runs) > 1 {
 		fmt.Fprintf(w, "\n![per-query change](ap-change.%s)\n", format)
