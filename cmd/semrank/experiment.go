@@ -117,6 +117,9 @@ remove DIR2/index first (the recipe does not delete an index it finds).`,
 			if err := checkNonNegative(cmd, "fusion-l2"); err != nil {
 				return err
 			}
+			if err := checkPositive(cmd, "depth"); err != nil {
+				return err
+			}
 			b.Log = cmd.OutOrStdout()
 			return recipe.BEIR(cmd.Context(), b)
 		},

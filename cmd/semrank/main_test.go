@@ -133,6 +133,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"experiment", "semeval2016", "--train", run, "--train", qrels, "--dev", dir + "/./qrels.tsv", "--out", nowhere}, "is also a --train file"},
 		{[]string{"experiment", "semeval2016", "--train", nowhere, "--out", nowhere, "--folds", "1"}, "--folds 1: want at least 2"},
 		{[]string{"experiment", "beir", "--data", data, "--out", nowhere, "--folds", "0"}, "--folds 0: want at least 2"},
+		{[]string{"experiment", "beir", "--data", data, "--out", nowhere, "--depth", "0"}, "--depth 0"},
 		{append(fusion, "--method", "nosuch"), `--method "nosuch"`},
 		{append(fusion, "--method", "linear", "--loss", "nosuch"), `--loss "nosuch"`},
 		{append(fusion, "--method", "linear", "--l2", "-1"), "--l2 -1"},

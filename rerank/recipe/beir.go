@@ -87,6 +87,14 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	if err := checkFusion(o.Fusion); err != nil {
 		return err
 	}
+	supervised, unsupervised := SupervisedStages(), UnsupervisedStages()
+	if len(o.Stages) > 0 {
+		specs, err := ParseStages(o.Stages)
+		if err != nil {
+			return err
+		}
+		supervised, unsupervised = specs, specs
+	}
 	ds, err := eval.LoadDataset(o.Data)
 	if err != nil {
 		return err
@@ -129,14 +137,6 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	defer idx.Close()
 	logf("indexed %d documents (%s)", len(ds.Corpus), time.Since(start).Round(time.Second))
 
-	supervised, unsupervised := SupervisedStages(), UnsupervisedStages()
-	if len(o.Stages) > 0 {
-		specs, err := ParseStages(o.Stages)
-		if err != nil {
-			return err
-		}
-		supervised, unsupervised = specs, specs
-	}
 	// The run files come from the pipelines: the earlier ones go when the
 	// first of those pipelines is replaced.
 	runFiles := []string{filepath.Join(o.Out, "baseline.trec"), filepath.Join(o.Out, "run.trec")}

@@ -107,7 +107,8 @@ func TestSecondRunRefused(t *testing.T) {
 }
 
 // TestBadInputWritesNothing checks that a recipe given a path that does
-// not exist fails before it creates its output directory.
+// not exist, or a stage type that does not, fails before it creates its
+// output directory.
 func TestBadInputWritesNothing(t *testing.T) {
 	ctx := context.Background()
 	missing := filepath.Join(t.TempDir(), "missing")
@@ -126,6 +127,14 @@ func TestBadInputWritesNothing(t *testing.T) {
 		{"BEIR text", func(out string) error {
 			data, _ := beirDirs(t)
 			return BEIR(ctx, BEIROptions{Data: data, Text: []string{missing}, Out: out})
+		}},
+		{"SemEval unknown stage", func(out string) error {
+			train := filepath.Join("..", "..", "testdata", "semeval", "2015-dev-slice.xml")
+			return SemEval(ctx, SemEvalOptions{Subtask: convert.SubtaskA, Train: []string{train}, Stages: []string{"bogus"}, Out: out})
+		}},
+		{"BEIR unknown stage", func(out string) error {
+			data, _ := beirDirs(t)
+			return BEIR(ctx, BEIROptions{Data: data, Stages: []string{"lexical", "bogus"}, Out: out})
 		}},
 	}
 	for _, tc := range tests {

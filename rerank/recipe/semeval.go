@@ -245,6 +245,17 @@ func SemEval(ctx context.Context, o SemEvalOptions) error {
 	if _, err := foldCount(o.Folds); err != nil {
 		return err
 	}
+	fusion := o.Fusion
+	if fusion == "" {
+		fusion = "linear"
+	}
+	stages := SemEvalStages(o.Subtask)
+	if len(o.Stages) > 0 {
+		var err error
+		if stages, err = ParseStages(o.Stages); err != nil {
+			return err
+		}
+	}
 	load := func(paths ...string) (*eval.Dataset, error) {
 		c := convert.NewSemEval(o.Subtask)
 		for _, p := range paths {
@@ -290,16 +301,6 @@ func SemEval(ctx context.Context, o SemEvalOptions) error {
 	})
 	if err != nil {
 		return err
-	}
-	fusion := o.Fusion
-	if fusion == "" {
-		fusion = "linear"
-	}
-	stages := SemEvalStages(o.Subtask)
-	if len(o.Stages) > 0 {
-		if stages, err = ParseStages(o.Stages); err != nil {
-			return err
-		}
 	}
 	r := &Recipe{Stages: stages, Fusion: fusion, L2: o.FusionL2, Folds: o.Folds, Window: 100, Text: text, Log: o.Log}
 	logf("subtask %s: %d training queries, %d dev queries, stages %v, fusion %s", o.Subtask, len(train.Qrels), lenQrels(dev), stageNames(r.Stages), fusion)
