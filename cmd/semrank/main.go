@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -163,6 +164,27 @@ func pipelineFiles(path string, fusion bool) []string {
 		return []string{path}
 	}
 	return append([]string{path}, c.Files(filepath.Dir(path), fusion)...)
+}
+
+// noteUnrankedQueries says which of ds's queries run has no ranking for
+// (no searchable terms, or nothing in the index matched), naming a few:
+// the run file simply lacks them, and an evaluation counts them 0.
+func noteUnrankedQueries(w io.Writer, ds *eval.Dataset, run eval.Run) {
+	var ids []string
+	for _, q := range ds.Queries {
+		if len(run.Ranking(q.ID)) == 0 {
+			ids = append(ids, q.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	const show = 5
+	list := strings.Join(ids[:min(show, len(ids))], ", ")
+	if len(ids) > show {
+		list += ", …"
+	}
+	fmt.Fprintf(w, "note: %d of %d queries have no ranking (no searchable terms, or no document matched): %s\n", len(ids), len(ds.Queries), list)
 }
 
 // writeReport writes b to path atomically: an earlier report stays whole

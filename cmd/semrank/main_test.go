@@ -466,3 +466,43 @@ func TestEvalNotesUnrankedQueries(t *testing.T) {
 		t.Errorf("report.md lacks %q:\n%s", want, md)
 	}
 }
+
+// TestRunNotesUnrankedQueries: a query with no searchable terms gets no
+// ranking; run and rerank say which, rather than just writing fewer
+// queries than the data has.
+func TestRunNotesUnrankedQueries(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"corpus.jsonl":  `{"_id":"d1","text":"bank account fees"}` + "\n" + `{"_id":"d2","text":"visa renewal office"}` + "\n",
+		"queries.jsonl": `{"_id":"q1","text":"bank fees"}` + "\n" + `{"_id":"q2","text":"the of and"}` + "\n",
+	}
+	for name, c := range files {
+		if err := os.WriteFile(filepath.Join(data, name), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pipeline := filepath.Join(dir, "pipeline.yaml")
+	if err := os.WriteFile(pipeline, []byte("stages:\n  - type: tfidf\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	idx := filepath.Join(dir, "idx")
+	if out, err := execute("index", "--data", data, "--index", idx); err != nil {
+		t.Fatalf("index: %v\n%s", err, out)
+	}
+	for _, args := range [][]string{
+		{"run", "--data", data, "--index", idx, "--out", filepath.Join(dir, "run.trec")},
+		{"rerank", "--data", data, "--index", idx, "--pipeline", pipeline, "--out", filepath.Join(dir, "rerank.trec")},
+	} {
+		out, err := execute(args...)
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		if want := "note: 1 of 2 queries have no ranking (no searchable terms, or no document matched): q2"; !strings.Contains(out, want) {
+			t.Errorf("%s: output lacks %q:\n%s", args[0], want, out)
+		}
+	}
+}

@@ -59,6 +59,7 @@ payloads the pipeline's stages read. Prints metrics when DIR has judgments.`,
 			}
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "wrote %s: %d queries, stages %v\n", out, run.Len(), p.StageNames())
+			noteUnrankedQueries(cmd.ErrOrStderr(), ds, run)
 			if ds.Qrels != nil {
 				base, baseName := ds.Candidates, "the given candidate order ("+filepath.Join(dataDir, "candidates.trec")+")"
 				if base == nil {

@@ -138,6 +138,7 @@ follow in their given order); otherwise the top --depth documents are retrieved.
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d queries\n", out, run.Len())
+			noteUnrankedQueries(cmd.ErrOrStderr(), ds, run)
 			return nil
 		},
 	}
