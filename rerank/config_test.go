@@ -55,7 +55,10 @@ func (constStage) Score(_ context.Context, _ Query, cs []Candidate) ([]float64, 
 }
 
 func init() {
-	RegisterStage("test_const", func(StageSpec, Env) (Stage, error) { return constStage{}, nil })
+	RegisterStage("test_const", func(spec StageSpec, env Env) (Stage, error) {
+		spec.ModelFile(env.Dir) // any model is accepted, and not read
+		return constStage{}, nil
+	})
 }
 
 func TestBuildRefusesFeatureNames(t *testing.T) {

@@ -124,8 +124,26 @@ func (s StageSpec) label() string {
 	return fmt.Sprintf("%q (type %s)", s.Name, s.Type)
 }
 
-// optionSet is a set of option names.
+// optionSet is a set of option names, and modelRead when the model was
+// read.
 type optionSet map[string]bool
+
+// modelRead marks, in a spec's read set, that the factory asked for the
+// spec's model file (ModelFile). No option can be named so.
+const modelRead = "\x00model"
+
+// ModelFile returns the stage's model file resolved against dir (the
+// pipeline file's folder, Env.Dir), or "" when the spec names none.
+// Stage factories ask for the model through it, so that NewStage can
+// refuse a model given to a stage type that reads none, as it refuses
+// unknown options: a pipeline's author would otherwise believe the stage
+// uses it.
+func (s StageSpec) ModelFile(dir string) string {
+	if s.read != nil {
+		s.read[modelRead] = true
+	}
+	return Resolve(dir, s.Model)
+}
 
 // track returns a copy of s that records the options it reads into a new
 // set, and that set.
@@ -167,7 +185,9 @@ func (s StageSpec) unknownOptions(known optionSet) error {
 	sort.Strings(unknown)
 	names := make([]string, 0, len(known))
 	for n := range known {
-		names = append(names, n)
+		if n != modelRead {
+			names = append(names, n)
+		}
 	}
 	sort.Strings(names)
 	list := "none"
@@ -239,6 +259,9 @@ func NewStage(spec StageSpec, env Env) (Stage, error) {
 	spec.Known(trainerOptions(spec.Type)...)
 	if err := spec.unknownOptions(read); err != nil {
 		return nil, fmt.Errorf("rerank: stage %s: %w", spec.label(), err)
+	}
+	if spec.Model != "" && !read[modelRead] {
+		return nil, fmt.Errorf("rerank: stage %s reads no model file; remove its model (%s)", spec.label(), spec.Model)
 	}
 	return st, nil
 }

@@ -132,10 +132,11 @@ func absPath(t *testing.T, p string) string {
 
 func init() {
 	// test_opts reads option a; its trainer reads (and declares) option t.
-	RegisterStage("test_opts", func(spec StageSpec, _ Env) (Stage, error) {
+	RegisterStage("test_opts", func(spec StageSpec, env Env) (Stage, error) {
 		if _, err := spec.Int("a", 0); err != nil {
 			return nil, err
 		}
+		spec.ModelFile(env.Dir)
 		return constStage{}, nil
 	})
 	RegisterTrainer("test_opts", func(_ context.Context, spec StageSpec, _ TrainInput) (StageSpec, error) {

@@ -272,7 +272,10 @@ type textLen struct{ memo }
 func (textLen) Name() string { return "textlen" }
 
 func init() {
-	rerank.RegisterStage("textlen", func(rerank.StageSpec, rerank.Env) (rerank.Stage, error) { return textLen{}, nil })
+	rerank.RegisterStage("textlen", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
+		spec.ModelFile(env.Dir)
+		return textLen{}, nil
+	})
 	rerank.RegisterTrainer("textlen", func(_ context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
 		spec.Model = filepath.Join(in.Dir, "textlen.txt")
 		return spec, os.WriteFile(spec.Model, []byte(fmt.Sprintln(len(in.Text))), 0o644)

@@ -253,7 +253,7 @@ func (fixedStage) Name() string { return "fixed" }
 
 func init() {
 	rerank.RegisterStage("fixed", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
-		if _, err := os.ReadFile(rerank.Resolve(env.Dir, spec.Model)); err != nil {
+		if _, err := os.ReadFile(spec.ModelFile(env.Dir)); err != nil {
 			return nil, err
 		}
 		return fixedStage{}, nil

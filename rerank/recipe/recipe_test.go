@@ -40,7 +40,7 @@ func (m memo) Score(_ context.Context, q rerank.Query, cs []rerank.Candidate) ([
 
 func init() {
 	rerank.RegisterStage("memo", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
-		raw, err := os.ReadFile(rerank.Resolve(env.Dir, spec.Model))
+		raw, err := os.ReadFile(spec.ModelFile(env.Dir))
 		if err != nil {
 			return nil, err
 		}
@@ -376,7 +376,10 @@ func TestBEIRRerunSaysWhatToDo(t *testing.T) {
 var textSeen atomic.Int64
 
 func init() {
-	rerank.RegisterStage("text_probe", func(rerank.StageSpec, rerank.Env) (rerank.Stage, error) { return memo{}, nil })
+	rerank.RegisterStage("text_probe", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
+		spec.ModelFile(env.Dir)
+		return memo{}, nil
+	})
 	rerank.RegisterTrainer("text_probe", func(_ context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
 		for n := int64(len(in.Text)); ; {
 			old := textSeen.Load()
@@ -428,7 +431,10 @@ type probeStage struct{ memo }
 func (probeStage) Name() string { return "probe" }
 
 func init() {
-	rerank.RegisterStage("probe", func(rerank.StageSpec, rerank.Env) (rerank.Stage, error) { return probeStage{}, nil })
+	rerank.RegisterStage("probe", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
+		spec.ModelFile(env.Dir)
+		return probeStage{}, nil
+	})
 	rerank.RegisterTrainer("probe", func(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
 		probe.Lock()
 		defer probe.Unlock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/semrank/semrank/rerank"
@@ -128,10 +129,17 @@ func TestCheapStagesRejectBadOptions(t *testing.T) {
 		{Type: "tfidf"}, // needs an index
 		{Type: "overlap", Options: map[string]any{"nosuch": 3}},
 		{Type: "meta", Options: map[string]any{"field": "x", "transfrom": "negate"}},
+		{Type: "overlap", Model: "overlap.model"}, // reads no model
+		{Type: "length", Model: "length.model"},
+		{Type: "thread", Model: "t.model", Options: map[string]any{"feature": "dialogue"}},
 	} {
 		if _, err := rerank.NewStage(spec, rerank.Env{}); err == nil {
-			t.Errorf("%s %v accepted", spec.Type, spec.Options)
+			t.Errorf("%s %v (model %q) accepted", spec.Type, spec.Options, spec.Model)
 		}
+	}
+	_, err := rerank.NewStage(rerank.StageSpec{Type: "overlap", Model: "overlap.model"}, rerank.Env{})
+	if want := `stage "overlap" reads no model file; remove its model (overlap.model)`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want one containing %q", err, want)
 	}
 }
 

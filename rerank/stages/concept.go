@@ -3,7 +3,6 @@ package stages
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	"github.com/semrank/semrank/models/concept"
 	"github.com/semrank/semrank/rerank"
@@ -33,13 +32,11 @@ type conceptModel interface {
 
 // modelPath resolves a stage's model file against the pipeline directory.
 func modelPath(spec rerank.StageSpec, env rerank.Env, typ string) (string, error) {
-	if spec.Model == "" {
+	path := spec.ModelFile(env.Dir)
+	if path == "" {
 		return "", fmt.Errorf("%s needs a model file (semrank train %s)", typ, typ)
 	}
-	if filepath.IsAbs(spec.Model) {
-		return spec.Model, nil
-	}
-	return filepath.Join(env.Dir, spec.Model), nil
+	return path, nil
 }
 
 // newConcept builds a concept stage for model m, checking that the

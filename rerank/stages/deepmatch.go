@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 
 	"github.com/semrank/semrank/models/deepmatch"
 	"github.com/semrank/semrank/rerank"
@@ -13,12 +12,9 @@ import (
 func init() {
 	for _, method := range []string{deepmatch.MethodDeepMatch, deepmatch.MethodBilinear, deepmatch.MethodSiamese} {
 		rerank.RegisterStage(method, func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
-			if spec.Model == "" {
+			path := spec.ModelFile(env.Dir)
+			if path == "" {
 				return nil, errors.New(method + " needs a model file (semrank train " + method + ")")
-			}
-			path := spec.Model
-			if !filepath.IsAbs(path) {
-				path = filepath.Join(env.Dir, path)
 			}
 			m, err := deepmatch.Load(path, method)
 			if err != nil {

@@ -23,14 +23,15 @@ func init() {
 // loadSpace loads the word vectors a stage's model names (an embed bundle,
 // or a word2vec/GloVe file with option "format").
 func loadSpace(spec rerank.StageSpec, env rerank.Env) (*wmd.Space, error) {
-	if spec.Model == "" {
+	path := spec.ModelFile(env.Dir)
+	if path == "" {
 		return nil, errors.New("needs model: word vectors (semrank train embed, word2vec or GloVe)")
 	}
 	format, err := spec.Str("format", string(embed.FormatAuto))
 	if err != nil {
 		return nil, err
 	}
-	v, err := embed.LoadFile(rerank.Resolve(env.Dir, spec.Model), embed.Format(format))
+	v, err := embed.LoadFile(path, embed.Format(format))
 	if err != nil {
 		return nil, err
 	}
