@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -357,7 +358,11 @@ var ErrNotSemrank = errors.New("not a semrank index")
 func Create(path string) (*Index, error) {
 	if path != "" {
 		if _, err := os.Stat(path); err == nil {
-			return nil, fmt.Errorf("index: %s already exists", path)
+			// Bleve creates the folder itself: an empty one (made by
+			// mkdir beforehand) is taken away for it.
+			if !isEmptyDir(path) || os.Remove(path) != nil {
+				return nil, fmt.Errorf("index: %s already exists (an index is created as a new folder: give a path that does not exist yet)", path)
+			}
 		}
 	}
 	var b bleve.Index
@@ -435,12 +440,27 @@ func (x *Index) TermVectors() bool {
 // lockWait is how long Open waits for another process to release an index.
 var lockWait = 2 * time.Second
 
-// OpenOrCreate opens the index at path, creating it when absent.
+// OpenOrCreate opens the index at path, creating it when absent or an
+// empty directory.
 func OpenOrCreate(path string) (*Index, error) {
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) || isEmptyDir(path) {
 		return Create(path)
 	}
 	return Open(path)
+}
+
+// isEmptyDir reports whether path is a directory with nothing in it.
+func isEmptyDir(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.IsDir() {
+		return false
+	}
+	names, err := f.Readdirnames(1)
+	return len(names) == 0 && errors.Is(err, io.EOF)
 }
 
 // Close closes the Bleve index and the payload store.

@@ -1137,3 +1137,56 @@ func TestTermVectors(t *testing.T) {
 		t.Error("an index without term vectors reports them")
 	}
 }
+
+// TestCreateInEmptyDir: an index may be created where an empty folder
+// stands (made by mkdir beforehand), but not over anything else.
+func TestCreateInEmptyDir(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		setup   func(path string) error
+		wantErr string
+	}{
+		{"absent", func(string) error { return nil }, ""},
+		{"empty folder", func(p string) error { return os.Mkdir(p, 0o755) }, ""},
+		{"folder with a file", func(p string) error {
+			if err := os.Mkdir(p, 0o755); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(p, "notes.txt"), []byte("x"), 0o644)
+		}, "already exists"},
+		{"file", func(p string) error { return os.WriteFile(p, []byte("x"), 0o644) }, "already exists"},
+	} {
+		for _, open := range []struct {
+			name string
+			f    func(string) (*Index, error)
+		}{{"Create", Create}, {"OpenOrCreate", OpenOrCreate}} {
+			t.Run(tc.name+"/"+open.name, func(t *testing.T) {
+				path := filepath.Join(t.TempDir(), "idx")
+				if err := tc.setup(path); err != nil {
+					t.Fatal(err)
+				}
+				idx, err := open.f(path)
+				if tc.wantErr == "" {
+					if err != nil {
+						t.Fatal(err)
+					}
+					idx.Close()
+					if _, err := Open(path); err != nil {
+						t.Errorf("the created index does not open: %v", err)
+					}
+					return
+				}
+				if open.name == "OpenOrCreate" {
+					// Anything else is opened, and is no index.
+					tc.wantErr = "not a semrank index"
+				}
+				if err == nil {
+					idx.Close()
+				}
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Errorf("err = %v, want one containing %q", err, tc.wantErr)
+				}
+			})
+		}
+	}
+}

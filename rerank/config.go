@@ -113,6 +113,15 @@ func ParseConfig(raw []byte) (*Config, error) {
 		}
 		return nil, unknownKeys(err)
 	}
+	// yaml.v3 truncates a number with a fraction into an int field.
+	var w struct {
+		Window any `yaml:"window"`
+	}
+	if yaml.Unmarshal(raw, &w) == nil {
+		if f, ok := w.Window.(float64); ok && f != math.Trunc(f) {
+			return nil, fmt.Errorf("window %v: want a whole number of candidates", f)
+		}
+	}
 	if len(c.Stages) == 0 && !strings.EqualFold(c.Fusion.Method, "none") {
 		return nil, errors.New("no stages")
 	}

@@ -31,6 +31,8 @@ func TestParseConfig(t *testing.T) {
 		{"typo in first_stage", "first_stage: {boost: tweak}\nstages:\n  - type: tfidf\n", `unknown key "boost" in first_stage (keys: query_boost)`, 0},
 		{"two typos", "windw: 3\nstages:\n  - type: tfidf\n    nam: x\n", `line 1: unknown key "windw" in the pipeline (keys: window, first_stage, stages, fusion, sha256); line 4: unknown key "nam" in a stage`, 0},
 		{"negative window", "window: -5\nstages:\n  - type: tfidf\n", "window -5 is negative", 0},
+		{"fractional window", "window: 1.5\nstages:\n  - type: tfidf\n", "window 1.5: want a whole number", 0},
+		{"whole window written as a float", "window: 20.0\nstages:\n  - type: tfidf\n", "", 1},
 		{"wrong type", "window: big\nstages:\n  - type: tfidf\n", "cannot unmarshal", 0},
 	}
 	for _, tt := range tests {

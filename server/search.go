@@ -57,9 +57,10 @@ type SearchResponse struct {
 	MaxScore  float64       `json:"max_score"`
 	Took      time.Duration `json:"took"` // nanoseconds, as Bleve's; the whole request's work
 	// Reranked reports whether the hits went through the pipeline: true
-	// unless the request set rerank.enabled to false or the query has no
-	// words for the stages (rerank.QueryText: ids, ranges, match_all,
-	// wildcards alone), whose hits keep Bleve's order. Window and Stages are
+	// unless the request set rerank.enabled to false, asked for no hits
+	// (size 0), or the query has no words for the stages
+	// (rerank.QueryText: ids, ranges, match_all, wildcards alone), whose
+	// hits keep Bleve's order. Window and Stages are
 	// then its window (first-stage hits reranked) and its stage names, in
 	// order.
 	Reranked bool     `json:"reranked"`
@@ -137,9 +138,10 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 
-	if strings.TrimSpace(rerank.QueryText(q)) == "" {
-		// Nothing for the stages to compare candidates with: Wrap
-		// passes the query through, and the response says so.
+	if size == 0 || strings.TrimSpace(rerank.QueryText(q)) == "" {
+		// No hits to rerank (a count or facets only), or nothing for
+		// the stages to compare candidates with: Wrap passes the
+		// request through, and the response says so.
 		enabled = false
 	}
 	pr := &probe{metrics: s.metrics}

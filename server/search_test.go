@@ -148,6 +148,14 @@ func TestSearchOptions(t *testing.T) {
 			}
 		}
 	})
+	t.Run("no hits", func(t *testing.T) {
+		// Size 0 asks for a count: Wrap passes it through, and the
+		// response says it was not reranked.
+		res := search(`{"query": ` + q + `, "size": 0}`)
+		if res.Reranked || res.Window != 0 || len(res.Stages) != 0 || len(res.Hits) != 0 || res.TotalHits == 0 {
+			t.Errorf("reranked %v window %d stages %v, %d hits of %d", res.Reranked, res.Window, res.Stages, len(res.Hits), res.TotalHits)
+		}
+	})
 	t.Run("window", func(t *testing.T) {
 		// With a window of 3 only the top 3 are reordered; the rest keep
 		// first-stage order and have no stage scores.

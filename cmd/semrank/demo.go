@@ -32,6 +32,9 @@ With --no-serve, print the first-stage and reranked lists of a few held-out
 questions, and their MAP, instead.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkNonNegative(cmd, "show"); err != nil {
+				return err
+			}
 			if _, err := os.Stat(filepath.Join(dataDir, "corpus.jsonl")); errors.Is(err, os.ErrNotExist) {
 				return fmt.Errorf("no demo data at %s: run from the repository root, or pass --data", dataDir)
 			}

@@ -120,10 +120,16 @@ func notifyInterrupt(parent context.Context, w io.Writer) (ctx context.Context, 
 	}
 }
 
-// checkOutput refuses an output path (flag's value) that names one of the
-// files a command reads, such as DIR/candidates.trec, or another of its
-// outputs: the command would overwrite what it was given.
+// checkOutput refuses an output path (flag's value) that is a directory,
+// or that names one of the files a command reads, such as
+// DIR/candidates.trec, or another of its outputs: the command would
+// overwrite what it was given.
 func checkOutput(flag, out string, inputs ...string) error {
+	// Writing the file would fail only at the end, with the rename's
+	// "file exists".
+	if st, err := os.Stat(out); err == nil && st.IsDir() {
+		return fmt.Errorf("%s %s is a directory; give a file path", flag, out)
+	}
 	for _, in := range inputs {
 		if sameFile(out, in) {
 			return fmt.Errorf("%s %s would overwrite %s, which this command also reads or writes", flag, out, in)

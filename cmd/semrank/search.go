@@ -36,7 +36,7 @@ without words (ids, wildcards alone) is shown in first-stage order. A query
 that starts with "-" goes after "--", or the shell's words would be read as
 flags: semrank search --index PATH --query-string -- '-draft compiler'.`,
 		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) == 0 {
+			if strings.TrimSpace(strings.Join(args, " ")) == "" {
 				return errors.New("give the query text, e.g. semrank search --index PATH \"visa renewal\"")
 			}
 			return nil
