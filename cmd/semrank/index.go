@@ -102,7 +102,7 @@ models one by one.`,
 		},
 	}
 	cmd.Flags().StringVar(&dataDir, "data", "", "BEIR directory (corpus.jsonl, queries.jsonl)")
-	cmd.Flags().StringVar(&indexPath, "index", "", "index path (created if absent)")
+	cmd.Flags().StringVar(&indexPath, "index", "", "index path (created if absent or an empty folder)")
 	cmd.Flags().StringVar(&pipelinePath, "pipeline", "", "pipeline file: store the payloads its stages read")
 	_ = cmd.MarkFlagRequired("data")
 	_ = cmd.MarkFlagRequired("index")
