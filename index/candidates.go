@@ -91,15 +91,19 @@ var storedFields = []string{FieldTitle, FieldText, FieldMeta}
 // The search asks for one hit more than a cut at req.Size needs. When a
 // tied group crosses a cut and ends within the hits, its members are all
 // there and are ordered by ID; when it runs past the last hit, the search
-// is repeated once, without stored fields, for 1024 hits or four times the
-// hits asked for, whichever is more: a tied group can hold the whole
-// collection (a match_all query, a one-word query over alike documents),
-// and one search must not load it. The hits up to the end of the last such
-// group are then ordered by StableScore and ID; later hits keep Bleve's
-// order. A group still open at that bound is ordered by ID among the hits
-// fetched, which Bleve chose in its own order. Sorting every search by ID
-// instead would make Bleve look up the ID of every matching document (40%
-// slower on a 30,000-hit query).
+// is repeated once, without stored fields, for 1024 hits past the last
+// cut crossed: a tied group can hold the whole collection (a match_all
+// query, a one-word query over alike documents), and one search must not
+// load it. The hits up to the end of the last such group, but no further
+// than those 1024 past its cut, are then ordered by StableScore and ID;
+// later hits keep Bleve's order. A group still open there is so ordered by
+// ID among the members Bleve puts first, and the rest of it follows in
+// Bleve's order. That bound depends on the cuts alone, not on req.Size, so
+// that requests of any size agree: the hits of a smaller request are the
+// first hits of a larger one with the same cuts, as pages of one result
+// list must be. Sorting every search by ID instead would make Bleve look
+// up the ID of every matching document (40% slower on a 30,000-hit
+// query).
 func SearchTiesByID(ctx context.Context, idx bleve.Index, req *bleve.SearchRequest, cuts ...int) (*bleve.SearchResult, error) {
 	if req.From != 0 || req.Size <= 0 {
 		return idx.SearchInContext(ctx, req)
@@ -112,24 +116,26 @@ func SearchTiesByID(ctx context.Context, idx bleve.Index, req *bleve.SearchReque
 	if err != nil {
 		return nil, err
 	}
-	end, tied := tiedGroupsEnd(res.Hits, cuts)
+	end, last := tiedGroupsEnd(res.Hits, cuts)
+	// Hits ordered by ID end this far from the last cut crossed.
+	bound := last + min(maxTieHits, math.MaxInt-last)
 	// Larger searches load no stored fields (a tied group can run to
 	// thousands of hits); the fields of the hits kept are fetched after.
 	bare := probe
 	if bare.Highlight == nil {
 		bare.Fields = nil
 	}
-	if limit := max(maxTieHits, 4*probe.Size); tied && end == len(res.Hits) && len(res.Hits) == bare.Size && bare.Size < limit {
+	if last > 0 && end == len(res.Hits) && len(res.Hits) == bare.Size && bare.Size < bound {
 		// One search as large as allowed, not a doubling series: its cost
 		// is scoring every match, whatever the size.
-		bare.Size = limit
+		bare.Size = bound
 		if res, err = idx.SearchInContext(ctx, &bare); err != nil {
 			return nil, err
 		}
 		end, _ = tiedGroupsEnd(res.Hits, cuts)
 	}
-	if tied {
-		sort.SliceStable(res.Hits[:end], func(i, j int) bool {
+	if last > 0 {
+		sort.SliceStable(res.Hits[:min(end, bound)], func(i, j int) bool {
 			si, sj := StableScore(res.Hits[i].Score), StableScore(res.Hits[j].Score)
 			if si != sj {
 				return si > sj
@@ -170,15 +176,16 @@ func fetchFields(ctx context.Context, idx bleve.Index, fields []string, hits sea
 	return nil
 }
 
-// maxTieHits bounds the hits SearchTiesByID fetches to complete a tied
-// group, with four times the hits asked for (see SearchTiesByID); its doc
-// comment states the value, 1024, and must follow a change.
+// maxTieHits is how far past the last cut it crosses SearchTiesByID
+// orders a tied group by ID (see SearchTiesByID); its doc comment states
+// the value, 1024, and must follow a change.
 var maxTieHits = 1024 // a variable for tests
 
-// tiedGroupsEnd reports whether hits, in descending order of score, hold
-// a tie (under StableScore) across any of the cuts, and where the last
-// such tied group ends (len(hits) when it runs to the last hit).
-func tiedGroupsEnd(hits search.DocumentMatchCollection, cuts []int) (end int, tied bool) {
+// tiedGroupsEnd reports the largest of the cuts that a tie (under
+// StableScore) crosses in hits, in descending order of score, or 0 for
+// none, and where the last such tied group ends (len(hits) when it runs
+// to the last hit).
+func tiedGroupsEnd(hits search.DocumentMatchCollection, cuts []int) (end, last int) {
 	for _, k := range cuts {
 		if k <= 0 || k >= len(hits) {
 			continue
@@ -187,14 +194,14 @@ func tiedGroupsEnd(hits search.DocumentMatchCollection, cuts []int) (end int, ti
 		if StableScore(hits[k].Score) != s {
 			continue
 		}
-		tied = true
+		last = max(last, k)
 		e := k + 1
 		for e < len(hits) && StableScore(hits[e].Score) == s {
 			e++
 		}
 		end = max(end, e)
 	}
-	return end, tied
+	return end, last
 }
 
 // TopN returns the n best documents for q by BM25.

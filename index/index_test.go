@@ -772,11 +772,10 @@ func (x countingIndex) SearchInContext(ctx context.Context, req *bleve.SearchReq
 	return x.countedIndex.SearchInContext(ctx, req)
 }
 
-// TestSearchTiesByIDBounded: a tied group that crosses the cut and runs
-// past the hits fetched is completed by one search of maxTieHits hits
-// without stored fields; a group still open there is cut among the hits
-// fetched, ordered by ID; the kept hits get their stored fields.
-func TestSearchTiesByIDBounded(t *testing.T) {
+// tiedIndex returns an index of 300 documents alike in every term, all
+// tied for "bank", added out of ID order.
+func tiedIndex(t *testing.T) *Index {
+	t.Helper()
 	var docs []eval.Doc
 	for i := range 300 {
 		docs = append(docs, eval.Doc{ID: fmt.Sprintf("d%03d", (i*7)%300), Text: "bank account"})
@@ -785,10 +784,20 @@ func TestSearchTiesByIDBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer idx.Close()
 	if err := idx.Add(context.Background(), docs, nil, nil); err != nil {
+		idx.Close()
 		t.Fatal(err)
 	}
+	return idx
+}
+
+// TestSearchTiesByIDBounded: a tied group that crosses the cut and runs
+// past the hits fetched is completed by one search of maxTieHits hits past
+// the cut without stored fields; a group still open there is cut among
+// the hits fetched, ordered by ID; the kept hits get their stored fields.
+func TestSearchTiesByIDBounded(t *testing.T) {
+	idx := tiedIndex(t)
+	defer idx.Close()
 	defer func(old int) { maxTieHits = old }(maxTieHits)
 	for _, tc := range []struct {
 		limit     int
@@ -796,8 +805,8 @@ func TestSearchTiesByIDBounded(t *testing.T) {
 		whole     bool // the group completes: the top 10 are d000..d009
 	}{
 		// The last search fetches the stored fields of the ten kept.
-		{1024, "[11 1024 10]", true},
-		{100, "[11 100 10]", false},
+		{1024, "[11 1034 10]", true},
+		{100, "[11 110 10]", false},
 	} {
 		maxTieHits = tc.limit
 		var sizes []int
@@ -825,6 +834,42 @@ func TestSearchTiesByIDBounded(t *testing.T) {
 		}
 		if first := got[0] == "d000" && got[9] == "d009"; first != tc.whole {
 			t.Errorf("limit %d: hits %v; lowest ids chosen = %v, want %v", tc.limit, got, first, tc.whole)
+		}
+	}
+}
+
+// TestSearchTiesByIDPagesAgree: with one cut, requests of any size over a
+// tied group larger than the ID-ordered bound return the first hits of
+// one list, so that pages fetched with different sizes neither repeat nor
+// skip hits (they did when the bound grew with the request size).
+func TestSearchTiesByIDPagesAgree(t *testing.T) {
+	idx := tiedIndex(t)
+	defer idx.Close()
+	defer func(old int) { maxTieHits = old }(maxTieHits)
+	maxTieHits = 50
+	q, _ := TextQuery("bank")
+	var longest []string
+	for _, size := range []int{300, 10, 11, 40, 60, 61, 100, 250} {
+		res, err := SearchTiesByID(context.Background(), idx, bleve.NewSearchRequestOptions(q, size, 0, false), 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range res.Hits {
+			got = append(got, h.ID)
+		}
+		if longest == nil {
+			longest = got
+			if len(got) != 300 {
+				t.Fatalf("%d hits, want 300", len(got))
+			}
+			if !slices.IsSorted(got[:60]) {
+				t.Errorf("the first 60 (cut 10 + bound 50) are not in ID order: %v", got[:60])
+			}
+			continue
+		}
+		if !slices.Equal(got, longest[:size]) {
+			t.Errorf("size %d: %v\nwant the first %d of the longest request: %v", size, got, size, longest[:size])
 		}
 	}
 }

@@ -487,6 +487,36 @@ func TestWrapPagesWithTies(t *testing.T) {
 	}
 }
 
+// TestWrapPagesWithLargeTies pages through more tied documents than
+// index.SearchTiesByID orders by ID (1024 past the window): the first
+// stage fetches more hits for later pages, and the pages must still be
+// those of one list, without repeats.
+func TestWrapPagesWithLargeTies(t *testing.T) {
+	// Added with the lowest ids last, past the 1024 Bleve puts first.
+	const n = 1100
+	var ds []eval.Doc
+	for i := range n {
+		ds = append(ds, eval.Doc{ID: fmt.Sprintf("d%04d", n-1-i), Text: "bank money"})
+	}
+	w := rerank.Wrap(newIndex(t, ds), shortFirst())
+	seen := map[string]bool{}
+	for _, page := range []struct{ from, size int }{{0, 10}, {10, 10}, {20, 300}, {320, 10}} {
+		res, err := w.Search(bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), page.size, page.from, false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range ids(res.Hits) {
+			if seen[id] {
+				t.Errorf("from %d size %d: %s again", page.from, page.size, id)
+			}
+			seen[id] = true
+		}
+	}
+	if len(seen) != 330 {
+		t.Errorf("%d distinct hits in pages covering 330", len(seen))
+	}
+}
+
 // countStage counts the lists it scores.
 type countStage struct{ calls *atomic.Int64 }
 
