@@ -40,10 +40,14 @@ type Index struct {
 //	res, err := idx.Search(req) // reranked hits
 //
 // A search fetches max(window, From+Size) first-stage hits, reranks the
-// window, then pages. The first-stage search always fetches the stored
-// title, text and metadata the stages read, the metadata decoded as
-// index.TopN decodes it, so stages see what they see under semrank rerank;
-// hits come back with the request's Fields only.
+// window, then pages. The first-stage search fetches every stored field:
+// the stages read the title and text (TitleField, TextField: over a plain
+// Bleve index they must be stored, or the stages see empty documents) and,
+// as Candidate.Fields, the metadata: over a semrank index its stored
+// metadata, decoded as index.TopN decodes it, so stages see what they see
+// under semrank rerank; over a plain Bleve index every stored field,
+// whatever the request asks for. Hits come back with the request's Fields
+// only.
 // Requests sorted by anything but score, SearchAfter
 // and SearchBefore pages, the pre-search phase of an IndexAlias, requests
 // for no hits (Size 0: facets or a count only) and unscored ones (Score
@@ -127,7 +131,10 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 	first := *req
 	first.From = 0
 	first.Size = max(x.pipeline.WindowSize(), end)
-	first.Fields = mergeFields(req.Fields, x.TitleField, x.TextField, index.FieldMeta)
+	// Every stored field: stages read a plain Bleve index's fields as the
+	// candidates' metadata, whichever the request asks for (a semrank
+	// index stores only title, text and meta).
+	first.Fields = []string{"*"}
 	// The window's cut and the page's, tied hits chosen as index.TopN does.
 	res, err := index.SearchTiesByID(ctx, x.base, &first, x.pipeline.WindowSize())
 	if err != nil {
@@ -276,19 +283,6 @@ func candidateFields(stored map[string]any) map[string]any {
 		return stored
 	}
 	return index.StoredMeta(stored)
-}
-
-func mergeFields(user []string, extra ...string) []string {
-	if slices.Contains(user, "*") {
-		return user
-	}
-	out := append([]string(nil), user...)
-	for _, f := range extra {
-		if !slices.Contains(out, f) {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 func keepFields(have map[string]any, want []string) map[string]any {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -609,6 +610,59 @@ func TestWrapHighlightsPhrases(t *testing.T) {
 		for _, h := range res.Hits {
 			if frags := h.Fragments[index.FieldText]; len(frags) == 0 || !strings.Contains(frags[0], "<mark>words</mark>") {
 				t.Errorf("%q: hit %s has fragments %v, want the phrase marked", tc.phrase, h.ID, h.Fragments)
+			}
+		}
+	}
+}
+
+// orderStage scores a candidate by its "order" field, as a metadata
+// stage reads a plain Bleve index's stored fields.
+type orderStage struct{}
+
+func (orderStage) Name() string { return "order" }
+func (orderStage) Score(_ context.Context, _ rerank.Query, cs []rerank.Candidate) ([]float64, error) {
+	out := make([]float64, len(cs))
+	for i, c := range cs {
+		out[i], _ = c.Fields["order"].(float64)
+	}
+	return out, nil
+}
+
+// TestWrapPlainIndexFields: over a plain Bleve index the stages read
+// every stored field as the candidates' fields, whether or not the
+// request asks for them, and hits come back with the requested fields
+// only.
+func TestWrapPlainIndexFields(t *testing.T) {
+	plain, err := bleve.NewMemOnly(bleve.NewIndexMapping())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	for i := range 8 {
+		// BM25 alike; "order" reverses the ids.
+		if err := plain.Index(fmt.Sprintf("d%d", i), map[string]any{"text": "bank money", "order": float64(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := &rerank.Pipeline{Window: 8, Stages: []rerank.Stage{orderStage{}}, Fusion: &rerank.Linear{Weights: map[string]float64{"order": 1}}}
+	w := rerank.Wrap(plain, p)
+	for _, fields := range [][]string{nil, {"order"}, {"text"}, {"*"}} {
+		req := bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), 8, 0, false)
+		req.Fields = fields
+		res, err := w.Search(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(ids(res.Hits)); got != "[d7 d6 d5 d4 d3 d2 d1 d0]" {
+			t.Errorf("fields %v: hits %s, want them by order, highest first", fields, got)
+		}
+		for _, h := range res.Hits {
+			want := len(fields)
+			if slices.Contains(fields, "*") {
+				want = 2
+			}
+			if len(h.Fields) != want {
+				t.Errorf("fields %v: hit %s has fields %v", fields, h.ID, h.Fields)
 			}
 		}
 	}
