@@ -5,6 +5,7 @@ import (
 
 	"fmt"
 	"math"
+	"runtime/debug"
 	"sort"
 	"time"
 
@@ -60,9 +61,9 @@ func (p *Pipeline) ScoreStages(ctx context.Context, q Query, cands []Candidate) 
 			return nil, err
 		}
 		start := time.Now()
-		s, err := st.Score(ctx, q, cands)
+		s, err := score(ctx, st, q, cands)
 		if err != nil {
-			return nil, fmt.Errorf("rerank: stage %s: %w", st.Name(), err)
+			return nil, err
 		}
 		if len(s) != len(cands) {
 			return nil, fmt.Errorf("rerank: stage %s returned %d scores for %d candidates", st.Name(), len(s), len(cands))
@@ -78,6 +79,34 @@ func (p *Pipeline) ScoreStages(ctx context.Context, q Query, cands []Candidate) 
 		scores[i] = s
 	}
 	return scores, nil
+}
+
+// StagePanic is the error for a stage whose Score panicked. A stage is
+// code a pipeline file names, often a user's own: its panic becomes an
+// error naming it, which a server answers and logs (with Stack), rather
+// than a crash far from the stage or a dropped connection.
+type StagePanic struct {
+	Stage string
+	Value any    // what the stage panicked with
+	Stack []byte // the stage's goroutine stack at the panic
+}
+
+func (e *StagePanic) Error() string {
+	return fmt.Sprintf("rerank: stage %s panicked: %v", e.Stage, e.Value)
+}
+
+// score runs st over cands, turning a panic into a *StagePanic.
+func score(ctx context.Context, st Stage, q Query, cands []Candidate) (s []float64, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s, err = nil, &StagePanic{Stage: st.Name(), Value: r, Stack: debug.Stack()}
+		}
+	}()
+	s, err = st.Score(ctx, q, cands)
+	if err != nil {
+		return nil, fmt.Errorf("rerank: stage %s: %w", st.Name(), err)
+	}
+	return s, nil
 }
 
 // Rerank scores cands (in first-stage order, Rank set) and returns them

@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/semrank/semrank/rerank"
 )
 
 // routes wires the endpoints. Paths are registered without methods so that
@@ -112,7 +114,11 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		// The client went away; nobody reads the answer.
 		ae = &apiError{Status: 499, Msg: "request canceled"}
 	default:
-		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		attrs := []any{"method", r.Method, "path", r.URL.Path, "err", err}
+		if sp := (*rerank.StagePanic)(nil); errors.As(err, &sp) {
+			attrs = append(attrs, "stack", string(sp.Stack))
+		}
+		s.log.Error("request failed", attrs...)
 		ae = &apiError{Status: http.StatusInternalServerError, Msg: err.Error()}
 	}
 	if pw := (*partialWrite)(nil); errors.As(err, &pw) {

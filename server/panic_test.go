@@ -1,0 +1,48 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/rerank"
+)
+
+// panicStage panics on every query: a user's stage with a bug.
+type panicStage struct{}
+
+func (panicStage) Name() string { return "test_panic" }
+func (panicStage) Score(context.Context, rerank.Query, []rerank.Candidate) ([]float64, error) {
+	var scores []float64
+	return scores[:1], nil // out of range
+}
+
+func init() {
+	rerank.RegisterStage("test_panic", func(rerank.StageSpec, rerank.Env) (rerank.Stage, error) { return panicStage{}, nil })
+}
+
+// TestStagePanicAnswered: a stage that panics fails its request with a
+// 500 naming the stage, the log has the stage's stack, and the server
+// goes on serving.
+func TestStagePanicAnswered(t *testing.T) {
+	idx := newIndex(t, []eval.Doc{{ID: "d1", Text: "bank account"}, {ID: "d2", Text: "bank visa"}})
+	var log lockedBuffer
+	_, ts, _ := newServer(t, idx, "stages:\n  - type: test_panic\n", func(c *Config) {
+		c.Logger = slog.New(slog.NewTextHandler(&log, nil))
+	})
+	for range 2 {
+		var e struct {
+			Error string `json:"error"`
+		}
+		code := call(t, http.MethodPost, ts.URL+"/api/search", map[string]any{"query": map[string]any{"query": "bank"}}, &e)
+		if code != http.StatusInternalServerError || !strings.Contains(e.Error, "stage test_panic panicked: runtime error: slice bounds out of range") {
+			t.Fatalf("status %d, error %q; want 500 naming the stage's panic", code, e.Error)
+		}
+	}
+	if l := log.String(); !strings.Contains(l, "stack=") || !strings.Contains(l, "panicStage.Score") {
+		t.Errorf("the log lacks the stage's stack:\n%s", l)
+	}
+}
