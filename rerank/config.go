@@ -122,9 +122,6 @@ func ParseConfig(raw []byte) (*Config, error) {
 			return nil, fmt.Errorf("window %v: want a whole number of candidates", f)
 		}
 	}
-	if len(c.Stages) == 0 && !strings.EqualFold(c.Fusion.Method, "none") {
-		return nil, errors.New("no stages")
-	}
 	if err := c.check(); err != nil {
 		return nil, err
 	}
@@ -132,11 +129,15 @@ func ParseConfig(raw []byte) (*Config, error) {
 }
 
 // check refuses what no pipeline means, however the Config was made: a
-// negative window, which would otherwise mean the default, a stage
-// without a type, and a listed checksum that is no SHA-256 digest.
+// negative window, which would otherwise mean the default, no stages but
+// for fusion none, a stage without a type, and a listed checksum that is
+// no SHA-256 digest.
 func (c *Config) check() error {
 	if c.Window < 0 {
 		return fmt.Errorf("window %d is negative (0 means the default, %d)", c.Window, DefaultWindow)
+	}
+	if len(c.Stages) == 0 && !strings.EqualFold(c.Fusion.Method, "none") {
+		return errors.New("no stages")
 	}
 	for i, s := range c.Stages {
 		if s.Type == "" {

@@ -203,6 +203,7 @@ func TestBuildChecksConfigsMadeInCode(t *testing.T) {
 	}{
 		{"negative window", Config{Window: -1, Stages: []StageSpec{{Type: "test_const"}}}, "window -1 is negative"},
 		{"stage without type", Config{Stages: []StageSpec{{Type: "test_const"}, {Name: "x"}}}, "stage 2 has no type"},
+		{"no stages", Config{}, "no stages"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := tc.cfg.Build(Env{}); err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -172,7 +172,11 @@ func candidates(ctx context.Context, idx *index.Index, ds *eval.Dataset, q eval.
 // Examples runs the pipeline's stages over every judged query of ds and
 // returns fusion training examples: each query's fusion input over the
 // candidates Rerank would fuse (the window) and their grades (unjudged
-// candidates count as not relevant).
+// candidates count as not relevant). With given candidate lists
+// (ds.Candidates) the inputs include each candidate's given rank, which
+// a fusion trained on them may weigh; searches (Wrap, the server)
+// retrieve their candidates and never have it (see
+// Pipeline.GivenListWeights).
 func Examples(ctx context.Context, idx *index.Index, ds *eval.Dataset, p *Pipeline, qw QueryWeighter) ([]Example, error) {
 	if ds.Qrels == nil {
 		return nil, fmt.Errorf("rerank: %s has no judgments to learn fusion weights from", ds.Dir)

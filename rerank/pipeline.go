@@ -24,6 +24,7 @@ type Pipeline struct {
 	Stages []Stage // run in order
 	Fusion Fusion  // nil means the first stage's order is kept
 	// Observe, when set, is told how long each stage took (for metrics).
+	// Concurrent searches call it concurrently.
 	Observe func(stage string, d time.Duration)
 }
 

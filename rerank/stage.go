@@ -218,8 +218,11 @@ var (
 )
 
 // RegisterStage makes a stage type available to pipeline files. It panics
-// when typ is registered twice, which is a programming error.
+// when typ is registered twice or f is nil, which are programming errors.
 func RegisterStage(typ string, f StageFactory) {
+	if f == nil {
+		panic("rerank: nil factory for stage type " + typ)
+	}
 	registryMu.Lock()
 	defer registryMu.Unlock()
 	if _, dup := registry[typ]; dup {
@@ -256,6 +259,9 @@ func NewStage(spec StageSpec, env Env) (Stage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rerank: stage %q: %w", spec.Type, err)
 	}
+	if st == nil {
+		return nil, fmt.Errorf("rerank: stage %q: its factory returned no stage and no error", spec.Type)
+	}
 	spec.Known(trainerOptions(spec.Type)...)
 	if err := spec.unknownOptions(read); err != nil {
 		return nil, fmt.Errorf("rerank: stage %s: %w", spec.label(), err)
@@ -287,7 +293,8 @@ func (s StageSpec) DisplayName(def string) string {
 }
 
 // Option helpers for stage factories: spec.Options values come from YAML
-// or JSON, so numbers may arrive as int or float64.
+// or JSON, so numbers may arrive as int or float64, and from Go code as
+// any numeric type.
 
 // Float returns option name as a float64, or def when absent.
 func (s StageSpec) Float(name string, def float64) (float64, error) {
@@ -298,10 +305,30 @@ func (s StageSpec) Float(name string, def float64) (float64, error) {
 	switch t := v.(type) {
 	case float64:
 		return t, nil
+	case float32:
+		return float64(t), nil
 	case int:
 		return float64(t), nil
+	case int8:
+		return float64(t), nil
+	case int16:
+		return float64(t), nil
+	case int32:
+		return float64(t), nil
+	case int64:
+		return float64(t), nil
+	case uint:
+		return float64(t), nil
+	case uint8:
+		return float64(t), nil
+	case uint16:
+		return float64(t), nil
+	case uint32:
+		return float64(t), nil
+	case uint64:
+		return float64(t), nil
 	}
-	return 0, fmt.Errorf("option %s: want a number, got %v", name, v)
+	return 0, fmt.Errorf("option %s: want a number, got %v (%T)", name, v, v)
 }
 
 // Int returns option name as an int, or def when absent.

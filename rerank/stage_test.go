@@ -3,6 +3,7 @@ package rerank
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -166,12 +167,31 @@ func TestStageOptionsChecked(t *testing.T) {
 			`stage "x" (type test_opts): unknown options b, c (known: a, t)`},
 		{"stage without options", StageSpec{Type: "test_const", Options: map[string]any{"a": 1}}, "unknown option a (known: none)"},
 		{"bad value still reported first", StageSpec{Type: "test_opts", Options: map[string]any{"a": "x", "nosuch": 3}}, "option a: want a number"},
+		// Options set in Go code may have any numeric type.
+		{"int64 option", StageSpec{Type: "test_opts", Options: map[string]any{"a": int64(3)}}, ""},
+		{"uint8 option", StageSpec{Type: "test_opts", Options: map[string]any{"a": uint8(3)}}, ""},
+		{"float32 option", StageSpec{Type: "test_opts", Options: map[string]any{"a": float32(3)}}, ""},
+		{"fractional float32 for an int", StageSpec{Type: "test_opts", Options: map[string]any{"a": float32(2.5)}}, "option a: want an integer"},
+		{"factory returning nothing", StageSpec{Type: "test_nil"}, `stage "test_nil": its factory returned no stage and no error`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := NewStage(tc.spec, Env{})
 			errMatches(t, err, tc.wantErr)
 		})
 	}
+}
+
+func init() {
+	RegisterStage("test_nil", func(StageSpec, Env) (Stage, error) { return nil, nil })
+}
+
+func TestRegisterNilStagePanics(t *testing.T) {
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "nil factory for stage type test_nilfactory") {
+			t.Errorf("recovered %v, want a panic naming the type", r)
+		}
+	}()
+	RegisterStage("test_nilfactory", nil)
 }
 
 func TestTrainStageOptions(t *testing.T) {

@@ -31,6 +31,7 @@ type Index struct {
 	// and ordered as index.TopN does), before reranking rescores them in
 	// place: a caller that reports first-stage ranks (semrank's server)
 	// sees the list that was reranked. It must copy what it keeps.
+	// Concurrent searches call it concurrently.
 	FirstStage func(hits search.DocumentMatchCollection)
 }
 
@@ -48,7 +49,10 @@ type Index struct {
 // under semrank rerank; over a plain Bleve index every stored field,
 // whatever the request asks for. Hits come back with the request's Fields
 // only.
-// Requests sorted by anything but score, SearchAfter
+// The first stage is the request's own query: a pipeline file's
+// first_stage.query_boost applies to semrank's searches from text
+// (FirstStageQuery), not here. Requests sorted by anything but score
+// (a sort by score then _id included), SearchAfter
 // and SearchBefore pages, the pre-search phase of an IndexAlias, requests
 // for no hits (Size 0: facets or a count only) and unscored ones (Score
 // "none"), queries without words for the stages to compare candidates
@@ -71,7 +75,8 @@ type Index struct {
 // rank its hits against each other, not against another child's. The
 // alias merges the children's hits by these scores: each child's own
 // order is kept, but how the children's lists interleave is no ranking
-// across them. To rerank the merged first-stage list as one, wrap the
+// across them, and children's hits with equal scores (common when the
+// stages score alike) interleave in no fixed order. To rerank the merged first-stage list as one, wrap the
 // alias instead, with stages that need no semrank index.
 func Wrap(idx bleve.Index, p *Pipeline) *Index {
 	return &Index{base: idx, pipeline: p, TitleField: index.FieldTitle, TextField: index.FieldText}
