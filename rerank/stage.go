@@ -31,6 +31,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -302,31 +303,13 @@ func (s StageSpec) Float(name string, def float64) (float64, error) {
 	if !ok {
 		return def, nil
 	}
-	switch t := v.(type) {
-	case float64:
-		return t, nil
-	case float32:
-		return float64(t), nil
-	case int:
-		return float64(t), nil
-	case int8:
-		return float64(t), nil
-	case int16:
-		return float64(t), nil
-	case int32:
-		return float64(t), nil
-	case int64:
-		return float64(t), nil
-	case uint:
-		return float64(t), nil
-	case uint8:
-		return float64(t), nil
-	case uint16:
-		return float64(t), nil
-	case uint32:
-		return float64(t), nil
-	case uint64:
-		return float64(t), nil
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return rv.Float(), nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return float64(rv.Int()), nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return float64(rv.Uint()), nil
 	}
 	return 0, fmt.Errorf("option %s: want a number, got %v (%T)", name, v, v)
 }
