@@ -120,10 +120,12 @@ func notifyInterrupt(parent context.Context, w io.Writer) (ctx context.Context, 
 	}
 }
 
-// checkOutput refuses an output path (flag's value) that is a directory,
-// or that names one of the files a command reads, such as
-// DIR/candidates.trec, or another of its outputs: the command would
-// overwrite what it was given.
+// checkOutput refuses, before any work, an output path (flag's value)
+// that the command could not write or should not: a directory, a path in
+// a folder that does not exist (found only when the result is saved,
+// after the training), a file inside an index (which it would corrupt),
+// or one of the files a command reads, such as DIR/candidates.trec, or
+// another of its outputs: the command would overwrite what it was given.
 func checkOutput(flag, out string, inputs ...string) error {
 	// Writing the file would fail only at the end, with the rename's
 	// "file exists".
@@ -135,7 +137,35 @@ func checkOutput(flag, out string, inputs ...string) error {
 			return fmt.Errorf("%s %s would overwrite %s, which this command also reads or writes", flag, out, in)
 		}
 	}
+	if dir := filepath.Dir(out); !isDir(dir) {
+		return fmt.Errorf("%s %s: folder %s does not exist; create it first", flag, out, dir)
+	}
+	if idx := enclosingIndex(out); idx != "" {
+		return fmt.Errorf("%s %s is inside the index %s, which it would corrupt; write it elsewhere", flag, out, idx)
+	}
 	return nil
+}
+
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}
+
+// enclosingIndex returns the Bleve index folder (one holding
+// index_meta.json) that path lies in, or "".
+func enclosingIndex(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return ""
+	}
+	for d := filepath.Dir(abs); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "index_meta.json")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
 }
 
 // checkFinite refuses a NaN or infinite value for any float flag of cmd.

@@ -113,6 +113,12 @@ func TestBadInput(t *testing.T) {
 	pipeline := file("pipeline.yaml", "stages:\n  - type: tfidf\n")
 	nowhere := filepath.Join(dir, "absent")
 	fusion := []string{"train", "fusion", "--data", data, "--pipeline", pipeline, "--out", nowhere}
+	// An index folder (as Bleve marks one), whose files an output must not replace.
+	idxDir := filepath.Join(dir, "idx")
+	if err := os.MkdirAll(filepath.Join(idxDir, "store"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file("idx/index_meta.json", "{}")
 	serve := func(flags ...string) []string {
 		return append([]string{"serve", "--index", nowhere, "--pipeline", pipeline, "--addr", "127.0.0.1:0"}, flags...)
 	}
@@ -138,6 +144,9 @@ func TestBadInput(t *testing.T) {
 		{[]string{"experiment", "beir", "--data", data, "--out", nowhere, "--folds", "0"}, "--folds 0: want at least 2"},
 		{[]string{"experiment", "beir", "--data", data, "--out", nowhere, "--depth", "0"}, "--depth 0"},
 		{append(fusion, "--method", "nosuch"), `--method "nosuch"`},
+		{[]string{"train", "fusion", "--data", data, "--pipeline", pipeline, "--out", filepath.Join(nowhere, "f.model")}, "folder " + nowhere + " does not exist"},
+		{[]string{"train", "fusion", "--data", data, "--pipeline", pipeline, "--out", filepath.Join(idxDir, "index_meta.json")}, "is inside the index " + idxDir},
+		{[]string{"train", "fusion", "--data", data, "--pipeline", pipeline, "--out", filepath.Join(idxDir, "store", "root.bolt")}, "is inside the index " + idxDir},
 		{append(fusion, "--method", "linear", "--loss", "nosuch"), `--loss "nosuch"`},
 		{append(fusion, "--method", "linear", "--l2", "-1"), "--l2 -1"},
 		{append(fusion, "--method", "linear", "--l2", "NaN"), "--l2 NaN"},
