@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -39,6 +41,9 @@ or the fusion learns to trust overfitted stages.`,
 				inputs = append(inputs, datasetFiles(validDir)...)
 			}
 			if err := checkOutput("--out", out, inputs...); err != nil {
+				return err
+			}
+			if err := checkFusionInPlace(pipelinePath, out, method); err != nil {
 				return err
 			}
 			ctx := cmd.Context()
@@ -127,6 +132,24 @@ or the fusion learns to trust overfitted stages.`,
 		_ = cmd.MarkFlagRequired(n)
 	}
 	trainCmd.AddCommand(cmd)
+}
+
+// checkFusionInPlace refuses to retrain the fusion model the pipeline
+// names (out) with another method than the pipeline's: the pipeline could
+// no longer load it.
+func checkFusionInPlace(pipelinePath, out, method string) error {
+	cfg, err := rerank.ReadConfig(pipelinePath)
+	if err != nil || cfg.Fusion.Model == "" || !sameFile(out, rerank.Resolve(filepath.Dir(pipelinePath), cfg.Fusion.Model)) {
+		return nil // loading the pipeline reports its own errors
+	}
+	have := strings.ToLower(cfg.Fusion.Method)
+	if have == "" {
+		have = "linear"
+	}
+	if have != method {
+		return fmt.Errorf("--out %s is the %s fusion model %s names; a %s model there would stop it from loading: write it elsewhere, or change the pipeline's fusion method first", out, have, pipelinePath, method)
+	}
+	return nil
 }
 
 // saveFusion saves the fusion model b to out. When the pipeline lists

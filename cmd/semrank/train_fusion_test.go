@@ -55,3 +55,26 @@ func TestTrainFusionInPlace(t *testing.T) {
 		t.Errorf("pipeline does not list the new checksum %s:\n%s", after, raw)
 	}
 }
+
+// TestTrainFusionInPlaceKeepsMethod: retraining the pipeline's fusion
+// model in place with another method is refused before any work, and the
+// model is left as it was.
+func TestTrainFusionInPlaceKeepsMethod(t *testing.T) {
+	dir := t.TempDir()
+	fusion := filepath.Join(dir, "fusion.model")
+	if err := (&rerank.Linear{Weights: map[string]float64{"tfidf": 1}}).Bundle().Save(fusion); err != nil {
+		t.Fatal(err)
+	}
+	pipeline := filepath.Join(dir, "pipeline.yaml")
+	if err := os.WriteFile(pipeline, []byte("stages:\n  - type: tfidf\nfusion:\n  model: fusion.model\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(fusion)
+	out, err := execute("train", "fusion", "--data", "../../testdata/tweak", "--pipeline", pipeline, "--method", "lambdamart", "--out", fusion)
+	if err == nil || !strings.Contains(err.Error(), "is the linear fusion model") {
+		t.Fatalf("err = %v, want a refusal naming the pipeline's method\n%s", err, out)
+	}
+	if after, _ := os.ReadFile(fusion); string(after) != string(before) {
+		t.Error("the fusion model changed")
+	}
+}
