@@ -5,6 +5,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/semrank/semrank/analyzers"
@@ -220,5 +222,12 @@ func TestPlotCurve(t *testing.T) {
 	}
 	if err := PlotCurve(filepath.Join(t.TempDir(), "x.png"), "", nil); err == nil {
 		t.Error("empty curve plotted")
+	}
+	// A diverged training: an error, not gonum/plot's panic.
+	for _, bad := range []float64{math.Inf(1), math.NaN()} {
+		diverged := append(slices.Clone(curve), Iteration{Iter: 2, Phase: "finetune", Loss: bad, DevMAP: 0.7})
+		if err := PlotCurve(filepath.Join(t.TempDir(), "x.png"), "", diverged); err == nil || !strings.Contains(err.Error(), "nothing to plot") {
+			t.Errorf("loss %v: err = %v", bad, err)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package concept
 
 import (
 	"errors"
+	"fmt"
 	"image/color"
 	"math"
 	"os"
@@ -23,6 +24,13 @@ import (
 func PlotCurve(path, title string, curve []Iteration) error {
 	if len(curve) == 0 {
 		return errors.New("concept: empty training curve")
+	}
+	for _, it := range curve {
+		// An infinite value would make the axis range infinite, which
+		// gonum/plot panics on.
+		if math.IsNaN(it.Loss) || math.IsInf(it.Loss, 0) || math.IsInf(it.DevMAP, 0) {
+			return fmt.Errorf("concept: training curve: step %d (%s) has loss %v, held-out MAP %v; nothing to plot", it.Iter, it.Phase, it.Loss, it.DevMAP)
+		}
 	}
 	loss := plot.New()
 	loss.Title.Text = title

@@ -278,6 +278,11 @@ func TestTrainRejects(t *testing.T) {
 		{"bad init", data, Config{Dim: 4, Init: "zeros"}},
 		{"too many dims", data, Config{Dim: 1 << 20}},
 		{"no signal", concept.Data{Texts: data.Texts}, Config{Dim: 4}},
+		// Far beyond these the loss overflows and gonum's line search
+		// panics in its own goroutine.
+		{"gamma out of range", data, Config{Dim: 4, Gamma: 1e308}},
+		{"pair weight out of range", data, Config{Dim: 4, PairWeight: 1e200}},
+		{"NaN gamma", data, Config{Dim: 4, Gamma: math.NaN()}},
 	} {
 		if _, _, err := Train(context.Background(), tc.data, tc.cfg, Options{}); err == nil {
 			t.Errorf("%s: no error", tc.name)

@@ -33,6 +33,18 @@ type Options struct {
 
 var errEarlyStop = errors.New("s2net: early stop")
 
+// errDiverged is wrapped by the error for a training loss that is no
+// longer finite.
+var errDiverged = errors.New("the objective overflows; lower gamma or the pair weight")
+
+// Bounds on the loss scale and the pair weight: far beyond them the loss
+// overflows, and gonum's line search then fails on a non-finite step
+// (a panic in its own goroutine, which no caller can recover).
+const (
+	maxGamma      = 1000
+	maxPairWeight = 1e6
+)
+
 // Train learns an S2Net projection from data.
 func Train(ctx context.Context, data concept.Data, cfg Config, opt Options) (*Model, []concept.Iteration, error) {
 	cfg = cfg.withDefaults()
@@ -41,6 +53,12 @@ func Train(ctx context.Context, data concept.Data, cfg Config, opt Options) (*Mo
 	}
 	if cfg.Init != "lsa" && cfg.Init != "random" {
 		return nil, nil, fmt.Errorf("s2net: unknown init %q (want lsa or random)", cfg.Init)
+	}
+	if !(cfg.Gamma <= maxGamma) {
+		return nil, nil, fmt.Errorf("s2net: gamma %g: want at most %d (10 is the paper's)", cfg.Gamma, maxGamma)
+	}
+	if !(cfg.PairWeight <= maxPairWeight) {
+		return nil, nil, fmt.Errorf("s2net: pair weight %g: want at most %g", cfg.PairWeight, float64(maxPairWeight))
 	}
 	if opt.Weighter != nil {
 		cfg.WeighterID = opt.Weighter.ID()
@@ -95,6 +113,9 @@ func Train(ctx context.Context, data concept.Data, cfg Config, opt Options) (*Mo
 			return nil
 		}
 		iter++
+		if math.IsNaN(loc.F) || math.IsInf(loc.F, 0) {
+			return fmt.Errorf("the training loss is %v at iteration %d: %w", loc.F, iter, errDiverged)
+		}
 		a := mat.NewDense(d, k, loc.X)
 		it := concept.Iteration{Iter: iter, Phase: "lbfgs", Loss: loc.F, DevMAP: devMAP(a)}
 		curve = append(curve, it)
@@ -117,6 +138,9 @@ func Train(ctx context.Context, data concept.Data, cfg Config, opt Options) (*Mo
 	if err != nil && !errors.Is(err, errEarlyStop) {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, curve, ctxErr
+		}
+		if errors.Is(err, errDiverged) {
+			return nil, curve, fmt.Errorf("s2net: %w", err)
 		}
 		// L-BFGS failing a line search is an ordinary end of training: the
 		// best matrix seen so far is kept.
