@@ -33,6 +33,9 @@ candidate and five random ones, nDCG@1 and nDCG@6).`,
 			if err := checkSplit(len(cv) > 0, len(train) > 0, test != ""); err != nil {
 				return err
 			}
+			if err := checkHeldOut("--test", test, "--train", train...); err != nil {
+				return err
+			}
 			if epochs < 0 {
 				return fmt.Errorf("--epochs %d: want 0 (each method's default) or more", epochs)
 			}

@@ -60,6 +60,9 @@ document). Prints a markdown table (MAP = map@10, MRR, AUC, paired tests).`,
 			if err := checkNonNegative(cmd, "max-pairs", "dse-max-triples"); err != nil {
 				return err
 			}
+			if err := checkHeldOut("--test", testDir, "--train", trainDir); err != nil {
+				return err
+			}
 			if out != "" {
 				if err := checkOutputOf("--out", out, append([]string{trainDir, testDir, cvDir}, corpora...)); err != nil {
 					return err

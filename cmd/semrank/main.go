@@ -146,6 +146,61 @@ func checkOutput(flag, out string, inputs ...string) error {
 	return nil
 }
 
+// checkTrainingDirs refuses, before any work, training directories
+// (trainFlag's values) and a held-out one (heldFlag's) that would make the
+// training meaningless: see checkHeldOut and checkJudged.
+func checkTrainingDirs(trainFlag string, train []string, heldFlag, held string) error {
+	if err := checkHeldOut(heldFlag, held, trainFlag, train...); err != nil {
+		return err
+	}
+	if err := checkJudged(trainFlag, train...); err != nil {
+		return err
+	}
+	return checkJudged(heldFlag, held)
+}
+
+// checkHeldOut refuses a held-out directory (flag's value: dev, valid,
+// test) that is also one of the training directories (trainFlag's): the
+// early stopping, tuning or metrics would see the training queries.
+func checkHeldOut(flag, dir, trainFlag string, train ...string) error {
+	if dir == "" {
+		return nil
+	}
+	for _, d := range train {
+		if sameFile(dir, d) {
+			return fmt.Errorf("%s %s is also a %s directory: held-out queries must not be training queries", flag, dir, trainFlag)
+		}
+	}
+	return nil
+}
+
+// checkJudged refuses judged directories (flag's values) whose judgments
+// mark no document relevant: every metric on them is 0, so there is
+// nothing to learn, tune or stop early on. Directories without judgments
+// pass: the commands that need them say so when they load them.
+func checkJudged(flag string, dirs ...string) error {
+	for _, dir := range dirs {
+		if dir == "" {
+			continue
+		}
+		q, err := eval.ReadQrelsFile(filepath.Join(dir, eval.QrelsFile))
+		if err != nil {
+			continue
+		}
+		relevant := len(q) == 0
+		for qid := range q {
+			if q.Relevant(qid) > 0 {
+				relevant = true
+				break
+			}
+		}
+		if !relevant {
+			return fmt.Errorf("%s %s: no judgment marks a document relevant, so every metric is 0 and there is nothing to learn from", flag, dir)
+		}
+	}
+	return nil
+}
+
 func isDir(path string) bool {
 	st, err := os.Stat(path)
 	return err == nil && st.IsDir()

@@ -518,3 +518,47 @@ func TestRunNotesUnrankedQueries(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainingDirsChecked: a held-out directory that is also a training
+// one, and judgments that mark nothing relevant, are refused before any
+// training, naming the flag.
+func TestTrainingDirsChecked(t *testing.T) {
+	dir := t.TempDir()
+	good := "../../testdata/tweak"
+	zero := filepath.Join(dir, "zero")
+	if err := os.MkdirAll(filepath.Join(zero, "qrels"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(zero, "qrels", "test.tsv"), []byte("query-id\tcorpus-id\tscore\nq1\td1\t0\nq2\td2\t0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pipeline := filepath.Join(dir, "pipeline.yaml")
+	if err := os.WriteFile(pipeline, []byte("stages:\n  - type: tfidf\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(dir, "m.model")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"train", "tweak", "--data", good, "--dev", good + "/", "--out", model}, "--dev " + good + "/ is also a --data directory"},
+		{[]string{"train", "s2net", "--data", good, "--dev", good, "--out", model}, "--dev " + good + " is also a --data directory"},
+		{[]string{"train", "bilinear", "--data", good, "--dev", good, "--out", model}, "--dev " + good + " is also a --data directory"},
+		{[]string{"train", "fusion", "--data", good, "--pipeline", pipeline, "--method", "lambdamart", "--valid", good, "--out", model}, "--valid " + good + " is also a --data directory"},
+		{[]string{"experiment", "tweak", "--train", good, "--dev", good}, "--dev " + good + " is also a --train directory"},
+		{[]string{"experiment", "deepmatch", "--train", good, "--test", good}, "--test " + good + " is also a --train directory"},
+		{[]string{"train", "fusion", "--data", zero, "--pipeline", pipeline, "--out", model}, "--data " + zero + ": no judgment marks a document relevant"},
+		{[]string{"train", "s2net", "--data", good, "--dev", zero, "--out", model}, "--dev " + zero + ": no judgment marks a document relevant"},
+		{[]string{"train", "tweak", "--data", zero, "--out", model}, "--data " + zero + ": no judgment marks a document relevant"},
+	} {
+		t.Run(strings.Join(tc.args[:2], " "), func(t *testing.T) {
+			_, err := execute(tc.args...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("%v: err = %v, want one containing %q", tc.args, err, tc.want)
+			}
+			if _, err := os.Stat(model); err == nil {
+				t.Errorf("%v wrote %s", tc.args, model)
+			}
+		})
+	}
+}

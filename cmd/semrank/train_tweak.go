@@ -50,6 +50,9 @@ on 20% of the training queries (then retrains on all of them).`,
 			if err := checkOutputOf("--out", out, []string{dataDir, devDir}); err != nil {
 				return err
 			}
+			if err := checkTrainingDirs("--data", []string{dataDir}, "--dev", devDir); err != nil {
+				return err
+			}
 			loss, err := tweak.ParseLoss(lossName)
 			if err != nil {
 				return err
@@ -241,6 +244,9 @@ frequencies are counted over the corpora involved. Writes markdown.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if (trainDir == "") != (devDir == "") || (trainDir == "" && allDir == "") {
 				return fmt.Errorf("give --train and --dev, or --all, or all three")
+			}
+			if err := checkHeldOut("--dev", devDir, "--train", trainDir); err != nil {
+				return err
 			}
 			// --out is written once the report is complete (creating it
 			// first truncated it, even when it named an input).
