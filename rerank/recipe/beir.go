@@ -113,6 +113,15 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	if ds.Qrels == nil {
 		return fmt.Errorf("recipe: %s has no judgments (qrels/test.tsv)", o.Data)
 	}
+	judged := 0
+	for _, q := range ds.Queries {
+		if _, ok := ds.Qrels[q.ID]; ok {
+			judged++
+		}
+	}
+	if !o.Unsupervised && o.Folds > judged {
+		return fmt.Errorf("recipe: %d folds over %d judged queries: want at most one fold per query", o.Folds, judged)
+	}
 	lock, err := lockOut(o.Out, logf)
 	if err != nil {
 		return err

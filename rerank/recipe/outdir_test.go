@@ -132,6 +132,10 @@ func TestBadInputWritesNothing(t *testing.T) {
 			train := filepath.Join("..", "..", "testdata", "semeval", "2015-dev-slice.xml")
 			return SemEval(ctx, SemEvalOptions{Subtask: convert.SubtaskA, Train: []string{train}, Stages: []string{"bogus"}, Out: out})
 		}},
+		{"BEIR more folds than queries", func(out string) error {
+			data, _ := beirDirs(t)
+			return BEIR(ctx, BEIROptions{Data: data, Folds: 13, Stages: []string{"lexical"}, Out: out})
+		}},
 		{"BEIR unknown stage", func(out string) error {
 			data, _ := beirDirs(t)
 			return BEIR(ctx, BEIROptions{Data: data, Stages: []string{"lexical", "bogus"}, Out: out})
