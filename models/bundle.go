@@ -375,6 +375,25 @@ func Parse(raw []byte) (*Bundle, error) {
 	return b, nil
 }
 
+// IsBundle reports whether the file at path starts as a model bundle
+// does, without reading the rest: for refusing to write a model over a
+// file of another kind.
+func IsBundle(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	head := make([]byte, len(magic))
+	if _, err := io.ReadFull(f, head); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return false, nil
+		}
+		return false, err
+	}
+	return string(head) == magic, nil
+}
+
 // Load reads the bundle at path and checks it was made by method (when
 // method is non-empty) at a model version no newer than maxVersion (when
 // maxVersion > 0). Errors name the file.

@@ -21,6 +21,7 @@ import (
 
 	_ "github.com/semrank/semrank/analyzers" // registers the semrank_en analyzer
 	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/models"
 	"github.com/semrank/semrank/internal/atomicfile"
 	"github.com/semrank/semrank/rerank"
 )
@@ -144,6 +145,17 @@ func checkOutput(flag, out string, inputs ...string) error {
 		return fmt.Errorf("%s %s is inside the index %s, which it would corrupt; write it elsewhere", flag, out, idx)
 	}
 	return nil
+}
+
+// checkModelOutput refuses a model output (flag's value) that names an
+// existing file other than a semrank model: a pipeline file, a run or
+// data given by mistake would be replaced by the model.
+func checkModelOutput(flag, out string) error {
+	ok, err := models.IsBundle(out)
+	if err != nil || ok {
+		return nil // a model, absent, or unreadable (saving says why)
+	}
+	return fmt.Errorf("%s %s exists and is not a semrank model; remove it or choose another path", flag, out)
 }
 
 // checkTrainingDirs refuses, before any work, training directories

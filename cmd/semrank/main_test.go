@@ -520,8 +520,8 @@ func TestRunNotesUnrankedQueries(t *testing.T) {
 }
 
 // TestTrainingDirsChecked: a held-out directory that is also a training
-// one, and judgments that mark nothing relevant, are refused before any
-// training, naming the flag.
+// one, judgments that mark nothing relevant, and a model output naming a
+// file of another kind are refused before any training, naming the flag.
 func TestTrainingDirsChecked(t *testing.T) {
 	dir := t.TempDir()
 	good := "../../testdata/tweak"
@@ -550,6 +550,9 @@ func TestTrainingDirsChecked(t *testing.T) {
 		{[]string{"train", "fusion", "--data", zero, "--pipeline", pipeline, "--out", model}, "--data " + zero + ": no judgment marks a document relevant"},
 		{[]string{"train", "s2net", "--data", good, "--dev", zero, "--out", model}, "--dev " + zero + ": no judgment marks a document relevant"},
 		{[]string{"train", "tweak", "--data", zero, "--out", model}, "--data " + zero + ": no judgment marks a document relevant"},
+		// A model written over a file of another kind.
+		{[]string{"train", "tweak", "--data", good, "--out", pipeline}, "--out " + pipeline + " exists and is not a semrank model"},
+		{[]string{"train", "fusion", "--data", good, "--pipeline", pipeline, "--out", filepath.Join(zero, "qrels", "test.tsv")}, "exists and is not a semrank model"},
 	} {
 		t.Run(strings.Join(tc.args[:2], " "), func(t *testing.T) {
 			_, err := execute(tc.args...)

@@ -123,6 +123,9 @@ with "semrank index --` + method + ` MODEL".`,
 			if err := checkOutputOf("--out", out, append(append([]string{dev}, data...), corpora...)); err != nil {
 				return err
 			}
+			if err := checkModelOutput("--out", out); err != nil {
+				return err
+			}
 			if err := checkTrainingDirs("--data", data, "--dev", dev); err != nil {
 				return err
 			}

@@ -39,6 +39,9 @@ included, is used. Stop words, URLs and tags are removed and the
 			if err := checkOutputOf("--out", out, data, append(texts, initPath)...); err != nil {
 				return err
 			}
+			if err := checkModelOutput("--out", out); err != nil {
+				return err
+			}
 			// The trainer reads a zero size as its default, so --epochs 0
 			// would silently train 5 epochs.
 			if err := checkPositive(cmd, "dim", "window", "negative", "epochs", "min-count", "sample"); err != nil {

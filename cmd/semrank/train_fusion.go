@@ -43,6 +43,9 @@ or the fusion learns to trust overfitted stages.`,
 			if err := checkOutput("--out", out, inputs...); err != nil {
 				return err
 			}
+			if err := checkModelOutput("--out", out); err != nil {
+				return err
+			}
 			if err := checkTrainingDirs("--data", []string{dataDir}, "--valid", validDir); err != nil {
 				return err
 			}

@@ -47,6 +47,9 @@ Use it in a pipeline as
 			if err := checkOutputOf("--out", out, []string{data}); err != nil {
 				return err
 			}
+			if err := checkModelOutput("--out", out); err != nil {
+				return err
+			}
 			ds, err := eval.LoadDataset(data)
 			if err != nil {
 				return err

@@ -50,6 +50,9 @@ on 20% of the training queries (then retrains on all of them).`,
 			if err := checkOutputOf("--out", out, []string{dataDir, devDir}); err != nil {
 				return err
 			}
+			if err := checkModelOutput("--out", out); err != nil {
+				return err
+			}
 			if err := checkTrainingDirs("--data", []string{dataDir}, "--dev", devDir); err != nil {
 				return err
 			}
