@@ -21,8 +21,8 @@ import (
 
 	_ "github.com/semrank/semrank/analyzers" // registers the semrank_en analyzer
 	"github.com/semrank/semrank/eval"
-	"github.com/semrank/semrank/models"
 	"github.com/semrank/semrank/internal/atomicfile"
+	"github.com/semrank/semrank/models"
 	"github.com/semrank/semrank/rerank"
 )
 
