@@ -334,20 +334,29 @@ func WriteTable(w io.Writer, rows []Row, metrics []eval.Metric, base string) err
 
 // IndexLists retrieves each judged query's top depth candidates from a
 // semrank index (Bleve BM25, or the dataset's given lists scored by it).
+//
+// An index that holds none of ds's documents (one of another corpus) is
+// an error: every candidate would be unjudged, and every metric 0.
 func IndexLists(ctx context.Context, idx *index.Index, ds *eval.Dataset, depth int) (Lists, error) {
 	out := Lists{}
+	hits, known := 0, 0
 	for _, q := range ds.Queries {
-		hits, err := idx.Candidates(ctx, ds, q, depth)
+		qhits, err := idx.Candidates(ctx, ds, q, depth)
 		if err != nil {
 			return nil, fmt.Errorf("query %q: %w", q.ID, err)
 		}
-		for _, h := range hits {
+		for _, h := range qhits {
+			hits++
 			text := h.Title + "\n" + h.Text
 			if d, ok := ds.Doc(h.ID); ok {
 				text = d.FullText()
+				known++
 			}
 			out[q.ID] = append(out[q.ID], Candidate{ID: h.ID, Text: text, Rank: h.Rank, Score: h.Score})
 		}
+	}
+	if len(ds.Corpus) > 0 && hits > 0 && known == 0 {
+		return nil, fmt.Errorf("none of the %d candidates the index %s returned is a document of %s: is it an index of another corpus?", hits, idx.Path, ds.Dir)
 	}
 	return out, nil
 }

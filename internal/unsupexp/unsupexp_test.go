@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/embed"
 	"github.com/semrank/semrank/models/wmd"
 )
@@ -155,5 +156,32 @@ func TestWriteTableNeedsBase(t *testing.T) {
 	}
 	if !slices.Equal(names, SystemNames()) {
 		t.Errorf("Systems are %q, SystemNames %q", names, SystemNames())
+	}
+}
+
+// TestIndexListsRefusesAnotherCorpus: candidates from an index that holds
+// none of the data's documents would all be unjudged; that is an error,
+// not a table of zeros.
+func TestIndexListsRefusesAnotherCorpus(t *testing.T) {
+	ctx := context.Background()
+	idx, err := index.Create("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	if err := idx.Add(ctx, []eval.Doc{{ID: "x1", Text: "bank account"}, {ID: "x2", Text: "visa office"}}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	ds := &eval.Dataset{Dir: "data", Queries: []eval.Query{{ID: "q1", Text: "bank"}},
+		Corpus: []eval.Doc{{ID: "d1", Text: "bank loan"}}, Qrels: eval.Qrels{"q1": {"d1": 1}}}
+	if _, err := IndexLists(ctx, idx, ds, 10); err == nil || !strings.Contains(err.Error(), "is it an index of another corpus") {
+		t.Errorf("err = %v, want one saying the index holds none of the data's documents", err)
+	}
+	if err := idx.Add(ctx, ds.Corpus, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	lists, err := IndexLists(ctx, idx, ds, 10)
+	if err != nil || len(lists["q1"]) != 2 {
+		t.Errorf("with the data's documents indexed: %v, %v", lists, err)
 	}
 }
