@@ -100,7 +100,8 @@ fails at once. A split it has never seen is then scored with:
 		Use:   "beir --data DIR [--folds 5] [--unsupervised] --out DIR2",
 		Short: "Full retrieval on a BEIR directory: BM25 top-100, then rerank, cross-validated",
 		Long: `Index DIR's corpus, retrieve the BM25 top --depth for every judged query, and
-rerank. Supervised (default), each query is reranked by a pipeline trained on
+rerank (when DIR has candidates.trec, as SemEval data does, its given lists
+are reranked instead, and --depth is only the rerank window). Supervised (default), each query is reranked by a pipeline trained on
 the other folds' queries only; --unsupervised uses only stages that need no
 judgments, fused with fixed weights. Writes DIR2/baseline.trec (BM25) and
 DIR2/run.trec (reranked) and prints both runs' metrics. While it runs, DIR2 is

@@ -111,10 +111,17 @@ func newTrainConceptCmd(method string) *cobra.Command {
 --data directories give judged candidate lists (BEIR with candidates.trec
 and qrels) and their texts; --corpus directories add unlabelled text (the
 vocabulary, LSA, DSE pretraining) and comparable pairs (title–body,
-query–relevant document). Early stopping watches map@10 on --dev, or on a
-fifth of the training queries without it. A training-curve plot is written
-beside the model (MODEL.curve.png). Store document vectors at index time
-with "semrank index --` + method + ` MODEL".`,
+query–relevant document). ` + map[string]string{
+			"lsa": `LSA learns from the text alone: it has no iterations to stop
+early, and --dev only reports its map@10.`,
+			"s2net": `Early stopping watches map@10 on --dev, or on a fifth of the
+training queries without it. A training-curve plot is written beside the
+model (MODEL.curve.png).`,
+			"dse": `Early stopping watches map@10 on --dev, or on a fifth of the
+training queries without it. A training-curve plot is written beside the
+model (MODEL.curve.png).`,
+		}[method] + ` Store document vectors at index time with
+"semrank index --` + method + ` MODEL".`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkPositive(cmd, "dim", "max-terms", "gamma", "iter", "patience", "d", "pretrain-epochs", "epochs", "lr"); err != nil {
@@ -184,7 +191,10 @@ with "semrank index --` + method + ` MODEL".`,
 						best = math.Max(best, it.DevMAP)
 					}
 				}
-				fmt.Printf(" and %s; best held-out MAP %.4f", plotPath, best)
+				fmt.Printf(" and %s", plotPath)
+				if !math.IsInf(best, -1) {
+					fmt.Printf("; best held-out MAP %.4f", best)
+				}
 			}
 			if summary != "" {
 				fmt.Printf("; %s", summary)

@@ -140,7 +140,7 @@ on 20% of the training queries (then retrains on all of them).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&dataDir, "data", "", "training BEIR directory with qrels and candidates.trec")
-	f.StringVar(&devDir, "dev", "", "dev BEIR directory (metrics each iteration, and --alpha auto)")
+	f.StringVar(&devDir, "dev", "", "dev BEIR directory (its metrics for the trained model, and the choice of --alpha auto)")
 	f.StringVar(&indexPath, "index", "", "semrank index to take document frequencies from")
 	f.StringVar(&lossName, "loss", string(tweak.LossPreference), "loss: preference, sse or log")
 	f.StringVar(&alphaStr, "alpha", "auto", "L2 weight α, or auto")
