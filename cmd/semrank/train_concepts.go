@@ -127,6 +127,9 @@ model (MODEL.curve.png).`,
 			if err := checkPositive(cmd, "dim", "max-terms", "gamma", "iter", "patience", "d", "pretrain-epochs", "epochs", "lr"); err != nil {
 				return err
 			}
+			if err := checkNonNegative(cmd, "max-pairs"); err != nil {
+				return err
+			}
 			if err := checkOutputOf("--out", out, append(append([]string{dev}, data...), corpora...)); err != nil {
 				return err
 			}
