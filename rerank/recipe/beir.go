@@ -168,6 +168,7 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 			if err != nil {
 				return err
 			}
+			logf("training fold %d of %d on %d queries (%s)", k+1, o.Folds, len(train.Qrels), time.Since(start).Round(time.Second))
 			r := &Recipe{Stages: supervised, Fusion: o.Fusion, L2: o.FusionL2, Folds: 3, Window: o.Depth, Text: text}
 			if k == 0 {
 				r.supersedes = runFiles
