@@ -96,7 +96,11 @@ func (x *Index) Search(req *bleve.SearchRequest) (*bleve.SearchResult, error) {
 type noRerankKey struct{}
 
 // WithoutRerank returns a context whose searches through a wrapped index
-// skip reranking (the first stage only), e.g. to show both side by side.
+// skip reranking, e.g. to show both side by side: they return the
+// first-stage list a reranked search would rerank (tied hits at the
+// window's edge chosen by ID, as index.TopN does), paged as reranked
+// results are, so that its pages agree with each other and its ranks
+// with the first-stage ranks of reranked results.
 func WithoutRerank(ctx context.Context) context.Context {
 	return context.WithValue(ctx, noRerankKey{}, true)
 }
@@ -115,7 +119,7 @@ func sortedByScore(req *bleve.SearchRequest) bool {
 // SearchInContext implements bleve.Index.
 func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
 	if _, pre := ctx.Value(search.PreSearchKey).(bool); pre || req == nil || x.pipeline == nil || !sortedByScore(req) ||
-		len(req.SearchAfter) > 0 || len(req.SearchBefore) > 0 || ctx.Value(noRerankKey{}) != nil ||
+		len(req.SearchAfter) > 0 || len(req.SearchBefore) > 0 ||
 		req.Size == 0 || req.Score == bleve.ScoreNone {
 		return x.base.SearchInContext(ctx, req)
 	}
@@ -154,6 +158,12 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 	if x.FirstStage != nil {
 		x.FirstStage(res.Hits)
 	}
+	if ctx.Value(noRerankKey{}) != nil {
+		for _, h := range res.Hits {
+			h.Fields = keepFields(h.Fields, req.Fields)
+		}
+		return page(res, req, end, start), nil
+	}
 	cands := make([]Candidate, len(res.Hits))
 	for i, h := range res.Hits {
 		cands[i] = Candidate{ID: h.ID, Score: h.Score, Rank: i + 1, Fields: candidateFields(h.Fields)}
@@ -180,16 +190,23 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 		h.Fields = keepFields(h.Fields, req.Fields)
 		hits = append(hits, h)
 	}
+	res.Hits = hits
+	return page(res, req, end, start), nil
+}
+
+// page cuts res, whose hits are the whole list from the first, to req's
+// page ending at end, as req's result of a search begun at start.
+func page(res *bleve.SearchResult, req *bleve.SearchRequest, end int, start time.Time) *bleve.SearchResult {
 	res.MaxScore = 0
-	if len(hits) > 0 {
-		res.MaxScore = hits[0].Score
+	if len(res.Hits) > 0 {
+		res.MaxScore = res.Hits[0].Score
 	}
-	lo, hi := min(req.From, len(hits)), min(end, len(hits))
-	res.Hits = hits[lo:hi]
+	lo, hi := min(req.From, len(res.Hits)), min(end, len(res.Hits))
+	res.Hits = res.Hits[lo:hi]
 	res.Request = req
 	// Bleve's Took timed the first stage only.
 	res.Took = time.Since(start)
-	return res, nil
+	return res
 }
 
 // explain explains s, the hit at position i of the reranked list, around

@@ -8,7 +8,6 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
 
-	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -19,8 +18,6 @@ import (
 // same code library users run. A probe belongs to one request.
 type probe struct {
 	metrics *metrics
-	// window is the rerank window; 0 when not reranking.
-	window int
 
 	firstErr  error               // the first stage's error, if any
 	firstTook time.Duration       // the first stage's time, over all its searches
@@ -45,9 +42,9 @@ type firstHit struct {
 type bleveIndex = bleve.Index
 
 // probeIndex is the index rerank.Wrap searches: it times the first stage
-// and keeps its error. Searches that rerank record their hits through
-// Wrap's FirstStage hook (record), which sees them ordered and cut as Wrap
-// reranks them; a search that does not rerank is the first stage alone,
+// and keeps its error. Wrap's first-stage lists are recorded through its
+// FirstStage hook (record), which sees them ordered and cut as Wrap
+// reranks them; a search Wrap passes through is the first stage alone,
 // recorded here.
 type probeIndex struct {
 	bleveIndex
@@ -68,10 +65,11 @@ func (x probeIndex) SearchInContext(ctx context.Context, req *bleve.SearchReques
 		return nil, err
 	}
 	p.firstRan = true
-	if p.window == 0 {
-		index.StableOrder(res.Hits)
-		p.record(res.Hits, req.From)
-	}
+	// A search Wrap passes through is the first stage alone, in Bleve's
+	// order, as Bleve pages it. Wrap's own first-stage searches (reranked
+	// or WithoutRerank) are recorded over this by its FirstStage hook,
+	// once its list is complete.
+	p.record(res.Hits, req.From)
 	return res, nil
 }
 

@@ -58,7 +58,7 @@ type SearchResponse struct {
 	Took      time.Duration `json:"took"` // nanoseconds, as Bleve's; the whole request's work
 	// Reranked reports whether the hits went through the pipeline: true
 	// unless the request set rerank.enabled to false, asked for no hits
-	// (size 0), or the query has no words for the stages
+	// (size 0: a count), or the query has no words for the stages
 	// (rerank.QueryText: ids, ranges, match_all, wildcards alone), whose
 	// hits keep Bleve's order. Window and Stages are
 	// then its window (first-stage hits reranked) and its stage names, in
@@ -139,15 +139,12 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	}
 
 	if size == 0 || strings.TrimSpace(rerank.QueryText(q)) == "" {
-		// No hits to rerank (a count or facets only), or nothing for
-		// the stages to compare candidates with: Wrap passes the
-		// request through, and the response says so.
+		// No hits to rerank (a count only), or nothing for the stages
+		// to compare candidates with: Wrap passes the request through,
+		// and the response says so.
 		enabled = false
 	}
 	pr := &probe{metrics: s.metrics}
-	if enabled {
-		pr.window = p.WindowSize()
-	}
 	p.Fusion = &recordFusion{inner: p.Fusion, probe: pr}
 	x := rerank.Wrap(probeIndex{bleveIndex: s.idx, probe: pr}, &p)
 	x.FirstStage = func(hits search.DocumentMatchCollection) { pr.record(hits, 0) }

@@ -148,6 +148,27 @@ func TestSearchOptions(t *testing.T) {
 			}
 		}
 	})
+	t.Run("pages agree without reranking", func(t *testing.T) {
+		// Ties everywhere (match_all), and a text query's first stage:
+		// pages of three are the one long page cut up, and a text
+		// query's ranks are the first-stage ranks of its reranked form.
+		for _, query := range []string{`{"match_all": {}}`, q} {
+			long := search(`{"query": ` + query + `, "size": 30, "rerank": {"enabled": false}}`)
+			var paged []string
+			for from := 0; from < 30; from += 3 {
+				for _, h := range search(fmt.Sprintf(`{"query": %s, "size": 3, "from": %d, "rerank": {"enabled": false}}`, query, from)).Hits {
+					paged = append(paged, h.ID)
+				}
+			}
+			var want []string
+			for _, h := range long.Hits {
+				want = append(want, h.ID)
+			}
+			if fmt.Sprint(paged) != fmt.Sprint(want) {
+				t.Errorf("%s: pages of 3 %v\n  != one page of 30 %v", query, paged, want)
+			}
+		}
+	})
 	t.Run("no hits", func(t *testing.T) {
 		// Size 0 asks for a count: Wrap passes it through, and the
 		// response says it was not reranked.
