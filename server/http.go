@@ -10,6 +10,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -91,7 +92,7 @@ func (s *Server) instrument(endpoint string, h func(w http.ResponseWriter, r *ht
 		ctx, cancel := context.WithTimeout(r.Context(), s.limits.Timeout)
 		defer cancel()
 		sw := &statusWriter{ResponseWriter: w}
-		if err := h(sw, r.WithContext(ctx)); err != nil {
+		if err := recovered(h, sw, r.WithContext(ctx)); err != nil {
 			s.writeError(sw, r, err)
 		}
 		if sw.code == 0 {
@@ -99,6 +100,31 @@ func (s *Server) instrument(endpoint string, h func(w http.ResponseWriter, r *ht
 		}
 		s.metrics.observeRequest(endpoint, sw.code, time.Since(start))
 	})
+}
+
+// handlerPanic is the error for a handler that panicked: a bug, in
+// semrank or underneath it (Bleve's query parser panics on some malformed
+// geo shapes).
+type handlerPanic struct {
+	value any
+	stack []byte
+}
+
+func (e *handlerPanic) Error() string { return fmt.Sprintf("internal error: %v", e.value) }
+
+// recovered runs h, returning a panic in it as a *handlerPanic, so that the
+// client gets a JSON answer and the request is counted, rather than a
+// dropped connection (net/http's recovery).
+func recovered(h func(http.ResponseWriter, *http.Request) error, w http.ResponseWriter, r *http.Request) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v) // the deliberate abort net/http knows
+			}
+			err = &handlerPanic{value: v, stack: debug.Stack()}
+		}
+	}()
+	return h(w, r)
 }
 
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
@@ -117,6 +143,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		attrs := []any{"method", r.Method, "path", r.URL.Path, "err", err}
 		if sp := (*rerank.StagePanic)(nil); errors.As(err, &sp) {
 			attrs = append(attrs, "stack", string(sp.Stack))
+		}
+		if hp := (*handlerPanic)(nil); errors.As(err, &hp) {
+			attrs = append(attrs, "stack", string(hp.stack))
 		}
 		s.log.Error("request failed", attrs...)
 		ae = &apiError{Status: http.StatusInternalServerError, Msg: err.Error()}

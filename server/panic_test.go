@@ -2,8 +2,10 @@ package server
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -45,4 +47,25 @@ func TestStagePanicAnswered(t *testing.T) {
 	if l := log.String(); !strings.Contains(l, "stack=") || !strings.Contains(l, "panicStage.Score") {
 		t.Errorf("the log lacks the stage's stack:\n%s", l)
 	}
+}
+
+// TestRecovered: a handler's panic becomes an error the server answers
+// (with the stack for the log); net/http's deliberate abort still aborts.
+func TestRecovered(t *testing.T) {
+	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	err := recovered(func(http.ResponseWriter, *http.Request) error {
+		var m map[string]int
+		m["x"] = 1
+		return nil
+	}, httptest.NewRecorder(), r)
+	var hp *handlerPanic
+	if !errors.As(err, &hp) || !strings.Contains(err.Error(), "internal error: assignment to entry in nil map") || len(hp.stack) == 0 {
+		t.Errorf("err = %v, want a *handlerPanic with its stack", err)
+	}
+	defer func() {
+		if v := recover(); v != http.ErrAbortHandler {
+			t.Errorf("recovered %v, want http.ErrAbortHandler to pass", v)
+		}
+	}()
+	recovered(func(http.ResponseWriter, *http.Request) error { panic(http.ErrAbortHandler) }, httptest.NewRecorder(), r)
 }

@@ -253,7 +253,7 @@ func (s *Server) parseQuery(raw json.RawMessage) (query.Query, error) {
 		}
 		return q, err
 	case '{':
-		q, err := query.ParseQuery(raw)
+		q, err := parseQueryObject(raw)
 		if err != nil {
 			return nil, badRequest("query is not a Bleve query object: %v", err)
 		}
@@ -265,4 +265,16 @@ func (s *Server) parseQuery(raw json.RawMessage) (query.Query, error) {
 		return q, nil
 	}
 	return nil, badRequest("query must be a string of text or a Bleve query object, not %s", raw[:min(len(raw), 20)])
+}
+
+// parseQueryObject is query.ParseQuery, with a panic in it returned as an
+// error: Bleve's geo shape parsing indexes coordinates it has not checked
+// (a point of one coordinate), and that is the client's malformed query.
+func parseQueryObject(raw []byte) (q query.Query, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			q, err = nil, fmt.Errorf("%v", v)
+		}
+	}()
+	return query.ParseQuery(raw)
 }

@@ -347,6 +347,9 @@ func TestSearchErrors(t *testing.T) {
 		{"unknown query type", "POST", "/api/search", `{"query": {"bogus": 1}}`, 400, "not a Bleve query"},
 		{"invalid query", "POST", "/api/search", `{"query": {"disjuncts": [{"match": "visa"}], "min": 3}}`, 400, "query is not valid"},
 		{"bad regexp", "POST", "/api/search", `{"query": {"regexp": "[a-"}}`, 400, "query cannot be run: error parsing regexp"},
+		// Bleve's geo shape parser panics on these: a 400, not a dropped connection.
+		{"point of one coordinate", "POST", "/api/search", `{"query": {"geometry": {"shape": {"type": "point", "coordinates": [0]}, "relation": "intersects"}, "field": "title"}}`, 400, "query is not a Bleve query object"},
+		{"empty envelope", "POST", "/api/search", `{"query": {"geometry": {"shape": {"type": "envelope", "coordinates": []}, "relation": "intersects"}, "field": "title"}}`, 400, "query is not a Bleve query object"},
 		{"oversize body", "POST", "/api/search", `{"query": "visa", "fields": ["` + strings.Repeat("x", 9000) + `"]}`, 413, "larger than the limit of 8192 bytes"},
 		{"wrong method", "GET", "/api/search", ``, 405, "use POST"},
 		{"unknown endpoint", "GET", "/api/nothing", ``, 404, "no endpoint GET /api/nothing"},
