@@ -3,6 +3,7 @@ package rerank
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -34,6 +35,10 @@ import (
 // loads held it during them too.
 //
 // The digests are those of the whole files, as sha256sum prints them.
+
+// ErrModelChanged is wrapped by Build's error for a listed file whose
+// content is not the listed one.
+var ErrModelChanged = errors.New("a model changed since the pipeline file was written")
 
 // FileSHA256 returns the hex SHA-256 of the file at path.
 func FileSHA256(path string) (string, error) {
@@ -95,7 +100,7 @@ func (c *Config) verifyChecksums(dir string) error {
 			return fmt.Errorf("pipeline: %s is listed under sha256 but cannot be read: %w", file, err)
 		}
 		if want := c.Checksums[p]; !strings.EqualFold(got, want) {
-			return fmt.Errorf("pipeline: %s is not the file the pipeline was written with (sha256 %.12s…, listed %.12s…): a recipe publishing into that folder replaces the models before the pipeline file, so load it again once the recipe has finished (should the recipe have failed while publishing, train again); if you replaced the file on purpose, remove its line under sha256", file, got, want)
+			return &changedError{file: file, got: got, want: want}
 		}
 	}
 	return nil
@@ -172,3 +177,13 @@ func listedChecksum(doc *yaml.Node, key string) *yaml.Node {
 	}
 	return nil
 }
+
+// changedError reports a listed file whose content differs; it wraps
+// ErrModelChanged.
+type changedError struct{ file, got, want string }
+
+func (e *changedError) Error() string {
+	return fmt.Sprintf("pipeline: %s is not the file the pipeline was written with (sha256 %.12s…, listed %.12s…): a recipe publishing into that folder replaces the models before the pipeline file, so load it again once the recipe has finished (should the recipe have failed while publishing, train again); if you replaced the file on purpose, remove its line under sha256", e.file, e.got, e.want)
+}
+
+func (e *changedError) Unwrap() error { return ErrModelChanged }

@@ -243,3 +243,37 @@ func TestAdminTokenGuardsWrites(t *testing.T) {
 		t.Errorf("the authorised write is missing: ok=%v err=%v", ok, err)
 	}
 }
+
+// TestAdminTokenScheme: the Bearer scheme name is case-insensitive, and a
+// refusal says which scheme to use (WWW-Authenticate).
+func TestAdminTokenScheme(t *testing.T) {
+	_, ts, _ := newServer(t, newIndex(t, nil), lexicalPipeline, func(c *Config) { c.AdminToken = "sesame" })
+	for _, tc := range []struct {
+		auth string
+		want int
+	}{
+		{"Bearer sesame", http.StatusOK},
+		{"bearer sesame", http.StatusOK},
+		{"BEARER  sesame", http.StatusOK},
+		{"Basic sesame", http.StatusUnauthorized},
+		{"sesame", http.StatusUnauthorized},
+		{"Bearer open", http.StatusUnauthorized},
+	} {
+		req, err := http.NewRequest("POST", ts.URL+"/api/admin/reload", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", tc.auth)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%q: status %d, want %d", tc.auth, resp.StatusCode, tc.want)
+		}
+		if got := resp.Header.Get("WWW-Authenticate"); (resp.StatusCode == http.StatusUnauthorized) != strings.HasPrefix(got, "Bearer") {
+			t.Errorf("%q: status %d, WWW-Authenticate %q", tc.auth, resp.StatusCode, got)
+		}
+	}
+}

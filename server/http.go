@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"runtime/debug"
 	"strings"
@@ -48,6 +49,9 @@ type apiError struct {
 	Status int
 	Msg    string
 	Allow  string // for 405: the method to use
+	// Header holds response headers the status calls for
+	// (WWW-Authenticate for 401, Retry-After for 503).
+	Header map[string]string
 }
 
 func (e *apiError) Error() string { return e.Msg }
@@ -156,6 +160,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if ae.Allow != "" {
 		w.Header().Set("Allow", ae.Allow)
 	}
+	for k, v := range ae.Header {
+		w.Header().Set(k, v)
+	}
 	writeJSON(w, ae.Status, ErrorBody{Error: ae.Msg, Status: ae.Status})
 }
 
@@ -227,6 +234,10 @@ func readLimited(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, e
 		if errors.As(err, &mbe) {
 			return nil, err
 		}
+		if ne := net.Error(nil); errors.As(err, &ne) && ne.Timeout() {
+			// The client sent its body too slowly.
+			return nil, &apiError{Status: http.StatusRequestTimeout, Msg: fmt.Sprintf("reading request body: %v", err)}
+		}
 		return nil, badRequest("reading request body: %v", err)
 	}
 	return raw, nil
@@ -292,9 +303,11 @@ func (s *Server) checkAdmin(r *http.Request) error {
 	if s.token == "" {
 		return nil
 	}
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) != 1 {
-		return &apiError{Status: http.StatusUnauthorized, Msg: r.URL.Path + ": missing or wrong bearer token (this server requires the admin token for writes)"}
+	// The scheme name is case-insensitive (RFC 9110, section 11.1).
+	scheme, got, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(s.token)) != 1 {
+		return &apiError{Status: http.StatusUnauthorized, Msg: r.URL.Path + ": missing or wrong bearer token (this server requires the admin token for writes)",
+			Header: map[string]string{"WWW-Authenticate": `Bearer realm="semrank admin"`}}
 	}
 	return nil
 }
@@ -310,8 +323,8 @@ func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkAdmin(r); err != nil {
 		return err
 	}
-	// The body, if any, must be empty or an empty object: a reload takes
-	// no parameters, in particular no file path.
+	// The body, if any, must be empty, null or an empty object: a reload
+	// takes no parameters, in particular no file path.
 	raw, err := readLimited(w, r, s.limits.MaxBodyBytes)
 	if err != nil {
 		return err
@@ -321,7 +334,7 @@ func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		var params map[string]json.RawMessage
-		if json.Unmarshal(t, &params) != nil || params == nil || len(params) > 0 {
+		if json.Unmarshal(t, &params) != nil || len(params) > 0 {
 			return badRequest("reload takes no parameters; it rebuilds the pipeline file the server was started with")
 		}
 	}
@@ -329,6 +342,10 @@ func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) error {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return err // waited too long for a reload or an index batch to finish
+	case errors.Is(err, rerank.ErrModelChanged):
+		// Met mid-publish: loading again once it is done will work.
+		return &apiError{Status: http.StatusServiceUnavailable, Msg: err.Error() + " (the previous pipeline keeps serving)",
+			Header: map[string]string{"Retry-After": "1"}}
 	case err != nil:
 		return &apiError{Status: http.StatusInternalServerError, Msg: err.Error() + " (the previous pipeline keeps serving)"}
 	}

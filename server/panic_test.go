@@ -3,9 +3,11 @@ package server
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
@@ -68,4 +70,20 @@ func TestRecovered(t *testing.T) {
 		}
 	}()
 	recovered(func(http.ResponseWriter, *http.Request) error { panic(http.ErrAbortHandler) }, httptest.NewRecorder(), r)
+}
+
+// timeoutReader fails as a connection whose read deadline passed.
+type timeoutReader struct{}
+
+func (timeoutReader) Read([]byte) (int, error) { return 0, os.ErrDeadlineExceeded }
+
+// TestSlowBodyIsTimeout: a body the client sends too slowly for the
+// server's read timeout is a 408, not a bad request.
+func TestSlowBodyIsTimeout(t *testing.T) {
+	r := httptest.NewRequest(http.MethodPost, "/api/search", io.NopCloser(timeoutReader{}))
+	_, err := readLimited(httptest.NewRecorder(), r, 1<<20)
+	var ae *apiError
+	if !errors.As(err, &ae) || ae.Status != http.StatusRequestTimeout {
+		t.Errorf("err = %v, want a 408", err)
+	}
 }

@@ -8,7 +8,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -428,8 +430,8 @@ func TestWriteLockCoversPipeline(t *testing.T) {
 	}
 }
 
-// TestReloadBody: a reload takes an empty body or an empty object, however
-// it is spaced, and nothing else.
+// TestReloadBody: a reload takes an empty body, null or an empty object,
+// however it is spaced, and nothing else.
 func TestReloadBody(t *testing.T) {
 	idx, _ := demoIndex(t)
 	_, ts, _ := newServer(t, idx, lexicalPipeline, nil)
@@ -437,8 +439,8 @@ func TestReloadBody(t *testing.T) {
 		body string
 		code int
 	}{
-		{"", 200}, {"{}", 200}, {"{ }", 200}, {" {\n} \n", 200},
-		{`{"path": "/tmp/other.yaml"}`, 400}, {"null", 400}, {"[]", 400}, {`""`, 400}, {"{} {}", 400}, {"{", 400},
+		{"", 200}, {"{}", 200}, {"{ }", 200}, {" {\n} \n", 200}, {"null", 200},
+		{`{"path": "/tmp/other.yaml"}`, 400}, {"[]", 400}, {`""`, 400}, {"{} {}", 400}, {"{", 400},
 	} {
 		var e ErrorBody
 		code := call(t, "POST", ts.URL+"/api/admin/reload", tc.body, &e)
@@ -516,5 +518,43 @@ func (m ctxMutex) TryLock() bool {
 		return true
 	default:
 		return false
+	}
+}
+
+// TestReloadMeetsChangedModel: a reload that meets a listed file changed
+// since the pipeline file was written (a recipe publishing) is a 503 with
+// Retry-After, and the running pipeline keeps serving.
+func TestReloadMeetsChangedModel(t *testing.T) {
+	idx, _ := demoIndex(t)
+	dir := t.TempDir()
+	model := filepath.Join(dir, "notes.model")
+	if err := os.WriteFile(model, []byte("v1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := rerank.FileSHA256(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := writePipeline(t, dir, lexicalPipeline+"sha256:\n  notes.model: "+sum+"\n")
+	s, err := New(Config{Index: idx, PipelinePath: path, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	if err := os.WriteFile(model, []byte("v2"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("POST", ts.URL+"/api/admin/reload", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("status %d, Retry-After %q; want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	if s.Generation() != 1 {
+		t.Errorf("generation %d after the failed reload, want 1", s.Generation())
 	}
 }

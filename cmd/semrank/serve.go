@@ -40,13 +40,23 @@ shows the first-stage and reranked lists side by side. Bodies are JSON
 ` + adminTokenHelp + `
 
 SIGHUP or POST /api/admin/reload rebuilds the pipeline file (e.g. after
-retraining its models) and swaps it in without dropping requests. SIGINT or
-SIGTERM stops accepting connections and finishes in-flight requests.`,
+retraining its models) and swaps it in without dropping requests; a reload
+that meets a model changed since the pipeline file was written (a recipe
+publishing into its folder) answers 503 with Retry-After and keeps the
+running pipeline. SIGINT or SIGTERM stops accepting connections and
+finishes in-flight requests.
+
+Limits (flags below): request headers must arrive within 5 s and the body
+within 30 s (408 after), each request's work within --timeout (503 after),
+and idle connections close after 2 minutes. /api/index computes every
+payload of every document it is sent: on a small machine a batch of
+thousands of long documents takes seconds, so keep batches well inside
+--timeout.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// The server reads a zero limit as its default; on the command
 			// line zero or less is a mistake, not a request for the default.
-			if err := checkPositive(cmd, "max-body", "max-index-body", "max-query", "max-size", "max-window"); err != nil {
+			if err := checkPositive(cmd, "max-body", "max-index-body", "max-query", "max-size", "max-window", "max-from", "max-fields", "max-index-docs"); err != nil {
 				return err
 			}
 			if limits.Timeout <= 0 {
@@ -77,6 +87,9 @@ SIGTERM stops accepting connections and finishes in-flight requests.`,
 	f.IntVar(&limits.MaxQueryBytes, "max-query", d.MaxQueryBytes, "longest query, bytes")
 	f.IntVar(&limits.MaxSize, "max-size", d.MaxSize, "most hits per page")
 	f.IntVar(&limits.MaxWindow, "max-window", d.MaxWindow, "largest rerank window a request may ask for")
+	f.IntVar(&limits.MaxFrom, "max-from", d.MaxFrom, "largest paging offset (from)")
+	f.IntVar(&limits.MaxFields, "max-fields", d.MaxFields, "most stored fields a request may ask for")
+	f.IntVar(&limits.MaxIndexDocs, "max-index-docs", d.MaxIndexDocs, "most documents (added plus deleted) per /api/index request")
 	f.DurationVar(&limits.Timeout, "timeout", d.Timeout, "longest time one request may take")
 	_ = cmd.MarkFlagRequired("index")
 	_ = cmd.MarkFlagRequired("pipeline")
