@@ -50,6 +50,12 @@ Use it in a pipeline as
 			if err := checkModelOutput("--out", out); err != nil {
 				return err
 			}
+			if err := checkPositive(cmd, "l2"); err != nil {
+				return err
+			}
+			if err := checkJudged("--data", data); err != nil {
+				return err
+			}
 			ds, err := eval.LoadDataset(data)
 			if err != nil {
 				return err
