@@ -79,7 +79,9 @@ included, is used. Stop words, URLs and tags are removed and the
 				tokens += len(s)
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "embed: %d distinct texts, %d tokens\n", len(sents), tokens)
-			v, err := embed.Train(cmd.Context(), sents, cfg)
+			bar := newBar(cfg.Epochs, "embed epochs")
+			v, err := embed.TrainWithProgress(cmd.Context(), sents, cfg, func(epoch, _ int) { _ = bar.Set(epoch) })
+			_ = bar.Finish()
 			if err != nil {
 				return err
 			}

@@ -125,6 +125,12 @@ const (
 // analyzer Tokenize uses (analyzers.WordsID) as the source of their words,
 // so sentences must come from Tokenize.
 func Train(ctx context.Context, sentences [][]string, cfg Config) (*Vectors, error) {
+	return TrainWithProgress(ctx, sentences, cfg, nil)
+}
+
+// TrainWithProgress is Train, telling progress (when not nil) after each
+// epoch how many of how many are done.
+func TrainWithProgress(ctx context.Context, sentences [][]string, cfg Config, progress func(epoch, epochs int)) (*Vectors, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.check(); err != nil {
 		return nil, err
@@ -264,6 +270,9 @@ func Train(ctx context.Context, sentences [][]string, cfg Config) (*Vectors, err
 					}
 				}
 			}
+		}
+		if progress != nil {
+			progress(ep+1, cfg.Epochs)
 		}
 	}
 	data := make([]float64, n*d)

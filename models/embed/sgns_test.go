@@ -73,9 +73,14 @@ func TestTrainSeparatesTopics(t *testing.T) {
 		}
 		sents = append(sents, s)
 	}
-	v, err := Train(context.Background(), sents, Config{Dim: 20, Epochs: 5, PruneTop: -1, Sample: 0.1})
+	var epochs []int
+	v, err := TrainWithProgress(context.Background(), sents, Config{Dim: 20, Epochs: 5, PruneTop: -1, Sample: 0.1},
+		func(epoch, of int) { epochs = append(epochs, epoch*10+of) })
 	if err != nil {
 		t.Fatal(err)
+	}
+	if fmt.Sprint(epochs) != "[15 25 35 45 55]" {
+		t.Errorf("progress reported %v, want epochs 1..5 of 5", epochs)
 	}
 	var within, across float64
 	var nw, na int
