@@ -77,6 +77,10 @@ on 20% of the training queries (then retrains on all of them).`,
 					return err
 				}
 			}
+			// Counting document frequencies and analyzing every candidate
+			// take a while on large collections, before the first
+			// iteration's progress.
+			fmt.Fprintf(cmd.ErrOrStderr(), "tweak: counting term statistics and building the training lists of %d queries\n", len(train.Queries))
 			df, err := trainingDF(indexPath, train, dev)
 			if err != nil {
 				return err
