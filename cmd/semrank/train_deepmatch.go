@@ -141,7 +141,7 @@ query is held out. A training-curve plot is written beside the model
 	f.IntVar(&cfg.Hidden, "hidden", cfg.Hidden, "hidden units per tower (siamese)")
 	f.BoolVar(&cfg.Meta, "meta", cfg.Meta, "add candidate meta tokens: length bucket and asker flag")
 	f.IntVar(&cfg.Epochs, "epochs", cfg.Epochs, "maximum epochs")
-	f.IntVar(&cfg.Patience, "patience", cfg.Patience, "stop after this many epochs without a better dev MAP")
+	f.IntVar(&cfg.Patience, "patience", cfg.Patience, "stop after this many epochs without a better dev MAP (0: train every epoch; the best is kept)")
 	f.IntVar(&cfg.Batch, "batch", cfg.Batch, "triples per mini-batch")
 	f.Float64Var(&cfg.LearningRate, "lr", cfg.LearningRate, "AdaGrad learning rate")
 	f.Float64Var(&cfg.L2, "l2", cfg.L2, "ℓ2 regularisation")
