@@ -353,15 +353,24 @@ func (x *Index) invalidate() {
 // index.
 var ErrNotSemrank = errors.New("not a semrank index")
 
-// Create makes a new index at path, which must not exist. An empty path
-// makes an in-memory scorch index (no payload persistence).
+// Create makes a new index at path, which must not exist or be an empty
+// folder (or a link to one: the index is made where it points). An empty
+// path makes an in-memory scorch index (no payload persistence).
 func Create(path string) (*Index, error) {
+	target := path
 	if path != "" {
 		if _, err := os.Stat(path); err == nil {
+			if !isEmptyDir(path) {
+				return nil, fmt.Errorf("index: %s already exists (an index is created as a new folder, or in an empty one)", path)
+			}
 			// Bleve creates the folder itself: an empty one (made by
-			// mkdir beforehand) is taken away for it.
-			if !isEmptyDir(path) || os.Remove(path) != nil {
-				return nil, fmt.Errorf("index: %s already exists (an index is created as a new folder: give a path that does not exist yet)", path)
+			// mkdir beforehand) is taken away for it, where it is, not a
+			// link to it.
+			if target, err = filepath.EvalSymlinks(path); err != nil {
+				return nil, fmt.Errorf("index: %w", err)
+			}
+			if err := os.Remove(target); err != nil {
+				return nil, fmt.Errorf("index: %s is an empty folder, but Bleve must create the index folder itself and it cannot be replaced (%v): give a path inside it", path, err)
 			}
 		}
 	}
@@ -370,7 +379,7 @@ func Create(path string) (*Index, error) {
 	if path == "" {
 		b, err = bleve.NewUsing("", NewMapping(), scorch.Name, scorch.Name, nil)
 	} else {
-		b, err = bleve.NewUsing(path, NewMapping(), scorch.Name, scorch.Name, nil)
+		b, err = bleve.NewUsing(target, NewMapping(), scorch.Name, scorch.Name, nil)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("index: create %s: %w", path, err)

@@ -1200,6 +1200,14 @@ func TestCreateInEmptyDir(t *testing.T) {
 			return os.WriteFile(filepath.Join(p, "notes.txt"), []byte("x"), 0o644)
 		}, "already exists"},
 		{"file", func(p string) error { return os.WriteFile(p, []byte("x"), 0o644) }, "already exists"},
+		// The index goes where the link points; the link stays.
+		{"link to an empty folder", func(p string) error {
+			target := p + ".target"
+			if err := os.Mkdir(target, 0o755); err != nil {
+				return err
+			}
+			return os.Symlink(target, p)
+		}, ""},
 	} {
 		for _, open := range []struct {
 			name string
@@ -1218,6 +1226,9 @@ func TestCreateInEmptyDir(t *testing.T) {
 					idx.Close()
 					if _, err := Open(path); err != nil {
 						t.Errorf("the created index does not open: %v", err)
+					}
+					if st, err := os.Lstat(path); tc.name == "link to an empty folder" && (err != nil || st.Mode()&os.ModeSymlink == 0) {
+						t.Errorf("the link was replaced: %v, %v", st, err)
 					}
 					return
 				}
