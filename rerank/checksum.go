@@ -1,11 +1,13 @@
 package rerank
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -96,6 +98,11 @@ func (c *Config) verifyChecksums(dir string) error {
 	for _, p := range paths {
 		file := Resolve(dir, filepath.FromSlash(p))
 		got, err := FileSHA256(file)
+		if errors.Is(err, fs.ErrNotExist) {
+			// Removed since the pipeline file was read: a recipe
+			// publishing a pipeline that no longer uses it.
+			return fmt.Errorf("pipeline: %s is listed under sha256 but is gone: %w", file, ErrModelChanged)
+		}
 		if err != nil {
 			return fmt.Errorf("pipeline: %s is listed under sha256 but cannot be read: %w", file, err)
 		}
@@ -146,15 +153,39 @@ func UpdateChecksum(pipelinePath, file string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	entry.Value = sum
-	out, err := yaml.Marshal(&doc)
-	if err != nil {
+	// A string, whatever the old value read as (a digest of digits
+	// alone reads as a number).
+	entry.Value, entry.Tag, entry.Style = sum, "!!str", 0
+	var out bytes.Buffer
+	enc := yaml.NewEncoder(&out)
+	enc.SetIndent(indentOf(raw))
+	if err := enc.Encode(&doc); err != nil {
+		return false, err
+	}
+	if err := enc.Close(); err != nil {
 		return false, err
 	}
 	return true, atomicfile.Write(pipelinePath, func(w io.Writer) error {
-		_, err := w.Write(out)
+		_, err := w.Write(out.Bytes())
 		return err
 	})
+}
+
+// indentOf returns the indentation under the first top-level key of a
+// YAML document that opens a block (2 to 8 spaces), or 4, yaml.v3's, so
+// that rewriting a pipeline file keeps its look.
+func indentOf(raw []byte) int {
+	lines := bytes.Split(raw, []byte("\n"))
+	for i := 1; i < len(lines); i++ {
+		prev := bytes.TrimRight(lines[i-1], " \r")
+		if len(prev) == 0 || prev[0] == ' ' || prev[0] == '#' || prev[len(prev)-1] != ':' {
+			continue
+		}
+		if n := len(lines[i]) - len(bytes.TrimLeft(lines[i], " ")); n > 0 {
+			return min(max(n, 2), 8)
+		}
+	}
+	return 4
 }
 
 // listedChecksum returns the value node of key under the document's
@@ -183,7 +214,7 @@ func listedChecksum(doc *yaml.Node, key string) *yaml.Node {
 type changedError struct{ file, got, want string }
 
 func (e *changedError) Error() string {
-	return fmt.Sprintf("pipeline: %s is not the file the pipeline was written with (sha256 %.12s…, listed %.12s…): a recipe publishing into that folder replaces the models before the pipeline file, so load it again once the recipe has finished (should the recipe have failed while publishing, train again); if you replaced the file on purpose, remove its line under sha256", e.file, e.got, e.want)
+	return fmt.Sprintf("pipeline: %s is not the file the pipeline was written with (sha256 %.12s…, listed %.12s…): a recipe publishing into that folder replaces the models before the pipeline file, so load it again once the recipe has finished (should the recipe have failed while publishing, train again); if you retrained or replaced the file on purpose, put its new sha256 (sha256sum prints it) on its line under sha256, or remove the line", e.file, e.got, e.want)
 }
 
 func (e *changedError) Unwrap() error { return ErrModelChanged }

@@ -3,6 +3,7 @@ package rerank
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,9 +42,9 @@ func TestChecksums(t *testing.T) {
 		{name: "matching", doc: base + "sha256:\n  models/a.model: " + hexOf("model a") + "\n  fusion.model: " + hexOf("fusion") + "\n"},
 		{name: "upper case digest", doc: base + "sha256:\n  models/a.model: " + strings.ToUpper(hexOf("model a")) + "\n"},
 		{name: "model replaced", doc: base + "sha256:\n  models/a.model: " + hexOf("model a") + "\n", setup: func() { write("models/a.model", "model a, retrained") },
-			buildErr: []string{filepath.Join(dir, "models", "a.model"), "not the file the pipeline was written with", "load it again", "remove its line under sha256"}},
+			buildErr: []string{filepath.Join(dir, "models", "a.model"), "not the file the pipeline was written with", "load it again", "put its new sha256", "or remove the line"}},
 		{name: "listed file missing", doc: base + "sha256:\n  models/gone.model: " + hexOf("x") + "\n",
-			buildErr: []string{filepath.Join(dir, "models", "gone.model"), "listed under sha256 but cannot be read"}},
+			buildErr: []string{filepath.Join(dir, "models", "gone.model"), "listed under sha256 but is gone"}},
 		{name: "short digest", doc: base + "sha256:\n  models/a.model: abc123\n", parseErr: `sha256 of models/a.model: "abc123" is not a SHA-256 digest`},
 		{name: "not hex", doc: base + "sha256:\n  models/a.model: " + strings.Repeat("z", 64) + "\n", parseErr: "is not a SHA-256 digest"},
 	}
@@ -184,8 +185,8 @@ func TestUpdateChecksum(t *testing.T) {
 	if err := os.WriteFile(model, []byte("v2"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := LoadPipeline(path, Env{}); err == nil {
-		t.Fatal("a model changed in place loads without its checksum updated")
+	if _, _, err := LoadPipeline(path, Env{}); !errors.Is(err, ErrModelChanged) {
+		t.Fatalf("a model changed in place: err = %v, want ErrModelChanged", err)
 	}
 	// Relative to the working directory, as a CLI flag would give it.
 	rel, err := filepath.Rel(mustGetwd(t), model)
@@ -226,4 +227,50 @@ func mustGetwd(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return wd
+}
+
+// TestUpdateChecksumKeepsLook: a hand-written pipeline keeps its
+// two-space indentation and comments, and a digest that YAML read as a
+// number (digits alone) is written back as a string.
+func TestUpdateChecksumKeepsLook(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "fusion.model")
+	if err := os.WriteFile(model, []byte("v2"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "pipeline.yaml")
+	doc := "# mine\nstages:\n  - type: test_const\nfusion:\n  method: linear  # learned\n  model: fusion.model\nsha256:\n  fusion.model: " + strings.Repeat("1", 64) + "\n"
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := UpdateChecksum(path, model); err != nil || !ok {
+		t.Fatalf("UpdateChecksum = %v, %v", ok, err)
+	}
+	raw, _ := os.ReadFile(path)
+	for _, want := range []string{"# mine", "\n  method: linear", "# learned", "\n  fusion.model: "} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("pipeline lacks %q:\n%s", want, raw)
+		}
+	}
+	if strings.Contains(string(raw), "!!") {
+		t.Errorf("pipeline has a tag:\n%s", raw)
+	}
+	if _, err := ReadConfig(path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestChecksumOfRemovedModel: a listed model that is gone (a recipe pruned
+// it while a reader held the old pipeline file) is ErrModelChanged, which
+// a server answers with "try again".
+func TestChecksumOfRemovedModel(t *testing.T) {
+	dir := t.TempDir()
+	doc := "stages:\n  - type: test_const\nsha256:\n  models/gone.model: " + strings.Repeat("a", 64) + "\n"
+	c, err := ParseConfig([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Build(Env{Dir: dir}); !errors.Is(err, ErrModelChanged) || !strings.Contains(err.Error(), "is gone") {
+		t.Errorf("err = %v, want ErrModelChanged saying the file is gone", err)
+	}
 }
