@@ -158,6 +158,25 @@ func checkModelOutput(flag, out string) error {
 	return fmt.Errorf("%s %s exists and is not a semrank model; remove it or choose another path", flag, out)
 }
 
+// noteListedModel tells w when a pipeline file beside out (in its folder
+// or the one above, as a recipe lays them out) lists out's checksum: that
+// pipeline will refuse the model about to be written over it until the
+// line is updated.
+func noteListedModel(w io.Writer, out string) {
+	for _, dir := range []string{filepath.Dir(out), filepath.Dir(filepath.Dir(out))} {
+		p := filepath.Join(dir, "pipeline.yaml")
+		c, err := rerank.ReadConfig(p)
+		if err != nil {
+			continue
+		}
+		for key := range c.Checksums {
+			if sameFile(rerank.Resolve(dir, filepath.FromSlash(key)), out) {
+				fmt.Fprintf(w, "note: %s lists %s under sha256: once retrained, the pipeline refuses it until that line holds its new sha256 (sha256sum prints it) or is removed\n", p, out)
+			}
+		}
+	}
+}
+
 // checkTrainingDirs refuses, before any work, training directories
 // (trainFlag's values) and a held-out one (heldFlag's) that would make the
 // training meaningless: see checkHeldOut and checkJudged.

@@ -136,6 +136,7 @@ model (MODEL.curve.png).`,
 			if err := checkModelOutput("--out", out); err != nil {
 				return err
 			}
+			noteListedModel(cmd.ErrOrStderr(), out)
 			if err := checkTrainingDirs("--data", data, "--dev", dev); err != nil {
 				return err
 			}

@@ -78,6 +78,7 @@ query is held out. A training-curve plot is written beside the model
 			if err := checkModelOutput("--out", out); err != nil {
 				return err
 			}
+			noteListedModel(cmd.ErrOrStderr(), out)
 			if err := checkTrainingDirs("--data", data, "--dev", dev); err != nil {
 				return err
 			}

@@ -78,3 +78,37 @@ func TestTrainFusionInPlaceKeepsMethod(t *testing.T) {
 		t.Error("the fusion model changed")
 	}
 }
+
+// TestRetrainListedModelNotes: retraining, in place, a model that the
+// pipeline beside it lists under sha256 says that the pipeline will
+// refuse it until its line is updated.
+func TestRetrainListedModelNotes(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "models", "tweak.model")
+	if err := os.MkdirAll(filepath.Dir(model), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	train := []string{"train", "tweak", "--data", "../../testdata/tweak", "--out", model}
+	out, err := execute(train...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if strings.Contains(out, "note:") {
+		t.Errorf("a note without a pipeline:\n%s", out)
+	}
+	c := &rerank.Config{Stages: []rerank.StageSpec{{Type: "tweak", Model: "models/tweak.model"}}}
+	if err := c.RecordChecksums(dir, "models/tweak.model"); err != nil {
+		t.Fatal(err)
+	}
+	pipeline := filepath.Join(dir, "pipeline.yaml")
+	if err := rerank.WriteConfig(pipeline, c); err != nil {
+		t.Fatal(err)
+	}
+	out, err = execute(append(train, "--alpha", "0.3")...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if want := "note: " + pipeline + " lists " + model + " under sha256"; !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
+	}
+}

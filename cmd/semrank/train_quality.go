@@ -50,6 +50,7 @@ Use it in a pipeline as
 			if err := checkModelOutput("--out", out); err != nil {
 				return err
 			}
+			noteListedModel(cmd.ErrOrStderr(), out)
 			if err := checkPositive(cmd, "l2"); err != nil {
 				return err
 			}

@@ -36,6 +36,7 @@ reranker takes its soft seeds and feature IDF weights from it.`,
 			if err := checkModelOutput("--out", out); err != nil {
 				return err
 			}
+			noteListedModel(cmd.ErrOrStderr(), out)
 			texts, err := unsupexp.CollectionTexts(cmd.Context(), data, indexes)
 			if err != nil {
 				return err

@@ -53,6 +53,7 @@ on 20% of the training queries (then retrains on all of them).`,
 			if err := checkModelOutput("--out", out); err != nil {
 				return err
 			}
+			noteListedModel(cmd.ErrOrStderr(), out)
 			if err := checkTrainingDirs("--data", []string{dataDir}, "--dev", devDir); err != nil {
 				return err
 			}
