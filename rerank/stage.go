@@ -106,7 +106,7 @@ type TermStats interface {
 type StageSpec struct {
 	Type    string         `json:"type" yaml:"type"`                       // registered stage type, e.g. "tweak"
 	Name    string         `json:"name,omitempty" yaml:"name,omitempty"`   // display name; defaults to Type
-	Model   string         `json:"model,omitempty" yaml:"model,omitempty"` // model file, relative to the pipeline file
+	Model   string         `json:"model,omitempty" yaml:"model,omitempty"` // model file, relative to the pipeline file; factories read it through ModelFile
 	Options map[string]any `json:"options,omitempty" yaml:"options,omitempty"`
 
 	// read, when set, records the options looked up through the option
@@ -247,7 +247,8 @@ func StageTypes() []string {
 // NewStage builds the stage a spec describes. An option that neither the
 // stage's factory reads (through the option helpers, or marks Known) nor
 // its trainer declares (RegisterTrainer) is an error, so a misspelt
-// option is not silently ignored.
+// option is not silently ignored; so is a model the factory never asks
+// for through ModelFile.
 func NewStage(spec StageSpec, env Env) (Stage, error) {
 	registryMu.RLock()
 	f, ok := registry[spec.Type]
@@ -268,7 +269,7 @@ func NewStage(spec StageSpec, env Env) (Stage, error) {
 		return nil, fmt.Errorf("rerank: stage %s: %w", spec.label(), err)
 	}
 	if spec.Model != "" && !read[modelRead] {
-		return nil, fmt.Errorf("rerank: stage %s reads no model file; remove its model (%s)", spec.label(), spec.Model)
+		return nil, fmt.Errorf("rerank: stage %s reads no model file, yet its spec names %s: remove it (a factory of your own must ask for its model through StageSpec.ModelFile)", spec.label(), spec.Model)
 	}
 	return st, nil
 }

@@ -26,8 +26,8 @@ type Index struct {
 	// TitleField and TextField name the stored fields stages read; they
 	// default to semrank's "title" and "text".
 	TitleField, TextField string
-	// FirstStage, when set, is called with each reranked search's
-	// first-stage hits in first-stage order (the window's tied hits chosen
+	// FirstStage, when set, is called with each reranked (or
+	// WithoutRerank) search's first-stage hits in first-stage order (the window's tied hits chosen
 	// and ordered as index.TopN does), before reranking rescores them in
 	// place: a caller that reports first-stage ranks (semrank's server)
 	// sees the list that was reranked. It must copy what it keeps.
@@ -98,9 +98,10 @@ type noRerankKey struct{}
 // WithoutRerank returns a context whose searches through a wrapped index
 // skip reranking, e.g. to show both side by side: they return the
 // first-stage list a reranked search would rerank (tied hits at the
-// window's edge chosen by ID, as index.TopN does), paged as reranked
-// results are, so that its pages agree with each other and its ranks
-// with the first-stage ranks of reranked results.
+// window's edge chosen by ID, as index.TopN does, and the window's scores
+// rounded as index.StableScore rounds them), paged as reranked results
+// are, so that its pages agree with each other and its ranks with the
+// first-stage ranks of reranked results.
 func WithoutRerank(ctx context.Context) context.Context {
 	return context.WithValue(ctx, noRerankKey{}, true)
 }
@@ -142,8 +143,13 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 	first.Size = max(x.pipeline.WindowSize(), end)
 	// Every stored field: stages read a plain Bleve index's fields as the
 	// candidates' metadata, whichever the request asks for (a semrank
-	// index stores only title, text and meta).
+	// index stores only title, text and meta). Without reranking, only
+	// the request's.
+	noRerank := ctx.Value(noRerankKey{}) != nil
 	first.Fields = []string{"*"}
+	if noRerank {
+		first.Fields = req.Fields
+	}
 	// The window's cut and the page's, tied hits chosen as index.TopN does.
 	res, err := index.SearchTiesByID(ctx, x.base, &first, x.pipeline.WindowSize())
 	if err != nil {
@@ -158,9 +164,11 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 	if x.FirstStage != nil {
 		x.FirstStage(res.Hits)
 	}
-	if ctx.Value(noRerankKey{}) != nil {
-		for _, h := range res.Hits {
-			h.Fields = keepFields(h.Fields, req.Fields)
+	if noRerank {
+		for i, h := range res.Hits {
+			// The list's order, for an IndexAlias merging it with
+			// others: Bleve's HitNumber would break ties in its own.
+			h.HitNumber = uint64(i)
 		}
 		return page(res, req, end, start), nil
 	}

@@ -289,7 +289,8 @@ func pipelineFiles(path string, fusion bool) []string {
 }
 
 // noteUnrankedQueries says which of ds's queries run has no ranking for
-// (no searchable terms, or nothing in the index matched), naming a few:
+// (an empty given list, no searchable terms, or nothing in the index
+// matched), naming a few:
 // the run file simply lacks them, and an evaluation counts them 0.
 func noteUnrankedQueries(w io.Writer, ds *eval.Dataset, run eval.Run) {
 	var ids []string
@@ -306,7 +307,7 @@ func noteUnrankedQueries(w io.Writer, ds *eval.Dataset, run eval.Run) {
 	if len(ids) > show {
 		list += ", …"
 	}
-	fmt.Fprintf(w, "note: %d of %d queries have no ranking (no searchable terms, or no document matched): %s\n", len(ids), len(ds.Queries), list)
+	fmt.Fprintf(w, "note: %d of %d queries have no ranking (no candidates, no searchable terms, or no document matched): %s\n", len(ids), len(ds.Queries), list)
 }
 
 // writeReport writes b to path atomically: an earlier report stays whole

@@ -513,7 +513,7 @@ func TestRunNotesUnrankedQueries(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v\n%s", args, err, out)
 		}
-		if want := "note: 1 of 2 queries have no ranking (no searchable terms, or no document matched): q2"; !strings.Contains(out, want) {
+		if want := "note: 1 of 2 queries have no ranking (no candidates, no searchable terms, or no document matched): q2"; !strings.Contains(out, want) {
 			t.Errorf("%s: output lacks %q:\n%s", args[0], want, out)
 		}
 	}

@@ -138,7 +138,7 @@ func TestCheapStagesRejectBadOptions(t *testing.T) {
 		}
 	}
 	_, err := rerank.NewStage(rerank.StageSpec{Type: "overlap", Model: "overlap.model"}, rerank.Env{})
-	if want := `stage "overlap" reads no model file; remove its model (overlap.model)`; err == nil || !strings.Contains(err.Error(), want) {
+	if want := `stage "overlap" reads no model file, yet its spec names overlap.model: remove it`; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("err = %v, want one containing %q", err, want)
 	}
 }
