@@ -343,7 +343,7 @@ func TestNumberFlagsNotReadAsDefaults(t *testing.T) {
 		{embed("--negative", "0"), "--negative 0: want a positive number"},
 		{embed("--epochs", "0"), "--epochs 0: want a positive number"},
 		{embed("--min-count", "0"), "--min-count 0: want a positive number"},
-		{embed("--sample", "0"), "--sample 0: want a positive number"},
+		{embed("--sample", "-1"), "--sample -1: want zero or a positive number"},
 		{unsup("--k", "0"), "--k 0: want a positive number"},
 		{unsup("--hops", "0"), "--hops 0: want a positive number"},
 		{unsup("--seeds", "0"), "--seeds 0: want a positive number"},

@@ -45,8 +45,16 @@ included, is used. Stop words, URLs and tags are removed and the
 			noteListedModel(cmd.ErrOrStderr(), out)
 			// The trainer reads a zero size as its default, so --epochs 0
 			// would silently train 5 epochs.
-			if err := checkPositive(cmd, "dim", "window", "negative", "epochs", "min-count", "sample"); err != nil {
+			if err := checkPositive(cmd, "dim", "window", "negative", "epochs", "min-count"); err != nil {
 				return err
+			}
+			// 0 turns sub-sampling off, as in word2vec; to the model, 0
+			// means its default, and a negative value none.
+			if err := checkNonNegative(cmd, "sample"); err != nil {
+				return err
+			}
+			if cfg.Sample == 0 {
+				cfg.Sample = -1
 			}
 			if cfg.PruneTop == 0 {
 				cfg.PruneTop = -1 // leave out no word (0 would be read as the default, 30)
@@ -107,7 +115,7 @@ included, is used. Stop words, URLs and tags are removed and the
 	f.IntVar(&cfg.Epochs, "epochs", def.Epochs, "passes over the text")
 	f.IntVar(&cfg.MinCount, "min-count", def.MinCount, "minimum word count")
 	f.IntVar(&cfg.PruneTop, "prune-top", def.PruneTop, "leave out the N most frequent words (0 or -1: none)")
-	f.Float64Var(&cfg.Sample, "sample", def.Sample, "sub-sampling threshold")
+	f.Float64Var(&cfg.Sample, "sample", def.Sample, "sub-sampling threshold (0: none)")
 	f.Int64Var(&cfg.Seed, "seed", def.Seed, "random seed")
 	trainCmd.AddCommand(cmd)
 }

@@ -15,7 +15,8 @@
 // Choices where the paper is silent, taken from the word2vec reference
 // implementation: dimension 100, window 5 (shrunk uniformly at random per
 // centre word), 5 negative samples from the unigram distribution raised to
-// 0.75, sub-sampling of frequent words with t=1e-3, learning rate 0.025
+// 0.75, sub-sampling of frequent words with t=1e-3 (Config.Sample; a
+// negative value turns it off), learning rate 0.025
 // decaying linearly to 0.0001·0.025, minimum count 2, 5 epochs, and the
 // input vectors as the word vectors. The paper initialises from pre-trained
 // word2vec and continues training on its corpus; no pre-trained vectors can

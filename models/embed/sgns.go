@@ -18,7 +18,7 @@ type Config struct {
 	Negative int     `json:"negative"`
 	Epochs   int     `json:"epochs"`
 	MinCount int     `json:"min_count"`
-	Sample   float64 `json:"sample"`
+	Sample   float64 `json:"sample"` // sub-sampling threshold t (default 1e-3; negative: none)
 	Alpha    float64 `json:"alpha"`
 	// PruneTop leaves the PruneTop most frequent words out of the
 	// vocabulary (the paper prunes 30). Negative disables pruning.
@@ -62,8 +62,8 @@ func (c Config) check() error {
 		return fmt.Errorf("embed: dim %d out of 1..%d", c.Dim, MaxDim)
 	case c.Window < 1, c.Negative < 1, c.Epochs < 1, c.MinCount < 1:
 		return fmt.Errorf("embed: window, negative, epochs and min_count must be ≥ 1 (got %d, %d, %d, %d)", c.Window, c.Negative, c.Epochs, c.MinCount)
-	case c.Sample < 0 || c.Alpha <= 0:
-		return fmt.Errorf("embed: sample %g must be ≥ 0 and alpha %g > 0", c.Sample, c.Alpha)
+	case math.IsNaN(c.Sample) || c.Alpha <= 0:
+		return fmt.Errorf("embed: sample %g must be a number (negative: no sub-sampling) and alpha %g > 0", c.Sample, c.Alpha)
 	case c.Init != nil && c.Init.Dim != c.Dim:
 		return fmt.Errorf("embed: initial vectors have %d dimensions, config wants %d", c.Init.Dim, c.Dim)
 	}

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -82,6 +83,19 @@ func TestTrainSeparatesTopics(t *testing.T) {
 	if fmt.Sprint(epochs) != "[15 25 35 45 55]" {
 		t.Errorf("progress reported %v, want epochs 1..5 of 5", epochs)
 	}
+	// A negative Sample turns sub-sampling off, which the default (1e-3)
+	// applies to these frequent words: other draws, other vectors.
+	vecs := func(sample float64) []float64 {
+		w, err := Train(context.Background(), sents, Config{Dim: 20, Epochs: 1, PruneTop: -1, Sample: sample})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, _ := w.Lookup("bank")
+		return x
+	}
+	if slices.Equal(vecs(-1), vecs(0)) {
+		t.Error("Sample -1 trained the same vectors as the default sub-sampling")
+	}
 	var within, across float64
 	var nw, na int
 	for _, a := range append(topics[0], topics[1]...) {
@@ -154,6 +168,7 @@ func TestTrainRejectsBadInput(t *testing.T) {
 		{nil, Config{}, "vocabulary has 0 words"},
 		{[][]string{{"a", "b"}, {"a", "b"}}, Config{PruneTop: -1, Dim: -1}, "dim"},
 		{[][]string{{"a", "b"}, {"a", "b"}}, Config{PruneTop: -1, Init: &Vectors{Dim: 3}}, "dimensions"},
+		{[][]string{{"a", "b"}, {"a", "b"}}, Config{PruneTop: -1, Sample: math.NaN()}, "sample NaN must be a number"},
 	}
 	for i, tc := range tests {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
