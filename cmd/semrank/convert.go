@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -34,6 +35,7 @@ func init() {
 					return err
 				}
 			}
+			noteClashes(cmd.ErrOrStderr(), c.Clashes())
 			return saveDataset(cmd, c.Dataset(), out)
 		},
 	}
@@ -76,4 +78,15 @@ func saveDataset(cmd *cobra.Command, ds *eval.Dataset, out string) error {
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d documents, %d queries, %d judged\n", out, len(ds.Corpus), len(ds.Queries), judged)
 	return nil
+}
+
+// noteClashes prints the converter's clashes, a few of them.
+func noteClashes(w io.Writer, clashes []string) {
+	for i, c := range clashes {
+		if i == 5 {
+			fmt.Fprintf(w, "note: and %d more ids read twice with different texts\n", len(clashes)-i)
+			break
+		}
+		fmt.Fprintf(w, "note: %s\n", c)
+	}
 }

@@ -45,7 +45,10 @@ and RELC_ID for A. The scorer ranks by score and ignores the third column.
 The scorer pairs the lines of the predictions and of the gold file by
 position and stops at the first pair whose ids differ, so --data T, the
 split the run ranks (convert semeval2016 --out T), gives the order: that
-of T/candidates.trec, the XML's, which the gold files follow. Every
+of T/candidates.trec, which the task's gold files follow (subtask B: each
+original question's related questions by RELQ_RANKING_ORDER; A: each
+thread's comments as the XML lists them; the task's XML files list
+threads by ranking order too). Every
 candidate of every query of T is written: one the run lacks gets a score
 below the run's for its query and the label false, and a note says how
 many there are. A query or candidate T does not have is an error. Without

@@ -114,9 +114,10 @@ type SemEval struct {
 	Subtask Subtask
 
 	docs      []eval.Doc
-	docSeen   map[string]bool
+	docSeen   map[string]string // id → full text, to tell a repeat from a clash
 	queries   []eval.Query
-	querySeen map[string]bool
+	querySeen map[string]string
+	clashes   []string // ids seen twice with different texts
 	qrels     eval.Qrels
 	cands     map[string][]rankedID // qid → candidates with their given order
 	candOrder []string
@@ -136,8 +137,8 @@ type rankedID struct {
 func NewSemEval(st Subtask) *SemEval {
 	return &SemEval{
 		Subtask:   st,
-		docSeen:   map[string]bool{},
-		querySeen: map[string]bool{},
+		docSeen:   map[string]string{},
+		querySeen: map[string]string{},
 		qrels:     eval.Qrels{},
 		cands:     map[string][]rankedID{},
 	}
@@ -223,22 +224,39 @@ func xmlError(name string, line int, what string, err error) error {
 
 func clean(s xmlText) string { return strings.TrimSpace(string(s)) }
 
+// An id repeats by design (an original question once per thread, a
+// thread in two files merged); the first record is kept. An id repeated
+// with another text is a clash the files should not hold, reported by
+// Clashes.
+
 func (c *SemEval) addQuery(q eval.Query) {
-	if c.querySeen[q.ID] {
+	if text, ok := c.querySeen[q.ID]; ok {
+		c.clash("query", q.ID, text, q.FullText())
 		return
 	}
-	c.querySeen[q.ID] = true
+	c.querySeen[q.ID] = q.FullText()
 	c.queries = append(c.queries, q)
 	c.candOrder = append(c.candOrder, q.ID)
 }
 
 func (c *SemEval) addDoc(d eval.Doc) {
-	if c.docSeen[d.ID] {
+	if text, ok := c.docSeen[d.ID]; ok {
+		c.clash("document", d.ID, text, d.FullText())
 		return
 	}
-	c.docSeen[d.ID] = true
+	c.docSeen[d.ID] = d.FullText()
 	c.docs = append(c.docs, d)
 }
+
+func (c *SemEval) clash(what, id, kept, dropped string) {
+	if kept != dropped {
+		c.clashes = append(c.clashes, fmt.Sprintf("%s %s appears twice with different texts; the first is kept", what, id))
+	}
+}
+
+// Clashes returns a line for each id read twice with different texts
+// (queries, documents): the second record was dropped.
+func (c *SemEval) Clashes() []string { return c.clashes }
 
 func (c *SemEval) addCandidate(qid, did string, order float64) {
 	for _, r := range c.cands[qid] {
@@ -372,12 +390,15 @@ func (c *SemEval) addThread(th xmlThread) error {
 		return fmt.Errorf("Thread RELQ_ID: %v", err)
 	}
 	c.read++
-	if c.querySeen[rq.ID] {
+	q := eval.Query{ID: rq.ID, Title: clean(rq.Subject), Text: clean(rq.Body)}
+	if text, ok := c.querySeen[rq.ID]; ok {
+		// The thread again (in a second file): its comments are there.
+		c.clash("query", rq.ID, text, q.FullText())
 		return nil
 	}
-	qmeta := relQuestionMeta(rq)
-	qmeta["comments"] = len(th.Comments)
-	c.addQuery(eval.Query{ID: rq.ID, Title: clean(rq.Subject), Text: clean(rq.Body), Metadata: qmeta})
+	q.Metadata = relQuestionMeta(rq)
+	q.Metadata["comments"] = len(th.Comments)
+	c.addQuery(q)
 	for i, cm := range th.Comments {
 		if err := eval.CheckID(cm.ID); err != nil {
 			return fmt.Errorf("thread %s: RelComment RELC_ID: %v", rq.ID, err)

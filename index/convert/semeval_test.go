@@ -470,3 +470,58 @@ func TestSemEvalRobust(t *testing.T) {
 		})
 	}
 }
+
+// TestSemEvalClashes: a file read twice repeats every id with the same
+// text, which is no clash; an id repeated with another text is reported,
+// and the first record kept.
+func TestSemEvalClashes(t *testing.T) {
+	data, err := os.ReadFile(devSlice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []Subtask{SubtaskA, SubtaskB} {
+		c := NewSemEval(st)
+		for range 2 {
+			if err := c.Add(bytes.NewReader(data), "dev-slice.xml"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := c.Clashes(); len(got) != 0 {
+			t.Errorf("subtask %s, one file twice: clashes %v", st, got)
+		}
+	}
+	// The same comment id, another text.
+	i := bytes.Index(data, []byte(`RELC_ID="Q268_R16_C1"`))
+	j := bytes.Index(data[i:], []byte("<RelCText>"))
+	if i < 0 || j < 0 {
+		t.Fatal("no comment Q268_R16_C1")
+	}
+	changed := append(append(append([]byte{}, data[:i+j+len("<RelCText>")]...), "CHANGED "...), data[i+j+len("<RelCText>"):]...)
+	c := NewSemEval(SubtaskA)
+	for _, d := range [][]byte{data, changed} {
+		if err := c.Add(bytes.NewReader(d), "dev-slice.xml"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Subtask A reads a thread seen before no further than its question.
+	if got := c.Clashes(); len(got) != 0 {
+		t.Errorf("a repeated thread's comments are not read again, yet: %v", got)
+	}
+	// Two comments of one thread under one id.
+	c = NewSemEval(SubtaskA)
+	if err := c.Add(bytes.NewReader(bytes.Replace(data, []byte(`RELC_ID="Q268_R16_C2"`), []byte(`RELC_ID="Q268_R16_C1"`), 1)), "dev-slice.xml"); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Clashes(); len(got) != 1 || !strings.Contains(got[0], "document Q268_R16_C1 appears twice") {
+		t.Errorf("a comment id twice in a thread: clashes %v", got)
+	}
+	c = NewSemEval(SubtaskB)
+	for _, d := range [][]byte{data, bytes.Replace(data, []byte("<OrgQSubject>"), []byte("<OrgQSubject>CHANGED "), 1)} {
+		if err := c.Add(bytes.NewReader(d), "dev-slice.xml"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := c.Clashes(); len(got) != 1 || !strings.Contains(got[0], "query Q268 appears twice with different texts") {
+		t.Errorf("an original question with another text: clashes %v", got)
+	}
+}

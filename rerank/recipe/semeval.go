@@ -263,6 +263,9 @@ func SemEval(ctx context.Context, o SemEvalOptions) error {
 				return nil, err
 			}
 		}
+		for _, clash := range c.Clashes() {
+			logf("note: %s", clash)
+		}
 		return c.Dataset(), nil
 	}
 	// Reading the input first leaves no output folder behind a mistyped
