@@ -80,6 +80,9 @@ whose scores mean the same in every query (probabilities).`,
 			if err != nil {
 				return err
 			}
+			if err := checkFiniteScores(run); err != nil {
+				return err
+			}
 			// Labels are decided on the run's own entries: a candidate
 			// added from --data is one the run made no call on.
 			isTrue := trueLabels(run, top, threshold, byThreshold)
@@ -250,6 +253,21 @@ func completeRun(run, cands eval.Run) (eval.Run, completion, error) {
 		}
 	}
 	return full, c, nil
+}
+
+// checkFiniteScores refuses an infinite score: ties among infinities
+// cannot be broken by a float step, and the scorer reads "inf" as no
+// number it ranks sensibly.
+func checkFiniteScores(run eval.Run) error {
+	for _, qid := range run.QueryIDs() {
+		for _, e := range run.Ranking(qid) {
+			if math.IsInf(e.Score, 0) {
+				return &eval.ParseError{File: run.File, Line: e.Line,
+					Err: fmt.Errorf("query %q, document %q: score %v is not finite", qid, e.DocID, e.Score)}
+			}
+		}
+	}
+	return nil
 }
 
 // checkRunIn refuses run's queries that isCand (query → candidate set, read

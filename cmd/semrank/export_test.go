@@ -229,6 +229,7 @@ func TestExportSemEvalBadInput(t *testing.T) {
 	malformed := file("malformed.trec", "Q268 Q0 Q268_R4 1 2 x\nQ268 Q0 Q268_R5 2 x\n")
 	badScore := file("score.trec", "Q268 Q0 Q268_R4 1 2 x\nQ268 Q0 Q268_R5 2 high x\n")
 	empty := file("empty.trec", "\n")
+	infScore := file("inf.trec", "Q268 Q0 Q268_R4 1 2 x\nQ268 Q0 Q268_R5 2 -Inf x\n")
 	unknownQ := file("unknownq.trec", "Q268 Q0 Q268_R4 1 2 x\nQ999 Q0 Q999_R1 1 2 x\nQ998 Q0 Q998_R1 1 2 x\n")
 	unknownD := file("unknownd.trec", "Q268 Q0 Q268_R4 1 2 x\nQ268 Q0 Q269_R1 2 1 x\n")
 	noCands := filepath.Join(dir, "nocands")
@@ -246,6 +247,7 @@ func TestExportSemEvalBadInput(t *testing.T) {
 		{export(malformed), malformed + ":2: 5 fields, but line 1 has 6"},
 		{export(badScore), badScore + `:2: score "high" is not a number`},
 		{export(empty), empty + ": no records"},
+		{export(infScore), infScore + `:2: query "Q268", document "Q268_R5": score -Inf is not finite`},
 		{export(unknownQ), unknownQ + `:2: queries not in ` + filepath.Join(demoSplit, eval.CandidatesFile) + `: "Q999", "Q998"`},
 		{export(unknownD), unknownD + `:2: document "Q269_R1" is not a candidate of query "Q268"`},
 		{export(filepath.Join(dir, "missing.trec")), "missing.trec"},
