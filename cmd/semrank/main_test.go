@@ -16,6 +16,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/semrank/semrank/models/concept"
 )
 
 func TestMain(m *testing.M) {
@@ -563,5 +565,22 @@ func TestTrainingDirsChecked(t *testing.T) {
 				t.Errorf("%v wrote %s", tc.args, model)
 			}
 		})
+	}
+}
+
+func TestStalled(t *testing.T) {
+	it := func(phase string, loss float64) concept.Iteration { return concept.Iteration{Phase: phase, Loss: loss} }
+	for _, tc := range []struct {
+		curve []concept.Iteration
+		want  bool
+	}{
+		{[]concept.Iteration{it("rbm-1", 3), it("finetune", 1), it("finetune", 1), it("finetune", 1)}, true},
+		{[]concept.Iteration{it("finetune", 1), it("finetune", 0.9)}, false},
+		{[]concept.Iteration{it("finetune", 1)}, false},
+		{[]concept.Iteration{it("rbm-1", 3), it("rbm-1", 3)}, false},
+	} {
+		if got := stalled(tc.curve, "finetune"); got != tc.want {
+			t.Errorf("stalled(%v) = %v, want %v", tc.curve, got, tc.want)
+		}
 	}
 }

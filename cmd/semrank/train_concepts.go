@@ -179,6 +179,9 @@ model (MODEL.curve.png).`,
 				}
 				curve, save = c, m.Save
 				summary = fmt.Sprintf("TF-IDF mix λ=%g", m.Config.Mix)
+				if stalled(c, "finetune") {
+					fmt.Fprintln(cmd.ErrOrStderr(), "note: dse: the fine-tuning loss never changed: the network learned nothing from the triples (saturated units?); try another --lr, --d or --input")
+				}
 			}
 			if err := save(out); err != nil {
 				return err
@@ -238,4 +241,22 @@ model (MODEL.curve.png).`,
 	}
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
+}
+
+// stalled reports whether the curve's iterations of phase, two or more,
+// all have the same loss.
+func stalled(curve []concept.Iteration, phase string) bool {
+	n, first := 0, 0.0
+	for _, it := range curve {
+		if it.Phase != phase {
+			continue
+		}
+		if n == 0 {
+			first = it.Loss
+		} else if it.Loss != first {
+			return false
+		}
+		n++
+	}
+	return n >= 2
 }
