@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -87,4 +89,26 @@ payloads the pipeline's stages read. Prints metrics when DIR has judgments.`,
 		_ = cmd.MarkFlagRequired(n)
 	}
 	rootCmd.AddCommand(cmd)
+}
+
+// noteUnrankedQueries says which of ds's queries run has no ranking for
+// (an empty given list, no searchable terms, or nothing in the index
+// matched), naming a few:
+// the run file simply lacks them, and an evaluation counts them 0.
+func noteUnrankedQueries(w io.Writer, ds *eval.Dataset, run eval.Run) {
+	var ids []string
+	for _, q := range ds.Queries {
+		if len(run.Ranking(q.ID)) == 0 {
+			ids = append(ids, q.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	const show = 5
+	list := strings.Join(ids[:min(show, len(ids))], ", ")
+	if len(ids) > show {
+		list += ", …"
+	}
+	fmt.Fprintf(w, "note: %d of %d queries have no ranking (no candidates, no searchable terms, or no document matched): %s\n", len(ids), len(ds.Queries), list)
 }
