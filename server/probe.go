@@ -24,6 +24,11 @@ type probe struct {
 	firstRan  bool                // whether a first-stage search succeeded
 	firstHits []firstHit          // the first-stage list, in order
 	first     map[string]firstHit // by id
+	// The last search underneath and its offset, kept (not recorded) in
+	// case Wrap passes the request through; see settle.
+	last     search.DocumentMatchCollection
+	lastFrom int
+	hooked   bool // Wrap's FirstStage hook recorded its list
 	names     []string            // stage names
 	scores    map[string][]float64
 	fused     map[string]float64 // fused scores of the window
@@ -65,12 +70,25 @@ func (x probeIndex) SearchInContext(ctx context.Context, req *bleve.SearchReques
 		return nil, err
 	}
 	p.firstRan = true
-	// A search Wrap passes through is the first stage alone, in Bleve's
-	// order, as Bleve pages it. Wrap's own first-stage searches (reranked
-	// or WithoutRerank) are recorded over this by its FirstStage hook,
-	// once its list is complete.
-	p.record(res.Hits, req.From)
+	p.last, p.lastFrom = res.Hits, req.From
 	return res, nil
+}
+
+// hook is Wrap's FirstStage hook: its first-stage list, complete.
+func (p *probe) hook(hits search.DocumentMatchCollection) {
+	p.record(hits, 0)
+	p.hooked = true
+}
+
+// settle records the first-stage list of a search Wrap passed through:
+// the search underneath alone, in Bleve's order, as Bleve paged it. Wrap's
+// own first-stage searches (reranked or WithoutRerank) are recorded by its
+// hook once the list is complete, so their several searches underneath
+// are never recorded.
+func (p *probe) settle() {
+	if !p.hooked && p.last != nil {
+		p.record(p.last, p.lastFrom)
+	}
 }
 
 // record keeps hits as the first-stage list, the first at rank from+1.

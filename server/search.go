@@ -147,7 +147,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	pr := &probe{metrics: s.metrics}
 	p.Fusion = &recordFusion{inner: p.Fusion, probe: pr}
 	x := rerank.Wrap(probeIndex{bleveIndex: s.idx, probe: pr}, &p)
-	x.FirstStage = func(hits search.DocumentMatchCollection) { pr.record(hits, 0) }
+	x.FirstStage = pr.hook
 	breq := bleve.NewSearchRequestOptions(q, size, req.From, req.Explain)
 	breq.Fields = req.Fields
 	if req.Highlight {
@@ -159,6 +159,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	}
 	res, err := x.SearchInContext(ctx, breq)
 	pr.observe()
+	pr.settle()
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
