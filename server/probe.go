@@ -28,10 +28,10 @@ type probe struct {
 	// case Wrap passes the request through; see settle.
 	last     search.DocumentMatchCollection
 	lastFrom int
-	hooked   bool // Wrap's FirstStage hook recorded its list
-	names     []string            // stage names
-	scores    map[string][]float64
-	fused     map[string]float64 // fused scores of the window
+	hooked   bool     // Wrap's FirstStage hook recorded its list
+	names    []string // stage names
+	scores   map[string][]float64
+	fused    map[string]float64 // fused scores of the window
 }
 
 type firstHit struct {
