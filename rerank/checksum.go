@@ -34,7 +34,9 @@ import (
 // again, and the server keeps the pipeline it has. The files are hashed
 // after every model is loaded: the publisher only ever replaces old files
 // by new ones, so a file that still holds the listed content after the
-// loads held it during them too.
+// loads held it during them too. A file switched to other content and
+// back again while the models load (a blue/green flip back and forth) is
+// not caught: that would take hashing the very bytes each loader parses.
 //
 // The digests are those of the whole files, as sha256sum prints them.
 
