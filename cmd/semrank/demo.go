@@ -19,7 +19,7 @@ func init() {
 	var token func() string // set by adminTokenFlag below
 	var show int
 	cmd := &cobra.Command{
-		Use:   "demo [--no-serve] [--addr 127.0.0.1:8095] [--admin-token TOKEN]",
+		Use:   "demo [--no-serve] [--dir DIR] [--addr 127.0.0.1:8095] [--admin-token TOKEN]",
 		Short: "Index the bundled SemEval data, train small models, and serve search with reranking",
 		Long: `Build the demo and serve it: index the bundled SemEval-2016 Task 3 data
 (testdata/demo: 50 forum questions, 500 related questions, judgments), train a

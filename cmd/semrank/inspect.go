@@ -39,13 +39,14 @@ cannot be read or a pipeline does not build.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			env := rerank.Env{}
+			var opened *index.Index
 			if indexPath != "" {
 				idx, err := index.Open(indexPath)
 				if err != nil {
 					return err
 				}
 				defer idx.Close()
-				env = rerank.EnvFor(idx)
+				env, opened = rerank.EnvFor(idx), idx
 			}
 			out := cmd.OutOrStdout()
 			var failed []string
@@ -53,7 +54,7 @@ cannot be read or a pipeline does not build.`,
 				if i > 0 {
 					fmt.Fprintln(out)
 				}
-				if err := inspect(out, p, env); err != nil {
+				if err := inspect(out, p, env, opened); err != nil {
 					fmt.Fprintf(out, "  error: %v\n", err)
 					failed = append(failed, p)
 				}
@@ -69,8 +70,10 @@ cannot be read or a pipeline does not build.`,
 }
 
 // inspect describes one path: an index directory, a pipeline file (YAML)
-// or a model bundle.
-func inspect(w io.Writer, path string, env rerank.Env) error {
+// or a model bundle. opened, when not nil, is the --index index, open
+// already: the same index given as a path is read through it, since a
+// second open would wait for the first one's lock.
+func inspect(w io.Writer, path string, env rerank.Env, opened *index.Index) error {
 	fi, err := os.Stat(path)
 	if err != nil {
 		fmt.Fprintln(w, path)
@@ -79,7 +82,7 @@ func inspect(w io.Writer, path string, env rerank.Env) error {
 	if fi.IsDir() {
 		switch p := filepath.Join(path, "pipeline.yaml"); {
 		case exists(filepath.Join(path, "index_meta.json")):
-			return inspectIndex(w, path)
+			return inspectIndex(w, path, opened)
 		case exists(p): // a recipe's output directory stands for its pipeline
 			return inspectPipeline(w, p, env)
 		}
@@ -127,13 +130,16 @@ func exists(path string) bool {
 	return err == nil
 }
 
-func inspectIndex(w io.Writer, path string) error {
+func inspectIndex(w io.Writer, path string, opened *index.Index) error {
 	fmt.Fprintf(w, "%s: index\n", path)
-	idx, err := index.Open(path)
-	if err != nil {
-		return err
+	idx := opened
+	if idx == nil || !sameFile(path, idx.Path) {
+		var err error
+		if idx, err = index.Open(path); err != nil {
+			return err
+		}
+		defer idx.Close()
 	}
-	defer idx.Close()
 	n, err := idx.DocCount()
 	if err != nil {
 		return err

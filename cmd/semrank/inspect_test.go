@@ -76,6 +76,9 @@ func TestInspect(t *testing.T) {
 		{"fusion weights, largest first", []string{fusion}, false, []string{"weight     -1.0000  first_rank\n  weight     +0.5000  tfidf\n  weight     +0.2500  tweak"}},
 		{"pipeline", []string{pipeline}, false, []string{"stage 2    tweak (model tweak.model)", "      method     tweak", "builds     ok (against an empty index"}},
 		{"pipeline against its index", []string{"--index", idx, pipeline}, false, []string{"builds     ok (against the index)"}},
+		// The --index index given as a path too: read through the one open
+		// (a second open waited for the first one's lock, then failed).
+		{"index given twice", []string{"--index", idx, idx}, false, []string{idx + ": index"}},
 		{"directory holding pipeline.yaml", []string{dir}, false, []string{"pipeline.yaml: pipeline", "builds     ok"}},
 		{"index", []string{idx}, false, []string{"documents  ", "payload    tweak from tweak-"}},
 		{"damaged model", []string{damaged}, true, []string{"corrupt model bundle"}},
