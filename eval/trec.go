@@ -30,6 +30,17 @@ func (q Qrels) Relevant(qid string) int {
 	return n
 }
 
+// JudgesRelevant reports whether q marks any document relevant (grade
+// above 0). Without one, every metric is 0 whatever the ranking.
+func (q Qrels) JudgesRelevant() bool {
+	for qid := range q {
+		if q.Relevant(qid) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Unranked counts the judged queries of q that run ranks no document
 // for. Every metric counts them 0, as the official scorers do: a run
 // missing queries looks worse than its rankings are, so tools say so.

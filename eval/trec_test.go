@@ -370,3 +370,18 @@ func TestRunAppendsDoNotAlias(t *testing.T) {
 		})
 	}
 }
+
+func TestJudgesRelevant(t *testing.T) {
+	for _, tc := range []struct {
+		q    Qrels
+		want bool
+	}{
+		{Qrels{"q1": {"a": 0}, "q2": {"b": 2}}, true},
+		{Qrels{"q1": {"a": 0}, "q2": {"b": -1}}, false},
+		{Qrels{}, false},
+	} {
+		if got := tc.q.JudgesRelevant(); got != tc.want {
+			t.Errorf("%v.JudgesRelevant() = %v, want %v", tc.q, got, tc.want)
+		}
+	}
+}

@@ -101,10 +101,8 @@ func readJudgments(path string) (eval.Qrels, error) {
 	if err != nil {
 		return nil, err
 	}
-	for qid := range q {
-		if q.Relevant(qid) > 0 {
-			return q, nil
-		}
+	if q.JudgesRelevant() {
+		return q, nil
 	}
 	return nil, fmt.Errorf("%s: no judgment has a relevance above 0, so every metric would be 0 (want BEIR TSV, TREC qrels or SemEval gold)", path)
 }

@@ -53,6 +53,17 @@ func checkModelOutput(flag, out string) error {
 	return fmt.Errorf("%s %s exists and is not a semrank model; remove it or choose another path", flag, out)
 }
 
+// checkRetrainOutput is checkModelOutput for a trainer's --out, then
+// noteListedModel: the model output checks of every trainer but fusion,
+// which updates its pipeline's line itself.
+func checkRetrainOutput(w io.Writer, out string) error {
+	if err := checkModelOutput("--out", out); err != nil {
+		return err
+	}
+	noteListedModel(w, out)
+	return nil
+}
+
 // noteListedModel tells w when a pipeline file beside out (in its folder
 // or the one above, as a recipe lays them out) lists out's checksum: that
 // pipeline will refuse the model about to be written over it until the
@@ -113,14 +124,7 @@ func checkJudged(flag string, dirs ...string) error {
 		if err != nil {
 			continue
 		}
-		relevant := len(q) == 0
-		for qid := range q {
-			if q.Relevant(qid) > 0 {
-				relevant = true
-				break
-			}
-		}
-		if !relevant {
+		if len(q) > 0 && !q.JudgesRelevant() {
 			return fmt.Errorf("%s %s: no judgment marks a document relevant, so every metric is 0 and there is nothing to learn from", flag, dir)
 		}
 	}

@@ -133,10 +133,9 @@ model (MODEL.curve.png).`,
 			if err := checkOutputOf("--out", out, append(append([]string{dev}, data...), corpora...)); err != nil {
 				return err
 			}
-			if err := checkModelOutput("--out", out); err != nil {
+			if err := checkRetrainOutput(cmd.ErrOrStderr(), out); err != nil {
 				return err
 			}
-			noteListedModel(cmd.ErrOrStderr(), out)
 			if err := checkTrainingDirs("--data", data, "--dev", dev); err != nil {
 				return err
 			}

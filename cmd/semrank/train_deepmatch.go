@@ -75,10 +75,9 @@ query is held out. A training-curve plot is written beside the model
 			if err := checkOutputOf("--out", out, append([]string{dev}, data...)); err != nil {
 				return err
 			}
-			if err := checkModelOutput("--out", out); err != nil {
+			if err := checkRetrainOutput(cmd.ErrOrStderr(), out); err != nil {
 				return err
 			}
-			noteListedModel(cmd.ErrOrStderr(), out)
 			if err := checkTrainingDirs("--data", data, "--dev", dev); err != nil {
 				return err
 			}

@@ -39,10 +39,9 @@ included, is used. Stop words, URLs and tags are removed and the
 			if err := checkOutputOf("--out", out, data, append(texts, initPath)...); err != nil {
 				return err
 			}
-			if err := checkModelOutput("--out", out); err != nil {
+			if err := checkRetrainOutput(cmd.ErrOrStderr(), out); err != nil {
 				return err
 			}
-			noteListedModel(cmd.ErrOrStderr(), out)
 			// The trainer reads a zero size as its default, so --epochs 0
 			// would silently train 5 epochs.
 			if err := checkPositive(cmd, "dim", "window", "negative", "epochs", "min-count"); err != nil {

@@ -47,10 +47,9 @@ Use it in a pipeline as
 			if err := checkOutputOf("--out", out, []string{data}); err != nil {
 				return err
 			}
-			if err := checkModelOutput("--out", out); err != nil {
+			if err := checkRetrainOutput(cmd.ErrOrStderr(), out); err != nil {
 				return err
 			}
-			noteListedModel(cmd.ErrOrStderr(), out)
 			if err := checkPositive(cmd, "l2"); err != nil {
 				return err
 			}

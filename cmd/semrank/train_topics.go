@@ -33,10 +33,9 @@ reranker takes its soft seeds and feature IDF weights from it.`,
 			if err := checkOutputOf("--out", out, data); err != nil {
 				return err
 			}
-			if err := checkModelOutput("--out", out); err != nil {
+			if err := checkRetrainOutput(cmd.ErrOrStderr(), out); err != nil {
 				return err
 			}
-			noteListedModel(cmd.ErrOrStderr(), out)
 			texts, err := unsupexp.CollectionTexts(cmd.Context(), data, indexes)
 			if err != nil {
 				return err

@@ -50,10 +50,9 @@ on 20% of the training queries (then retrains on all of them).`,
 			if err := checkOutputOf("--out", out, []string{dataDir, devDir}); err != nil {
 				return err
 			}
-			if err := checkModelOutput("--out", out); err != nil {
+			if err := checkRetrainOutput(cmd.ErrOrStderr(), out); err != nil {
 				return err
 			}
-			noteListedModel(cmd.ErrOrStderr(), out)
 			if err := checkTrainingDirs("--data", []string{dataDir}, "--dev", devDir); err != nil {
 				return err
 			}
