@@ -31,12 +31,30 @@ E2=$XML/SemEval2015-Task3-CQA-QL-dev-reformatted-excluding-2016-questions-cleans
 # vectors trains the word vectors and topic model the unsupervised
 # experiments use: skip-gram on all SemEval question and comment text (the
 # 2015 threads included; no labels), and on the CACM abstracts.
+# Each is made again when missing or older than the corpus it was made from
+# (after scripts/data.sh converted the data anew).
 vectors() {
-	[ -f "$R/semeval.vec" ] || $SR train embed --data "$O/A-train" --data "$O/A-dev" --data "$O/B-all" --out "$R/semeval.vec"
-	[ -f "$R/semeval.topics" ] || $SR train topics --data "$O/A-train" --data "$O/A-dev" --data "$O/B-all" --topics 50 --out "$R/semeval.topics"
-	[ -f "$R/cacm.vec" ] || $SR train embed --data "$O/cacm" --out "$R/cacm.vec"
-	[ -f "$R/cacm.topics" ] || $SR train topics --data "$O/cacm" --topics 50 --out "$R/cacm.topics"
-	[ -d "$R/cacm.idx" ] || $SR index --data "$O/cacm" --index "$R/cacm.idx" >/dev/null
+	fresh "$R/semeval.vec" "$O/A-train" "$O/A-dev" "$O/B-all" ||
+		$SR train embed --data "$O/A-train" --data "$O/A-dev" --data "$O/B-all" --out "$R/semeval.vec"
+	fresh "$R/semeval.topics" "$O/A-train" "$O/A-dev" "$O/B-all" ||
+		$SR train topics --data "$O/A-train" --data "$O/A-dev" --data "$O/B-all" --topics 50 --out "$R/semeval.topics"
+	fresh "$R/cacm.vec" "$O/cacm" || $SR train embed --data "$O/cacm" --out "$R/cacm.vec"
+	fresh "$R/cacm.topics" "$O/cacm" || $SR train topics --data "$O/cacm" --topics 50 --out "$R/cacm.topics"
+	if ! fresh "$R/cacm.idx" "$O/cacm"; then
+		rm -rf "$R/cacm.idx"
+		$SR index --data "$O/cacm" --index "$R/cacm.idx" >/dev/null
+	fi
+}
+
+# fresh OUT DIR... succeeds when OUT exists and is newer than the corpus of
+# every BEIR directory DIR.
+fresh() {
+	local out=$1 d
+	shift
+	[ -e "$out" ] || return 1
+	for d in "$@"; do
+		[ "$out" -nt "$d/corpus.jsonl" ] || return 1
+	done
 }
 
 # ABLATIONS are the stage sets compared in docs/RESULTS.md (name:stages;

@@ -118,8 +118,9 @@ func normalizeID(id string) string {
 	return t
 }
 
-// SMART reads a SMART collection: documents (.T title, .W text, .B date,
-// .A authors kept as metadata), queries (.W text) and qrels lines
+// SMART reads a SMART collection: documents (.T title; .W abstract and .K
+// keywords as text; .B date and .A authors kept as metadata; .C, .N and
+// the .X citations dropped), queries (.W text) and qrels lines
 // "qid docid ..." (each listed pair is relevant, grade 1). Judgments for
 // unknown queries or documents are an error naming the line.
 func SMART(docsPath, queriesPath, qrelsPath string) (*eval.Dataset, error) {
@@ -148,7 +149,7 @@ func SMART(docsPath, queriesPath, qrelsPath string) (*eval.Dataset, error) {
 		if len(meta) == 0 {
 			meta = nil
 		}
-		ds.Corpus = append(ds.Corpus, eval.Doc{ID: r.id, Title: oneLine(r.fields["T"]), Text: oneLine(r.fields["W"]), Metadata: meta})
+		ds.Corpus = append(ds.Corpus, eval.Doc{ID: r.id, Title: oneLine(r.fields["T"]), Text: docText(r), Metadata: meta})
 	}
 	qIDs := map[string]bool{}
 	for _, r := range qRecs {
@@ -205,6 +206,15 @@ func readSMARTFile(path string) ([]smartRecord, error) {
 	}
 	defer f.Close()
 	return readSMART(f, path)
+}
+
+// docText is a document's searchable text: its abstract (.W), then its
+// keywords (.K). The keywords are index terms the authors assigned, part
+// of what a document is about, and for some the only text beside the
+// title (in CACM, 1,429 of the 3,204 documents have keywords, 1,617 have
+// no abstract, and 423 of those have keywords).
+func docText(r smartRecord) string {
+	return oneLine(r.fields["W"] + "\n" + r.fields["K"])
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

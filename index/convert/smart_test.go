@@ -38,6 +38,13 @@ func TestSMARTCACM(t *testing.T) {
 	if _, ok := d.Metadata["X"]; ok || strings.Contains(d.Text, "\n") {
 		t.Errorf("document 1410 keeps citations or line breaks: %#v", d)
 	}
+	// Keywords follow the abstract as text; the CR categories (.C) and
+	// entry notes (.N) are dropped.
+	d, _ = ds.Doc("2434")
+	if !strings.HasSuffix(d.Text, "for selecting the working set parameter. working set model, paging, program behavior,program modeling") ||
+		strings.Contains(d.Text, "4.3") || strings.Contains(d.Text, "CA") {
+		t.Errorf("document 2434 text = %q", d.Text)
+	}
 
 	// The trailing empty ".I 0" record is dropped; only .W is query text.
 	if got := queryIDs(ds); got != "1 2 34 64" {
@@ -142,6 +149,41 @@ func TestReadSMARTErrors(t *testing.T) {
 			}
 			if pe.File != "dir/x.all" || pe.Line != tc.line || !strings.Contains(err.Error(), tc.msg) {
 				t.Errorf("error %q: want dir/x.all:%d and %q", err, tc.line, tc.msg)
+			}
+		})
+	}
+}
+
+func TestSMARTDocumentText(t *testing.T) {
+	tests := []struct {
+		name, record, want string
+	}{
+		{"abstract only", ".W\nAn abstract\non two lines.\n", "An abstract on two lines."},
+		{"keywords only", ".K\nsorting, merging,\ntape files\n.C\n3.73\n", "sorting, merging, tape files"},
+		{"abstract, then keywords", ".K\nsorting\n.W\nAn abstract.\n", "An abstract. sorting"},
+		{"neither", ".B\nCACM June, 1960\n.N\nCA600603 JB\n", ""},
+	}
+	dir := t.TempDir()
+	queries := filepath.Join(dir, "queries")
+	qrels := filepath.Join(dir, "qrels")
+	if err := os.WriteFile(queries, []byte(".I 1\n.W\nsorting\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(qrels, []byte("1 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			docs := filepath.Join(t.TempDir(), "docs")
+			if err := os.WriteFile(docs, []byte(".I 1\n.T\nA title\n"+tc.record), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ds, err := SMART(docs, queries, qrels)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := ds.Corpus[0]; d.Text != tc.want || d.Title != "A title" {
+				t.Errorf("document = %q / %q, want text %q", d.Title, d.Text, tc.want)
 			}
 		})
 	}
