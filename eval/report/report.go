@@ -21,6 +21,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/internal/atomicfile"
 )
 
 // Named is a run with the name it is reported under.
@@ -98,17 +99,9 @@ func Write(dir string, qrels eval.Qrels, runs []Named, o Options) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	f, err := os.Create(filepath.Join(dir, "report.md"))
-	if err != nil {
-		return err
-	}
-	if err := table(f, runs, results, o.Metrics, o.Format, notes, windows); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
+	// The plots first, each written whole, and report.md, which links
+	// them, last: a report that fails part way leaves the earlier
+	// report.md as it was, not one describing plots that were never drawn.
 	apPath := filepath.Join(dir, "ap-change."+o.Format)
 	if len(runs) < 2 {
 		// Nothing to compare with the baseline: no plot, and none left
@@ -127,7 +120,25 @@ func Write(dir string, qrels eval.Qrels, runs []Named, o Options) error {
 	} else if err := windowPlot(winPath, runs, o.Metrics[0], windows); err != nil {
 		return err
 	}
-	return depthPlot(filepath.Join(dir, "depth."+o.Format), qrels, runs, o.Metrics[0], o.Depths)
+	if err := depthPlot(filepath.Join(dir, "depth."+o.Format), qrels, runs, o.Metrics[0], o.Depths); err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, "report.md"), func(w io.Writer) error {
+		return table(w, runs, results, o.Metrics, o.Format, notes, windows)
+	})
+}
+
+// save writes p to path whole (atomicfile), in the format path's extension
+// names, as p.Save does.
+func save(p *plot.Plot, path string) error {
+	wt, err := p.WriterTo(8*vg.Inch, 5*vg.Inch, strings.TrimPrefix(filepath.Ext(path), "."))
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := wt.WriteTo(w)
+		return err
+	})
 }
 
 // table writes the markdown table of the runs' results, then the notes,
@@ -201,7 +212,7 @@ func apChange(path string, runs []Named, results []eval.Result) error {
 	if err := add(p, lines...); err != nil {
 		return err
 	}
-	return p.Save(8*vg.Inch, 5*vg.Inch, path)
+	return save(p, path)
 }
 
 // depthPlot plots metric m with each run cut to depth k, for every k: how
@@ -211,6 +222,9 @@ func depthPlot(path string, qrels eval.Qrels, runs []Named, m eval.Metric, depth
 	p.Title.Text = fmt.Sprintf("%s by ranking depth", m.Name)
 	p.X.Label.Text = "depth k (run cut to its top k)"
 	p.Y.Label.Text = m.Name + "@k"
+	if m.Name == "map" && m.K == 0 {
+		p.Y.Label.Text = "map of the top k (trec_eval map_cut)" // map@k is SemEval's AP
+	}
 	var lines []any
 	for _, r := range runs {
 		pts, err := depthPoints(qrels, r.Run, m, depths)
@@ -235,21 +249,44 @@ func saveLogX(p *plot.Plot, path string) error {
 	}
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	return p.Save(8*vg.Inch, 5*vg.Inch, path)
+	return save(p, path)
 }
 
 // depthPoints returns metric m of run cut to each depth, one point per
 // distinct depth in increasing order, so the line through them runs left
 // to right whatever order the depths were given in. depths is not changed.
+//
+// A metric cut to depth k is m with cutoff k, except trec_eval's MAP (map
+// without a cutoff): map@k is the SemEval scorer's AP, which divides by
+// the relevant documents found in the top k rather than by all relevant
+// ones, so it would plot another measure than the table's map (and not
+// meet it at full depth). That one is scored as map over the run cut to
+// its top k, as trec_eval's map_cut.
 func depthPoints(qrels eval.Qrels, run eval.Run, m eval.Metric, depths []int) (plotter.XYs, error) {
 	ks := slices.Compact(slices.Sorted(slices.Values(depths)))
 	pts := make(plotter.XYs, 0, len(ks))
 	for _, k := range ks {
-		res, err := eval.Evaluate(qrels, run, []eval.Metric{{Name: m.Name, K: k}})
+		mk, r := eval.Metric{Name: m.Name, K: k}, run
+		if m.Name == "map" && m.K == 0 {
+			mk, r = m, cutRun(run, k)
+		}
+		res, err := eval.Evaluate(qrels, r, []eval.Metric{mk})
 		if err != nil {
 			return nil, err
 		}
 		pts = append(pts, plotter.XY{X: float64(k), Y: res.Mean[0]})
 	}
 	return pts, nil
+}
+
+// cutRun returns run with each query's ranking cut to its top k, in the
+// order Sorted gives (ties in the order given).
+func cutRun(run eval.Run, k int) eval.Run {
+	out := eval.NewRun()
+	out.File = run.File
+	for _, qid := range run.QueryIDs() {
+		es := run.Sorted(qid)
+		out.Set(qid, es[:min(k, len(es))])
+	}
+	return out
 }

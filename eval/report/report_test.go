@@ -1,7 +1,9 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -187,6 +189,59 @@ func TestDepthPoints(t *testing.T) {
 	}
 }
 
+// TestDepthPointsMatchTable checks that the depth plot cuts the table's
+// metric and not another one: at a depth no ranking reaches, a metric
+// without a cutoff reads as in the table, and one with a cutoff reads as
+// in the table at its own cutoff. trec_eval's map once plotted SemEval's
+// map@k (AP over the relevant documents found in the top k), 1 here where
+// the table says 1/3.
+func TestDepthPointsMatchTable(t *testing.T) {
+	q := eval.Qrels{}
+	for _, d := range []string{"a", "b", "c"} {
+		q.Add("q1", d, 1)
+	}
+	q.Add("q1", "x", 0)
+	run := eval.NewRun()
+	run.Add("q1", eval.Entry{DocID: "a", Score: 3})
+	run.Add("q1", eval.Entry{DocID: "x", Score: 2})
+	run.Add("q1", eval.Entry{DocID: "y", Score: 1})
+	tests := []struct {
+		metric string
+		depth  int
+	}{
+		{"map", 100},
+		{"map", 3},
+		{"mrr", 100},
+		{"ndcg", 100},
+		{"auc", 100},
+		{"map@10", 10},
+		{"ndcg@2", 2},
+		{"p@1", 1},
+	}
+	for _, tc := range tests {
+		m := eval.MustParseMetrics(tc.metric)[0]
+		res, err := eval.Evaluate(q, run, []eval.Metric{m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pts, err := depthPoints(q, run, m, []int{1, tc.depth})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := pts[len(pts)-1].Y; math.Abs(got-res.Mean[0]) > 1e-12 {
+			t.Errorf("%s at depth %d: %v, table %v", tc.metric, tc.depth, got, res.Mean[0])
+		}
+	}
+	// map at depth 1: AP over the top 1 divided by all 3 relevant.
+	pts, err := depthPoints(q, run, eval.MustParseMetrics("map")[0], []int{1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pts[0].Y; math.Abs(got-1.0/3) > 1e-12 {
+		t.Errorf("map at depth 1: %v, want 1/3", got)
+	}
+}
+
 // TestWriteLeavesOutUndefinedAUC checks that a report over judgments with
 // no non-relevant document (as CACM's) drops AUC, which would read 0.5 for
 // every run, and says why; with both kinds judged AUC stays.
@@ -243,5 +298,50 @@ func TestWriteBadRunWritesNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("report directory created: %v", err)
+	}
+}
+
+// TestWriteFailureKeepsEarlierReport checks that a report whose plot
+// cannot be written fails without replacing the earlier report.md, which
+// would then describe runs and link plots from two different reports.
+func TestWriteFailureKeepsEarlierReport(t *testing.T) {
+	q, worse, better := judgedRuns("q1", "q2")
+	tests := []struct {
+		name    string
+		blocked string // a plot path made a non-empty directory before the second report
+	}{
+		{"ap-change", "ap-change.svg"},
+		{"window", "window.svg"},
+		{"depth", "depth.svg"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			o := Options{Format: "svg", Metrics: eval.MustParseMetrics("map@10")}
+			if err := Write(dir, q, []Named{{"first", worse}, {"second", better}}, o); err != nil {
+				t.Fatal(err)
+			}
+			before, err := os.ReadFile(filepath.Join(dir, "report.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			blocked := filepath.Join(dir, tc.blocked)
+			if err := os.Remove(blocked); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Join(blocked, "x"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := Write(dir, q, []Named{{"other", better}, {"another", worse}}, o); err == nil {
+				t.Fatal("no error with a plot path that is a directory")
+			}
+			after, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+			if !bytes.Equal(before, after) {
+				t.Errorf("report.md replaced by a report that failed:\n%s", after)
+			}
+			if tmp, _ := filepath.Glob(filepath.Join(dir, ".*tmp-*")); len(tmp) > 0 {
+				t.Errorf("temporary files left: %v", tmp)
+			}
+		})
 	}
 }
