@@ -21,6 +21,8 @@ const (
 	maxLineSize = MaxDim*32 + MaxWordLen
 )
 
+var utf8BOM = []byte("\xef\xbb\xbf")
+
 // Format names a word-vector file format.
 type Format string
 
@@ -44,6 +46,12 @@ func LoadFile(path string, f Format) (*Vectors, error) {
 	}
 	defer fh.Close()
 	br := bufio.NewReaderSize(fh, 1<<20)
+	// A UTF-8 byte order mark (editors on Windows write one) would make
+	// the word2vec header a word, and the error that follows would blame
+	// the second line.
+	if head, _ := br.Peek(len(utf8BOM)); bytes.Equal(head, utf8BOM) {
+		_, _ = br.Discard(len(utf8BOM))
+	}
 	if f == FormatAuto || f == "" {
 		if f, err = detect(br); err != nil {
 			return nil, fmt.Errorf("embed: %s: %w", path, err)
@@ -277,7 +285,10 @@ func ReadGloVe(r io.Reader) (*Vectors, error) {
 
 // ReadWord2VecBinary reads word2vec's binary format: a "N D" header line,
 // then N records of a word, a space, and D little-endian float32 values,
-// each record optionally followed by a newline.
+// each record optionally followed by a newline (LF or CRLF, which the
+// word2vec tool skips too). The header's count must match, as in
+// ReadWord2VecText: bytes after the N-th record other than line breaks and
+// spaces are an error, not vectors left out unsaid.
 func ReadWord2VecBinary(r io.Reader) (*Vectors, error) {
 	br := bufio.NewReader(r)
 	head, err := br.ReadString('\n')
@@ -308,11 +319,28 @@ func ReadWord2VecBinary(r io.Reader) (*Vectors, error) {
 		}
 		b.add(word, vec)
 	}
+	for {
+		c, err := br.ReadByte()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !isRecordSpace(c) {
+			return nil, fmt.Errorf("more data after the header's %d vectors", n)
+		}
+	}
 	return b.vectors()
 }
 
+// isRecordSpace reports whether c may separate binary records: the newline
+// word2vec writes after each, a CR before it (a file written with CRLF
+// line ends), or a space or tab.
+func isRecordSpace(c byte) bool { return c == '\n' || c == '\r' || c == ' ' || c == '\t' }
+
 // readBinaryWord reads a word up to its terminating space, skipping the
-// newline that ends the previous record.
+// line break (LF or CRLF) that ends the previous record.
 func readBinaryWord(br *bufio.Reader) (string, error) {
 	var sb strings.Builder
 	for {
@@ -326,7 +354,7 @@ func readBinaryWord(br *bufio.Reader) (string, error) {
 				return "", errors.New("empty word")
 			}
 			return sb.String(), nil
-		case c == '\n' && sb.Len() == 0:
+		case (c == '\n' || c == '\r') && sb.Len() == 0:
 			continue
 		}
 		if sb.Len() >= MaxWordLen {

@@ -107,6 +107,75 @@ func TestLoadersRejectBadInput(t *testing.T) {
 	}
 }
 
+// TestReadWord2VecBinaryRecords checks the binary reader's record
+// boundaries: records ending in LF, CRLF or nothing all give the header's
+// words (a CR kept in the next word would match no token), and a header
+// counting fewer records than the file holds is an error, as in the text
+// form, rather than the rest dropped unsaid.
+func TestReadWord2VecBinaryRecords(t *testing.T) {
+	one, two := "\x00\x00\x80\x3f", "\x00\x00\x00\x40" // 1.0, 2.0 as float32
+	tests := []struct {
+		name, in string
+		words    []string
+		wantErr  string
+	}{
+		{"LF", "2 1\nbank " + one + "\ndoha " + two + "\n", []string{"bank", "doha"}, ""},
+		{"CRLF", "2 1\r\nbank " + one + "\r\ndoha " + two + "\r\n", []string{"bank", "doha"}, ""},
+		{"no separator", "2 1\nbank " + one + "doha " + two, []string{"bank", "doha"}, ""},
+		{"trailing blank lines", "1 1\nbank " + one + "\n\r\n \n", []string{"bank"}, ""},
+		{"header counts fewer", "1 1\nbank " + one + "\ndoha " + two + "\n", nil, "more data after the header's 1 vectors"},
+		{"header counts more", "3 1\nbank " + one + "\ndoha " + two + "\n", nil, "truncated"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := ReadWord2VecBinary(strings.NewReader(tc.in))
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want it to mention %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(v.Words, tc.words) {
+				t.Errorf("words %q, want %q", v.Words, tc.words)
+			}
+		})
+	}
+}
+
+// TestLoadFileSkipsBOM checks that a text vector file starting with a
+// UTF-8 byte order mark loads: the mark once made the word2vec header a
+// GloVe word and the error blamed line 2.
+func TestLoadFileSkipsBOM(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, data string
+		format     Format
+	}{
+		{"word2vec auto", "2 2\nbank 1 2\ndoha 3 4\n", FormatAuto},
+		{"word2vec", "2 2\nbank 1 2\ndoha 3 4\n", FormatWord2VecText},
+		{"glove auto", "bank 1 2\ndoha 3 4\n", FormatAuto},
+		{"glove", "bank 1 2\ndoha 3 4\n", FormatGloVe},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-"))
+			if err := os.WriteFile(p, []byte("\xef\xbb\xbf"+tc.data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			v, err := LoadFile(p, tc.format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(v.Words, []string{"bank", "doha"}) || v.Dim != 2 {
+				t.Errorf("words %q dim %d", v.Words, v.Dim)
+			}
+		})
+	}
+}
+
 func text(r *bytes.Reader) (*Vectors, error)  { return ReadWord2VecText(r) }
 func glove(r *bytes.Reader) (*Vectors, error) { return ReadGloVe(r) }
 func bin(r *bytes.Reader) (*Vectors, error)   { return ReadWord2VecBinary(r) }
