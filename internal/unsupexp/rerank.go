@@ -184,6 +184,12 @@ func Systems(st Stats, space *wmd.Space, wd, d *ssg.Model, conv *Convergence) []
 		{names[2], pairwise(st.BM25)},
 		{names[3], func(_ context.Context, q string, cands []Candidate) ([]float64, error) {
 			qd := space.Doc(q)
+			if qd.Empty() {
+				// Every distance would be +Inf and every candidate tie:
+				// first-stage order, which Run counts as a fallback, as
+				// for SSG, rather than a WMD ranking.
+				return nil, ssg.ErrEmptyQuery
+			}
 			out := make([]float64, len(cands))
 			for i, c := range cands {
 				v, err := space.WMD(qd, space.Doc(c.Text))

@@ -65,6 +65,46 @@ func TestRunKeepsOrderOnFailure(t *testing.T) {
 	}
 }
 
+// TestWMDCountsQueriesWithoutVectors checks that a query with no word that
+// has a vector, which WMD cannot rank, is counted as keeping its
+// first-stage order (the table's note), as SSG counts it, rather than
+// passed off as a WMD ranking.
+func TestWMDCountsQueriesWithoutVectors(t *testing.T) {
+	v, err := embed.NewVectors([]string{"bank", "loan", "beach"}, 2, []float64{1, 0, 0.9, 0.1, 0, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	space := wmd.NewSpace(v)
+	var sys System
+	for _, s := range Systems(Stats{}, space, nil, nil, nil) {
+		if s.Name == "WMD" {
+			sys = s
+		}
+	}
+	lists := Lists{"q1": {{ID: "d1", Text: "beach", Rank: 1}, {ID: "d2", Text: "bank loan", Rank: 2}}}
+	tests := []struct {
+		query     string
+		fallbacks int
+		first     string
+	}{
+		{"bank", 0, "d2"},
+		{"zebra unknown", 1, "d1"},
+		{"", 1, "d1"},
+	}
+	for _, tc := range tests {
+		run, fb, err := Run(context.Background(), []eval.Query{{ID: "q1", Text: tc.query}}, lists, sys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fb != tc.fallbacks {
+			t.Errorf("query %q: %d fallbacks, want %d", tc.query, fb, tc.fallbacks)
+		}
+		if r := run.Sorted("q1"); r[0].DocID != tc.first {
+			t.Errorf("query %q: first %s, want %s", tc.query, r[0].DocID, tc.first)
+		}
+	}
+}
+
 func TestSpeedAndPairs(t *testing.T) {
 	words := []string{"bank", "loan", "salary", "beach", "desert", "sand"}
 	data := []float64{1, 0, 1.1, 0.1, 0.9, 0.2, 0, 1, 0.1, 1.2, 0.2, 0.8}
