@@ -366,6 +366,8 @@ func TestNumberFlagsNotReadAsDefaults(t *testing.T) {
 		{[]string{"train", "s2net", "--data", nowhere, "--out", nowhere, "--gamma", "+Inf"}, "--gamma +Inf: want a finite number"},
 		{[]string{"train", "bilinear", "--data", nowhere, "--out", nowhere, "--margin", "NaN"}, "--margin NaN: want a finite number"},
 		{[]string{"train", "topics", "--data", nowhere, "--out", nowhere, "--gamma", "NaN"}, "--gamma NaN: want a finite number"},
+		{[]string{"train", "topics", "--data", nowhere, "--out", nowhere, "--gamma", "0"}, "--gamma 0: want a positive number"},
+		{[]string{"train", "topics", "--data", nowhere, "--out", nowhere, "--gamma", "-1"}, "--gamma -1: want a positive number"},
 		{unsup("--max-dist", "Inf"), "--max-dist +Inf: want a finite number"},
 	}
 	for _, tt := range tests {

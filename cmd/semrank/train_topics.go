@@ -30,6 +30,11 @@ reranker takes its soft seeds and feature IDF weights from it.`,
 			if len(data)+len(indexes) == 0 || out == "" {
 				return fmt.Errorf("give at least one --index PATH or --data DIR, and --out")
 			}
+			// The model reads a zero gamma as its default (1.1), and a
+			// negative one makes every word a catchword of every topic.
+			if err := checkPositive(cmd, "gamma"); err != nil {
+				return err
+			}
 			if err := checkOutputOf("--out", out, data); err != nil {
 				return err
 			}
