@@ -2,6 +2,7 @@ package unsupexp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -230,8 +231,11 @@ func NegInfLast(s []float64) []float64 {
 	return s
 }
 
-// Run scores every query's candidates with one system. A query whose
-// scorer fails (e.g. no word with a vector) keeps its first-stage order.
+// Run scores every query's candidates with one system. A query the
+// system cannot rank (ssg.ErrEmptyQuery: no word with a vector) keeps its
+// first-stage order and is counted; any other error, such as a failed
+// transport solve, stops the run naming the query, rather than passing a
+// broken system off as one that kept the first stage's order.
 func Run(ctx context.Context, queries []eval.Query, lists Lists, sys System) (eval.Run, int, error) {
 	run := eval.NewRun()
 	fallbacks := 0
@@ -242,8 +246,8 @@ func Run(ctx context.Context, queries []eval.Query, lists Lists, sys System) (ev
 		}
 		scores, err := sys.Score(ctx, q.FullText(), cands)
 		if err != nil {
-			if ctx.Err() != nil {
-				return run, 0, err
+			if ctx.Err() != nil || !errors.Is(err, ssg.ErrEmptyQuery) {
+				return run, 0, fmt.Errorf("%s, query %s: %w", sys.Name, q.ID, err)
 			}
 			fallbacks++
 			scores = make([]float64, len(cands))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/embed"
+	"github.com/semrank/semrank/models/ssg"
 	"github.com/semrank/semrank/models/wmd"
 )
 
@@ -46,15 +48,23 @@ func TestLexicalBaselines(t *testing.T) {
 func TestRunKeepsOrderOnFailure(t *testing.T) {
 	qs := []eval.Query{{ID: "q1", Text: "x"}}
 	lists := Lists{"q1": {{ID: "d1", Rank: 1}, {ID: "d2", Rank: 2}}}
-	fail := System{"fail", func(context.Context, string, []Candidate) ([]float64, error) {
-		return nil, os.ErrInvalid
+	cannot := System{"cannot", func(context.Context, string, []Candidate) ([]float64, error) {
+		return nil, ssg.ErrEmptyQuery
 	}}
-	run, fb, err := Run(context.Background(), qs, lists, fail)
+	run, fb, err := Run(context.Background(), qs, lists, cannot)
 	if err != nil || fb != 1 {
 		t.Fatalf("fallbacks %d, err %v", fb, err)
 	}
 	if r := run.Sorted("q1"); r[0].DocID != "d1" {
 		t.Errorf("fallback order %v", r)
+	}
+	// Any other failure is an error naming the system and the query, not
+	// a fallback that would pass for a ranking.
+	fail := System{"fail", func(context.Context, string, []Candidate) ([]float64, error) {
+		return nil, os.ErrInvalid
+	}}
+	if _, _, err := Run(context.Background(), qs, lists, fail); !errors.Is(err, os.ErrInvalid) || !strings.Contains(err.Error(), "fail, query q1") {
+		t.Errorf("failing system: err %v", err)
 	}
 	flip := System{"flip", func(_ context.Context, _ string, c []Candidate) ([]float64, error) {
 		return []float64{0, 1}, nil
