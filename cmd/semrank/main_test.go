@@ -521,6 +521,24 @@ func TestRunNotesUnrankedQueries(t *testing.T) {
 			t.Errorf("%s: output lacks %q:\n%s", args[0], want, out)
 		}
 	}
+
+	// With no query ranked, the run file every reader would refuse is
+	// not written at all.
+	if err := os.WriteFile(filepath.Join(data, "queries.jsonl"), []byte(`{"_id":"q2","text":"the of and"}`+"\n"+`{"_id":"q3","text":"?!"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"run", "--data", data, "--index", idx, "--out", filepath.Join(dir, "none.trec")},
+		{"rerank", "--data", data, "--index", idx, "--pipeline", pipeline, "--out", filepath.Join(dir, "none.trec")},
+	} {
+		out, err := execute(args...)
+		if err == nil || !strings.Contains(err.Error(), "none of the 2 queries has a ranking") {
+			t.Errorf("%s with no query ranked: err %v\n%s", args[0], err, out)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "none.trec")); !os.IsNotExist(err) {
+			t.Errorf("%s with no query ranked wrote a run (stat: %v)", args[0], err)
+		}
+	}
 }
 
 // TestTrainingDirsChecked: a held-out directory that is also a training

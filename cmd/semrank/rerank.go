@@ -51,6 +51,9 @@ payloads the pipeline's stages read. Prints metrics when DIR has judgments.`,
 			if err != nil {
 				return err
 			}
+			if err := checkRanked(ds, run); err != nil {
+				return err
+			}
 			if err := run.WriteFile(out, "semrank"); err != nil {
 				return err
 			}
@@ -89,6 +92,16 @@ payloads the pipeline's stages read. Prints metrics when DIR has judgments.`,
 		_ = cmd.MarkFlagRequired(n)
 	}
 	rootCmd.AddCommand(cmd)
+}
+
+// checkRanked refuses a run that ranks none of ds's queries, before it is
+// written: a run file with no line is one every reader of runs (eval,
+// report, export) refuses, so it would only defer the error.
+func checkRanked(ds *eval.Dataset, run eval.Run) error {
+	if run.Len() > 0 {
+		return nil
+	}
+	return fmt.Errorf("none of the %d queries has a ranking (no candidates, no searchable terms, or no document matched); nothing written", len(ds.Queries))
 }
 
 // noteUnrankedQueries says which of ds's queries run has no ranking for

@@ -134,6 +134,9 @@ follow in their given order); otherwise the top --depth documents are retrieved.
 			if err != nil {
 				return err
 			}
+			if err := checkRanked(ds, run); err != nil {
+				return err
+			}
 			if err := run.WriteFile(out, "bm25"); err != nil {
 				return err
 			}
