@@ -173,6 +173,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"eval", "--qrels", smartQrels, "--run", run}, smartQrels + ": no judgment has a relevance above 0"},
 		{[]string{"eval", "--qrels", qrels, "--run", unjudged, "--ignore-unjudged"}, unjudged + ": none of its 1 queries has judgments"},
 		{[]string{"report", "--qrels", qrels, "--run", "a=" + run, "--run", "a=" + run, "--out", nowhere}, `two runs named "a"`},
+		{[]string{"report", "--qrels", qrels, "--run", "a=b=" + run, "--out", nowhere}, `the name ends at the first "=": name "a", file "b=`},
 		{[]string{"report", "--qrels", qrels, "--run", "a=" + unjudged, "--out", nowhere, "--ignore-unjudged"}, "none of its 1 queries"},
 	}
 	for _, tt := range tests {

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -45,6 +47,9 @@ also as a table), and each run's metric cut to depth k (depth).`,
 				}
 				seen[name] = true
 				run, err := eval.ReadRunFile(path)
+				if errors.Is(err, fs.ErrNotExist) && strings.Contains(path, "=") {
+					return fmt.Errorf("--run %q: %w (the name ends at the first \"=\": name %q, file %q)", r, err, name, path)
+				}
 				if err != nil {
 					return err
 				}
@@ -71,7 +76,7 @@ also as a table), and each run's metric cut to depth k (depth).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&qrelsPath, "qrels", "", "judgments")
-	f.StringArrayVar(&runs, "run", nil, "NAME=FILE (repeatable; the first is the baseline)")
+	f.StringArrayVar(&runs, "run", nil, "NAME=FILE (repeatable; the first is the baseline; the name ends at the first \"=\")")
 	f.StringVar(&out, "out", "", "output directory")
 	f.StringVar(&metrics, "metrics", "map@10,map,mrr@10,ndcg@10,p@1,auc", "table metrics; the first is plotted and tested")
 	f.StringVar(&format, "format", "png", "plot format: png or svg")
