@@ -268,9 +268,18 @@ func ReadWord2VecText(r io.Reader) (*Vectors, error) {
 func ReadGloVe(r io.Reader) (*Vectors, error) {
 	var b builder
 	b.dim = -1
+	header := false // line 1 reads as a word2vec "N D" header
 	err := scanLines(r, func(line string, n int) error {
+		if n == 1 {
+			_, _, err := parseHeader(line)
+			header = err == nil
+		}
 		w, vec, err := parseVectorLine(line, b.dim, n)
 		if err != nil {
+			if header && n == 2 {
+				// The "word" of line 1 was a vector count.
+				return fmt.Errorf("%w (line 1 reads as a word2vec header \"N D\": is this a word2vec text file?)", err)
+			}
 			return err
 		}
 		b.dim = len(vec)

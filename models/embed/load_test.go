@@ -92,6 +92,8 @@ func TestLoadersRejectBadInput(t *testing.T) {
 		{"glove ragged", "bank 1 2\ndoha 1\n", glove, "want 2"},
 		{"glove empty", "\n\n", glove, "no vectors"},
 		{"glove word only", "bank\n", glove, "want a word"},
+		{"glove given word2vec text", "2 3\nbank 1 2 3\ndoha 1 2 3\n", glove, "line 1 reads as a word2vec header"},
+		{"glove ragged after a numeric word", "7 1\nbank 1 2\n", glove, "want 1"},
 		{"bin truncated", "2 2\nbank \x00\x00\x80\x3f", bin, "truncated"},
 		{"bin no header", "", bin, "truncated"},
 		{"bin inf", "1 1\nbank \x00\x00\x80\x7f", bin, "not finite"},
