@@ -116,6 +116,9 @@ No judgments are used except to score the rankings.`,
 			fmt.Fprintf(w, "%s: %d queries; SSG k=%d hops=%d seeds=%d mu_pp=%g mu_np=%g damping=%g, SSG-D dropout %g; SSG-WD converged on %d of %d queries (largest change < %g within %d iterations)\n\n",
 				data, len(ds.Queries), wd.Config.K, wd.Config.Hops, wd.Config.Seeds, wd.Config.MuPP, wd.Config.MuNP, wd.Config.Damping, d.Config.Dropout,
 				conv.Converged, conv.Total, wd.Config.Tol, wd.Config.MaxIter)
+			if n := lists.Missing(ds.Qrels); n > 0 {
+				fmt.Fprintf(w, "Note: %d of %d judged queries have no candidates; every system counts them 0.\n\n", n, len(ds.Qrels))
+			}
 			return unsupexp.WriteTable(w, rows, ms, base)
 		},
 	}

@@ -27,6 +27,19 @@ type Candidate struct {
 // Lists maps each query to its candidates in first-stage order.
 type Lists map[string][]Candidate
 
+// Missing returns how many of the queries qrels judges have no candidates
+// in l (no searchable terms, nothing retrieved, an empty given list):
+// every system ranks nothing for them and they count 0 in every row.
+func (l Lists) Missing(qrels eval.Qrels) int {
+	n := 0
+	for qid := range qrels {
+		if len(l[qid]) == 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // GivenLists returns the dataset's given candidate lists (SemEval).
 func GivenLists(ds *eval.Dataset) (Lists, error) {
 	if ds.Candidates == nil {

@@ -235,3 +235,25 @@ func TestIndexListsRefusesAnotherCorpus(t *testing.T) {
 		t.Errorf("with the data's documents indexed: %v, %v", lists, err)
 	}
 }
+
+func TestListsMissing(t *testing.T) {
+	q := eval.Qrels{}
+	q.Add("q1", "d1", 1)
+	q.Add("q2", "d2", 1)
+	q.Add("q3", "d3", 0)
+	tests := []struct {
+		name  string
+		lists Lists
+		want  int
+	}{
+		{"all have candidates", Lists{"q1": {{ID: "d1"}}, "q2": {{ID: "d9"}}, "q3": {{ID: "d3"}}}, 0},
+		{"one empty, one absent", Lists{"q1": {{ID: "d1"}}, "q2": {}}, 2},
+		{"unjudged lists do not count", Lists{"q9": {{ID: "d1"}}}, 3},
+		{"none", nil, 3},
+	}
+	for _, tc := range tests {
+		if got := tc.lists.Missing(q); got != tc.want {
+			t.Errorf("%s: Missing = %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
