@@ -398,20 +398,24 @@ func IsBundle(path string) (bool, error) {
 // method is non-empty) at a model version no newer than maxVersion (when
 // maxVersion > 0). Errors name the file.
 func Load(path, method string, maxVersion int) (*Bundle, error) {
-	f, err := os.Open(path)
+	return LoadWith(path, func(r io.Reader, name string) (*Bundle, error) {
+		return ReadModel(r, name, method, maxVersion)
+	})
+}
+
+// ReadModel reads a bundle from r and checks it as Load checks a file;
+// name, the file r reads, is for errors. Loading from a reader lets a
+// caller parse the very bytes it verified (see rerank.Env.OpenModel).
+func ReadModel(r io.Reader, name, method string, maxVersion int) (*Bundle, error) {
+	b, err := Read(r)
 	if err != nil {
-		return nil, fmt.Errorf("models: %w", err)
-	}
-	defer f.Close()
-	b, err := Read(f)
-	if err != nil {
-		return nil, fmt.Errorf("models: %s: %w", path, err)
+		return nil, fmt.Errorf("models: %s: %w", name, err)
 	}
 	if method != "" && b.Manifest.Method != method {
-		return nil, fmt.Errorf("models: %s is a %q model, want %q", path, b.Manifest.Method, method)
+		return nil, fmt.Errorf("models: %s is a %q model, want %q", name, b.Manifest.Method, method)
 	}
 	if maxVersion > 0 && (b.Manifest.ModelVersion < 1 || b.Manifest.ModelVersion > maxVersion) {
-		return nil, fmt.Errorf("models: %s: %s model version %d, this build reads 1..%d", path, b.Manifest.Method, b.Manifest.ModelVersion, maxVersion)
+		return nil, fmt.Errorf("models: %s: %s model version %d, this build reads 1..%d", name, b.Manifest.Method, b.Manifest.ModelVersion, maxVersion)
 	}
 	return b, nil
 }
@@ -420,17 +424,36 @@ func Load(path, method string, maxVersion int) (*Bundle, error) {
 // naming the method and the file in a decoding error: a model whose tensors
 // disagree with its config is refused when loaded, saying which file.
 func LoadAs[M any](path, method string, maxVersion int, decode func(*Bundle) (M, error)) (M, error) {
-	b, err := Load(path, method, maxVersion)
+	return LoadWith(path, func(r io.Reader, name string) (M, error) {
+		return ReadAs(r, name, method, maxVersion, decode)
+	})
+}
+
+// ReadAs reads a bundle from r as ReadModel does and decodes it as LoadAs
+// does.
+func ReadAs[M any](r io.Reader, name, method string, maxVersion int, decode func(*Bundle) (M, error)) (M, error) {
+	var zero M
+	b, err := ReadModel(r, name, method, maxVersion)
 	if err != nil {
-		var zero M
 		return zero, err
 	}
 	m, err := decode(b)
 	if err != nil {
-		var zero M
-		return zero, fmt.Errorf("%s: %s: %w", method, path, err)
+		return zero, fmt.Errorf("%s: %s: %w", method, name, err)
 	}
 	return m, nil
+}
+
+// LoadWith opens the file at path and reads it with read, which gets path
+// as the name its errors give: a model package's Load, from its Read.
+func LoadWith[M any](path string, read func(r io.Reader, name string) (M, error)) (M, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var zero M
+		return zero, fmt.Errorf("models: %w", err)
+	}
+	defer f.Close()
+	return read(f, path)
 }
 
 // ID returns a short stable identifier of the bundle's content: the hash of

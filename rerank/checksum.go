@@ -8,15 +8,18 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/semrank/semrank/internal/atomicfile"
+	"github.com/semrank/semrank/models"
 )
 
 // Model checksums.
@@ -31,12 +34,15 @@ import (
 // server reloading the old pipeline file in between would load some new
 // models under it, and score with a fusion fitted to other models,
 // silently. With checksums that load fails with an error saying to try
-// again, and the server keeps the pipeline it has. The files are hashed
-// after every model is loaded: the publisher only ever replaces old files
-// by new ones, so a file that still holds the listed content after the
-// loads held it during them too. A file switched to other content and
-// back again while the models load (a blue/green flip back and forth) is
-// not caught: that would take hashing the very bytes each loader parses.
+// again, and the server keeps the pipeline it has.
+//
+// Build reads every listed file once, before any model loads, and checks
+// its digest; the stage factories and the fusion then parse those very
+// bytes (LoadModel), not the file again, so a file changed during the
+// load, even changed and changed back (a blue/green flip back and forth),
+// cannot slip in. A listed file that no factory reads through LoadModel
+// (a factory of one's own that opens its model by path) is hashed again
+// after the loads, which catches a publisher that only moves forward.
 //
 // The digests are those of the whole files, as sha256sum prints them.
 
@@ -90,29 +96,90 @@ func (c *Config) checkChecksums() error {
 }
 
 // verifyChecksums compares each listed file, resolved against dir, with
-// its digest, in name order so the first error is always the same.
-func (c *Config) verifyChecksums(dir string) error {
-	paths := make([]string, 0, len(c.Checksums))
-	for p := range c.Checksums {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	for _, p := range paths {
+// its digest, in name order so the first error is always the same; files
+// a factory read through LoadModel from v are skipped: what was parsed is
+// what v verified.
+func (c *Config) verifyChecksums(dir string, v *verifiedFiles) error {
+	for _, p := range slices.Sorted(maps.Keys(c.Checksums)) {
 		file := Resolve(dir, filepath.FromSlash(p))
-		got, err := FileSHA256(file)
-		if errors.Is(err, fs.ErrNotExist) {
-			// Removed since the pipeline file was read: a recipe
-			// publishing a pipeline that no longer uses it.
-			return fmt.Errorf("pipeline: %s is listed under sha256 but is gone: %w", file, ErrModelChanged)
+		if v != nil {
+			v.mu.Lock()
+			read := v.read[filepath.Clean(file)]
+			v.mu.Unlock()
+			if read {
+				continue
+			}
 		}
+		got, err := FileSHA256(file)
 		if err != nil {
-			return fmt.Errorf("pipeline: %s is listed under sha256 but cannot be read: %w", file, err)
+			return c.unreadable(file, err)
 		}
 		if want := c.Checksums[p]; !strings.EqualFold(got, want) {
 			return &changedError{file: file, got: got, want: want}
 		}
 	}
 	return nil
+}
+
+// verifiedFiles is the content of a pipeline's listed files, read and
+// checked against their digests before the models load.
+type verifiedFiles struct {
+	mu      sync.Mutex
+	content map[string][]byte // by filepath.Clean of the resolved path
+	read    map[string]bool   // files a factory read through LoadModel
+}
+
+// readVerified reads every file c lists, resolved against dir, and checks
+// it against its digest, in name order so the first error is always the
+// same.
+func (c *Config) readVerified(dir string) (*verifiedFiles, error) {
+	v := &verifiedFiles{content: map[string][]byte{}, read: map[string]bool{}}
+	for _, p := range slices.Sorted(maps.Keys(c.Checksums)) {
+		file := Resolve(dir, filepath.FromSlash(p))
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			return nil, c.unreadable(file, err)
+		}
+		sum := sha256.Sum256(raw)
+		if got, want := hex.EncodeToString(sum[:]), c.Checksums[p]; !strings.EqualFold(got, want) {
+			return nil, &changedError{file: file, got: got, want: want}
+		}
+		v.content[filepath.Clean(file)] = raw
+	}
+	return v, nil
+}
+
+// unreadable is the error for a listed file that cannot be read.
+func (c *Config) unreadable(file string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		// Removed since the pipeline file was read: a recipe
+		// publishing a pipeline that no longer uses it.
+		return fmt.Errorf("pipeline: %s is listed under sha256 but is gone: %w", file, ErrModelChanged)
+	}
+	return fmt.Errorf("pipeline: %s is listed under sha256 but cannot be read: %w", file, err)
+}
+
+// LoadModel reads the model file at path, as StageSpec.ModelFile resolved
+// it, with read (a model package's Read: tweak.Read, lsa.Read, …), which
+// gets path as the name its errors give. Stage factories load their
+// models through it: while Build loads a pipeline whose file lists path
+// under sha256, read parses the content Build checked against the listed
+// digest, not the file again (see Config.Checksums); other files are read
+// from disk.
+func LoadModel[M any](env Env, path string, read func(r io.Reader, name string) (M, error)) (M, error) {
+	if v := env.verified; v != nil {
+		key := filepath.Clean(path)
+		v.mu.Lock()
+		raw, ok := v.content[key]
+		if ok {
+			v.read[key] = true
+		}
+		v.mu.Unlock()
+		if ok {
+			return read(bytes.NewReader(raw), path)
+		}
+	}
+	return models.LoadWith(path, read)
 }
 
 // checksumKey is the name a file at p, relative to the pipeline file's

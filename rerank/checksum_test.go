@@ -4,6 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,26 +109,103 @@ func TestRecordChecksums(t *testing.T) {
 	}
 }
 
-// TestBuildReportsChecksumsFirst: when a listed file has changed and the
-// pipeline also fails to build (a reader of the old pipeline file meeting
-// another pipeline's models), the changed file is what the error leads
-// with, since loading again is the fix.
+// TestBuildReportsChecksumsFirst: a listed file that changed is refused
+// before any stage is built; and one a factory of its own reads by path,
+// changed during the build that also fails (a reader of the old pipeline
+// file meeting another pipeline's models), is what the error leads with,
+// since loading again is the fix.
 func TestBuildReportsChecksumsFirst(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "a.model"), []byte("new"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := filepath.Join(dir, "a.model")
 	old := sha256.Sum256([]byte("old"))
-	doc := "stages:\n  - type: test_const\n    model: a.model\nfusion:\n  weights: {missing_stage: 1}\nsha256:\n  a.model: " + hex.EncodeToString(old[:]) + "\n"
-	c, err := ParseConfig([]byte(doc))
+	doc := "stages:\n  - type: %s\n    model: a.model\nfusion:\n  weights: {missing_stage: 1}\nsha256:\n  a.model: " + hex.EncodeToString(old[:]) + "\n"
+	built := 0
+	RegisterStage("test_publish", func(spec StageSpec, env Env) (Stage, error) {
+		built++
+		// A publisher replaces the model while this factory, which
+		// reads its model by path, loads it.
+		if err := os.WriteFile(spec.ModelFile(env.Dir), []byte("new"), 0o644); err != nil {
+			return nil, err
+		}
+		return constStage{}, nil
+	})
+	tests := []struct {
+		name, stage, before string
+		want                []string
+		built               int
+	}{
+		{"changed before the build", "test_publish", "new", []string{"a.model is not the file the pipeline was written with"}, 0},
+		{"changed during the build", "test_publish", "old", []string{"a.model is not the file the pipeline was written with", "building it failed too", "missing_stage"}, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			built = 0
+			if err := os.WriteFile(file, []byte(tc.before), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c, err := ParseConfig([]byte(fmt.Sprintf(doc, tc.stage)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.Build(Env{Dir: dir})
+			for _, w := range tc.want {
+				if err == nil || !strings.Contains(err.Error(), w) || !errors.Is(err, ErrModelChanged) {
+					t.Errorf("err = %v, want ErrModelChanged and %q", err, w)
+				}
+			}
+			if built != tc.built {
+				t.Errorf("stage built %d times, want %d", built, tc.built)
+			}
+		})
+	}
+}
+
+// TestLoadModelParsesVerifiedBytes: a model loaded through LoadModel is
+// parsed from the content Build checked against the pipeline's digest,
+// so a file switched to other content and back while the models load (a
+// blue/green flip back and forth, which hashing the files after the loads
+// cannot see) is not mixed in; files the pipeline does not list are read
+// from disk.
+func TestLoadModelParsesVerifiedBytes(t *testing.T) {
+	dir := t.TempDir()
+	listed, unlisted := filepath.Join(dir, "listed.model"), filepath.Join(dir, "unlisted.model")
+	for _, f := range []string{listed, unlisted} {
+		if err := os.WriteFile(f, []byte("blue"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func(r io.Reader, name string) (string, error) {
+		b, err := io.ReadAll(r)
+		return string(b), err
+	}
+	loaded := map[string]string{}
+	RegisterStage("test_flip", func(spec StageSpec, env Env) (Stage, error) {
+		path := spec.ModelFile(env.Dir)
+		flip := func(content string) error { return os.WriteFile(path, []byte(content), 0o644) }
+		if err := flip("green"); err != nil {
+			return nil, err
+		}
+		got, err := LoadModel(env, path, read)
+		if err != nil {
+			return nil, err
+		}
+		loaded[filepath.Base(path)] = got
+		return constStage{}, flip("blue")
+	})
+	blue := sha256.Sum256([]byte("blue"))
+	c, err := ParseConfig([]byte("stages:\n  - type: test_flip\n    model: listed.model\n  - type: test_flip\n    name: other\n    model: unlisted.model\nsha256:\n  listed.model: " + hex.EncodeToString(blue[:]) + "\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Build(Env{Dir: dir})
-	for _, w := range []string{"a.model is not the file the pipeline was written with", "building it failed too", "missing_stage"} {
-		if err == nil || !strings.Contains(err.Error(), w) {
-			t.Errorf("err = %v, want one containing %q", err, w)
-		}
+	if _, err := c.Build(Env{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{"listed.model": "blue", "unlisted.model": "green"}; !maps.Equal(loaded, want) {
+		t.Errorf("loaded %v, want %v", loaded, want)
+	}
+	// Outside Build, LoadModel reads the file.
+	if got, err := LoadModel(Env{}, listed, read); err != nil || got != "blue" {
+		t.Errorf("LoadModel without Build = %q, %v", got, err)
 	}
 }
 

@@ -205,11 +205,22 @@ func WriteConfig(path string, c *Config) error {
 // Build constructs the pipeline c describes. Relative model paths resolve
 // against env.Dir.
 func (c *Config) Build(env Env) (*Pipeline, error) {
+	env.verified = nil
+	if len(c.Checksums) > 0 {
+		// Before any load, and the loads parse what was checked (see
+		// LoadModel).
+		v, err := c.readVerified(env.Dir)
+		if err != nil {
+			return nil, err
+		}
+		env.verified = v
+	}
 	p, err := c.build(env)
-	// After every load (see verifyChecksums); and when the build failed,
-	// a listed file that changed is the likelier cause (a model of
-	// another pipeline met mid-publish), and the error to act on.
-	if cerr := c.verifyChecksums(env.Dir); cerr != nil {
+	// The listed files no factory read through LoadModel, after every
+	// load; and when the build failed, a listed file that changed is the
+	// likelier cause (a model of another pipeline met mid-publish), and
+	// the error to act on.
+	if cerr := c.verifyChecksums(env.Dir, env.verified); cerr != nil {
 		if err != nil {
 			return nil, fmt.Errorf("%w (building it failed too: %v)", cerr, err)
 		}
@@ -250,7 +261,7 @@ func (c *Config) build(env Env) (*Pipeline, error) {
 	case "", "linear":
 		switch {
 		case c.Fusion.Model != "":
-			l, err := LoadLinear(Resolve(env.Dir, c.Fusion.Model))
+			l, err := LoadModel(env, Resolve(env.Dir, c.Fusion.Model), ReadLinear)
 			if err != nil {
 				return nil, err
 			}
@@ -269,7 +280,7 @@ func (c *Config) build(env Env) (*Pipeline, error) {
 		if c.Fusion.Model == "" {
 			return nil, fmt.Errorf("pipeline: fusion method lambdamart needs a model (semrank train fusion --method lambdamart)")
 		}
-		m, err := LoadLambdaMART(Resolve(env.Dir, c.Fusion.Model))
+		m, err := LoadModel(env, Resolve(env.Dir, c.Fusion.Model), ReadLambdaMART)
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package rerank
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"sort"
@@ -380,8 +381,12 @@ func (l *Linear) Bundle() *models.Bundle {
 }
 
 // LoadLinear reads a Linear fusion saved with Bundle().Save.
-func LoadLinear(path string) (*Linear, error) {
-	b, err := models.Load(path, FusionMethod, 1)
+func LoadLinear(path string) (*Linear, error) { return models.LoadWith(path, ReadLinear) }
+
+// ReadLinear reads a Linear fusion saved with Bundle().Save from r; name,
+// the file r reads, is for errors.
+func ReadLinear(r io.Reader, path string) (*Linear, error) {
+	b, err := models.ReadModel(r, path, FusionMethod, 1)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package rerank
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"sort"
 
@@ -470,7 +471,13 @@ func (m *LambdaMART) Bundle() *models.Bundle {
 // LoadLambdaMART reads a model saved with Bundle().Save, validating every
 // node reference so a damaged model cannot loop or index out of range.
 func LoadLambdaMART(path string) (*LambdaMART, error) {
-	b, err := models.Load(path, LambdaMARTMethod, 1)
+	return models.LoadWith(path, ReadLambdaMART)
+}
+
+// ReadLambdaMART reads a model saved with Bundle().Save from r, as
+// LoadLambdaMART does; name, the file r reads, is for errors.
+func ReadLambdaMART(r io.Reader, path string) (*LambdaMART, error) {
+	b, err := models.ReadModel(r, path, LambdaMARTMethod, 1)
 	if err != nil {
 		return nil, err
 	}

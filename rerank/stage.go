@@ -208,6 +208,10 @@ type Env struct {
 	Index    bleve.Index // the searched index; may be nil
 	Payloads Payloads    // may be nil when the index has no payload store
 	Stats    TermStats   // may be nil
+
+	// verified, set by Config.Build for a pipeline file that lists
+	// checksums, holds the listed files' content as Build verified it.
+	verified *verifiedFiles
 }
 
 // StageFactory builds a stage from its spec.

@@ -3,6 +3,7 @@ package deepmatch
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -158,13 +159,19 @@ func lists(b *models.Bundle, name string, limit int) ([][]uint32, error) {
 // Load reads a model saved by Save. method, when non-empty, is the method
 // the caller expects.
 func Load(path, method string) (*Model, error) {
-	b, err := models.Load(path, method, ModelVersion)
+	return models.LoadWith(path, func(r io.Reader, name string) (*Model, error) { return Read(r, name, method) })
+}
+
+// Read reads a model saved by Save from r, as Load does; name, the file r
+// reads, is for errors.
+func Read(r io.Reader, name, method string) (*Model, error) {
+	b, err := models.ReadModel(r, name, method, ModelVersion)
 	if err != nil {
 		return nil, err
 	}
 	m, err := fromBundle(b)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return m, nil
 }

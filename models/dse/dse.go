@@ -39,6 +39,7 @@ package dse
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -222,8 +223,12 @@ func (m *Model) Bundle() (*models.Bundle, error) {
 func (m *Model) Save(path string) error { return concept.Save(m, path) }
 
 // Load reads a model written by Save.
-func Load(path string) (*Model, error) {
-	return models.LoadAs(path, Method, Version, FromBundle)
+func Load(path string) (*Model, error) { return models.LoadWith(path, Read) }
+
+// Read reads a model written by Save from r; name, the file r reads, is
+// for errors.
+func Read(r io.Reader, name string) (*Model, error) {
+	return models.ReadAs(r, name, Method, Version, FromBundle)
 }
 
 // FromBundle decodes a model bundle, checking the layers fit together.

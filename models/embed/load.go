@@ -45,23 +45,29 @@ func LoadFile(path string, f Format) (*Vectors, error) {
 		return nil, fmt.Errorf("embed: %w", err)
 	}
 	defer fh.Close()
-	br := bufio.NewReaderSize(fh, 1<<20)
+	return ReadFormat(fh, path, f)
+}
+
+// ReadFormat reads word vectors in the given format from r, as LoadFile
+// reads a file; name, the file r reads, is for errors.
+func ReadFormat(r io.Reader, name string, f Format) (*Vectors, error) {
+	br := bufio.NewReaderSize(r, 1<<20)
 	// A UTF-8 byte order mark (editors on Windows write one) would make
 	// the word2vec header a word, and the error that follows would blame
 	// the second line.
 	if head, _ := br.Peek(len(utf8BOM)); bytes.Equal(head, utf8BOM) {
 		_, _ = br.Discard(len(utf8BOM))
 	}
+	var err error
 	if f == FormatAuto || f == "" {
 		if f, err = detect(br); err != nil {
-			return nil, fmt.Errorf("embed: %s: %w", path, err)
-		}
-		if f == FormatBundle {
-			return Load(path)
+			return nil, fmt.Errorf("embed: %s: %w", name, err)
 		}
 	}
 	var v *Vectors
 	switch f {
+	case FormatBundle:
+		return Read(br, name)
 	case FormatWord2VecText:
 		v, err = ReadWord2VecText(br)
 	case FormatWord2VecBin:
@@ -72,7 +78,7 @@ func LoadFile(path string, f Format) (*Vectors, error) {
 		return nil, fmt.Errorf("embed: unknown vector format %q (want %s, %s, %s, %s or %s)", f, FormatAuto, FormatBundle, FormatWord2VecText, FormatWord2VecBin, FormatGloVe)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("embed: %s: %w", path, err)
+		return nil, fmt.Errorf("embed: %s: %w", name, err)
 	}
 	return v, nil
 }

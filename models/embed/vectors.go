@@ -2,6 +2,7 @@ package embed
 
 import (
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/semrank/semrank/analyzers"
@@ -145,14 +146,18 @@ func FromBundle(b *models.Bundle) (*Vectors, error) {
 }
 
 // Load reads an "embed" bundle from path.
-func Load(path string) (*Vectors, error) {
-	b, err := models.Load(path, Method, Version)
+func Load(path string) (*Vectors, error) { return models.LoadWith(path, Read) }
+
+// Read reads an "embed" bundle from r; name, the file r reads, is for
+// errors.
+func Read(r io.Reader, name string) (*Vectors, error) {
+	b, err := models.ReadModel(r, name, Method, Version)
 	if err != nil {
 		return nil, err
 	}
 	v, err := FromBundle(b)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return v, nil
 }

@@ -26,6 +26,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -357,8 +358,12 @@ func (m *Model) Save(path string) error {
 }
 
 // Load reads a model saved by Save.
-func Load(path string) (*Model, error) {
-	return models.LoadAs(path, Method, Version, fromBundle)
+func Load(path string) (*Model, error) { return models.LoadWith(path, Read) }
+
+// Read reads a model saved by Save from r; name, the file r reads, is for
+// errors.
+func Read(r io.Reader, name string) (*Model, error) {
+	return models.ReadAs(r, name, Method, Version, fromBundle)
 }
 
 func fromBundle(b *models.Bundle) (*Model, error) {

@@ -32,6 +32,7 @@ package s2net
 
 import (
 	"fmt"
+	"io"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -166,7 +167,13 @@ func (m *Model) Save(path string) error { return concept.Save(m, path) }
 // the S2Net model was trained with, or nil when it was trained on Scheme
 // weights; a mismatch is an error.
 func Load(path string, w Weighter) (*Model, error) {
-	return models.LoadAs(path, Method, Version, func(b *models.Bundle) (*Model, error) { return FromBundle(b, w) })
+	return models.LoadWith(path, func(r io.Reader, name string) (*Model, error) { return Read(r, name, w) })
+}
+
+// Read reads a model written by Save from r, as Load does; name, the file
+// r reads, is for errors.
+func Read(r io.Reader, name string, w Weighter) (*Model, error) {
+	return models.ReadAs(r, name, Method, Version, func(b *models.Bundle) (*Model, error) { return FromBundle(b, w) })
 }
 
 // FromBundle decodes a model bundle (see Load).

@@ -32,6 +32,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -683,8 +684,12 @@ func (m *Model) Bundle() (*models.Bundle, error) {
 }
 
 // Load reads a "topics" bundle.
-func Load(path string) (*Model, error) {
-	return models.LoadAs(path, Method, Version, fromBundle)
+func Load(path string) (*Model, error) { return models.LoadWith(path, Read) }
+
+// Read reads a "topics" bundle from r; name, the file r reads, is for
+// errors.
+func Read(r io.Reader, name string) (*Model, error) {
+	return models.ReadAs(r, name, Method, Version, fromBundle)
 }
 
 func fromBundle(b *models.Bundle) (*Model, error) {

@@ -2,6 +2,7 @@ package tweak
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"slices"
 
@@ -90,14 +91,18 @@ func (m *Model) ID() string {
 // Load reads a model saved by Save, refusing a corrupt file, another
 // method's model, or one whose features this build does not compute or
 // whose terms came from another analyzer.
-func Load(path string) (*Model, error) {
-	b, err := models.Load(path, Method, ModelVersion)
+func Load(path string) (*Model, error) { return models.LoadWith(path, Read) }
+
+// Read reads a model saved by Save from r, as Load does; name, the file r
+// reads, is for errors.
+func Read(r io.Reader, name string) (*Model, error) {
+	b, err := models.ReadModel(r, name, Method, ModelVersion)
 	if err != nil {
 		return nil, err
 	}
 	m, err := FromBundle(b)
 	if err != nil {
-		return nil, fmt.Errorf("tweak: %s: %w", path, err)
+		return nil, fmt.Errorf("tweak: %s: %w", name, err)
 	}
 	return m, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 
 	"github.com/semrank/semrank/models/deepmatch"
 	"github.com/semrank/semrank/rerank"
@@ -16,7 +17,7 @@ func init() {
 			if path == "" {
 				return nil, errors.New(method + " needs a model file (semrank train " + method + ")")
 			}
-			m, err := deepmatch.Load(path, method)
+			m, err := rerank.LoadModel(env, path, func(r io.Reader, name string) (*deepmatch.Model, error) { return deepmatch.Read(r, name, method) })
 			if err != nil {
 				return nil, err
 			}

@@ -12,7 +12,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		m, err := dse.Load(path)
+		m, err := rerank.LoadModel(env, path, dse.Read)
 		if err != nil {
 			return nil, err
 		}

@@ -11,7 +11,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		m, err := lsa.Load(path)
+		m, err := rerank.LoadModel(env, path, lsa.Read)
 		if err != nil {
 			return nil, err
 		}

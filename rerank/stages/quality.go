@@ -19,7 +19,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		m, err := quality.Load(path)
+		m, err := rerank.LoadModel(env, path, quality.Read)
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,8 @@
 package stages
 
 import (
+	"io"
+
 	"github.com/semrank/semrank/models/s2net"
 	"github.com/semrank/semrank/rerank"
 )
@@ -11,7 +13,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		m, err := s2net.Load(path, nil)
+		m, err := rerank.LoadModel(env, path, func(r io.Reader, name string) (*s2net.Model, error) { return s2net.Read(r, name, nil) })
 		if err != nil {
 			return nil, err
 		}

@@ -23,7 +23,7 @@ func init() {
 		if tp == "" {
 			return nil, errors.New("needs option topics: a model from semrank train topics")
 		}
-		tm, err := topics.Load(rerank.Resolve(env.Dir, tp))
+		tm, err := rerank.LoadModel(env, rerank.Resolve(env.Dir, tp), topics.Read)
 		if err != nil {
 			return nil, err
 		}

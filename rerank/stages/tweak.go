@@ -14,7 +14,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		m, err := tweak.Load(path)
+		m, err := rerank.LoadModel(env, path, tweak.Read)
 		if err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"errors"
+	"io"
 	"math"
 
 	"github.com/semrank/semrank/models/embed"
@@ -31,7 +32,9 @@ func loadSpace(spec rerank.StageSpec, env rerank.Env) (*wmd.Space, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := embed.LoadFile(path, embed.Format(format))
+	v, err := rerank.LoadModel(env, path, func(r io.Reader, name string) (*embed.Vectors, error) {
+		return embed.ReadFormat(r, name, embed.Format(format))
+	})
 	if err != nil {
 		return nil, err
 	}
