@@ -138,7 +138,8 @@ const modelRead = "\x00model"
 // Stage factories ask for the model through it, so that NewStage can
 // refuse a model given to a stage type that reads none, as it refuses
 // unknown options: a pipeline's author would otherwise believe the stage
-// uses it.
+// uses it. They then read the file with LoadModel, which parses what the
+// pipeline's checksums vouch for.
 func (s StageSpec) ModelFile(dir string) string {
 	if s.read != nil {
 		s.read[modelRead] = true
