@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/embed"
 	"github.com/semrank/semrank/models/ssg"
+	"github.com/semrank/semrank/models/ssg/ssgtest"
 	"github.com/semrank/semrank/models/wmd"
 )
 
@@ -255,5 +257,87 @@ func TestListsMissing(t *testing.T) {
 		if got := tc.lists.Missing(q); got != tc.want {
 			t.Errorf("%s: Missing = %d, want %d", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestCompareRanksByMeaning runs every system over given lists whose
+// relevant candidates share the query's group of words (ssgtest's two
+// well-separated groups) but none of its words: the lexical systems
+// cannot find them, WMD and both SSG variants rank them first, the IR
+// order stays the given one, SSG-WD's convergence is counted per query,
+// and a query without judgments is not scored.
+func TestCompareRanksByMeaning(t *testing.T) {
+	v, tm := ssgtest.Fixture(t)
+	space := wmd.NewSpace(v)
+	wd, err := ssg.New(space, tm, ssg.Config{K: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := ssg.New(space, tm, ssg.Config{K: 2, Dropout: 0.5, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := map[string]string{
+		"s1": "desert sand", "s2": "camping beach", "s3": "sand camping",
+		"m1": "salary account", "m2": "account salary", "m3": "salary",
+	}
+	ds := &eval.Dataset{
+		Queries: []eval.Query{{ID: "money", Text: "bank loan"}, {ID: "trip", Text: "beach desert"}, {ID: "unjudged", Text: "bank"}},
+		Qrels:   eval.Qrels{},
+	}
+	for _, id := range slices.Sorted(maps.Keys(docs)) {
+		ds.Corpus = append(ds.Corpus, eval.Doc{ID: id, Text: docs[id]})
+	}
+	given := eval.NewRun()
+	for q, order := range map[string][]string{
+		"money":    {"s1", "s2", "s3", "m1", "m2", "m3"},
+		"trip":     {"m1", "m2", "s3", "m3", "s1", "s2"},
+		"unjudged": {"s1", "m1"},
+	} {
+		for i, id := range order {
+			given.Add(q, eval.Entry{DocID: id, Rank: i + 1, Score: float64(len(order) - i)})
+		}
+	}
+	ds.Candidates = &given
+	for _, id := range []string{"m1", "m2", "m3"} {
+		ds.Qrels.Add("money", id, 1)
+	}
+	for _, id := range []string{"s1", "s2", "s3"} {
+		ds.Qrels.Add("trip", id, 1)
+	}
+	ds.Qrels.Add("trip", "m1", 0)
+	ds = JudgedOnly(ds)
+	if len(ds.Queries) != 2 {
+		t.Fatalf("JudgedOnly kept %d queries, want 2", len(ds.Queries))
+	}
+	lists, err := GivenLists(ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conv Convergence
+	rows, err := Compare(context.Background(), ds, lists, Systems(CorpusStats(ds.Corpus), space, wd, d, &conv), eval.MustParseMetrics("map@10,p@1"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, r := range rows {
+		got[r.Name] = r.Result.Mean[0]
+		if r.Fallbacks != 0 {
+			t.Errorf("%s kept %d queries in first-stage order", r.Name, r.Fallbacks)
+		}
+	}
+	if want := SystemNames(); !slices.Equal(slices.Sorted(maps.Keys(got)), slices.Sorted(slices.Values(want))) {
+		t.Fatalf("rows %v, want %v", got, want)
+	}
+	for _, name := range []string{"WMD", "SSG-WD", "SSG-D"} {
+		if got[name] != 1 {
+			t.Errorf("%s MAP@10 %.4f, want 1: it ranks by meaning", name, got[name])
+		}
+	}
+	if ir := got["IR order"]; math.Abs(ir-0.3972) > 1e-3 {
+		t.Errorf("IR order MAP@10 %.4f, want the given order's 0.3972", ir)
+	}
+	if conv.Total != 2 {
+		t.Errorf("convergence counted over %d queries, want 2", conv.Total)
 	}
 }
