@@ -399,14 +399,14 @@ func IsBundle(path string) (bool, error) {
 // maxVersion > 0). Errors name the file.
 func Load(path, method string, maxVersion int) (*Bundle, error) {
 	return LoadWith(path, func(r io.Reader, name string) (*Bundle, error) {
-		return ReadModel(r, name, method, maxVersion)
+		return ReadChecked(r, name, method, maxVersion)
 	})
 }
 
-// ReadModel reads a bundle from r and checks it as Load checks a file;
+// ReadChecked reads a bundle from r and checks it as Load checks a file;
 // name, the file r reads, is for errors. Loading from a reader lets a
-// caller parse the very bytes it verified (see rerank.Env.OpenModel).
-func ReadModel(r io.Reader, name, method string, maxVersion int) (*Bundle, error) {
+// caller parse the very bytes it verified (see rerank.LoadModel).
+func ReadChecked(r io.Reader, name, method string, maxVersion int) (*Bundle, error) {
 	b, err := Read(r)
 	if err != nil {
 		return nil, fmt.Errorf("models: %s: %w", name, err)
@@ -429,11 +429,11 @@ func LoadAs[M any](path, method string, maxVersion int, decode func(*Bundle) (M,
 	})
 }
 
-// ReadAs reads a bundle from r as ReadModel does and decodes it as LoadAs
+// ReadAs reads a bundle from r as ReadChecked does and decodes it as LoadAs
 // does.
 func ReadAs[M any](r io.Reader, name, method string, maxVersion int, decode func(*Bundle) (M, error)) (M, error) {
 	var zero M
-	b, err := ReadModel(r, name, method, maxVersion)
+	b, err := ReadChecked(r, name, method, maxVersion)
 	if err != nil {
 		return zero, err
 	}

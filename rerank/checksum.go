@@ -40,9 +40,12 @@ import (
 // its digest; the stage factories and the fusion then parse those very
 // bytes (LoadModel), not the file again, so a file changed during the
 // load, even changed and changed back (a blue/green flip back and forth),
-// cannot slip in. A listed file that no factory reads through LoadModel
-// (a factory of one's own that opens its model by path) is hashed again
-// after the loads, which catches a publisher that only moves forward.
+// cannot slip in. The listed files are held in memory together until
+// Build returns, beside the models parsed from them. A factory matches a
+// listed file by its absolute path, however either names it. A listed
+// file that no factory reads through LoadModel (a factory of one's own
+// that opens its model by path) is hashed again after the loads, which
+// catches a publisher that only moves forward.
 //
 // The digests are those of the whole files, as sha256sum prints them.
 
@@ -104,7 +107,7 @@ func (c *Config) verifyChecksums(dir string, v *verifiedFiles) error {
 		file := Resolve(dir, filepath.FromSlash(p))
 		if v != nil {
 			v.mu.Lock()
-			read := v.read[filepath.Clean(file)]
+			read := v.read[verifiedKey(file)]
 			v.mu.Unlock()
 			if read {
 				continue
@@ -125,8 +128,30 @@ func (c *Config) verifyChecksums(dir string, v *verifiedFiles) error {
 // checked against their digests before the models load.
 type verifiedFiles struct {
 	mu      sync.Mutex
-	content map[string][]byte // by filepath.Clean of the resolved path
+	content map[string][]byte // by verifiedKey of the resolved path; nil once Build returns
 	read    map[string]bool   // files a factory read through LoadModel
+}
+
+// verifiedKey is the key of the file at p in verifiedFiles: its absolute
+// path, so that a factory naming a listed file otherwise than its sha256
+// line (an absolute model path under a relative pipeline folder, or the
+// other way round) still parses the checked bytes. Symbolic links are
+// not followed: the publisher renames files, it does not repoint links.
+func verifiedKey(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return filepath.Clean(p)
+}
+
+// release drops the content once Build has returned: a factory may keep
+// its Env (in a stage, in a goroutine), and the files (word vectors run
+// to gigabytes) must not live as long as the pipeline. LoadModel then
+// reads from disk, as it does outside Build.
+func (v *verifiedFiles) release() {
+	v.mu.Lock()
+	v.content = nil
+	v.mu.Unlock()
 }
 
 // readVerified reads every file c lists, resolved against dir, and checks
@@ -144,7 +169,7 @@ func (c *Config) readVerified(dir string) (*verifiedFiles, error) {
 		if got, want := hex.EncodeToString(sum[:]), c.Checksums[p]; !strings.EqualFold(got, want) {
 			return nil, &changedError{file: file, got: got, want: want}
 		}
-		v.content[filepath.Clean(file)] = raw
+		v.content[verifiedKey(file)] = raw
 	}
 	return v, nil
 }
@@ -168,7 +193,7 @@ func (c *Config) unreadable(file string, err error) error {
 // from disk.
 func LoadModel[M any](env Env, path string, read func(r io.Reader, name string) (M, error)) (M, error) {
 	if v := env.verified; v != nil {
-		key := filepath.Clean(path)
+		key := verifiedKey(path)
 		v.mu.Lock()
 		raw, ok := v.content[key]
 		if ok {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -120,7 +121,7 @@ func TestBuildReportsChecksumsFirst(t *testing.T) {
 	old := sha256.Sum256([]byte("old"))
 	doc := "stages:\n  - type: %s\n    model: a.model\nfusion:\n  weights: {missing_stage: 1}\nsha256:\n  a.model: " + hex.EncodeToString(old[:]) + "\n"
 	built := 0
-	RegisterStage("test_publish", func(spec StageSpec, env Env) (Stage, error) {
+	setTestStage(t, "test_publish", func(spec StageSpec, env Env) (Stage, error) {
 		built++
 		// A publisher replaces the model while this factory, which
 		// reads its model by path, loads it.
@@ -160,6 +161,41 @@ func TestBuildReportsChecksumsFirst(t *testing.T) {
 	}
 }
 
+// testStages holds what the stage types of these tests do, each set by
+// its test: the types are registered once (init), as RegisterStage
+// panics on a second registration, so that the tests can run again in
+// one process (go test -count 2).
+var testStages = struct {
+	sync.Mutex
+	f map[string]StageFactory
+}{f: map[string]StageFactory{}}
+
+func init() {
+	for _, typ := range []string{"test_publish", "test_flip", "test_keep_env", "test_clobber"} {
+		RegisterStage(typ, func(spec StageSpec, env Env) (Stage, error) {
+			testStages.Lock()
+			f := testStages.f[typ]
+			testStages.Unlock()
+			if f == nil {
+				return nil, fmt.Errorf("%s: no test sets it", typ)
+			}
+			return f(spec, env)
+		})
+	}
+}
+
+// setTestStage makes stage type typ build with f until t ends.
+func setTestStage(t *testing.T, typ string, f StageFactory) {
+	testStages.Lock()
+	testStages.f[typ] = f
+	testStages.Unlock()
+	t.Cleanup(func() {
+		testStages.Lock()
+		delete(testStages.f, typ)
+		testStages.Unlock()
+	})
+}
+
 // TestLoadModelParsesVerifiedBytes: a model loaded through LoadModel is
 // parsed from the content Build checked against the pipeline's digest,
 // so a file switched to other content and back while the models load (a
@@ -179,7 +215,7 @@ func TestLoadModelParsesVerifiedBytes(t *testing.T) {
 		return string(b), err
 	}
 	loaded := map[string]string{}
-	RegisterStage("test_flip", func(spec StageSpec, env Env) (Stage, error) {
+	setTestStage(t, "test_flip", func(spec StageSpec, env Env) (Stage, error) {
 		path := spec.ModelFile(env.Dir)
 		flip := func(content string) error { return os.WriteFile(path, []byte(content), 0o644) }
 		if err := flip("green"); err != nil {
@@ -206,6 +242,122 @@ func TestLoadModelParsesVerifiedBytes(t *testing.T) {
 	// Outside Build, LoadModel reads the file.
 	if got, err := LoadModel(Env{}, listed, read); err != nil || got != "blue" {
 		t.Errorf("LoadModel without Build = %q, %v", got, err)
+	}
+}
+
+// TestLoadModelMatchesPathsAsFiles: a factory naming a listed file by
+// another path than its sha256 line resolves to (an absolute model path
+// under a pipeline folder given relative, or an absolute sha256 line)
+// still parses the checked bytes.
+func TestLoadModelMatchesPathsAsFiles(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	abs := filepath.Join(dir, "listed.model")
+	if err := os.WriteFile(abs, []byte("blue"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	blue := sha256.Sum256([]byte("blue"))
+	sum := hex.EncodeToString(blue[:])
+	var got string
+	setTestStage(t, "test_flip", func(spec StageSpec, env Env) (Stage, error) {
+		path := spec.ModelFile(env.Dir)
+		if err := os.WriteFile(path, []byte("green"), 0o644); err != nil {
+			return nil, err
+		}
+		defer os.WriteFile(path, []byte("blue"), 0o644)
+		var err error
+		got, err = LoadModel(env, path, func(r io.Reader, _ string) (string, error) {
+			b, err := io.ReadAll(r)
+			return string(b), err
+		})
+		return constStage{}, err
+	})
+	for _, tc := range []struct{ name, model, listed, dir string }{
+		{"absolute model, relative folder", abs, "listed.model", "."},
+		{"absolute model, no folder", abs, "listed.model", ""},
+		{"relative model, absolute sha256 line", "listed.model", filepath.ToSlash(abs), "."},
+		{"./ model", "./listed.model", "listed.model", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got = ""
+			c, err := ParseConfig([]byte(fmt.Sprintf("stages:\n  - type: test_flip\n    model: %q\nsha256:\n  %q: %s\n", tc.model, tc.listed, sum)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Build(Env{Dir: tc.dir}); err != nil {
+				t.Fatal(err)
+			}
+			if got != "blue" {
+				t.Errorf("loaded %q, want the checked content blue", got)
+			}
+		})
+	}
+}
+
+// TestBuildReleasesVerifiedContent: a factory may keep its Env past the
+// build; the listed files' content must not live as long as it does.
+func TestBuildReleasesVerifiedContent(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.model")
+	if err := os.WriteFile(file, []byte("blue"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var kept Env
+	setTestStage(t, "test_keep_env", func(spec StageSpec, env Env) (Stage, error) {
+		spec.ModelFile(env.Dir)
+		kept = env
+		return constStage{}, nil
+	})
+	blue := sha256.Sum256([]byte("blue"))
+	c, err := ParseConfig([]byte("stages:\n  - type: test_keep_env\n    model: a.model\nsha256:\n  a.model: " + hex.EncodeToString(blue[:]) + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Build(Env{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	if kept.verified == nil {
+		t.Fatal("the factory's Env has no verified files")
+	}
+	kept.verified.mu.Lock()
+	n := len(kept.verified.content)
+	kept.verified.mu.Unlock()
+	if n != 0 {
+		t.Errorf("%d files' content kept after Build returned", n)
+	}
+}
+
+// TestFusionParsesVerifiedBytes: the fusion model, loaded after every
+// stage, is parsed from the content Build checked, not read again: a
+// stage's load time is when a publisher may replace it.
+func TestFusionParsesVerifiedBytes(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "fusion.model")
+	if err := (&Linear{Weights: map[string]float64{"test_const": 2, FeatureFirstRank: 1}}).Bundle().Save(model); err != nil {
+		t.Fatal(err)
+	}
+	setTestStage(t, "test_clobber", func(spec StageSpec, env Env) (Stage, error) {
+		// Replaced, and put back before the build ends.
+		raw, err := os.ReadFile(model)
+		if err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(model, []byte("not a model"), 0o644); err != nil {
+			return nil, err
+		}
+		t.Cleanup(func() { os.WriteFile(model, raw, 0o644) })
+		return constStage{}, nil
+	})
+	c := &Config{Stages: []StageSpec{{Type: "test_clobber"}}, Fusion: FusionSpec{Model: "fusion.model"}}
+	if err := c.RecordChecksums(dir, "fusion.model"); err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.Build(Env{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, ok := p.Fusion.(*Linear); !ok || l.Weights["test_const"] != 2 {
+		t.Errorf("fusion %#v, want the saved weights", p.Fusion)
 	}
 }
 

@@ -220,7 +220,11 @@ func (c *Config) Build(env Env) (*Pipeline, error) {
 	// load; and when the build failed, a listed file that changed is the
 	// likelier cause (a model of another pipeline met mid-publish), and
 	// the error to act on.
-	if cerr := c.verifyChecksums(env.Dir, env.verified); cerr != nil {
+	cerr := c.verifyChecksums(env.Dir, env.verified)
+	if env.verified != nil {
+		env.verified.release()
+	}
+	if cerr != nil {
 		if err != nil {
 			return nil, fmt.Errorf("%w (building it failed too: %v)", cerr, err)
 		}

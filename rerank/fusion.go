@@ -385,8 +385,8 @@ func LoadLinear(path string) (*Linear, error) { return models.LoadWith(path, Rea
 
 // ReadLinear reads a Linear fusion saved with Bundle().Save from r; name,
 // the file r reads, is for errors.
-func ReadLinear(r io.Reader, path string) (*Linear, error) {
-	b, err := models.ReadModel(r, path, FusionMethod, 1)
+func ReadLinear(r io.Reader, name string) (*Linear, error) {
+	b, err := models.ReadChecked(r, name, FusionMethod, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -399,7 +399,7 @@ func ReadLinear(r io.Reader, path string) (*Linear, error) {
 		return nil, err
 	}
 	if len(w.Data) != len(names) {
-		return nil, fmt.Errorf("rerank: %s: %d weights for %d features", path, len(w.Data), len(names))
+		return nil, fmt.Errorf("rerank: %s: %d weights for %d features", name, len(w.Data), len(names))
 	}
 	l := &Linear{Weights: map[string]float64{}}
 	for i, n := range names {

@@ -476,8 +476,8 @@ func LoadLambdaMART(path string) (*LambdaMART, error) {
 
 // ReadLambdaMART reads a model saved with Bundle().Save from r, as
 // LoadLambdaMART does; name, the file r reads, is for errors.
-func ReadLambdaMART(r io.Reader, path string) (*LambdaMART, error) {
-	b, err := models.ReadModel(r, path, LambdaMARTMethod, 1)
+func ReadLambdaMART(r io.Reader, name string) (*LambdaMART, error) {
+	b, err := models.ReadChecked(r, name, LambdaMARTMethod, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -485,13 +485,13 @@ func ReadLambdaMART(r io.Reader, path string) (*LambdaMART, error) {
 	if m.Features, err = b.Strings("features"); err != nil {
 		return nil, err
 	}
-	get := func(name string) ([]float64, error) {
-		t, err := b.Tensor(name, 1)
+	get := func(tensor string) ([]float64, error) {
+		t, err := b.Tensor(tensor, 1)
 		return t.Data, err
 	}
 	rate, err := get("rate")
 	if err != nil || len(rate) != 1 {
-		return nil, fmt.Errorf("rerank: %s: bad rate", path)
+		return nil, fmt.Errorf("rerank: %s: bad rate", name)
 	}
 	m.Rate = rate[0]
 	sizes, err := get("sizes")
@@ -504,20 +504,20 @@ func ReadLambdaMART(r io.Reader, path string) (*LambdaMART, error) {
 			return nil, err
 		}
 		if len(arrs[n]) != len(arrs["feature"]) {
-			return nil, fmt.Errorf("rerank: %s: %d %s entries for %d nodes", path, len(arrs[n]), n, len(arrs["feature"]))
+			return nil, fmt.Errorf("rerank: %s: %d %s entries for %d nodes", name, len(arrs[n]), n, len(arrs["feature"]))
 		}
 	}
 	off := 0
 	for _, s := range sizes {
 		n := int(s)
 		if n <= 0 || off+n > len(arrs["value"]) {
-			return nil, fmt.Errorf("rerank: %s: tree sizes exceed the node arrays", path)
+			return nil, fmt.Errorf("rerank: %s: tree sizes exceed the node arrays", name)
 		}
 		t := Tree{}
 		for i := off; i < off+n; i++ {
 			f, l, r := int(arrs["feature"][i]), int(arrs["left"][i]), int(arrs["right"][i])
 			if l >= 0 && (l <= i-off || l >= n || r <= i-off || r >= n || f < 0 || f >= len(m.Features)) {
-				return nil, fmt.Errorf("rerank: %s: malformed tree node", path)
+				return nil, fmt.Errorf("rerank: %s: malformed tree node", name)
 			}
 			t.Feature = append(t.Feature, f)
 			t.Threshold = append(t.Threshold, arrs["threshold"][i])
@@ -529,7 +529,7 @@ func ReadLambdaMART(r io.Reader, path string) (*LambdaMART, error) {
 		off += n
 	}
 	if off != len(arrs["value"]) {
-		return nil, fmt.Errorf("rerank: %s: %d nodes not in any tree", path, len(arrs["value"])-off)
+		return nil, fmt.Errorf("rerank: %s: %d nodes not in any tree", name, len(arrs["value"])-off)
 	}
 	return m, nil
 }

@@ -211,7 +211,8 @@ type Env struct {
 	Stats    TermStats   // may be nil
 
 	// verified, set by Config.Build for a pipeline file that lists
-	// checksums, holds the listed files' content as Build verified it.
+	// checksums, holds the listed files' content as Build verified it,
+	// until Build returns.
 	verified *verifiedFiles
 }
 

@@ -259,7 +259,12 @@ func Run(ctx context.Context, queries []eval.Query, lists Lists, sys System) (ev
 		}
 		scores, err := sys.Score(ctx, q.FullText(), cands)
 		if err != nil {
-			if ctx.Err() != nil || !errors.Is(err, ssg.ErrEmptyQuery) {
+			if ctx.Err() != nil {
+				// Stopped, not failed: the caller (semrank's main)
+				// reports an interrupt by this error alone.
+				return run, 0, err
+			}
+			if !errors.Is(err, ssg.ErrEmptyQuery) {
 				return run, 0, fmt.Errorf("%s, query %s: %w", sys.Name, q.ID, err)
 			}
 			fallbacks++

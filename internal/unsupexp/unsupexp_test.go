@@ -68,6 +68,16 @@ func TestRunKeepsOrderOnFailure(t *testing.T) {
 	if _, _, err := Run(context.Background(), qs, lists, fail); !errors.Is(err, os.ErrInvalid) || !strings.Contains(err.Error(), "fail, query q1") {
 		t.Errorf("failing system: err %v", err)
 	}
+	// A cancelled run is stopped, not failed: its error is the context's
+	// own, which semrank's main reports as an interrupt.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	stopped := System{"stopped", func(ctx context.Context, _ string, _ []Candidate) ([]float64, error) {
+		return nil, ctx.Err()
+	}}
+	if _, _, err := Run(ctx, qs, lists, stopped); err == nil || err.Error() != context.Canceled.Error() {
+		t.Errorf("cancelled run: err %v, want %v", err, context.Canceled)
+	}
 	flip := System{"flip", func(_ context.Context, _ string, c []Candidate) ([]float64, error) {
 		return []float64{0, 1}, nil
 	}}

@@ -165,7 +165,7 @@ func Load(path, method string) (*Model, error) {
 // Read reads a model saved by Save from r, as Load does; name, the file r
 // reads, is for errors.
 func Read(r io.Reader, name, method string) (*Model, error) {
-	b, err := models.ReadModel(r, name, method, ModelVersion)
+	b, err := models.ReadChecked(r, name, method, ModelVersion)
 	if err != nil {
 		return nil, err
 	}

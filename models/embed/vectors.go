@@ -151,7 +151,7 @@ func Load(path string) (*Vectors, error) { return models.LoadWith(path, Read) }
 // Read reads an "embed" bundle from r; name, the file r reads, is for
 // errors.
 func Read(r io.Reader, name string) (*Vectors, error) {
-	b, err := models.ReadModel(r, name, Method, Version)
+	b, err := models.ReadChecked(r, name, Method, Version)
 	if err != nil {
 		return nil, err
 	}

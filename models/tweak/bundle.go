@@ -96,7 +96,7 @@ func Load(path string) (*Model, error) { return models.LoadWith(path, Read) }
 // Read reads a model saved by Save from r, as Load does; name, the file r
 // reads, is for errors.
 func Read(r io.Reader, name string) (*Model, error) {
-	b, err := models.ReadModel(r, name, Method, ModelVersion)
+	b, err := models.ReadChecked(r, name, Method, ModelVersion)
 	if err != nil {
 		return nil, err
 	}
