@@ -115,10 +115,10 @@ func (c *Config) verifyChecksums(dir string, v *verifiedFiles) error {
 		}
 		got, err := FileSHA256(file)
 		if err != nil {
-			return c.unreadable(file, err)
+			return unreadable(file, err)
 		}
-		if want := c.Checksums[p]; !strings.EqualFold(got, want) {
-			return &changedError{file: file, got: got, want: want}
+		if err := c.compare(p, file, got); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -163,19 +163,28 @@ func (c *Config) readVerified(dir string) (*verifiedFiles, error) {
 		file := Resolve(dir, filepath.FromSlash(p))
 		raw, err := os.ReadFile(file)
 		if err != nil {
-			return nil, c.unreadable(file, err)
+			return nil, unreadable(file, err)
 		}
 		sum := sha256.Sum256(raw)
-		if got, want := hex.EncodeToString(sum[:]), c.Checksums[p]; !strings.EqualFold(got, want) {
-			return nil, &changedError{file: file, got: got, want: want}
+		if err := c.compare(p, file, hex.EncodeToString(sum[:])); err != nil {
+			return nil, err
 		}
 		v.content[verifiedKey(file)] = raw
 	}
 	return v, nil
 }
 
+// compare checks got, the digest of file (listed as p), against the
+// listed one.
+func (c *Config) compare(p, file, got string) error {
+	if want := c.Checksums[p]; !strings.EqualFold(got, want) {
+		return &changedError{file: file, got: got, want: want}
+	}
+	return nil
+}
+
 // unreadable is the error for a listed file that cannot be read.
-func (c *Config) unreadable(file string, err error) error {
+func unreadable(file string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		// Removed since the pipeline file was read: a recipe
 		// publishing a pipeline that no longer uses it.
