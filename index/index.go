@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -220,7 +221,28 @@ type Index struct {
 	dfMu    sync.RWMutex
 	dfCache map[string]uint64
 	dfGen   uint64 // counts invalidations
+
+	// wmu is held for reading by each write (Add's batches, Index, Batch,
+	// DeleteDocs) and for writing by Close, so that Close waits for the
+	// writes in flight: a write whose Bleve batch went through must also
+	// reach the payload logs, or a reopened index would pair the new text
+	// with the old payloads. closed is set by Close.
+	wmu    sync.RWMutex
+	closed atomic.Bool
 }
+
+// beginWrite holds off Close until endWrite; it fails once the index is
+// closed.
+func (x *Index) beginWrite() error {
+	x.wmu.RLock()
+	if x.closed.Load() {
+		x.wmu.RUnlock()
+		return bleve.ErrorIndexClosed
+	}
+	return nil
+}
+
+func (x *Index) endWrite() { x.wmu.RUnlock() }
 
 // Batch executes a Bleve batch and invalidates cached statistics. It
 // overrides bleve.Index's Batch so that Bleve code, and users building raw
@@ -243,6 +265,10 @@ type Index struct {
 // the layout of v2.6.1. Add, Index, Delete and DeleteDocs know their ids
 // and do not depend on it.
 func (x *Index) Batch(b *bleve.Batch) error {
+	if err := x.beginWrite(); err != nil {
+		return err
+	}
+	defer x.endWrite()
 	ids, ok := readBatchIDs(b)
 	if !ok && x.payloads.holdsAny() {
 		return errBatchLayout
@@ -332,6 +358,10 @@ func (x *Index) Index(id string, data any) error {
 	if err := checkMeta(data); err != nil {
 		return fmt.Errorf("index: document %q: %w", id, err)
 	}
+	if err := x.beginWrite(); err != nil {
+		return err
+	}
+	defer x.endWrite()
 	ids := []string{id}
 	x.payloads.hide(ids)
 	defer x.payloads.unhide(ids)
@@ -472,8 +502,15 @@ func isEmptyDir(path string) bool {
 	return len(names) == 0 && errors.Is(err, io.EOF)
 }
 
-// Close closes the Bleve index and the payload store.
+// Close closes the Bleve index and the payload store, once the writes in
+// flight are done. Closing a closed index returns bleve.ErrorIndexClosed.
 func (x *Index) Close() error {
+	x.wmu.Lock()
+	defer x.wmu.Unlock()
+	if x.closed.Load() {
+		return bleve.ErrorIndexClosed
+	}
+	x.closed.Store(true)
 	err := x.payloads.close()
 	if e := x.bleveIndex.Close(); err == nil {
 		err = e
@@ -509,6 +546,15 @@ func (x *Index) Add(ctx context.Context, docs []eval.Doc, encoders []PayloadEnco
 		if err := x.payloads.checkModel(name, id); err != nil {
 			return err
 		}
+		// What put would refuse is refused here, before Bleve holds the
+		// new text: a refusal after it would leave the old payloads of
+		// the names being rewritten beside the new text.
+		switch {
+		case id == "":
+			return fmt.Errorf("index: %s: payloads from a model without an id", name)
+		case len(id) > maxIDLen:
+			return fmt.Errorf("index: %s: model id of %d bytes, more than %d", name, len(id), maxIDLen)
+		}
 		// Two models cannot share a payload name: the store would hold one
 		// model's id over the other's bytes. One model named twice (two
 		// stages reading the same payload) is computed once.
@@ -529,27 +575,11 @@ func (x *Index) Add(ctx context.Context, docs []eval.Doc, encoders []PayloadEnco
 		if batch.Size() == 0 {
 			return nil
 		}
-		// runBatch, not Batch: the payloads of the batch's documents are
-		// dropped here, in one call, for every name but those about to be
-		// written afresh, which would otherwise get a deletion record
-		// before each new payload. They are hidden from readers until
-		// then, so that none pairs the new text with an old payload.
-		hidden := slices.Clone(ids)
-		x.payloads.hide(hidden)
-		defer x.payloads.unhide(hidden)
-		if err := x.runBatch(batch); err != nil {
-			return fmt.Errorf("index: batch: %w", err)
-		}
-		batch.Reset()
-		if err := x.payloads.delete(ids, models); err != nil {
+		if err := x.flushBatch(batch, ids, models, pending); err != nil {
 			return err
 		}
+		batch.Reset()
 		ids = ids[:0]
-		for name, recs := range pending {
-			if err := x.payloads.put(name, recs); err != nil {
-				return err
-			}
-		}
 		pending = map[string][]payloadRec{}
 		if progress != nil {
 			progress(done, len(docs))
@@ -563,6 +593,9 @@ func (x *Index) Add(ctx context.Context, docs []eval.Doc, encoders []PayloadEnco
 		if d.ID == "" {
 			return fmt.Errorf("index: document %d has no id", i)
 		}
+		if len(encoders) > 0 && len(d.ID) > maxIDLen {
+			return fmt.Errorf("index: document %d (id %.40q): its id is %d bytes, more than the %d a payload log holds", i, d.ID, len(d.ID), maxIDLen)
+		}
 		if err := batch.Index(d.ID, bleveDoc(d)); err != nil {
 			return fmt.Errorf("index: document %q: %w", d.ID, err)
 		}
@@ -571,6 +604,9 @@ func (x *Index) Add(ctx context.Context, docs []eval.Doc, encoders []PayloadEnco
 			p, err := enc.EncodePayload(d)
 			if err != nil {
 				return fmt.Errorf("index: %s payload of %q: %w", enc.PayloadName(), d.ID, err)
+			}
+			if len(p) > maxPayload {
+				return fmt.Errorf("index: %s payload of %q is %d bytes, more than %d", enc.PayloadName(), d.ID, len(p), maxPayload)
 			}
 			pending[enc.PayloadName()] = append(pending[enc.PayloadName()], payloadRec{model: enc.ModelID(), id: d.ID, data: p})
 		}
@@ -583,12 +619,45 @@ func (x *Index) Add(ctx context.Context, docs []eval.Doc, encoders []PayloadEnco
 	return flush(len(docs))
 }
 
+// flushBatch runs one of Add's batches, holding off Close until its
+// payloads are written. runBatch, not Batch: the payloads of the batch's
+// documents, ids, are dropped here, in one call, for every name but the
+// keys of models, those about to be written afresh from pending, which
+// would otherwise get a deletion record before each new payload. They are
+// hidden from readers until then, so that none pairs the new text with an
+// old payload.
+func (x *Index) flushBatch(batch *bleve.Batch, ids []string, models map[string]string, pending map[string][]payloadRec) error {
+	if err := x.beginWrite(); err != nil {
+		return fmt.Errorf("index: batch: %w", err)
+	}
+	defer x.endWrite()
+	hidden := slices.Clone(ids)
+	x.payloads.hide(hidden)
+	defer x.payloads.unhide(hidden)
+	if err := x.runBatch(batch); err != nil {
+		return fmt.Errorf("index: batch: %w", err)
+	}
+	if err := x.payloads.delete(ids, models); err != nil {
+		return err
+	}
+	for name, recs := range pending {
+		if err := x.payloads.put(name, recs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Delete removes a document and its payloads; it overrides bleve.Index's
 // Delete so payloads never outlive their documents.
 func (x *Index) Delete(id string) error { return x.DeleteDocs(id) }
 
 // DeleteDocs removes documents and their payloads.
 func (x *Index) DeleteDocs(ids ...string) error {
+	if err := x.beginWrite(); err != nil {
+		return fmt.Errorf("index: delete: %w", err)
+	}
+	defer x.endWrite()
 	batch := x.NewBatch()
 	for _, id := range ids {
 		batch.Delete(id)
@@ -687,6 +756,9 @@ var dfCacheMax = 1 << 16
 var testHookDocFreq func()
 
 func (x *Index) docFreq(term string) (uint64, error) {
+	if x.closed.Load() {
+		return 0, bleve.ErrorIndexClosed
+	}
 	adv, err := x.Advanced()
 	if err != nil {
 		return 0, err
@@ -694,6 +766,12 @@ func (x *Index) docFreq(term string) (uint64, error) {
 	r, err := adv.Reader()
 	if err != nil {
 		return 0, err
+	}
+	// Reading the index itself, not through bleve.Index, nothing stops
+	// a Close: scorch then gives a nil snapshot (and no error), which
+	// would panic.
+	if sn, ok := r.(*scorch.IndexSnapshot); ok && sn == nil {
+		return 0, bleve.ErrorIndexClosed
 	}
 	defer r.Close()
 	tfr, err := r.TermFieldReader(context.Background(), []byte(term), FieldAll, false, false, false)
@@ -711,6 +789,9 @@ func (x *Index) docFreq(term string) (uint64, error) {
 // from run to run. An in-memory index (Create("")) is left as it is:
 // scorch merges only segments it persists, and would wait forever.
 func (x *Index) Compact(ctx context.Context) error {
+	if x.closed.Load() {
+		return fmt.Errorf("index: compact: %w", bleve.ErrorIndexClosed)
+	}
 	if x.Path == "" {
 		return nil
 	}
@@ -724,6 +805,10 @@ func (x *Index) Compact(ctx context.Context) error {
 	}
 	if err := sc.ForceMerge(ctx, &mergeplan.SingleSegmentMergePlanOptions); err != nil {
 		return fmt.Errorf("index: compact: %w", err)
+	}
+	if x.closed.Load() {
+		// scorch gives up a merge, without an error, when closed.
+		return fmt.Errorf("index: compact: %w before the merge was done", bleve.ErrorIndexClosed)
 	}
 	return nil
 }

@@ -690,6 +690,7 @@ func TestPayloadNames(t *testing.T) {
 	for name, ok := range map[string]bool{
 		"s2net": true, "s2net_gamma2.5": true, // stage names made from options
 		"": false, ".hidden": false, "..": false, "a/b": false, `a\b`: false,
+		strings.Repeat("n", maxNameLen): true, strings.Repeat("n", maxNameLen+1): false, "a\x00b": false,
 	} {
 		idx, err := Create(filepath.Join(t.TempDir(), "idx"))
 		if err != nil {
@@ -1244,5 +1245,168 @@ func TestCreateInEmptyDir(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// modelEncoder is a payload encoder for tests with a given name and model
+// id; the payload is the document's text.
+type modelEncoder struct{ name, model string }
+
+func (e modelEncoder) PayloadName() string                    { return e.name }
+func (e modelEncoder) ModelID() string                        { return e.model }
+func (modelEncoder) EncodePayload(d eval.Doc) ([]byte, error) { return []byte(d.Text), nil }
+
+// TestAddRefusesBeforeWriting: what the payload store cannot hold is
+// refused before Bleve holds the batch's new text, so a refused Add
+// leaves every document, text and payloads, as it was, also after a
+// reopen (a refusal after the Bleve batch left the old payloads of the
+// names being rewritten beside the new text).
+func TestAddRefusesBeforeWriting(t *testing.T) {
+	defer func(old int) { maxPayload = old }(maxPayload)
+	replaced := eval.Doc{ID: "d1", Title: "New", Text: "replaced"}
+	tests := []struct {
+		name       string
+		maxPayload int
+		bad        eval.Doc
+		encs       []PayloadEncoder
+		wantErr    string
+	}{
+		{"id too long", maxPayload, eval.Doc{ID: strings.Repeat("L", maxIDLen+1), Text: "x"},
+			[]PayloadEncoder{lenEncoder{"m1"}}, "more than the 65536"},
+		{"model without an id", maxPayload, eval.Doc{ID: "d9", Text: "x"},
+			[]PayloadEncoder{lenEncoder{"m1"}, modelEncoder{"other", ""}}, "without an id"},
+		{"model id too long", maxPayload, eval.Doc{ID: "d9", Text: "x"},
+			[]PayloadEncoder{lenEncoder{"m1"}, modelEncoder{"other", strings.Repeat("m", maxIDLen+1)}}, "model id of"},
+		{"payload name too long for a file", maxPayload, eval.Doc{ID: "d9", Text: "x"},
+			[]PayloadEncoder{lenEncoder{"m1"}, modelEncoder{strings.Repeat("n", 300), "m"}}, "invalid payload name"},
+		{"payload name with a NUL byte", maxPayload, eval.Doc{ID: "d9", Text: "x"},
+			[]PayloadEncoder{lenEncoder{"m1"}, modelEncoder{"a\x00b", "m"}}, "invalid payload name"},
+		{"payload too large", 2, eval.Doc{ID: "big", Text: strings.Repeat("x", 100)},
+			[]PayloadEncoder{lenEncoder{"m1"}}, "more than 2"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			idx, path := build(t, lenEncoder{"m1"})
+			maxPayload = tc.maxPayload
+			err := idx.Add(context.Background(), []eval.Doc{replaced, tc.bad}, tc.encs, nil)
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("Add: err = %v, want one saying %q", err, tc.wantErr)
+			}
+			for round := range 2 {
+				if d, _, err := idx.Doc("d1"); err != nil || d.Text != corpus[0].Text {
+					t.Errorf("round %d: text of d1 = %q, %v; want it unchanged", round, d.Text, err)
+				}
+				if b, ok, _ := idx.Payload("len", "d1"); !ok || string(b) != fmt.Sprint(len(corpus[0].Text)) {
+					t.Errorf("round %d: payload len of d1 = %q, %v; want that of its unchanged text", round, b, ok)
+				}
+				if n, _ := idx.DocCount(); n != uint64(len(corpus)) {
+					t.Errorf("round %d: %d documents, want %d", round, n, len(corpus))
+				}
+				idx.Close()
+				if idx, err = Open(path); err != nil {
+					t.Fatal(err)
+				}
+			}
+			idx.Close()
+		})
+	}
+}
+
+// TestClosedIndex: every operation on a closed index fails with
+// bleve.ErrorIndexClosed, none panics (DocFreq read a nil scorch snapshot,
+// a second Close closed Bleve's channel twice), and Compact does not
+// report a merge it never ran.
+func TestClosedIndex(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		op   func(*Index) error
+	}{
+		{"Close", func(x *Index) error { return x.Close() }},
+		{"DocFreq", func(x *Index) error { _, err := x.DocFreq("bank"); return err }},
+		{"Compact", func(x *Index) error { return x.Compact(ctx) }},
+		{"Add", func(x *Index) error { return x.Add(ctx, corpus[:1], []PayloadEncoder{lenEncoder{"m1"}}, nil) }},
+		{"Index", func(x *Index) error { return x.Index("d1", map[string]any{FieldText: "x"}) }},
+		{"DeleteDocs", func(x *Index) error { return x.DeleteDocs("d1") }},
+		{"Batch", func(x *Index) error {
+			b := x.NewBatch()
+			b.Delete("d1")
+			return x.Batch(b)
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			idx, _ := build(t, lenEncoder{"m1"})
+			if err := idx.Close(); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			func() {
+				defer func() {
+					if p := recover(); p != nil {
+						t.Fatalf("panic: %v", p)
+					}
+				}()
+				err = tc.op(idx)
+			}()
+			if !errors.Is(err, bleve.ErrorIndexClosed) {
+				t.Errorf("err = %v, want bleve.ErrorIndexClosed", err)
+			}
+		})
+	}
+}
+
+// TestCloseWaitsForWrite: a Close that comes while a write is between
+// Bleve and the payload logs waits for the write to finish, so that the
+// reopened index does not pair the new text with the old payloads (Close
+// used to close the logs under the write, whose payload records then went
+// nowhere, without an error).
+func TestCloseWaitsForWrite(t *testing.T) {
+	replaced := eval.Doc{ID: "d1", Title: "New", Text: "replaced"}
+	raw := map[string]any{FieldTitle: replaced.Title, FieldText: replaced.Text}
+	tests := []struct {
+		name    string
+		write   func(*Index) error
+		wantLen string // payload len of d1 after the reopen; "" for none
+	}{
+		{"Add", func(x *Index) error {
+			return x.Add(context.Background(), []eval.Doc{replaced}, []PayloadEncoder{lenEncoder{"m1"}}, nil)
+		}, "8"},
+		{"Index", func(x *Index) error { return x.Index("d1", raw) }, ""},
+		{"Batch", func(x *Index) error {
+			b := x.NewBatch()
+			if err := b.Index("d1", raw); err != nil {
+				return err
+			}
+			return x.Batch(b)
+		}, ""},
+		{"DeleteDocs", func(x *Index) error { return x.DeleteDocs("d1") }, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			idx, path := build(t, lenEncoder{"m1"})
+			h := &hookedBleve{bleveIndex: idx.bleveIndex}
+			idx.bleveIndex = h
+			closed := make(chan error, 1)
+			h.written = func() {
+				go func() { closed <- idx.Close() }()
+				time.Sleep(100 * time.Millisecond) // for a Close that does not wait to get through
+			}
+			if err := tc.write(idx); err != nil {
+				t.Fatalf("write: %v", err)
+			}
+			if err := <-closed; err != nil {
+				t.Fatalf("Close: %v", err)
+			}
+			idx, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer idx.Close()
+			b, ok, _ := idx.Payload("len", "d1")
+			if got := string(b); ok != (tc.wantLen != "") || got != tc.wantLen {
+				t.Errorf("after the reopen: payload len of d1 = %q, %v; want %q", got, ok, tc.wantLen)
+			}
+		})
 	}
 }

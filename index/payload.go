@@ -33,6 +33,10 @@ var maxPayload = 256 << 20 // a variable for tests
 // longer ones, which replay could not read back.
 const maxIDLen = 1 << 16
 
+// maxNameLen bounds a payload name: name.log must be a file name, at most
+// 255 bytes on common file systems.
+const maxNameLen = 255 - len(".log")
+
 // deleteLen in a record's data length marks a deletion.
 const deleteLen = 0xFFFFFFFF
 
@@ -64,7 +68,13 @@ type payloadStore struct {
 	// hidden counts, per document, the writes in flight that replace or
 	// delete it: get reports no payload for it meanwhile (see Index).
 	hidden map[string]int
+	// closed is set by close: later writes fail rather than change the
+	// payloads in memory only.
+	closed bool
 }
+
+// errPayloadsClosed is returned by writes to a closed store.
+var errPayloadsClosed = errors.New("index: payload store is closed")
 
 func openPayloads(indexPath string) (*payloadStore, error) {
 	ps := &payloadStore{data: map[string]map[string][]byte{}, models: map[string]string{}, logs: map[string]*os.File{}}
@@ -284,9 +294,11 @@ func (ps *payloadStore) checkModel(name, model string) error {
 	// The name becomes a file name, name.log, in the payload directory:
 	// no separators, and no leading dot (".", "..", hidden files). Other
 	// dots are fine, and stage names made from options carry them
-	// ("s2net_gamma2.5").
-	if name == "" || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") {
-		return fmt.Errorf("index: invalid payload name %q", name)
+	// ("s2net_gamma2.5"). Nor a NUL byte or more bytes than a file name
+	// holds (255 on common file systems): the log of a new name is
+	// created after its batch has gone to Bleve, too late to refuse.
+	if name == "" || strings.ContainsAny(name, "/\\\x00") || strings.HasPrefix(name, ".") || len(name) > maxNameLen {
+		return fmt.Errorf("index: invalid payload name %.80q (it names a file, name.log: no / or \\, NUL or leading dot, at most %d bytes)", name, maxNameLen)
 	}
 	ps.mu.RLock()
 	defer ps.mu.RUnlock()
@@ -305,6 +317,9 @@ func (ps *payloadStore) put(name string, recs []payloadRec) error {
 	}
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
+	if ps.closed {
+		return errPayloadsClosed
+	}
 	// Check again under the write lock: another put may have claimed the
 	// name since checkModel.
 	if have, ok := ps.models[name]; ok && have != recs[0].model {
@@ -372,6 +387,9 @@ func (ps *payloadStore) write(name string, buf []byte) error {
 func (ps *payloadStore) delete(ids []string, keep map[string]string) error {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
+	if ps.closed {
+		return errPayloadsClosed
+	}
 	for name, m := range ps.data {
 		if _, ok := keep[name]; ok {
 			continue
@@ -477,5 +495,6 @@ func (ps *payloadStore) close() error {
 		}
 	}
 	ps.logs = map[string]*os.File{}
+	ps.closed = true
 	return err
 }
