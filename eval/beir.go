@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/semrank/semrank/internal/atomicfile"
 )
@@ -121,7 +122,7 @@ func ReadCorpus(r io.Reader, name string) ([]Doc, error) {
 		if err := strictJSON(line, &d); err != nil {
 			return err
 		}
-		if err := CheckID(d.ID); err != nil {
+		if err := checkRecordID(d.ID, line); err != nil {
 			return fmt.Errorf(`"_id": %v`, err)
 		}
 		if seen[d.ID] {
@@ -149,7 +150,7 @@ func ReadQueries(r io.Reader, name string) ([]Query, error) {
 		if err := strictJSON(line, &q); err != nil {
 			return err
 		}
-		if err := CheckID(q.ID); err != nil {
+		if err := checkRecordID(q.ID, line); err != nil {
 			return fmt.Errorf(`"_id": %v`, err)
 		}
 		if seen[q.ID] {
@@ -186,6 +187,27 @@ func CheckID(id string) error {
 	}
 	if strings.IndexFunc(id, unicode.IsSpace) >= 0 {
 		return fmt.Errorf("id %q contains white space, which TREC runs and qrels cannot hold", id)
+	}
+	return nil
+}
+
+// checkRecordID is CheckID for an id read from the JSON record line. JSON
+// decoding turns bytes that are not UTF-8 into U+FFFD, silently: the id
+// would then match no run or judgment line naming the original bytes.
+func checkRecordID(id string, line []byte) error {
+	if err := CheckID(id); err != nil {
+		return err
+	}
+	if !strings.ContainsRune(id, utf8.RuneError) || utf8.Valid(line) {
+		return nil
+	}
+	// A U+FFFD in the id, and bad bytes somewhere in the line: are they
+	// in the id itself?
+	var raw struct {
+		ID json.RawMessage `json:"_id"`
+	}
+	if json.Unmarshal(line, &raw) == nil && !utf8.Valid(raw.ID) {
+		return fmt.Errorf("id %q is not valid UTF-8 (its bad bytes read as U+FFFD, so the runs and judgments naming it would not match)", id)
 	}
 	return nil
 }

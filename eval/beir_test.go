@@ -35,6 +35,13 @@ func TestReadCorpus(t *testing.T) {
 	if got := docs[1].FullText(); got != "no title" {
 		t.Errorf("FullText without title = %q", got)
 	}
+	// Bytes that are not UTF-8 are refused in an id only (see
+	// jsonlErrors); in a text they read as U+FFFD, and an id may hold a
+	// U+FFFD written as such.
+	docs, err := ReadCorpus(strings.NewReader("{\"_id\":\"a\ufffd\",\"text\":\"caf\xe9\"}\n"), "corpus.jsonl")
+	if err != nil || docs[0].ID != "a\ufffd" || docs[0].Text != "caf\ufffd" {
+		t.Errorf("ReadCorpus = %+v, %v", docs, err)
+	}
 }
 
 func TestReadQueries(t *testing.T) {
@@ -70,6 +77,7 @@ var jsonlErrors = []struct {
 	{"null", "null\n", 1, `"_id": empty id`},
 	{"space in id", `{"_id":"a b","text":"x"}` + "\n", 1, "white space"},
 	{"duplicate id", `{"_id":"a"}` + "\n" + `{"_id":"b"}` + "\n" + `{"_id":"a"}` + "\n", 3, `duplicate`},
+	{"id not UTF-8", `{"_id":"ok","text":"x"}` + "\n" + "{\"_id\":\"a\xff\",\"text\":\"x\"}\n", 2, "not valid UTF-8"},
 	{"empty file", "", 0, "no records"},
 	{"blank lines", "\n \n", 0, "no records"},
 	{"BOM only", "\ufeff\r\n", 0, "no records"},
