@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -38,7 +39,11 @@ func init() {
 
 --pipeline stores every payload the pipeline's stages read (an index to serve
 that pipeline from); the model flags (--tweak, --lsa, ...) name payload
-models one by one.`,
+models one by one.
+
+--index may name an existing index (documents with known ids are replaced),
+a new path or an empty folder. When indexing into a new path or an empty
+folder fails or is interrupted, what was made there is removed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ds, err := eval.LoadDataset(dataDir)
@@ -49,7 +54,7 @@ models one by one.`,
 			if err != nil {
 				return err
 			}
-			_, statErr := os.Stat(indexPath)
+			discard := newIndexDiscard(indexPath)
 			idx, err := index.OpenOrCreate(indexPath)
 			if err != nil {
 				return err
@@ -57,9 +62,7 @@ models one by one.`,
 			if pipelinePath != "" {
 				if encs, err = pipelineEncoders(pipelinePath, idx, encs); err != nil {
 					idx.Close()
-					if errors.Is(statErr, fs.ErrNotExist) {
-						os.RemoveAll(indexPath) // created just now, and empty
-					}
+					discard()
 					return err
 				}
 			}
@@ -83,6 +86,7 @@ models one by one.`,
 				err = cerr
 			}
 			if err != nil {
+				discard()
 				return err
 			}
 			el := time.Since(start)
@@ -162,4 +166,25 @@ func pipelineEncoders(path string, idx *index.Index, encs []index.PayloadEncoder
 		}
 	}
 	return encs, nil
+}
+
+// newIndexDiscard returns what undoes a failed "semrank index" into path:
+// when path did not exist, or was an empty folder, the index made there
+// is removed (all of it, or what was put in the folder), so that a
+// failed or interrupted run leaves no partial index to be mistaken for
+// a whole one; an index that was there before is left as it is.
+func newIndexDiscard(path string) func() {
+	entries, err := os.ReadDir(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return func() { os.RemoveAll(path) }
+	case err == nil && len(entries) == 0:
+		return func() {
+			made, _ := os.ReadDir(path)
+			for _, e := range made {
+				os.RemoveAll(filepath.Join(path, e.Name()))
+			}
+		}
+	}
+	return func() {}
 }

@@ -605,3 +605,60 @@ func TestStalled(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexFailureLeavesNoPartialIndex: "semrank index" that fails while
+// adding (here a document id too long for the payload logs) removes the
+// index it made in a new path or an empty folder, and leaves an index
+// that was there before as it was.
+func TestIndexFailureLeavesNoPartialIndex(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad")
+	if err := os.MkdirAll(bad, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	corpus := `{"_id":"d1","text":"bank account fees"}` + "\n" + `{"_id":"` + strings.Repeat("x", 70000) + `","text":"visa"}` + "\n"
+	for name, c := range map[string]string{"corpus.jsonl": corpus, "queries.jsonl": `{"_id":"q1","text":"bank"}` + "\n"} {
+		if err := os.WriteFile(filepath.Join(bad, name), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	existing := filepath.Join(dir, "existing")
+	if out, err := execute("index", "--data", "../../testdata/demo", "--index", existing); err != nil {
+		t.Fatalf("index: %v\n%s", err, out)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, path string
+		check      func() error
+	}{
+		{"new path", filepath.Join(dir, "new"), func() error {
+			if _, err := os.Stat(filepath.Join(dir, "new")); !os.IsNotExist(err) {
+				return fmt.Errorf("the new index is still there (stat: %v)", err)
+			}
+			return nil
+		}},
+		{"empty folder", empty, func() error {
+			if entries, err := os.ReadDir(empty); err != nil || len(entries) > 0 {
+				return fmt.Errorf("the folder holds %d entries (%v), want none", len(entries), err)
+			}
+			return nil
+		}},
+		{"existing index", existing, func() error {
+			_, err := execute("search", "--index", existing, "visa")
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := execute("index", "--data", bad, "--index", tc.path)
+			if err == nil || !strings.Contains(err.Error(), "more than") {
+				t.Fatalf("index with a 70,000-byte id: err %v\n%s", err, out)
+			}
+			if err := tc.check(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
