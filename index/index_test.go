@@ -144,6 +144,46 @@ func TestPayloadsPersistAndRefuseOtherModels(t *testing.T) {
 	}
 }
 
+// TestEmptiedPayloadReleasesModel: once every document holding a name's
+// payloads is indexed again without its model, or deleted, the name holds
+// nothing: its log and its model claim are gone, also after reopening, and
+// another model may store under it without a rebuild. While one document
+// keeps a payload, the claim stays.
+func TestEmptiedPayloadReleasesModel(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		empty  func(*Index) error
+		others bool // documents keep the name's payloads
+	}{
+		{"re-indexed without the model", func(x *Index) error { return x.Add(context.Background(), corpus, nil, nil) }, false},
+		{"deleted", func(x *Index) error { return x.DeleteDocs("d1", "d2", "d3", "d4") }, false},
+		{"one document re-indexed", func(x *Index) error { return x.Add(context.Background(), corpus[:1], nil, nil) }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			idx, path := build(t, lenEncoder{"m1"})
+			if err := tc.empty(idx); err != nil {
+				t.Fatal(err)
+			}
+			if err := idx.Close(); err != nil {
+				t.Fatal(err)
+			}
+			idx, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer idx.Close()
+			_, statErr := os.Stat(filepath.Join(path, payloadDir, "len.log"))
+			if got := idx.PayloadModel("len"); tc.others != (got == "m1") || tc.others != (statErr == nil) {
+				t.Errorf("model claim %q, log stat %v; want the claim and log kept: %v", got, statErr, tc.others)
+			}
+			err = idx.Add(context.Background(), corpus[:1], []PayloadEncoder{lenEncoder{"m2"}}, nil)
+			if tc.others != errors.Is(err, ErrModelMismatch) {
+				t.Errorf("another model: err = %v; want ErrModelMismatch: %v", err, tc.others)
+			}
+		})
+	}
+}
+
 func TestOpenRefusesNonIndex(t *testing.T) {
 	if _, err := Open(t.TempDir()); !errors.Is(err, ErrNotSemrank) {
 		t.Errorf("err = %v, want ErrNotSemrank", err)

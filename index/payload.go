@@ -404,6 +404,34 @@ func (ps *payloadStore) delete(ids []string, keep map[string]string) error {
 		if err := ps.write(name, buf); err != nil {
 			return err
 		}
+		if len(m) == 0 {
+			if err := ps.drop(name); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// drop forgets a payload name none of whose documents holds a payload any
+// more (every one re-indexed without its model, or deleted), and removes
+// its log: the model claim goes with it, so another model may store under
+// the name without a rebuild, and inspect no longer names a model whose
+// payloads are gone. The caller holds ps.mu.
+func (ps *payloadStore) drop(name string) error {
+	delete(ps.data, name)
+	delete(ps.models, name)
+	f := ps.logs[name]
+	if f == nil {
+		return nil
+	}
+	delete(ps.logs, name)
+	err := f.Close()
+	if rerr := os.Remove(ps.logPath(name)); err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return fmt.Errorf("index: payload log %s: removing it, now that it holds no payload: %w", name, err)
 	}
 	return nil
 }
