@@ -719,6 +719,10 @@ func (x *Index) DocCount() (uint64, error) { return x.bleveIndex.DocCount() }
 // DocFreq returns how many documents contain the analyzed term in any
 // searchable field.
 func (x *Index) DocFreq(term string) (uint64, error) {
+	if x.closed.Load() {
+		// Before the cache, which Close leaves as it was.
+		return 0, bleve.ErrorIndexClosed
+	}
 	x.dfMu.RLock()
 	df, ok := x.dfCache[term]
 	gen := x.dfGen

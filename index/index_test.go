@@ -1364,6 +1364,7 @@ func TestClosedIndex(t *testing.T) {
 	}{
 		{"Close", func(x *Index) error { return x.Close() }},
 		{"DocFreq", func(x *Index) error { _, err := x.DocFreq("bank"); return err }},
+		{"DocFreq of a cached term", func(x *Index) error { _, err := x.DocFreq("cached"); return err }},
 		{"Compact", func(x *Index) error { return x.Compact(ctx) }},
 		{"Add", func(x *Index) error { return x.Add(ctx, corpus[:1], []PayloadEncoder{lenEncoder{"m1"}}, nil) }},
 		{"Index", func(x *Index) error { return x.Index("d1", map[string]any{FieldText: "x"}) }},
@@ -1377,6 +1378,9 @@ func TestClosedIndex(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			idx, _ := build(t, lenEncoder{"m1"})
+			if _, err := idx.DocFreq("cached"); err != nil {
+				t.Fatal(err)
+			}
 			if err := idx.Close(); err != nil {
 				t.Fatal(err)
 			}

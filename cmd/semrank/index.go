@@ -54,8 +54,7 @@ folder fails or is interrupted, what was made there is removed.`,
 			if err != nil {
 				return err
 			}
-			discard := newIndexDiscard(indexPath)
-			idx, err := index.OpenOrCreate(indexPath)
+			idx, discard, err := openForIndex(indexPath)
 			if err != nil {
 				return err
 			}
@@ -69,6 +68,7 @@ folder fails or is interrupted, what was made there is removed.`,
 			before, err := idx.DocCount()
 			if err != nil {
 				idx.Close()
+				discard()
 				return err
 			}
 			start := time.Now()
@@ -168,23 +168,49 @@ func pipelineEncoders(path string, idx *index.Index, encs []index.PayloadEncoder
 	return encs, nil
 }
 
+// openForIndex opens the index at path for "semrank index", or creates it
+// when path does not exist or is an empty folder, and returns what undoes
+// a failed run (see newIndexDiscard). Whether to create is decided from
+// the same look at path as the discard: an index another run made there
+// since is refused by Create, not opened, added to, and then removed by
+// this run's discard.
+func openForIndex(path string) (*index.Index, func(), error) {
+	discard, fresh := newIndexDiscard(path)
+	if testHookOpenForIndex != nil {
+		testHookOpenForIndex()
+	}
+	open := index.Open
+	if fresh {
+		open = index.Create
+	}
+	idx, err := open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return idx, discard, nil
+}
+
+// testHookOpenForIndex, when set, runs between openForIndex's look at the
+// path and its opening.
+var testHookOpenForIndex func()
+
 // newIndexDiscard returns what undoes a failed "semrank index" into path:
-// when path did not exist, or was an empty folder, the index made there
-// is removed (all of it, or what was put in the folder), so that a
+// when path did not exist, or was an empty folder (fresh), the index made
+// there is removed (all of it, or what was put in the folder), so that a
 // failed or interrupted run leaves no partial index to be mistaken for
 // a whole one; an index that was there before is left as it is.
-func newIndexDiscard(path string) func() {
+func newIndexDiscard(path string) (discard func(), fresh bool) {
 	entries, err := os.ReadDir(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return func() { os.RemoveAll(path) }
+		return func() { os.RemoveAll(path) }, true
 	case err == nil && len(entries) == 0:
 		return func() {
 			made, _ := os.ReadDir(path)
 			for _, e := range made {
 				os.RemoveAll(filepath.Join(path, e.Name()))
 			}
-		}
+		}, true
 	}
-	return func() {}
+	return func() {}, false
 }
