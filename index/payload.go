@@ -405,9 +405,7 @@ func (ps *payloadStore) delete(ids []string, keep map[string]string) error {
 			return err
 		}
 		if len(m) == 0 {
-			if err := ps.drop(name); err != nil {
-				return err
-			}
+			ps.drop(name)
 		}
 	}
 	return nil
@@ -417,23 +415,21 @@ func (ps *payloadStore) delete(ids []string, keep map[string]string) error {
 // more (every one re-indexed without its model, or deleted), and removes
 // its log: the model claim goes with it, so another model may store under
 // the name without a rebuild, and inspect no longer names a model whose
-// payloads are gone. The caller holds ps.mu.
-func (ps *payloadStore) drop(name string) error {
+// payloads are gone. It is best effort: when the log cannot be removed (a
+// file system that refuses to remove an open file), the name stays as it
+// was, claim and empty log, so that memory and disk still agree and the
+// write that emptied it does not fail after its Bleve batch. The caller
+// holds ps.mu.
+func (ps *payloadStore) drop(name string) {
+	if f := ps.logs[name]; f != nil {
+		if err := os.Remove(ps.logPath(name)); err != nil {
+			return
+		}
+		f.Close() // removed: nothing more will be written to it
+		delete(ps.logs, name)
+	}
 	delete(ps.data, name)
 	delete(ps.models, name)
-	f := ps.logs[name]
-	if f == nil {
-		return nil
-	}
-	delete(ps.logs, name)
-	err := f.Close()
-	if rerr := os.Remove(ps.logPath(name)); err == nil {
-		err = rerr
-	}
-	if err != nil {
-		return fmt.Errorf("index: payload log %s: removing it, now that it holds no payload: %w", name, err)
-	}
-	return nil
 }
 
 // holdsAny reports whether any document has a payload.
