@@ -707,6 +707,14 @@ func (x *Index) Payload(name, docID string) ([]byte, bool, error) {
 	return b, ok, nil
 }
 
+// PayloadFrom returns docID's payload under name when the model with ID
+// model wrote it, checking the model and reading the payload under one
+// lock (rerank.ModelPayloads).
+func (x *Index) PayloadFrom(name, model, docID string) ([]byte, bool, error) {
+	b, ok := x.payloads.getFrom(name, model, docID)
+	return b, ok, nil
+}
+
 // PayloadModel returns the ID of the model whose payloads name holds.
 func (x *Index) PayloadModel(name string) string { return x.payloads.model(name) }
 

@@ -142,6 +142,16 @@ func TestPayloadsPersistAndRefuseOtherModels(t *testing.T) {
 	if !errors.Is(err, ErrModelMismatch) {
 		t.Errorf("other model: err = %v, want ErrModelMismatch", err)
 	}
+	// PayloadFrom reads a payload only from the model that wrote it.
+	for _, tc := range []struct {
+		model, id string
+		want      string
+	}{{"m1", "d1", "47"}, {"m2", "d1", ""}, {"", "d1", ""}, {"m1", "d2", ""}} {
+		b, ok, err := idx.PayloadFrom("len", tc.model, tc.id)
+		if err != nil || ok != (tc.want != "") || string(b) != tc.want {
+			t.Errorf("PayloadFrom(len, %q, %s) = %q, %v, %v; want %q", tc.model, tc.id, b, ok, err, tc.want)
+		}
+	}
 }
 
 // TestEmptiedPayloadReleasesModel: once every document holding a name's

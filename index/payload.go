@@ -447,6 +447,21 @@ func (ps *payloadStore) holdsAny() bool {
 func (ps *payloadStore) get(name, id string) ([]byte, bool) {
 	ps.mu.RLock()
 	defer ps.mu.RUnlock()
+	return ps.getLocked(name, id)
+}
+
+// getFrom is get for the payloads of name only when model wrote them.
+func (ps *payloadStore) getFrom(name, model, id string) ([]byte, bool) {
+	ps.mu.RLock()
+	defer ps.mu.RUnlock()
+	if ps.models[name] != model {
+		return nil, false
+	}
+	return ps.getLocked(name, id)
+}
+
+// getLocked is get for a caller holding ps.mu.
+func (ps *payloadStore) getLocked(name, id string) ([]byte, bool) {
 	if len(ps.hidden) > 0 && ps.hidden[id] > 0 {
 		return nil, false
 	}

@@ -93,6 +93,34 @@ type Payloads interface {
 	PayloadModel(name string) string
 }
 
+// ModelPayloads is implemented by Payloads that read a payload only if a
+// given model wrote it, in one step: between a PayloadModel call and a
+// Payload call, a name whose payloads were all removed may pass to
+// another model (index.Index does both steps under one lock).
+type ModelPayloads interface {
+	// PayloadFrom returns the bytes stored under name for docID when the
+	// model with ID model wrote them; ok is false otherwise.
+	PayloadFrom(name, model, docID string) (b []byte, ok bool, err error)
+}
+
+var _ ModelPayloads = (*index.Index)(nil)
+
+// ReadPayload returns docID's payload under name when the model with ID
+// model wrote it, through ModelPayloads when p implements it; ok is false
+// when p is nil or holds none from that model.
+func ReadPayload(p Payloads, name, model, docID string) (b []byte, ok bool, err error) {
+	switch mp := p.(type) {
+	case nil:
+		return nil, false, nil
+	case ModelPayloads:
+		return mp.PayloadFrom(name, model, docID)
+	}
+	if p.PayloadModel(name) != model {
+		return nil, false, nil
+	}
+	return p.Payload(name, docID)
+}
+
 // TermStats gives stages collection statistics of the indexed terms.
 // index.Index implements it.
 type TermStats interface {

@@ -35,10 +35,7 @@ func newStoredPayload(p rerank.Payloads, enc rerank.PayloadEncoder) (storedPaylo
 // get returns docID's payload; ok is false when the index holds none
 // written by this model, and the caller computes the value from text.
 func (s storedPayload) get(docID string) (b []byte, ok bool, err error) {
-	if s.payloads == nil || s.payloads.PayloadModel(s.name) != s.model {
-		return nil, false, nil
-	}
-	return s.payloads.Payload(s.name, docID)
+	return rerank.ReadPayload(s.payloads, s.name, s.model, docID)
 }
 
 // namedPayload stores an encoder's payload under another name, the stage

@@ -105,14 +105,12 @@ func sortedCounts(counts map[string]int) []index.TermCount {
 // from the index's built-in terms payload (index.TermsPayload) when it has
 // one, else from analyzing the text.
 func termList(p rerank.Payloads, c rerank.Candidate) ([]index.TermCount, error) {
-	if p != nil && p.PayloadModel(index.TermsPayload) == (index.TermsEncoder{}).ModelID() {
-		b, ok, err := p.Payload(index.TermsPayload, c.ID)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			return index.DecodeTermList(b)
-		}
+	b, ok, err := rerank.ReadPayload(p, index.TermsPayload, (index.TermsEncoder{}).ModelID(), c.ID)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		return index.DecodeTermList(b)
 	}
 	return sortedCounts(analyzedCounts(c.FullText())), nil
 }
