@@ -101,14 +101,11 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	}
 	text := corpusText(ds)
 	for _, dir := range o.Text {
-		more, err := eval.LoadDataset(dir)
+		more, err := loadText(dir)
 		if err != nil {
 			return err
 		}
-		text = append(text, corpusText(more)...)
-		for _, q := range more.Queries {
-			text = append(text, q.FullText())
-		}
+		text = append(text, more...)
 	}
 	if ds.Qrels == nil {
 		return fmt.Errorf("recipe: %s has no judgments (qrels/test.tsv)", o.Data)
@@ -240,6 +237,43 @@ func runPipeline(ctx context.Context, path string, idx *index.Index, ds *eval.Da
 		return Runs{}, err
 	}
 	return RunAll(ctx, idx, ds, p, cfg.QueryWeighter(p))
+}
+
+// loadText reads the documents and queries of a BEIR directory given for
+// its text alone: its judgments and candidate lists are not read, so
+// they cannot stop the run.
+func loadText(dir string) ([]string, error) {
+	read := func(name string, fn func(f *os.File, path string) error) error {
+		path := filepath.Join(dir, name)
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return fn(f, path)
+	}
+	var text []string
+	err := read(eval.CorpusFile, func(f *os.File, path string) error {
+		docs, err := eval.ReadCorpus(f, path)
+		for _, d := range docs {
+			text = append(text, d.FullText())
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = read(eval.QueriesFile, func(f *os.File, path string) error {
+		qs, err := eval.ReadQueries(f, path)
+		for _, q := range qs {
+			text = append(text, q.FullText())
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return text, nil
 }
 
 func corpusText(ds *eval.Dataset) []string {

@@ -154,5 +154,18 @@ func Table(w io.Writer, qrels eval.Qrels, runs Runs, baseline string, metrics []
 		return nil
 	}
 	fmt.Fprintf(tw, "(%d judged queries)\n", len(b.Queries))
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// A judged query that no run ranks (no candidates, or no searchable
+	// words) counts 0 in every row: say so, as eval and rerank do.
+	name := "fused pipeline"
+	if _, ok := runs.Runs[name]; !ok {
+		name = baseline
+	}
+	if note := qrels.UnrankedNote(runs.Runs[name].Filter(keep), name); note != "" {
+		_, err := fmt.Fprintf(w, "note: %s\n", note)
+		return err
+	}
+	return nil
 }

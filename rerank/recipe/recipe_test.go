@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -397,12 +398,36 @@ func init() {
 func TestBEIRText(t *testing.T) {
 	data, extra := beirDirs(t)
 	ds, more := synthetic(12), synthetic(4) // what beirDirs saved
+	// Text directories' judgments and candidate lists are not read: ones
+	// that would not load as a dataset do not stop the run.
+	stray := t.TempDir()
+	for name, body := range map[string]string{
+		eval.QrelsFile:      "query-id\tcorpus-id\tscore\nnobody\tnothing\t1\n",
+		eval.CandidatesFile: "not a run\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(stray, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(stray, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{eval.CorpusFile, eval.QueriesFile} {
+		b, err := os.ReadFile(filepath.Join(extra, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(stray, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, tc := range []struct {
 		text []string
 		want int
 	}{
 		{nil, len(ds.Corpus)},
 		{[]string{extra}, len(ds.Corpus) + len(more.Corpus) + len(more.Queries)},
+		{[]string{stray}, len(ds.Corpus) + len(more.Corpus) + len(more.Queries)},
 	} {
 		textSeen.Store(0)
 		err := BEIR(context.Background(), BEIROptions{Data: data, Out: filepath.Join(t.TempDir(), "out"), Folds: 2,
@@ -613,6 +638,128 @@ func TestFitPublishesOnlyOnSuccess(t *testing.T) {
 			}
 			if !reflect.DeepEqual(after, before) {
 				t.Errorf("old pipeline changed:\nbefore %v\nafter  %v", before, after)
+			}
+		})
+	}
+}
+
+// TestSemEvalGuardsInputAndDev checks that the SemEval recipe refuses,
+// before it writes anything, a dev file holding training questions (its
+// metrics would be measured on training queries) and an output folder
+// whose data/ holds what the recipe did not write there (replacing data/
+// would delete it: the input files themselves, in the worst case), while
+// a data/ left by an earlier run is replaced as before.
+func TestSemEvalGuardsInputAndDev(t *testing.T) {
+	ctx := context.Background()
+	slice := filepath.Join("..", "..", "testdata", "semeval")
+	copyFile := func(t *testing.T, from, to string) string {
+		t.Helper()
+		b, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(to, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return to
+	}
+	tests := []struct {
+		name string
+		// setup prepares out and returns the train and dev files and
+		// the files that must survive the run.
+		setup   func(t *testing.T, out string) (train, dev string, keep []string)
+		wantErr string // "" when the run must succeed
+	}{
+		{"dev is a copy of train", func(t *testing.T, out string) (string, string, []string) {
+			train := filepath.Join(slice, "2015-dev-slice.xml")
+			return train, copyFile(t, train, filepath.Join(t.TempDir(), "dev.xml")), nil
+		}, "training queries"},
+		{"inputs inside out/data", func(t *testing.T, out string) (string, string, []string) {
+			train := copyFile(t, filepath.Join(slice, "2015-dev-slice.xml"), filepath.Join(out, "data", "train.xml"))
+			dev := copyFile(t, filepath.Join(slice, "dev-slice.xml"), filepath.Join(out, "data", "dev.xml"))
+			return train, dev, []string{train, dev}
+		}, "inside"},
+		{"input inside an earlier split", func(t *testing.T, out string) (string, string, []string) {
+			train := copyFile(t, filepath.Join(slice, "2015-dev-slice.xml"), filepath.Join(out, "data", "split-train", "train.xml"))
+			return train, filepath.Join(slice, "dev-slice.xml"), []string{train}
+		}, "inside"},
+		{"foreign file in out/data", func(t *testing.T, out string) (string, string, []string) {
+			notes := filepath.Join(out, "data", "notes.txt")
+			copyFile(t, filepath.Join(slice, "README.md"), notes)
+			return filepath.Join(slice, "2015-dev-slice.xml"), filepath.Join(slice, "dev-slice.xml"), []string{notes}
+		}, "notes.txt"},
+		{"earlier run's data", func(t *testing.T, out string) (string, string, []string) {
+			copyFile(t, filepath.Join(slice, "README.md"), filepath.Join(out, "data", "split-train", eval.CorpusFile))
+			return filepath.Join(slice, "2015-dev-slice.xml"), filepath.Join(slice, "dev-slice.xml"), nil
+		}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			train, dev, keep := tc.setup(t, out)
+			err := SemEval(ctx, SemEvalOptions{Subtask: convert.SubtaskA, Train: []string{train}, Dev: dev,
+				Out: out, Stages: []string{"lexical"}, TrainOnly: true})
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatal(err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("error %v, want one saying %q", err, tc.wantErr)
+			}
+			for _, f := range keep {
+				if _, err := os.Stat(f); err != nil {
+					t.Errorf("%s is gone: %v", f, err)
+				}
+			}
+			if tc.wantErr != "" {
+				if _, err := os.Stat(filepath.Join(out, "pipeline.yaml")); err == nil {
+					t.Error("refused, but wrote a pipeline")
+				}
+			}
+		})
+	}
+}
+
+// TestTableNotesUnrankedQueries checks that the recipes' metric table
+// says when judged queries have no ranking (no candidates, or a query
+// without searchable words): they count 0 in every row, which eval and
+// rerank point out and the recipes' table must not hide.
+func TestTableNotesUnrankedQueries(t *testing.T) {
+	qrels := eval.Qrels{"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 0}}
+	ranked := func(qids ...string) eval.Run {
+		r := eval.NewRun()
+		for _, q := range qids {
+			r.Add(q, eval.Entry{DocID: "d1", Rank: 1, Score: 2})
+			r.Add(q, eval.Entry{DocID: "d2", Rank: 2, Score: 1})
+		}
+		return r
+	}
+	tests := []struct {
+		name     string
+		runs     map[string]eval.Run
+		baseline string
+		want     string // "" when no note is due
+	}{
+		{"all ranked", map[string]eval.Run{"first stage (BM25)": ranked("q1", "q2", "q3"), "fused pipeline": ranked("q1", "q2", "q3")}, "first stage (BM25)", ""},
+		{"one unranked", map[string]eval.Run{"first stage (BM25)": ranked("q1", "q2"), "fused pipeline": ranked("q1", "q2")}, "first stage (BM25)", "note: 1 of 3 judged queries have no ranking in fused pipeline"},
+		{"a ranked unjudged query does not hide one", map[string]eval.Run{"given order": ranked("q1", "q9"), "fused pipeline": ranked("q1", "q9")}, "given order", "note: 2 of 3 judged queries"},
+		{"baseline alone", map[string]eval.Run{"given order": ranked("q2")}, "given order", "note: 2 of 3 judged queries have no ranking in given order"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var runs Runs
+			for _, n := range slices.Sorted(maps.Keys(tc.runs)) {
+				runs.add(n, tc.runs[n])
+			}
+			var sb strings.Builder
+			if err := Table(&sb, qrels, runs, tc.baseline, eval.MustParseMetrics("map,mrr@10"), false); err != nil {
+				t.Fatal(err)
+			}
+			got := sb.String()
+			if tc.want == "" && strings.Contains(got, "note:") || tc.want != "" && !strings.Contains(got, tc.want) {
+				t.Errorf("table:\n%s\nwant a note %q", got, tc.want)
 			}
 		})
 	}

@@ -2,8 +2,10 @@ package recipe
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -280,9 +282,21 @@ func SemEval(ctx context.Context, o SemEvalOptions) error {
 			return err
 		}
 	}
+	if dev != nil {
+		if err := checkDevApart(train, dev, o.Dev); err != nil {
+			return err
+		}
+	}
 	textFiles := slices.Clone(o.Train)
 	if o.Dev != "" {
 		textFiles = append(textFiles, o.Dev)
+	}
+	// Out/data is replaced as a whole by the converted splits: refuse
+	// before anything is written when that would delete what the recipe
+	// did not write there, its own input files above all (the refit reads
+	// them again).
+	if err := checkDataDir(filepath.Join(o.Out, "data"), textFiles); err != nil {
+		return err
 	}
 	text, err := convert.SemEvalText(textFiles...)
 	if err != nil {
@@ -384,6 +398,58 @@ func reportDev(ctx context.Context, path string, dev *eval.Dataset, runPath stri
 	}
 	fmt.Fprintf(w, "\ndev (%d queries):\n", len(dev.Qrels))
 	return Table(w, dev.Qrels, runs, "given order", eval.MustParseMetrics("map@10,mrr@10,p@1,auc"), false)
+}
+
+// checkDevApart refuses a dev set that holds training questions (a copy
+// of a training file under another name, or files that overlap): its
+// metrics would be measured on queries the pipeline was trained on.
+func checkDevApart(train, dev *eval.Dataset, devFile string) error {
+	trained := make(map[string]bool, len(train.Queries))
+	for _, q := range train.Queries {
+		trained[q.ID] = true
+	}
+	var shared []string
+	for _, q := range dev.Queries {
+		if trained[q.ID] {
+			shared = append(shared, q.ID)
+		}
+	}
+	if len(shared) > 0 {
+		return fmt.Errorf("recipe: dev file %s holds %d of its %d queries in the training files too (first %q): the dev metrics would be measured on training queries", devFile, len(shared), len(dev.Queries), shared[0])
+	}
+	return nil
+}
+
+// checkDataDir refuses a data directory that the recipe would replace
+// while it holds an input file or anything but the splits a recipe writes
+// there (split-train, split-dev).
+func checkDataDir(data string, inputs []string) error {
+	if _, err := os.Lstat(data); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	realData, err := filepath.EvalSymlinks(data)
+	if err != nil {
+		return fmt.Errorf("recipe: %w", err)
+	}
+	for _, in := range inputs {
+		realIn, err := filepath.EvalSymlinks(in)
+		if err != nil {
+			continue // read already, so it exists; nothing better to check
+		}
+		if rel, err := filepath.Rel(realData, realIn); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return fmt.Errorf("recipe: input %s is inside %s, which the recipe replaces with its converted splits: move it out of the output folder or choose another output folder", in, data)
+		}
+	}
+	entries, err := os.ReadDir(data)
+	if err != nil {
+		return fmt.Errorf("recipe: %s is replaced with the converted splits, but cannot be read: %w", data, err)
+	}
+	for _, e := range entries {
+		if n := e.Name(); n != "split-train" && n != "split-dev" {
+			return fmt.Errorf("recipe: %s holds %s, which no recipe wrote there; the recipe replaces %s as a whole with its converted splits: move it out or choose another output folder", data, n, data)
+		}
+	}
+	return nil
 }
 
 func lenQrels(ds *eval.Dataset) int {
