@@ -107,7 +107,9 @@ judgments, fused with fixed weights. Writes DIR2/baseline.trec (BM25) and
 DIR2/run.trec (reranked) and prints both runs' metrics. While it runs, DIR2 is
 locked: a second recipe on DIR2 fails at once. The index it builds stays in
 DIR2/index for serving or searching; to run the recipe again into DIR2,
-remove DIR2/index first (the recipe does not delete an index it finds).`,
+remove DIR2/index first (the recipe does not delete an index it finds), and,
+when switching between supervised and --unsupervised or to fewer folds, the
+earlier run's pipeline.yaml or foldN folders, which it names.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkFolds(b.Folds); err != nil {

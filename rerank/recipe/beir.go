@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/semrank/semrank/eval"
@@ -125,11 +127,11 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	}
 	defer lock.Release()
 	// The input is read before Out is locked and written, so a mistyped
-	// path leaves no folder behind. The index is built afresh for every
-	// run, so one left by an earlier (or interrupted) run into Out would
-	// stop this one; say so before anything is written, and how to go on.
-	if _, err := os.Stat(filepath.Join(o.Out, "index")); err == nil {
-		return fmt.Errorf("recipe: %s holds an index from an earlier run; remove %s (or the whole folder) or choose another output folder", o.Out, filepath.Join(o.Out, "index"))
+	// path leaves no folder behind. What an earlier (or interrupted) run
+	// left in Out that this one would not replace stops it; say so before
+	// anything is written, and how to go on.
+	if left := earlierRun(o.Out, o.Unsupervised, o.Folds); len(left) > 0 {
+		return fmt.Errorf("recipe: %s holds %s from an earlier run; remove %s (or the whole folder) or choose another output folder", o.Out, strings.Join(left, ", "), map[bool]string{true: "them", false: "it"}[len(left) > 1])
 	}
 	// Only judged queries are evaluated and folded.
 	ds = ds.Subset(func(qid string) bool { _, ok := ds.Qrels[qid]; return ok })
@@ -237,6 +239,36 @@ func runPipeline(ctx context.Context, path string, idx *index.Index, ds *eval.Da
 		return Runs{}, err
 	}
 	return RunAll(ctx, idx, ds, p, cfg.QueryWeighter(p))
+}
+
+// earlierRun lists what an earlier run left in out that this run would
+// neither replace nor remove: the index, built afresh by every run; beside
+// supervised folds, an unsupervised run's pipeline.yaml (which did not
+// score the new run.trec) and folds beyond this run's count; beside an
+// unsupervised pipeline, any fold.
+func earlierRun(out string, unsupervised bool, folds int) []string {
+	var left []string
+	exists := func(name string) bool {
+		_, err := os.Lstat(filepath.Join(out, name))
+		return err == nil
+	}
+	if exists("index") {
+		left = append(left, filepath.Join(out, "index"))
+	}
+	if !unsupervised && exists("pipeline.yaml") {
+		left = append(left, filepath.Join(out, "pipeline.yaml"))
+	}
+	entries, _ := os.ReadDir(out)
+	for _, e := range entries {
+		k, err := strconv.Atoi(strings.TrimPrefix(e.Name(), "fold"))
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), "fold") || err != nil {
+			continue
+		}
+		if unsupervised || k > folds {
+			left = append(left, filepath.Join(out, e.Name()))
+		}
+	}
+	return left
 }
 
 // loadText reads the documents and queries of a BEIR directory given for

@@ -373,6 +373,62 @@ func TestBEIRRerunSaysWhatToDo(t *testing.T) {
 	}
 }
 
+// TestBEIRRefusesLeftoversOfAnotherRun: with the earlier run's index
+// removed, a rerun still refuses what it would neither replace nor remove
+// and a reader would take for its own: an unsupervised pipeline.yaml
+// beside supervised folds, folds beyond the new count, folds beside an
+// unsupervised pipeline. A rerun of the same kind goes ahead.
+func TestBEIRRefusesLeftoversOfAnotherRun(t *testing.T) {
+	ds := synthetic(12)
+	ds.Candidates = nil
+	data := filepath.Join(t.TempDir(), "data")
+	if err := ds.Save(data); err != nil {
+		t.Fatal(err)
+	}
+	opts := func(out string, unsupervised bool, folds int) BEIROptions {
+		return BEIROptions{Data: data, Out: out, Folds: folds, Unsupervised: unsupervised, Stages: []string{"overlap"}}
+	}
+	for _, tc := range []struct {
+		name          string
+		first, second BEIROptions
+		want          []string // leftovers named; none: the rerun succeeds
+	}{
+		{"supervised after unsupervised", opts("", true, 2), opts("", false, 2), []string{"pipeline.yaml"}},
+		{"fewer folds", opts("", false, 3), opts("", false, 2), []string{"fold3"}},
+		{"unsupervised after supervised", opts("", false, 2), opts("", true, 2), []string{"fold1", "fold2"}},
+		{"the same again", opts("", false, 2), opts("", false, 2), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			tc.first.Out, tc.second.Out = out, out
+			if err := BEIR(context.Background(), tc.first); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.RemoveAll(filepath.Join(out, "index")); err != nil {
+				t.Fatal(err)
+			}
+			err := BEIR(context.Background(), tc.second)
+			if len(tc.want) == 0 {
+				if err != nil {
+					t.Fatalf("rerun: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("rerun: no error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), filepath.Join(out, w)) {
+					t.Errorf("rerun: err = %v, want one naming %s", err, w)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(out, "index")); err == nil {
+				t.Error("the refused rerun built an index")
+			}
+		})
+	}
+}
+
 // textSeen records the most unlabeled texts the "text_probe" trainer was given.
 var textSeen atomic.Int64
 
