@@ -112,7 +112,15 @@ when switching between supervised and --unsupervised or to fewer folds, the
 earlier run's pipeline.yaml or foldN folders, which it names.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkFolds(b.Folds); err != nil {
+			if b.Unsupervised {
+				// Read by supervised runs only: refused rather than
+				// silently ignored.
+				for _, f := range []string{"folds", "fusion", "fusion-l2"} {
+					if cmd.Flags().Changed(f) {
+						return fmt.Errorf("--%s applies to supervised runs; --unsupervised fuses its stages with fixed equal weights, without folds", f)
+					}
+				}
+			} else if err := checkFolds(b.Folds); err != nil {
 				return err
 			}
 			// The recipe checks it only after indexing into DIR2/index,

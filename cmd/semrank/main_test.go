@@ -145,6 +145,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"experiment", "semeval2016", "--train", nowhere, "--out", nowhere, "--folds", "1"}, "--folds 1: want at least 2"},
 		{[]string{"experiment", "beir", "--data", data, "--out", nowhere, "--folds", "0"}, "--folds 0: want at least 2"},
 		{[]string{"experiment", "beir", "--data", data, "--out", nowhere, "--depth", "0"}, "--depth 0"},
+		{[]string{"experiment", "beir", "--data", data, "--out", nowhere, "--unsupervised", "--fusion", "lambdamart"}, "--fusion applies to supervised runs"},
+		{[]string{"experiment", "beir", "--data", data, "--out", nowhere, "--unsupervised", "--folds", "3"}, "--folds applies to supervised runs"},
 		{append(fusion, "--method", "nosuch"), `--method "nosuch"`},
 		{[]string{"train", "fusion", "--data", data, "--pipeline", pipeline, "--out", filepath.Join(nowhere, "f.model")}, "folder " + nowhere + " does not exist"},
 		{[]string{"train", "fusion", "--data", data, "--pipeline", pipeline, "--out", filepath.Join(idxDir, "index_meta.json")}, "is inside the index " + idxDir},
