@@ -252,3 +252,28 @@ func TestTrainRejectsBadConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestUseExact: the exact SVD only for matrices small in cells and in
+// their smaller side, whose cost grows with both.
+func TestUseExact(t *testing.T) {
+	cfg := Config{}.withDefaults()
+	for _, tc := range []struct {
+		d, n int
+		want bool
+	}{
+		{300, 200, true},
+		{15625, 256, true},
+		{256, 15625, true},
+		{2100, 1800, false}, // under ExactMaxCells, but 19 s exactly
+		{20000, 250, false}, // over ExactMaxCells
+		{256, 256, true},
+		{257, 257, false},
+	} {
+		if got := useExact(tc.d, tc.n, cfg); got != tc.want {
+			t.Errorf("useExact(%d, %d) = %v, want %v", tc.d, tc.n, got, tc.want)
+		}
+	}
+	if useExact(10, 10, Config{ExactMaxCells: 1}) {
+		t.Error("ExactMaxCells 1 still chose the exact SVD")
+	}
+}
