@@ -70,8 +70,9 @@ func UnsupervisedStages() []rerank.StageSpec {
 // publishes them, and each run file is written atomically; the pair is
 // not (an earlier pair is removed when the first pipeline is replaced,
 // so an interrupted run leaves none rather than stale ones), and
-// Out/index is built in place (a run interrupted while indexing
-// leaves a partial index that the next run refuses to build over).
+// Out/index is built in place (a run that fails or is cancelled while
+// indexing removes it; one killed meanwhile leaves a partial index that
+// the next run refuses to build over).
 func BEIR(ctx context.Context, o BEIROptions) error {
 	start := time.Now()
 	logf := func(format string, args ...any) {

@@ -54,18 +54,24 @@ func (r *Recipe) logf(format string, args ...any) {
 }
 
 // CorpusIndex indexes ds's corpus (with term-count payloads) into a new
-// index under dir.
+// index under dir. When indexing fails or ctx is cancelled, the index is
+// removed if dir did not exist before, so that no partial index is left
+// to be taken for a whole one (or to stop the next run).
 func CorpusIndex(ctx context.Context, ds *eval.Dataset, dir string) (*index.Index, error) {
+	_, statErr := os.Lstat(dir)
 	idx, err := index.Create(dir)
 	if err != nil {
 		return nil, err
 	}
-	if err := idx.Add(ctx, ds.Corpus, []index.PayloadEncoder{index.TermsEncoder{}}, nil); err != nil {
-		idx.Close()
-		return nil, err
+	err = idx.Add(ctx, ds.Corpus, []index.PayloadEncoder{index.TermsEncoder{}}, nil)
+	if err == nil {
+		err = idx.Compact(ctx)
 	}
-	if err := idx.Compact(ctx); err != nil {
+	if err != nil {
 		idx.Close()
+		if errors.Is(statErr, fs.ErrNotExist) {
+			os.RemoveAll(dir)
+		}
 		return nil, err
 	}
 	return idx, nil

@@ -429,6 +429,31 @@ func TestBEIRRefusesLeftoversOfAnotherRun(t *testing.T) {
 	}
 }
 
+// TestBEIRInterruptedIndexLeavesNone: a run cancelled while it indexes
+// removes the partial index it was building, so the next run into the
+// same folder goes ahead instead of refusing an earlier run's index.
+func TestBEIRInterruptedIndexLeavesNone(t *testing.T) {
+	ds := synthetic(12)
+	ds.Candidates = nil
+	data := filepath.Join(t.TempDir(), "data")
+	if err := ds.Save(data); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	opts := BEIROptions{Data: data, Out: out, Folds: 2, Unsupervised: true, Stages: []string{"overlap"}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := BEIR(ctx, opts); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled run: err = %v, want context.Canceled", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "index")); !os.IsNotExist(err) {
+		t.Errorf("the cancelled run left its index (stat: %v)", err)
+	}
+	if err := BEIR(context.Background(), opts); err != nil {
+		t.Errorf("the next run: %v", err)
+	}
+}
+
 // textSeen records the most unlabeled texts the "text_probe" trainer was given.
 var textSeen atomic.Int64
 
