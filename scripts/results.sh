@@ -30,7 +30,8 @@ E2=$XML/SemEval2015-Task3-CQA-QL-dev-reformatted-excluding-2016-questions-cleans
 
 # vectors trains the word vectors and topic model the unsupervised
 # experiments use: skip-gram on all SemEval question and comment text (the
-# 2015 threads included; no labels), and on the CACM abstracts.
+# 2015 threads included; no labels), and on the CACM documents' text
+# (abstracts and keywords).
 # Each is made again when missing or older than the corpus it was made from
 # (after scripts/data.sh converted the data anew).
 vectors() {

@@ -14,9 +14,10 @@
 //   - The term–document matrix is not mean-centred: term vectors are sparse
 //     with means near zero, so LSA and PCA nearly coincide (S2Net §2.2).
 //   - When the dense matrix would exceed Config.ExactMaxCells entries, or
-//     its smaller side exactMaxSide, the SVD is randomized (Halko, Martinsson & Tropp, 2011, Alg. 4.4): a
-//     Gaussian sketch of k+Oversample columns, PowerIters subspace
-//     iterations, and an exact SVD of the small projected matrix.
+//     its smaller side 256, the SVD is randomized (Halko, Martinsson &
+//     Tropp, 2011, Alg. 4.4): a Gaussian sketch of k+Oversample columns,
+//     PowerIters subspace iterations, and an exact SVD of the small
+//     projected matrix.
 package lsa
 
 import (
@@ -43,7 +44,7 @@ type Config struct {
 	Space         concept.SpaceConfig `json:"space"`           // vocabulary selection
 	Oversample    int                 `json:"oversample"`      // randomized SVD: extra sketch columns (default 10)
 	PowerIters    int                 `json:"power_iters"`     // randomized SVD: subspace iterations (default 2)
-	ExactMaxCells int                 `json:"exact_max_cells"` // use the exact SVD up to this many matrix cells (default 4e6) and exactMaxSide on the smaller side
+	ExactMaxCells int                 `json:"exact_max_cells"` // use the exact SVD up to this many matrix cells (default 4e6), and only while the smaller side is at most 256
 	Seed          uint64              `json:"seed"`
 }
 
