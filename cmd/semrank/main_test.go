@@ -371,6 +371,7 @@ func TestNumberFlagsNotReadAsDefaults(t *testing.T) {
 		{[]string{"train", "topics", "--data", nowhere, "--out", nowhere, "--gamma", "NaN"}, "--gamma NaN: want a finite number"},
 		{[]string{"train", "topics", "--data", nowhere, "--out", nowhere, "--gamma", "0"}, "--gamma 0: want a positive number"},
 		{[]string{"train", "topics", "--data", nowhere, "--out", nowhere, "--gamma", "-1"}, "--gamma -1: want a positive number"},
+		{[]string{"train", "topics", "--data", nowhere, "--out", nowhere, "--gamma", "0.5"}, "--gamma 0.5: want at least 1"},
 		{unsup("--max-dist", "Inf"), "--max-dist +Inf: want a finite number"},
 	}
 	for _, tt := range tests {

@@ -30,10 +30,15 @@ reranker takes its soft seeds and feature IDF weights from it.`,
 			if len(data)+len(indexes) == 0 || out == "" {
 				return fmt.Errorf("give at least one --index PATH or --data DIR, and --out")
 			}
-			// The model reads a zero gamma as its default (1.1), and a
-			// negative one makes every word a catchword of every topic.
+			// The model reads a zero gamma as its default (1.1), and one
+			// below 1 makes a word a catchword of topics where it is less
+			// frequent than in another; the ssg stage's topics_gamma
+			// refuses those too.
 			if err := checkPositive(cmd, "gamma"); err != nil {
 				return err
+			}
+			if cfg.Gamma < 1 {
+				return fmt.Errorf("--gamma %g: want at least 1 (a catchword's margin over every other topic)", cfg.Gamma)
 			}
 			if err := checkOutputOf("--out", out, data); err != nil {
 				return err
