@@ -200,6 +200,12 @@ func TestParseStages(t *testing.T) {
 		{[]string{"s2net:dim"}, "", `option "dim" is not KEY=VALUE`},
 		{[]string{"shoe:size=9"}, "", `unknown stage type "shoe"`},
 		{[]string{"lexical", "shoe"}, "", `unknown stage type "shoe"`},
+		// Stages no trainer makes are built once, so their options are
+		// checked before any work.
+		{[]string{"meta", "tfidf:titles=true"}, "position asker asker_after user_repeats asker_next asker_thanks asker_names dialogue questions urls digits tfidf_titlestrue", ""},
+		{[]string{"tfidf:foo=1"}, "", `unknown option foo`},
+		{[]string{"surface"}, "", `option "feature" must be`},
+		{[]string{"meta:feild=position"}, "", `needs option "field"`},
 	}
 	for _, tt := range tests {
 		specs, err := ParseStages(tt.names)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/index/convert"
 	"github.com/semrank/semrank/rerank"
 	"github.com/semrank/semrank/rerank/stages"
@@ -86,7 +87,36 @@ func ParseStages(names []string) ([]rerank.StageSpec, error) {
 			out = append(out, spec)
 		}
 	}
+	if err := checkBuildable(out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// checkBuildable builds, against an empty in-memory index, each stage that
+// no trainer makes: such a stage reads its options only when it is built,
+// so a misspelt or missing option would otherwise be refused only once
+// the data is converted and every model trained. (A trainer checks its
+// own stage's options when it starts.)
+func checkBuildable(specs []rerank.StageSpec) error {
+	var env rerank.Env
+	for _, s := range specs {
+		if rerank.Trainable(s.Type) {
+			continue
+		}
+		if env.Stats == nil {
+			mem, err := index.Create("")
+			if err != nil {
+				return err
+			}
+			defer mem.Close()
+			env = rerank.EnvFor(mem)
+		}
+		if _, err := rerank.NewStage(s, env); err != nil {
+			return fmt.Errorf("recipe: %w", err)
+		}
+	}
+	return nil
 }
 
 // parseStageOptions turns "TYPE[:KEY=VALUE...]" into a spec; values that
