@@ -1,0 +1,125 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/semrank/semrank/eval"
+)
+
+// TestConvertThenRerankHeldOut runs the held-out path as the test set
+// will be scored: an unlabelled SemEval file (every label "?") is
+// converted, then reranked with a pipeline; every query of the split gets
+// its whole given list back, and nothing is judged. The labelled file
+// converts to the same queries and candidates, with judgments.
+func TestConvertThenRerankHeldOut(t *testing.T) {
+	dir := t.TempDir()
+	raw, err := os.ReadFile("../../testdata/semeval/dev-slice.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := regexp.MustCompile(`(RELQ_RELEVANCE2ORGQ|RELC_RELEVANCE2RELQ|RELC_RELEVANCE2ORGQ)="[^"]*"`)
+	unlabelled := filepath.Join(dir, "test.xml")
+	if err := os.WriteFile(unlabelled, []byte(labels.ReplaceAllString(string(raw), `$1="?"`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pipeline := filepath.Join(dir, "pipeline.yaml")
+	if err := os.WriteFile(pipeline, []byte("stages:\n  - type: tfidf\n  - type: overlap\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []string{"A", "B"} {
+		t.Run("subtask "+st, func(t *testing.T) {
+			split, gold := filepath.Join(dir, "T"+st), filepath.Join(dir, "G"+st)
+			out, err := execute("convert", "semeval2016", "--xml", unlabelled, "--subtask", st, "--out", split)
+			if err != nil || !strings.Contains(out, "0 judged") {
+				t.Fatalf("convert: %v\n%s", err, out)
+			}
+			if out, err := execute("convert", "semeval2016", "--xml", "../../testdata/semeval/dev-slice.xml", "--subtask", st, "--out", gold); err != nil || strings.Contains(out, " 0 judged") {
+				t.Fatalf("convert labelled: %v\n%s", err, out)
+			}
+			test, err := eval.LoadDataset(split)
+			if err != nil {
+				t.Fatal(err)
+			}
+			labelled, err := eval.LoadDataset(gold)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if test.Qrels != nil || labelled.Qrels == nil {
+				t.Fatalf("judgments: unlabelled %v, labelled %d queries", test.Qrels, len(labelled.Qrels))
+			}
+			if len(test.Queries) != len(labelled.Queries) || test.Candidates.Len() != labelled.Candidates.Len() {
+				t.Errorf("unlabelled split: %d queries, %d lists; labelled %d, %d", len(test.Queries), test.Candidates.Len(), len(labelled.Queries), labelled.Candidates.Len())
+			}
+			run := filepath.Join(dir, "run"+st+".trec")
+			if out, err := execute("rerank", "--data", split, "--pipeline", pipeline, "--out", run); err != nil {
+				t.Fatalf("rerank: %v\n%s", err, out)
+			}
+			got, err := eval.ReadRunFile(run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range test.Queries {
+				given := test.Candidates.Ranking(q.ID)
+				if len(given) == 0 {
+					continue
+				}
+				if n := len(got.Ranking(q.ID)); n != len(given) {
+					t.Errorf("query %s: %d reranked candidates, %d given", q.ID, n, len(given))
+				}
+			}
+		})
+	}
+}
+
+// TestConvertNotesClashes: an id read twice with different texts (two
+// files holding one question, edited in one) is noted, not dropped
+// silently; the same file twice is not.
+func TestConvertNotesClashes(t *testing.T) {
+	dir := t.TempDir()
+	raw, err := os.ReadFile("../../testdata/semeval/dev-slice.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := filepath.Join(dir, "edited.xml")
+	subject := regexp.MustCompile(`<RelQSubject>[^<]*</RelQSubject>`)
+	if err := os.WriteFile(edited, []byte(subject.ReplaceAllString(string(raw), "<RelQSubject>another subject</RelQSubject>")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		second string
+		noted  bool
+	}{
+		{"same file twice", "../../testdata/semeval/dev-slice.xml", false},
+		{"an edited copy", edited, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := execute("convert", "semeval2016", "--xml", "../../testdata/semeval/dev-slice.xml", "--xml", tc.second, "--subtask", "B", "--out", filepath.Join(t.TempDir(), "out"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(out, "note:"); got != tc.noted {
+				t.Errorf("noted %v, want %v:\n%s", got, tc.noted, out)
+			}
+		})
+	}
+}
+
+// TestConvertSMART: the CACM slice converts through the command, judged
+// queries counted, and a missing file is named.
+func TestConvertSMART(t *testing.T) {
+	out, err := execute("convert", "smart", "--docs", "../../testdata/cacm/cacm.all", "--queries", "../../testdata/cacm/query.text",
+		"--qrels", "../../testdata/cacm/qrels.text", "--out", filepath.Join(t.TempDir(), "cacm"))
+	if err != nil || !strings.Contains(out, "12 documents, 4 queries, 3 judged") {
+		t.Errorf("convert smart: %v\n%s", err, out)
+	}
+	missing := filepath.Join(t.TempDir(), "none.all")
+	if _, err := execute("convert", "smart", "--docs", missing, "--queries", "../../testdata/cacm/query.text",
+		"--qrels", "../../testdata/cacm/qrels.text", "--out", filepath.Join(t.TempDir(), "x")); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("missing docs: err %v, want one naming %s", err, missing)
+	}
+}
