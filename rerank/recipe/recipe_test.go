@@ -321,12 +321,7 @@ func TestSemEvalWithoutDev(t *testing.T) {
 // TestBEIROptionsCheckedFirst checks that a negative depth and an unknown
 // fusion are refused before anything is trained or written.
 func TestBEIROptionsCheckedFirst(t *testing.T) {
-	ds := synthetic(12)
-	ds.Candidates = nil
-	data := filepath.Join(t.TempDir(), "data")
-	if err := ds.Save(data); err != nil {
-		t.Fatal(err)
-	}
+	data := retrievalData(t)
 	for _, tc := range []struct {
 		depth        int
 		unsupervised bool
@@ -362,12 +357,7 @@ func TestBEIROptionsCheckedFirst(t *testing.T) {
 // TestBEIRRerunSaysWhatToDo: a second run into the folder of an earlier
 // one is refused before any work, saying which index to remove.
 func TestBEIRRerunSaysWhatToDo(t *testing.T) {
-	ds := synthetic(12)
-	ds.Candidates = nil
-	data := filepath.Join(t.TempDir(), "data")
-	if err := ds.Save(data); err != nil {
-		t.Fatal(err)
-	}
+	data := retrievalData(t)
 	out := filepath.Join(t.TempDir(), "out")
 	opts := BEIROptions{Data: data, Out: out, Folds: 2, Unsupervised: true, Stages: []string{"overlap"}}
 	if err := BEIR(context.Background(), opts); err != nil {
@@ -385,12 +375,7 @@ func TestBEIRRerunSaysWhatToDo(t *testing.T) {
 // beside supervised folds, folds beyond the new count, folds beside an
 // unsupervised pipeline. A rerun of the same kind goes ahead.
 func TestBEIRRefusesLeftoversOfAnotherRun(t *testing.T) {
-	ds := synthetic(12)
-	ds.Candidates = nil
-	data := filepath.Join(t.TempDir(), "data")
-	if err := ds.Save(data); err != nil {
-		t.Fatal(err)
-	}
+	data := retrievalData(t)
 	opts := func(out string, unsupervised bool, folds int) BEIROptions {
 		return BEIROptions{Data: data, Out: out, Folds: folds, Unsupervised: unsupervised, Stages: []string{"overlap"}}
 	}
@@ -439,12 +424,7 @@ func TestBEIRRefusesLeftoversOfAnotherRun(t *testing.T) {
 // removes the partial index it was building, so the next run into the
 // same folder goes ahead instead of refusing an earlier run's index.
 func TestBEIRInterruptedIndexLeavesNone(t *testing.T) {
-	ds := synthetic(12)
-	ds.Candidates = nil
-	data := filepath.Join(t.TempDir(), "data")
-	if err := ds.Save(data); err != nil {
-		t.Fatal(err)
-	}
+	data := retrievalData(t)
 	out := filepath.Join(t.TempDir(), "out")
 	opts := BEIROptions{Data: data, Out: out, Folds: 2, Unsupervised: true, Stages: []string{"overlap"}}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -850,4 +830,17 @@ func TestTableNotesUnrankedQueries(t *testing.T) {
 			}
 		})
 	}
+}
+
+// retrievalData saves synthetic(12) without candidate lists, a collection
+// for full retrieval, and returns its directory.
+func retrievalData(t *testing.T) string {
+	t.Helper()
+	ds := synthetic(12)
+	ds.Candidates = nil
+	data := filepath.Join(t.TempDir(), "data")
+	if err := ds.Save(data); err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
