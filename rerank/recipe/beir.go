@@ -69,10 +69,9 @@ func UnsupervisedStages() []rerank.StageSpec {
 // unsupervised Out/pipeline.yaml and its models) are published as Fit
 // publishes them, and each run file is written atomically; the pair is
 // not (an earlier pair is removed when the first pipeline is replaced,
-// so an interrupted run leaves none rather than stale ones), and
-// Out/index is built in place (a run that fails or is cancelled while
-// indexing removes it; one killed meanwhile leaves a partial index that
-// the next run refuses to build over).
+// so an interrupted run leaves none rather than stale ones). Out/index is
+// built in a staging directory and renamed into place when whole, so a
+// run killed while indexing leaves no partial index there.
 func BEIR(ctx context.Context, o BEIROptions) error {
 	start := time.Now()
 	logf := func(format string, args ...any) {
@@ -139,7 +138,7 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	if o.Depth == 0 {
 		o.Depth = 100
 	}
-	idx, err := CorpusIndex(ctx, ds, filepath.Join(o.Out, "index"))
+	idx, err := stagedIndex(ctx, ds, o.Out)
 	if err != nil {
 		return err
 	}
@@ -241,6 +240,35 @@ func runPipeline(ctx context.Context, path string, idx *index.Index, ds *eval.Da
 	}
 	return RunAll(ctx, idx, ds, p, cfg.QueryWeighter(p))
 }
+
+// stagedIndex indexes ds's corpus into out/index. The index is built in
+// a staging directory (see stagingPattern) and renamed into place once it
+// is whole, so out/index is never a partial index: one left by a killed
+// run is a staging directory, which the next run's lockOut removes.
+func stagedIndex(ctx context.Context, ds *eval.Dataset, out string) (*index.Index, error) {
+	staging := filepath.Join(out, strings.TrimSuffix(stagingPattern, "*")+"index")
+	final := filepath.Join(out, "index")
+	idx, err := CorpusIndex(ctx, ds, staging)
+	if err != nil {
+		return nil, err
+	}
+	testHookIndexed(staging)
+	// Bleve and the payload store keep the path they were opened at: the
+	// index is closed for the rename and opened again where it now is.
+	if err := idx.Close(); err != nil {
+		os.RemoveAll(staging)
+		return nil, err
+	}
+	if err := os.Rename(staging, final); err != nil {
+		os.RemoveAll(staging)
+		return nil, fmt.Errorf("recipe: publishing the index: %w", err)
+	}
+	return index.Open(final)
+}
+
+// testHookIndexed is called with the staging path once the index is
+// built there, before it is published.
+var testHookIndexed = func(string) {}
 
 // earlierRun lists what an earlier run left in out that this run would
 // neither replace nor remove: the index, built afresh by every run; beside

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/index/convert"
 	"github.com/semrank/semrank/models"
 	"github.com/semrank/semrank/rerank"
@@ -437,6 +438,59 @@ func TestBEIRInterruptedIndexLeavesNone(t *testing.T) {
 	}
 	if err := BEIR(context.Background(), opts); err != nil {
 		t.Errorf("the next run: %v", err)
+	}
+}
+
+// TestBEIRIndexStaged: the index is built under a staging name and
+// renamed into place whole, so a run killed while indexing leaves a
+// staging directory (which the next run sweeps), never a partial
+// Out/index; a finished run leaves the index whole, searchable, and no
+// staging directory.
+func TestBEIRIndexStaged(t *testing.T) {
+	data := retrievalData(t)
+	out := filepath.Join(t.TempDir(), "out")
+	// What a run killed while indexing now leaves: a partial index under
+	// the staging name.
+	partial, err := index.Create(filepath.Join(out, ".fit-index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := partial.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// While it is built, the index is not at Out/index.
+	hooked := false
+	defer func(f func(string)) { testHookIndexed = f }(testHookIndexed)
+	testHookIndexed = func(staging string) {
+		hooked = true
+		if _, err := os.Stat(filepath.Join(out, "index")); !os.IsNotExist(err) {
+			t.Errorf("Out/index exists before the index is whole (stat: %v)", err)
+		}
+		if _, err := os.Stat(filepath.Join(staging, "index_meta.json")); err != nil {
+			t.Errorf("no index at the staging path %s: %v", staging, err)
+		}
+	}
+	opts := BEIROptions{Data: data, Out: out, Folds: 2, Unsupervised: true, Stages: []string{"overlap"}}
+	if err := BEIR(context.Background(), opts); err != nil {
+		t.Fatalf("run after a killed one: %v", err)
+	}
+	if !hooked {
+		t.Error("the index was not built under a staging name")
+	}
+	if _, err := os.Stat(filepath.Join(out, ".fit-index")); !os.IsNotExist(err) {
+		t.Errorf("staging index left behind (stat: %v)", err)
+	}
+	idx, err := index.Open(filepath.Join(out, "index"))
+	if err != nil {
+		t.Fatalf("published index: %v", err)
+	}
+	defer idx.Close()
+	n, err := idx.DocCount()
+	if want := uint64(len(synthetic(12).Corpus)); err != nil || n != want {
+		t.Errorf("published index holds %d documents (err %v), want %d", n, err, want)
+	}
+	if len(idx.PayloadNames()) == 0 {
+		t.Error("published index lost its payloads in the rename")
 	}
 }
 
