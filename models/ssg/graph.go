@@ -3,6 +3,7 @@ package ssg
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -68,12 +69,18 @@ func (c Config) check() error {
 	switch {
 	case c.K < 1 || c.Hops < 1 || c.Hops > 2 || c.Seeds < 0:
 		return errors.New("ssg: k ≥ 1, hops 1 or 2 and seeds ≥ 0 required")
-	case c.MuPP <= 0 || c.MuNP < 0 || c.MuNP >= c.MuPP:
-		return errors.New("ssg: need 0 ≤ mu_np < mu_pp (keeps every node's objective convex)")
-	case c.Dropout < 0 || c.Dropout >= 1:
+	// The comparisons are written so that NaN fails them: a NaN weight
+	// would make every label NaN or tie them all.
+	case !(c.MuNP >= 0 && c.MuNP < c.MuPP) || math.IsInf(c.MuPP, 1):
+		return errors.New("ssg: need 0 ≤ mu_np < mu_pp, both finite (keeps every node's objective convex)")
+	case !(c.Dropout >= 0 && c.Dropout < 1):
 		return errors.New("ssg: dropout must be in [0,1)")
-	case c.Damping < 0 || c.Damping > 1 || math.IsNaN(c.Damping):
+	case !(c.Damping >= 0 && c.Damping <= 1):
 		return errors.New("ssg: damping must be in (0,1] (0 picks the default)")
+	case math.IsNaN(c.Tol) || math.IsNaN(c.MaxDist):
+		return errors.New("ssg: tol and max_dist must be numbers")
+	case c.MaxIter < 0:
+		return fmt.Errorf("ssg: max_iter %d: want ≥ 1 (0 picks the default)", c.MaxIter)
 	}
 	return nil
 }

@@ -210,3 +210,27 @@ func TestDistancesCancelled(t *testing.T) {
 		t.Errorf("err = %v, want %v", err, context.Canceled)
 	}
 }
+
+// TestRejectsNonFiniteConfig: a NaN or infinite weight (YAML's .nan and
+// .inf reach stage options as such) or a negative iteration limit is
+// refused when the model is made, not turned into NaN or tied labels.
+func TestRejectsNonFiniteConfig(t *testing.T) {
+	space, tm := fixture(t)
+	nan, inf := math.NaN(), math.Inf(1)
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"mu_pp NaN", Config{MuPP: nan}},
+		{"mu_pp +Inf", Config{MuPP: inf}},
+		{"mu_np NaN", Config{MuNP: nan}},
+		{"dropout NaN", Config{Dropout: nan}},
+		{"tol NaN", Config{Tol: nan}},
+		{"max_dist NaN", Config{MaxDist: nan}},
+		{"max_iter -1", Config{MaxIter: -1}},
+	} {
+		if _, err := New(space, tm, tc.cfg); err == nil {
+			t.Errorf("%s accepted", tc.name)
+		}
+	}
+}
