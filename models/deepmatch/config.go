@@ -2,6 +2,7 @@ package deepmatch
 
 import (
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -112,9 +113,15 @@ func (c Config) Validate() error {
 	default:
 		return fmt.Errorf("deepmatch: unknown method %q (want deepmatch, bilinear or siamese)", c.Method)
 	}
-	if c.Batch < 1 || c.Epochs < 1 || c.LearningRate <= 0 || c.L2 < 0 || c.Margin < 0 {
+	// Written so that NaN fails: a NaN or infinite setting makes every
+	// weight NaN, or trains a model whose config cannot be saved.
+	if c.Batch < 1 || c.Epochs < 1 || !(c.LearningRate > 0) || !(c.L2 >= 0) || !(c.Margin >= 0) ||
+		math.IsInf(c.LearningRate, 0) || math.IsInf(c.L2, 0) || math.IsInf(c.Margin, 0) {
 		return fmt.Errorf("deepmatch: batch %d, epochs %d, learning rate %g, l2 %g, margin %g out of range",
 			c.Batch, c.Epochs, c.LearningRate, c.L2, c.Margin)
+	}
+	if math.IsNaN(c.Init) || math.IsInf(c.Init, 0) {
+		return fmt.Errorf("deepmatch: initial weight scale %g: want a finite number", c.Init)
 	}
 	if c.NegSameQuery < 0 || c.NegRandom < 0 || c.NegSameQuery+c.NegRandom == 0 {
 		return fmt.Errorf("deepmatch: need at least one negative per positive")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 
@@ -107,7 +108,11 @@ func Train(ctx context.Context, train, dev []Query, cfg Config, progress func(Pr
 		run := eval.NewRun()
 		for i, q := range dev {
 			for j, c := range q.Cands {
-				run.Add(q.ID, eval.Entry{DocID: c.ID, Score: m.net.Score(devEnc[i].x, devEnc[i].cands[j]), Rank: j + 1})
+				s := m.net.Score(devEnc[i].x, devEnc[i].cands[j])
+				if math.IsNaN(s) {
+					return 0, fmt.Errorf("deepmatch: dev query %q: the score is NaN: training diverged; lower the learning rate or the initial weight scale", q.ID)
+				}
+				run.Add(q.ID, eval.Entry{DocID: c.ID, Score: s, Rank: j + 1})
 			}
 		}
 		res, err := eval.Evaluate(devQrels, run, eval.MustParseMetrics("map@10"))

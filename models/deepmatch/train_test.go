@@ -138,6 +138,51 @@ func TestTrainRejectsBadInput(t *testing.T) {
 	}
 }
 
+// TestValidateRejectsNonFinite: NaN passes the range checks' < and <=, and
+// a NaN margin trained every epoch and then failed to save its config
+// ("json: unsupported value: NaN"); a NaN learning rate, l2 or initial
+// scale failed with a NaN dev score that named no setting.
+func TestValidateRejectsNonFinite(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	tests := []struct {
+		name string
+		set  func(*Config)
+	}{
+		{"learning rate NaN", func(c *Config) { c.LearningRate = nan }},
+		{"learning rate +Inf", func(c *Config) { c.LearningRate = inf }},
+		{"l2 NaN", func(c *Config) { c.L2 = nan }},
+		{"l2 +Inf", func(c *Config) { c.L2 = inf }},
+		{"margin NaN", func(c *Config) { c.Margin = nan }},
+		{"margin +Inf", func(c *Config) { c.Margin = inf }},
+		{"init NaN", func(c *Config) { c.Init = nan }},
+		{"init -Inf", func(c *Config) { c.Init = -inf }},
+	}
+	for _, method := range []string{MethodDeepMatch, MethodBilinear, MethodSiamese} {
+		if err := DefaultConfig(method).Validate(); err != nil {
+			t.Fatalf("%s default config: %v", method, err)
+		}
+		for _, tc := range tests {
+			c := DefaultConfig(method)
+			tc.set(&c)
+			if err := c.Validate(); err == nil {
+				t.Errorf("%s, %s: accepted", method, tc.name)
+			}
+		}
+	}
+}
+
+// TestTrainReportsDivergence: a learning rate so large that the weights
+// overflow is an error that says so, not eval's "score is NaN".
+func TestTrainReportsDivergence(t *testing.T) {
+	train, dev := semevalSlice(t)
+	c := smallConfig(MethodBilinear)
+	c.LearningRate, c.Epochs = 1e300, 1
+	_, err := Train(context.Background(), train, dev, c, nil)
+	if err == nil || !strings.Contains(err.Error(), "diverged") {
+		t.Fatalf("got %v, want an error saying training diverged", err)
+	}
+}
+
 func TestCandidateTokens(t *testing.T) {
 	tests := []struct {
 		text string
