@@ -130,6 +130,24 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// checkFinite returns an error naming the first rate, weight or fraction
+// that is NaN or infinite: withDefaults keeps those, and they would make
+// every weight NaN, or train a model whose config cannot be saved.
+func (c Config) checkFinite() error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{
+		{"pretrain_lr", c.PretrainLR}, {"gauss_lr", c.GaussLR}, {"momentum", c.Momentum},
+		{"weight_decay", c.WeightDecay}, {"finetune_lr", c.FineTuneLR}, {"dev_frac", c.DevFrac}, {"mix", c.Mix},
+	} {
+		if math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+			return fmt.Errorf("dse: %s is %v, want a finite number", f.name, f.v)
+		}
+	}
+	return nil
+}
+
 // sizes returns the layer widths from input to top: D, hidden..., C.
 func (c Config) sizes() []int {
 	return append(append([]int{c.D}, c.Hidden...), c.C)

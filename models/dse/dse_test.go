@@ -213,6 +213,13 @@ func TestTrainRejects(t *testing.T) {
 		{"bad input", data, Config{D: 20, Input: "tfidf"}},
 		{"vocabulary too small", data, Config{D: 100000}},
 		{"no signal", concept.Data{Texts: data.Texts}, Config{D: 20, PretrainEpochs: 1}},
+		// NaN and ±Inf pass withDefaults; a NaN or infinite mix trained
+		// to the end and then failed to save its config.
+		{"mix NaN", data, Config{D: 20, PretrainEpochs: 1, Mix: math.NaN()}},
+		{"mix +Inf", data, Config{D: 20, PretrainEpochs: 1, Mix: math.Inf(1)}},
+		{"dev_frac NaN", data, Config{D: 20, PretrainEpochs: 1, DevFrac: math.NaN()}},
+		{"finetune_lr +Inf", data, Config{D: 20, PretrainEpochs: 1, FineTuneLR: math.Inf(1)}},
+		{"gauss_lr NaN", data, Config{D: 20, PretrainEpochs: 1, GaussLR: math.NaN()}},
 	} {
 		if _, _, err := Train(context.Background(), tc.data, tc.cfg, Options{}); err == nil {
 			t.Errorf("%s: no error", tc.name)

@@ -30,6 +30,9 @@ type Options struct {
 // matching layers of opt.Base.
 func Pretrain(ctx context.Context, data concept.Data, cfg Config, opt Options) (*Model, []concept.Iteration, error) {
 	cfg = cfg.withDefaults()
+	if err := cfg.checkFinite(); err != nil {
+		return nil, nil, err
+	}
 	if cfg.Input != concept.Binary && cfg.Input != concept.TFIDFNorm {
 		return nil, nil, fmt.Errorf("dse: input must be binary or tfidf-l2, not %q", cfg.Input)
 	}
@@ -147,6 +150,9 @@ type triple struct{ q, pos, neg int }
 // the TF-IDF mixing weight when Config.Mix < 0.
 func (m *Model) FineTune(ctx context.Context, data concept.Data, opt Options) ([]concept.Iteration, error) {
 	cfg := m.Config
+	if err := cfg.checkFinite(); err != nil {
+		return nil, err
+	}
 	train, dev := data.Lists, opt.Dev
 	if len(dev) == 0 {
 		train, dev = concept.Split(data.Lists, cfg.DevFrac, cfg.Seed)
