@@ -160,6 +160,19 @@ func Train(ctx context.Context, docs [][]string, cfg Config) (*Model, error) {
 	if cfg.K < 2 {
 		return nil, fmt.Errorf("topics: K = %d, want ≥ 2", cfg.K)
 	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"w0", cfg.W0}, {"eps", cfg.Eps}, {"eps0", cfg.Eps0}, {"gamma", cfg.Gamma}} {
+		// withDefaults replaces only zeros; NaN or ±Inf would train to
+		// the end and then fail to save the config.
+		if math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+			return nil, fmt.Errorf("topics: %s is %v, want a finite number", f.name, f.v)
+		}
+	}
+	if cfg.Iter < 0 {
+		return nil, fmt.Errorf("topics: %d iterations, want ≥ 1 (0 picks the default)", cfg.Iter)
+	}
 	if len(docs) < cfg.K {
 		return nil, fmt.Errorf("topics: %d documents for %d topics", len(docs), cfg.K)
 	}

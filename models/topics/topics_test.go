@@ -153,6 +153,13 @@ func TestTrainRejectsBadInput(t *testing.T) {
 		{docs, Config{K: 1}, "K = 1"},
 		{docs[:2], Config{K: 3}, "2 documents"},
 		{[][]string{{}, {}, {}, {"a"}}, Config{K: 3}, "non-empty"},
+		// NaN and ±Inf pass withDefaults and trained a model whose config
+		// could not be saved (a pipeline's topics_gamma: .nan reaches here).
+		{docs, Config{K: 3, Gamma: math.NaN()}, "gamma is NaN"},
+		{docs, Config{K: 3, Gamma: math.Inf(1)}, "gamma is +Inf"},
+		{docs, Config{K: 3, W0: math.NaN()}, "w0 is NaN"},
+		{docs, Config{K: 3, Eps0: math.Inf(-1)}, "eps0 is -Inf"},
+		{docs, Config{K: 3, Iter: -1}, "-1 iterations"},
 	}
 	for i, tc := range tests {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
