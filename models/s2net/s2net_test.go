@@ -283,6 +283,9 @@ func TestTrainRejects(t *testing.T) {
 		{"gamma out of range", data, Config{Dim: 4, Gamma: 1e308}},
 		{"pair weight out of range", data, Config{Dim: 4, PairWeight: 1e200}},
 		{"NaN gamma", data, Config{Dim: 4, Gamma: math.NaN()}},
+		// These trained and then failed to save the config.
+		{"-Inf pair weight", data, Config{Dim: 4, PairWeight: math.Inf(-1)}},
+		{"NaN dev fraction", data, Config{Dim: 4, DevFrac: math.NaN()}},
 	} {
 		if _, _, err := Train(context.Background(), tc.data, tc.cfg, Options{}); err == nil {
 			t.Errorf("%s: no error", tc.name)

@@ -57,8 +57,12 @@ func Train(ctx context.Context, data concept.Data, cfg Config, opt Options) (*Mo
 	if !(cfg.Gamma <= maxGamma) {
 		return nil, nil, fmt.Errorf("s2net: gamma %g: want at most %d (10 is the paper's)", cfg.Gamma, maxGamma)
 	}
-	if !(cfg.PairWeight <= maxPairWeight) {
-		return nil, nil, fmt.Errorf("s2net: pair weight %g: want at most %g", cfg.PairWeight, float64(maxPairWeight))
+	if !(cfg.PairWeight <= maxPairWeight) || math.IsInf(cfg.PairWeight, -1) {
+		return nil, nil, fmt.Errorf("s2net: pair weight %g: want a number at most %g", cfg.PairWeight, float64(maxPairWeight))
+	}
+	if math.IsNaN(cfg.DevFrac) || math.IsInf(cfg.DevFrac, 0) {
+		// It would train and then fail to save the config.
+		return nil, nil, fmt.Errorf("s2net: dev fraction %g: want a finite number", cfg.DevFrac)
 	}
 	if opt.Weighter != nil {
 		cfg.WeighterID = opt.Weighter.ID()
