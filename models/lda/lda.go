@@ -130,8 +130,11 @@ func Fit(ctx context.Context, c Corpus, cfg Config, progress func(sweep int)) (*
 		// No sweep would leave the model without its Phi tables.
 		return nil, fmt.Errorf("lda: %d iterations, need at least 1", cfg.Iterations)
 	}
-	if cfg.Alpha < 0 || cfg.Beta <= 0 {
-		return nil, fmt.Errorf("lda: priors alpha=%g beta=%g must be positive", cfg.Alpha, cfg.Beta)
+	// Written so that NaN fails: a NaN or infinite prior makes every
+	// sampling weight NaN, and the sampler then puts every word in the
+	// last topic.
+	if !(cfg.Alpha >= 0 && cfg.Beta > 0) || math.IsInf(cfg.Alpha, 0) || math.IsInf(cfg.Beta, 0) {
+		return nil, fmt.Errorf("lda: priors alpha=%g beta=%g must be positive and finite", cfg.Alpha, cfg.Beta)
 	}
 	if err := c.Validate(); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package lda
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -111,6 +112,9 @@ func TestFitRejectsBadInput(t *testing.T) {
 		{"empty corpus", Corpus{VX: 2, VY: 2}, Config{Topics: 2, Iterations: 1}},
 		{"zero vocabulary", Corpus{Docs: []Doc{{}}}, Config{Topics: 2, Iterations: 1}},
 		{"negative beta", good, Config{Topics: 2, Iterations: 1, Beta: -1}},
+		{"NaN alpha", good, Config{Topics: 2, Iterations: 1, Alpha: math.NaN()}},
+		{"NaN beta", good, Config{Topics: 2, Iterations: 1, Beta: math.NaN()}},
+		{"infinite beta", good, Config{Topics: 2, Iterations: 1, Beta: math.Inf(1)}},
 		{"negative iterations", good, Config{Topics: 2, Iterations: -1}},
 	}
 	for _, tc := range tests {
