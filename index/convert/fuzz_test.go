@@ -81,3 +81,42 @@ func FuzzReadSMART(f *testing.F) {
 		}
 	})
 }
+
+func FuzzReadSMARTQrels(f *testing.F) {
+	addSeedFile(f, cacmQrels)
+	f.Add([]byte("\ufeff01 1 0 0\r\n\n2\t3\n"))
+	f.Add([]byte("1\n"))
+	f.Add([]byte("1 4 0 0\n"))
+	// The ids of the CACM slice, whose judgments are a seed.
+	ds, err := SMART(cacmDocs, cacmQueries, cacmQrels)
+	if err != nil {
+		f.Fatal(err)
+	}
+	queries, docs := map[string]bool{}, map[string]bool{}
+	for _, q := range ds.Queries {
+		queries[q.ID] = true
+	}
+	for _, d := range ds.Corpus {
+		docs[d.ID] = true
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		q, err := readSMARTQrels(bytes.NewReader(data), "in", queries, docs)
+		if err != nil {
+			var pe *eval.ParseError
+			if !errors.As(err, &pe) || pe.File != "in" {
+				t.Fatalf("error %v (%T) is not a *eval.ParseError naming in", err, err)
+			}
+			return
+		}
+		if len(q) == 0 {
+			t.Fatal("no error and no judgments")
+		}
+		for qid, m := range q {
+			for did, g := range m {
+				if !queries[qid] || !docs[did] || g != 1 {
+					t.Fatalf("judgment %s %s %d: unknown id or grade other than 1", qid, did, g)
+				}
+			}
+		}
+	})
+}

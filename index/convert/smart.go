@@ -20,13 +20,12 @@ type smartRecord struct {
 }
 
 // readSMART parses a SMART-format file. Records start with ".I <id>"; a
-// field starts with a line holding only ".<letter>" and runs to the next
-// such line; a tag repeated in one record adds to its field. The
-// collections end with an empty record (CACM's query file ends with
-// ".I 0"), which is dropped.
+// field starts with a line holding only ".<letter>" (white space may
+// follow it) and runs to the next such line; a tag repeated in one record
+// adds to its field. The collections end with an empty record (CACM's
+// query file ends with ".I 0"), which is dropped.
 func readSMART(r io.Reader, name string) ([]smartRecord, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), eval.MaxLineBytes)
+	sc := newLineScanner(r)
 	var recs []smartRecord
 	var cur *smartRecord
 	field := ""
@@ -48,7 +47,7 @@ func readSMART(r io.Reader, name string) ([]smartRecord, error) {
 	n := 0
 	for sc.Scan() {
 		n++
-		line := strings.TrimRight(sc.Text(), "\r")
+		line := lineText(sc, n)
 		if strings.HasPrefix(line, ".I") && (len(line) == 2 || line[2] == ' ' || line[2] == '\t') {
 			flush()
 			id := strings.TrimSpace(line[2:])
@@ -63,12 +62,14 @@ func readSMART(r io.Reader, name string) ([]smartRecord, error) {
 			field = ""
 			continue
 		}
-		if len(line) == 2 && line[0] == '.' && line[1] >= 'A' && line[1] <= 'Z' {
+		// A tag line with trailing white space is still a tag: read as
+		// text, it would join the next field to the one before.
+		if tag := strings.TrimRight(line, " \t"); len(tag) == 2 && tag[0] == '.' && tag[1] >= 'A' && tag[1] <= 'Z' {
 			flush()
 			if cur == nil {
-				return nil, &eval.ParseError{File: name, Line: n, Err: fmt.Errorf("field %s before the first .I record", line)}
+				return nil, &eval.ParseError{File: name, Line: n, Err: fmt.Errorf("field %s before the first .I record", tag)}
 			}
-			field = line[1:]
+			field = tag[1:]
 			continue
 		}
 		if cur == nil {
@@ -168,35 +169,64 @@ func SMART(docsPath, queriesPath, qrelsPath string) (*eval.Dataset, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if ds.Qrels, err = readSMARTQrels(f, qrelsPath, qIDs, docIDs); err != nil {
+		return nil, err
+	}
+	return ds, nil
+}
+
+// readSMARTQrels parses SMART judgments, lines "qid docid ..." (further
+// fields ignored), each listed pair relevant with grade 1. A query or
+// document not in queries or docs is an error naming the line.
+func readSMARTQrels(r io.Reader, name string, queries, docs map[string]bool) (eval.Qrels, error) {
 	qrels := eval.Qrels{}
-	sc := bufio.NewScanner(f)
+	sc := newLineScanner(r)
 	n := 0
 	for sc.Scan() {
 		n++
-		fs := strings.Fields(sc.Text())
+		fs := strings.Fields(lineText(sc, n))
 		if len(fs) == 0 {
 			continue
 		}
 		if len(fs) < 2 {
-			return nil, &eval.ParseError{File: qrelsPath, Line: n, Err: fmt.Errorf("want \"qid docid ...\"")}
+			return nil, &eval.ParseError{File: name, Line: n, Err: fmt.Errorf("want \"qid docid ...\"")}
 		}
 		qid, did := normalizeID(fs[0]), normalizeID(fs[1])
-		if !qIDs[qid] {
-			return nil, &eval.ParseError{File: qrelsPath, Line: n, Err: fmt.Errorf("unknown query %s", fs[0])}
+		if !queries[qid] {
+			return nil, &eval.ParseError{File: name, Line: n, Err: fmt.Errorf("unknown query %s", fs[0])}
 		}
-		if !docIDs[did] {
-			return nil, &eval.ParseError{File: qrelsPath, Line: n, Err: fmt.Errorf("unknown document %s", fs[1])}
+		if !docs[did] {
+			return nil, &eval.ParseError{File: name, Line: n, Err: fmt.Errorf("unknown document %s", fs[1])}
 		}
 		qrels.Add(qid, did, 1)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, &eval.ParseError{File: qrelsPath, Line: n + 1, Err: err}
+		return nil, &eval.ParseError{File: name, Line: n + 1, Err: err}
 	}
 	if len(qrels) == 0 {
-		return nil, &eval.ParseError{File: qrelsPath, Err: eval.ErrEmpty}
+		return nil, &eval.ParseError{File: name, Err: eval.ErrEmpty}
 	}
-	ds.Qrels = qrels
-	return ds, nil
+	return qrels, nil
+}
+
+// newLineScanner returns a scanner of r's lines, each up to
+// eval.MaxLineBytes long.
+func newLineScanner(r io.Reader) *bufio.Scanner {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), eval.MaxLineBytes)
+	return sc
+}
+
+// lineText returns the line sc has just read, line n of its file, without
+// a carriage return ending it or a byte order mark opening the file (an
+// editor's mark would otherwise read as text before the first record, or
+// as part of the first query id).
+func lineText(sc *bufio.Scanner, n int) string {
+	line := strings.TrimRight(sc.Text(), "\r")
+	if n == 1 {
+		line = strings.TrimPrefix(line, "\ufeff")
+	}
+	return line
 }
 
 func readSMARTFile(path string) ([]smartRecord, error) {

@@ -107,6 +107,16 @@ func TestReadSMART(t *testing.T) {
 			[]smartRecord{{id: "1", line: 1, fields: map[string]string{"W": ".Ix and .w"}}},
 		},
 		{
+			"white space after a tag",
+			".I 1 \n.T \nA title\n.W\t\nabstract\n.A \r\nKnuth, D.\n",
+			[]smartRecord{{id: "1", line: 1, fields: map[string]string{"T": "A title", "W": "abstract", "A": "Knuth, D."}}},
+		},
+		{
+			"byte order mark",
+			"\ufeff.I 1\r\n.W\r\nq\r\n",
+			[]smartRecord{{id: "1", line: 1, fields: map[string]string{"W": "q"}}},
+		},
+		{
 			"a repeated field keeps every part",
 			".I 1\n.A\nSmith, J.\n.W\nabstract\n.A\nJones, K.\n.A\n\n",
 			[]smartRecord{{id: "1", line: 1, fields: map[string]string{"A": "Smith, J.\nJones, K.", "W": "abstract"}}},
@@ -149,6 +159,31 @@ func TestReadSMARTErrors(t *testing.T) {
 			}
 			if pe.File != "dir/x.all" || pe.Line != tc.line || !strings.Contains(err.Error(), tc.msg) {
 				t.Errorf("error %q: want dir/x.all:%d and %q", err, tc.line, tc.msg)
+			}
+		})
+	}
+}
+
+func TestReadSMARTQrels(t *testing.T) {
+	queries := map[string]bool{"1": true, "2": true}
+	docs := map[string]bool{"10": true, "20": true}
+	long := strings.Repeat("x", 100<<10)
+	tests := []struct {
+		name, in string
+		want     eval.Qrels
+	}{
+		{"CACM form", "01 10 0 0\n01 20\t0\t0\n\n02 010 0 0\n", eval.Qrels{"1": {"10": 1, "20": 1}, "2": {"10": 1}}},
+		{"byte order mark, CRLF", "\ufeff01 10 0 0\r\n02 20 0 0\r\n", eval.Qrels{"1": {"10": 1}, "2": {"20": 1}}},
+		{"a line longer than 64 KiB", "1 10 " + long + "\n2 20\n", eval.Qrels{"1": {"10": 1}, "2": {"20": 1}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := readSMARTQrels(strings.NewReader(tc.in), "qrels", queries, docs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("readSMARTQrels = %v, want %v", got, tc.want)
 			}
 		})
 	}
