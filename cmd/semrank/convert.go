@@ -84,7 +84,7 @@ func saveDataset(cmd *cobra.Command, ds *eval.Dataset, out string) error {
 func noteClashes(w io.Writer, clashes []string) {
 	for i, c := range clashes {
 		if i == 5 {
-			fmt.Fprintf(w, "note: and %d more ids read twice with different texts\n", len(clashes)-i)
+			fmt.Fprintf(w, "note: and %d more ids read twice with different texts or labels\n", len(clashes)-i)
 			break
 		}
 		fmt.Fprintf(w, "note: %s\n", c)

@@ -117,7 +117,7 @@ type SemEval struct {
 	docSeen   map[string]string // id → full text, to tell a repeat from a clash
 	queries   []eval.Query
 	querySeen map[string]string
-	clashes   []string // ids seen twice with different texts
+	clashes   []string // ids seen twice with different texts or labels
 	qrels     eval.Qrels
 	cands     map[string][]rankedID // qid → candidates with their given order
 	candOrder []string
@@ -255,8 +255,21 @@ func (c *SemEval) clash(what, id, kept, dropped string) {
 }
 
 // Clashes returns a line for each id read twice with different texts
-// (queries, documents): the second record was dropped.
+// (queries, documents), and for each document judged twice for one query
+// with different labels: the second record, or label, was dropped.
 func (c *SemEval) Clashes() []string { return c.clashes }
+
+// judge records the grade of document did for query qid. As with the
+// records, the first label read is kept; another one is a clash.
+func (c *SemEval) judge(qid, did string, grade int) {
+	if old, ok := c.qrels[qid][did]; ok {
+		if old != grade {
+			c.clashes = append(c.clashes, fmt.Sprintf("document %s judged twice for query %s with different labels; the first is kept", did, qid))
+		}
+		return
+	}
+	c.qrels.Add(qid, did, grade)
+}
 
 func (c *SemEval) addCandidate(qid, did string, order float64) {
 	for _, r := range c.cands[qid] {
@@ -328,7 +341,7 @@ func (c *SemEval) addRelQuestion(oq xmlOrgQuestion, th xmlThread) error {
 	c.addDoc(eval.Doc{ID: rq.ID, Title: clean(rq.Subject), Text: clean(rq.Body), Metadata: meta})
 	c.addCandidate(oq.ID, rq.ID, order)
 	if labelled {
-		c.qrels.Add(oq.ID, rq.ID, grade)
+		c.judge(oq.ID, rq.ID, grade)
 	}
 	return nil
 }
@@ -421,7 +434,7 @@ func (c *SemEval) addThread(th xmlThread) error {
 		}})
 		c.addCandidate(rq.ID, cm.ID, float64(i+1))
 		if labelled {
-			c.qrels.Add(rq.ID, cm.ID, grade)
+			c.judge(rq.ID, cm.ID, grade)
 		}
 	}
 	return nil

@@ -525,3 +525,59 @@ func TestSemEvalClashes(t *testing.T) {
 		t.Errorf("an original question with another text: clashes %v", got)
 	}
 }
+
+// TestSemEvalLabelClashes: a document judged twice for one query with
+// different labels keeps its first label, as a repeated id keeps its
+// first record, and the clash is reported.
+func TestSemEvalLabelClashes(t *testing.T) {
+	data, err := os.ReadFile(devSlice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	relabel := func(old, new string) []byte {
+		if !bytes.Contains(data, []byte(old)) {
+			t.Fatalf("no %s in %s", old, devSlice)
+		}
+		return bytes.Replace(data, []byte(old), []byte(new), 1)
+	}
+	tests := []struct {
+		name     string
+		st       Subtask
+		files    [][]byte
+		qid, did string
+		want     int
+	}{
+		{
+			"B: a related question relabelled in a second file",
+			SubtaskB,
+			[][]byte{data, relabel(`RELQ_RELEVANCE2ORGQ="PerfectMatch"`, `RELQ_RELEVANCE2ORGQ="Irrelevant"`)},
+			"Q268", "Q268_R4", 2,
+		},
+		{
+			"A: two comments of a thread under one id",
+			SubtaskA,
+			[][]byte{relabel(`RELC_ID="Q268_R16_C4"`, `RELC_ID="Q268_R16_C3"`)},
+			"Q268_R16", "Q268_R16_C3", 0,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewSemEval(tc.st)
+			for _, f := range tc.files {
+				if err := c.Add(bytes.NewReader(f), "dev-slice.xml"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got, ok := c.Dataset().Qrels[tc.qid][tc.did]; !ok || got != tc.want {
+				t.Errorf("grade of %s for %s = %d, %v; want the first label's %d", tc.did, tc.qid, got, ok, tc.want)
+			}
+			found := false
+			for _, cl := range c.Clashes() {
+				found = found || strings.Contains(cl, "document "+tc.did+" judged twice for query "+tc.qid+" with different labels")
+			}
+			if !found {
+				t.Errorf("clashes %q do not report the labels", c.Clashes())
+			}
+		})
+	}
+}
