@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -122,6 +123,9 @@ follow in their given order); otherwise the top --depth documents are retrieved.
 			ds, err := eval.LoadDataset(dataDir)
 			if err != nil {
 				return err
+			}
+			if ds.Candidates != nil && cmd.Flags().Changed("depth") {
+				fmt.Fprintf(cmd.ErrOrStderr(), "note: --depth is not used: %s lists the candidates, and each is scored\n", filepath.Join(dataDir, eval.CandidatesFile))
 			}
 			idx, err := index.Open(indexPath)
 			if err != nil {

@@ -96,3 +96,55 @@ func TestSearchQueryStringEdges(t *testing.T) {
 		t.Errorf("a query without words was reranked:\n%s\nwant the note, then the first stage's\n%s", reranked, plain)
 	}
 }
+
+// TestRunNotesUnusedDepth: with given candidate lists, run scores every
+// candidate, so a --depth given with them is not used, and it says so.
+func TestRunNotesUnusedDepth(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"corpus.jsonl":    `{"_id":"d1","text":"bank account fees"}` + "\n" + `{"_id":"d2","text":"visa renewal office"}` + "\n",
+		"queries.jsonl":   `{"_id":"q1","text":"bank fees"}` + "\n",
+		"candidates.trec": "q1 Q0 d2 1 2 given\nq1 Q0 d1 2 1 given\n",
+	}
+	for name, c := range files {
+		if err := os.WriteFile(filepath.Join(data, name), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	idx := filepath.Join(dir, "idx")
+	if out, err := execute("index", "--data", data, "--index", idx); err != nil {
+		t.Fatalf("index: %v\n%s", err, out)
+	}
+	const note = "--depth is not used"
+	tests := []struct {
+		name     string
+		args     []string
+		wantNote bool
+	}{
+		{"depth given", []string{"--depth", "1"}, true},
+		{"depth left at its default", nil, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			run := filepath.Join(dir, "run.trec")
+			out, err := execute(append([]string{"run", "--data", data, "--index", idx, "--out", run}, tc.args...)...)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if got := strings.Contains(out, note); got != tc.wantNote {
+				t.Errorf("output has %q: %v, want %v:\n%s", note, got, tc.wantNote, out)
+			}
+			b, err := os.ReadFile(run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(string(b), "\n"); n != 2 {
+				t.Errorf("run has %d lines, want both candidates:\n%s", n, b)
+			}
+		})
+	}
+}
