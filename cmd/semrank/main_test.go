@@ -492,19 +492,10 @@ func TestEvalNotesUnrankedQueries(t *testing.T) {
 // queries than the data has.
 func TestRunNotesUnrankedQueries(t *testing.T) {
 	dir := t.TempDir()
-	data := filepath.Join(dir, "data")
-	if err := os.MkdirAll(data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]string{
+	data := writeDataDir(t, filepath.Join(dir, "data"), map[string]string{
 		"corpus.jsonl":  `{"_id":"d1","text":"bank account fees"}` + "\n" + `{"_id":"d2","text":"visa renewal office"}` + "\n",
 		"queries.jsonl": `{"_id":"q1","text":"bank fees"}` + "\n" + `{"_id":"q2","text":"the of and"}` + "\n",
-	}
-	for name, c := range files {
-		if err := os.WriteFile(filepath.Join(data, name), []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	pipeline := filepath.Join(dir, "pipeline.yaml")
 	if err := os.WriteFile(pipeline, []byte("stages:\n  - type: tfidf\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -664,4 +655,19 @@ func TestIndexFailureLeavesNoPartialIndex(t *testing.T) {
 			}
 		})
 	}
+}
+
+// writeDataDir writes a data directory of the given files (name →
+// content) at dir and returns dir.
+func writeDataDir(t *testing.T, dir string, files map[string]string) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }

@@ -101,20 +101,11 @@ func TestSearchQueryStringEdges(t *testing.T) {
 // candidate, so a --depth given with them is not used, and it says so.
 func TestRunNotesUnusedDepth(t *testing.T) {
 	dir := t.TempDir()
-	data := filepath.Join(dir, "data")
-	if err := os.MkdirAll(data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]string{
+	data := writeDataDir(t, filepath.Join(dir, "data"), map[string]string{
 		"corpus.jsonl":    `{"_id":"d1","text":"bank account fees"}` + "\n" + `{"_id":"d2","text":"visa renewal office"}` + "\n",
 		"queries.jsonl":   `{"_id":"q1","text":"bank fees"}` + "\n",
 		"candidates.trec": "q1 Q0 d2 1 2 given\nq1 Q0 d1 2 1 given\n",
-	}
-	for name, c := range files {
-		if err := os.WriteFile(filepath.Join(data, name), []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	idx := filepath.Join(dir, "idx")
 	if out, err := execute("index", "--data", data, "--index", idx); err != nil {
 		t.Fatalf("index: %v\n%s", err, out)
