@@ -17,6 +17,11 @@
 // Every metric is averaged over all queries in the judgments (a query the
 // run lacks scores 0, like trec_eval -c). Relevance is grade > 0; nDCG uses
 // the grade as gain with a log2 rank discount, as trec_eval does.
+//
+// Equal scores keep the run's order (see Run.Sorted), as the SemEval
+// scorer's stable sort does; trec_eval instead orders them by descending
+// document id, so on a run with tied scores its numbers can differ from
+// these. Runs semrank writes have no ties.
 package eval
 
 import (

@@ -22,7 +22,8 @@ Metrics: map@k (the SemEval-2016 scorer's MAP), map (trec_eval MAP), mrr@k,
 ndcg@k, p@k, r@k, auc. Every metric is averaged over all judged queries; a
 query with no relevant candidate counts as 0. AUC is left out, with a note,
 where the judgments mark no document not relevant (CACM's): it would be 0.5
-whatever the ranking. With --baseline, a paired t-test and a paired
+whatever the ranking. Tied scores keep the run's order, as in the SemEval
+scorer (trec_eval orders them by descending document id). With --baseline, a paired t-test and a paired
 randomization test compare the run with the baseline per metric.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
