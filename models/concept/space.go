@@ -32,7 +32,7 @@ func ParseScheme(s string) (Scheme, error) {
 // SpaceConfig chooses a vocabulary.
 type SpaceConfig struct {
 	MinDF      int     `json:"min_df"`       // keep terms in at least this many texts (default 2)
-	MaxDFRatio float64 `json:"max_df_ratio"` // drop terms in more than this fraction of texts (default 0.5)
+	MaxDFRatio float64 `json:"max_df_ratio"` // drop terms in more than this fraction of texts (default 0.5, also taken for values outside (0, 1])
 	MaxTerms   int     `json:"max_terms"`    // keep at most this many terms, most frequent first (0: all)
 }
 
