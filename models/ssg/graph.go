@@ -421,7 +421,10 @@ func (g *Graph) seeds(tm *topics.Model, k int) {
 }
 
 // Propagate runs the damped Jacobi updates and returns the label of every
-// document node (index 0 is the query) and the iterations run.
+// document node (index 0 is the query) and the iterations run. cfg is not
+// checked here: give one New accepts (a model's own Config, or one with
+// other propagation fields that New would accept), since NaN weights turn
+// every label NaN.
 func (g *Graph) Propagate(cfg Config) ([]float64, int) {
 	cfg = cfg.withDefaults()
 	const U = 0.5
