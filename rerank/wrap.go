@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -51,9 +53,12 @@ type Index struct {
 // only.
 // The first stage is the request's own query: a pipeline file's
 // first_stage.query_boost applies to semrank's searches from text
-// (FirstStageQuery), not here. Requests sorted by anything but score
-// (a sort by score then _id included), SearchAfter
-// and SearchBefore pages, the pre-search phase of an IndexAlias, requests
+// (FirstStageQuery), not here. SearchAfter and SearchBefore pages of a
+// request sorted by score alone are pages of the reranked list, as
+// From/Size pages are (its scores are distinct, so a hit's score is its
+// place). Requests sorted by anything but descending score (a sort by
+// score then _id included, and its cursor pages), the pre-search phase of
+// an IndexAlias, requests
 // for no hits (Size 0: facets or a count only) and unscored ones (Score
 // "none"), queries without words for the stages to compare candidates
 // with (QueryText is empty: doc ids, ranges, wildcards alone) pass through
@@ -101,7 +106,8 @@ type noRerankKey struct{}
 // window's edge chosen by ID, as index.TopN does, and the window's scores
 // rounded as index.StableScore rounds them), paged as reranked results
 // are, so that its pages agree with each other and its ranks with the
-// first-stage ranks of reranked results.
+// first-stage ranks of reranked results. Its SearchAfter and
+// SearchBefore pages are Bleve's own.
 func WithoutRerank(ctx context.Context) context.Context {
 	return context.WithValue(ctx, noRerankKey{}, true)
 }
@@ -119,9 +125,13 @@ func sortedByScore(req *bleve.SearchRequest) bool {
 
 // SearchInContext implements bleve.Index.
 func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
-	if _, pre := ctx.Value(search.PreSearchKey).(bool); pre || req == nil || x.pipeline == nil || !sortedByScore(req) ||
-		len(req.SearchAfter) > 0 || len(req.SearchBefore) > 0 ||
-		req.Size == 0 || req.Score == bleve.ScoreNone {
+	_, pre := ctx.Value(search.PreSearchKey).(bool)
+	noRerank := ctx.Value(noRerankKey{}) != nil
+	if pre || req == nil || x.pipeline == nil || req.Size == 0 || req.Score == bleve.ScoreNone {
+		return x.base.SearchInContext(ctx, req)
+	}
+	c, byCursor := scoreCursor(req)
+	if byCursor && noRerank || !byCursor && (!sortedByScore(req) || len(req.SearchAfter) > 0 || len(req.SearchBefore) > 0) {
 		return x.base.SearchInContext(ctx, req)
 	}
 	text := QueryText(req.Query)
@@ -132,20 +142,43 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 	if req.From < 0 || req.Size < 0 {
 		return nil, fmt.Errorf("rerank: negative from (%d) or size (%d)", req.From, req.Size)
 	}
-	// From+Size, saturated: a request for every hit (Size math.MaxInt)
-	// from an offset must not wrap around.
-	end := req.From + req.Size
-	if end < req.From {
-		end = math.MaxInt
+	if byCursor {
+		return x.searchFrom(ctx, req, text, c, start)
 	}
+	end := addSat(req.From, req.Size)
+	res, err := x.ranked(ctx, req, text, end, noRerank)
+	if err != nil {
+		return nil, err
+	}
+	return page(res, req, req.From, end, false, start), nil
+}
+
+// addSat returns a+b for non-negative a and b, saturated: a request for
+// every hit (Size math.MaxInt) from an offset must not wrap around.
+func addSat(a, b int) int {
+	if a > math.MaxInt-b {
+		return math.MaxInt
+	}
+	return a + b
+}
+
+// ranked returns the first end hits of req's reranked list (of its
+// first-stage list with noRerank), whatever req's From: the whole list
+// from the first hit, which page cuts.
+func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text string, end int, noRerank bool) (*bleve.SearchResult, error) {
 	first := *req
 	first.From = 0
 	first.Size = max(x.pipeline.WindowSize(), end)
+	// A cursor page (see searchFrom) is found in the list; the first stage
+	// lists from the top, by descending score.
+	first.SearchAfter, first.SearchBefore = nil, nil
+	if len(first.Sort) > 0 {
+		first.Sort = search.SortOrder{&search.SortScore{Desc: true}}
+	}
 	// Every stored field: stages read a plain Bleve index's fields as the
 	// candidates' metadata, whichever the request asks for (a semrank
 	// index stores only title, text and meta). Without reranking, only
 	// the request's.
-	noRerank := ctx.Value(noRerankKey{}) != nil
 	first.Fields = []string{"*"}
 	if noRerank {
 		first.Fields = req.Fields
@@ -170,7 +203,7 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 			// others: Bleve's HitNumber would break ties in its own.
 			h.HitNumber = uint64(i)
 		}
-		return page(res, req, end, start), nil
+		return res, nil
 	}
 	cands := make([]Candidate, len(res.Hits))
 	for i, h := range res.Hits {
@@ -199,18 +232,100 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 		hits = append(hits, h)
 	}
 	res.Hits = hits
-	return page(res, req, end, start), nil
+	return res, nil
 }
 
-// page cuts res, whose hits are the whole list from the first, to req's
-// page ending at end, as req's result of a search begun at start.
-func page(res *bleve.SearchResult, req *bleve.SearchRequest, end int, start time.Time) *bleve.SearchResult {
+// cursor is where a SearchAfter or SearchBefore page of a request sorted
+// by score alone starts: the page holds the hits nearest to it that score
+// below it (below) or above it.
+type cursor struct {
+	score float64
+	below bool
+	asc   bool // the request sorts by ascending score
+}
+
+// scoreCursor returns the cursor of req, a SearchAfter or SearchBefore
+// page of a request sorted by score alone, ascending or descending.
+// IndexAlias asks its children for a SearchBefore page as a SearchAfter
+// page in the reverse order, so both orders are pages of the reranked
+// list. The cursor is a score as Bleve reads one (0 if it is none).
+func scoreCursor(req *bleve.SearchRequest) (cursor, bool) {
+	if len(req.Sort) != 1 || (len(req.SearchAfter) > 0) == (len(req.SearchBefore) > 0) {
+		return cursor{}, false
+	}
+	s, ok := req.Sort[0].(*search.SortScore)
+	if !ok {
+		return cursor{}, false
+	}
+	after := len(req.SearchAfter) > 0
+	key := req.SearchAfter
+	if !after {
+		key = req.SearchBefore
+	}
+	if len(key) != 1 {
+		return cursor{}, false
+	}
+	c := cursor{below: after == s.Desc, asc: !s.Desc}
+	c.score, _ = strconv.ParseFloat(key[0], 64) // 0 on error, as Bleve reads it
+	return c, true
+}
+
+// searchFrom answers req, a SearchAfter or SearchBefore page of a request
+// sorted by score alone (see scoreCursor), with the hits of the reranked
+// list nearest c, as Bleve answers it from the first-stage list: the
+// reranked list's scores are distinct and descending, so its cursor
+// pages follow each other as From/Size pages do. From is ignored, as
+// Bleve ignores it. The list is reranked once, with its window and
+// req.Size hits past it, when the page lies within that; a page further
+// down, in the tail below the window, reranks a list long enough again.
+func (x *Index) searchFrom(ctx context.Context, req *bleve.SearchRequest, text string, c cursor, start time.Time) (*bleve.SearchResult, error) {
+	n := addSat(x.pipeline.WindowSize(), req.Size)
+	for {
+		res, err := x.ranked(ctx, req, text, n, false)
+		if err != nil {
+			return nil, err
+		}
+		hits := res.Hits
+		var lo, hi int
+		if c.below {
+			lo = sort.Search(len(hits), func(i int) bool { return hits[i].Score < c.score })
+			hi = addSat(lo, req.Size)
+		} else {
+			hi = sort.Search(len(hits), func(i int) bool { return hits[i].Score <= c.score })
+			lo = max(0, hi-req.Size)
+		}
+		if len(hits) < n || hi < len(hits) || c.below && hi == len(hits) {
+			return page(res, req, lo, hi, c.asc, start), nil
+		}
+		// The page reaches past the hits fetched: every hit there is
+		// in the tail, whose scores step down from the last one's as
+		// Pipeline.Rerank steps them (see explain). Fetch as far as
+		// that says, and at least twice as far.
+		m, s := len(hits), hits[len(hits)-1].Score
+		for uint64(m) < res.Total && (c.below && s >= c.score || !c.below && s > c.score) {
+			s -= 1e-6 * math.Max(1, math.Abs(s))
+			m++
+		}
+		if c.below {
+			m = addSat(m, req.Size)
+		}
+		n = max(m, addSat(n, n))
+	}
+}
+
+// page cuts res, whose hits are the whole list from the first, to its
+// hits [lo, hi), reversed for asc, as req's result of a search begun at
+// start.
+func page(res *bleve.SearchResult, req *bleve.SearchRequest, lo, hi int, asc bool, start time.Time) *bleve.SearchResult {
 	res.MaxScore = 0
 	if len(res.Hits) > 0 {
 		res.MaxScore = res.Hits[0].Score
 	}
-	lo, hi := min(req.From, len(res.Hits)), min(end, len(res.Hits))
+	lo, hi = min(lo, len(res.Hits)), min(hi, len(res.Hits))
 	res.Hits = res.Hits[lo:hi]
+	if asc {
+		slices.Reverse(res.Hits)
+	}
 	res.Request = req
 	// Bleve's Took timed the first stage only.
 	res.Took = time.Since(start)
