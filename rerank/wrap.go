@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -35,7 +36,22 @@ type Index struct {
 	// sees the list that was reranked. It must copy what it keeps.
 	// Concurrent searches call it concurrently.
 	FirstStage func(hits search.DocumentMatchCollection)
+
+	tag uint64 // sets this Index's hit numbers apart (see hitNumber)
 }
+
+// wraps counts Wrap's calls, to tag each Index.
+var wraps atomic.Uint32
+
+// hitNumber returns the HitNumber of the hit at position i of x's list.
+// An IndexAlias orders its children's hits by score, then by HitNumber;
+// two wrapped children tie often (each fuses its own window: with rrf,
+// the hits at one place in each child's list tie), and when their tied
+// hits' numbers tie too, the alias orders them differently from page to
+// page, repeating some hits and leaving out others. The tag in the low
+// bits keeps the numbers of different wrapped indexes apart, and the
+// position in the high bits keeps each list's order.
+func (x *Index) hitNumber(i int) uint64 { return uint64(i)<<32 | x.tag }
 
 // Wrap returns idx with its score-sorted searches reranked by p:
 //
@@ -80,11 +96,12 @@ type Index struct {
 // rank its hits against each other, not against another child's. The
 // alias merges the children's hits by these scores: each child's own
 // order is kept, but how the children's lists interleave is no ranking
-// across them, and children's hits with equal scores (common when the
-// stages score alike) interleave in no fixed order. To rerank the merged first-stage list as one, wrap the
+// across them; children's hits with equal scores (common when the
+// stages score alike, and with rrf at every place) follow the order the
+// children were wrapped in, on every page. To rerank the merged first-stage list as one, wrap the
 // alias instead, with stages that need no semrank index.
 func Wrap(idx bleve.Index, p *Pipeline) *Index {
-	return &Index{base: idx, pipeline: p, TitleField: index.FieldTitle, TextField: index.FieldText}
+	return &Index{base: idx, pipeline: p, TitleField: index.FieldTitle, TextField: index.FieldText, tag: uint64(wraps.Add(1))}
 }
 
 // Unwrap returns the wrapped index.
@@ -201,7 +218,7 @@ func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text strin
 		for i, h := range res.Hits {
 			// The list's order, for an IndexAlias merging it with
 			// others: Bleve's HitNumber would break ties in its own.
-			h.HitNumber = uint64(i)
+			h.HitNumber = x.hitNumber(i)
 		}
 		return res, nil
 	}
@@ -227,7 +244,7 @@ func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text strin
 			h.Expl = x.explain(s, i, h.Expl, fusion)
 		}
 		h.Score = s.Score
-		h.HitNumber = uint64(i)
+		h.HitNumber = x.hitNumber(i)
 		h.Fields = keepFields(h.Fields, req.Fields)
 		hits = append(hits, h)
 	}
