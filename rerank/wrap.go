@@ -34,7 +34,9 @@ type Index struct {
 	// and ordered as index.TopN does), before reranking rescores them in
 	// place: a caller that reports first-stage ranks (semrank's server)
 	// sees the list that was reranked. It must copy what it keeps.
-	// Concurrent searches call it concurrently.
+	// Concurrent searches call it concurrently, and a SearchAfter or
+	// SearchBefore page below the window calls it again for the longer
+	// list it reranks.
 	FirstStage func(hits search.DocumentMatchCollection)
 
 	tag uint64 // sets this Index's hit numbers apart (see hitNumber)
