@@ -101,8 +101,9 @@ func ReadConfig(path string) (*Config, error) {
 }
 
 // ParseConfig parses a pipeline document, refusing unknown keys so a typo
-// is an error, not a silently ignored setting, and a negative window, which
-// would otherwise mean the default.
+// is an error, not a silently ignored setting, a second YAML document,
+// which would be ignored too, and a negative window, which would otherwise
+// mean the default.
 func ParseConfig(raw []byte) (*Config, error) {
 	var c Config
 	dec := yaml.NewDecoder(bytes.NewReader(raw))
@@ -112,6 +113,21 @@ func ParseConfig(raw []byte) (*Config, error) {
 			return nil, errors.New("empty pipeline document")
 		}
 		return nil, unknownKeys(err)
+	}
+	// Further documents would be silently ignored: refuse them, unless
+	// they are empty (a trailing "---").
+	for {
+		var next yaml.Node
+		err := dec.Decode(&next)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !emptyDocument(&next) {
+			return nil, fmt.Errorf("line %d: a second YAML document; a pipeline file holds one", next.Line)
+		}
 	}
 	// yaml.v3 truncates a number with a fraction into an int field.
 	var w struct {
@@ -126,6 +142,15 @@ func ParseConfig(raw []byte) (*Config, error) {
 		return nil, err
 	}
 	return &c, nil
+}
+
+// emptyDocument reports whether n, a decoded document, holds nothing but
+// null.
+func emptyDocument(n *yaml.Node) bool {
+	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+		n = n.Content[0]
+	}
+	return n.Kind == 0 || n.Kind == yaml.ScalarNode && n.Tag == "!!null"
 }
 
 // check refuses what no pipeline means, however the Config was made: a

@@ -34,6 +34,11 @@ func TestParseConfig(t *testing.T) {
 		{"fractional window", "window: 1.5\nstages:\n  - type: tfidf\n", "window 1.5: want a whole number", 0},
 		{"whole window written as a float", "window: 20.0\nstages:\n  - type: tfidf\n", "", 1},
 		{"wrong type", "window: big\nstages:\n  - type: tfidf\n", "cannot unmarshal", 0},
+		{"second document", "stages:\n  - type: tfidf\n---\nstages:\n  - type: bm25\n", "line 3: a second YAML document", 0},
+		{"document after an empty one", "stages:\n  - type: tfidf\n---\n---\nwindow: 5\n", "line 4: a second YAML document", 0},
+		{"trailing document marker", "stages:\n  - type: tfidf\n---\n", "", 1},
+		{"document end marker", "---\nstages:\n  - type: tfidf\n...\n", "", 1},
+		{"damaged second document", "stages:\n  - type: tfidf\n---\nwindow: [\n", "line 4", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
