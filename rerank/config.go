@@ -384,24 +384,27 @@ func (f FusionSpec) checkSettings() error {
 	return nil
 }
 
-// checkFusion fuses one dummy candidate, so that a fusion weighting a
-// stage the pipeline lacks (a typo, a model trained with other stages),
-// or one whose weights or constant are not finite, is refused when the
+// checkFusion fuses one dummy candidate, retrieved and then from a given
+// candidate list, so that a fusion weighting a stage the pipeline lacks
+// (a typo, a model trained with other stages), or one whose weights or
+// constant are not finite (given_rank's included), is refused when the
 // pipeline is built, not by every search.
 func (p *Pipeline) checkFusion() error {
 	if p.Fusion == nil {
 		return nil
 	}
-	in := FusionInput{Names: p.StageNames(), Candidates: []Candidate{{Rank: 1}}, Scores: make([][]float64, len(p.Stages))}
-	for i := range in.Scores {
-		in.Scores[i] = []float64{0}
-	}
-	out, err := p.Fusion.Fuse(in)
-	if err != nil {
-		return err
-	}
-	if err := checkFused(out, in.Candidates); err != nil {
-		return fmt.Errorf("%w (are its weights finite?)", err)
+	for _, given := range []int{0, 1} {
+		in := FusionInput{Names: p.StageNames(), Candidates: []Candidate{{Rank: 1, GivenRank: given}}, Scores: make([][]float64, len(p.Stages))}
+		for i := range in.Scores {
+			in.Scores[i] = []float64{0}
+		}
+		out, err := p.Fusion.Fuse(in)
+		if err != nil {
+			return err
+		}
+		if err := checkFused(out, in.Candidates); err != nil {
+			return fmt.Errorf("%w (are its weights finite?)", err)
+		}
 	}
 	return nil
 }

@@ -105,6 +105,8 @@ func TestBuildChecksFusion(t *testing.T) {
 		// Non-finite settings would give every candidate a NaN score.
 		{"infinite weight", "{weights: {first_rank: .inf, test_const: 1}}", "non-finite"},
 		{"NaN weight", "{weights: {first_rank: 1, test_const: .nan}}", "non-finite"},
+		{"NaN given_rank weight", "{weights: {first_rank: 1, given_rank: .nan}}", "non-finite"},
+		{"infinite given_rank weight", "{weights: {first_rank: 1, given_rank: -.inf}}", "non-finite"},
 		{"rrf NaN k", "{method: rrf, k: .nan}", "k NaN"},
 		{"rrf infinite weight", "{method: rrf, weights: {test_const: .inf}}", "non-finite"},
 		// Settings the method does not read are refused, not dropped.
