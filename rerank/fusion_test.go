@@ -172,6 +172,11 @@ func TestLoadLambdaMARTRefusesMalformed(t *testing.T) {
 		{"short feature", func(a map[string][]float64) { a["feature"] = a["feature"][:1] }, "entries for 1 nodes"},
 		{"child out of the tree", func(a map[string][]float64) { a["right"][0] = 7 }, "malformed tree node"},
 		{"child loops back", func(a map[string][]float64) { a["left"][0] = 0 }, "malformed tree node"},
+		// A NaN reached only by some candidates: checkFusion's dummy
+		// candidate goes left.
+		{"NaN leaf", func(a map[string][]float64) { a["value"][2] = math.NaN() }, "non-finite value, NaN"},
+		{"infinite leaf", func(a map[string][]float64) { a["value"][2] = math.Inf(-1) }, "non-finite value, -Inf"},
+		{"NaN threshold", func(a map[string][]float64) { a["threshold"][0] = math.NaN() }, "malformed tree node"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			arrs := map[string][]float64{}

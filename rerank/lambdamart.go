@@ -469,7 +469,10 @@ func (m *LambdaMART) Bundle() *models.Bundle {
 }
 
 // LoadLambdaMART reads a model saved with Bundle().Save, validating every
-// node reference so a damaged model cannot loop or index out of range.
+// node reference so a damaged model cannot loop or index out of range, and
+// refusing node values that are not finite and NaN split thresholds, which
+// would give the candidates reaching them a NaN score or an arbitrary
+// branch.
 func LoadLambdaMART(path string) (*LambdaMART, error) {
 	return models.LoadWith(path, ReadLambdaMART)
 }
@@ -516,8 +519,12 @@ func ReadLambdaMART(r io.Reader, name string) (*LambdaMART, error) {
 		t := Tree{}
 		for i := off; i < off+n; i++ {
 			f, l, r := int(arrs["feature"][i]), int(arrs["left"][i]), int(arrs["right"][i])
-			if l >= 0 && (l <= i-off || l >= n || r <= i-off || r >= n || f < 0 || f >= len(m.Features)) {
+			if l >= 0 && (l <= i-off || l >= n || r <= i-off || r >= n || f < 0 || f >= len(m.Features) || math.IsNaN(arrs["threshold"][i])) {
 				return nil, fmt.Errorf("rerank: %s: malformed tree node", name)
+			}
+			if v := arrs["value"][i]; math.IsNaN(v) || math.IsInf(v, 0) {
+				// The candidates reaching the node would fuse to NaN.
+				return nil, fmt.Errorf("rerank: %s: tree %d has a non-finite value, %g", name, len(m.Trees)+1, v)
 			}
 			t.Feature = append(t.Feature, f)
 			t.Threshold = append(t.Threshold, arrs["threshold"][i])
