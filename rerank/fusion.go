@@ -105,12 +105,35 @@ func Features(in FusionInput) (names []string, x [][]float64) {
 }
 
 // zNormalize rescales v in place to mean 0, standard deviation 1; a
-// constant column becomes all zeros.
+// constant column becomes all zeros. Values whose sum or squares overflow
+// (a stage scoring near ±math.MaxFloat64) are first divided by the
+// largest magnitude, which leaves their z-scores as they are.
 func zNormalize(v []float64) {
 	if len(v) == 0 {
 		return
 	}
-	mean := 0.0
+	mean, sd := moments(v)
+	if math.IsInf(mean, 0) || math.IsInf(sd, 0) {
+		big := 0.0
+		for _, x := range v {
+			big = max(big, math.Abs(x))
+		}
+		for i := range v {
+			v[i] /= big
+		}
+		mean, sd = moments(v)
+	}
+	for i := range v {
+		if sd < 1e-12 {
+			v[i] = 0
+		} else {
+			v[i] = (v[i] - mean) / sd
+		}
+	}
+}
+
+// moments returns the mean and the (population) standard deviation of v.
+func moments(v []float64) (mean, sd float64) {
 	for _, x := range v {
 		mean += x
 	}
@@ -119,14 +142,7 @@ func zNormalize(v []float64) {
 	for _, x := range v {
 		ss += (x - mean) * (x - mean)
 	}
-	sd := math.Sqrt(ss / float64(len(v)))
-	for i := range v {
-		if sd < 1e-12 {
-			v[i] = 0
-		} else {
-			v[i] = (v[i] - mean) / sd
-		}
-	}
+	return mean, math.Sqrt(ss / float64(len(v)))
 }
 
 // Linear is a weighted sum of the z-normalised features (see Features).

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -286,6 +287,34 @@ func TestRerankRefusesNonFiniteFusion(t *testing.T) {
 		}
 		if want := "non-finite"; !strings.Contains(err.Error(), want) {
 			t.Errorf("%d candidates: err = %v, want one containing %q", n, err, want)
+		}
+	}
+}
+
+// TestZNormalizeHugeScores: a stage may give any finite score, and scores
+// near ±math.MaxFloat64 whose sum or squares overflow normalise as the
+// same scores scaled down do, rather than to NaN (failing the query) or
+// to zeros (dropping the stage).
+func TestZNormalizeHugeScores(t *testing.T) {
+	const big = math.MaxFloat64
+	for _, tc := range []struct {
+		huge, small []float64
+	}{
+		{[]float64{1e308, 1e308, 0}, []float64{1, 1, 0}},
+		{[]float64{big, 1, 2}, []float64{1, 0, 0}},
+		{[]float64{1e200, -1e200, 0}, []float64{1, -1, 0}},
+		{[]float64{big, -big, big, -big}, []float64{1, -1, 1, -1}},
+		{[]float64{-big, -big}, []float64{0, 0}},
+	} {
+		got := slices.Clone(tc.huge)
+		zNormalize(got)
+		want := slices.Clone(tc.small)
+		zNormalize(want)
+		for i := range want {
+			if !(abs(got[i]-want[i]) < 1e-9) {
+				t.Errorf("zNormalize(%v) = %v, want %v", tc.huge, got, want)
+				break
+			}
 		}
 	}
 }
