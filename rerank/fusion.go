@@ -244,6 +244,9 @@ type LinearOptions struct {
 }
 
 // TrainLinear learns Linear fusion weights from judged queries with L-BFGS.
+// It refuses examples it can learn nothing from, where it would return
+// weights that are all zero: no query with candidates of different grades
+// (for the logistic loss, with a relevant candidate and another).
 func TrainLinear(examples []Example, opt LinearOptions) (*Linear, error) {
 	if opt.L2 < 0 || math.IsNaN(opt.L2) || math.IsInf(opt.L2, 0) {
 		return nil, fmt.Errorf("rerank: fusion L2 penalty %g, want ≥ 0 (0 means the default, 1e-3)", opt.L2)
@@ -278,6 +281,14 @@ func TrainLinear(examples []Example, opt LinearOptions) (*Linear, error) {
 	}
 	if len(qs) == 0 {
 		return nil, fmt.Errorf("rerank: no fusion training examples")
+	}
+	if opt.Loss == "logistic" {
+		relevant := func(y int) int { return min(max(y, 0), 1) }
+		if !gradedPair(examples, relevant) {
+			return nil, nothingToLearn(len(examples), "a relevant candidate and another")
+		}
+	} else if !gradedPair(examples, func(y int) int { return y }) {
+		return nil, nothingToLearn(len(examples), "candidates of different grades")
 	}
 	dim := len(names)
 	nb := 0
@@ -365,6 +376,26 @@ func TrainLinear(examples []Example, opt LinearOptions) (*Linear, error) {
 		l.Weights[n] = res.X[j]
 	}
 	return l, nil
+}
+
+// nothingToLearn is the error for n judged queries none of which has
+// what, from which a fusion learns nothing: training would return weights
+// (or trees) that are all zero.
+func nothingToLearn(n int, what string) error {
+	return fmt.Errorf("rerank: none of %d judged queries has %s: nothing to learn fusion weights from", n, what)
+}
+
+// gradedPair reports whether some example has two candidates of different
+// grade(label).
+func gradedPair(examples []Example, grade func(label int) int) bool {
+	for _, ex := range examples {
+		for _, y := range ex.Labels {
+			if grade(y) != grade(ex.Labels[0]) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }

@@ -2,6 +2,7 @@ package rerank
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -316,5 +317,42 @@ func TestZNormalizeHugeScores(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// TestFusionTrainingRefusesNothingToLearn: examples without two candidates
+// of different grades in one query would train weights (or trees) that
+// are all zero, a fusion keeping the first-stage order, without a word.
+func TestFusionTrainingRefusesNothingToLearn(t *testing.T) {
+	example := func(labels ...int) Example {
+		in := FusionInput{Names: []string{"s"}, Scores: [][]float64{nil}}
+		for i := range labels {
+			in.Candidates = append(in.Candidates, Candidate{ID: fmt.Sprint(i), Rank: i + 1, Score: float64(10 - i)})
+			in.Scores[0] = append(in.Scores[0], float64(i%2))
+		}
+		return Example{Input: in, Labels: labels}
+	}
+	const nothing = "nothing to learn"
+	for _, tc := range []struct {
+		name                           string
+		examples                       []Example
+		pairwise, logistic, lambdamart string // wanted error substrings; "" for success
+	}{
+		{"no relevant candidate", []Example{example(0, 0, 0), example(0, 0)}, nothing, nothing, nothing},
+		{"every candidate relevant", []Example{example(1, 1, 1), example(2, 2)}, nothing, nothing, nothing},
+		{"one candidate each", []Example{example(1), example(0)}, nothing, nothing, nothing},
+		{"no candidates", []Example{example()}, nothing, nothing, nothing},
+		{"graded, none relevant", []Example{example(0, -1, 0)}, "", nothing, nothing},
+		{"two relevance grades", []Example{example(2, 1, 1)}, "", nothing, ""},
+		{"one query", []Example{example(1, 0, 0)}, "", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := TrainLinear(tc.examples, LinearOptions{})
+			errMatches(t, err, tc.pairwise)
+			_, err = TrainLinear(tc.examples, LinearOptions{Loss: "logistic"})
+			errMatches(t, err, tc.logistic)
+			_, err = TrainLambdaMART(tc.examples, nil, LambdaMARTOptions{Trees: 2})
+			errMatches(t, err, tc.lambdamart)
+		})
 	}
 }

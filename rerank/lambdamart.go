@@ -187,7 +187,9 @@ func ltrQueries(examples []Example) ([]ltrQuery, []string, error) {
 }
 
 // TrainLambdaMART boosts trees on train; when valid is non-empty, it keeps
-// the number of trees that maximised validation MAP (early stopping).
+// the number of trees that maximised validation MAP (early stopping). It
+// refuses a train in which no query has a relevant candidate and a less
+// relevant one, from which it would learn nothing.
 func TrainLambdaMART(train, valid []Example, opt LambdaMARTOptions) (*LambdaMART, error) {
 	opt.defaults()
 	if err := opt.check(); err != nil {
@@ -199,6 +201,10 @@ func TrainLambdaMART(train, valid []Example, opt LambdaMARTOptions) (*LambdaMART
 	}
 	if len(tq) == 0 {
 		return nil, errors.New("rerank: no LambdaMART training examples")
+	}
+	if !gradedPair(train, func(y int) int { return max(y, 0) }) {
+		// Grades ≤ 0 gain nothing: every lambda, so every tree, is zero.
+		return nil, nothingToLearn(len(train), "a relevant candidate and a less relevant one")
 	}
 	vq, vnames, err := ltrQueries(valid)
 	if err != nil {
