@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -25,6 +26,14 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
+		// Outside these ranges a score can divide by zero or by a
+		// negative length norm; NaN would fail every search.
+		if !(k1 >= 0) || math.IsInf(k1, 0) {
+			return nil, fmt.Errorf("bm25: option k1 %g: want a finite number ≥ 0 (default 1.2)", k1)
+		}
+		if !(b >= 0 && b <= 1) {
+			return nil, fmt.Errorf("bm25: option b %g: want a number from 0 to 1 (default 0.75)", b)
+		}
 		return &BM25{Stats: env.Stats, Payloads: env.Payloads, K1: k1, B: b}, nil
 	})
 }
@@ -33,7 +42,8 @@ func init() {
 // term count, idf = log(1 + (N − df + 0.5)/(df + 0.5)) from the index, and
 // the average document length is the candidates' own (the window is what
 // is being ranked). Bleve's BM25 differs (√tf, idf applied twice in compound
-// queries, length from distinct terms), so fusion gets both.
+// queries, length from distinct terms), so fusion gets both. Options k1
+// (≥ 0, default 1.2) and b (0 to 1, default 0.75) are BM25's.
 type BM25 struct {
 	Stats    rerank.TermStats
 	Payloads rerank.Payloads

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/semrank/semrank/models/tweak"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -140,6 +141,33 @@ func TestCheapStagesRejectBadOptions(t *testing.T) {
 	_, err := rerank.NewStage(rerank.StageSpec{Type: "overlap", Model: "overlap.model"}, rerank.Env{})
 	if want := `stage "overlap" reads no model file, yet its spec names overlap.model: remove it`; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("err = %v, want one containing %q", err, want)
+	}
+}
+
+// TestBM25RejectsBadParameters: a k1 or b that is NaN, infinite or out of
+// range gives non-finite (or meaningless) scores, failing every search, so
+// building refuses it, naming the option.
+func TestBM25RejectsBadParameters(t *testing.T) {
+	env := rerank.Env{Stats: tweak.CountDF([]string{"a bank in doha", "a bank"})}
+	for _, tc := range []struct {
+		opts map[string]any
+		want string // "" for success
+	}{
+		{nil, ""},
+		{map[string]any{"k1": 0, "b": 0}, ""},
+		{map[string]any{"k1": 2.5, "b": 1}, ""},
+		{map[string]any{"k1": "high"}, "option k1: want a number"},
+		{map[string]any{"k1": math.NaN()}, "option k1 NaN"},
+		{map[string]any{"k1": math.Inf(1)}, "option k1 +Inf"},
+		{map[string]any{"k1": -1}, "option k1 -1"},
+		{map[string]any{"b": math.NaN()}, "option b NaN"},
+		{map[string]any{"b": 1.5}, "option b 1.5"},
+		{map[string]any{"b": -0.1}, "option b -0.1"},
+	} {
+		_, err := rerank.NewStage(rerank.StageSpec{Type: "bm25", Options: tc.opts}, env)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("bm25 %v: err = %v, want %q", tc.opts, err, tc.want)
+		}
 	}
 }
 
