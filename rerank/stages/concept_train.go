@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 
@@ -177,8 +178,9 @@ func fitS2Net(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) 
 
 // fitDSE trains DSE for recipes. Options: c (embedding dimensions, default
 // 50), d (input vocabulary, default 500), epochs (fine-tuning epochs,
-// default 20), mix (λ of the TF-IDF cosine mix; default: chosen on
-// held-out lists).
+// default 20), mix (λ of the TF-IDF cosine mix; default, or negative:
+// chosen on held-out lists, and then left out of the returned spec, as the
+// stage reads mix as an override of the model's λ).
 func fitDSE(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
 	var cfg dse.Config
 	err := positiveInts(spec, intOption{"c", 50, &cfg.C}, intOption{"d", 500, &cfg.D}, intOption{"epochs", 20, &cfg.FineTuneEpochs})
@@ -196,6 +198,12 @@ func fitDSE(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (r
 	m, _, err := dse.Train(ctx, d, cfg, dse.Options{Dev: dev})
 	if err != nil {
 		return spec, err
+	}
+	if cfg.Mix < 0 {
+		// λ was chosen, and the model holds it: the stage would read a
+		// mix left in the spec as its override.
+		spec.Options = maps.Clone(spec.Options)
+		delete(spec.Options, "mix")
 	}
 	return saveModel(spec, in, dse.Method, m.Save)
 }

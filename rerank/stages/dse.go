@@ -1,6 +1,9 @@
 package stages
 
 import (
+	"fmt"
+	"math"
+
 	"github.com/semrank/semrank/models/concept"
 	"github.com/semrank/semrank/models/dse"
 	"github.com/semrank/semrank/rerank"
@@ -17,10 +20,16 @@ func init() {
 			return nil, err
 		}
 		// Option "mix" overrides the TF-IDF mixing weight λ the model chose
-		// (the model itself, and so its ID, stays as loaded).
+		// (the model itself, and so its ID, stays as loaded); unlike
+		// training's, it cannot be negative.
 		mix, err := spec.Float("mix", m.Config.Mix)
 		if err != nil {
 			return nil, err
+		}
+		if _, set := spec.Options["mix"]; set && (!(mix >= 0) || math.IsInf(mix, 0)) {
+			// Training reads a negative mix as "choose λ"; here it
+			// would be a weight.
+			return nil, fmt.Errorf("dse: option mix %g: want a finite weight ≥ 0 (leave it out for the model's, %g)", mix, m.Config.Mix)
 		}
 		score := func(qv, dv []float64, qText, dText string) float64 {
 			s := concept.Dot(qv, dv)

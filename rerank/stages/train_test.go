@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -81,6 +82,40 @@ func TestSupervisedTrainers(t *testing.T) {
 				t.Fatalf("all %d candidates scored alike: %v", len(cands), scores[0])
 			}
 		})
+	}
+}
+
+// TestDSEChosenMix: a negative option mix asks the DSE trainer to choose
+// λ on held-out lists, and the trained spec must score with the λ chosen,
+// which the model holds, not with the option's -1 as the stage's override.
+func TestDSEChosenMix(t *testing.T) {
+	ds, err := eval.LoadDataset("../../testdata/concepts/semeval-b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := rerank.TrainInput{Train: ds, Dir: t.TempDir(), Seed: 1}
+	spec, err := rerank.TrainStage(context.Background(), rerank.StageSpec{Type: "dse", Options: map[string]any{"c": 5, "d": 60, "epochs": 1, "mix": -1}}, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := ds.Queries[0]
+	var cands []string
+	for _, e := range ds.Candidates.Ranking(q.ID) {
+		d, _ := ds.Doc(e.DocID)
+		cands = append(cands, d.FullText())
+	}
+	got := scoreWith(t, []rerank.StageSpec{spec}, q.FullText(), cands)
+	modelOnly := rerank.StageSpec{Type: "dse", Model: spec.Model}
+	want := scoreWith(t, []rerank.StageSpec{modelOnly}, q.FullText(), cands)
+	if !slices.Equal(got[0], want[0]) {
+		t.Fatalf("trained spec (options %v) scores %v, the model's λ %v", spec.Options, got[0], want[0])
+	}
+	// As an override, a mix is a weight: a negative one is refused.
+	for _, mix := range []float64{-1, math.NaN()} {
+		modelOnly.Options = map[string]any{"mix": mix}
+		if _, err := rerank.NewStage(modelOnly, rerank.Env{}); err == nil || !strings.Contains(err.Error(), "option mix") {
+			t.Errorf("mix %v: err = %v, want one naming option mix", mix, err)
+		}
 	}
 }
 
