@@ -351,8 +351,36 @@ func TestFusionTrainingRefusesNothingToLearn(t *testing.T) {
 			errMatches(t, err, tc.pairwise)
 			_, err = TrainLinear(tc.examples, LinearOptions{Loss: "logistic"})
 			errMatches(t, err, tc.logistic)
-			_, err = TrainLambdaMART(tc.examples, nil, LambdaMARTOptions{Trees: 2})
+			_, err = TrainLambdaMART(tc.examples, nil, LambdaMARTOptions{Trees: 2, MinLeaf: 1})
 			errMatches(t, err, tc.lambdamart)
 		})
+	}
+}
+
+// TestLambdaMARTRefusesTooFewToSplit: with fewer candidates than two
+// minimum leaves no tree can split, and the model would keep the first
+// stage's order; training says so instead.
+func TestLambdaMARTRefusesTooFewToSplit(t *testing.T) {
+	var examples []Example
+	for q := range 3 {
+		in := FusionInput{Names: []string{"s"}, Scores: [][]float64{nil}}
+		var labels []int
+		for i := range 10 {
+			in.Candidates = append(in.Candidates, Candidate{ID: fmt.Sprint(q, "-", i), Rank: i + 1, Score: float64(10 - i)})
+			in.Scores[0] = append(in.Scores[0], float64((i+q)%3))
+			labels = append(labels, (i+q)%3/2)
+		}
+		examples = append(examples, Example{Input: in, Labels: labels})
+	}
+	for _, tc := range []struct {
+		minLeaf int
+		want    string
+	}{
+		{0, "needs at least 40 training candidates"}, // the default, 20
+		{16, "needs at least 32 training candidates"},
+		{15, ""},
+	} {
+		_, err := TrainLambdaMART(examples, nil, LambdaMARTOptions{Trees: 2, MinLeaf: tc.minLeaf})
+		errMatches(t, err, tc.want)
 	}
 }

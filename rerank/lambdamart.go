@@ -217,6 +217,12 @@ func TrainLambdaMART(train, valid []Example, opt LambdaMARTOptions) (*LambdaMART
 	for _, q := range tq {
 		rows = append(rows, q.x...)
 	}
+	if len(rows) < 2*opt.MinLeaf {
+		// No split leaves MinLeaf candidates on each side: every tree
+		// would be one leaf, and the model would keep the first stage's
+		// order.
+		return nil, fmt.Errorf("rerank: LambdaMART needs at least %d training candidates (two leaves of %d) to split on anything; have %d: use the linear fusion, or a smaller minimum leaf", 2*opt.MinLeaf, opt.MinLeaf, len(rows))
+	}
 	m := &LambdaMART{Features: names, Rate: opt.Rate}
 	best, bestRound := math.Inf(-1), 0
 	grad := make([]float64, len(rows))
