@@ -280,6 +280,11 @@ func (c *Config) build(env Env) (*Pipeline, error) {
 			// The fusion would read one weight for two features.
 			return nil, fmt.Errorf("pipeline: stage name %q is a first-stage fusion feature; give the stage another name", st.Name())
 		}
+		if strings.HasPrefix(st.Name(), rawPrefix) {
+			// LambdaMART names its raw features so (TreeFeatures): a
+			// stage "raw:first_rank" would share a tree feature's name.
+			return nil, fmt.Errorf("pipeline: stage name %q: the prefix %q names the boosted trees' raw features; give the stage another name", st.Name(), rawPrefix)
+		}
 		names[st.Name()] = true
 		p.Stages = append(p.Stages, st)
 	}

@@ -69,7 +69,7 @@ func init() {
 }
 
 func TestBuildRefusesFeatureNames(t *testing.T) {
-	for _, name := range []string{FeatureFirstScore, FeatureFirstRank, FeatureGivenRank} {
+	for _, name := range []string{FeatureFirstScore, FeatureFirstRank, FeatureGivenRank, "raw:first_rank", "raw:x"} {
 		cfg := &Config{Stages: []StageSpec{{Type: "test_const", Name: name}}}
 		if _, err := cfg.Build(Env{}); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("stage named %q: err = %v, want an error naming it", name, err)

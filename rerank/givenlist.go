@@ -45,5 +45,5 @@ func (p *Pipeline) GivenListWeights() map[string]float64 {
 // givenListFeature reports the features, z-normalised or raw, that only a
 // given candidate list supplies.
 func givenListFeature(name string) bool {
-	return optionalFeature(name) || name == "raw:"+FeatureGivenRank
+	return optionalFeature(name) || name == rawPrefix+FeatureGivenRank
 }

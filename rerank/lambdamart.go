@@ -45,15 +45,18 @@ func (t *Tree) predict(x []float64) float64 {
 	return t.Value[n]
 }
 
+// rawPrefix starts the names of TreeFeatures' raw features.
+const rawPrefix = "raw:"
+
 // TreeFeatures returns the features trees split on: the z-normalised
 // features of Features, then the raw stage scores and ranks (a tree can use
 // absolute values such as a metadata flag, which per-query normalisation
 // would erase when every candidate shares it).
 func TreeFeatures(in FusionInput) (names []string, x [][]float64) {
 	names, x = Features(in)
-	names = append(append([]string(nil), names...), "raw:"+FeatureFirstRank)
+	names = append(append([]string(nil), names...), rawPrefix+FeatureFirstRank)
 	for _, n := range in.Names {
-		names = append(names, "raw:"+n)
+		names = append(names, rawPrefix+n)
 	}
 	for i, c := range in.Candidates {
 		row := append(x[i], float64(c.Rank))
