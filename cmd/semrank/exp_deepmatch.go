@@ -39,10 +39,12 @@ candidate and five random ones, nDCG@1 and nDCG@6).`,
 			if epochs < 0 {
 				return fmt.Errorf("--epochs %d: want 0 (each method's default) or more", epochs)
 			}
-			if len(cv) > 0 {
-				if err := checkFolds(folds); err != nil {
+			if len(cv) == 0 {
+				if err := checkUnused(cmd, "applies to --cv only", "folds"); err != nil {
 					return err
 				}
+			} else if err := checkFolds(folds); err != nil {
+				return err
 			}
 			cfg := deepmatchexp.Config{Log: os.Stderr, Seed: seed}
 			for _, m := range strings.Split(methods, ",") {

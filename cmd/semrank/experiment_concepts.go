@@ -42,11 +42,25 @@ document). Prints a markdown table (MAP = map@10, MRR, AUC, paired tests).`,
 				name string
 				vals []int
 			}{{"ks", cfg.Ks}, {"cs", cfg.Cs}} {
+				seen := map[int]bool{}
 				for _, v := range f.vals {
 					if v < 1 {
 						return fmt.Errorf("--%s %d: want positive dimensions", f.name, v)
 					}
+					// Both would report under one name, trained twice.
+					if seen[v] {
+						return fmt.Errorf("--%s %s: %d given twice", f.name, cmd.Flag(f.name).Value, v)
+					}
+					seen[v] = true
 				}
+			}
+			// The trainers check these only once the vocabulary, LSA and
+			// DSE pretraining are done, minutes in.
+			if init := cfg.S2Net.Init; init != "lsa" && init != "random" {
+				return fmt.Errorf("--init %q: want lsa or random", init)
+			}
+			if in := cfg.DSE.Input; in != concept.Binary && in != concept.TFIDFNorm {
+				return fmt.Errorf("--dse-input %q: want %s or %s", in, concept.Binary, concept.TFIDFNorm)
 			}
 			if err := checkSplit(cvDir != "", trainDir != "", testDir != ""); err != nil {
 				return err
@@ -68,7 +82,11 @@ document). Prints a markdown table (MAP = map@10, MRR, AUC, paired tests).`,
 					return err
 				}
 			}
-			if cvDir != "" {
+			if cvDir == "" {
+				if err := checkUnused(cmd, "applies to --cv only", "folds"); err != nil {
+					return err
+				}
+			} else {
 				if err := checkFolds(folds); err != nil {
 					return err
 				}
@@ -94,6 +112,10 @@ document). Prints a markdown table (MAP = map@10, MRR, AUC, paired tests).`,
 				all, ds, err := conceptexp.LoadLists(cvDir)
 				if err != nil {
 					return err
+				}
+				// Before the unsupervised fits, which take minutes.
+				if folds > len(all) {
+					return fmt.Errorf("--folds %d: %s has only %d judged queries", folds, cvDir, len(all))
 				}
 				if withTweak {
 					cfg.TWEAK = conceptexp.TweakTrainer(ds, extra.Texts)

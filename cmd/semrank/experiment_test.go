@@ -29,6 +29,10 @@ func TestPaperExperimentBadFlags(t *testing.T) {
 	deepmatch := func(flags ...string) []string {
 		return append([]string{"experiment", "deepmatch"}, flags...)
 	}
+	tweak := func(flags ...string) []string {
+		return append([]string{"experiment", "tweak"}, flags...)
+	}
+	elsewhere := filepath.Join(t.TempDir(), "elsewhere")
 	tests := []struct {
 		args []string
 		want string
@@ -48,6 +52,20 @@ func TestPaperExperimentBadFlags(t *testing.T) {
 		{deepmatch("--cv", nowhere, "--train", nowhere), "give either --cv DIR or both"},
 		{deepmatch("--cv", nowhere, "--folds", "1"), "--folds 1: want at least 2"},
 		{deepmatch("--cv", nowhere, "--epochs", "-2"), "--epochs -2"},
+		// Refused before minutes of vocabulary, LSA and DSE pretraining.
+		{concepts("--cv", nowhere, "--corpus", nowhere, "--init", "lsaa"), `--init "lsaa": want lsa or random`},
+		{concepts("--cv", nowhere, "--corpus", nowhere, "--dse-input", "tfidf"), `--dse-input "tfidf": want binary or tfidf-l2`},
+		{concepts("--cv", "../../testdata/concepts/semeval-b", "--corpus", "../../testdata/tweak", "--folds", "9"),
+			"--folds 9: ../../testdata/concepts/semeval-b has only 8 judged queries"},
+		// Trained twice, reported twice under one name.
+		{concepts("--cv", nowhere, "--corpus", nowhere, "--ks", "50,100,50"), "--ks 50,100,50: 50 given twice"},
+		{concepts("--cv", nowhere, "--corpus", nowhere, "--cs", "10,10"), "--cs 10,10: 10 given twice"},
+		// --folds without cross-validation would be silently ignored.
+		{concepts("--train", nowhere, "--test", elsewhere, "--folds", "3"), "--folds applies to --cv only"},
+		{deepmatch("--train", nowhere, "--test", elsewhere, "--folds", "3"), "--folds applies to --cv only"},
+		{tweak("--train", nowhere, "--dev", elsewhere, "--folds", "3"), "--folds applies to --all only"},
+		// Refused before the --train/--dev part, whose report it would lose.
+		{tweak("--train", nowhere, "--dev", elsewhere, "--all", nowhere, "--folds", "1"), "--folds 1: want at least 2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args[1]+" "+tt.want, func(t *testing.T) {

@@ -59,3 +59,15 @@ func checkFlags(cmd *cobra.Command, names []string, ok func(float64) bool, want 
 	}
 	return nil
 }
+
+// checkUnused refuses any of the named flags of cmd that was set although
+// the command, as invoked, does not read it: why says when it does, as in
+// "applies to --cv only". A value silently ignored would look used.
+func checkUnused(cmd *cobra.Command, why string, names ...string) error {
+	for _, name := range names {
+		if cmd.Flags().Changed(name) {
+			return fmt.Errorf("--%s %s", name, why)
+		}
+	}
+	return nil
+}

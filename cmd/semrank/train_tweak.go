@@ -255,6 +255,15 @@ frequencies are counted over the corpora involved. Writes markdown.`,
 			if err := checkHeldOut("--dev", devDir, "--train", trainDir); err != nil {
 				return err
 			}
+			// Checked before the --train/--dev part runs: its report would
+			// be lost to a --folds the cross-validation then refuses.
+			if allDir == "" {
+				if err := checkUnused(cmd, "applies to --all only", "folds"); err != nil {
+					return err
+				}
+			} else if err := checkFolds(folds); err != nil {
+				return err
+			}
 			// --out is written once the report is complete (creating it
 			// first truncated it, even when it named an input).
 			var w io.Writer = cmd.OutOrStdout()
