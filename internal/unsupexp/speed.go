@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -194,7 +193,7 @@ func ReadValues(path string) ([]float64, error) {
 		return nil, err
 	}
 	if len(raw)%8 != 0 {
-		return nil, errors.New("values file length is not a multiple of 8")
+		return nil, fmt.Errorf("%s: %d bytes, not a multiple of 8 (float64 values)", path, len(raw))
 	}
 	out := make([]float64, len(raw)/8)
 	for i := range out {
