@@ -182,6 +182,12 @@ model (MODEL.curve.png).`,
 					fmt.Fprintln(cmd.ErrOrStderr(), "note: dse: the fine-tuning loss never changed: the network learned nothing from the triples (saturated units?); try another --lr, --d or --input")
 				}
 			}
+			// lsa.Train takes no context: interrupted while it fits, the
+			// command would go on to write over an earlier model and
+			// report success.
+			if err := cmd.Context().Err(); err != nil {
+				return err
+			}
 			if err := save(out); err != nil {
 				return err
 			}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestTrainInterrupted checks that a trainer run with a cancelled context
+// (Ctrl-C) fails and writes no model: train lsa, whose SVD cannot stop
+// midway, went on to write over its --out and exit 0.
+func TestTrainInterrupted(t *testing.T) {
+	const (
+		concepts  = "../../testdata/concepts/semeval-b"
+		deepmatch = "../../testdata/deepmatch/semeval-a"
+	)
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"lsa", []string{"--data", concepts, "--dim", "5"}},
+		{"s2net", []string{"--data", concepts, "--dim", "5", "--iter", "2"}},
+		{"dse", []string{"--data", concepts, "--dim", "5", "--d", "50", "--pretrain-epochs", "1", "--epochs", "1"}},
+		{"tweak", []string{"--data", concepts, "--alpha", "0.1", "--max-iter", "2"}},
+		{"bilinear", []string{"--data", deepmatch, "--epochs", "1"}},
+		{"quality", []string{"--data", deepmatch}},
+		{"embed", []string{"--data", concepts, "--epochs", "1"}},
+		{"topics", []string{"--data", concepts, "--topics", "2"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "model")
+			args := append([]string{"train", tt.name, "--out", out}, tt.args...)
+			cmd, _, err := rootCmd.Find(args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			// A command keeps the context of its first run; give it this one.
+			prev := cmd.Context()
+			cmd.SetContext(ctx)
+			defer cmd.SetContext(prev)
+			if _, err := execute(args...); !errors.Is(err, context.Canceled) {
+				t.Errorf("err = %v, want context.Canceled", err)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("%s written after the interrupt (stat: %v)", out, err)
+			}
+		})
+	}
+}
