@@ -220,12 +220,13 @@ model (MODEL.curve.png).`,
 	f.StringArrayVar(&corpora, "corpus", nil, "extra BEIR directory: unlabelled text and comparable pairs (repeatable)")
 	f.StringVar(&dev, "dev", "", "dev BEIR directory for early stopping")
 	f.StringVar(&out, "out", "", "model file to write")
-	f.IntVar(&space.MaxTerms, "max-terms", 10000, "vocabulary size (lsa, s2net)")
 	switch method {
 	case "lsa":
 		f.IntVar(&dim, "dim", 100, "concept dimensions k")
+		f.IntVar(&space.MaxTerms, "max-terms", 10000, "vocabulary size")
 	case "s2net":
 		f.IntVar(&dim, "dim", 100, "concept dimensions k")
+		f.IntVar(&space.MaxTerms, "max-terms", 10000, "vocabulary size")
 		f.StringVar(&init, "init", "lsa", "initial projection: lsa or random")
 		f.Float64Var(&scfg.Gamma, "gamma", 10, "loss scale γ")
 		f.IntVar(&scfg.MaxIter, "iter", 100, "L-BFGS iterations")

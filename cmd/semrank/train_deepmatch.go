@@ -81,12 +81,14 @@ query is held out. A training-curve plot is written beside the model
 			if err := checkTrainingDirs("--data", data, "--dev", dev); err != nil {
 				return err
 			}
-			var err error
-			if cfg.Resolutions, err = parseInts(resolutions); err != nil {
-				return fmt.Errorf("--resolutions: %w", err)
-			}
-			if cfg.Neurons, err = parseInts(neurons); err != nil {
-				return fmt.Errorf("--neurons: %w", err)
+			if method == deepmatch.MethodDeepMatch {
+				var err error
+				if cfg.Resolutions, err = parseInts(resolutions); err != nil {
+					return fmt.Errorf("--resolutions: %w", err)
+				}
+				if cfg.Neurons, err = parseInts(neurons); err != nil {
+					return fmt.Errorf("--neurons: %w", err)
+				}
 			}
 			train, err := loadQueries(data)
 			if err != nil {
@@ -130,15 +132,23 @@ query is held out. A training-curve plot is written beside the model
 	f.StringArrayVar(&data, "data", nil, "training BEIR directory with candidates.trec and qrels (repeatable)")
 	f.StringVar(&dev, "dev", "", "dev BEIR directory for early stopping")
 	f.StringVar(&out, "out", "", "model file to write")
-	f.StringVar(&resolutions, "resolutions", "20,50,100", "numbers of topics, one patch level each (deepmatch)")
-	f.StringVar(&neurons, "neurons", "2", "neurons per patch, finest level first; one value for all levels (deepmatch)")
-	f.IntVar(&cfg.Rank, "rank", cfg.Rank, "rank of each patch's bilinear filters (deepmatch)")
-	f.IntVar(&cfg.Committee, "committee", cfg.Committee, "committee-layer neurons (deepmatch)")
-	f.IntVar(&cfg.PatchWords, "patch-words", cfg.PatchWords, "at most this many words per patch side (deepmatch)")
-	f.IntVar(&cfg.LDAIterations, "lda-iterations", cfg.LDAIterations, "Gibbs sweeps per topic model (deepmatch)")
-	f.IntVar(&cfg.MinChildren, "min-children", cfg.MinChildren, "each coarse patch takes at least this many finer patches (deepmatch)")
-	f.IntVar(&cfg.Dim, "dim", cfg.Dim, "latent dimension (bilinear, siamese)")
-	f.IntVar(&cfg.Hidden, "hidden", cfg.Hidden, "hidden units per tower (siamese)")
+	// Each method gets only the architecture flags it reads: the others
+	// would be accepted, saved in the model's configuration and ignored.
+	switch method {
+	case deepmatch.MethodDeepMatch:
+		f.StringVar(&resolutions, "resolutions", "20,50,100", "numbers of topics, one patch level each")
+		f.StringVar(&neurons, "neurons", "2", "neurons per patch, finest level first; one value for all levels")
+		f.IntVar(&cfg.Rank, "rank", cfg.Rank, "rank of each patch's bilinear filters")
+		f.IntVar(&cfg.Committee, "committee", cfg.Committee, "committee-layer neurons")
+		f.IntVar(&cfg.PatchWords, "patch-words", cfg.PatchWords, "at most this many words per patch side")
+		f.IntVar(&cfg.LDAIterations, "lda-iterations", cfg.LDAIterations, "Gibbs sweeps per topic model")
+		f.IntVar(&cfg.MinChildren, "min-children", cfg.MinChildren, "each coarse patch takes at least this many finer patches")
+	case deepmatch.MethodSiamese:
+		f.IntVar(&cfg.Hidden, "hidden", cfg.Hidden, "hidden units per tower")
+		fallthrough
+	case deepmatch.MethodBilinear:
+		f.IntVar(&cfg.Dim, "dim", cfg.Dim, "latent dimension")
+	}
 	f.BoolVar(&cfg.Meta, "meta", cfg.Meta, "add candidate meta tokens: length bucket and asker flag")
 	f.IntVar(&cfg.Epochs, "epochs", cfg.Epochs, "maximum epochs")
 	f.IntVar(&cfg.Patience, "patience", cfg.Patience, "stop after this many epochs without a better dev MAP (0: train every epoch; the best is kept)")

@@ -52,3 +52,38 @@ func TestTrainInterrupted(t *testing.T) {
 		})
 	}
 }
+
+// TestTrainMethodFlags checks that the concept and DeepMatch-family
+// trainers take only the flags their method reads: train bilinear --rank 9
+// or train dse --max-terms 5 was accepted and ignored (bilinear even saved
+// the unused value in its model's configuration).
+func TestTrainMethodFlags(t *testing.T) {
+	deepmatchOnly := []string{"resolutions", "neurons", "rank", "committee", "patch-words", "lda-iterations", "min-children"}
+	tests := []struct {
+		method     string
+		has, lacks []string
+	}{
+		{"lsa", []string{"dim", "max-terms"}, nil},
+		{"s2net", []string{"dim", "max-terms"}, nil},
+		{"dse", []string{"dim", "d"}, []string{"max-terms"}},
+		{"deepmatch", deepmatchOnly, []string{"dim", "hidden"}},
+		{"bilinear", []string{"dim"}, append([]string{"hidden"}, deepmatchOnly...)},
+		{"siamese", []string{"dim", "hidden"}, deepmatchOnly},
+	}
+	for _, tt := range tests {
+		cmd, _, err := rootCmd.Find([]string{"train", tt.method})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range tt.has {
+			if cmd.Flags().Lookup(name) == nil {
+				t.Errorf("train %s has no --%s", tt.method, name)
+			}
+		}
+		for _, name := range tt.lacks {
+			if cmd.Flags().Lookup(name) != nil {
+				t.Errorf("train %s takes --%s, which it does not read", tt.method, name)
+			}
+		}
+	}
+}
