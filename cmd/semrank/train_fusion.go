@@ -33,6 +33,14 @@ or the fusion learns to trust overfitted stages.`,
 			if err := checkFusionFlags(method, loss, l2, trees, leaves); err != nil {
 				return err
 			}
+			// One method's flags, refused for the other rather than ignored.
+			other, unused := "lambdamart", []string{"valid", "trees", "leaves"}
+			if method == "lambdamart" {
+				other, unused = "linear", []string{"loss", "l2"}
+			}
+			if err := checkUnused(cmd, "applies to --method "+other+" only", unused...); err != nil {
+				return err
+			}
 			// The fusion model the pipeline names may be retrained in
 			// place; the pipeline file, its stage models and the data may
 			// not be overwritten.
@@ -132,7 +140,7 @@ or the fusion learns to trust overfitted stages.`,
 	f.IntVar(&trees, "trees", 300, "lambdamart: maximum number of trees")
 	f.IntVar(&leaves, "leaves", 8, "lambdamart: leaves per tree")
 	f.StringVar(&loss, "loss", "pairwise", "linear: pairwise (RankNet logistic) or logistic (pointwise)")
-	f.Float64Var(&l2, "l2", 1e-3, "L2 penalty on the weights")
+	f.Float64Var(&l2, "l2", 1e-3, "linear: L2 penalty on the weights")
 	f.StringVar(&out, "out", "", "output fusion model")
 	for _, n := range []string{"data", "pipeline", "out"} {
 		_ = cmd.MarkFlagRequired(n)

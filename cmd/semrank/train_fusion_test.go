@@ -112,3 +112,34 @@ func TestRetrainListedModelNotes(t *testing.T) {
 		t.Errorf("output lacks %q:\n%s", want, out)
 	}
 }
+
+// TestTrainFusionMethodFlags checks that one fusion method's flags are
+// refused for the other, before any work: linear fusion ignored --valid,
+// --trees and --leaves, and lambdamart --loss and --l2.
+func TestTrainFusionMethodFlags(t *testing.T) {
+	dir := t.TempDir()
+	pipeline := filepath.Join(dir, "pipeline.yaml")
+	if err := os.WriteFile(pipeline, []byte("stages:\n  - type: tfidf\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "fusion.model")
+	tests := []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"--valid", "../../testdata/concepts/semeval-b"}, "--valid applies to --method lambdamart only"},
+		{[]string{"--method", "linear", "--trees", "50"}, "--trees applies to --method lambdamart only"},
+		{[]string{"--leaves", "4"}, "--leaves applies to --method lambdamart only"},
+		{[]string{"--method", "lambdamart", "--loss", "logistic"}, "--loss applies to --method linear only"},
+		{[]string{"--method", "lambdamart", "--l2", "0.1"}, "--l2 applies to --method linear only"},
+	}
+	for _, tt := range tests {
+		args := append([]string{"train", "fusion", "--data", "../../testdata/tweak", "--pipeline", pipeline, "--out", out}, tt.flags...)
+		if _, err := execute(args...); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: err = %v, want %q", tt.flags, err, tt.want)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Fatalf("%v: %s written (stat: %v)", tt.flags, out, err)
+		}
+	}
+}
