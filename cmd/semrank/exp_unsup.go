@@ -42,6 +42,11 @@ No judgments are used except to score the rankings.`,
 			if err := checkNonNegative(cmd, "max-dist"); err != nil {
 				return err
 			}
+			if indexPath == "" {
+				if err := checkUnused(cmd, "applies to --index only (without it, the given candidate lists are reranked whole)", "depth"); err != nil {
+					return err
+				}
+			}
 			if names := unsupexp.SystemNames(); !slices.Contains(names, base) {
 				return fmt.Errorf("--base %q: want one of %q", base, names)
 			}

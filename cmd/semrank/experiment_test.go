@@ -44,6 +44,7 @@ func TestPaperExperimentBadFlags(t *testing.T) {
 		{speed("--pot-values", filepath.Join(nowhere, "pot.bin")), "pot.bin"},
 		{unsup("--base", "IR ordr"), `--base "IR ordr"`},
 		{unsup("--index", nowhere, "--depth", "0"), "--depth 0: want a positive number"},
+		{unsup("--depth", "20"), "--depth applies to --index only"},
 		{concepts("--cv", nowhere, "--corpus", nowhere, "--folds", "1"), "--folds 1: want at least 2"},
 		{concepts("--cv", nowhere, "--corpus", nowhere, "--ks", "50,0"), "--ks 0"},
 		{concepts("--cv", nowhere, "--corpus", nowhere, "--cs", "-3"), "--cs -3"},
@@ -127,6 +128,11 @@ func TestEmbedInitDim(t *testing.T) {
 	_, err = execute("train", "embed", "--text", text, "--init", vectors, "--dim", "50", "--out", out)
 	if err == nil || !strings.Contains(err.Error(), "--dim 50, but the --init vectors have 2 dimensions") {
 		t.Fatalf("err = %v, want one naming both sizes", err)
+	}
+	// Without --init, --init-format was silently ignored.
+	_, err = execute("train", "embed", "--text", text, "--init-format", "glove", "--out", out)
+	if err == nil || !strings.Contains(err.Error(), "--init-format applies to --init only") {
+		t.Fatalf("err = %v, want a refusal of --init-format", err)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Fatalf("%s written: %v", out, err)

@@ -42,6 +42,11 @@ included, is used. Stop words, URLs and tags are removed and the
 			if err := checkRetrainOutput(cmd.ErrOrStderr(), out); err != nil {
 				return err
 			}
+			if initPath == "" {
+				if err := checkUnused(cmd, "applies to --init only", "init-format"); err != nil {
+					return err
+				}
+			}
 			// The trainer reads a zero size as its default, so --epochs 0
 			// would silently train 5 epochs.
 			if err := checkPositive(cmd, "dim", "window", "negative", "epochs", "min-count"); err != nil {
