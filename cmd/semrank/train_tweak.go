@@ -100,11 +100,7 @@ on 20% of the training queries (then retrains on all of them).`,
 					return err
 				}
 			}
-			runs := 1
-			if auto {
-				runs = len(tweak.AlphaGrid) + 1
-			}
-			bar := newBar(runs*cfg.MaxIterations, "training")
+			bar := newBar(tweakRuns(auto, devSet != nil)*cfg.MaxIterations, "training")
 			opt := tweak.Options{Dev: devSet, Progress: func(p tweak.Progress) {
 				desc := fmt.Sprintf("iter %d loss %.4f", p.Iteration, p.Loss)
 				if !math.IsNaN(p.DevMAP) {
@@ -184,6 +180,20 @@ func trainAutoAlpha(ctx context.Context, w io.Writer, train *eval.Dataset, train
 	}
 	cfg.Alpha = m.Config.Alpha
 	return tweak.Train(ctx, trainSet, cfg, opt)
+}
+
+// tweakRuns returns how many trainings train tweak runs: one, or with
+// --alpha auto one per α of tweak.AlphaGrid and, without a dev set, the
+// last one on every training query (see trainAutoAlpha).
+func tweakRuns(auto, dev bool) int {
+	switch {
+	case !auto:
+		return 1
+	case dev:
+		return len(tweak.AlphaGrid)
+	default:
+		return len(tweak.AlphaGrid) + 1
+	}
 }
 
 // trainingDF freezes document frequencies from the index at indexPath, or
