@@ -5,8 +5,10 @@ package main
 // training meaningless are refused before any work.
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -197,6 +199,24 @@ func datasetFiles(dir string) []string {
 	var out []string
 	for _, f := range []string{eval.CorpusFile, eval.QueriesFile, eval.QrelsFile, eval.CandidatesFile} {
 		out = append(out, filepath.Join(dir, f))
+	}
+	return out
+}
+
+// readDatasetFiles returns the files of BEIR directory dir that a command
+// loading it reads: the optional ones (judgments, candidates) only when
+// they exist. An output may then create an absent optional file, as
+// "semrank run --out DIR/candidates.trec" writes the candidate lists that
+// the trainers ask for.
+func readDatasetFiles(dir string) []string {
+	out := []string{filepath.Join(dir, eval.CorpusFile), filepath.Join(dir, eval.QueriesFile)}
+	for _, f := range []string{eval.QrelsFile, eval.CandidatesFile} {
+		// As eval.LoadDataset decides: only a file that does not
+		// exist is absent.
+		p := filepath.Join(dir, f)
+		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			out = append(out, p)
+		}
 	}
 	return out
 }

@@ -121,6 +121,12 @@ func TestBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	file("idx/index_meta.json", "{}")
+	// A data folder with given candidate lists, which run reads.
+	given := filepath.Join(dir, "given")
+	if err := os.MkdirAll(given, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file("given/candidates.trec", "q1 Q0 d1 1 1 x\n")
 	serve := func(flags ...string) []string {
 		return append([]string{"serve", "--index", nowhere, "--pipeline", pipeline, "--addr", "127.0.0.1:0"}, flags...)
 	}
@@ -135,7 +141,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"demo", "--no-serve", "--show", "-1"}, "--show -1"},
 		{[]string{"search", "--index", nowhere, "--explain", "bank"}, "--explain shows the stages' scores: give a --pipeline"},
 		{[]string{"run", "--data", data, "--index", nowhere, "--depth", "0", "--out", nowhere}, "--depth 0: want a positive number"},
-		{[]string{"run", "--data", data, "--index", nowhere, "--out", filepath.Join(data, "candidates.trec")}, "would overwrite"},
+		{[]string{"run", "--data", given, "--index", nowhere, "--out", filepath.Join(given, "candidates.trec")}, "would overwrite"},
 		{[]string{"run", "--data", data, "--index", nowhere, "--out", dir}, "--out " + dir + " is a directory; give a file path"},
 		{[]string{"rerank", "--data", data, "--pipeline", pipeline, "--out", filepath.Join(data, "candidates.trec")}, "--out " + filepath.Join(data, "candidates.trec") + " would overwrite"},
 		{[]string{"rerank", "--data", data, "--pipeline", pipeline, "--out", pipeline}, "would overwrite"},

@@ -117,7 +117,9 @@ follow in their given order); otherwise the top --depth documents are retrieved.
 			if depth <= 0 {
 				return fmt.Errorf("--depth %d: want a positive number of candidates", depth)
 			}
-			if err := checkOutput("--out", out, datasetFiles(dataDir)...); err != nil {
+			// An absent DIR/candidates.trec is not read: --out may
+			// create it (the trainers' candidate lists).
+			if err := checkOutput("--out", out, readDatasetFiles(dataDir)...); err != nil {
 				return err
 			}
 			ds, err := eval.LoadDataset(dataDir)

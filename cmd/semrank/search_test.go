@@ -139,3 +139,30 @@ func TestRunNotesUnusedDepth(t *testing.T) {
 		})
 	}
 }
+
+// TestRunWritesCandidates: "semrank run --out DIR/candidates.trec" writes
+// the candidate lists the trainers ask for (tweak's error says to run it).
+// An absent candidates.trec is not an input; once written, it is, and the
+// same command is refused rather than overwrite what it reads.
+func TestRunWritesCandidates(t *testing.T) {
+	dir := t.TempDir()
+	data := writeDataDir(t, filepath.Join(dir, "data"), map[string]string{
+		"corpus.jsonl":  `{"_id":"d1","text":"bank account fees"}` + "\n" + `{"_id":"d2","text":"visa renewal office"}` + "\n",
+		"queries.jsonl": `{"_id":"q1","text":"bank fees"}` + "\n",
+	})
+	idx := filepath.Join(dir, "idx")
+	if out, err := execute("index", "--data", data, "--index", idx); err != nil {
+		t.Fatalf("index: %v\n%s", err, out)
+	}
+	cands := filepath.Join(data, "candidates.trec")
+	if out, err := execute("run", "--data", data, "--index", idx, "--out", cands); err != nil {
+		t.Fatalf("run --out DIR/candidates.trec: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(cands)
+	if err != nil || !strings.HasPrefix(string(b), "q1 Q0 d1 1 ") {
+		t.Fatalf("candidates.trec: %q (%v)", b, err)
+	}
+	if _, err := execute("run", "--data", data, "--index", idx, "--out", cands); err == nil || !strings.Contains(err.Error(), "would overwrite") {
+		t.Errorf("run over an existing DIR/candidates.trec: err = %v, want a refusal", err)
+	}
+}
