@@ -46,7 +46,7 @@ a new path or an empty folder. When indexing into a new path or an empty
 folder fails or is interrupted, what was made there is removed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ds, err := eval.LoadDataset(dataDir)
+			corpus, err := loadCorpus(dataDir)
 			if err != nil {
 				return err
 			}
@@ -72,8 +72,8 @@ folder fails or is interrupted, what was made there is removed.`,
 				return err
 			}
 			start := time.Now()
-			bar := newBar(len(ds.Corpus), "indexing")
-			err = idx.Add(cmd.Context(), ds.Corpus, encs, func(done, _ int) { _ = bar.Set(done) })
+			bar := newBar(len(corpus), "indexing")
+			err = idx.Add(cmd.Context(), corpus, encs, func(done, _ int) { _ = bar.Set(done) })
 			_ = bar.Finish()
 			if err == nil {
 				err = idx.Compact(cmd.Context())
@@ -91,12 +91,12 @@ folder fails or is interrupted, what was made there is removed.`,
 			}
 			el := time.Since(start)
 			fmt.Fprintf(cmd.OutOrStdout(), "indexed %d documents into %s in %s (%.0f docs/s)\n",
-				len(ds.Corpus), indexPath, el.Round(time.Millisecond), float64(len(ds.Corpus))/el.Seconds())
+				len(corpus), indexPath, el.Round(time.Millisecond), float64(len(corpus))/el.Seconds())
 			if before > 0 {
 				// Adding to an existing index is allowed (documents with
 				// known ids are replaced); say so, in case the path was
 				// meant for a new one.
-				replaced := before + uint64(len(ds.Corpus)) - after
+				replaced := before + uint64(len(corpus)) - after
 				fmt.Fprintf(cmd.OutOrStdout(), "  the index already held %d documents; %d of them replaced by documents with the same ids\n", before, replaced)
 			}
 			for _, e := range encs {
@@ -105,7 +105,7 @@ folder fails or is interrupted, what was made there is removed.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&dataDir, "data", "", "BEIR directory (corpus.jsonl, queries.jsonl)")
+	cmd.Flags().StringVar(&dataDir, "data", "", "BEIR directory: its corpus.jsonl is indexed (queries and judgments, if any, are not read)")
 	cmd.Flags().StringVar(&indexPath, "index", "", "index path (created if absent or an empty folder)")
 	cmd.Flags().StringVar(&pipelinePath, "pipeline", "", "pipeline file: store the payloads its stages read")
 	_ = cmd.MarkFlagRequired("data")
@@ -117,6 +117,51 @@ folder fails or is interrupted, what was made there is removed.`,
 }
 
 var indexCmd *cobra.Command
+
+// loadCorpus reads the documents of BEIR directory dir, its corpus.jsonl
+// alone: indexing needs no queries or judgments, so a folder holding only
+// a corpus is enough.
+func loadCorpus(dir string) ([]eval.Doc, error) {
+	path := filepath.Join(dir, eval.CorpusFile)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, dataDirError("--data", dir, err)
+	}
+	defer f.Close()
+	return eval.ReadCorpus(f, path)
+}
+
+// loadDataset is eval.LoadDataset, explaining a --data that names a file
+// or an index.
+func loadDataset(dir string) (*eval.Dataset, error) {
+	ds, err := eval.LoadDataset(dir)
+	if err != nil {
+		return nil, dataDirError("--data", dir, err)
+	}
+	return ds, nil
+}
+
+// dataDirError explains err, from opening a file in BEIR directory dir
+// (flag's value), when dir is not a directory at all: a corpus file given
+// instead of its folder, or an index given for the data.
+func dataDirError(flag, dir string, err error) error {
+	st, serr := os.Stat(dir)
+	switch {
+	case serr != nil:
+		return err
+	case !st.IsDir():
+		return fmt.Errorf("%s %s is a file: give the folder that holds %s (and, for the commands that need them, %s and %s): %w", flag, dir, eval.CorpusFile, eval.QueriesFile, eval.QrelsFile, err)
+	case isIndex(dir):
+		return fmt.Errorf("%s %s is a semrank index, not a BEIR directory (--index names the index, %s the folder holding %s): %w", flag, dir, flag, eval.CorpusFile, err)
+	}
+	return err
+}
+
+// isIndex reports whether dir looks like a Bleve index folder.
+func isIndex(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "index_meta.json"))
+	return err == nil
+}
 
 // bindPayloadFlags adds the payload model flags to the index command; main
 // calls it after every init has run.

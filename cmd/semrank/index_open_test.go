@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/semrank/semrank/eval"
@@ -42,5 +43,32 @@ func TestOpenForIndexRefusesAnIndexMadeMeanwhile(t *testing.T) {
 	defer other.Close()
 	if n, err := other.DocCount(); err != nil || n != 1 {
 		t.Errorf("the other run's index holds %d documents (%v), want 1", n, err)
+	}
+}
+
+// TestIndexCorpusAlone: indexing reads corpus.jsonl only, so a folder
+// holding just a corpus is indexed; a --data naming the corpus file or an
+// index is explained rather than reported as a missing file inside it.
+func TestIndexCorpusAlone(t *testing.T) {
+	dir := t.TempDir()
+	data := writeDataDir(t, filepath.Join(dir, "data"), map[string]string{
+		"corpus.jsonl": `{"_id":"d1","title":"Bank fees","text":""}` + "\n" + `{"_id":"d2","text":"visa renewal office"}` + "\n",
+	})
+	idx := filepath.Join(dir, "idx")
+	if out, err := execute("index", "--data", data, "--index", idx); err != nil || !strings.Contains(out, "indexed 2 documents") {
+		t.Fatalf("index of a corpus-only folder: %v\n%s", err, out)
+	}
+	for _, tt := range []struct{ data, want string }{
+		{filepath.Join(data, "corpus.jsonl"), "is a file: give the folder that holds corpus.jsonl"},
+		{idx, "is a semrank index, not a BEIR directory"},
+	} {
+		_, err := execute("index", "--data", tt.data, "--index", filepath.Join(dir, "other"))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("index --data %s: err = %v, want %q", tt.data, err, tt.want)
+		}
+		_, err = execute("run", "--data", tt.data, "--index", idx, "--out", filepath.Join(dir, "run.trec"))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("run --data %s: err = %v, want %q", tt.data, err, tt.want)
+		}
 	}
 }

@@ -34,7 +34,7 @@ payloads the pipeline's stages read. Prints metrics when DIR has judgments.`,
 				}
 			}
 			ctx := cmd.Context()
-			ds, err := eval.LoadDataset(dataDir)
+			ds, err := loadDataset(dataDir)
 			if err != nil {
 				return err
 			}

@@ -122,7 +122,7 @@ follow in their given order); otherwise the top --depth documents are retrieved.
 			if err := checkOutput("--out", out, readDatasetFiles(dataDir)...); err != nil {
 				return err
 			}
-			ds, err := eval.LoadDataset(dataDir)
+			ds, err := loadDataset(dataDir)
 			if err != nil {
 				return err
 			}

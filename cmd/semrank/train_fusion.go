@@ -61,7 +61,7 @@ or the fusion learns to trust overfitted stages.`,
 				return err
 			}
 			ctx := cmd.Context()
-			ds, err := eval.LoadDataset(dataDir)
+			ds, err := loadDataset(dataDir)
 			if err != nil {
 				return err
 			}
