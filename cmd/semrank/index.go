@@ -3,9 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -50,6 +52,7 @@ folder fails or is interrupted, what was made there is removed.`,
 			if err != nil {
 				return err
 			}
+			noteEmptyDocs(cmd.ErrOrStderr(), filepath.Join(dataDir, eval.CorpusFile), corpus)
 			encs, err := loadEncoders()
 			if err != nil {
 				return err
@@ -139,6 +142,25 @@ func loadDataset(dir string) (*eval.Dataset, error) {
 		return nil, dataDirError("--data", dir, err)
 	}
 	return ds, nil
+}
+
+// noteEmptyDocs says which documents have neither title nor text: they
+// are indexed, but no query can find them, and many of them usually mean
+// the text is under another key ("body", "contents"), which a corpus line
+// may carry and which is not read. (POST /api/index refuses such a
+// document.)
+func noteEmptyDocs(w io.Writer, path string, docs []eval.Doc) {
+	var empty []string
+	for _, d := range docs {
+		if strings.TrimSpace(d.Title) == "" && strings.TrimSpace(d.Text) == "" {
+			empty = append(empty, d.ID)
+		}
+	}
+	if len(empty) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "note: %d of %d documents in %s have neither \"title\" nor \"text\", so no search finds them (first: %q); a corpus line is {\"_id\": ..., \"title\": ..., \"text\": ..., \"metadata\": {...}}, and text under any other key is not indexed\n",
+		len(empty), len(docs), path, empty[0])
 }
 
 // dataDirError explains err, from opening a file in BEIR directory dir

@@ -72,3 +72,20 @@ func TestIndexCorpusAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexNotesEmptyDocuments: a corpus line whose text is under a key
+// semrank does not read ("body") indexes a document no search finds; the
+// CLI says so (the API refuses such a document outright).
+func TestIndexNotesEmptyDocuments(t *testing.T) {
+	dir := t.TempDir()
+	data := writeDataDir(t, filepath.Join(dir, "data"), map[string]string{
+		"corpus.jsonl": `{"_id":"d1","text":"bank fees"}` + "\n" + `{"_id":"d2","body":"visa renewal office"}` + "\n",
+	})
+	out, err := execute("index", "--data", data, "--index", filepath.Join(dir, "idx"))
+	if err != nil {
+		t.Fatalf("index: %v\n%s", err, out)
+	}
+	if want := `note: 1 of 2 documents in ` + filepath.Join(data, "corpus.jsonl") + ` have neither "title" nor "text", so no search finds them (first: "d2")`; !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
+	}
+}
