@@ -677,3 +677,39 @@ func writeDataDir(t *testing.T, dir string, files map[string]string) string {
 	}
 	return dir
 }
+
+// TestConceptTrainersNeedPreferences: judgments that name relevant
+// documents only, and no candidates.trec, leave every query's list all
+// relevant: S2Net and DSE trained on it anyway, reporting held-out MAP 1.
+// They now refuse, saying how to write candidate lists.
+func TestConceptTrainersNeedPreferences(t *testing.T) {
+	dir := t.TempDir()
+	data := writeDataDir(t, filepath.Join(dir, "data"), map[string]string{
+		"corpus.jsonl": `{"_id":"d1","title":"bank fees","text":"monthly account fees at the bank"}` + "\n" +
+			`{"_id":"d2","title":"visa renewal","text":"renewing a family visa at the office"}` + "\n" +
+			`{"_id":"d3","title":"car prices","text":"new car prices and dealers"}` + "\n" +
+			`{"_id":"d4","title":"weather","text":"winter weather in december"}` + "\n",
+		"queries.jsonl": `{"_id":"q1","text":"bank account fees"}` + "\n" + `{"_id":"q2","text":"visa for my wife"}` + "\n" +
+			`{"_id":"q3","text":"buying a new car"}` + "\n" + `{"_id":"q4","text":"cold weather"}` + "\n" + `{"_id":"q5","text":"bank visa"}` + "\n",
+	})
+	if err := os.MkdirAll(filepath.Join(data, "qrels"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "qrels", "test.tsv"), []byte("query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t1\nq3\td3\t1\nq4\td4\t1\nq5\td1\t1\nq5\td2\t1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(dir, "m.model")
+	for _, args := range [][]string{
+		{"train", "s2net", "--data", data, "--dim", "2", "--iter", "2", "--out", model},
+		{"train", "dse", "--data", data, "--dim", "2", "--d", "10", "--pretrain-epochs", "1", "--epochs", "1", "--out", model},
+	} {
+		_, err := execute(args...)
+		if want := "--data " + data + ": no query has both a relevant and a not-relevant candidate"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v: err = %v, want one containing %q", args[:2], err, want)
+		}
+		if _, err := os.Stat(model); err == nil {
+			t.Errorf("%v wrote %s", args[:2], model)
+			os.Remove(model)
+		}
+	}
+}

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/internal/conceptexp"
 	"github.com/semrank/semrank/models/concept"
@@ -91,6 +94,16 @@ func curveReporter(method string, steps int) (concept.Progress, func()) {
 		}
 }
 
+// errNoPreference says that no query of the directories dirs (flag's) has
+// both a relevant and a not relevant candidate, and how to get such lists.
+func errNoPreference(method, flag string, dirs []string) error {
+	return fmt.Errorf("%s %s: no query has both a relevant and a not-relevant candidate, so %s has nothing to learn from or stop early on "+
+		"(held-out MAP would be 1 whatever it learned); without %s a query's candidates are its judged documents alone: "+
+		"write BM25 candidate lists, where documents not judged count as not relevant, with "+
+		"semrank run --data DIR --index IDX --out DIR/%s",
+		flag, strings.Join(dirs, " "), method, eval.CandidatesFile, eval.CandidatesFile)
+}
+
 func newTrainConceptCmd(method string) *cobra.Command {
 	var data, corpora []string
 	var dev, out, init string
@@ -142,6 +155,17 @@ model (MODEL.curve.png).`,
 			d, devLists, err := conceptTrainData(data, corpora, dev)
 			if err != nil {
 				return err
+			}
+			if method != "lsa" {
+				// Lists whose candidates all share one grade give no
+				// ranking to learn or to stop early on: held-out MAP
+				// would be 1 whatever the model.
+				if !slices.ContainsFunc(d.Lists, concept.Judged.HasPreference) {
+					return errNoPreference(method, "--data", data)
+				}
+				if dev != "" && !slices.ContainsFunc(devLists, concept.Judged.HasPreference) {
+					return errNoPreference(method, "--dev", []string{dev})
+				}
 			}
 			var curve []concept.Iteration
 			var save func(string) error
