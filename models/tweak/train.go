@@ -75,7 +75,9 @@ func Train(ctx context.Context, train *Set, cfg Config, opt Options) (*Model, er
 		return nil, errors.New("tweak: no judged candidates to train on")
 	}
 	if cfg.Loss == LossPreference && len(train.prefs) == 0 {
-		return nil, errors.New("tweak: no preference pairs (every query's candidates share one grade)")
+		// Candidates not judged are in the lists but in no pair.
+		return nil, errors.New("tweak: no preference pairs: in every query the judged candidates share one grade " +
+			"(candidates not judged are left out of the losses; judge some candidates not relevant, grade 0, in qrels/test.tsv)")
 	}
 	if cfg.MaxIterations <= 0 {
 		cfg.MaxIterations = DefaultConfig().MaxIterations

@@ -3,9 +3,13 @@ package tweak
 import (
 	"context"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/semrank/semrank/eval"
 )
 
 // TestTrainReducesLoss trains each loss on twelve real SemEval queries and
@@ -101,5 +105,40 @@ func TestTrainRefusesUnjudgedSet(t *testing.T) {
 		if _, err := Train(context.Background(), &unjudged, Config{Loss: loss, Alpha: 0.01}, Options{}); err == nil || !strings.Contains(err.Error(), "judged") {
 			t.Errorf("%s: err = %v, want one about judged candidates", loss, err)
 		}
+	}
+}
+
+// TestNoPreferencePairsSaysJudged: BM25 candidate lists with judgments of
+// relevant documents only have candidates of two kinds, judged and not,
+// yet no preference pair, as the losses read judged candidates alone. The
+// error said "every query's candidates share one grade", which the lists
+// plainly contradict; it now says the judged ones do, and what to judge.
+func TestNoPreferencePairsSaysJudged(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"corpus.jsonl":    `{"_id":"d1","text":"bank account fees"}` + "\n" + `{"_id":"d2","text":"bank visa office"}` + "\n" + `{"_id":"d3","text":"bank weather"}` + "\n",
+		"queries.jsonl":   `{"_id":"q1","text":"bank fees"}` + "\n",
+		"qrels/test.tsv":  "query-id\tcorpus-id\tscore\nq1\td1\t1\n",
+		"candidates.trec": "q1 Q0 d1 1 3 bm25\nq1 Q0 d2 2 2 bm25\nq1 Q0 d3 3 1 bm25\n",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ds, err := eval.LoadDataset(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := NewSet(ds, nil, Stats{DF: corpusDF(ds)}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Train(context.Background(), set, Config{Loss: LossPreference, Alpha: 0.1, MaxIterations: 5}, Options{})
+	if err == nil || !strings.Contains(err.Error(), "judged candidates share one grade") || !strings.Contains(err.Error(), "not judged") {
+		t.Fatalf("err = %v, want one saying the judged candidates share one grade and that candidates not judged are left out", err)
 	}
 }
