@@ -2,6 +2,7 @@ package eval
 
 import (
 	"hash/fnv"
+	"maps"
 	"sort"
 )
 
@@ -28,6 +29,44 @@ func (ds *Dataset) Subset(keep func(qid string) bool) *Dataset {
 		out.Candidates = &c
 	}
 	return out
+}
+
+// WithUnjudgedNotRelevant returns ds with every candidate of a judged
+// query that the query's judgments leave out judged not relevant (grade
+// 0), as the metrics count it. Trainers that read judged candidates only
+// (TWEAK's losses) need it over full-retrieval lists whose judgments name
+// the relevant documents alone (CACM's, most BEIR sets'): without it they
+// see no document not to rank. ds itself is returned when its lists are
+// judged whole (SemEval's); it is never changed.
+func (ds *Dataset) WithUnjudgedNotRelevant() *Dataset {
+	if ds.Candidates == nil {
+		return ds
+	}
+	var out Qrels
+	for _, qid := range ds.Candidates.QueryIDs() {
+		judged, ok := ds.Qrels[qid]
+		if !ok {
+			continue
+		}
+		for _, e := range ds.Candidates.Ranking(qid) {
+			if _, ok := judged[e.DocID]; ok {
+				continue
+			}
+			if out == nil {
+				out = make(Qrels, len(ds.Qrels))
+				for q, m := range ds.Qrels {
+					out[q] = maps.Clone(m)
+				}
+			}
+			out.add(qid, e.DocID, 0)
+		}
+	}
+	if out == nil {
+		return ds
+	}
+	c := *ds
+	c.Qrels = out
+	return &c
 }
 
 // Folds splits the dataset's judged queries into k folds, deterministically:

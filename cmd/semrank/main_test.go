@@ -663,15 +663,19 @@ func TestIndexFailureLeavesNoPartialIndex(t *testing.T) {
 	}
 }
 
-// writeDataDir writes a data directory of the given files (name →
-// content) at dir and returns dir.
+// writeDataDir writes a data directory of the given files (slash-separated
+// name → content) at dir and returns dir.
 func writeDataDir(t *testing.T, dir string, files map[string]string) string {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for name, c := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(c), 0o644); err != nil {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(c), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -711,5 +715,29 @@ func TestConceptTrainersNeedPreferences(t *testing.T) {
 			t.Errorf("%v wrote %s", args[:2], model)
 			os.Remove(model)
 		}
+	}
+}
+
+// TestTrainTWEAKRelevantOnlyJudgments: over candidate lists whose
+// judgments name the relevant documents alone (CACM's, most BEIR sets'),
+// the other candidates count as not relevant; TWEAK's preference loss had
+// no pair to learn from, and its other losses no document not to rank.
+func TestTrainTWEAKRelevantOnlyJudgments(t *testing.T) {
+	dir := t.TempDir()
+	data := writeDataDir(t, filepath.Join(dir, "data"), map[string]string{
+		"corpus.jsonl": `{"_id":"d1","text":"visa renewal office hours"}` + "\n" +
+			`{"_id":"d2","text":"bank account fees and visa"}` + "\n" +
+			`{"_id":"d3","text":"renewal of a residence visa"}` + "\n" +
+			`{"_id":"d4","text":"bank opening hours"}` + "\n",
+		"queries.jsonl":   `{"_id":"q1","text":"visa renewal"}` + "\n" + `{"_id":"q2","text":"bank fees"}` + "\n",
+		"qrels/test.tsv":  "query-id\tcorpus-id\tscore\nq1\td3\t1\nq2\td2\t1\n",
+		"candidates.trec": "q1 Q0 d2 1 3 bm25\nq1 Q0 d3 2 2 bm25\nq1 Q0 d1 3 1 bm25\nq2 Q0 d4 1 2 bm25\nq2 Q0 d2 2 1 bm25\n",
+	})
+	model := filepath.Join(dir, "tweak.model")
+	if out, err := execute("train", "tweak", "--data", data, "--loss", "preference", "--alpha", "0.1", "--max-iter", "5", "--out", model); err != nil {
+		t.Fatalf("train tweak: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(model); err != nil {
+		t.Errorf("no model written: %v", err)
 	}
 }

@@ -71,11 +71,15 @@ on 20% of the training queries (then retrains on all of them).`,
 			if err != nil {
 				return err
 			}
+			// The losses read judged candidates only; unjudged ones
+			// count as not relevant, as the evaluation counts them.
+			train = train.WithUnjudgedNotRelevant()
 			var dev *eval.Dataset
 			if devDir != "" {
 				if dev, err = eval.LoadDataset(devDir); err != nil {
 					return err
 				}
+				dev = dev.WithUnjudgedNotRelevant()
 			}
 			// Counting document frequencies and analyzing every candidate
 			// take a while on large collections, before the first

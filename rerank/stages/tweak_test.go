@@ -2,10 +2,8 @@ package stages
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -169,56 +167,5 @@ func TestTWEAKStageNeedsModel(t *testing.T) {
 	}
 	if _, err := rerank.NewStage(rerank.StageSpec{Type: "tweak", Model: "absent.model"}, rerank.Env{Dir: t.TempDir()}); err == nil {
 		t.Error("missing model file accepted")
-	}
-}
-
-// TestWithUnjudgedNegative: TWEAK's trainer counts the candidates a
-// judged query's judgments leave out as not relevant, as the evaluation
-// does; judgments that name relevant documents only (CACM's) gave it no
-// document not to rank.
-func TestWithUnjudgedNegative(t *testing.T) {
-	run := func(lists map[string][]string) *eval.Run {
-		r := &eval.Run{}
-		for _, qid := range []string{"q1", "q2", "q3"} {
-			for i, d := range lists[qid] {
-				r.Add(qid, eval.Entry{DocID: d, Score: float64(10 - i), Rank: i + 1})
-			}
-		}
-		return r
-	}
-	tests := []struct {
-		name  string
-		qrels eval.Qrels
-		lists map[string][]string
-		want  eval.Qrels
-	}{
-		{
-			"lists judged whole are kept",
-			eval.Qrels{"q1": {"a": 1, "b": 0}},
-			map[string][]string{"q1": {"a", "b"}},
-			eval.Qrels{"q1": {"a": 1, "b": 0}},
-		},
-		{
-			"relevant-only judgments are completed",
-			eval.Qrels{"q1": {"a": 1}, "q2": {"c": 2}},
-			map[string][]string{"q1": {"b", "a", "d"}, "q2": {"c", "a"}, "q3": {"a", "b"}},
-			eval.Qrels{"q1": {"a": 1, "b": 0, "d": 0}, "q2": {"c": 2, "a": 0}},
-		},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			before := fmt.Sprint(tc.qrels)
-			ds := &eval.Dataset{Qrels: tc.qrels, Candidates: run(tc.lists)}
-			got := withUnjudgedNegative(ds)
-			if !reflect.DeepEqual(got.Qrels, tc.want) {
-				t.Errorf("judgments %v, want %v", got.Qrels, tc.want)
-			}
-			if fmt.Sprint(tc.qrels) != before {
-				t.Errorf("the dataset's own judgments changed: %v, were %s", tc.qrels, before)
-			}
-			if _, ok := got.Qrels["q3"]; ok {
-				t.Error("a query without judgments was judged")
-			}
-		})
 	}
 }

@@ -2,7 +2,6 @@ package stages
 
 import (
 	"context"
-	"maps"
 
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/models/tweak"
@@ -54,7 +53,9 @@ func fitTWEAK(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) 
 		}
 		st.QF = tweak.CountDF(qs)
 	}
-	train := withUnjudgedNegative(in.Train)
+	// TWEAK's losses read judged candidates only: count the rest as
+	// not relevant, as the other trainers and the evaluation do.
+	train := in.Train.WithUnjudgedNotRelevant()
 	set, err := tweak.NewSet(train, judgedIDs(train), st, useLog)
 	if err != nil {
 		return spec, err
@@ -64,45 +65,6 @@ func fitTWEAK(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) 
 		return spec, err
 	}
 	return saveModel(spec, in, tweak.Method, m.Save)
-}
-
-// withUnjudgedNegative returns ds with every candidate of a judged query
-// that its judgments leave out judged not relevant (grade 0), as the
-// other trainers (concept.FromDataset, the fusion) and the evaluation
-// count it. TWEAK's losses read judged candidates only: over
-// full-retrieval lists whose judgments name the relevant documents alone
-// (CACM's, most BEIR sets'), it would see no example of a document not to
-// rank. ds is returned as it is when nothing is left out (SemEval's lists
-// are judged whole).
-func withUnjudgedNegative(ds *eval.Dataset) *eval.Dataset {
-	if ds.Candidates == nil {
-		return ds
-	}
-	var out eval.Qrels
-	for _, qid := range ds.Candidates.QueryIDs() {
-		judged, ok := ds.Qrels[qid]
-		if !ok {
-			continue
-		}
-		for _, e := range ds.Candidates.Ranking(qid) {
-			if _, ok := judged[e.DocID]; ok {
-				continue
-			}
-			if out == nil {
-				out = make(eval.Qrels, len(ds.Qrels))
-				for q, m := range ds.Qrels {
-					out[q] = maps.Clone(m)
-				}
-			}
-			out.Add(qid, e.DocID, 0)
-		}
-	}
-	if out == nil {
-		return ds
-	}
-	c := *ds
-	c.Qrels = out
-	return &c
 }
 
 // judgedIDs returns the ids of ds's judged queries that have candidates.
