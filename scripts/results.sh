@@ -2,7 +2,7 @@
 # Reproduces the experiment numbers of docs/RESULTS.md, one section at a
 # time: bash scripts/results.sh SECTION [SECTION ...], or "all".
 #
-# Sections: tweak, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
+# Sections: tweak, tweak-cacm, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
 # beir-cacm-unsup, beir-cacm-d200, bench.
@@ -84,6 +84,17 @@ run() {
 	tweak)
 		$SR experiment tweak --train "$O/B-train" --dev "$O/B-dev" --out "$R/tweak-dev.md"
 		$SR experiment tweak --all "$O/B-all" --folds 5 --out "$R/tweak-cv.md"
+		;;
+	tweak-cacm)
+		# The same protocol on CACM: each query's BM25 top 100 as its
+		# candidate list, judged by CACM's relevant-only judgments.
+		local c="$R/cacm-bm25"
+		rm -rf "$c" "$c.idx"
+		mkdir -p "$c"
+		cp -r "$O/cacm/corpus.jsonl" "$O/cacm/queries.jsonl" "$O/cacm/qrels" "$c/"
+		$SR index --data "$O/cacm" --index "$c.idx" >/dev/null
+		$SR run --data "$O/cacm" --index "$c.idx" --depth 100 --out "$c/candidates.trec"
+		$SR experiment tweak --all "$c" --folds 5 --out "$R/tweak-cacm-cv.md"
 		;;
 	concepts-dev)
 		$SR experiment concepts --train "$O/B-train" --test "$O/B-dev" --corpus "$O/A-train" --tweak --out "$R/concepts-dev.md"
@@ -232,7 +243,7 @@ run() {
 		go test -run '^$' -bench 'BenchmarkPayloadRead' -benchtime 2000x ./index/ | tee "$R/bench-payload.txt"
 		;;
 	all)
-		for s in tweak concepts-dev concepts-cv deepmatch-a deepmatch-a-cv deepmatch-b deepmatch-b-cv unsup-b unsup-cacm \
+		for s in tweak tweak-cacm concepts-dev concepts-cv deepmatch-a deepmatch-a-cv deepmatch-b deepmatch-b-cv unsup-b unsup-cacm \
 			wmd-speed recipe-b recipe-a beir-cacm beir-cacm-unsup bench; do
 			run "$s"
 		done

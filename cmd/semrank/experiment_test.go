@@ -138,3 +138,41 @@ func TestEmbedInitDim(t *testing.T) {
 		t.Fatalf("%s written: %v", out, err)
 	}
 }
+
+// TestTWEAKExperimentRelevantOnlyJudgments: with judgments that name the
+// relevant documents alone, as CACM's and most BEIR sets' do, the TWEAK
+// experiment counts the other candidates not relevant, as train tweak
+// does; the preference loss had no pair to learn from and stopped it.
+func TestTWEAKExperimentRelevantOnlyJudgments(t *testing.T) {
+	src := "../../testdata/tweak"
+	qrels, err := os.ReadFile(filepath.Join(src, "qrels", "test.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var relevant strings.Builder
+	for i, line := range strings.Split(strings.TrimSpace(string(qrels)), "\n") {
+		switch f := strings.Split(line, "\t"); {
+		case i == 0:
+			relevant.WriteString(line + "\n")
+		case len(f) == 3 && f[2] != "0":
+			// One grade, as CACM's: relevant.
+			relevant.WriteString(f[0] + "\t" + f[1] + "\t1\n")
+		}
+	}
+	files := map[string]string{"qrels/test.tsv": relevant.String()}
+	for _, name := range []string{"corpus.jsonl", "queries.jsonl", "candidates.trec"} {
+		b, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = string(b)
+	}
+	data := writeDataDir(t, filepath.Join(t.TempDir(), "data"), files)
+	out, err := execute("experiment", "tweak", "--all", data, "--folds", "2")
+	if err != nil {
+		t.Fatalf("experiment tweak: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "| tweak-preference |") {
+		t.Errorf("no preference-loss row:\n%s", out)
+	}
+}

@@ -260,7 +260,9 @@ loss vs TF-IDF cosine, and each fused with the first-stage rank vs the
 first-stage order. --train/--dev trains on one directory and reports on the
 other; --all runs k-fold cross-validation over its queries. α is chosen on 20%
 of the training queries, the fusion weight on the training queries; document
-frequencies are counted over the corpora involved. Writes markdown.`,
+frequencies are counted over the corpora involved. Candidates without a
+judgment count as not relevant, in training as in the metrics. Writes
+markdown.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if (trainDir == "") != (devDir == "") || (trainDir == "" && allDir == "") {
@@ -297,6 +299,7 @@ frequencies are counted over the corpora involved. Writes markdown.`,
 				if err != nil {
 					return err
 				}
+				train = train.WithUnjudgedNotRelevant() // as train tweak learns
 				dev, err := eval.LoadDataset(devDir)
 				if err != nil {
 					return err
@@ -316,6 +319,9 @@ frequencies are counted over the corpora involved. Writes markdown.`,
 				if err != nil {
 					return err
 				}
+				// Every fold learns as train tweak does; the metrics count
+				// a candidate without a judgment not relevant either way.
+				all = all.WithUnjudgedNotRelevant()
 				df, _ := trainingDF("", all)
 				o, err := e.CrossValidate(ctx, all, folds, df)
 				if err != nil {
