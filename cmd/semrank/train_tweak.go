@@ -38,8 +38,10 @@ in-title, query-log frequency), texts are compared by cosine, and w minimises
 the chosen loss plus α/2·‖w‖² with L-BFGS.
 
 Training pairs are DIR's queries and their candidates (candidates.trec),
-labelled by qrels/test.tsv. Document frequencies come from --index when given,
-else from the corpora of --data and --dev; they are stored in the model.
+labelled by qrels/test.tsv; a candidate of a judged query that it does not
+judge counts as not relevant (grade 0), in --data and --dev. Document
+frequencies come from --index when given, else from the corpora of --data and
+--dev; they are stored in the model.
 --alpha auto chooses α from {0.003,…,1} by dev MAP, on --dev when given, else
 on 20% of the training queries (then retrains on all of them).`,
 		Args: cobra.NoArgs,

@@ -35,7 +35,9 @@
 //     binarises its four grades. Preference pairs are every two judged
 //     candidates of one query with different grades (PerfectMatch above
 //     Relevant above Irrelevant); the paper notes the preference setting
-//     can use degrees of relevance. Unjudged candidates are not used.
+//     can use degrees of relevance. Unjudged candidates are not used:
+//     to count them not relevant, as the recipe's trainer and semrank
+//     train tweak do, give NewSet eval.Dataset.WithUnjudgedNotRelevant.
 //   - Log loss: cosines are clamped to [1e-6, 1−1e-6]; a pair sharing no
 //     term has cosine 0 whatever the weights, so it only adds a constant.
 //   - Pairs: a query and one of its candidates. Queries and documents are

@@ -16,7 +16,8 @@ func init() {
 // preference; default sse, which did best on SemEval B in
 // docs/RESULTS.md), alpha (L2 weight, default 0.1), query_log (default
 // true). Document frequencies are counted over the training corpus and
-// frozen into the model.
+// frozen into the model. A judged query's candidates that its judgments
+// leave out count as not relevant (eval.Dataset.WithUnjudgedNotRelevant).
 func fitTWEAK(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
 	lossName, err := spec.Str("loss", string(tweak.LossSSE))
 	if err != nil {
