@@ -60,8 +60,9 @@ func (x *Index) hitNumber(i int) uint64 { return uint64(i)<<32 | x.tag }
 //	idx = rerank.Wrap(idx, pipeline)
 //	res, err := idx.Search(req) // reranked hits
 //
-// A search fetches max(window, From+Size) first-stage hits, reranks the
-// window, then pages. The first-stage search fetches every stored field:
+// A search fetches max(window, From+Size) first-stage hits (a cursor
+// page: window+Size, and more for a page below that), reranks the window,
+// then pages. The first-stage search fetches every stored field:
 // the stages read the title and text (TitleField, TextField: over a plain
 // Bleve index they must be stored, or the stages see empty documents) and,
 // as Candidate.Fields, the metadata: over a semrank index its stored
@@ -72,11 +73,13 @@ func (x *Index) hitNumber(i int) uint64 { return uint64(i)<<32 | x.tag }
 // The first stage is the request's own query: a pipeline file's
 // first_stage.query_boost applies to semrank's searches from text
 // (FirstStageQuery), not here. SearchAfter and SearchBefore pages of a
-// request sorted by score alone are pages of the reranked list, as
-// From/Size pages are (its scores are distinct, so a hit's score is its
-// place). Requests sorted by anything but descending score (a sort by
-// score then _id included, and its cursor pages), the pre-search phase of
-// an IndexAlias, requests
+// request sorted by score alone, descending or ascending (IndexAlias asks
+// its children for a SearchBefore page as an ascending SearchAfter one),
+// are pages of the reranked list, as From/Size pages are (its scores are
+// distinct, so a hit's score is its place). Other requests sorted by
+// anything but descending score (an ascending score sort's From/Size
+// pages, and a sort by score then _id and its cursor pages, included),
+// the pre-search phase of an IndexAlias, requests
 // for no hits (Size 0: facets or a count only) and unscored ones (Score
 // "none"), queries without words for the stages to compare candidates
 // with (QueryText is empty: doc ids, ranges, wildcards alone) pass through
@@ -99,8 +102,11 @@ func (x *Index) hitNumber(i int) uint64 { return uint64(i)<<32 | x.tag }
 // alias merges the children's hits by these scores: each child's own
 // order is kept, but how the children's lists interleave is no ranking
 // across them; children's hits with equal scores (common when the
-// stages score alike, and with rrf at every place) follow the order the
-// children were wrapped in, on every page. To rerank the merged first-stage list as one, wrap the
+// stages score alike, and with rrf at every place) follow their places
+// in their own lists, then the order the children were wrapped in, so
+// From/Size pages agree. A cursor page names a score alone: through the
+// alias, a hit of another child that ties with the cursor's hit is
+// skipped. To rerank the merged first-stage list as one, wrap the
 // alias instead, with stages that need no semrank index.
 func Wrap(idx bleve.Index, p *Pipeline) *Index {
 	return &Index{base: idx, pipeline: p, TitleField: index.FieldTitle, TextField: index.FieldText, tag: uint64(wraps.Add(1))}
