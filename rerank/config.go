@@ -38,7 +38,11 @@ import (
 // options the stage type does not know (see NewStage), fusion weights
 // for stages the pipeline lacks, fusion settings the method does not read
 // (a model for rrf, weights for lambdamart, both for linear) and fusion
-// weights that are not finite. Values naming data are not checked: a
+// weights that are not finite; and stage names the fusion could not tell
+// apart: two stages of one name, a first-stage feature's name
+// (first_score, first_rank, given_rank) and one starting "raw:", which
+// names LambdaMART's raw features. Parsing refuses unknown keys and a
+// second YAML document in the file. Values naming data are not checked: a
 // meta stage's field, a metadata key, may be absent from every document.
 // Files listed under sha256 must hold the content listed (see Checksums).
 //

@@ -192,7 +192,8 @@ func ltrQueries(examples []Example) ([]ltrQuery, []string, error) {
 // TrainLambdaMART boosts trees on train; when valid is non-empty, it keeps
 // the number of trees that maximised validation MAP (early stopping). It
 // refuses a train in which no query has a relevant candidate and a less
-// relevant one, from which it would learn nothing.
+// relevant one, from which it would learn nothing, and one with fewer
+// candidates than two leaves of MinLeaf, where no tree could split.
 func TrainLambdaMART(train, valid []Example, opt LambdaMARTOptions) (*LambdaMART, error) {
 	opt.defaults()
 	if err := opt.check(); err != nil {

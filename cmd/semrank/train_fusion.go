@@ -27,7 +27,11 @@ first-stage score and the first-stage rank from the judged queries of DIR.
 Point the pipeline's fusion.model at the written file to use them, or write
 over the fusion model the pipeline names (its sha256 line, if listed, is
 updated). The stages' models should not have been trained on DIR's queries,
-or the fusion learns to trust overfitted stages.`,
+or the fusion learns to trust overfitted stages.
+
+--method lambdamart learns boosted trees over the same scores (z-normalised and
+raw) instead. Each method's flags (linear: --loss, --l2; lambdamart: --valid,
+--trees, --leaves) are refused with the other method.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkFusionFlags(method, loss, l2, trees, leaves); err != nil {
