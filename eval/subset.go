@@ -33,10 +33,10 @@ func (ds *Dataset) Subset(keep func(qid string) bool) *Dataset {
 
 // WithUnjudgedNotRelevant returns ds with every candidate of a judged
 // query that the query's judgments leave out judged not relevant (grade
-// 0), as the metrics count it. Trainers that read judged candidates only
-// (TWEAK's losses) need it over full-retrieval lists whose judgments name
-// the relevant documents alone (CACM's, most BEIR sets'): without it they
-// see no document not to rank. ds itself is returned when its lists are
+// 0), as every metric but AUC counts it. Trainers that read judged
+// candidates only (TWEAK's losses) need it over full-retrieval lists whose
+// judgments name the relevant documents alone (CACM's, most BEIR sets'):
+// without it they see no document not to rank. ds itself is returned when its lists are
 // judged whole (SemEval's); it is never changed.
 func (ds *Dataset) WithUnjudgedNotRelevant() *Dataset {
 	if ds.Candidates == nil {

@@ -51,7 +51,7 @@ var ErrNoCandidates = errors.New("tweak: dataset has no candidate lists (candida
 // its candidates are then featurized with that query left out of the log.
 // Candidates a query's judgments leave out are in no loss; give
 // ds.WithUnjudgedNotRelevant() to count them not relevant, as the metrics
-// do (judgments that name the relevant documents alone leave no document
+// but AUC do (judgments that name the relevant documents alone leave no document
 // not to rank otherwise).
 func NewSet(ds *eval.Dataset, qids []string, st Stats, queryInLog bool) (*Set, error) {
 	if ds.Candidates == nil {
