@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/models/concept"
 	"github.com/semrank/semrank/models/dse"
 	"github.com/semrank/semrank/models/s2net"
@@ -94,5 +95,29 @@ func TestPrepareRefusesBadDimensions(t *testing.T) {
 		if _, err := Prepare(context.Background(), data, cfg); err == nil || !strings.Contains(err.Error(), "dimension") {
 			t.Errorf("Prepare(ks %v, cs %v): err = %v", cfg.Ks, cfg.Cs, err)
 		}
+	}
+}
+
+// TestTweakTrainerRelevantOnlyJudgments: with judgments that name the
+// relevant documents alone, TWEAK counts the other candidates not
+// relevant, as the concept models' lists do; its preference loss had no
+// pair to learn from.
+func TestTweakTrainerRelevantOnlyJudgments(t *testing.T) {
+	lists, ds, err := LoadLists("../../testdata/concepts/semeval-b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	relevant := eval.Qrels{}
+	for qid, m := range ds.Qrels {
+		for did, g := range m {
+			if g > 0 {
+				relevant.Add(qid, did, 1)
+			}
+		}
+	}
+	ds.Qrels = relevant
+	train := TweakTrainer(ds, nil)
+	if _, err := train(context.Background(), lists); err != nil {
+		t.Fatalf("TWEAK on relevant-only judgments: %v", err)
 	}
 }

@@ -12,7 +12,10 @@ import (
 // models/tweak, default configuration) on given training lists of ds:
 // document frequencies come from texts (the same unlabelled corpus as the
 // other models), the query-log feature from the training queries only.
+// Candidates without a judgment count as not relevant, as the concept
+// models' lists count them (concept.FromDataset).
 func TweakTrainer(ds *eval.Dataset, texts []string) func(ctx context.Context, train []concept.Judged) (*tweak.Model, error) {
+	ds = ds.WithUnjudgedNotRelevant()
 	df := tweak.CountDF(texts)
 	return func(ctx context.Context, train []concept.Judged) (*tweak.Model, error) {
 		cfg := tweak.DefaultConfig()
