@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -71,6 +72,9 @@ fails at once. A split it has never seen is then scored with:
 			if err := checkNonNegative(cmd, "fusion-l2"); err != nil {
 				return err
 			}
+			if err := checkFusionL2(cmd, o.Fusion); err != nil {
+				return err
+			}
 			for _, t := range o.Train {
 				if o.Dev != "" && sameFile(t, o.Dev) {
 					return fmt.Errorf("--dev %s is also a --train file: the dev metrics would be measured on training queries", o.Dev)
@@ -128,6 +132,9 @@ earlier run's pipeline.yaml or foldN folders, which it names.`,
 			if err := checkNonNegative(cmd, "fusion-l2"); err != nil {
 				return err
 			}
+			if err := checkFusionL2(cmd, b.Fusion); err != nil {
+				return err
+			}
 			if err := checkPositive(cmd, "depth"); err != nil {
 				return err
 			}
@@ -166,6 +173,15 @@ func checkSplit(cv, train, test bool) error {
 func checkFolds(k int) error {
 	if k < 2 {
 		return fmt.Errorf("--folds %d: want at least 2", k)
+	}
+	return nil
+}
+
+// checkFusionL2 refuses --fusion-l2 with the boosted-tree fusion, which
+// has no L2 penalty: the value would be silently ignored.
+func checkFusionL2(cmd *cobra.Command, fusion string) error {
+	if strings.EqualFold(fusion, "lambdamart") {
+		return checkUnused(cmd, "applies to the linear fusion, not --fusion lambdamart", "fusion-l2")
 	}
 	return nil
 }

@@ -65,6 +65,9 @@ func TestPaperExperimentBadFlags(t *testing.T) {
 		{concepts("--train", nowhere, "--test", elsewhere, "--folds", "3"), "--folds applies to --cv only"},
 		{deepmatch("--train", nowhere, "--test", elsewhere, "--folds", "3"), "--folds applies to --cv only"},
 		{tweak("--train", nowhere, "--dev", elsewhere, "--folds", "3"), "--folds applies to --all only"},
+		// The boosted-tree fusion has no L2 penalty to set.
+		{[]string{"experiment", "beir", "--data", nowhere, "--out", elsewhere, "--fusion", "lambdamart", "--fusion-l2", "0.01"}, "--fusion-l2 applies to the linear fusion"},
+		{[]string{"experiment", "semeval2016", "--subtask", "B", "--train", nowhere, "--dev", elsewhere, "--out", elsewhere, "--fusion", "LambdaMART", "--fusion-l2", "0.01"}, "--fusion-l2 applies to the linear fusion"},
 		// Refused before the --train/--dev part, whose report it would lose.
 		{tweak("--train", nowhere, "--dev", elsewhere, "--all", nowhere, "--folds", "1"), "--folds 1: want at least 2"},
 	}
