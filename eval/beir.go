@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -173,9 +174,39 @@ func ReadQueries(r io.Reader, name string) ([]Query, error) {
 // a Decoder, rejects anything after the value (a stray "]" or "}" too).
 func strictJSON(line []byte, v any) error {
 	if err := json.Unmarshal(line, v); err != nil {
+		// encoding/json names the Go struct field ("Go struct field
+		// Doc._id of type string"); say it in the file's terms. Ids are
+		// strings in BEIR, also where they look like numbers.
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			hint := ""
+			if te.Field == "_id" && te.Value == "number" {
+				hint = ` (write it as a string: "_id": "123")`
+			}
+			return fmt.Errorf("invalid JSON: %q is a JSON %s, want %s%s", te.Field, te.Value, jsonKind(te.Type), hint)
+		}
 		return fmt.Errorf("invalid JSON: %v", err)
 	}
 	return nil
+}
+
+// jsonKind names the JSON value that decodes into t, as a reader of the
+// file knows it.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Float32, reflect.Float64, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a number"
+	}
+	return t.String()
 }
 
 // CheckID rejects a query or document id that cannot travel through the
