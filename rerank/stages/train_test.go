@@ -64,12 +64,7 @@ func TestSupervisedTrainers(t *testing.T) {
 			if spec.Model == "" {
 				t.Fatal("trainer set no model")
 			}
-			q := ds.Queries[0]
-			var cands []string
-			for _, e := range ds.Candidates.Ranking(q.ID) {
-				d, _ := ds.Doc(e.DocID)
-				cands = append(cands, d.FullText())
-			}
+			q, cands := firstList(ds)
 			scores := scoreWith(t, []rerank.StageSpec{spec}, q.FullText(), cands)
 			distinct := map[float64]bool{}
 			for _, s := range scores[0] {
@@ -98,12 +93,7 @@ func TestDSEChosenMix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := ds.Queries[0]
-	var cands []string
-	for _, e := range ds.Candidates.Ranking(q.ID) {
-		d, _ := ds.Doc(e.DocID)
-		cands = append(cands, d.FullText())
-	}
+	q, cands := firstList(ds)
 	got := scoreWith(t, []rerank.StageSpec{spec}, q.FullText(), cands)
 	modelOnly := rerank.StageSpec{Type: "dse", Model: spec.Model}
 	want := scoreWith(t, []rerank.StageSpec{modelOnly}, q.FullText(), cands)
@@ -201,4 +191,15 @@ func trainNoPanic(t *testing.T, spec rerank.StageSpec, in rerank.TrainInput) (ou
 		}
 	}()
 	return rerank.TrainStage(context.Background(), spec, in)
+}
+
+// firstList returns ds's first query and the texts of its candidates.
+func firstList(ds *eval.Dataset) (eval.Query, []string) {
+	q := ds.Queries[0]
+	var cands []string
+	for _, e := range ds.Candidates.Ranking(q.ID) {
+		d, _ := ds.Doc(e.DocID)
+		cands = append(cands, d.FullText())
+	}
+	return q, cands
 }
