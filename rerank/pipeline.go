@@ -161,12 +161,18 @@ func (p *Pipeline) Rerank(ctx context.Context, q Query, cands []Candidate) ([]Sc
 		if i >= w || out[i].Score >= out[i-1].Score {
 			out[i].Score = math.Nextafter(out[i-1].Score, math.Inf(-1))
 			if i >= w {
-				out[i].Score = out[i-1].Score - 1e-6*math.Max(1, math.Abs(out[i-1].Score))
+				out[i].Score = tailScore(out[i-1].Score)
 			}
 		}
 	}
 	return out, nil
 }
+
+// tailScore is the score Rerank gives a candidate below the window whose
+// predecessor scored prev: a step down of a millionth (relative where prev
+// is large), so the tail keeps its first-stage order below every reranked
+// candidate. Wrap also reads it, to tell how far down a score lies.
+func tailScore(prev float64) float64 { return prev - 1e-6*math.Max(1, math.Abs(prev)) }
 
 // checkFused refuses fused scores that are not one finite number per
 // candidate: a NaN sorts nowhere, so the order would be arbitrary, and

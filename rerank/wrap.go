@@ -328,7 +328,7 @@ func (x *Index) searchFrom(ctx context.Context, req *bleve.SearchRequest, text s
 		// that says, and at least twice as far.
 		m, s := len(hits), hits[len(hits)-1].Score
 		for uint64(m) < res.Total && (c.below && s >= c.score || !c.below && s > c.score) {
-			s -= 1e-6 * math.Max(1, math.Abs(s))
+			s = tailScore(s)
 			m++
 		}
 		if c.below {
