@@ -316,6 +316,25 @@ func LoadDataset(dir string) (*Dataset, error) {
 	return ds, nil
 }
 
+// LoadText reads the documents of a BEIR directory and, when it has
+// queries.jsonl, its queries (nil otherwise): the text that unsupervised
+// models learn from. Judgments and candidate lists are not read, so a
+// directory given for its text alone loads whatever else it holds.
+func LoadText(dir string) ([]Doc, []Query, error) {
+	docs, err := readFile(filepath.Join(dir, CorpusFile), ReadCorpus)
+	if err != nil {
+		return nil, nil, err
+	}
+	qs, err := readFile(filepath.Join(dir, QueriesFile), ReadQueries)
+	if errors.Is(err, os.ErrNotExist) {
+		return docs, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return docs, qs, nil
+}
+
 func readFile[T any](path string, parse func(io.Reader, string) ([]T, error)) ([]T, error) {
 	f, err := os.Open(path)
 	if err != nil {

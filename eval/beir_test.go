@@ -328,3 +328,51 @@ func TestDocAfterCorpusChanges(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadText: the text of a directory is its documents and, where it
+// has them, its queries; judgments and candidate lists are not read.
+func TestLoadText(t *testing.T) {
+	const (
+		corpus  = `{"_id":"d1","text":"bank fees"}` + "\n"
+		queries = `{"_id":"q1","text":"fees"}` + "\n"
+	)
+	tests := []struct {
+		name          string
+		files         map[string]string
+		docs, queries int
+		wantErr       string
+	}{
+		{"corpus and queries", map[string]string{CorpusFile: corpus, QueriesFile: queries}, 1, 1, ""},
+		{"corpus alone", map[string]string{CorpusFile: corpus}, 1, 0, ""},
+		{"judgments and candidates not read", map[string]string{CorpusFile: corpus, QrelsFile: "broken", CandidatesFile: "q9 Q0 d9 1 1 x\n"}, 1, 0, ""},
+		{"no corpus", map[string]string{QueriesFile: queries}, 0, 0, CorpusFile},
+		{"broken queries", map[string]string{CorpusFile: corpus, QueriesFile: "{\n"}, 0, 0, QueriesFile + ":1: invalid JSON"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, c := range tc.files {
+				path := filepath.Join(dir, name)
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(c), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			docs, qs, err := LoadText(dir)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want one naming %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(docs) != tc.docs || len(qs) != tc.queries {
+				t.Errorf("%d documents, %d queries; want %d, %d", len(docs), len(qs), tc.docs, tc.queries)
+			}
+		})
+	}
+}

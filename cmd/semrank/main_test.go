@@ -741,3 +741,22 @@ func TestTrainTWEAKRelevantOnlyJudgments(t *testing.T) {
 		t.Errorf("no model written: %v", err)
 	}
 }
+
+// TestTrainTopicsCorpusAlone: the unsupervised models learn from a
+// directory's text, so a collection of corpus.jsonl alone is enough, as
+// it is for index.
+func TestTrainTopicsCorpusAlone(t *testing.T) {
+	corpus, err := os.ReadFile("../../testdata/tweak/corpus.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	data := writeDataDir(t, filepath.Join(dir, "data"), map[string]string{"corpus.jsonl": string(corpus)})
+	model := filepath.Join(dir, "t.topics")
+	if out, err := execute("train", "topics", "--data", data, "--topics", "3", "--out", model); err != nil {
+		t.Fatalf("train topics: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(model); err != nil {
+		t.Errorf("no model written: %v", err)
+	}
+}

@@ -24,7 +24,8 @@ func init() {
 		Use:   "embed (--data DIR | --index PATH | --text FILE) ... --out VECTORS",
 		Short: "Train skip-gram word vectors (negative sampling) for WMD and SSG",
 		Long: `Trains skip-gram word vectors with negative sampling on every query and
-document text of the given BEIR directories (--data) and plain-text files
+document text of the given BEIR directories (--data; queries.jsonl is read where
+there is one, judgments and candidate lists never) and plain-text files
 (--text, one document per line). For SemEval, give the subtask A and B
 directories so that all question and comment text, the 2015 threads
 included, is used. Stop words, URLs and tags are removed and the
@@ -106,7 +107,7 @@ included, is used. Stop words, URLs and tags are removed and the
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&data, "data", nil, "BEIR directory whose queries and corpus are training text (repeatable)")
+	f.StringArrayVar(&data, "data", nil, "BEIR directory whose corpus and queries (if it has queries.jsonl) are training text (repeatable)")
 	f.StringArrayVar(&indexes, "index", nil, "semrank index whose documents are training text (repeatable)")
 	f.StringArrayVar(&texts, "text", nil, "plain-text file, one document per line (repeatable)")
 	f.StringVar(&out, "out", "", "output model bundle")

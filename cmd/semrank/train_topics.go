@@ -69,7 +69,7 @@ reranker takes its soft seeds and feature IDF weights from it.`,
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&indexes, "index", nil, "semrank index whose documents form the collection (repeatable)")
-	f.StringArrayVar(&data, "data", nil, "BEIR directory whose queries and corpus form the collection (repeatable)")
+	f.StringArrayVar(&data, "data", nil, "BEIR directory whose corpus and queries (if it has queries.jsonl) form the collection (repeatable)")
 	f.StringVar(&out, "out", "", "output model bundle")
 	f.IntVar(&cfg.K, "topics", topics.DefaultK, "number of topics k")
 	f.Float64Var(&cfg.Gamma, "gamma", 1.1, "catchword margin over every other topic")

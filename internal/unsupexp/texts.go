@@ -27,19 +27,20 @@ func CollectionTexts(ctx context.Context, dirs, indexes []string) ([]string, err
 	return out, nil
 }
 
-// DatasetTexts returns the full text of every query and document of the
-// BEIR directories, the training text of the word vectors and topic model.
+// DatasetTexts returns the full text of every query (where a directory
+// has queries.jsonl) and document of the BEIR directories, the training
+// text of the word vectors and topic model.
 func DatasetTexts(dirs []string) ([]string, error) {
 	var out []string
 	for _, dir := range dirs {
-		ds, err := eval.LoadDataset(dir)
+		docs, qs, err := eval.LoadText(dir)
 		if err != nil {
 			return nil, err
 		}
-		for _, q := range ds.Queries {
+		for _, q := range qs {
 			out = append(out, q.FullText())
 		}
-		for _, d := range ds.Corpus {
+		for _, d := range docs {
 			out = append(out, d.FullText())
 		}
 	}

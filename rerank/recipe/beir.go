@@ -300,39 +300,20 @@ func earlierRun(out string, unsupervised bool, folds int) []string {
 	return left
 }
 
-// loadText reads the documents and queries of a BEIR directory given for
-// its text alone: its judgments and candidate lists are not read, so
-// they cannot stop the run.
+// loadText reads the documents and queries (if any) of a BEIR directory
+// given for its text alone: its judgments and candidate lists are not
+// read, so they cannot stop the run.
 func loadText(dir string) ([]string, error) {
-	read := func(name string, fn func(f *os.File, path string) error) error {
-		path := filepath.Join(dir, name)
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		return fn(f, path)
-	}
-	var text []string
-	err := read(eval.CorpusFile, func(f *os.File, path string) error {
-		docs, err := eval.ReadCorpus(f, path)
-		for _, d := range docs {
-			text = append(text, d.FullText())
-		}
-		return err
-	})
+	docs, qs, err := eval.LoadText(dir)
 	if err != nil {
 		return nil, err
 	}
-	err = read(eval.QueriesFile, func(f *os.File, path string) error {
-		qs, err := eval.ReadQueries(f, path)
-		for _, q := range qs {
-			text = append(text, q.FullText())
-		}
-		return err
-	})
-	if err != nil {
-		return nil, err
+	text := make([]string, 0, len(docs)+len(qs))
+	for _, d := range docs {
+		text = append(text, d.FullText())
+	}
+	for _, q := range qs {
+		text = append(text, q.FullText())
 	}
 	return text, nil
 }
