@@ -66,6 +66,14 @@ func merge(a, b setText, fn func(i, j int)) {
 	shared(len(at), len(bt), func(i, j int) int { return strings.Compare(at[i].Term, bt[j].Term) }, fn)
 }
 
+// eachShared calls fn for every term p's query and candidate share, with
+// its positions, in term order (as merge does; see pair.shared).
+func (p pair) eachShared(fn func(i, j int)) {
+	for k := 0; k < len(p.shared); k += 2 {
+		fn(int(p.shared[k]), int(p.shared[k+1]))
+	}
+}
+
 func (fw forwardPass) cosine(set *Set, p pair) float64 {
 	n := fw.norm[p.q] * fw.norm[p.d]
 	if n == 0 {
@@ -73,7 +81,7 @@ func (fw forwardPass) cosine(set *Set, p pair) float64 {
 	}
 	sq, sd := fw.s[p.q], fw.s[p.d]
 	var d float64
-	merge(set.texts[p.q], set.texts[p.d], func(i, j int) { d += sq[i] * sd[j] })
+	p.eachShared(func(i, j int) { d += sq[i] * sd[j] })
 	return d / n
 }
 
@@ -159,7 +167,7 @@ func (set *Set) objective(w, grad []float64, loss Loss, alpha float64) float64 {
 		}
 		sq, sd, aq, ad := fw.s[p.q], fw.s[p.d], adj[p.q], adj[p.d]
 		c := g / (nq * nd)
-		merge(set.texts[p.q], set.texts[p.d], func(i, j int) {
+		p.eachShared(func(i, j int) {
 			aq[i] += c * sd[j]
 			ad[j] += c * sq[i]
 		})

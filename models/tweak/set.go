@@ -35,6 +35,12 @@ type pair struct {
 	rank   int
 	grade  int
 	judged bool
+	// shared lists the terms the query and the candidate share, as
+	// flattened (query position, candidate position) pairs in term
+	// order: every objective evaluation walks them twice (and Scores
+	// once), and merging the two texts' terms by string each time took
+	// a fifth of training.
+	shared []int32
 }
 
 type setQuery struct {
@@ -105,7 +111,9 @@ func NewSet(ds *eval.Dataset, qids []string, st Stats, queryInLog bool) (*Set, e
 				docText[key+e.DocID] = dt
 			}
 			g, isJudged := judged[e.DocID]
-			s.pairs = append(s.pairs, pair{q: qt, d: dt, doc: e.DocID, rank: i + 1, grade: g, judged: isJudged})
+			p := pair{q: qt, d: dt, doc: e.DocID, rank: i + 1, grade: g, judged: isJudged}
+			merge(s.texts[qt], s.texts[dt], func(i, j int) { p.shared = append(p.shared, int32(i), int32(j)) })
+			s.pairs = append(s.pairs, p)
 			if isJudged {
 				fp = append(fp, "d:"+e.DocID)
 			}
