@@ -74,6 +74,8 @@ func TestIndexAndDoc(t *testing.T) {
 		{"nothing", `{}`, 400, "nothing to do"},
 		{"malformed", `{"add": [{"_id": "x"`, 400, "malformed JSON"},
 		{"wrong shape", `{"add": {"_id": "x"}}`, 400, "add must be an array"},
+		{"number to delete", `{"delete": [7]}`, 400, "each element of delete must be a string, not number"},
+		{"id of a number", `{"add": [{"_id": 7, "title": "t"}]}`, 400, "add._id must be a string, not number"},
 		{"unknown field", `{"add": [{"id": "x", "title": "t"}]}`, 400, `unknown field "id"`},
 		{"empty id", `{"add": [{"_id": "", "title": "t"}]}`, 400, "add[0]: empty id"},
 		{"space in id", `{"delete": ["a b"]}`, 400, "delete[0]: id \"a b\" contains white space"},

@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"reflect"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -209,7 +210,7 @@ func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return badRequest("malformed JSON: %s", describeJSONError(raw, err))
+		return badRequest("malformed JSON: %s", describeJSONError(raw, reflect.TypeOf(v), err))
 	}
 	if dec.More() {
 		return badRequest("malformed JSON: data after the request object")
@@ -258,7 +259,9 @@ func checkJSONType(r *http.Request) error {
 		Msg: fmt.Sprintf("Content-Type %s is not JSON; send the body as application/json", quote(ct))}
 }
 
-func describeJSONError(raw []byte, err error) string {
+// describeJSONError names what is wrong with raw, which failed to decode
+// into a value of type into with err.
+func describeJSONError(raw []byte, into reflect.Type, err error) string {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
@@ -268,6 +271,10 @@ func describeJSONError(raw []byte, err error) string {
 		field := te.Field
 		if field == "" {
 			field = "the request"
+		}
+		if te.Field != "" && inArray(into, te.Field, te.Type) {
+			// encoding/json names an element's error by its array.
+			field = "each element of " + field
 		}
 		kind := te.Type.Kind().String()
 		if strings.HasPrefix(te.Value, "number") && (strings.HasPrefix(kind, "int") || strings.HasPrefix(kind, "uint")) {
@@ -279,6 +286,43 @@ func describeJSONError(raw []byte, err error) string {
 		return fmt.Sprintf("unexpected end of input after %d bytes", len(raw))
 	}
 	return err.Error()
+}
+
+// inArray reports whether the field at path (dotted JSON names, as
+// json.UnmarshalTypeError.Field gives them) in a value of type t is an
+// array whose elements are of type elem: the type error was in one of
+// its elements, not in the field itself.
+func inArray(t reflect.Type, path string, elem reflect.Type) bool {
+	for name := range strings.SplitSeq(path, ".") {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+			t = t.Elem() // the path goes through arrays without naming an index
+		}
+		if t.Kind() != reflect.Struct {
+			return false
+		}
+		f, ok := jsonField(t, name)
+		if !ok {
+			return false
+		}
+		t = f.Type
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) && t.Elem() == elem
+}
+
+// jsonField returns the field of struct type t that encoding/json decodes
+// the key name into.
+func jsonField(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if tag == name || tag == "" && f.Name == name {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
 }
 
 func jsonKind(goKind string) string {

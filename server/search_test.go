@@ -344,6 +344,7 @@ func TestSearchErrors(t *testing.T) {
 		{"window too big", "POST", "/api/search", `{"query": "visa", "rerank": {"window": 5000}}`, 400, "rerank.window 5000"},
 		{"unknown rerank option", "POST", "/api/search", `{"query": "visa", "rerank": {"model": "/etc/passwd"}}`, 400, `unknown field "model"`},
 		{"empty field name", "POST", "/api/search", `{"query": "visa", "fields": [""]}`, 400, "not a field name"},
+		{"number field name", "POST", "/api/search", `{"query": "visa", "fields": ["title", 7]}`, 400, "each element of fields must be a string, not number"},
 		{"unknown query type", "POST", "/api/search", `{"query": {"bogus": 1}}`, 400, "not a Bleve query"},
 		{"invalid query", "POST", "/api/search", `{"query": {"disjuncts": [{"match": "visa"}], "min": 3}}`, 400, "query is not valid"},
 		{"bad regexp", "POST", "/api/search", `{"query": {"regexp": "[a-"}}`, 400, "query cannot be run: error parsing regexp"},
