@@ -72,14 +72,16 @@ func (x *Index) hitNumber(i int) uint64 { return uint64(i)<<32 | x.tag }
 // only.
 // The first stage is the request's own query: a pipeline file's
 // first_stage.query_boost applies to semrank's searches from text
-// (FirstStageQuery), not here. SearchAfter and SearchBefore pages of a
-// request sorted by score alone, descending or ascending (IndexAlias asks
+// (FirstStageQuery), not here. A sort by descending score then _id is
+// reranked as a sort by score is (the reranked scores are distinct, so
+// the id only orders ties across an IndexAlias's children), and hits carry
+// its sort values. SearchAfter and SearchBefore pages of a request sorted
+// by score, or by score then _id, descending or ascending (IndexAlias asks
 // its children for a SearchBefore page as an ascending SearchAfter one),
-// are pages of the reranked list, as From/Size pages are (its scores are
-// distinct, so a hit's score is its place). Other requests sorted by
-// anything but descending score (an ascending score sort's From/Size
-// pages, and a sort by score then _id and its cursor pages, included),
-// the pre-search phase of an IndexAlias, requests
+// are pages of the reranked list, as From/Size pages are (a hit's score is
+// its place). Other requests sorted by anything but descending score (an
+// ascending score sort's From/Size pages included), the pre-search phase
+// of an IndexAlias, requests
 // for no hits (Size 0: facets or a count only) and unscored ones (Score
 // "none"), queries without words for the stages to compare candidates
 // with (QueryText is empty: doc ids, ranges, wildcards alone) pass through
@@ -104,9 +106,10 @@ func (x *Index) hitNumber(i int) uint64 { return uint64(i)<<32 | x.tag }
 // across them; children's hits with equal scores (common when the
 // stages score alike, and with rrf at every place) follow their places
 // in their own lists, then the order the children were wrapped in, so
-// From/Size pages agree. A cursor page names a score alone: through the
-// alias, a hit of another child that ties with the cursor's hit is
-// skipped. To rerank the merged first-stage list as one, wrap the
+// From/Size pages agree. A cursor page of a sort by score alone names a
+// score alone: through the alias, a hit of another child that ties with
+// the cursor's hit is skipped; sort by score then _id (as Bleve advises
+// for cursor paging) and the cursor's id places those ties. To rerank the merged first-stage list as one, wrap the
 // alias instead, with stages that need no semrank index.
 func Wrap(idx bleve.Index, p *Pipeline) *Index {
 	return &Index{base: idx, pipeline: p, TitleField: index.FieldTitle, TextField: index.FieldText, tag: uint64(wraps.Add(1))}
@@ -137,15 +140,28 @@ func WithoutRerank(ctx context.Context) context.Context {
 	return context.WithValue(ctx, noRerankKey{}, true)
 }
 
+// scoreSort reads a sort the reranked list can answer: by score, or by
+// score then _id, which only breaks ties. It returns whether the score
+// key is descending, and the _id key if there is one. No sort is Bleve's
+// default, by descending score.
+func scoreSort(so search.SortOrder) (desc bool, id *search.SortDocID, ok bool) {
+	if len(so) == 0 {
+		return true, nil, true
+	}
+	s, ok := so[0].(*search.SortScore)
+	switch {
+	case !ok || len(so) > 2:
+		return false, nil, false
+	case len(so) == 2:
+		id, ok = so[1].(*search.SortDocID)
+		return s.Desc, id, ok
+	}
+	return s.Desc, nil, true
+}
+
 func sortedByScore(req *bleve.SearchRequest) bool {
-	if len(req.Sort) == 0 {
-		return true
-	}
-	if len(req.Sort) != 1 {
-		return false
-	}
-	s, ok := req.Sort[0].(*search.SortScore)
-	return ok && s.Desc
+	desc, _, ok := scoreSort(req.Sort)
+	return ok && desc
 }
 
 // SearchInContext implements bleve.Index.
@@ -224,9 +240,7 @@ func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text strin
 	}
 	if noRerank {
 		for i, h := range res.Hits {
-			// The list's order, for an IndexAlias merging it with
-			// others: Bleve's HitNumber would break ties in its own.
-			h.HitNumber = x.hitNumber(i)
+			x.place(h, i, req.Sort)
 		}
 		return res, nil
 	}
@@ -252,7 +266,7 @@ func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text strin
 			h.Expl = x.explain(s, i, h.Expl, fusion)
 		}
 		h.Score = s.Score
-		h.HitNumber = x.hitNumber(i)
+		x.place(h, i, req.Sort)
 		h.Fields = keepFields(h.Fields, req.Fields)
 		hits = append(hits, h)
 	}
@@ -260,26 +274,63 @@ func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text strin
 	return res, nil
 }
 
+// place marks h as the hit at position i of x's list for an IndexAlias
+// merging it with other children's: its HitNumber (Bleve's would break
+// ties in its own order) and the sort values of so, the request's sort,
+// which the alias compares for keys other than the score (an _id key):
+// the first stage was sorted by score alone.
+func (x *Index) place(h *search.DocumentMatch, i int, so search.SortOrder) {
+	h.HitNumber = x.hitNumber(i)
+	if len(so) > 0 {
+		// New slices: the first stage's may share a backing array
+		// (Bleve's for a score sort does), which appending would write.
+		h.Sort, h.DecodedSort = nil, nil
+		so.Value(h)
+	}
+}
+
 // cursor is where a SearchAfter or SearchBefore page of a request sorted
-// by score alone starts: the page holds the hits nearest to it that score
-// below it (below) or above it.
+// by score (then perhaps _id) starts: the page holds the hits nearest to
+// it after it in the list (below) or before it.
 type cursor struct {
 	score float64
 	below bool
 	asc   bool // the request sorts by ascending score
+	// With a sort by score then _id, the cursor's id orders the hits
+	// whose score equals its own, in the list's (descending-score) order
+	// by ascending id, or descending with idDesc. Within one reranked list
+	// no two hits tie; through an IndexAlias, hits of other children can
+	// tie with the cursor's.
+	id     string
+	hasID  bool
+	idDesc bool
+}
+
+// after reports whether h comes after the cursor in the list's order.
+func (c cursor) after(h *search.DocumentMatch) bool {
+	if h.Score != c.score {
+		return h.Score < c.score
+	}
+	return c.hasID && (c.idDesc && h.ID < c.id || !c.idDesc && h.ID > c.id)
+}
+
+// before reports whether h comes before the cursor in the list's order.
+func (c cursor) before(h *search.DocumentMatch) bool {
+	if h.Score != c.score {
+		return h.Score > c.score
+	}
+	return c.hasID && (c.idDesc && h.ID > c.id || !c.idDesc && h.ID < c.id)
 }
 
 // scoreCursor returns the cursor of req, a SearchAfter or SearchBefore
-// page of a request sorted by score alone, ascending or descending.
-// IndexAlias asks its children for a SearchBefore page as a SearchAfter
-// page in the reverse order, so both orders are pages of the reranked
-// list. The cursor is a score as Bleve reads one (0 if it is none).
+// page of a request sorted by score, or by score then _id, ascending or
+// descending. IndexAlias asks its children for a SearchBefore page as a
+// SearchAfter page in the reverse order, so both orders are pages of the
+// reranked list. The cursor's score is read as Bleve reads one (0 if it
+// is none).
 func scoreCursor(req *bleve.SearchRequest) (cursor, bool) {
-	if len(req.Sort) != 1 || (len(req.SearchAfter) > 0) == (len(req.SearchBefore) > 0) {
-		return cursor{}, false
-	}
-	s, ok := req.Sort[0].(*search.SortScore)
-	if !ok {
+	desc, id, ok := scoreSort(req.Sort)
+	if !ok || len(req.Sort) == 0 || (len(req.SearchAfter) > 0) == (len(req.SearchBefore) > 0) {
 		return cursor{}, false
 	}
 	after := len(req.SearchAfter) > 0
@@ -287,11 +338,16 @@ func scoreCursor(req *bleve.SearchRequest) (cursor, bool) {
 	if !after {
 		key = req.SearchBefore
 	}
-	if len(key) != 1 {
+	if len(key) != len(req.Sort) {
 		return cursor{}, false
 	}
-	c := cursor{below: after == s.Desc, asc: !s.Desc}
+	c := cursor{below: after == desc, asc: !desc}
 	c.score, _ = strconv.ParseFloat(key[0], 64) // 0 on error, as Bleve reads it
+	if id != nil {
+		// The list runs by descending score; a reversed request (the
+		// alias's SearchBefore) reverses its id order too.
+		c.id, c.hasID, c.idDesc = key[1], true, id.Desc == desc
+	}
 	return c, true
 }
 
@@ -313,10 +369,10 @@ func (x *Index) searchFrom(ctx context.Context, req *bleve.SearchRequest, text s
 		hits := res.Hits
 		var lo, hi int
 		if c.below {
-			lo = sort.Search(len(hits), func(i int) bool { return hits[i].Score < c.score })
+			lo = sort.Search(len(hits), func(i int) bool { return c.after(hits[i]) })
 			hi = addSat(lo, req.Size)
 		} else {
-			hi = sort.Search(len(hits), func(i int) bool { return hits[i].Score <= c.score })
+			hi = sort.Search(len(hits), func(i int) bool { return !c.before(hits[i]) })
 			lo = max(0, hi-req.Size)
 		}
 		if len(hits) < n || hi < len(hits) || c.below && hi == len(hits) {

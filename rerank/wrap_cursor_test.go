@@ -79,8 +79,9 @@ func TestWrapCursorPages(t *testing.T) {
 }
 
 // TestWrapCursorAscending: a SearchAfter page by ascending score is the
-// reranked list's page above the cursor, in ascending order; other sorts
-// with a cursor pass through to the first stage.
+// reranked list's page above the cursor, in ascending order; a sort by
+// score then _id pages the reranked list as the score alone does (its
+// scores are distinct), and carries the id in each hit's sort values.
 func TestWrapCursorAscending(t *testing.T) {
 	p := shortFirst()
 	p.Window = 5
@@ -111,12 +112,75 @@ func TestWrapCursorAscending(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, err := idx.Search(req)
-	if err != nil {
-		t.Fatal(err)
+	if fmt.Sprint(ids(got.Hits)) != fmt.Sprint(all[9:12]) {
+		t.Errorf("sorted by score and id, after hit 9: %v, want %v", ids(got.Hits), all[9:12])
 	}
-	if fmt.Sprint(ids(got.Hits)) != fmt.Sprint(ids(plain.Hits)) {
-		t.Errorf("sorted by score and id: %v, want the first stage's %v", ids(got.Hits), ids(plain.Hits))
+	for _, h := range got.Hits {
+		if fmt.Sprint(h.Sort) != fmt.Sprint([]string{"_score", h.ID}) {
+			t.Errorf("hit %s has sort values %q, want [_score %s]", h.ID, h.Sort, h.ID)
+		}
+	}
+}
+
+// TestAliasCursorPagesByScoreAndID: through an IndexAlias of wrapped
+// children whose hits tie across children (rrf scores the hits at one
+// place in each child's list alike), cursor pages by score alone skip
+// the hits tied with the cursor's in the other children; by score then
+// _id, as Bleve advises for a total order, they page the merged list
+// whole, forward and back.
+func TestAliasCursorPagesByScoreAndID(t *testing.T) {
+	var a, b []eval.Doc
+	for i, d := range docs("d", 40) {
+		if i%2 == 0 {
+			a = append(a, d)
+		} else {
+			b = append(b, d)
+		}
+	}
+	p := &rerank.Pipeline{Window: 10, Stages: []rerank.Stage{lengthStage{}}, Fusion: &rerank.RRF{}}
+	ia, ib := newIndex(t, a), newIndex(t, b)
+	alias := bleve.NewIndexAlias(rerank.Wrap(ia, p), rerank.Wrap(ib, p))
+	sorted := func(idx bleve.Index, size int, after, before []string) []*search.DocumentMatch {
+		t.Helper()
+		req := bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), size, 0, false)
+		req.SortBy([]string{"-_score", "_id"})
+		req.SearchAfter, req.SearchBefore = after, before
+		res, err := idx.Search(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Hits
+	}
+	find := func(size int, after, before []string) []*search.DocumentMatch {
+		t.Helper()
+		return sorted(alias, size, after, before)
+	}
+	full := find(40, nil, nil)
+	all := ids(full)
+	if len(all) != 40 {
+		t.Fatalf("%d hits, want 40", len(all))
+	}
+	if plain := ids(sorted(bleve.NewIndexAlias(ia, ib), 40, nil, nil)); fmt.Sprint(all) == fmt.Sprint(plain) {
+		t.Fatal("a sort by score then _id was not reranked")
+	}
+	key := func(h *search.DocumentMatch) []string {
+		return []string{strconv.FormatFloat(h.Score, 'g', -1, 64), h.ID}
+	}
+	for _, size := range []int{1, 3, 4} {
+		var got []string
+		for page := find(size, nil, nil); len(page) > 0; page = find(size, key(page[len(page)-1]), nil) {
+			got = append(got, ids(page)...)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(all) {
+			t.Errorf("SearchAfter pages of %d: %v\n  != the list %v", size, got, all)
+		}
+		got = []string{all[len(all)-1]}
+		for page := find(size, nil, key(full[len(full)-1])); len(page) > 0; page = find(size, nil, key(page[0])) {
+			got = append(ids(page), got...)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(all) {
+			t.Errorf("SearchBefore pages of %d: %v\n  != the list %v", size, got, all)
+		}
 	}
 }
 
