@@ -16,14 +16,7 @@ import (
 // left out. The alias merges its children's hits in the order they
 // arrive, which varies, so the pages are asked for several times.
 func TestAliasPagesOverTiedShards(t *testing.T) {
-	var a, b []eval.Doc
-	for i, d := range docs("d", 40) {
-		if i%2 == 0 {
-			a = append(a, d)
-		} else {
-			b = append(b, d)
-		}
-	}
+	a, b := shards(docs("d", 40))
 	for _, tc := range []struct {
 		name   string
 		fusion rerank.Fusion
@@ -55,4 +48,17 @@ func TestAliasPagesOverTiedShards(t *testing.T) {
 			}
 		})
 	}
+}
+
+// shards deals ds into two halves, alternately: the two children of an
+// IndexAlias whose hits interleave.
+func shards(ds []eval.Doc) (a, b []eval.Doc) {
+	for i, d := range ds {
+		if i%2 == 0 {
+			a = append(a, d)
+		} else {
+			b = append(b, d)
+		}
+	}
+	return a, b
 }

@@ -129,14 +129,7 @@ func TestWrapCursorAscending(t *testing.T) {
 // _id, as Bleve advises for a total order, they page the merged list
 // whole, forward and back.
 func TestAliasCursorPagesByScoreAndID(t *testing.T) {
-	var a, b []eval.Doc
-	for i, d := range docs("d", 40) {
-		if i%2 == 0 {
-			a = append(a, d)
-		} else {
-			b = append(b, d)
-		}
-	}
+	a, b := shards(docs("d", 40))
 	p := &rerank.Pipeline{Window: 10, Stages: []rerank.Stage{lengthStage{}}, Fusion: &rerank.RRF{}}
 	ia, ib := newIndex(t, a), newIndex(t, b)
 	alias := bleve.NewIndexAlias(rerank.Wrap(ia, p), rerank.Wrap(ib, p))
