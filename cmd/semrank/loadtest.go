@@ -24,6 +24,10 @@ the queries of --data in turn, and report requests per second, latency
 percentiles and errors. Only loopback URLs are accepted.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// The load test would take 0 for its default, 10.
+			if err := checkPositive(cmd, "size"); err != nil {
+				return err
+			}
 			if err := server.CheckLoopback(url); err != nil {
 				return err
 			}

@@ -379,6 +379,8 @@ func TestNumberFlagsNotReadAsDefaults(t *testing.T) {
 		{[]string{"train", "topics", "--data", nowhere, "--out", nowhere, "--gamma", "-1"}, "--gamma -1: want a positive number"},
 		{[]string{"train", "topics", "--data", nowhere, "--out", nowhere, "--gamma", "0.5"}, "--gamma 0.5: want at least 1"},
 		{unsup("--max-dist", "Inf"), "--max-dist +Inf: want a finite number"},
+		{[]string{"loadtest", "--data", nowhere, "--size", "0"}, "--size 0: want a positive number"},
+		{[]string{"loadtest", "--data", nowhere, "--size", "-3"}, "--size -3: want a positive number"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args[1]+" "+tt.want, func(t *testing.T) {
