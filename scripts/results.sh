@@ -47,6 +47,16 @@ vectors() {
 	fi
 }
 
+# to FILE CMD... runs CMD with its standard output going to FILE, which
+# it replaces only once CMD succeeds: a section that fails or is
+# interrupted keeps the earlier FILE (and leaves FILE.part).
+to() {
+	local f=$1
+	shift
+	"$@" >"$f.part"
+	mv "$f.part" "$f"
+}
+
 # fresh OUT DIR... succeeds when OUT exists and is newer than the corpus of
 # every BEIR directory DIR.
 fresh() {
@@ -103,36 +113,36 @@ run() {
 		$SR experiment concepts --cv "$O/B-all" --folds 5 --corpus "$O/A-train" --tweak --out "$R/concepts-cv.md"
 		;;
 	deepmatch-a)
-		$SR experiment deepmatch --train "$O/A-train" --test "$O/A-dev" > "$R/deepmatch-a.md"
+		to "$R/deepmatch-a.md" $SR experiment deepmatch --train "$O/A-train" --test "$O/A-dev"
 		;;
 	deepmatch-a-cv)
-		$SR experiment deepmatch --cv "$O/A-all" --folds 5 > "$R/deepmatch-a-cv.md"
+		to "$R/deepmatch-a-cv.md" $SR experiment deepmatch --cv "$O/A-all" --folds 5
 		;;
 	deepmatch-b)
-		$SR experiment deepmatch --train "$O/B-train" --test "$O/B-dev" > "$R/deepmatch-b.md"
+		to "$R/deepmatch-b.md" $SR experiment deepmatch --train "$O/B-train" --test "$O/B-dev"
 		;;
 	deepmatch-b-cv)
-		$SR experiment deepmatch --cv "$O/B-all" --folds 5 > "$R/deepmatch-b-cv.md"
+		to "$R/deepmatch-b-cv.md" $SR experiment deepmatch --cv "$O/B-all" --folds 5
 		;;
 	vectors) vectors ;;
 	unsup-b)
 		vectors
-		$SR experiment unsup --data "$O/B-dev" --vectors "$R/semeval.vec" --topics "$R/semeval.topics" --base "IR order" > "$R/unsup-b-dev.md"
-		$SR experiment unsup --data "$O/B-all" --vectors "$R/semeval.vec" --topics "$R/semeval.topics" --base "IR order" > "$R/unsup-b-all.md"
-		$SR experiment unsup --data "$O/B-all" --vectors "$R/semeval.vec" --topics "$R/semeval.topics" --base WMD > "$R/unsup-b-all-vs-wmd.md"
+		to "$R/unsup-b-dev.md" $SR experiment unsup --data "$O/B-dev" --vectors "$R/semeval.vec" --topics "$R/semeval.topics" --base "IR order"
+		to "$R/unsup-b-all.md" $SR experiment unsup --data "$O/B-all" --vectors "$R/semeval.vec" --topics "$R/semeval.topics" --base "IR order"
+		to "$R/unsup-b-all-vs-wmd.md" $SR experiment unsup --data "$O/B-all" --vectors "$R/semeval.vec" --topics "$R/semeval.topics" --base WMD
 		;;
 	unsup-cacm)
 		vectors
-		$SR experiment unsup --data "$O/cacm" --index "$R/cacm.idx" --depth 100 --vectors "$R/cacm.vec" --topics "$R/cacm.topics" \
-			--metrics map,ndcg@10,p@10,map@10 --base "IR order" > "$R/unsup-cacm.md"
-		$SR experiment unsup --data "$O/cacm" --index "$R/cacm.idx" --depth 100 --vectors "$R/cacm.vec" --topics "$R/cacm.topics" \
-			--metrics map,ndcg@10,p@10,map@10 --base WMD > "$R/unsup-cacm-vs-wmd.md"
+		to "$R/unsup-cacm.md" $SR experiment unsup --data "$O/cacm" --index "$R/cacm.idx" --depth 100 --vectors "$R/cacm.vec" --topics "$R/cacm.topics" \
+			--metrics map,ndcg@10,p@10,map@10 --base "IR order"
+		to "$R/unsup-cacm-vs-wmd.md" $SR experiment unsup --data "$O/cacm" --index "$R/cacm.idx" --depth 100 --vectors "$R/cacm.vec" --topics "$R/cacm.topics" \
+			--metrics map,ndcg@10,p@10,map@10 --base WMD
 		;;
 	wmd-speed)
 		vectors
-		$SR experiment wmd-speed --data "$O/A-train" --vectors "$R/semeval.vec" --pairs-out "$R/wmd-pairs.bin" > "$R/wmd-speed.txt"
-		/usr/bin/python3 scripts/wmd_reference.py --pairs "$R/wmd-pairs.bin" --values "$R/wmd-pot.bin" > "$R/wmd-pot.txt"
-		$SR experiment wmd-speed --data "$O/A-train" --vectors "$R/semeval.vec" --pot-values "$R/wmd-pot.bin" > "$R/wmd-speed-check.txt"
+		to "$R/wmd-speed.txt" $SR experiment wmd-speed --data "$O/A-train" --vectors "$R/semeval.vec" --pairs-out "$R/wmd-pairs.bin"
+		to "$R/wmd-pot.txt" /usr/bin/python3 scripts/wmd_reference.py --pairs "$R/wmd-pairs.bin" --values "$R/wmd-pot.bin"
+		to "$R/wmd-speed-check.txt" $SR experiment wmd-speed --data "$O/A-train" --vectors "$R/semeval.vec" --pot-values "$R/wmd-pot.bin"
 		;;
 	recipe-b)
 		$SR experiment semeval2016 --subtask B --train "$T2" --dev "$DEV" --out "$R/recipe-b" 2>&1 | tee "$R/recipe-b.txt"
@@ -151,14 +161,14 @@ run() {
 			[ -z "${ABL:-}" ] || [[ " $ABL " == *" $name "* ]] || continue
 			if [[ $name == a* ]]; then
 				sub=A
-				$SR experiment semeval2016 --subtask A --train "$T2" --train "$E1" --train "$E2" --dev "$DEV" --train-only --stages "$stages" --out "$R/ablations/$name-dev" > "$R/ablations/$name.dev.txt"
+				to "$R/ablations/$name.dev.txt" $SR experiment semeval2016 --subtask A --train "$T2" --train "$E1" --train "$E2" --dev "$DEV" --train-only --stages "$stages" --out "$R/ablations/$name-dev"
 			else
 				sub=B
-				$SR experiment semeval2016 --subtask B --train "$T2" --dev "$DEV" --train-only --stages "$stages" --out "$R/ablations/$name-dev" > "$R/ablations/$name.dev.txt"
+				to "$R/ablations/$name.dev.txt" $SR experiment semeval2016 --subtask B --train "$T2" --dev "$DEV" --train-only --stages "$stages" --out "$R/ablations/$name-dev"
 			fi
 			[ -z "${DEVONLY:-}" ] || continue
 			rm -rf "$R/ablations/$name-cv" # experiment beir refuses to overwrite an index
-			$SR experiment beir --data "$O/$sub-all" --stages "$stages" --out "$R/ablations/$name-cv" > "$R/ablations/$name.cv.txt"
+			to "$R/ablations/$name.cv.txt" $SR experiment beir --data "$O/$sub-all" --stages "$stages" --out "$R/ablations/$name-cv"
 		done
 		;;
 	heldout-a | heldout-b)
@@ -204,11 +214,11 @@ run() {
 		local k
 		for k in 2 3 5 10; do
 			rm -rf "$R/learning-curve/b-f$k"
-			$SR experiment beir --data "$O/B-all" --stages lexical,tweak,s2net,lsa --folds $k --out "$R/learning-curve/b-f$k" > "$R/learning-curve/b-f$k.txt"
+			to "$R/learning-curve/b-f$k.txt" $SR experiment beir --data "$O/B-all" --stages lexical,tweak,s2net,lsa --folds $k --out "$R/learning-curve/b-f$k"
 		done
 		for k in 2 5 10; do
 			rm -rf "$R/learning-curve/a-f$k"
-			$SR experiment beir --data "$O/A-all" --stages lexical,meta,tweak,bilinear,deepmatch,siamese,quality,peers --folds $k --out "$R/learning-curve/a-f$k" > "$R/learning-curve/a-f$k.txt"
+			to "$R/learning-curve/a-f$k.txt" $SR experiment beir --data "$O/A-all" --stages lexical,meta,tweak,bilinear,deepmatch,siamese,quality,peers --folds $k --out "$R/learning-curve/a-f$k"
 		done
 		;;
 	lambdamart)
@@ -220,7 +230,7 @@ run() {
 			entry=$(tr ' ' '\n' <<<"$ABLATIONS" | grep "^$e:")
 			sub=${e:0:1}
 			rm -rf "$R/ablations/$e-lambdamart-cv"
-			$SR experiment beir --data "$O/${sub^^}-all" --stages "${entry#*:}" --fusion lambdamart --out "$R/ablations/$e-lambdamart-cv" > "$R/ablations/$e-lambdamart.cv.txt"
+			to "$R/ablations/$e-lambdamart.cv.txt" $SR experiment beir --data "$O/${sub^^}-all" --stages "${entry#*:}" --fusion lambdamart --out "$R/ablations/$e-lambdamart-cv"
 		done
 		;;
 	beir-cacm)
