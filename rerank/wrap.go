@@ -276,14 +276,16 @@ func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text strin
 
 // place marks h as the hit at position i of x's list for an IndexAlias
 // merging it with other children's: its HitNumber (Bleve's would break
-// ties in its own order) and the sort values of so, the request's sort,
-// which the alias compares for keys other than the score (an _id key):
-// the first stage was sorted by score alone.
+// ties in its own order) and, for a sort by score then _id, the sort
+// values of so, the request's sort, which the alias compares for keys
+// other than the score: the first stage was sorted by score alone.
 func (x *Index) place(h *search.DocumentMatch, i int, so search.SortOrder) {
 	h.HitNumber = x.hitNumber(i)
-	if len(so) > 0 {
+	if len(so) > 1 {
 		// New slices: the first stage's may share a backing array
 		// (Bleve's for a score sort does), which appending would write.
+		// A score sort alone keeps the first stage's values, Bleve's
+		// own for it ("_score", and no decoded values).
 		h.Sort, h.DecodedSort = nil, nil
 		so.Value(h)
 	}

@@ -1,6 +1,7 @@
 package rerank_test
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -184,4 +185,38 @@ func firstStage(t *testing.T, idx bleve.Index) []string {
 		t.Fatal(err)
 	}
 	return ids(res.Hits)
+}
+
+// TestWrapSortValuesAsBleve: each hit carries the sort values Bleve gives
+// it for the request's sort: a score sort's (Bleve's "_score", with no
+// decoded values), and a sort by score then _id's, reranked or not.
+func TestWrapSortValuesAsBleve(t *testing.T) {
+	idx := newIndex(t, docs("d", 12))
+	p := shortFirst()
+	p.Window = 5
+	w := rerank.Wrap(idx, p)
+	for _, sortBy := range [][]string{nil, {"-_score"}, {"-_score", "_id"}, {"-_score", "-_id"}} {
+		for _, ctx := range []context.Context{context.Background(), rerank.WithoutRerank(context.Background())} {
+			search := func(ix bleve.Index) map[string]string {
+				t.Helper()
+				req := bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), 12, 0, false)
+				if sortBy != nil {
+					req.SortBy(sortBy)
+				}
+				res, err := ix.SearchInContext(ctx, req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := map[string]string{}
+				for _, h := range res.Hits {
+					out[h.ID] = fmt.Sprintf("sort %q decoded %q", h.Sort, h.DecodedSort)
+				}
+				return out
+			}
+			got, want := search(w), search(idx)
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("sort %v: hits' sort values %v\n  want Bleve's %v", sortBy, got, want)
+			}
+		}
+	}
 }
