@@ -30,7 +30,8 @@ type Index struct {
 	// default to semrank's "title" and "text".
 	TitleField, TextField string
 	// FirstStage, when set, is called with each reranked (or
-	// WithoutRerank) search's first-stage hits in first-stage order (the window's tied hits chosen
+	// WithoutRerank, but for those WithoutRerank leaves to Bleve) search's
+	// first-stage hits in first-stage order (the window's tied hits chosen
 	// and ordered as index.TopN does), before reranking rescores them in
 	// place: a caller that reports first-stage ranks (semrank's server)
 	// sees the list that was reranked. It must copy what it keeps.
@@ -75,7 +76,7 @@ func (x *Index) hitNumber(i int) uint64 { return uint64(i)<<32 | x.tag }
 // (FirstStageQuery), not here. A sort by descending score then _id is
 // reranked as a sort by score is (the reranked scores are distinct, so
 // the id only orders ties across an IndexAlias's children), and hits carry
-// its sort values. SearchAfter and SearchBefore pages of a request sorted
+// its sort values (WithoutRerank leaves it to Bleve). SearchAfter and SearchBefore pages of a request sorted
 // by score, or by score then _id, descending or ascending (IndexAlias asks
 // its children for a SearchBefore page as an ascending SearchAfter one),
 // are pages of the reranked list, as From/Size pages are (a hit's score is
@@ -135,7 +136,9 @@ type noRerankKey struct{}
 // rounded as index.StableScore rounds them), paged as reranked results
 // are, so that its pages agree with each other and its ranks with the
 // first-stage ranks of reranked results. Its SearchAfter and
-// SearchBefore pages are Bleve's own.
+// SearchBefore pages are Bleve's own, as are its searches sorted by score
+// then _id (Bleve's list orders tied hits by id; Bleve's cursor pages
+// page Bleve's list).
 func WithoutRerank(ctx context.Context) context.Context {
 	return context.WithValue(ctx, noRerankKey{}, true)
 }
@@ -172,7 +175,11 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 		return x.base.SearchInContext(ctx, req)
 	}
 	c, byCursor := scoreCursor(req)
-	if byCursor && noRerank || !byCursor && (!sortedByScore(req) || len(req.SearchAfter) > 0 || len(req.SearchBefore) > 0) {
+	// Without reranking, cursor pages are Bleve's own, and so is a sort
+	// by score then _id: the first-stage list (its window's scores
+	// rounded, hits past it in Bleve's order) has no id order for its
+	// ties, and Bleve's cursor pages follow Bleve's list.
+	if noRerank && (byCursor || len(req.Sort) > 1) || !byCursor && (!sortedByScore(req) || len(req.SearchAfter) > 0 || len(req.SearchBefore) > 0) {
 		return x.base.SearchInContext(ctx, req)
 	}
 	text := QueryText(req.Query)
@@ -354,10 +361,10 @@ func scoreCursor(req *bleve.SearchRequest) (cursor, bool) {
 }
 
 // searchFrom answers req, a SearchAfter or SearchBefore page of a request
-// sorted by score alone (see scoreCursor), with the hits of the reranked
-// list nearest c, as Bleve answers it from the first-stage list: the
-// reranked list's scores are distinct and descending, so its cursor
-// pages follow each other as From/Size pages do. From is ignored, as
+// sorted by score, or by score then _id (see scoreCursor), with the hits
+// of the reranked list nearest c, as Bleve answers it from the
+// first-stage list: the reranked list's scores are distinct and
+// descending, so its cursor pages follow each other as From/Size pages do. From is ignored, as
 // Bleve ignores it. The list is reranked once, with its window and
 // req.Size hits past it, when the page lies within that; a page further
 // down, in the tail below the window, reranks a list long enough again.

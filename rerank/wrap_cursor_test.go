@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2"
@@ -218,5 +219,62 @@ func TestWrapSortValuesAsBleve(t *testing.T) {
 				t.Errorf("sort %v: hits' sort values %v\n  want Bleve's %v", sortBy, got, want)
 			}
 		}
+	}
+}
+
+// TestWrapWithoutRerankByScoreAndID: a WithoutRerank search sorted by
+// score then _id is Bleve's own, as its cursor pages are: its tied hits
+// come by id, whatever the window, and its cursor pages, from its first
+// page on, follow its From/Size pages, through an IndexAlias too.
+func TestWrapWithoutRerankByScoreAndID(t *testing.T) {
+	var ds []eval.Doc // hits tie in groups of 5
+	for i := 0; i < 20; i++ {
+		ds = append(ds, eval.Doc{ID: fmt.Sprintf("t%02d", (i*7)%20), Title: "bank", Text: "bank " + strings.Repeat("money ", i%4+1)})
+	}
+	p := shortFirst()
+	p.Window = 3
+	a, b := shards(ds)
+	one := newIndex(t, ds)
+	ia, ib := newIndex(t, a), newIndex(t, b)
+	ctx := rerank.WithoutRerank(context.Background())
+	for _, tc := range []struct {
+		name          string
+		wrapped, bare bleve.Index
+	}{
+		{"wrapped index", rerank.Wrap(one, p), one},
+		{"alias of wrapped indexes", bleve.NewIndexAlias(rerank.Wrap(ia, p), rerank.Wrap(ib, p)), bleve.NewIndexAlias(ia, ib)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			find := func(ix bleve.Index, size, from int, after []string) []*search.DocumentMatch {
+				t.Helper()
+				req := bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank money"), size, from, false)
+				req.SortBy([]string{"-_score", "_id"})
+				req.SearchAfter = after
+				res, err := ix.SearchInContext(ctx, req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res.Hits
+			}
+			full := find(tc.wrapped, 20, 0, nil)
+			if got, want := ids(full), ids(find(tc.bare, 20, 0, nil)); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("the list %v\n  want Bleve's %v", got, want)
+			}
+			for size := 1; size <= 5; size++ {
+				var paged, cursored []string
+				for from := 0; from < 20; from += size {
+					paged = append(paged, ids(find(tc.wrapped, size, from, nil))...)
+				}
+				page := find(tc.wrapped, size, 0, nil)
+				for n := 0; len(page) > 0 && n < 25; n++ {
+					cursored = append(cursored, ids(page)...)
+					last := page[len(page)-1]
+					page = find(tc.wrapped, size, 0, []string{strconv.FormatFloat(last.Score, 'g', -1, 64), last.ID})
+				}
+				if fmt.Sprint(paged) != fmt.Sprint(ids(full)) || fmt.Sprint(cursored) != fmt.Sprint(ids(full)) {
+					t.Errorf("pages of %d: from/size %v\n  cursor %v\n  != the list %v", size, paged, cursored, ids(full))
+				}
+			}
+		})
 	}
 }
