@@ -316,12 +316,18 @@ func LoadDataset(dir string) (*Dataset, error) {
 	return ds, nil
 }
 
+// LoadCorpus reads the documents of a BEIR directory (corpus.jsonl), and
+// nothing else: what indexing needs.
+func LoadCorpus(dir string) ([]Doc, error) {
+	return readFile(filepath.Join(dir, CorpusFile), ReadCorpus)
+}
+
 // LoadText reads the documents of a BEIR directory and, when it has
 // queries.jsonl, its queries (nil otherwise): the text that unsupervised
 // models learn from. Judgments and candidate lists are not read, so a
 // directory given for its text alone loads whatever else it holds.
 func LoadText(dir string) ([]Doc, []Query, error) {
-	docs, err := readFile(filepath.Join(dir, CorpusFile), ReadCorpus)
+	docs, err := LoadCorpus(dir)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -125,13 +125,11 @@ var indexCmd *cobra.Command
 // alone: indexing needs no queries or judgments, so a folder holding only
 // a corpus is enough.
 func loadCorpus(dir string) ([]eval.Doc, error) {
-	path := filepath.Join(dir, eval.CorpusFile)
-	f, err := os.Open(path)
+	docs, err := eval.LoadCorpus(dir)
 	if err != nil {
 		return nil, dataDirError("--data", dir, err)
 	}
-	defer f.Close()
-	return eval.ReadCorpus(f, path)
+	return docs, nil
 }
 
 // loadDataset is eval.LoadDataset, explaining a --data that names a file

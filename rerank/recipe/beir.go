@@ -246,7 +246,7 @@ func runPipeline(ctx context.Context, path string, idx *index.Index, ds *eval.Da
 // is whole, so out/index is never a partial index: one left by a killed
 // run is a staging directory, which the next run's lockOut removes.
 func stagedIndex(ctx context.Context, ds *eval.Dataset, out string) (*index.Index, error) {
-	staging := filepath.Join(out, strings.TrimSuffix(stagingPattern, "*")+"index")
+	staging := filepath.Join(out, stagingPrefix+"index")
 	final := filepath.Join(out, "index")
 	idx, err := CorpusIndex(ctx, ds, staging)
 	if err != nil {

@@ -30,8 +30,12 @@ import (
 // runs on one directory do not see each other's locks; do not share an
 // output directory across hosts there.
 
-// stagingPattern matches the staging directories of runs in a directory.
-const stagingPattern = ".fit-*"
+// stagingPrefix starts the names of the staging directories of runs in a
+// directory, and stagingPattern matches them.
+const (
+	stagingPrefix  = ".fit-"
+	stagingPattern = stagingPrefix + "*"
+)
 
 // lockOut locks dir for a run and removes the staging directories a
 // killed run left in it, saying so through logf. The caller releases the
@@ -64,12 +68,11 @@ func sweep(dir string, logf func(string, ...any)) error {
 	if err != nil {
 		return err
 	}
-	prefix := strings.TrimSuffix(stagingPattern, "*")
 	var removed []string
 	for _, e := range entries {
 		// DirEntry does not follow symbolic links: a link is no
 		// staging directory.
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), stagingPrefix) {
 			continue
 		}
 		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
