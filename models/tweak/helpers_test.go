@@ -55,3 +55,39 @@ func testSet(t testing.TB, withLog bool) *Set {
 	}
 	return s
 }
+
+// sharedSet is testSet with every query ranking every candidate document
+// of the test data.
+func sharedSet(t testing.TB) *Set {
+	s, _ := sharedSetData(t)
+	return s
+}
+
+// sharedSetData returns sharedSet and the dataset it was made from.
+func sharedSetData(t testing.TB) (*Set, *eval.Dataset) {
+	t.Helper()
+	ds := *testData(t)
+	var docs []string
+	seen := map[string]bool{}
+	for _, qid := range ds.Candidates.QueryIDs() {
+		for _, e := range ds.Candidates.Ranking(qid) {
+			if !seen[e.DocID] {
+				seen[e.DocID] = true
+				docs = append(docs, e.DocID)
+			}
+		}
+	}
+	run := eval.NewRun()
+	for _, qid := range ds.Candidates.QueryIDs() {
+		for i, d := range docs {
+			run.Add(qid, eval.Entry{DocID: d, Score: float64(len(docs) - i), Rank: i + 1})
+		}
+	}
+	ds.Candidates = &run
+	shared := ds.WithUnjudgedNotRelevant()
+	s, err := NewSet(shared, nil, Stats{DF: corpusDF(&ds), QF: queryLog(&ds)}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, shared
+}

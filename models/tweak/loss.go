@@ -45,14 +45,18 @@ type forwardPass struct {
 }
 
 func (set *Set) forward(w []float64) forwardPass {
+	n := len(set.rows) / NumFeatures
+	rs, rsig := make([]float64, n), make([]float64, n)
+	for r := range n {
+		z := dot(w, set.rows[r*NumFeatures:(r+1)*NumFeatures])
+		rs[r], rsig[r] = softplus(z), sigmoid(z)
+	}
 	fw := forwardPass{s: make([][]float64, len(set.texts)), sig: make([][]float64, len(set.texts)), norm: make([]float64, len(set.texts))}
 	for i, t := range set.texts {
-		n := len(t.raw.Terms)
-		s, sig := make([]float64, n), make([]float64, n)
+		s, sig := make([]float64, len(t.row)), make([]float64, len(t.row))
 		var sq float64
-		for j := 0; j < n; j++ {
-			z := dot(w, t.phi[j*NumFeatures:(j+1)*NumFeatures])
-			s[j], sig[j] = softplus(z), sigmoid(z)
+		for j, r := range t.row {
+			s[j], sig[j] = rs[r], rsig[r]
 			sq += s[j] * s[j]
 		}
 		fw.s[i], fw.sig[i], fw.norm[i] = s, sig, math.Sqrt(sq)
@@ -179,10 +183,11 @@ func (set *Set) objective(w, grad []float64, loss Loss, alpha float64) float64 {
 		if a == nil {
 			continue
 		}
-		phi := set.texts[t].phi
+		rows := set.texts[t].row
 		for j := range a {
 			c := (a[j] + scale[t]*fw.s[t][j]) * fw.sig[t][j]
-			row := phi[j*NumFeatures : (j+1)*NumFeatures]
+			r := int(rows[j])
+			row := set.rows[r*NumFeatures : (r+1)*NumFeatures]
 			for k := range grad {
 				grad[k] += c * row[k]
 			}

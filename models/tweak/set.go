@@ -15,8 +15,16 @@ import (
 // Every (query, candidate) pair is kept, in candidate-list order, so that
 // evaluation sees the whole list; only judged pairs feed the losses.
 type Set struct {
-	stats   Stats
-	texts   []setText
+	stats Stats
+	texts []setText
+	// rows holds each distinct feature row once, NumFeatures values per
+	// row; setText.row maps a text's terms to them. A document several
+	// queries rank is featurized once per query (see NewSet), and all but
+	// the rows of the terms that query contains come out the same, so on
+	// collections whose queries share candidates (CACM's BM25 lists) the
+	// forward pass computes under half the softplus and sigmoid values.
+	rows    []float64
+	rowOf   map[[NumFeatures]float64]int32 // built by addText, dropped after
 	pairs   []pair
 	prefs   [][2]int // pair indices (a, b): a is graded above b, same query
 	queries []setQuery
@@ -26,7 +34,7 @@ type Set struct {
 
 type setText struct {
 	raw Text
-	phi []float64 // NumFeatures per term, in raw.Terms order
+	row []int32 // per term in raw.Terms order, its feature row in Set.rows
 }
 
 type pair struct {
@@ -79,7 +87,7 @@ func NewSet(ds *eval.Dataset, qids []string, st Stats, queryInLog bool) (*Set, e
 	if len(qids) == 0 {
 		return nil, fmt.Errorf("tweak: %s: no judged query has candidates", ds.Dir)
 	}
-	s := &Set{stats: st, qrels: eval.Qrels{}}
+	s := &Set{stats: st, qrels: eval.Qrels{}, rowOf: map[[NumFeatures]float64]int32{}}
 	docText := map[string]int{}
 	var fp []string
 	for _, qid := range qids {
@@ -131,11 +139,24 @@ func NewSet(ds *eval.Dataset, qids []string, st Stats, queryInLog bool) (*Set, e
 	}
 	sort.Strings(fp)
 	s.fp = models.Fingerprint(fp...)
+	s.rowOf = nil
 	return s, nil
 }
 
 func (s *Set) addText(t Text, st Stats) int {
-	s.texts = append(s.texts, setText{raw: t, phi: st.Features(nil, t)})
+	phi := st.Features(nil, t)
+	row := make([]int32, len(t.Terms))
+	for j := range row {
+		key := [NumFeatures]float64(phi[j*NumFeatures : (j+1)*NumFeatures])
+		r, ok := s.rowOf[key]
+		if !ok {
+			r = int32(len(s.rows) / NumFeatures)
+			s.rows = append(s.rows, key[:]...)
+			s.rowOf[key] = r
+		}
+		row[j] = r
+	}
+	s.texts = append(s.texts, setText{raw: t, row: row})
 	return len(s.texts) - 1
 }
 
