@@ -383,6 +383,19 @@ func (x *Index) invalidate() {
 // index.
 var ErrNotSemrank = errors.New("not a semrank index")
 
+// ErrNoMapping is returned by Open for a Bleve index folder that holds no
+// index mapping: one whose creation was cut short (a process killed after
+// Bleve made the folder and its store, before it stored the mapping).
+var ErrNoMapping = errors.New("the folder holds a Bleve index without its mapping: its creation was cut short (a killed semrank index?), so it is no index to open or add to; remove it and index again")
+
+// noMapping reports whether err, from bleve.OpenUsing, says the index
+// stores no mapping at all. Bleve v2.6.1 then parses an empty mapping and
+// returns its JSON error, with the (empty) contents after it, as a string:
+// TestOpenWithoutMapping pins it.
+func noMapping(err error) bool {
+	return strings.TrimSpace(err.Error()) == "error parsing mapping JSON: unexpected end of JSON input\nmapping contents:"
+}
+
 // Create makes a new index at path, which must not exist or be an empty
 // folder (or a link to one: the index is made where it points). An empty
 // path makes an in-memory scorch index (no payload persistence).
@@ -440,6 +453,9 @@ func Open(path string) (*Index, error) {
 		// ErrTimeout, which Bleve returns as it is: "timeout".
 		if time.Since(start) >= lockWait/2 && err.Error() == "timeout" {
 			return nil, fmt.Errorf("index: %s is locked by another process (a running semrank serve or index?); stop it, or work on a copy: %w", path, err)
+		}
+		if noMapping(err) {
+			return nil, fmt.Errorf("index: %s: %w", path, ErrNoMapping)
 		}
 		return nil, fmt.Errorf("index: open %s: %w", path, err)
 	}

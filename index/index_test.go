@@ -1464,3 +1464,54 @@ func TestCloseWaitsForWrite(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenWithoutMapping: a Bleve index folder whose mapping was never
+// stored (a semrank index killed while Bleve created it) is refused with
+// an error that says so and what to do, not Bleve's JSON error about an
+// empty mapping; a damaged (non-empty) mapping keeps Bleve's error.
+func TestOpenWithoutMapping(t *testing.T) {
+	tests := []struct {
+		name        string
+		mapping     []byte // stored under Bleve's mapping key; nil deletes it
+		wantNoMap   bool
+		wantMessage string
+	}{
+		{"mapping never stored", nil, true, "remove it and index again"},
+		{"mapping damaged", []byte(`{"default_analyzer":`), false, "error parsing mapping JSON"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "idx")
+			idx, err := Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := idx.Close(); err != nil {
+				t.Fatal(err)
+			}
+			b, err := bleve.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.mapping == nil {
+				err = b.DeleteInternal([]byte("_mapping"))
+			} else {
+				err = b.SetInternal([]byte("_mapping"), tc.mapping)
+			}
+			if cerr := b.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Open(path)
+			if err == nil {
+				got.Close()
+				t.Fatal("Open succeeded")
+			}
+			if errors.Is(err, ErrNoMapping) != tc.wantNoMap || !strings.Contains(err.Error(), tc.wantMessage) || !strings.Contains(err.Error(), path) {
+				t.Errorf("err = %q; want ErrNoMapping %v, naming %s and saying %q", err, tc.wantNoMap, path, tc.wantMessage)
+			}
+		})
+	}
+}
