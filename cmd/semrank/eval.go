@@ -69,11 +69,8 @@ randomization test compare the run with the baseline per metric.`,
 				base = &b
 			}
 			rep, err := eval.NewReport(q, run, base, ms)
-			if errors.Is(err, eval.ErrUnknownQuery) {
-				return fmt.Errorf("%w (use --ignore-unjudged to skip queries without judgments)", err)
-			}
 			if err != nil {
-				return err
+				return unjudgedHint(err)
 			}
 			if asJSON {
 				return rep.WriteJSON(cmd.OutOrStdout(), perQuery)
@@ -106,6 +103,16 @@ func readJudgments(path string) (eval.Qrels, error) {
 		return q, nil
 	}
 	return nil, fmt.Errorf("%s: no judgment has a relevance above 0, so every metric would be 0 (want BEIR TSV, TREC qrels or SemEval gold)", path)
+}
+
+// unjudgedHint adds to err, when a run names a query the judgments lack
+// (eval.ErrUnknownQuery), the flag that skips such queries; eval and
+// report both take it.
+func unjudgedHint(err error) error {
+	if errors.Is(err, eval.ErrUnknownQuery) {
+		return fmt.Errorf("%w (use --ignore-unjudged to skip queries without judgments)", err)
+	}
+	return err
 }
 
 // judgedOnly drops run's queries that q does not judge (--ignore-unjudged),

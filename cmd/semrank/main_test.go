@@ -183,6 +183,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"report", "--qrels", qrels, "--run", "a=" + run, "--run", "a=" + run, "--out", nowhere}, `two runs named "a"`},
 		{[]string{"report", "--qrels", qrels, "--run", "a=b=" + run, "--out", nowhere}, `the name ends at the first "=": name "a", file "b=`},
 		{[]string{"report", "--qrels", qrels, "--run", "a=" + unjudged, "--out", nowhere, "--ignore-unjudged"}, "none of its 1 queries"},
+		{[]string{"eval", "--qrels", qrels, "--run", unjudged}, "query has no judgments: \"q9\" (use --ignore-unjudged"},
+		{[]string{"report", "--qrels", qrels, "--run", "a=" + run, "--run", "b=" + unjudged, "--out", nowhere}, "query has no judgments: \"q9\" (use --ignore-unjudged"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

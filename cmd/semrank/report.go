@@ -64,7 +64,7 @@ also as a table), and each run's metric cut to depth k (depth).`,
 				named = append(named, report.Named{Name: name, Run: run})
 			}
 			if err := report.Write(out, q, named, report.Options{Metrics: ms, Format: format}); err != nil {
-				return err
+				return unjudgedHint(err)
 			}
 			if len(named) == 1 {
 				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s/report.md, depth.%s\n", out, format)
