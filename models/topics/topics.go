@@ -94,7 +94,12 @@ type Model struct {
 	index   map[string]int
 	MeanLen float64   // m, mean document length
 	Zeta    []float64 // per-word thresholds ζ_i
+	// Centers are the clusters' centres in thresholded space, one row of
+	// len(Vocab) per topic. Represent reads their squared norms, which
+	// Train and Load compute once: a model's Centers are not to be
+	// changed after either returns it.
 	Centers [][]float64
+	norms   []float64   // ‖Centers[l]‖², for nearest
 	Catch   [][]int     // catchwords J_l of each topic
 	Topics  [][]float64 // M_·l, one word distribution per topic
 	DF      []float64   // document frequency of each word
@@ -219,6 +224,7 @@ func Train(ctx context.Context, docs [][]string, cfg Config) (*Model, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err // lloydSparse stopped early
 	}
+	m.norms = sqNorms(m.Centers)
 	m.catchwords(cols, assign)
 	return m, nil
 }
@@ -514,6 +520,20 @@ func reseed(B []doc, assign []int, centers [][]float64, norms, counts []float64)
 	return moved
 }
 
+// sqNorms returns the squared Euclidean norm of each row: what nearest
+// needs of the centres, computed once per model rather than once per
+// Represent (a pass over K×|Vocab| values, for every node of every SSG
+// graph).
+func sqNorms(rows [][]float64) []float64 {
+	out := make([]float64, len(rows))
+	for l, r := range rows {
+		for _, x := range r {
+			out[l] += x * x
+		}
+	}
+	return out
+}
+
 // nearest returns the centre closest to a sparse column: it minimises
 // ‖c‖² − 2·b·c (‖b‖² is the same for every centre).
 func nearest(b doc, centers [][]float64, norms []float64) int {
@@ -617,13 +637,7 @@ type Rep struct {
 func (m *Model) Represent(tokens []string) Rep {
 	c := m.column(tokens, false)
 	b := m.thresholded(c)
-	norms := make([]float64, len(m.Centers))
-	for l, ct := range m.Centers {
-		for _, x := range ct {
-			norms[l] += x * x
-		}
-	}
-	r := Rep{Cluster: nearest(b, m.Centers, norms), Catch: make([]float64, len(m.Catch))}
+	r := Rep{Cluster: nearest(b, m.Centers, m.norms), Catch: make([]float64, len(m.Catch))}
 	for l, J := range m.Catch {
 		r.Catch[l] = catchMass(c, J)
 	}
@@ -760,6 +774,7 @@ func fromBundle(b *models.Bundle) (*Model, error) {
 	if m.Centers, err = rows("centers"); err != nil {
 		return nil, err
 	}
+	m.norms = sqNorms(m.Centers)
 	if m.Topics, err = rows("topics"); err != nil {
 		return nil, err
 	}
