@@ -302,7 +302,7 @@ func project(B []doc, V, k int, rng *rand.Rand) ([][]float64, error) {
 	// orth returns the thin V×r orthonormal factor of Y's QR
 	// decomposition. (mat.QR.QTo would form the full V×V factor: gigabytes
 	// and most of the training time for a vocabulary of 20,000 words.)
-	orth := func(Y *mat.Dense) (*mat.Dense, error) {
+	orth := func(Y *mat.Dense) *mat.Dense {
 		Q := mat.DenseCopyOf(Y)
 		a := Q.RawMatrix()
 		tau := make([]float64, r)
@@ -314,19 +314,13 @@ func project(B []doc, V, k int, rng *rand.Rand) ([][]float64, error) {
 		work := make([]float64, lw)
 		lapack64.Geqrf(a, tau, work, lw)
 		lapack64.Orgqr(a, tau, work, lw)
-		return Q, nil
+		return Q
 	}
 	mulB(Y, omega)
-	Q, err := orth(Y)
-	if err != nil {
-		return nil, err
-	}
+	Q := orth(Y)
 	for p := 0; p < 3; p++ {
-		Z := mulBT(Q)
-		mulB(Y, Z)
-		if Q, err = orth(Y); err != nil {
-			return nil, err
-		}
+		mulB(Y, mulBT(Q))
+		Q = orth(Y)
 	}
 	// Small SVD of Qᵀ·B (r×s) gives B ≈ Q·U·Σ·Vᵀ; keep k directions.
 	Z := mat.NewDense(s, r, mulBT(Q)) // (QᵀB)ᵀ
@@ -721,9 +715,6 @@ func Read(r io.Reader, name string) (*Model, error) {
 
 func fromBundle(b *models.Bundle) (*Model, error) {
 	var err error
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf(format, args...)
-	}
 	// Words from another analyzer would miss the vocabulary.
 	if err := b.CheckAnalyzer(analyzers.WordsID()); err != nil {
 		return nil, err
@@ -733,7 +724,7 @@ func fromBundle(b *models.Bundle) (*Model, error) {
 		return nil, err
 	}
 	if m.Config.K < 2 {
-		return nil, bad("config has %d topics, want ≥ 2", m.Config.K)
+		return nil, fmt.Errorf("config has %d topics, want ≥ 2", m.Config.K)
 	}
 	if m.Vocab, err = b.Strings("vocab"); err != nil {
 		return nil, err
@@ -744,13 +735,13 @@ func fromBundle(b *models.Bundle) (*Model, error) {
 	V := len(m.Vocab)
 	if V == 0 {
 		// Tensors of shape [K 0] hold nothing, whatever K says.
-		return nil, bad("empty vocabulary")
+		return nil, errors.New("empty vocabulary")
 	}
 	for i, w := range m.Vocab {
 		m.index[w] = i
 	}
 	if len(m.index) != V {
-		return nil, bad("vocabulary lists a word twice")
+		return nil, errors.New("vocabulary lists a word twice")
 	}
 	rows := func(name string) ([][]float64, error) {
 		t, err := b.Tensor(name, 2)
@@ -758,11 +749,11 @@ func fromBundle(b *models.Bundle) (*Model, error) {
 			return nil, err
 		}
 		if t.Shape[1] != V || t.Shape[0] != m.Config.K {
-			return nil, bad("%s has shape %v, want [%d %d]", name, t.Shape, m.Config.K, V)
+			return nil, fmt.Errorf("%s has shape %v, want [%d %d]", name, t.Shape, m.Config.K, V)
 		}
 		for i, x := range t.Data {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return nil, bad("%s of topic %d, word %q is %v", name, i/V, m.Vocab[i%V], x)
+				return nil, fmt.Errorf("%s of topic %d, word %q is %v", name, i/V, m.Vocab[i%V], x)
 			}
 		}
 		out := make([][]float64, t.Shape[0])
@@ -784,7 +775,7 @@ func fromBundle(b *models.Bundle) (*Model, error) {
 			return nil, err
 		}
 		if len(t.Data) != n {
-			return nil, bad("%s has %d values, want %d", name, len(t.Data), n)
+			return nil, fmt.Errorf("%s has %d values, want %d", name, len(t.Data), n)
 		}
 		return t.Data, nil
 	}
@@ -793,7 +784,7 @@ func fromBundle(b *models.Bundle) (*Model, error) {
 	}
 	for i, z := range m.Zeta {
 		if !(z >= 0) || math.IsInf(z, 1) {
-			return nil, bad("threshold of %q is %v", m.Vocab[i], z)
+			return nil, fmt.Errorf("threshold of %q is %v", m.Vocab[i], z)
 		}
 	}
 	if m.DF, err = vec("df", V); err != nil {
@@ -801,7 +792,7 @@ func fromBundle(b *models.Bundle) (*Model, error) {
 	}
 	for i, df := range m.DF {
 		if !(df >= 0) || math.IsInf(df, 1) {
-			return nil, bad("df of %q is %v", m.Vocab[i], df)
+			return nil, fmt.Errorf("df of %q is %v", m.Vocab[i], df)
 		}
 	}
 	st, err := vec("stats", 2)
@@ -810,24 +801,24 @@ func fromBundle(b *models.Bundle) (*Model, error) {
 	}
 	m.MeanLen, m.Docs = st[0], int(st[1])
 	if !(m.MeanLen > 0) || math.IsInf(m.MeanLen, 0) || !(st[1] >= 1 && st[1] <= math.MaxInt32) {
-		return nil, bad("bad statistics %v", st)
+		return nil, fmt.Errorf("bad statistics %v", st)
 	}
 	ct, err := b.Tensor("catchwords", 2)
 	if err != nil {
 		return nil, err
 	}
 	if ct.Shape[1] != 2 {
-		return nil, bad("catchwords has shape %v, want [n 2]", ct.Shape)
+		return nil, fmt.Errorf("catchwords has shape %v, want [n 2]", ct.Shape)
 	}
 	m.Catch = make([][]int, m.Config.K)
 	for p := 0; p+1 < len(ct.Data); p += 2 {
 		l, i := int(ct.Data[p]), int(ct.Data[p+1])
 		if l < 0 || l >= m.Config.K || i < 0 || i >= V || float64(l) != ct.Data[p] || float64(i) != ct.Data[p+1] {
-			return nil, bad("catchword (%v, %v) out of range", ct.Data[p], ct.Data[p+1])
+			return nil, fmt.Errorf("catchword (%v, %v) out of range", ct.Data[p], ct.Data[p+1])
 		}
 		// catchMass searches each topic's list: it must be increasing.
 		if J := m.Catch[l]; len(J) > 0 && J[len(J)-1] >= i {
-			return nil, bad("catchwords of topic %d not in increasing order", l)
+			return nil, fmt.Errorf("catchwords of topic %d not in increasing order", l)
 		}
 		m.Catch[l] = append(m.Catch[l], i)
 	}
