@@ -565,11 +565,8 @@ func (x *Index) Add(ctx context.Context, docs []eval.Doc, encoders []PayloadEnco
 		// What put would refuse is refused here, before Bleve holds the
 		// new text: a refusal after it would leave the old payloads of
 		// the names being rewritten beside the new text.
-		switch {
-		case id == "":
-			return fmt.Errorf("index: %s: payloads from a model without an id", name)
-		case len(id) > maxIDLen:
-			return fmt.Errorf("index: %s: model id of %d bytes, more than %d", name, len(id), maxIDLen)
+		if err := checkModelID(name, id); err != nil {
+			return err
 		}
 		// Two models cannot share a payload name: the store would hold one
 		// model's id over the other's bytes. One model named twice (two

@@ -302,8 +302,27 @@ func (ps *payloadStore) checkModel(name, model string) error {
 	}
 	ps.mu.RLock()
 	defer ps.mu.RUnlock()
+	return ps.checkClaimLocked(name, model)
+}
+
+// checkClaimLocked refuses model for name when another model's payloads
+// are stored under it. The caller holds ps.mu.
+func (ps *payloadStore) checkClaimLocked(name, model string) error {
 	if have, ok := ps.models[name]; ok && have != model {
 		return fmt.Errorf("index: %s: %w (index has %s, got %s); rebuild the index to change models", name, ErrModelMismatch, have, model)
+	}
+	return nil
+}
+
+// checkModelID refuses a model id that a log cannot record: empty, or
+// longer than replay reads back. put refuses it, and Add does before any
+// of its documents reaches Bleve.
+func checkModelID(name, model string) error {
+	switch {
+	case model == "":
+		return fmt.Errorf("index: %s: payloads from a model without an id", name)
+	case len(model) > maxIDLen:
+		return fmt.Errorf("index: %s: model id of %d bytes, more than %d", name, len(model), maxIDLen)
 	}
 	return nil
 }
@@ -322,14 +341,11 @@ func (ps *payloadStore) put(name string, recs []payloadRec) error {
 	}
 	// Check again under the write lock: another put may have claimed the
 	// name since checkModel.
-	if have, ok := ps.models[name]; ok && have != recs[0].model {
-		return fmt.Errorf("index: %s: %w (index has %s, got %s); rebuild the index to change models", name, ErrModelMismatch, have, recs[0].model)
+	if err := ps.checkClaimLocked(name, recs[0].model); err != nil {
+		return err
 	}
-	if recs[0].model == "" {
-		return fmt.Errorf("index: %s: payloads from a model without an id", name)
-	}
-	if len(recs[0].model) > maxIDLen {
-		return fmt.Errorf("index: %s: model id of %d bytes, more than %d", name, len(recs[0].model), maxIDLen)
+	if err := checkModelID(name, recs[0].model); err != nil {
+		return err
 	}
 	for _, r := range recs {
 		if r.id == "" {
