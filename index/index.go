@@ -417,16 +417,18 @@ func Create(path string) (*Index, error) {
 			}
 		}
 	}
-	var b bleve.Index
-	var err error
-	if path == "" {
-		b, err = bleve.NewUsing("", NewMapping(), scorch.Name, scorch.Name, nil)
-	} else {
-		b, err = bleve.NewUsing(target, NewMapping(), scorch.Name, scorch.Name, nil)
-	}
+	// target is path, resolved through its links when it names an empty
+	// folder; "" (in memory) stays "".
+	b, err := bleve.NewUsing(target, NewMapping(), scorch.Name, scorch.Name, nil)
 	if err != nil {
 		return nil, fmt.Errorf("index: create %s: %w", path, err)
 	}
+	return withPayloads(b, path)
+}
+
+// withPayloads returns b, opened or created at path, as an Index with the
+// payload store at path; it closes b when the store cannot be opened.
+func withPayloads(b bleve.Index, path string) (*Index, error) {
 	ps, err := openPayloads(path)
 	if err != nil {
 		b.Close()
@@ -465,12 +467,7 @@ func Open(path string) (*Index, error) {
 		return nil, fmt.Errorf("index: %s: %w (its mapping does not use the %s analyzer)", path, ErrNotSemrank, analyzers.Name)
 	}
 	closeMeta(im)
-	ps, err := openPayloads(path)
-	if err != nil {
-		b.Close()
-		return nil, err
-	}
-	return &Index{bleveIndex: b, Path: path, payloads: ps}, nil
+	return withPayloads(b, path)
 }
 
 // TermVectors reports whether the index keeps term vectors for its title
