@@ -116,58 +116,43 @@ func scanLines(r io.Reader, name string, fn func(line []byte, n int) error) erro
 
 // ReadCorpus parses corpus.jsonl records from r; name is used in errors.
 func ReadCorpus(r io.Reader, name string) ([]Doc, error) {
-	var docs []Doc
-	seen := map[string]bool{}
-	err := scanLines(r, name, func(line []byte, _ int) error {
-		var d Doc
-		if err := strictJSON(line, &d); err != nil {
-			return err
-		}
-		if err := checkRecordID(d.ID, line); err != nil {
-			return fmt.Errorf(`"_id": %v`, err)
-		}
-		if seen[d.ID] {
-			return fmt.Errorf("duplicate document id %q", d.ID)
-		}
-		seen[d.ID] = true
-		docs = append(docs, d)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if len(docs) == 0 {
-		return nil, &ParseError{File: name, Err: ErrEmpty}
-	}
-	return docs, nil
+	return readRecords(r, name, "document", func(d Doc) string { return d.ID })
 }
 
 // ReadQueries parses queries.jsonl records from r.
 func ReadQueries(r io.Reader, name string) ([]Query, error) {
-	var qs []Query
+	return readRecords(r, name, "query", func(q Query) string { return q.ID })
+}
+
+// readRecords parses JSONL records from r, each with an id of its own
+// (kind names what they are in the error for a repeated one); name is
+// used in errors. No record at all is an error too.
+func readRecords[T any](r io.Reader, name, kind string, id func(T) string) ([]T, error) {
+	var recs []T
 	seen := map[string]bool{}
 	err := scanLines(r, name, func(line []byte, _ int) error {
-		var q Query
-		if err := strictJSON(line, &q); err != nil {
+		var rec T
+		if err := strictJSON(line, &rec); err != nil {
 			return err
 		}
-		if err := checkRecordID(q.ID, line); err != nil {
+		rid := id(rec)
+		if err := checkRecordID(rid, line); err != nil {
 			return fmt.Errorf(`"_id": %v`, err)
 		}
-		if seen[q.ID] {
-			return fmt.Errorf("duplicate query id %q", q.ID)
+		if seen[rid] {
+			return fmt.Errorf("duplicate %s id %q", kind, rid)
 		}
-		seen[q.ID] = true
-		qs = append(qs, q)
+		seen[rid] = true
+		recs = append(recs, rec)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if len(qs) == 0 {
+	if len(recs) == 0 {
 		return nil, &ParseError{File: name, Err: ErrEmpty}
 	}
-	return qs, nil
+	return recs, nil
 }
 
 // strictJSON decodes exactly one JSON value from line. json.Unmarshal, unlike
