@@ -396,31 +396,18 @@ func (s StageSpec) RelativeTo(dir string) StageSpec {
 	if s.Model != "" {
 		// A model may live outside dir (a shared file): it becomes
 		// relative all the same, "../..."-style, as pipelines resolve it.
-		d := dir
-		if filepath.IsAbs(s.Model) && !filepath.IsAbs(d) {
-			if abs, err := filepath.Abs(d); err == nil {
-				d = abs
-			}
-		}
-		if filepath.IsAbs(s.Model) == filepath.IsAbs(d) {
+		if d, err := absFor(dir, s.Model); err == nil && filepath.IsAbs(s.Model) == filepath.IsAbs(d) {
 			if rel, err := filepath.Rel(d, s.Model); err == nil {
 				s.Model = rel
 			}
 		}
 	}
-	if len(s.Options) == 0 {
-		return s
-	}
-	opts := make(map[string]any, len(s.Options))
-	for k, v := range s.Options {
-		if p, ok := v.(string); ok && p != "" {
-			if rel, ok := inside(dir, p); ok {
-				v = rel
-			}
+	s.Options = s.mapStringOptions(func(p string) string {
+		if rel, ok := inside(dir, p); ok {
+			return rel
 		}
-		opts[k] = v
-	}
-	s.Options = opts
+		return p
+	})
 	return s
 }
 
@@ -436,31 +423,43 @@ func (s StageSpec) Rebase(from, to string) StageSpec {
 		if !ok {
 			return p
 		}
-		d := to
-		if filepath.IsAbs(p) && !filepath.IsAbs(d) {
-			abs, err := filepath.Abs(d)
-			if err != nil {
-				return p
-			}
-			d = abs
+		d, err := absFor(to, p)
+		if err != nil {
+			return p
 		}
 		return filepath.Join(d, rel)
 	}
 	if s.Model != "" {
 		s.Model = move(s.Model)
 	}
+	s.Options = s.mapStringOptions(move)
+	return s
+}
+
+// mapStringOptions returns s's options with f applied to every non-empty
+// string value, in a new map (s's own is shared with the spec it was
+// copied from); s.Options itself when it holds none.
+func (s StageSpec) mapStringOptions(f func(string) string) map[string]any {
 	if len(s.Options) == 0 {
-		return s
+		return s.Options
 	}
 	opts := make(map[string]any, len(s.Options))
 	for k, v := range s.Options {
 		if p, ok := v.(string); ok && p != "" {
-			v = move(p)
+			v = f(p)
 		}
 		opts[k] = v
 	}
-	s.Options = opts
-	return s
+	return opts
+}
+
+// absFor returns dir made absolute when p is absolute and dir is not, so
+// that the two can be compared, and dir as it is otherwise.
+func absFor(dir, p string) (string, error) {
+	if filepath.IsAbs(p) && !filepath.IsAbs(dir) {
+		return filepath.Abs(dir)
+	}
+	return dir, nil
 }
 
 // inside returns path p relative to dir when p names a file inside dir.
@@ -469,14 +468,8 @@ func (s StageSpec) Rebase(from, to string) StageSpec {
 // relative p only with a relative dir, since other relative strings are
 // option values, not paths.
 func inside(dir, p string) (string, bool) {
-	if filepath.IsAbs(p) && !filepath.IsAbs(dir) {
-		abs, err := filepath.Abs(dir)
-		if err != nil {
-			return "", false
-		}
-		dir = abs
-	}
-	if filepath.IsAbs(p) != filepath.IsAbs(dir) {
+	dir, err := absFor(dir, p)
+	if err != nil || filepath.IsAbs(p) != filepath.IsAbs(dir) {
 		return "", false
 	}
 	rel, err := filepath.Rel(dir, p)
