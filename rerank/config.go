@@ -338,18 +338,13 @@ func (c *Config) build(env Env) (*Pipeline, error) {
 		}
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
-	if c.FirstStage.QueryBoost != "" {
-		var found bool
-		for _, st := range p.Stages {
-			if st.Name() == c.FirstStage.QueryBoost {
-				if _, ok := unwrapStage(st).(QueryWeighter); !ok {
-					return nil, fmt.Errorf("pipeline: first_stage.query_boost: stage %q has no query weights", st.Name())
-				}
-				found = true
-			}
+	if name := c.FirstStage.QueryBoost; name != "" {
+		st := p.stage(name)
+		if st == nil {
+			return nil, fmt.Errorf("pipeline: first_stage.query_boost names unknown stage %q", name)
 		}
-		if !found {
-			return nil, fmt.Errorf("pipeline: first_stage.query_boost names unknown stage %q", c.FirstStage.QueryBoost)
+		if _, ok := unwrapStage(st).(QueryWeighter); !ok {
+			return nil, fmt.Errorf("pipeline: first_stage.query_boost: stage %q has no query weights", name)
 		}
 	}
 	return p, nil
@@ -423,13 +418,8 @@ func (c *Config) QueryWeighter(p *Pipeline) QueryWeighter {
 	if c.FirstStage.QueryBoost == "" {
 		return nil
 	}
-	for _, st := range p.Stages {
-		if st.Name() == c.FirstStage.QueryBoost {
-			qw, _ := unwrapStage(st).(QueryWeighter)
-			return qw
-		}
-	}
-	return nil
+	qw, _ := unwrapStage(p.stage(c.FirstStage.QueryBoost)).(QueryWeighter)
+	return qw
 }
 
 // LoadPipeline reads and builds a pipeline file; relative model paths

@@ -54,6 +54,17 @@ func (p *Pipeline) StageNames() []string {
 	return out
 }
 
+// stage returns the stage called name, or nil; Build gives no two stages
+// one name.
+func (p *Pipeline) stage(name string) Stage {
+	for _, st := range p.Stages {
+		if st.Name() == name {
+			return st
+		}
+	}
+	return nil
+}
+
 // ScoreStages runs every stage over cands and returns scores[stage][cand].
 func (p *Pipeline) ScoreStages(ctx context.Context, q Query, cands []Candidate) ([][]float64, error) {
 	scores := make([][]float64, len(p.Stages))
