@@ -74,11 +74,7 @@ func UnsupervisedStages() []rerank.StageSpec {
 // run killed while indexing leaves no partial index there.
 func BEIR(ctx context.Context, o BEIROptions) error {
 	start := time.Now()
-	logf := func(format string, args ...any) {
-		if o.Log != nil {
-			fmt.Fprintf(o.Log, format+"\n", args...)
-		}
-	}
+	logf := logTo(o.Log)
 	var err error
 	if o.Folds, err = foldCount(o.Folds); err != nil {
 		return err

@@ -47,9 +47,16 @@ type Recipe struct {
 	supersedes []string
 }
 
-func (r *Recipe) logf(format string, args ...any) {
-	if r.Log != nil {
-		fmt.Fprintf(r.Log, format+"\n", args...)
+func (r *Recipe) logf(format string, args ...any) { logTo(r.Log)(format, args...) }
+
+// logTo returns a function that writes a line to w, formatted as
+// fmt.Printf formats, and nothing when w is nil: the progress log of a
+// recipe or an experiment.
+func logTo(w io.Writer) func(format string, args ...any) {
+	return func(format string, args ...any) {
+		if w != nil {
+			fmt.Fprintf(w, format+"\n", args...)
+		}
 	}
 }
 

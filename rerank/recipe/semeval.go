@@ -98,11 +98,7 @@ type SemEvalOptions struct {
 // is removed just before that pipeline is published.
 func SemEval(ctx context.Context, o SemEvalOptions) error {
 	start := time.Now()
-	logf := func(format string, args ...any) {
-		if o.Log != nil {
-			fmt.Fprintf(o.Log, format+"\n", args...)
-		}
-	}
+	logf := logTo(o.Log)
 	if len(o.Train) == 0 {
 		return fmt.Errorf("recipe: no training files")
 	}
