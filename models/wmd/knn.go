@@ -634,11 +634,8 @@ func pruneSlack(d float64) float64 { return d + 1e-9*(1+d) }
 // the result is exact: the same neighbours and distances as Exhaustive.
 func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor, Stats, error) {
 	var st Stats
-	if k <= 0 {
-		return nil, st, errors.New("wmd: k must be ≥ 1")
-	}
-	if q.Empty() {
-		return nil, st, errors.New("wmd: query has no word with a vector")
+	if err := checkSearch(q, k); err != nil {
+		return nil, st, err
 	}
 	s := x.begin(q)
 	defer x.end(s)
@@ -739,16 +736,25 @@ func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor,
 	return top.nb, st, nil
 }
 
+// checkSearch refuses what KNN and Exhaustive cannot search for: no
+// neighbour, or a query none of whose words has a vector.
+func checkSearch(q Doc, k int) error {
+	if k <= 0 {
+		return errors.New("wmd: k must be ≥ 1")
+	}
+	if q.Empty() {
+		return errors.New("wmd: query has no word with a vector")
+	}
+	return nil
+}
+
 // Exhaustive returns the same neighbours as KNN by solving the transport
 // problem for every document, with the same cost matrices and solver: the
 // baseline KNN is measured against.
 func (x *Index) Exhaustive(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor, Stats, error) {
 	var st Stats
-	if k <= 0 {
-		return nil, st, errors.New("wmd: k must be ≥ 1")
-	}
-	if q.Empty() {
-		return nil, st, errors.New("wmd: query has no word with a vector")
+	if err := checkSearch(q, k); err != nil {
+		return nil, st, err
 	}
 	s := x.begin(q)
 	defer x.end(s)
