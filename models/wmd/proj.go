@@ -48,7 +48,6 @@ type projection struct {
 	basis  []float64 // p × dim, orthonormal rows
 	vecs   []float64 // vecs[w·width : w·width+width]: local word w projected
 	norm   float64   // max ‖x‖ over the index's vocabulary
-	resid  []float64 // apply's scratch (dim)
 }
 
 // project builds x.proj, or leaves it nil where the vectors are too short
