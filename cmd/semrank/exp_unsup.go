@@ -93,8 +93,10 @@ No judgments are used except to score the rankings.`,
 				// does. (SemEval keeps every query: the official MAP counts
 				// queries without a relevant candidate as 0.)
 				ds = unsupexp.JudgedOnly(ds)
-				idx, err := index.Open(indexPath)
-				if err != nil {
+				// Not :=, which would declare an err of this block's own
+				// and leave IndexLists' error unchecked below.
+				var idx *index.Index
+				if idx, err = index.Open(indexPath); err != nil {
 					return err
 				}
 				defer idx.Close()

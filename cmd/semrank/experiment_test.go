@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/semrank/semrank/models/embed"
+	"github.com/semrank/semrank/models/ssg/ssgtest"
 )
 
 // TestPaperExperimentBadFlags checks that the paper experiments refuse bad
@@ -177,5 +178,38 @@ func TestTWEAKExperimentRelevantOnlyJudgments(t *testing.T) {
 	}
 	if !strings.Contains(out, "| tweak-preference |") {
 		t.Errorf("no preference-loss row:\n%s", out)
+	}
+}
+
+// TestUnsupIndexListsError checks that experiment unsup --index stops at
+// unsupexp.IndexLists' error (here: the given candidates of --data are
+// not in an index of another corpus) rather than compare the systems over
+// no candidates at all, as it did when the error went to a shadowed
+// variable.
+func TestUnsupIndexListsError(t *testing.T) {
+	dir := t.TempDir()
+	v, tm := ssgtest.Fixture(t)
+	vectors, topicsPath := filepath.Join(dir, "v.embed"), filepath.Join(dir, "t.model")
+	if err := v.Save(vectors, embed.Config{Dim: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tm.Save(topicsPath); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other")
+	if err := os.MkdirAll(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	corpus := `{"_id":"x1","title":"bank","text":"which bank for a loan"}` + "\n" + `{"_id":"x2","title":"visa","text":"bank visa salary"}` + "\n"
+	if err := os.WriteFile(filepath.Join(other, "corpus.jsonl"), []byte(corpus), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	idx := filepath.Join(dir, "other.idx")
+	if _, err := execute("index", "--data", other, "--index", idx); err != nil {
+		t.Fatal(err)
+	}
+	_, err := execute("experiment", "unsup", "--data", "../../testdata/demo", "--vectors", vectors, "--topics", topicsPath, "--index", idx)
+	if err == nil || !strings.Contains(err.Error(), `candidate "Q268_R4" is not in the index`) {
+		t.Fatalf("err = %v, want IndexLists' error for a candidate not in the index", err)
 	}
 }
