@@ -220,3 +220,12 @@ func TestScoreAll(t *testing.T) {
 		}
 	}
 }
+
+// zeroGrad clears the gradients without updating.
+func (ps *params) zeroGrad() {
+	for _, b := range ps.touched {
+		clear(b.g)
+		b.touched = false
+	}
+	ps.touched = ps.touched[:0]
+}

@@ -64,15 +64,6 @@ func (ps *params) addL2(l2 float64) {
 	}
 }
 
-// zeroGrad clears the gradients without updating.
-func (ps *params) zeroGrad() {
-	for _, b := range ps.touched {
-		clear(b.g)
-		b.touched = false
-	}
-	ps.touched = ps.touched[:0]
-}
-
 // snapshot copies all weights, for early stopping.
 func (ps *params) snapshot() [][]float64 {
 	out := make([][]float64, len(ps.blocks))

@@ -250,3 +250,17 @@ func TestPretrainRejectsMismatchedBase(t *testing.T) {
 		}()
 	}
 }
+
+// reconError returns the mean squared reconstruction error per example
+// of the data through one deterministic up–down pass.
+func (r *rbm) reconError(data *mat.Dense) float64 {
+	n, _ := data.Dims()
+	v1 := r.down(r.l.up(data, !r.gaussian))
+	var s float64
+	var d mat.Dense
+	d.Sub(data, v1)
+	for _, x := range d.RawMatrix().Data {
+		s += x * x
+	}
+	return s / float64(n)
+}

@@ -106,20 +106,6 @@ func (r *rbm) down(h *mat.Dense) *mat.Dense {
 	return v
 }
 
-// reconError returns the mean squared reconstruction error per example
-// of the data through one deterministic up–down pass.
-func (r *rbm) reconError(data *mat.Dense) float64 {
-	n, _ := data.Dims()
-	v1 := r.down(r.l.up(data, !r.gaussian))
-	var s float64
-	var d mat.Dense
-	d.Sub(data, v1)
-	for _, x := range d.RawMatrix().Data {
-		s += x * x
-	}
-	return s / float64(n)
-}
-
 // train runs epochs of CD-1 over data in shuffled minibatches, reporting
 // the mean reconstruction error per example after each epoch.
 func (r *rbm) train(ctx context.Context, data *mat.Dense, epochs, batch int, phase string, progress concept.Progress) ([]concept.Iteration, error) {
