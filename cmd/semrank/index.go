@@ -1,10 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,8 +42,10 @@ that pipeline from); the model flags (--tweak, --lsa, ...) name payload
 models one by one.
 
 --index may name an existing index (documents with known ids are replaced),
-a new path or an empty folder. When indexing into a new path or an empty
-folder fails or is interrupted, what was made there is removed.`,
+a new path or an empty folder. A new index is built in a staging folder
+beside the path (.NAME.indexing-*) and moved into place once it is whole, so
+a failed, interrupted or killed run leaves no partial index at the path (a
+killed run leaves its staging folder, which the next run points out).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			corpus, err := loadCorpus(dataDir)
@@ -57,21 +57,24 @@ folder fails or is interrupted, what was made there is removed.`,
 			if err != nil {
 				return err
 			}
-			idx, discard, err := openForIndex(indexPath)
+			for _, left := range leftStaging(indexPath) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s is a new index that a semrank index run was building (killed before it finished, or still running); remove it once no such run is going\n", left)
+			}
+			idx, target, err := openForIndex(indexPath)
 			if err != nil {
 				return err
 			}
 			if pipelinePath != "" {
 				if encs, err = pipelineEncoders(pipelinePath, idx, encs); err != nil {
 					idx.Close()
-					discard()
+					target.discard()
 					return err
 				}
 			}
 			before, err := idx.DocCount()
 			if err != nil {
 				idx.Close()
-				discard()
+				target.discard()
 				return err
 			}
 			start := time.Now()
@@ -89,7 +92,10 @@ folder fails or is interrupted, what was made there is removed.`,
 				err = cerr
 			}
 			if err != nil {
-				discard()
+				target.discard()
+				return err
+			}
+			if err := target.publish(); err != nil {
 				return err
 			}
 			el := time.Since(start)
@@ -231,51 +237,4 @@ func pipelineEncoders(path string, idx *index.Index, encs []index.PayloadEncoder
 		}
 	}
 	return encs, nil
-}
-
-// openForIndex opens the index at path for "semrank index", or creates it
-// when path does not exist or is an empty folder, and returns what undoes
-// a failed run (see newIndexDiscard). Whether to create is decided from
-// the same look at path as the discard: an index another run made there
-// since is refused by Create, not opened, added to, and then removed by
-// this run's discard.
-func openForIndex(path string) (*index.Index, func(), error) {
-	discard, fresh := newIndexDiscard(path)
-	if testHookOpenForIndex != nil {
-		testHookOpenForIndex()
-	}
-	open := index.Open
-	if fresh {
-		open = index.Create
-	}
-	idx, err := open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	return idx, discard, nil
-}
-
-// testHookOpenForIndex, when set, runs between openForIndex's look at the
-// path and its opening.
-var testHookOpenForIndex func()
-
-// newIndexDiscard returns what undoes a failed "semrank index" into path:
-// when path did not exist, or was an empty folder (fresh), the index made
-// there is removed (all of it, or what was put in the folder), so that a
-// failed or interrupted run leaves no partial index to be mistaken for
-// a whole one; an index that was there before is left as it is.
-func newIndexDiscard(path string) (discard func(), fresh bool) {
-	entries, err := os.ReadDir(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return func() { os.RemoveAll(path) }, true
-	case err == nil && len(entries) == 0:
-		return func() {
-			made, _ := os.ReadDir(path)
-			for _, e := range made {
-				os.RemoveAll(filepath.Join(path, e.Name()))
-			}
-		}, true
-	}
-	return func() {}, false
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,39 +11,116 @@ import (
 	"github.com/semrank/semrank/index"
 )
 
-// TestOpenForIndexRefusesAnIndexMadeMeanwhile: a path that was new when
-// "semrank index" looked, but holds another run's index by the time it
-// opens, is refused rather than opened: the run's discard, made for a new
-// path, would otherwise remove that index when the run fails.
-func TestOpenForIndexRefusesAnIndexMadeMeanwhile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "idx")
-	defer func() { testHookOpenForIndex = nil }()
-	testHookOpenForIndex = func() {
-		other, err := index.Create(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := other.Add(context.Background(), []eval.Doc{{ID: "d1", Text: "bank"}}, nil, nil); err != nil {
-			t.Fatal(err)
-		}
-		if err := other.Close(); err != nil {
-			t.Fatal(err)
-		}
+// TestIndexPublishKeepsAnIndexMadeMeanwhile: a path that was new when
+// "semrank index" began, but holds another run's index by the time this
+// run's index is whole, keeps the other index; this run's is discarded
+// with an error that says so, and no staging folder is left.
+func TestIndexPublishKeepsAnIndexMadeMeanwhile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "idx")
+	idx, target, err := openForIndex(path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	idx, discard, err := openForIndex(path)
-	if err == nil {
-		idx.Close()
-		discard() // as a failed run would
-		t.Error("openForIndex opened an index made after it looked at the path")
+	if err := idx.Add(context.Background(), []eval.Doc{{ID: "mine", Text: "visa"}}, nil, nil); err != nil {
+		t.Fatal(err)
 	}
-	testHookOpenForIndex = nil
-	other, err := index.Open(path)
+	if err := idx.Close(); err != nil {
+		t.Fatal(err)
+	}
+	other, err := index.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Add(context.Background(), []eval.Doc{{ID: "d1", Text: "bank"}}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := target.publish(); err == nil || !strings.Contains(err.Error(), "filled by another process") {
+		t.Errorf("publish over another run's index: err = %v", err)
+	}
+	if left := leftStaging(path); len(left) != 0 {
+		t.Errorf("staging folders left: %v", left)
+	}
+	other, err = index.Open(path)
 	if err != nil {
 		t.Fatalf("the other run's index: %v", err)
 	}
 	defer other.Close()
 	if n, err := other.DocCount(); err != nil || n != 1 {
 		t.Errorf("the other run's index holds %d documents (%v), want 1", n, err)
+	}
+}
+
+// TestIndexStaging: a new index is built beside its path and appears
+// there only when whole. An empty folder, or a link to one, is replaced
+// where it is; a failed run leaves nothing; a staging folder a killed run
+// left is pointed out.
+func TestIndexStaging(t *testing.T) {
+	dir := t.TempDir()
+	data := writeDataDir(t, filepath.Join(dir, "data"), map[string]string{
+		"corpus.jsonl": `{"_id":"d1","title":"Bank fees","text":""}` + "\n" + `{"_id":"d2","text":"visa renewal office"}` + "\n",
+	})
+	empty := filepath.Join(dir, "empty")
+	link := filepath.Join(dir, "link")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(empty, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ name, path, at string }{
+		{"new path", filepath.Join(dir, "a", "b", "idx"), filepath.Join(dir, "a", "b", "idx")},
+		{"link to an empty folder", link, empty},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if out, err := execute("index", "--data", data, "--index", tt.path); err != nil || !strings.Contains(out, "indexed 2 documents") {
+				t.Fatalf("index: %v\n%s", err, out)
+			}
+			idx, err := index.Open(tt.at)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := idx.DocCount()
+			idx.Close()
+			if err != nil || n != 2 {
+				t.Errorf("%s holds %d documents (%v), want 2", tt.at, n, err)
+			}
+			if left := leftStaging(tt.path); len(left) != 0 {
+				t.Errorf("staging folders left: %v", left)
+			}
+		})
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced (%v)", err)
+	}
+
+	// A failed run (a pipeline file that does not exist) leaves no index
+	// and no staging folder.
+	failed := filepath.Join(dir, "failed")
+	if _, err := execute("index", "--data", data, "--index", failed, "--pipeline", filepath.Join(dir, "none.yaml")); err == nil {
+		t.Fatal("index with a missing pipeline file succeeded")
+	}
+	if _, err := os.Lstat(failed); !os.IsNotExist(err) {
+		t.Errorf("a failed run left %s (%v)", failed, err)
+	}
+	if left := leftStaging(failed); len(left) != 0 {
+		t.Errorf("a failed run left staging folders: %v", left)
+	}
+
+	// What a killed run leaves is pointed out, and not taken for the index.
+	killed := filepath.Join(dir, ".next"+stagingInfix+"123")
+	if err := os.Mkdir(killed, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, err := execute("index", "--data", data, "--index", filepath.Join(dir, "next"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "note: " + killed + " is a new index that a semrank index run was building"; !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
 	}
 }
 
