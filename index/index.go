@@ -229,11 +229,16 @@ type Index struct {
 	// with the old payloads. closed is set by Close.
 	wmu    sync.RWMutex
 	closed atomic.Bool
+
+	readOnly bool // opened by OpenReadOnly
 }
 
 // beginWrite holds off Close until endWrite; it fails once the index is
-// closed.
+// closed, and on an index opened read-only.
 func (x *Index) beginWrite() error {
+	if x.readOnly {
+		return ErrReadOnly
+	}
 	x.wmu.RLock()
 	if x.closed.Load() {
 		x.wmu.RUnlock()
@@ -372,6 +377,25 @@ func (x *Index) Index(id string, data any) error {
 	return x.payloads.delete(ids, nil)
 }
 
+// SetInternal stores an internal key, as bleve.Index's does; on an index
+// opened read-only it returns ErrReadOnly (Bleve's would wait forever for
+// a persister a read-only index does not run).
+func (x *Index) SetInternal(key, val []byte) error {
+	if x.readOnly {
+		return fmt.Errorf("index: set internal: %w", ErrReadOnly)
+	}
+	return x.bleveIndex.SetInternal(key, val)
+}
+
+// DeleteInternal deletes an internal key, as bleve.Index's does; see
+// SetInternal.
+func (x *Index) DeleteInternal(key []byte) error {
+	if x.readOnly {
+		return fmt.Errorf("index: delete internal: %w", ErrReadOnly)
+	}
+	return x.bleveIndex.DeleteInternal(key)
+}
+
 func (x *Index) invalidate() {
 	x.dfMu.Lock()
 	x.dfCache = nil
@@ -423,22 +447,39 @@ func Create(path string) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: create %s: %w", path, err)
 	}
-	return withPayloads(b, path)
+	return withPayloads(b, path, false)
 }
 
 // withPayloads returns b, opened or created at path, as an Index with the
 // payload store at path; it closes b when the store cannot be opened.
-func withPayloads(b bleve.Index, path string) (*Index, error) {
-	ps, err := openPayloads(path)
+func withPayloads(b bleve.Index, path string, readOnly bool) (*Index, error) {
+	ps, err := openPayloads(path, readOnly)
 	if err != nil {
 		b.Close()
 		return nil, err
 	}
-	return &Index{bleveIndex: b, Path: path, payloads: ps}, nil
+	return &Index{bleveIndex: b, Path: path, payloads: ps, readOnly: readOnly}, nil
 }
 
-// Open opens an existing semrank index.
-func Open(path string) (*Index, error) {
+// ErrReadOnly is returned by the writes (Add, Index, Batch, Delete,
+// DeleteDocs, SetInternal, DeleteInternal, Compact) of an index opened
+// with OpenReadOnly.
+var ErrReadOnly = errors.New("index: opened read-only")
+
+// Open opens an existing semrank index for reading and writing. Only one
+// process at a time can hold an index so (Open waits a little, then says
+// it is locked), and none while others hold it read-only.
+func Open(path string) (*Index, error) { return open(path, false) }
+
+// OpenReadOnly opens an existing semrank index for searching and reading
+// alone: its writes return ErrReadOnly, and no file of the index is
+// changed (not even to cut the tail a crash tore off a payload log, which
+// is skipped). Several processes can hold one index read-only at once
+// (searches, runs and reranks side by side), and an index on a read-only
+// file system opens; none can while a process holds it with Open.
+func OpenReadOnly(path string) (*Index, error) { return open(path, true) }
+
+func open(path string, readOnly bool) (*Index, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("index: %s does not exist", path)
 	}
@@ -449,12 +490,16 @@ func Open(path string) (*Index, error) {
 	// second process (a search while semrank serve holds the index) would
 	// wait forever, saying nothing.
 	start := time.Now()
-	b, err := bleve.OpenUsing(path, map[string]interface{}{"bolt_timeout": lockWait.String()})
+	b, err := bleve.OpenUsing(path, map[string]interface{}{"bolt_timeout": lockWait.String(), "read_only": readOnly})
 	if err != nil {
 		// bbolt gives up one 50 ms retry before the timeout, with its
 		// ErrTimeout, which Bleve returns as it is: "timeout".
 		if time.Since(start) >= lockWait/2 && err.Error() == "timeout" {
-			return nil, fmt.Errorf("index: %s is locked by another process (a running semrank serve or index?); stop it, or work on a copy: %w", path, err)
+			by := "a running semrank serve, index, or a search, run or rerank"
+			if readOnly {
+				by = "a running semrank serve or index" // readers share it
+			}
+			return nil, fmt.Errorf("index: %s is locked by another process (%s?); stop it, or work on a copy: %w", path, by, err)
 		}
 		if noMapping(err) {
 			return nil, fmt.Errorf("index: %s: %w", path, ErrNoMapping)
@@ -467,7 +512,7 @@ func Open(path string) (*Index, error) {
 		return nil, fmt.Errorf("index: %s: %w (its mapping does not use the %s analyzer)", path, ErrNotSemrank, analyzers.Name)
 	}
 	closeMeta(im)
-	return withPayloads(b, path)
+	return withPayloads(b, path, readOnly)
 }
 
 // TermVectors reports whether the index keeps term vectors for its title
@@ -811,6 +856,9 @@ func (x *Index) docFreq(term string) (uint64, error) {
 // from run to run. An in-memory index (Create("")) is left as it is:
 // scorch merges only segments it persists, and would wait forever.
 func (x *Index) Compact(ctx context.Context) error {
+	if x.readOnly {
+		return fmt.Errorf("index: compact: %w", ErrReadOnly)
+	}
 	if x.closed.Load() {
 		return fmt.Errorf("index: compact: %w", bleve.ErrorIndexClosed)
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -277,7 +279,7 @@ func FuzzDecodeTermCounts(f *testing.F) {
 // a new payload name: exactly one may win.
 func TestPayloadConcurrentModels(t *testing.T) {
 	for i := 0; i < 300; i++ {
-		ps, err := openPayloads("")
+		ps, err := openPayloads("", false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1368,23 +1370,12 @@ func TestAddRefusesBeforeWriting(t *testing.T) {
 // report a merge it never ran.
 func TestClosedIndex(t *testing.T) {
 	ctx := context.Background()
-	tests := []struct {
-		name string
-		op   func(*Index) error
-	}{
+	tests := append([]indexOp{
 		{"Close", func(x *Index) error { return x.Close() }},
 		{"DocFreq", func(x *Index) error { _, err := x.DocFreq("bank"); return err }},
 		{"DocFreq of a cached term", func(x *Index) error { _, err := x.DocFreq("cached"); return err }},
 		{"Compact", func(x *Index) error { return x.Compact(ctx) }},
-		{"Add", func(x *Index) error { return x.Add(ctx, corpus[:1], []PayloadEncoder{lenEncoder{"m1"}}, nil) }},
-		{"Index", func(x *Index) error { return x.Index("d1", map[string]any{FieldText: "x"}) }},
-		{"DeleteDocs", func(x *Index) error { return x.DeleteDocs("d1") }},
-		{"Batch", func(x *Index) error {
-			b := x.NewBatch()
-			b.Delete("d1")
-			return x.Batch(b)
-		}},
-	}
+	}, documentWrites(ctx)...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			idx, _ := build(t, lenEncoder{"m1"})
@@ -1407,6 +1398,26 @@ func TestClosedIndex(t *testing.T) {
 				t.Errorf("err = %v, want bleve.ErrorIndexClosed", err)
 			}
 		})
+	}
+}
+
+// indexOp is one call on an Index, for tables of what a state refuses.
+type indexOp struct {
+	name string
+	op   func(*Index) error
+}
+
+// documentWrites are the ways to write documents (and their payloads).
+func documentWrites(ctx context.Context) []indexOp {
+	return []indexOp{
+		{"Add", func(x *Index) error { return x.Add(ctx, corpus[:1], []PayloadEncoder{lenEncoder{"m1"}}, nil) }},
+		{"Index", func(x *Index) error { return x.Index("d1", map[string]any{FieldText: "x"}) }},
+		{"DeleteDocs", func(x *Index) error { return x.DeleteDocs("d1") }},
+		{"Batch", func(x *Index) error {
+			b := x.NewBatch()
+			b.Delete("d1")
+			return x.Batch(b)
+		}},
 	}
 }
 
@@ -1514,4 +1525,85 @@ func TestOpenWithoutMapping(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOpenReadOnly: an index opened read-only searches and reads its
+// payloads, refuses every write with ErrReadOnly (Bleve's own internal
+// writes too) and changes no file; two read-only opens share the index,
+// and a writer is kept out while they hold it.
+func TestOpenReadOnly(t *testing.T) {
+	defer func(d time.Duration) { lockWait = d }(lockWait)
+	lockWait = 400 * time.Millisecond
+	ctx := context.Background()
+	idx, path := build(t, lenEncoder{"m1"})
+	if err := idx.Close(); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshotFiles(t, path)
+	ro, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	second, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatalf("second read-only open: %v", err)
+	}
+	defer second.Close()
+	if w, err := Open(path); err == nil || !strings.Contains(err.Error(), "locked by another process") {
+		if err == nil {
+			w.Close()
+		}
+		t.Errorf("writer while read-only opens hold the index: err = %v, want it locked", err)
+	}
+	q, err := TextQuery("bank")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, err := second.TopN(ctx, q, 10)
+	if err != nil || len(hits) == 0 {
+		t.Errorf("TopN: %d hits, %v", len(hits), err)
+	}
+	if b, ok, err := ro.Payload("len", "d1"); err != nil || !ok || string(b) != "47" {
+		t.Errorf("payload d1 = %q, %v, %v", b, ok, err)
+	}
+	for _, tc := range append(documentWrites(ctx), []indexOp{
+		{"SetInternal", func(x *Index) error { return x.SetInternal([]byte("k"), []byte("v")) }},
+		{"DeleteInternal", func(x *Index) error { return x.DeleteInternal([]byte("k")) }},
+		{"Compact", func(x *Index) error { return x.Compact(ctx) }},
+	}...) {
+		if err := tc.op(ro); !errors.Is(err, ErrReadOnly) {
+			t.Errorf("%s: err = %v, want ErrReadOnly", tc.name, err)
+		}
+	}
+	if n, err := ro.DocCount(); err != nil || n != uint64(len(corpus)) {
+		t.Errorf("DocCount after refused writes = %d, %v; want %d", n, err, len(corpus))
+	}
+	ro.Close()
+	second.Close()
+	if after := snapshotFiles(t, path); !maps.Equal(before, after) {
+		t.Errorf("files changed by a read-only open:\nbefore %v\nafter  %v", before, after)
+	}
+}
+
+// snapshotFiles maps every file under dir to its size and modification
+// time.
+func snapshotFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		out[p] = fmt.Sprint(fi.Size(), fi.ModTime().UnixNano())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -70,14 +70,19 @@ type payloadStore struct {
 	hidden map[string]int
 	// closed is set by close: later writes fail rather than change the
 	// payloads in memory only.
-	closed bool
+	closed   bool
+	readOnly bool // see openPayloads
 }
 
 // errPayloadsClosed is returned by writes to a closed store.
 var errPayloadsClosed = errors.New("index: payload store is closed")
 
-func openPayloads(indexPath string) (*payloadStore, error) {
-	ps := &payloadStore{data: map[string]map[string][]byte{}, models: map[string]string{}, logs: map[string]*os.File{}}
+// openPayloads reads the payload logs of the index at indexPath. readOnly
+// opens them for reading only and changes no file: the tail a crash tore
+// off a log is skipped in memory rather than cut from the file, and the
+// logs are closed once read (the Index refuses writes).
+func openPayloads(indexPath string, readOnly bool) (*payloadStore, error) {
+	ps := &payloadStore{data: map[string]map[string][]byte{}, models: map[string]string{}, logs: map[string]*os.File{}, readOnly: readOnly}
 	if indexPath == "" {
 		return ps, nil
 	}
@@ -109,7 +114,11 @@ var errTorn = errors.New("torn record")
 
 func (ps *payloadStore) replay(name string) error {
 	path := ps.logPath(name)
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	flag := os.O_RDWR
+	if ps.readOnly {
+		flag = os.O_RDONLY
+	}
+	f, err := os.OpenFile(path, flag, 0)
 	if err != nil {
 		return fmt.Errorf("index: payloads: %w", err)
 	}
@@ -143,6 +152,9 @@ func (ps *payloadStore) replay(name string) error {
 		// A crash while the log was being created, before any payload:
 		// the log holds nothing, and the next put recreates it.
 		f.Close()
+		if ps.readOnly {
+			return nil
+		}
 		if err := os.Remove(path); err != nil {
 			return fmt.Errorf("index: payload log %s: %w", path, err)
 		}
@@ -156,6 +168,9 @@ func (ps *payloadStore) replay(name string) error {
 			break
 		}
 		if errors.Is(err, errTorn) {
+			if ps.readOnly {
+				break
+			}
 			if err := f.Truncate(good); err != nil {
 				return fail(err)
 			}
@@ -171,11 +186,14 @@ func (ps *payloadStore) replay(name string) error {
 			m[id] = data
 		}
 	}
+	ps.data[name] = m
+	ps.models[name] = model
+	if ps.readOnly {
+		return f.Close()
+	}
 	if _, err := f.Seek(good, io.SeekStart); err != nil {
 		return fail(err)
 	}
-	ps.data[name] = m
-	ps.models[name] = model
 	ps.logs[name] = f
 	return nil
 }

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -148,6 +150,24 @@ func TestPayloadLogTornHeader(t *testing.T) {
 	}
 }
 
+// TestPayloadTornTailReadOnly: a read-only open reads the records before
+// a torn tail and leaves the log as it is (a read-write open cuts it).
+func TestPayloadTornTailReadOnly(t *testing.T) {
+	path, raw := builtLog(t, func(raw []byte) []byte { return append(raw, make([]byte, 100)...) })
+	log := filepath.Join(path, payloadDir, "len.log")
+	idx, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	if b, ok, _ := idx.Payload("len", "d1"); !ok || string(b) != "47" {
+		t.Errorf("payload d1 = %q, %v", b, ok)
+	}
+	if fi, err := os.Stat(log); err != nil || fi.Size() != int64(len(raw)+100) {
+		t.Errorf("read-only open changed the log: size %v (%v), want %d", fi.Size(), err, len(raw)+100)
+	}
+}
+
 // TestPayloadLogZeroTail checks that zeros a crash left past a log's last
 // record are dropped, not read as a record with an empty id, and that other
 // bytes there are still an error.
@@ -190,7 +210,9 @@ func TestPayloadLogZeroTail(t *testing.T) {
 
 // FuzzPayloadLog replays arbitrary bytes as a payload log: opening must
 // give a store or an error, never panic, and a store it gives must take
-// new records and replay them again.
+// new records and replay them again. A read-only open (first, as it
+// changes no file) must agree with it: the same error or the same
+// payloads.
 func FuzzPayloadLog(f *testing.F) {
 	hdr := appendRecord([]byte(payloadMagic), "m1", []byte{}, false)
 	f.Add(hdr)
@@ -207,10 +229,18 @@ func FuzzPayloadLog(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(dir, payloadDir, "len.log"), log, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		ps, err := openPayloads(dir)
+		ro, roErr := openPayloads(dir, true)
+		ps, err := openPayloads(dir, false)
+		if (roErr == nil) != (err == nil) {
+			t.Fatalf("read-only open: %v; read-write open: %v", roErr, err)
+		}
 		if err != nil {
 			return
 		}
+		if !reflect.DeepEqual(ro.data, ps.data) || !maps.Equal(ro.models, ps.models) {
+			t.Fatalf("read-only open read %v (models %v), read-write open %v (models %v)", ro.data, ro.models, ps.data, ps.models)
+		}
+		ro.close()
 		model := ps.model("len")
 		if model == "" {
 			model = "m1"
@@ -220,7 +250,7 @@ func FuzzPayloadLog(f *testing.F) {
 		if perr != nil {
 			t.Fatalf("put after a successful open: %v", perr)
 		}
-		ps, err = openPayloads(dir)
+		ps, err = openPayloads(dir, false)
 		if err != nil {
 			t.Fatalf("reopen after put: %v", err)
 		}

@@ -33,13 +33,14 @@ func StagesOnly() OpenOption {
 	}
 }
 
-// Open opens the index at indexPath and builds the pipeline file at
-// pipelinePath against it. With an empty indexPath it indexes ds's corpus
+// Open opens the index at indexPath read-only (index.OpenReadOnly: other
+// readers may share it) and builds the pipeline file at pipelinePath
+// against it. With an empty indexPath it indexes ds's corpus
 // into a temporary index (see IndexFor), in the system's temporary
 // directory; close removes it.
 func Open(ctx context.Context, pipelinePath, indexPath string, ds *eval.Dataset, progress index.Progress, opts ...OpenOption) (idx *index.Index, p *Pipeline, cfg *Config, closeFn func() error, err error) {
 	if indexPath != "" {
-		idx, err = index.Open(indexPath)
+		idx, err = index.OpenReadOnly(indexPath)
 		if err != nil {
 			return nil, nil, nil, nil, err
 		}

@@ -96,7 +96,7 @@ No judgments are used except to score the rankings.`,
 				// Not :=, which would declare an err of this block's own
 				// and leave IndexLists' error unchecked below.
 				var idx *index.Index
-				if idx, err = index.Open(indexPath); err != nil {
+				if idx, err = index.OpenReadOnly(indexPath); err != nil {
 					return err
 				}
 				defer idx.Close()

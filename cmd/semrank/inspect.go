@@ -41,7 +41,7 @@ cannot be read or a pipeline does not build.`,
 			env := rerank.Env{}
 			var opened *index.Index
 			if indexPath != "" {
-				idx, err := index.Open(indexPath)
+				idx, err := index.OpenReadOnly(indexPath)
 				if err != nil {
 					return err
 				}
@@ -135,7 +135,7 @@ func inspectIndex(w io.Writer, path string, opened *index.Index) error {
 	idx := opened
 	if idx == nil || !sameFile(path, idx.Path) {
 		var err error
-		if idx, err = index.Open(path); err != nil {
+		if idx, err = index.OpenReadOnly(path); err != nil {
 			return err
 		}
 		defer idx.Close()

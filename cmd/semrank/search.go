@@ -49,7 +49,7 @@ flags: semrank search --index PATH --query-string -- '-draft compiler'.`,
 			if explain && pipelinePath == "" {
 				return errors.New("--explain shows the stages' scores: give a --pipeline")
 			}
-			idx, err := index.Open(indexPath)
+			idx, err := index.OpenReadOnly(indexPath)
 			if err != nil {
 				return err
 			}
@@ -129,7 +129,7 @@ follow in their given order); otherwise the top --depth documents are retrieved.
 			if ds.Candidates != nil && cmd.Flags().Changed("depth") {
 				fmt.Fprintf(cmd.ErrOrStderr(), "note: --depth is not used: %s lists the candidates, and each is scored\n", filepath.Join(dataDir, eval.CandidatesFile))
 			}
-			idx, err := index.Open(indexPath)
+			idx, err := index.OpenReadOnly(indexPath)
 			if err != nil {
 				return err
 			}

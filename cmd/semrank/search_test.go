@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/semrank/semrank/index"
 )
 
 // searchFixture indexes a real SemEval slice and writes a pipeline of one
@@ -164,5 +166,28 @@ func TestRunWritesCandidates(t *testing.T) {
 	}
 	if _, err := execute("run", "--data", data, "--index", idx, "--out", cands); err == nil || !strings.Contains(err.Error(), "would overwrite") {
 		t.Errorf("run over an existing DIR/candidates.trec: err = %v, want a refusal", err)
+	}
+}
+
+// TestReadersShareAnIndex: the commands that only read an index open it
+// read-only, so they run while another reader holds it (two searches, a
+// run beside a rerank) and leave its files as they were.
+func TestReadersShareAnIndex(t *testing.T) {
+	idx, pipeline := searchFixture(t, "tfidf")
+	held, err := index.OpenReadOnly(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"search", "--index", idx, "--pipeline", pipeline, "bank account"},
+		{"run", "--data", "../../testdata/tweak", "--index", idx, "--out", filepath.Join(dir, "run.trec")},
+		{"rerank", "--data", "../../testdata/tweak", "--index", idx, "--pipeline", pipeline, "--out", filepath.Join(dir, "rerank.trec")},
+		{"inspect", idx},
+	} {
+		if out, err := execute(args...); err != nil {
+			t.Errorf("%s while another reader holds the index: %v\n%s", args[0], err, out)
+		}
 	}
 }

@@ -217,7 +217,7 @@ func trainingDF(indexPath string, sets ...*eval.Dataset) (*tweak.DFTable, error)
 		}
 		return tweak.CountDF(texts), nil
 	}
-	idx, err := index.Open(indexPath)
+	idx, err := index.OpenReadOnly(indexPath)
 	if err != nil {
 		return nil, err
 	}

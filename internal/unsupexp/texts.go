@@ -50,7 +50,7 @@ func DatasetTexts(dirs []string) ([]string, error) {
 // IndexTexts returns the title and text of every document a semrank index
 // holds (the whole collection is read into memory).
 func IndexTexts(ctx context.Context, path string) ([]string, error) {
-	idx, err := index.Open(path)
+	idx, err := index.OpenReadOnly(path)
 	if err != nil {
 		return nil, err
 	}
