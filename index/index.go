@@ -479,6 +479,9 @@ func Open(path string) (*Index, error) { return open(path, false) }
 // file system opens; none can while a process holds it with Open.
 func OpenReadOnly(path string) (*Index, error) { return open(path, true) }
 
+// ReadOnly reports whether the index was opened with OpenReadOnly.
+func (x *Index) ReadOnly() bool { return x.readOnly }
+
 func open(path string, readOnly bool) (*Index, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("index: %s does not exist", path)

@@ -41,6 +41,9 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkAdmin(r); err != nil {
 		return err
 	}
+	if s.idx.ReadOnly() {
+		return &apiError{Status: http.StatusForbidden, Msg: "the index is served read-only (semrank serve --read-only): write it with semrank index, or serve it without --read-only"}
+	}
 	var req IndexRequest
 	if err := decodeBody(w, r, s.limits.MaxIndexBodyBytes, &req); err != nil {
 		return err

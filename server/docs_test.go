@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/index"
 )
 
 func TestIndexAndDoc(t *testing.T) {
@@ -206,6 +208,33 @@ func TestIndexWaitTimesOut(t *testing.T) {
 	code := call(t, "POST", ts.URL+"/api/index", `{"add": [{"_id": "d1", "text": "visa"}]}`, &e)
 	if code != http.StatusServiceUnavailable || !strings.Contains(e.Error, "no document was written") {
 		t.Errorf("got %d %+v, want 503 saying nothing was written", code, e)
+	}
+}
+
+// TestReadOnlyIndexRefusesWrites: over an index opened read-only, POST
+// /api/index answers 403 saying why, and searches are answered.
+func TestReadOnlyIndexRefusesWrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "idx")
+	idx, err := buildIndex(path, []eval.Doc{{ID: "d1", Text: "visa renewal at the immigration office"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := index.OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	_, ts, _ := newServer(t, ro, lexicalPipeline, nil)
+	var e ErrorBody
+	if code := call(t, "POST", ts.URL+"/api/index", `{"add": [{"_id": "d2", "text": "bank"}]}`, &e); code != http.StatusForbidden || !strings.Contains(e.Error, "read-only") {
+		t.Errorf("index over a read-only index: %d %+v, want 403 naming it read-only", code, e)
+	}
+	var res SearchResponse
+	if code := call(t, "POST", ts.URL+"/api/search", `{"query": "visa renewal"}`, &res); code != http.StatusOK || len(res.Hits) != 1 {
+		t.Errorf("search over a read-only index: %d, %d hits", code, len(res.Hits))
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 
 func init() {
 	var indexPath, pipelinePath, addr string
+	var readOnly bool
 	var token func() string // set by adminTokenFlag below
 	var grace time.Duration
 	var limits server.Limits
@@ -46,6 +47,10 @@ publishing into its folder) answers 503 with Retry-After and keeps the
 running pipeline. SIGINT or SIGTERM stops accepting connections and
 finishes in-flight requests.
 
+--read-only opens the index read-only, so several servers, searches and runs
+can share it (without it the server holds the index alone); POST /api/index
+then answers 403.
+
 Limits (flags below): request headers must arrive within 5 s and the body
 within 30 s (408 after), each request's work within --timeout (503 after),
 and idle connections close after 2 minutes. /api/index computes every
@@ -65,7 +70,11 @@ thousands of long documents takes seconds, so keep batches well inside
 			if grace < 0 {
 				return fmt.Errorf("--grace %s: want zero (do not wait) or more", grace)
 			}
-			idx, err := index.Open(indexPath)
+			open := index.Open
+			if readOnly {
+				open = index.OpenReadOnly
+			}
+			idx, err := open(indexPath)
 			if err != nil {
 				return err
 			}
@@ -80,6 +89,7 @@ thousands of long documents takes seconds, so keep batches well inside
 	f.StringVar(&indexPath, "index", "", "index path")
 	f.StringVar(&pipelinePath, "pipeline", "", "pipeline file (rebuilt on reload)")
 	f.StringVar(&addr, "addr", "127.0.0.1:8095", "listen address")
+	f.BoolVar(&readOnly, "read-only", false, "open the index read-only: POST /api/index answers 403, and other readers (searches, runs, more servers) may share the index")
 	f.DurationVar(&grace, "grace", 30*time.Second, "how long shutdown waits for in-flight requests")
 	d := server.DefaultLimits
 	f.Int64Var(&limits.MaxBodyBytes, "max-body", d.MaxBodyBytes, "largest search request body, bytes")
