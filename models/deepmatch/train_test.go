@@ -15,7 +15,7 @@ import (
 	"github.com/semrank/semrank/models/internal/modeltest"
 )
 
-func semevalSlice(t *testing.T) (train, dev []Query) {
+func semevalSlice(t testing.TB) (train, dev []Query) {
 	t.Helper()
 	ds, err := eval.LoadDataset("../../testdata/deepmatch/semeval-a")
 	if err != nil {

@@ -104,7 +104,7 @@ func eye(n int) *mat.Dense {
 	return m
 }
 
-func semevalTexts(t *testing.T) []string {
+func semevalTexts(t testing.TB) []string {
 	t.Helper()
 	ds, err := eval.LoadDataset("../../testdata/concepts/semeval-b")
 	if err != nil {

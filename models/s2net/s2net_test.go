@@ -101,7 +101,7 @@ func TestLogisticStable(t *testing.T) {
 	}
 }
 
-func loadData(t *testing.T) concept.Data {
+func loadData(t testing.TB) concept.Data {
 	t.Helper()
 	data, _, err := concept.LoadDir("../../testdata/concepts/semeval-b", false)
 	if err != nil {
