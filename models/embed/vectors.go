@@ -135,9 +135,17 @@ func FromBundle(b *models.Bundle) (*Vectors, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c, err := b.Tensor("counts", 1); err == nil {
-		if len(c.Data) != len(words) {
-			return nil, fmt.Errorf("embed: %d counts for %d words", len(c.Data), len(words))
+	// Counts are optional (pre-trained vectors have none), but a counts
+	// section that is there must be whole: skipping a damaged one would
+	// lose it when the vectors are saved again.
+	if c, err := b.Tensor("counts", 0); err == nil {
+		if len(c.Shape) != 1 || len(c.Data) != len(words) {
+			return nil, fmt.Errorf("embed: counts tensor has shape %v, want [%d] (one count per word)", c.Shape, len(words))
+		}
+		for i, x := range c.Data {
+			if !(x >= 0) || math.IsInf(x, 0) || x != math.Trunc(x) {
+				return nil, fmt.Errorf("embed: count of word %q is %v, want a non-negative integer", words[i], x)
+			}
 		}
 		v.Counts = c.Data
 	}
