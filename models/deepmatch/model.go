@@ -138,11 +138,17 @@ func lists(b *models.Bundle, name string, limit int) ([][]uint32, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The offsets run from 0 to the number of ids, each a whole number at
+	// least the one before: ids no list covers, or lists that overlap,
+	// mean the two tensors are not a pair.
+	if n := len(off.Data); n == 0 || off.Data[0] != 0 || off.Data[n-1] != float64(len(vals.Data)) {
+		return nil, fmt.Errorf("deepmatch: %s: offsets do not run from 0 to the %d ids", name, len(vals.Data))
+	}
 	var out [][]uint32
 	for i := 0; i+1 < len(off.Data); i++ {
 		lo, hi := int(off.Data[i]), int(off.Data[i+1])
-		if lo < 0 || hi < lo || hi > len(vals.Data) {
-			return nil, fmt.Errorf("deepmatch: %s: bad offsets", name)
+		if hi < lo || float64(hi) != off.Data[i+1] {
+			return nil, fmt.Errorf("deepmatch: %s: bad offset %v after %v", name, off.Data[i+1], off.Data[i])
 		}
 		row := make([]uint32, 0, hi-lo)
 		for _, v := range vals.Data[lo:hi] {
@@ -203,9 +209,22 @@ func fromBundle(b *models.Bundle) (*Model, error) {
 		return nil, err
 	}
 	m.DevMAP = b.Manifest.Metrics["dev_map"]
-	if c, err := b.Tensor("curve", 2); err == nil && len(c.Shape) == 2 && c.Shape[1] == 3 {
+	// The training curve is optional, but one that is there must be
+	// whole: skipping a damaged one would lose it when the model is saved
+	// again.
+	if c, err := b.Tensor("curve", 0); err == nil {
+		if len(c.Shape) != 2 || c.Shape[1] != 3 {
+			return nil, fmt.Errorf("deepmatch: curve has shape %v, want [epochs 3]", c.Shape)
+		}
+		if err := checkFinite("curve", c.Data); err != nil {
+			return nil, err
+		}
 		for i := range c.Shape[0] {
-			m.Curve = append(m.Curve, Progress{Epoch: int(c.Data[3*i]), Loss: c.Data[3*i+1], DevMAP: c.Data[3*i+2]})
+			e := c.Data[3*i]
+			if e < 0 || e != math.Trunc(e) || e > math.MaxInt32 {
+				return nil, fmt.Errorf("deepmatch: curve row %d: epoch %v", i, e)
+			}
+			m.Curve = append(m.Curve, Progress{Epoch: int(e), Loss: c.Data[3*i+1], DevMAP: c.Data[3*i+2]})
 		}
 	}
 	// The network is allocated from the config's sizes: check first that
