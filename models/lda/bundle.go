@@ -37,6 +37,18 @@ func FromBundle(b *models.Bundle, prefix string) (*Model, error) {
 		// Fit needs x words; and with none, nothing bounds the topic count.
 		return nil, fmt.Errorf("lda: %sphi_x has no words", prefix)
 	}
+	// Topic–word probabilities: a NaN, infinite or negative one would make
+	// every likelihood and patch ranking that reads it meaningless.
+	for _, t := range []struct {
+		name string
+		v    []float64
+	}{{"phi_x", px.Data}, {"phi_y", py.Data}} {
+		for i, x := range t.v {
+			if !(x >= 0 && x <= 1) {
+				return nil, fmt.Errorf("lda: %s%s value %d is %v, want a probability in [0, 1]", prefix, t.name, i, x)
+			}
+		}
+	}
 	m := &Model{Topics: px.Shape[0], VX: px.Shape[1], VY: py.Shape[1]}
 	for k := range m.Topics {
 		m.PhiX = append(m.PhiX, px.Data[k*m.VX:(k+1)*m.VX])

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/semrank/semrank/models"
@@ -178,5 +179,30 @@ func TestFromBundleRejectsBadShapes(t *testing.T) {
 				t.Errorf("model with %d topics, VX %d, VY %d: no error", m.Topics, m.VX, m.VY)
 			}
 		})
+	}
+}
+
+// TestFromBundleRejectsBadValues: topic–word probabilities that are NaN,
+// infinite, negative or above 1 are refused, naming the tensor.
+func TestFromBundleRejectsBadValues(t *testing.T) {
+	m, err := Fit(context.Background(), planted(3, 4, 30, 5), Config{Topics: 3, Iterations: 10, Seed: 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, side := range []string{"phi_x", "phi_y"} {
+		for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), -0.5, 2} {
+			b := models.New("lda", 1)
+			m.AddTo(b, "r0_")
+			phi, err := b.Tensor("r0_"+side, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data := slices.Clone(phi.Data)
+			data[len(data)-1] = v
+			b.AddTensor("r0_"+side, phi.Shape, data)
+			if _, err := FromBundle(b, "r0_"); err == nil || !strings.Contains(err.Error(), side) {
+				t.Errorf("%s value %v: err = %v, want an error naming %s", side, v, err, side)
+			}
+		}
 	}
 }
