@@ -179,17 +179,32 @@ func TestLoadLambdaMARTRefusesMalformed(t *testing.T) {
 		{"NaN leaf", func(a map[string][]float64) { a["value"][2] = math.NaN() }, "non-finite value, NaN"},
 		{"infinite leaf", func(a map[string][]float64) { a["value"][2] = math.Inf(-1) }, "non-finite value, -Inf"},
 		{"NaN threshold", func(a map[string][]float64) { a["threshold"][0] = math.NaN() }, "malformed tree node"},
+		{"NaN rate", func(a map[string][]float64) { a["rate"] = []float64{math.NaN()} }, "bad rate"},
+		{"infinite rate", func(a map[string][]float64) { a["rate"] = []float64{math.Inf(1)} }, "bad rate"},
+		{"negative rate", func(a map[string][]float64) { a["rate"] = []float64{-1} }, "bad rate"},
+		{"fractional tree size", func(a map[string][]float64) { a["sizes"] = []float64{2.5} }, "tree size 2.5"},
+		// A size whose sum with the offset before it wraps around must
+		// not move the offset below 0 (it indexed the arrays there).
+		{"tree size wraps around", func(a map[string][]float64) {
+			const n = 1026
+			for k, v := range map[string]float64{"feature": 0, "threshold": 0, "left": -1, "right": -1, "value": 0} {
+				a[k] = make([]float64, n)
+				for i := range a[k] {
+					a[k][i] = v
+				}
+			}
+			a["sizes"] = []float64{n - 1, 1<<63 - 1024, 1}
+		}, "sizes exceed the node arrays"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			arrs := map[string][]float64{}
 			for k, v := range good {
 				arrs[k] = append([]float64(nil), v...)
 			}
-			tc.change(arrs)
 			b := models.New(LambdaMARTMethod, 1)
 			b.AddStrings("features", []string{"a"})
-			b.AddTensor("rate", []int{1}, []float64{1})
-			b.AddTensor("sizes", []int{1}, []float64{3})
+			arrs["rate"], arrs["sizes"] = []float64{1}, []float64{3}
+			tc.change(arrs)
 			for k, v := range arrs {
 				b.AddTensor(k, []int{len(v)}, v)
 			}

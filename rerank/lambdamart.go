@@ -509,8 +509,11 @@ func ReadLambdaMART(r io.Reader, name string) (*LambdaMART, error) {
 		return t.Data, err
 	}
 	rate, err := get("rate")
-	if err != nil || len(rate) != 1 {
-		return nil, fmt.Errorf("rerank: %s: bad rate", name)
+	if err != nil || len(rate) != 1 || !(rate[0] > 0) || math.IsInf(rate[0], 0) {
+		// Training refuses such a rate: NaN or infinite, it fuses every
+		// candidate to a non-finite score; not positive, it reverses or
+		// flattens the ranking.
+		return nil, fmt.Errorf("rerank: %s: bad rate %v, want one finite number > 0", name, rate)
 	}
 	m.Rate = rate[0]
 	sizes, err := get("sizes")
@@ -528,10 +531,12 @@ func ReadLambdaMART(r io.Reader, name string) (*LambdaMART, error) {
 	}
 	off := 0
 	for _, s := range sizes {
-		n := int(s)
-		if n <= 0 || off+n > len(arrs["value"]) {
-			return nil, fmt.Errorf("rerank: %s: tree sizes exceed the node arrays", name)
+		// Compared before conversion: a huge size must not wrap off+n
+		// around to a negative offset.
+		if !(s >= 1 && s <= float64(len(arrs["value"])-off)) || s != math.Trunc(s) {
+			return nil, fmt.Errorf("rerank: %s: tree size %v: the sizes exceed the node arrays", name, s)
 		}
+		n := int(s)
 		t := Tree{}
 		for i := off; i < off+n; i++ {
 			f, l, r := int(arrs["feature"][i]), int(arrs["left"][i]), int(arrs["right"][i])
