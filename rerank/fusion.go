@@ -450,6 +450,13 @@ func ReadLinear(r io.Reader, name string) (*Linear, error) {
 	}
 	l := &Linear{Weights: map[string]float64{}}
 	for i, n := range names {
+		if _, dup := l.Weights[n]; dup {
+			// One of the two weights would be dropped unsaid.
+			return nil, fmt.Errorf("rerank: %s: feature %q has two weights", name, n)
+		}
+		if v := w.Data[i]; math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("rerank: %s: weight of feature %q is %v", name, n, v)
+		}
 		l.Weights[n] = w.Data[i]
 	}
 	return l, nil

@@ -1,6 +1,7 @@
 package rerank
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -397,5 +398,42 @@ func TestLambdaMARTRefusesTooFewToSplit(t *testing.T) {
 	} {
 		_, err := TrainLambdaMART(examples, nil, LambdaMARTOptions{Trees: 2, MinLeaf: tc.minLeaf})
 		errMatches(t, err, tc.want)
+	}
+}
+
+// TestReadLinearRefusesMalformed: a linear fusion file whose weights are
+// not finite, or that lists a feature twice (one weight would be dropped),
+// is refused naming the file and the feature.
+func TestReadLinearRefusesMalformed(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		features []string
+		weights  []float64
+		wantErr  string // "" for success
+	}{
+		{"valid", []string{"a", FeatureFirstRank}, []float64{0.5, 1}, ""},
+		{"NaN weight", []string{"a", FeatureFirstRank}, []float64{math.NaN(), 1}, `feature "a" is NaN`},
+		{"infinite weight", []string{"a", FeatureFirstRank}, []float64{0.5, math.Inf(-1)}, `feature "first_rank" is -Inf`},
+		{"feature twice", []string{"a", "a"}, []float64{0.5, 1}, `feature "a" has two weights`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := models.New(FusionMethod, 1)
+			b.AddStrings("features", tc.features)
+			b.AddTensor("weights", []int{len(tc.weights)}, tc.weights)
+			var buf bytes.Buffer
+			if _, err := b.WriteTo(&buf); err != nil {
+				t.Fatal(err)
+			}
+			l, err := ReadLinear(&buf, "fusion.model")
+			if errMatches(t, err, tc.wantErr) {
+				if len(l.Weights) != len(tc.features) {
+					t.Errorf("weights %v", l.Weights)
+				}
+				return
+			}
+			if !strings.Contains(err.Error(), "fusion.model") {
+				t.Errorf("err = %v, does not name the file", err)
+			}
+		})
 	}
 }
