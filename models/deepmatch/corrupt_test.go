@@ -106,6 +106,7 @@ func TestLoadRefusesDamagedSections(t *testing.T) {
 		{"ids past the last offset", "level0_x_ids", []int{len(ids.Data) + 1}, append(slices.Clone(ids.Data), 0)},
 		{"offsets not from 0", "level0_x_off", off.Shape, edited(off.Data, 0, 1)},
 		{"fractional offset", "level0_x_off", off.Shape, edited(off.Data, 1, off.Data[1]+0.5)},
+		{"offset past the ids", "level0_x_off", off.Shape, edited(off.Data, 1, float64(len(ids.Data)+100))},
 	} {
 		b, _ := models.Parse(raw)
 		b.AddTensor(tc.section, tc.shape, tc.data)

@@ -147,7 +147,7 @@ func lists(b *models.Bundle, name string, limit int) ([][]uint32, error) {
 	var out [][]uint32
 	for i := 0; i+1 < len(off.Data); i++ {
 		lo, hi := int(off.Data[i]), int(off.Data[i+1])
-		if hi < lo || float64(hi) != off.Data[i+1] {
+		if hi < lo || hi > len(vals.Data) || float64(hi) != off.Data[i+1] {
 			return nil, fmt.Errorf("deepmatch: %s: bad offset %v after %v", name, off.Data[i+1], off.Data[i])
 		}
 		row := make([]uint32, 0, hi-lo)
