@@ -344,7 +344,8 @@ func check(tb testing.TB, what string, raw []byte, o outcome, base uint64, huge 
 // sections swapped; each config field removed or set to values out of
 // range. Loading must never panic or allocate far beyond what the file
 // holds; an error must name the file; a model that loads must score the
-// small input load scores with finite numbers.
+// small input load scores with finite numbers, unless it holds a value
+// above Huge.
 func Corruptions(t *testing.T, saved []byte, load LoadScore) {
 	t.Helper()
 	base := try(load, saved)
