@@ -3,6 +3,7 @@ package rerank
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -436,4 +437,92 @@ func TestReadLinearRefusesMalformed(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzReadLambdaMART builds LambdaMART bundles from fuzzed arrays (a
+// bundle's checksum keeps byte-level fuzzing from reaching the loader) and
+// checks that loading never panics and a model that loads fuses to finite
+// scores, unless it holds a value so large (above 1e100) that summing
+// trees may overflow, which Pipeline refuses per query.
+func FuzzReadLambdaMART(f *testing.F) {
+	enc := func(v ...float64) []byte {
+		var b []byte
+		for _, x := range v {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+		}
+		return b
+	}
+	// rate, 1 size (3), 3 nodes: a split on feature 0 into two leaves.
+	f.Add(enc(0.1, 1, 3, 3, 0, 0.5, 1, 2, 0, 0, -1, -1, -1, 0, 0, -1, -1, 1))
+	f.Add(enc(0.1, 3, 1025, 1<<63-1024, 1, 1026))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		// Past the end of data every value reads as 0, and every node as
+		// a leaf.
+		next := func() float64 {
+			if len(data) < 8 {
+				data = nil
+				return 0
+			}
+			x := math.Float64frombits(binary.LittleEndian.Uint64(data))
+			data = data[8:]
+			return x
+		}
+		huge := false
+		val := func() float64 {
+			x := next()
+			huge = huge || (math.Abs(x) > 1e100 && !math.IsInf(x, 0))
+			return x
+		}
+		count := func(limit int) int {
+			x := next()
+			if !(x >= 0) {
+				return 0
+			}
+			return int(math.Min(x, float64(limit)))
+		}
+		b := models.New(LambdaMARTMethod, 1)
+		b.AddStrings("features", []string{"a", FeatureFirstRank})
+		b.AddTensor("rate", []int{1}, []float64{val()})
+		sizes := make([]float64, count(8))
+		for i := range sizes {
+			sizes[i] = next()
+		}
+		b.AddTensor("sizes", []int{len(sizes)}, sizes)
+		n := count(2048)
+		arrs := map[string][]float64{}
+		for _, name := range []string{"feature", "threshold", "left", "right", "value"} {
+			arrs[name] = make([]float64, n)
+		}
+		for i := range n {
+			for _, name := range []string{"feature", "threshold", "left", "right", "value"} {
+				arrs[name][i] = val()
+			}
+			if data == nil {
+				arrs["left"][i], arrs["right"][i] = -1, -1
+			}
+		}
+		for name, v := range arrs {
+			b.AddTensor(name, []int{len(v)}, v)
+		}
+		var buf bytes.Buffer
+		if _, err := b.WriteTo(&buf); err != nil {
+			t.Fatal(err)
+		}
+		m, err := ReadLambdaMART(&buf, "fuzz.model")
+		if err != nil {
+			if !strings.Contains(err.Error(), "fuzz.model") {
+				t.Errorf("error %q does not name the file", err)
+			}
+			return
+		}
+		s, err := m.Fuse(FusionInput{Names: []string{"a"}, Candidates: []Candidate{{Rank: 1}, {Rank: 2}}, Scores: [][]float64{{1, -1}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range s {
+			if (math.IsNaN(v) || math.IsInf(v, 0)) && !huge {
+				t.Fatalf("loaded, then fused to %v", s)
+			}
+		}
+	})
 }
