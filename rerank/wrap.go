@@ -80,7 +80,11 @@ func (x *Index) hitNumber(i int) uint64 { return uint64(i)<<32 | x.tag }
 // by score, or by score then _id, descending or ascending (IndexAlias asks
 // its children for a SearchBefore page as an ascending SearchAfter one),
 // are pages of the reranked list, as From/Size pages are (a hit's score is
-// its place). Other requests sorted by anything but descending score (an
+// its place). The cursor's score is the hit's Score as a string
+// (strconv.FormatFloat(hit.Score, 'g', -1, 64)): a hit's Sort holds Bleve's
+// placeholder "_score" there, which is refused with an error (Bleve reads
+// it as 0, a place in the middle of a reranked list, whose scores may be
+// negative). Other requests sorted by anything but descending score (an
 // ascending score sort's From/Size pages included), the pre-search phase
 // of an IndexAlias, requests
 // for no hits (Size 0: facets or a count only) and unscored ones (Score
@@ -191,6 +195,9 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 		return nil, fmt.Errorf("rerank: negative from (%d) or size (%d)", req.From, req.Size)
 	}
 	if byCursor {
+		if c.bad {
+			return nil, fmt.Errorf("rerank: the cursor's score %q is not a number: give the hit's Score, strconv.FormatFloat(hit.Score, 'g', -1, 64), not its Sort value (Bleve's placeholder \"_score\")", c.key)
+		}
 		return x.searchFrom(ctx, req, text, c, start)
 	}
 	end := addSat(req.From, req.Size)
@@ -313,6 +320,10 @@ type cursor struct {
 	id     string
 	hasID  bool
 	idDesc bool
+	// bad is set when the cursor's score is not a number (such as Bleve's
+	// "_score" placeholder, which a hit's Sort holds): key is that value.
+	bad bool
+	key string
 }
 
 // after reports whether h comes after the cursor in the list's order.
@@ -335,8 +346,7 @@ func (c cursor) before(h *search.DocumentMatch) bool {
 // page of a request sorted by score, or by score then _id, ascending or
 // descending. IndexAlias asks its children for a SearchBefore page as a
 // SearchAfter page in the reverse order, so both orders are pages of the
-// reranked list. The cursor's score is read as Bleve reads one (0 if it
-// is none).
+// reranked list. A score that is not a number sets the cursor's bad.
 func scoreCursor(req *bleve.SearchRequest) (cursor, bool) {
 	desc, id, ok := scoreSort(req.Sort)
 	if !ok || len(req.Sort) == 0 || (len(req.SearchAfter) > 0) == (len(req.SearchBefore) > 0) {
@@ -351,7 +361,13 @@ func scoreCursor(req *bleve.SearchRequest) (cursor, bool) {
 		return cursor{}, false
 	}
 	c := cursor{below: after == desc, asc: !desc}
-	c.score, _ = strconv.ParseFloat(key[0], 64) // 0 on error, as Bleve reads it
+	var err error
+	if c.score, err = strconv.ParseFloat(key[0], 64); err != nil {
+		// Bleve reads it as 0, which in a reranked list (whose scores
+		// may be negative) is a place in the middle: a loop feeding a
+		// hit's Sort back would get the same page again and again.
+		c.bad, c.key = true, key[0]
+	}
 	if id != nil {
 		// The list runs by descending score; a reversed request (the
 		// alias's SearchBefore) reverses its id order too.

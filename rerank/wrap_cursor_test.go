@@ -278,3 +278,42 @@ func TestWrapWithoutRerankByScoreAndID(t *testing.T) {
 		})
 	}
 }
+
+// TestWrapCursorScoreNotANumber: a cursor whose score is not a number, such
+// as the "_score" placeholder a hit's Sort holds, is refused with an error
+// saying what to give instead. Bleve reads it as 0, a place in the middle of
+// a reranked list (whose scores may be negative): a loop feeding each page's
+// last Sort back as the cursor got the same page forever.
+func TestWrapCursorScoreNotANumber(t *testing.T) {
+	idx := newIndex(t, docs("d", 30))
+	w := rerank.Wrap(idx, shortFirst())
+	for _, tc := range []struct {
+		name          string
+		sort          []string
+		after, before []string
+	}{
+		{"after, score sort", []string{"-_score"}, []string{"_score"}, nil},
+		{"before, score sort", []string{"-_score"}, nil, []string{"_score"}},
+		{"after, score then id", []string{"-_score", "_id"}, []string{"_score", "d03"}, nil},
+		{"after, ascending", []string{"_score"}, []string{""}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), 4, 0, false)
+			req.SortBy(tc.sort)
+			req.SearchAfter, req.SearchBefore = tc.after, tc.before
+			res, err := w.Search(req)
+			if err == nil {
+				t.Fatalf("no error; hits %v", ids(res.Hits))
+			}
+			if !strings.Contains(err.Error(), "not a number") || !strings.Contains(err.Error(), "hit.Score") {
+				t.Errorf("error %q does not say to give the hit's Score", err)
+			}
+		})
+	}
+	// Without reranking, the page is Bleve's own, as before.
+	req := bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), 4, 0, false)
+	req.SearchAfter = []string{"_score"}
+	if _, err := w.SearchInContext(rerank.WithoutRerank(context.Background()), req); err != nil {
+		t.Errorf("WithoutRerank: %v", err)
+	}
+}
