@@ -27,7 +27,8 @@ type Index struct {
 	base
 	pipeline *Pipeline
 	// TitleField and TextField name the stored fields stages read; they
-	// default to semrank's "title" and "text".
+	// default to semrank's "title" and "text". A field indexed from
+	// several strings (an array) is read as its values, one a line.
 	TitleField, TextField string
 	// FirstStage, when set, is called with each reranked (or
 	// WithoutRerank, but for those WithoutRerank leaves to Bleve) search's
@@ -261,8 +262,8 @@ func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text strin
 	cands := make([]Candidate, len(res.Hits))
 	for i, h := range res.Hits {
 		cands[i] = Candidate{ID: h.ID, Score: h.Score, Rank: i + 1, Fields: candidateFields(h.Fields)}
-		cands[i].Title, _ = h.Fields[x.TitleField].(string)
-		cands[i].Text, _ = h.Fields[x.TextField].(string)
+		cands[i].Title = storedText(h.Fields[x.TitleField])
+		cands[i].Text = storedText(h.Fields[x.TextField])
 	}
 	q := Query{Text: text}
 	scored, err := x.pipeline.Rerank(ctx, q, cands)
@@ -529,6 +530,25 @@ func (t *fusionTerms) explain(rank int) *search.Explanation {
 // candidateFields returns what stages read as a candidate's fields: the
 // document's metadata, decoded from the stored meta field as index.TopN
 // decodes it, or the hit's stored fields when it has none.
+// storedText returns a stored text field's value: a string, or the
+// values of a field indexed from several strings (Bleve returns those as
+// a []any), one a line. Other values hold no text.
+func storedText(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case []any:
+		var parts []string
+		for _, e := range v {
+			if s, ok := e.(string); ok {
+				parts = append(parts, s)
+			}
+		}
+		return strings.Join(parts, "\n")
+	}
+	return ""
+}
+
 func candidateFields(stored map[string]any) map[string]any {
 	if _, ok := stored[index.FieldMeta].(string); !ok {
 		return stored

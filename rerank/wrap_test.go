@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -664,6 +665,52 @@ func TestWrapPlainIndexFields(t *testing.T) {
 			if len(h.Fields) != want {
 				t.Errorf("fields %v: hit %s has fields %v", fields, h.ID, h.Fields)
 			}
+		}
+	}
+}
+
+type textStage struct{ seen *sync.Map }
+
+func (textStage) Name() string { return "text" }
+func (s textStage) Score(_ context.Context, _ rerank.Query, cs []rerank.Candidate) ([]float64, error) {
+	for _, c := range cs {
+		s.seen.Store(c.ID, [2]string{c.Title, c.Text})
+	}
+	return make([]float64, len(cs)), nil
+}
+
+// TestWrapPlainIndexTextFields: over a plain Bleve index the stages read
+// TitleField and TextField as stored, a field indexed from several
+// strings (Bleve returns its values as a []any) included: it read as
+// empty, so the stages silently saw no text.
+func TestWrapPlainIndexTextFields(t *testing.T) {
+	plain, err := bleve.NewMemOnly(bleve.NewIndexMapping())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	for _, tc := range []struct {
+		id            string
+		subject, body any
+		title, text   string
+	}{
+		{"one", "bank", "a bank in Doha", "bank", "a bank in Doha"},
+		{"body array", "bank", []string{"first bank paragraph", "second"}, "bank", "first bank paragraph\nsecond"},
+		{"subject array", []string{"bank", "loans"}, "bank text", "bank\nloans", "bank text"},
+		{"number", "bank", 3.0, "bank", ""},
+	} {
+		if err := plain.Index(tc.id, map[string]any{"subject": tc.subject, "body": tc.body}); err != nil {
+			t.Fatal(err)
+		}
+		var seen sync.Map
+		w := rerank.Wrap(plain, &rerank.Pipeline{Stages: []rerank.Stage{textStage{&seen}}})
+		w.TitleField, w.TextField = "subject", "body"
+		if _, err := w.Search(bleve.NewSearchRequest(bleve.NewMatchQuery("bank"))); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := seen.Load(tc.id)
+		if want := [2]string{tc.title, tc.text}; got != want {
+			t.Errorf("%s: stages saw title and text %q, want %q", tc.id, got, want)
 		}
 	}
 }
