@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"time"
 
@@ -65,6 +66,24 @@ func (p *Pipeline) stage(name string) Stage {
 	return nil
 }
 
+// ranked returns cands with each unset Rank (0 or less) set to the
+// candidate's place, i+1: cands itself when every Rank is set, else a copy.
+func ranked(cands []Candidate) []Candidate {
+	for i, c := range cands {
+		if c.Rank > 0 {
+			continue
+		}
+		out := slices.Clone(cands)
+		for j := i; j < len(out); j++ {
+			if out[j].Rank <= 0 {
+				out[j].Rank = j + 1
+			}
+		}
+		return out
+	}
+	return cands
+}
+
 // ScoreStages runs every stage over cands and returns scores[stage][cand].
 func (p *Pipeline) ScoreStages(ctx context.Context, q Query, cands []Candidate) ([][]float64, error) {
 	scores := make([][]float64, len(p.Stages))
@@ -122,13 +141,17 @@ func score(ctx context.Context, st Stage, q Query, cands []Candidate) (s []float
 }
 
 // Rerank scores cands (in first-stage order, Rank set) and returns them
-// sorted by fused score, highest first. Only the first WindowSize
+// sorted by fused score, highest first. A candidate whose Rank is not set
+// (0) takes its place in cands, i+1, as its rank: candidates built by hand
+// would otherwise all share rank 1, and the fusion's first-stage rank
+// feature would silently weigh nothing. Only the first WindowSize
 // candidates are reranked; any beyond follow in their first-stage order,
 // below every reranked one.
 func (p *Pipeline) Rerank(ctx context.Context, q Query, cands []Candidate) ([]Scored, error) {
 	if len(cands) == 0 {
 		return nil, nil
 	}
+	cands = ranked(cands)
 	w := min(p.WindowSize(), len(cands))
 	head := cands[:w]
 	scores, err := p.ScoreStages(ctx, q, head)

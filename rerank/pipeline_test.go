@@ -56,3 +56,66 @@ func TestRerankRefusesBadStages(t *testing.T) {
 		t.Errorf("err = %v (%T), want a *StagePanic for bad with the stage's stack", err, err)
 	}
 }
+
+// lenStage scores a candidate by its text's length.
+type lenStage struct{}
+
+func (lenStage) Name() string { return "len" }
+func (lenStage) Score(_ context.Context, _ Query, cs []Candidate) ([]float64, error) {
+	out := make([]float64, len(cs))
+	for i, c := range cs {
+		out[i] = float64(len(c.Text))
+	}
+	return out, nil
+}
+
+// TestRerankUnsetRanks: candidates given without Rank (built by hand, in
+// first-stage order) rerank as if each had its place as its rank; they all
+// counted as rank 1, so the fusion silently lost the first-stage rank.
+func TestRerankUnsetRanks(t *testing.T) {
+	texts := []string{"a", "bbbbbb", "cc", "ddddddddd", "e"}
+	for _, fusion := range []struct {
+		name string
+		f    Fusion
+	}{
+		{"linear", &Linear{Weights: map[string]float64{FeatureFirstRank: 2, "len": 1}}},
+		{"rrf", &RRF{}},
+	} {
+		for _, tc := range []struct {
+			name  string
+			ranks []int
+		}{
+			{"none set", []int{0, 0, 0, 0, 0}},
+			{"some set", []int{1, 0, 3, 0, 5}},
+			{"window cuts unset", []int{0, 0, 0, 0, 0}},
+		} {
+			t.Run(fusion.name+"/"+tc.name, func(t *testing.T) {
+				p := &Pipeline{Stages: []Stage{lenStage{}}, Fusion: fusion.f}
+				if tc.name == "window cuts unset" {
+					p.Window = 3
+				}
+				var given, want []Candidate
+				for i, s := range texts {
+					given = append(given, Candidate{ID: s[:1], Text: s, Rank: tc.ranks[i]})
+					want = append(want, Candidate{ID: s[:1], Text: s, Rank: i + 1})
+				}
+				got, err := p.Rerank(context.Background(), Query{Text: "q"}, given)
+				if err != nil {
+					t.Fatal(err)
+				}
+				exp, err := p.Rerank(context.Background(), Query{Text: "q"}, want)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range exp {
+					if got[i].ID != exp[i].ID || got[i].Score != exp[i].Score || got[i].Rank != exp[i].Rank {
+						t.Errorf("place %d: %s score %g rank %d, want %s score %g rank %d", i, got[i].ID, got[i].Score, got[i].Rank, exp[i].ID, exp[i].Score, exp[i].Rank)
+					}
+				}
+				if given[1].Rank != tc.ranks[1] {
+					t.Errorf("Rerank wrote the caller's candidates: rank %d", given[1].Rank)
+				}
+			})
+		}
+	}
+}
