@@ -228,7 +228,7 @@ func (s StageSpec) unknownOptions(known optionSet) error {
 	if len(unknown) > 1 {
 		word = "options"
 	}
-	return fmt.Errorf("unknown %s %s (known: %s)", word, strings.Join(unknown, ", "), list)
+	return fmt.Errorf("unknown %s %s (known: %s; a factory of your own reads its options through StageSpec's Str, Int, Float and Bool, or marks them with Known)", word, strings.Join(unknown, ", "), list)
 }
 
 // Env is what a stage factory may use to build its stage.
@@ -244,7 +244,18 @@ type Env struct {
 	verified *verifiedFiles
 }
 
-// StageFactory builds a stage from its spec.
+// StageFactory builds a stage from its spec. A factory of one's own (see
+// RegisterStage) reads its options through the spec's Str, Int, Float and
+// Bool (or marks those it ignores with Known: NewStage refuses any other),
+// asks for a model file through ModelFile and reads it with LoadModel,
+// and refuses what the stage cannot work without (env.Stats and
+// env.Payloads are nil over a plain bleve.Index). The stage it returns
+// must be safe for concurrent use and give one finite score per
+// candidate (Pipeline checks, and turns a panic into a *StagePanic). Its
+// Name is the one fusion weights and Explain use, unless the pipeline
+// file gives the stage a name, which replaces it; by convention it is the
+// type. A stage reading payloads computed at index time implements
+// PayloadStage; one trained by recipes has a Trainer (RegisterTrainer).
 type StageFactory func(spec StageSpec, env Env) (Stage, error)
 
 var (
@@ -254,6 +265,8 @@ var (
 
 // RegisterStage makes a stage type available to pipeline files. It panics
 // when typ is registered twice or f is nil, which are programming errors.
+// Call it from an init function, so that the type is registered before
+// any pipeline names it.
 func RegisterStage(typ string, f StageFactory) {
 	if f == nil {
 		panic("rerank: nil factory for stage type " + typ)

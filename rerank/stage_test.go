@@ -162,10 +162,10 @@ func TestStageOptionsChecked(t *testing.T) {
 		{"read option", StageSpec{Type: "test_opts", Options: map[string]any{"a": 1}}, ""},
 		{"training option", StageSpec{Type: "test_opts", Options: map[string]any{"a": 1, "t": 2}}, ""},
 		{"unknown option", StageSpec{Type: "test_opts", Options: map[string]any{"a": 1, "nosuch": 3}},
-			`stage "test_opts": unknown option nosuch (known: a, t)`},
+			`stage "test_opts": unknown option nosuch (known: a, t; a factory of your own reads its options through StageSpec's Str, Int, Float and Bool, or marks them with Known)`},
 		{"unknown options, named stage", StageSpec{Type: "test_opts", Name: "x", Options: map[string]any{"b": 1, "c": 2}},
-			`stage "x" (type test_opts): unknown options b, c (known: a, t)`},
-		{"stage without options", StageSpec{Type: "test_const", Options: map[string]any{"a": 1}}, "unknown option a (known: none)"},
+			`stage "x" (type test_opts): unknown options b, c (known: a, t;`},
+		{"stage without options", StageSpec{Type: "test_const", Options: map[string]any{"a": 1}}, "unknown option a (known: none;"},
 		{"bad value still reported first", StageSpec{Type: "test_opts", Options: map[string]any{"a": "x", "nosuch": 3}}, "option a: want a number"},
 		// Options set in Go code may have any numeric type.
 		{"int64 option", StageSpec{Type: "test_opts", Options: map[string]any{"a": int64(3)}}, ""},

@@ -1,0 +1,88 @@
+package rerank_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"strings"
+
+	"github.com/semrank/semrank/rerank"
+)
+
+// titleWords scores a candidate by how many of the query's words (of at
+// least minLen letters) its title holds.
+type titleWords struct{ minLen int }
+
+func (titleWords) Name() string { return "title_words" }
+
+func (s titleWords) Score(_ context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
+	out := make([]float64, len(cands))
+	for i, c := range cands {
+		title := strings.Fields(strings.ToLower(c.Title))
+		for _, w := range strings.Fields(strings.ToLower(q.Text)) {
+			for _, t := range title {
+				if len(w) >= s.minLen && w == t {
+					out[i]++
+					break
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// A stage of one's own: register its type (from an init function in a
+// real program), read its options through the spec, and name it in a
+// pipeline file beside the built-in stages, with fusion weights by stage
+// name.
+func ExampleRegisterStage() {
+	rerank.RegisterStage("title_words", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
+		n, err := spec.Int("min_len", 1) // an option not read so is refused
+		if err != nil {
+			return nil, err
+		}
+		return titleWords{minLen: n}, nil
+	})
+
+	cfg, err := rerank.ParseConfig([]byte(`
+stages:
+  - type: overlap
+  - type: title_words
+    name: title
+    options: {min_len: 3}
+fusion:
+  method: linear
+  weights: {first_rank: 1, overlap: 1, title: 2}
+`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	p, err := cfg.Build(rerank.Env{}) // overlap and title_words need no index
+	if err != nil {
+		log.Fatal(err)
+	}
+	cands := []rerank.Candidate{ // first-stage order
+		{ID: "d1", Rank: 1, Title: "Car loans", Text: "Which bank gives car loans in Doha?"},
+		{ID: "d2", Rank: 2, Title: "Opening a bank account", Text: "Documents for a salary account."},
+		{ID: "d3", Rank: 3, Title: "Bank account for expats", Text: "Which bank is best for an expat account?"},
+	}
+	scored, err := p.Rerank(context.Background(), rerank.Query{Text: "bank account for expats"}, cands)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(p.StageNames())
+	for _, s := range scored {
+		fmt.Println(s.ID, s.StageScores)
+	}
+
+	// A misspelt option is an error, not a setting silently ignored.
+	cfg.Stages[1].Options = map[string]any{"minlen": 3}
+	_, err = cfg.Build(rerank.Env{})
+	fmt.Println(err)
+	// Output:
+	// [overlap title]
+	// d3 [1 4]
+	// d2 [0.6666666666666666 2]
+	// d1 [0.3333333333333333 0]
+	// rerank: stage "title" (type title_words): unknown option minlen (known: min_len; a factory of your own reads its options through StageSpec's Str, Int, Float and Bool, or marks them with Known)
+}
