@@ -119,3 +119,27 @@ func ExampleIndex_Search_searchAfter() {
 	// page 3: d4 [_score d4]
 	// true
 }
+
+// The words Wrap reranks with: a restriction on a metadata field goes in
+// a boolean query's filter, so that its value is not compared with the
+// candidates' text.
+func ExampleQueryText() {
+	words := bleve.NewMatchQuery("bank account")
+	lang := bleve.NewTermQuery("ar")
+	lang.SetField("lang")
+
+	must := bleve.NewBooleanQuery()
+	must.AddMust(words, lang)
+	fmt.Printf("%q\n", rerank.QueryText(must))
+
+	filtered := bleve.NewBooleanQuery()
+	filtered.AddMust(words)
+	filtered.AddFilter(lang)
+	fmt.Printf("%q\n", rerank.QueryText(filtered))
+
+	fmt.Printf("%q\n", rerank.QueryText(bleve.NewQueryStringQuery(`title:bank +account -visa`)))
+	// Output:
+	// "bank account ar"
+	// "bank account"
+	// "account bank"
+}

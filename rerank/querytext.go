@@ -10,7 +10,12 @@ import (
 // semantic stages compare candidates with: the text of match and phrase
 // queries, the terms of term, prefix and fuzzy queries, and the words of
 // the queries a disjunction, conjunction or boolean query must or should
-// match (not those it must not). A query string counts as the query Bleve
+// match (not those it must not, nor its filter). A term or match query on
+// a metadata field (lang:ar, a category) in a conjunction, or in a
+// boolean query's must or should, therefore adds its value to the text the
+// stages compare candidates with; a restriction that is not what the user
+// is looking for belongs in BooleanQuery.AddFilter, which Bleve applies
+// and QueryText leaves out. A query string counts as the query Bleve
 // parses it into, so its syntax (field names, +/-, boosts, quotes) and
 // its negated words and phrases are left out. Queries that carry no words
 // (numeric ranges, doc-id sets, wildcards, regular expressions)
