@@ -27,11 +27,7 @@ func savedVectors(tb testing.TB) []byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var buf bytes.Buffer
-	if _, err := b.WriteTo(&buf); err != nil {
-		tb.Fatal(err)
-	}
-	return buf.Bytes()
+	return modeltest.Encode(tb, b)
 }
 
 // loadVectors loads a vectors file and returns its vectors and counts.

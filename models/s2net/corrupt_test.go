@@ -18,11 +18,7 @@ func savedModel(tb testing.TB) []byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var buf bytes.Buffer
-	if _, err := b.WriteTo(&buf); err != nil {
-		tb.Fatal(err)
-	}
-	return buf.Bytes()
+	return modeltest.Encode(tb, b)
 }
 
 // loadScore loads a model file and embeds and compares a few test texts.

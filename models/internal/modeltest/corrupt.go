@@ -39,6 +39,17 @@ type sections struct {
 	strs     map[string][]string
 }
 
+// Encode returns a bundle's bytes, for the saved model Corruptions and
+// Fuzz start from.
+func Encode(tb testing.TB, b *models.Bundle) []byte {
+	tb.Helper()
+	var buf bytes.Buffer
+	if _, err := b.WriteTo(&buf); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
 func parse(tb testing.TB, raw []byte) *sections {
 	tb.Helper()
 	b, err := models.Parse(raw)
