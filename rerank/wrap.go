@@ -22,7 +22,8 @@ import (
 type base = bleve.Index
 
 // Index is a bleve.Index whose searches are reranked by a Pipeline. Every
-// other method is the wrapped index's own.
+// other method is the wrapped index's own. Set its exported fields before
+// the first search: searches read them without locking.
 type Index struct {
 	base
 	pipeline *Pipeline
