@@ -180,7 +180,7 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 	if pre || req == nil || x.pipeline == nil || req.Size == 0 || req.Score == bleve.ScoreNone {
 		return x.base.SearchInContext(ctx, req)
 	}
-	c, byCursor := scoreCursor(req)
+	c, byCursor, cursorErr := scoreCursor(req)
 	// Without reranking, cursor pages are Bleve's own, and so is a sort
 	// by score then _id: the first-stage list (its window's scores
 	// rounded, hits past it in Bleve's order) has no id order for its
@@ -197,8 +197,8 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 		return nil, fmt.Errorf("rerank: negative from (%d) or size (%d)", req.From, req.Size)
 	}
 	if byCursor {
-		if c.bad {
-			return nil, fmt.Errorf("rerank: the cursor's score %q is not a number: give the hit's Score, strconv.FormatFloat(hit.Score, 'g', -1, 64), not its Sort value (Bleve's placeholder \"_score\")", c.key)
+		if cursorErr != nil {
+			return nil, cursorErr
 		}
 		return x.searchFrom(ctx, req, text, c, start)
 	}
@@ -322,10 +322,6 @@ type cursor struct {
 	id     string
 	hasID  bool
 	idDesc bool
-	// bad is set when the cursor's score is not a number (such as Bleve's
-	// "_score" placeholder, which a hit's Sort holds): key is that value.
-	bad bool
-	key string
 }
 
 // after reports whether h comes after the cursor in the list's order.
@@ -348,11 +344,13 @@ func (c cursor) before(h *search.DocumentMatch) bool {
 // page of a request sorted by score, or by score then _id, ascending or
 // descending. IndexAlias asks its children for a SearchBefore page as a
 // SearchAfter page in the reverse order, so both orders are pages of the
-// reranked list. A score that is not a number sets the cursor's bad.
-func scoreCursor(req *bleve.SearchRequest) (cursor, bool) {
+// reranked list. The error says the cursor's score is not a number; it
+// matters only when the page is reranked (WithoutRerank leaves such a
+// request to Bleve).
+func scoreCursor(req *bleve.SearchRequest) (cursor, bool, error) {
 	desc, id, ok := scoreSort(req.Sort)
 	if !ok || len(req.Sort) == 0 || (len(req.SearchAfter) > 0) == (len(req.SearchBefore) > 0) {
-		return cursor{}, false
+		return cursor{}, false, nil
 	}
 	after := len(req.SearchAfter) > 0
 	key := req.SearchAfter
@@ -360,7 +358,7 @@ func scoreCursor(req *bleve.SearchRequest) (cursor, bool) {
 		key = req.SearchBefore
 	}
 	if len(key) != len(req.Sort) {
-		return cursor{}, false
+		return cursor{}, false, nil
 	}
 	c := cursor{below: after == desc, asc: !desc}
 	var err error
@@ -368,14 +366,14 @@ func scoreCursor(req *bleve.SearchRequest) (cursor, bool) {
 		// Bleve reads it as 0, which in a reranked list (whose scores
 		// may be negative) is a place in the middle: a loop feeding a
 		// hit's Sort back would get the same page again and again.
-		c.bad, c.key = true, key[0]
+		err = fmt.Errorf("rerank: the cursor's score %q is not a number: give the hit's Score, strconv.FormatFloat(hit.Score, 'g', -1, 64), not its Sort value (Bleve's placeholder \"_score\")", key[0])
 	}
 	if id != nil {
 		// The list runs by descending score; a reversed request (the
 		// alias's SearchBefore) reverses its id order too.
 		c.id, c.hasID, c.idDesc = key[1], true, id.Desc == desc
 	}
-	return c, true
+	return c, true, err
 }
 
 // searchFrom answers req, a SearchAfter or SearchBefore page of a request
@@ -528,9 +526,6 @@ func (t *fusionTerms) explain(rank int) *search.Explanation {
 	return e
 }
 
-// candidateFields returns what stages read as a candidate's fields: the
-// document's metadata, decoded from the stored meta field as index.TopN
-// decodes it, or the hit's stored fields when it has none.
 // storedText returns a stored text field's value: a string, or the
 // values of a field indexed from several strings (Bleve returns those as
 // a []any), one a line. Other values hold no text.
@@ -550,6 +545,9 @@ func storedText(v any) string {
 	return ""
 }
 
+// candidateFields returns what stages read as a candidate's fields: the
+// document's metadata, decoded from the stored meta field as index.TopN
+// decodes it, or the hit's stored fields when it has none.
 func candidateFields(stored map[string]any) map[string]any {
 	if _, ok := stored[index.FieldMeta].(string); !ok {
 		return stored
