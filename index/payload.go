@@ -168,11 +168,10 @@ func (ps *payloadStore) replay(name string) error {
 			break
 		}
 		if errors.Is(err, errTorn) {
-			if ps.readOnly {
-				break
-			}
-			if err := f.Truncate(good); err != nil {
-				return fail(err)
+			if !ps.readOnly {
+				if err := f.Truncate(good); err != nil {
+					return fail(err)
+				}
 			}
 			break
 		}

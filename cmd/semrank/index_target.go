@@ -28,6 +28,9 @@ type indexTarget struct {
 // stagingInfix names staging folders: ".NAME" + stagingInfix + random.
 const stagingInfix = ".indexing-"
 
+// stagingName is the start of the names of final's staging folders.
+func stagingName(final string) string { return "." + filepath.Base(final) + stagingInfix }
+
 // openForIndex opens the index at path for "semrank index", or creates a
 // new one in a staging folder when path does not exist or is an empty
 // folder. The caller ends with publish, after closing the index, or
@@ -36,13 +39,7 @@ func openForIndex(path string) (*index.Index, *indexTarget, error) {
 	t := &indexTarget{path: path}
 	entries, err := os.ReadDir(path)
 	switch {
-	case err == nil && len(entries) > 0:
-		idx, err := index.Open(path)
-		if err != nil {
-			return nil, nil, err
-		}
-		return idx, t, nil
-	case err == nil: // an empty folder, or a link to one: replaced where it is
+	case err == nil && len(entries) == 0: // an empty folder, or a link to one: replaced where it is
 		if t.final, err = filepath.EvalSymlinks(path); err != nil {
 			return nil, nil, err
 		}
@@ -55,14 +52,14 @@ func openForIndex(path string) (*index.Index, *indexTarget, error) {
 		if err := os.MkdirAll(filepath.Dir(t.final), 0o755); err != nil {
 			return nil, nil, err
 		}
-	default: // a file, or a folder that cannot be read: Open says which
+	default: // an existing index, or a file or folder that Open explains
 		idx, err := index.Open(path)
 		if err != nil {
 			return nil, nil, err
 		}
 		return idx, t, nil
 	}
-	if t.staging, err = os.MkdirTemp(filepath.Dir(t.final), "."+filepath.Base(t.final)+stagingInfix+"*"); err != nil {
+	if t.staging, err = os.MkdirTemp(filepath.Dir(t.final), stagingName(t.final)+"*"); err != nil {
 		return nil, nil, fmt.Errorf("a staging folder beside %s: %w", path, err)
 	}
 	idx, err := index.Create(t.staging)
@@ -118,7 +115,7 @@ func leftStaging(path string) []string {
 	if r, err := filepath.EvalSymlinks(path); err == nil {
 		final = r
 	}
-	prefix := "." + filepath.Base(final) + stagingInfix
+	prefix := stagingName(final)
 	entries, _ := os.ReadDir(filepath.Dir(final))
 	var out []string
 	for _, e := range entries {
