@@ -44,14 +44,33 @@ func TestIndexPublishKeepsAnIndexMadeMeanwhile(t *testing.T) {
 	if left := leftStaging(path); len(left) != 0 {
 		t.Errorf("staging folders left: %v", left)
 	}
-	other, err = index.Open(path)
+	if n := docCount(t, path); n != 1 {
+		t.Errorf("the other run's index holds %d documents, want 1", n)
+	}
+}
+
+// twoDocCorpus writes a BEIR folder at dir holding a corpus of two
+// documents alone.
+func twoDocCorpus(t *testing.T, dir string) string {
+	t.Helper()
+	return writeDataDir(t, dir, map[string]string{
+		"corpus.jsonl": `{"_id":"d1","title":"Bank fees","text":""}` + "\n" + `{"_id":"d2","text":"visa renewal office"}` + "\n",
+	})
+}
+
+// docCount opens the index at path and returns how many documents it holds.
+func docCount(t *testing.T, path string) uint64 {
+	t.Helper()
+	idx, err := index.OpenReadOnly(path)
 	if err != nil {
-		t.Fatalf("the other run's index: %v", err)
+		t.Fatalf("%s: %v", path, err)
 	}
-	defer other.Close()
-	if n, err := other.DocCount(); err != nil || n != 1 {
-		t.Errorf("the other run's index holds %d documents (%v), want 1", n, err)
+	defer idx.Close()
+	n, err := idx.DocCount()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
 	}
+	return n
 }
 
 // TestIndexStaging: a new index is built beside its path and appears
@@ -60,9 +79,7 @@ func TestIndexPublishKeepsAnIndexMadeMeanwhile(t *testing.T) {
 // left is pointed out.
 func TestIndexStaging(t *testing.T) {
 	dir := t.TempDir()
-	data := writeDataDir(t, filepath.Join(dir, "data"), map[string]string{
-		"corpus.jsonl": `{"_id":"d1","title":"Bank fees","text":""}` + "\n" + `{"_id":"d2","text":"visa renewal office"}` + "\n",
-	})
+	data := twoDocCorpus(t, filepath.Join(dir, "data"))
 	empty := filepath.Join(dir, "empty")
 	link := filepath.Join(dir, "link")
 	if err := os.Mkdir(empty, 0o755); err != nil {
@@ -79,14 +96,8 @@ func TestIndexStaging(t *testing.T) {
 			if out, err := execute("index", "--data", data, "--index", tt.path); err != nil || !strings.Contains(out, "indexed 2 documents") {
 				t.Fatalf("index: %v\n%s", err, out)
 			}
-			idx, err := index.Open(tt.at)
-			if err != nil {
-				t.Fatal(err)
-			}
-			n, err := idx.DocCount()
-			idx.Close()
-			if err != nil || n != 2 {
-				t.Errorf("%s holds %d documents (%v), want 2", tt.at, n, err)
+			if n := docCount(t, tt.at); n != 2 {
+				t.Errorf("%s holds %d documents, want 2", tt.at, n)
 			}
 			if left := leftStaging(tt.path); len(left) != 0 {
 				t.Errorf("staging folders left: %v", left)
@@ -129,9 +140,7 @@ func TestIndexStaging(t *testing.T) {
 // index is explained rather than reported as a missing file inside it.
 func TestIndexCorpusAlone(t *testing.T) {
 	dir := t.TempDir()
-	data := writeDataDir(t, filepath.Join(dir, "data"), map[string]string{
-		"corpus.jsonl": `{"_id":"d1","title":"Bank fees","text":""}` + "\n" + `{"_id":"d2","text":"visa renewal office"}` + "\n",
-	})
+	data := twoDocCorpus(t, filepath.Join(dir, "data"))
 	idx := filepath.Join(dir, "idx")
 	if out, err := execute("index", "--data", data, "--index", idx); err != nil || !strings.Contains(out, "indexed 2 documents") {
 		t.Fatalf("index of a corpus-only folder: %v\n%s", err, out)
