@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -23,15 +21,7 @@ func savedModel(tb testing.TB, method string) []byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	path := filepath.Join(tb.TempDir(), "m")
-	if err := m.Save(path); err != nil {
-		tb.Fatal(err)
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return raw
+	return modeltest.SavedFile(tb, m.Save)
 }
 
 // loadScore loads a model file and scores a test query's candidates;

@@ -13,11 +13,7 @@ func savedModel(tb testing.TB) []byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	b, err := m.Bundle()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return modeltest.Encode(tb, b)
+	return modeltest.Saved(tb, m)
 }
 
 // loadScore loads a model file and embeds and compares a few test texts.

@@ -15,11 +15,7 @@ func savedModel(tb testing.TB) []byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	b, err := m.Bundle()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return modeltest.Encode(tb, b)
+	return modeltest.Saved(tb, m)
 }
 
 // loadScore loads a model file and places a few documents.

@@ -3,8 +3,6 @@ package tweak
 import (
 	"bytes"
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/semrank/semrank/models/internal/modeltest"
@@ -18,15 +16,7 @@ func savedModel(tb testing.TB) []byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	path := filepath.Join(tb.TempDir(), "tweak.model")
-	if err := m.Save(path); err != nil {
-		tb.Fatal(err)
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return raw
+	return modeltest.SavedFile(tb, m.Save)
 }
 
 // loadScore loads a model file and scores a few of the test documents.

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -39,8 +41,37 @@ type sections struct {
 	strs     map[string][]string
 }
 
-// Encode returns a bundle's bytes, for the saved model Corruptions and
-// Fuzz start from.
+// Bundler is a model that writes itself as a bundle.
+type Bundler interface {
+	Bundle() (*models.Bundle, error)
+}
+
+// Saved returns m's model file, for Corruptions and Fuzz to start from.
+func Saved(tb testing.TB, m Bundler) []byte {
+	tb.Helper()
+	b, err := m.Bundle()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return Encode(tb, b)
+}
+
+// SavedFile returns the file save writes, for models saved only to a
+// path (see Saved).
+func SavedFile(tb testing.TB, save func(path string) error) []byte {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "saved.model")
+	if err := save(path); err != nil {
+		tb.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return raw
+}
+
+// Encode returns a bundle's bytes (see Saved).
 func Encode(tb testing.TB, b *models.Bundle) []byte {
 	tb.Helper()
 	var buf bytes.Buffer
