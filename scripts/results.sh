@@ -87,7 +87,8 @@ a15:lexical,meta,peers,tweak,bilinear:neg_random=3,deepmatch,siamese:neg_random=
 a16:lexical,meta,peers,tweak,bilinear:neg_random=6,deepmatch,siamese,quality
 a17:lexical,meta,peers,tweak,bilinear:neg_random=3,deepmatch:neg_random=3:neg_same=2,siamese,quality
 a18:lexical,meta,peers,tweak,bilinear:neg_random=3:dim=64,deepmatch,siamese,quality
-a19:lexical,meta,peers,tweak,bilinear:neg_random=3:neg_same=0,deepmatch,siamese,quality"
+a19:lexical,meta,peers,tweak,bilinear:neg_random=3:neg_same=0,deepmatch,siamese,quality
+a20:lexical,meta,peers,tweak,bilinear:neg_random=3,deepmatch,siamese,quality,translation"
 
 run() {
 	case "$1" in

@@ -34,7 +34,7 @@ and unsupervised semantic stages, and evaluates rankings against judgments.`,
 // subcommand in init.
 var trainCmd = &cobra.Command{
 	Use:   "train",
-	Short: "Train a model (tweak, lsa, s2net, dse, deepmatch, bilinear, siamese, quality, embed, topics, fusion)",
+	Short: "Train a model (tweak, lsa, s2net, dse, deepmatch, bilinear, siamese, quality, translation, embed, topics, fusion)",
 }
 
 // finishCommands completes the command tree once every file's init has

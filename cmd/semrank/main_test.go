@@ -53,7 +53,7 @@ func TestCommandTree(t *testing.T) {
 		{[]string{"experiment-tweak"}, true},
 		{[]string{"experiment-wmd-speed"}, true},
 	}
-	for _, name := range []string{"tweak", "lsa", "s2net", "dse", "deepmatch", "bilinear", "siamese", "quality", "embed", "topics", "fusion"} {
+	for _, name := range []string{"tweak", "lsa", "s2net", "dse", "deepmatch", "bilinear", "siamese", "quality", "translation", "embed", "topics", "fusion"} {
 		tests = append(tests, struct {
 			args       []string
 			deprecated bool

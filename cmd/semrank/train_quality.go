@@ -2,12 +2,9 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/quality"
 	"github.com/semrank/semrank/rerank"
@@ -41,38 +38,13 @@ Use it in a pipeline as
     model: MODEL`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if data == "" || out == "" {
-				return fmt.Errorf("--data and --out are required")
-			}
-			if err := checkOutputOf("--out", out, []string{data}); err != nil {
-				return err
-			}
-			if err := checkRetrainOutput(cmd.ErrOrStderr(), out); err != nil {
-				return err
-			}
 			if err := checkPositive(cmd, "l2"); err != nil {
 				return err
 			}
-			if err := checkJudged("--data", data); err != nil {
-				return err
-			}
-			ds, err := eval.LoadDataset(data)
-			if err != nil {
-				return err
-			}
-			dir, err := os.MkdirTemp(filepath.Dir(out), ".quality-*")
-			if err != nil {
-				return err
-			}
-			defer os.RemoveAll(dir)
 			spec := rerank.StageSpec{Type: quality.Method, Options: map[string]any{
 				"l2": l2, "min_count": minCount, "bigrams": bigrams, "chars": chars, "context": contextList,
 			}}
-			spec, err = rerank.TrainStage(cmd.Context(), spec, rerank.TrainInput{Train: ds, Dir: dir})
-			if err != nil {
-				return err
-			}
-			if err := os.Rename(spec.Model, out); err != nil {
+			if err := trainStageTo(cmd.Context(), cmd.ErrOrStderr(), spec, data, out); err != nil {
 				return err
 			}
 			m, err := quality.Load(out)

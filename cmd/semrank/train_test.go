@@ -28,6 +28,7 @@ func TestTrainInterrupted(t *testing.T) {
 		{"tweak", []string{"--data", concepts, "--alpha", "0.1", "--max-iter", "2"}},
 		{"bilinear", []string{"--data", deepmatch, "--epochs", "1"}},
 		{"quality", []string{"--data", deepmatch}},
+		{"translation", []string{"--data", deepmatch}},
 		{"embed", []string{"--data", concepts, "--epochs", "1"}},
 		{"topics", []string{"--data", concepts, "--topics", "2"}},
 	}

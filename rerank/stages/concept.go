@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/semrank/semrank/models/concept"
 	"github.com/semrank/semrank/rerank"
@@ -30,13 +31,16 @@ type conceptModel interface {
 	PayloadEncoder(name string) concept.PayloadEncoder
 }
 
-// modelPath resolves a stage's model file against the pipeline directory.
-func modelPath(spec rerank.StageSpec, env rerank.Env, typ string) (string, error) {
-	path := spec.ModelFile(env.Dir)
+// stageModel loads the model file spec names (relative to env.Dir) with
+// read, as rerank.LoadModel does, for the stage type typ; path is the
+// file's path, for the caller's errors.
+func stageModel[M any](spec rerank.StageSpec, env rerank.Env, typ string, read func(io.Reader, string) (M, error)) (m M, path string, err error) {
+	path = spec.ModelFile(env.Dir)
 	if path == "" {
-		return "", fmt.Errorf("%s needs a model file (semrank train %s)", typ, typ)
+		return m, "", fmt.Errorf("%s needs a model file (semrank train %s)", typ, typ)
 	}
-	return path, nil
+	m, err = rerank.LoadModel(env, path, read)
+	return m, path, err
 }
 
 // newConcept builds a concept stage for model m, checking that the

@@ -11,11 +11,7 @@ import (
 
 func init() {
 	rerank.RegisterStage(dse.Method, func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
-		path, err := modelPath(spec, env, dse.Method)
-		if err != nil {
-			return nil, err
-		}
-		m, err := rerank.LoadModel(env, path, dse.Read)
+		m, _, err := stageModel(spec, env, dse.Method, dse.Read)
 		if err != nil {
 			return nil, err
 		}

@@ -7,11 +7,7 @@ import (
 
 func init() {
 	rerank.RegisterStage(lsa.Method, func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
-		path, err := modelPath(spec, env, lsa.Method)
-		if err != nil {
-			return nil, err
-		}
-		m, err := rerank.LoadModel(env, path, lsa.Read)
+		m, _, err := stageModel(spec, env, lsa.Method, lsa.Read)
 		if err != nil {
 			return nil, err
 		}

@@ -15,11 +15,7 @@ import (
 
 func init() {
 	rerank.RegisterStage(quality.Method, func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
-		path, err := modelPath(spec, env, quality.Method)
-		if err != nil {
-			return nil, err
-		}
-		m, err := rerank.LoadModel(env, path, quality.Read)
+		m, path, err := stageModel(spec, env, quality.Method, quality.Read)
 		if err != nil {
 			return nil, err
 		}

@@ -9,11 +9,7 @@ import (
 
 func init() {
 	rerank.RegisterStage(s2net.Method, func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
-		path, err := modelPath(spec, env, s2net.Method)
-		if err != nil {
-			return nil, err
-		}
-		m, err := rerank.LoadModel(env, path, func(r io.Reader, name string) (*s2net.Model, error) { return s2net.Read(r, name, nil) })
+		m, _, err := stageModel(spec, env, s2net.Method, func(r io.Reader, name string) (*s2net.Model, error) { return s2net.Read(r, name, nil) })
 		if err != nil {
 			return nil, err
 		}

@@ -10,11 +10,7 @@ import (
 
 func init() {
 	rerank.RegisterStage(tweak.Method, func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
-		path, err := modelPath(spec, env, tweak.Method)
-		if err != nil {
-			return nil, err
-		}
-		m, err := rerank.LoadModel(env, path, tweak.Read)
+		m, _, err := stageModel(spec, env, tweak.Method, tweak.Read)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/semrank/semrank/models/translation"
+	"github.com/semrank/semrank/rerank"
+)
+
+func init() {
+	var data, out string
+	def := translation.DefaultConfig()
+	cfg := def
+	cmd := &cobra.Command{
+		Use:   "translation --data DIR --out MODEL [--lambda X] [--beta X] [--iterations N]",
+		Short: "Train the question–answer translation model (IBM Model 1 translation language model)",
+		Long: `Train the translation stage's model on the judged candidate lists of DIR: each
+query with each of its relevant candidates is a question–answer pair, from which
+IBM Model 1 learns which answer words follow which question words; every query
+and candidate text gives the collection model. The stage scores a candidate by
+the likelihood of the query's words under the candidate's translation language
+model (Xue, Jeon and Croft, SIGIR 2008). Use it in a pipeline as
+
+  - type: translation
+    model: MODEL`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			spec := rerank.StageSpec{Type: translation.Method, Options: map[string]any{
+				"iterations": cfg.Iterations, "min_count": cfg.MinCount, "prune": cfg.Prune, "lambda": cfg.Lambda, "beta": cfg.Beta,
+			}}
+			if err := trainStageTo(cmd.Context(), cmd.ErrOrStderr(), spec, data, out); err != nil {
+				return err
+			}
+			m, err := translation.Load(out)
+			if err != nil {
+				return err
+			}
+			var entries int
+			for _, r := range m.Rows {
+				entries += len(r.P)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "translation: %d words, %d translation probabilities from %s; wrote %s\n", len(m.Vocab), entries, data, out)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&data, "data", "", "BEIR directory with judged queries (and candidates.trec)")
+	f.StringVar(&out, "out", "", "model file to write")
+	f.IntVar(&cfg.Iterations, "iterations", def.Iterations, "EM iterations of IBM Model 1")
+	f.IntVar(&cfg.MinCount, "min-count", def.MinCount, "drop words seen fewer times in the collection")
+	f.Float64Var(&cfg.Prune, "prune", def.Prune, "drop translation probabilities below this")
+	f.Float64Var(&cfg.Lambda, "lambda", def.Lambda, "weight of the collection model, in (0, 1)")
+	f.Float64Var(&cfg.Beta, "beta", def.Beta, "weight of translation against word match, in [0, 1]")
+	trainCmd.AddCommand(cmd)
+}

@@ -1,0 +1,97 @@
+package stages
+
+import (
+	"context"
+
+	"github.com/semrank/semrank/models/concept"
+	"github.com/semrank/semrank/models/translation"
+	"github.com/semrank/semrank/rerank"
+)
+
+func init() {
+	rerank.RegisterStage(translation.Method, func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
+		m, _, err := stageModel(spec, env, translation.Method, translation.Read)
+		if err != nil {
+			return nil, err
+		}
+		return &Translation{name: spec.DisplayName(translation.Method), model: m}, nil
+	})
+	rerank.RegisterTrainer(translation.Method, fitTranslation, "iterations", "min_count", "prune", "lambda", "beta")
+}
+
+// Translation scores each candidate by the likelihood of the query's words
+// under the candidate's translation language model (models/translation):
+// how well it answers the query, counting answer words the judged pairs
+// showed to follow the query's words. It is computed at rerank time from
+// the texts; it needs no index payload.
+type Translation struct {
+	name  string
+	model *translation.Model
+}
+
+// Name implements rerank.Stage.
+func (s *Translation) Name() string { return s.name }
+
+// Score implements rerank.Stage.
+func (s *Translation) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	texts := make([]string, len(cands))
+	for i, c := range cands {
+		texts[i] = c.FullText()
+	}
+	return s.model.Score(q.Text, texts), nil
+}
+
+// fitTranslation trains the translation table for recipes on the training
+// queries' judged candidate lists (see concept.JudgedLists): each query
+// with each of its relevant candidates is a pair, and every query and
+// candidate text is the collection. Options: iterations (EM, default 10),
+// min_count (2), prune (1e-3), lambda (0.2), beta (0.5); see
+// translation.Config.
+func fitTranslation(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
+	cfg := translation.DefaultConfig()
+	var err error
+	if cfg.Iterations, err = positiveInt(spec, "iterations", cfg.Iterations); err != nil {
+		return spec, err
+	}
+	if cfg.MinCount, err = positiveInt(spec, "min_count", cfg.MinCount); err != nil {
+		return spec, err
+	}
+	for _, o := range []struct {
+		name string
+		dst  *float64
+	}{{"prune", &cfg.Prune}, {"lambda", &cfg.Lambda}, {"beta", &cfg.Beta}} {
+		if *o.dst, err = spec.Float(o.name, *o.dst); err != nil {
+			return spec, err
+		}
+	}
+	if err := needJudged(in); err != nil {
+		return spec, err
+	}
+	lists, err := concept.JudgedLists(in.Train)
+	if err != nil {
+		return spec, err
+	}
+	var pairs []translation.Pair
+	var texts []string
+	seen := map[string]bool{}
+	for _, l := range lists {
+		texts = append(texts, l.Query)
+		for i, id := range l.DocIDs {
+			if l.Grades[i] > 0 {
+				pairs = append(pairs, translation.Pair{Question: l.Query, Answer: l.Docs[i]})
+			}
+			if !seen[id] {
+				seen[id] = true
+				texts = append(texts, l.Docs[i])
+			}
+		}
+	}
+	m, err := translation.Train(ctx, pairs, texts, cfg)
+	if err != nil {
+		return spec, err
+	}
+	return saveModel(spec, in, translation.Method, m.Save)
+}
