@@ -372,7 +372,7 @@ func (m *Model) Score(question string, candidates []string) []float64 {
 			counts[t]++
 		}
 		clear(tr)
-		if n := float64(len(toks)); n > 0 {
+		if n := float64(len(toks)); n > 0 && m.Config.Beta > 0 {
 			for _, t := range distinct {
 				c := counts[t]
 				s, ok := m.index[t]
