@@ -96,6 +96,24 @@ func fromBundle(b *models.Bundle) (*Model, error) {
 		}
 	}
 	v := len(m.Vocab)
+	if m.Background, err = readBackground(b, v); err != nil {
+		return nil, err
+	}
+	if err := m.checkFloor(); err != nil {
+		return nil, err
+	}
+	if m.Rows, err = readRows(b, v); err != nil {
+		return nil, err
+	}
+	m.buildIndex()
+	return m, nil
+}
+
+// readBackground reads the collection model Bundle stores for v words:
+// their probabilities, a (sub-)distribution, then an unknown word's, in
+// (0, 1]. The unknown word's is not part of the sum: with every word of
+// the collection kept, the words' own sum to 1.
+func readBackground(b *models.Bundle, v int) ([]float64, error) {
 	bg, err := b.Tensor("background", 1)
 	if err != nil {
 		return nil, err
@@ -106,15 +124,10 @@ func fromBundle(b *models.Bundle) (*Model, error) {
 	if err := checkDistribution("background", bg.Data[:v]); err != nil {
 		return nil, err
 	}
-	m.Background = bg.Data
-	if err := m.checkFloor(); err != nil {
-		return nil, err
+	if p := bg.Data[v]; !(p > 0 && p <= 1) {
+		return nil, fmt.Errorf("background: an unknown word's probability %v, want in (0, 1]", p)
 	}
-	if m.Rows, err = readRows(b, v); err != nil {
-		return nil, err
-	}
-	m.buildIndex()
-	return m, nil
+	return bg.Data, nil
 }
 
 // readRows reads the table Bundle stores: entries sorted by source, then
