@@ -305,6 +305,11 @@ func em(ctx context.Context, bags []pairBag, v, iterations int) ([]Row, error) {
 			}
 		}
 	}
+	// Cancelled during the last iteration: the caller must not save a
+	// table it asked to stop.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	return rows, nil
 }
 

@@ -155,11 +155,32 @@ func TestTrainRefuses(t *testing.T) {
 	}
 }
 
+// cancelledAfter is a context cancelled once its Err has been asked n
+// times: cancelled while the training runs.
+type cancelledAfter struct {
+	context.Context
+	n int
+}
+
+func (c *cancelledAfter) Err() error {
+	if c.n == 0 {
+		return context.Canceled
+	}
+	c.n--
+	return nil
+}
+
+// TestTrainCancelled: a training cancelled at any point returns
+// context.Canceled, not a model. Cancelled during the last EM iteration,
+// it returned the model, which semrank train translation then saved.
 func TestTrainCancelled(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := Train(ctx, forum, nil, toyConfig()); !errors.Is(err, context.Canceled) {
-		t.Errorf("err = %v, want context.Canceled", err)
+	cfg := toyConfig()
+	cfg.Iterations = 3
+	for n := 0; n <= cfg.Iterations; n++ {
+		ctx := &cancelledAfter{Context: context.Background(), n: n}
+		if m, err := Train(ctx, forum, nil, cfg); !errors.Is(err, context.Canceled) || m != nil {
+			t.Errorf("cancelled after %d checks: model %v, err = %v, want context.Canceled", n, m != nil, err)
+		}
 	}
 }
 
