@@ -27,6 +27,9 @@ model (Xue, Jeon and Croft, SIGIR 2008). Use it in a pipeline as
     model: MODEL`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkTranslationFlags(cmd); err != nil {
+				return err
+			}
 			spec := rerank.StageSpec{Type: translation.Method, Options: map[string]any{
 				"iterations": cfg.Iterations, "min_count": cfg.MinCount, "prune": cfg.Prune, "lambda": cfg.Lambda, "beta": cfg.Beta,
 			}}
@@ -54,4 +57,28 @@ model (Xue, Jeon and Croft, SIGIR 2008). Use it in a pipeline as
 	f.Float64Var(&cfg.Lambda, "lambda", def.Lambda, "weight of the collection model, in (0, 1)")
 	f.Float64Var(&cfg.Beta, "beta", def.Beta, "weight of translation against word match, in [0, 1]")
 	trainCmd.AddCommand(cmd)
+}
+
+// checkTranslationFlags refuses, before any work, a value of train
+// translation's numeric flags outside the range translation.Config allows:
+// the trainer would refuse it only after loading the data, naming the
+// option (min_count) rather than the flag.
+func checkTranslationFlags(cmd *cobra.Command) error {
+	if err := checkPositive(cmd, "iterations", "min-count"); err != nil {
+		return err
+	}
+	for _, r := range []struct {
+		flag string
+		ok   func(float64) bool
+		want string
+	}{
+		{"prune", func(v float64) bool { return v >= 0 && v < 1 }, "a number in [0, 1)"},
+		{"lambda", func(v float64) bool { return v > 0 && v < 1 }, "a number in (0, 1)"},
+		{"beta", func(v float64) bool { return v >= 0 && v <= 1 }, "a number in [0, 1]"},
+	} {
+		if err := checkFlags(cmd, []string{r.flag}, r.ok, r.want); err != nil {
+			return err
+		}
+	}
+	return nil
 }
