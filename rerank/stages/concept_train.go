@@ -26,10 +26,7 @@ func init() {
 // stopping, when given.
 func conceptData(in rerank.TrainInput) (concept.Data, []concept.Judged, error) {
 	var d concept.Data
-	if err := needJudged(in); err != nil {
-		return d, nil, err
-	}
-	lists, err := concept.JudgedLists(in.Train)
+	lists, err := judgedLists(in)
 	if err != nil {
 		return d, nil, err
 	}
@@ -90,6 +87,15 @@ func needJudged(in rerank.TrainInput) error {
 		return fmt.Errorf("%w (this stage learns from judged queries; TrainInput.Text is not enough)", rerank.ErrNoTrainingData)
 	}
 	return nil
+}
+
+// judgedLists returns in.Train's judged candidate lists (see
+// concept.JudgedLists), refusing an input without them (see needJudged).
+func judgedLists(in rerank.TrainInput) ([]concept.Judged, error) {
+	if err := needJudged(in); err != nil {
+		return nil, err
+	}
+	return concept.JudgedLists(in.Train)
 }
 
 // saveModel writes a trained model into in.Dir, creating it when missing,

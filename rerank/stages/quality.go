@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/semrank/semrank/models/concept"
 	"github.com/semrank/semrank/models/quality"
 	"github.com/semrank/semrank/rerank"
 )
@@ -234,10 +233,7 @@ func fitQuality(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput
 	if err := checkQualityContext(cfg.Context); err != nil {
 		return spec, err
 	}
-	if err := needJudged(in); err != nil {
-		return spec, err
-	}
-	lists, err := concept.JudgedLists(in.Train)
+	lists, err := judgedLists(in)
 	if err != nil {
 		return spec, err
 	}

@@ -3,7 +3,6 @@ package stages
 import (
 	"context"
 
-	"github.com/semrank/semrank/models/concept"
 	"github.com/semrank/semrank/models/translation"
 	"github.com/semrank/semrank/rerank"
 )
@@ -67,10 +66,7 @@ func fitTranslation(ctx context.Context, spec rerank.StageSpec, in rerank.TrainI
 			return spec, err
 		}
 	}
-	if err := needJudged(in); err != nil {
-		return spec, err
-	}
-	lists, err := concept.JudgedLists(in.Train)
+	lists, err := judgedLists(in)
 	if err != nil {
 		return spec, err
 	}
