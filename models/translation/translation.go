@@ -125,16 +125,36 @@ func Train(ctx context.Context, pairs []Pair, collection []string, cfg Config) (
 	if len(pairs) == 0 {
 		return nil, errors.New("translation: no question–answer pairs to train on")
 	}
-	counts := map[string]int{}
-	total := 0
+	qs, as, counts, total := tokenize(pairs, collection)
+	m, err := newModel(cfg, counts, total)
+	if err != nil {
+		return nil, err
+	}
+	bags := m.pairBags(qs, as)
+	if len(bags) == 0 {
+		return nil, errors.New("translation: no pair has vocabulary words on both sides")
+	}
+	rows, err := em(ctx, bags, len(m.Vocab), cfg.Iterations)
+	if err != nil {
+		return nil, err
+	}
+	m.Rows = prune(rows[:len(m.Vocab)], cfg.Prune) // the NULL word's row only absorbs mass
+	return m, nil
+}
+
+// tokenize returns the pairs' question and answer tokens, and the word
+// counts and token total of collection, or, when it is empty, of the
+// pairs' texts.
+func tokenize(pairs []Pair, collection []string) (qs, as [][]string, counts map[string]int, total int) {
+	counts = map[string]int{}
 	add := func(toks []string) {
 		for _, t := range toks {
 			counts[t]++
 		}
 		total += len(toks)
 	}
-	qs := make([][]string, len(pairs))
-	as := make([][]string, len(pairs))
+	qs = make([][]string, len(pairs))
+	as = make([][]string, len(pairs))
 	for i, p := range pairs {
 		qs[i] = analyzers.Tokens(p.Question)
 		as[i] = analyzers.CachedTokens(p.Answer)
@@ -146,6 +166,13 @@ func Train(ctx context.Context, pairs []Pair, collection []string, cfg Config) (
 	for _, text := range collection {
 		add(analyzers.CachedTokens(text))
 	}
+	return qs, as, counts, total
+}
+
+// newModel returns a model, without its table, whose vocabulary is the
+// words counted cfg.MinCount times or more and whose collection model is
+// their counts over total.
+func newModel(cfg Config, counts map[string]int, total int) (*Model, error) {
 	m := &Model{Config: cfg, Analyzer: analyzers.ID()}
 	for w, n := range counts {
 		if n >= cfg.MinCount {
@@ -167,22 +194,6 @@ func Train(ctx context.Context, pairs []Pair, collection []string, cfg Config) (
 	if err := m.checkFloor(); err != nil {
 		return nil, err
 	}
-
-	bags := make([]pairBag, 0, len(pairs))
-	for i := range pairs {
-		b := pairBag{q: m.bag(qs[i]), a: m.bag(as[i])}
-		if len(b.q.ids) > 0 && len(b.a.ids) > 0 {
-			bags = append(bags, b)
-		}
-	}
-	if len(bags) == 0 {
-		return nil, errors.New("translation: no pair has vocabulary words on both sides")
-	}
-	rows, err := em(ctx, bags, len(m.Vocab), cfg.Iterations)
-	if err != nil {
-		return nil, err
-	}
-	m.Rows = prune(rows[:len(m.Vocab)], cfg.Prune) // the NULL word's row only absorbs mass
 	return m, nil
 }
 
@@ -213,6 +224,19 @@ func (m *Model) bag(toks []string) bag {
 	return b
 }
 
+// pairBags returns the vocabulary words of each pair's question qs[i] and
+// answer as[i], leaving out the pairs without any on a side.
+func (m *Model) pairBags(qs, as [][]string) []pairBag {
+	bags := make([]pairBag, 0, len(qs))
+	for i := range qs {
+		b := pairBag{q: m.bag(qs[i]), a: m.bag(as[i])}
+		if len(b.q.ids) > 0 && len(b.a.ids) > 0 {
+			bags = append(bags, b)
+		}
+	}
+	return bags
+}
+
 // em runs IBM Model 1's EM over bags: source words are the answers' words
 // plus a NULL word (index v, in every answer once), targets the
 // questions' words. Every table entry starts equal, so the first E-step
@@ -220,10 +244,44 @@ func (m *Model) bag(toks []string) bag {
 // Entries exist only for co-occurring pairs; each row is sorted by target,
 // and the sums run in a fixed order, so the result is deterministic.
 func em(ctx context.Context, bags []pairBag, v, iterations int) ([]Row, error) {
-	null := int32(v)
+	rows := startingRows(bags, v)
+	links := linkBags(bags, rows, int32(v))
+	acc := make([][]float64, len(rows))
+	for s, r := range rows {
+		acc[s] = make([]float64, len(r.Targets))
+	}
+	for range iterations {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		for s := range acc {
+			clear(acc[s])
+		}
+		for i, b := range bags {
+			expect(b, links[i], rows, acc)
+		}
+		maximize(rows, acc)
+	}
+	// Cancelled during the last iteration: the caller must not save a
+	// table it asked to stop.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+// sources returns b's source words: its answer's words, then NULL.
+func sources(b pairBag, null int32) []int32 {
+	return append(slices.Clone(b.a.ids), null)
+}
+
+// startingRows returns the table EM starts from: a row for each source
+// word, the v vocabulary words and NULL, holding every question word it
+// meets in bags, sorted, each with the same value.
+func startingRows(bags []pairBag, v int) []Row {
 	targets := make([]map[int32]bool, v+1)
 	for _, b := range bags {
-		for _, s := range append(slices.Clone(b.a.ids), null) {
+		for _, s := range sources(b, int32(v)) {
 			if targets[s] == nil {
 				targets[s] = map[int32]bool{}
 			}
@@ -233,7 +291,6 @@ func em(ctx context.Context, bags []pairBag, v, iterations int) ([]Row, error) {
 		}
 	}
 	rows := make([]Row, v+1)
-	acc := make([][]float64, v+1)
 	for s, set := range targets {
 		for w := range set {
 			rows[s].Targets = append(rows[s].Targets, w)
@@ -243,20 +300,25 @@ func em(ctx context.Context, bags []pairBag, v, iterations int) ([]Row, error) {
 		for i := range rows[s].P {
 			rows[s].P[i] = 1
 		}
-		acc[s] = make([]float64, len(rows[s].Targets))
 	}
-	// links[i] holds, for pair i's answer words and NULL, the position of
-	// each of its question words in the word's row: found once, used every
-	// iteration. They take 4 bytes per (question word, answer word) of
-	// each pair.
-	type link struct {
-		row  int32
-		n    float64 // the source word's count in the answer
-		cols []int32 // the position of each question word in the row
-	}
+	return rows
+}
+
+// link is one source word of a pair (an answer word or NULL) with the
+// position of each of the pair's question words in the word's row: found
+// once, used every iteration. Links take 4 bytes per (question word,
+// answer word) of each pair.
+type link struct {
+	row  int32
+	n    float64 // the source word's count in the answer
+	cols []int32 // the position of each question word in the row
+}
+
+// linkBags returns the links of each bag's answer words and NULL.
+func linkBags(bags []pairBag, rows []Row, null int32) [][]link {
 	links := make([][]link, len(bags))
 	for i, b := range bags {
-		for k, s := range append(slices.Clone(b.a.ids), null) {
+		for k, s := range sources(b, null) {
 			n := 1.0
 			if k < len(b.a.ids) {
 				n = b.a.n[k]
@@ -269,48 +331,44 @@ func em(ctx context.Context, bags []pairBag, v, iterations int) ([]Row, error) {
 			links[i] = append(links[i], l)
 		}
 	}
-	for range iterations {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	return links
+}
+
+// expect is the E-step for one pair b with links: it adds to acc the
+// expected number of times each of b's question words is aligned to each
+// of its source words, under the table rows.
+func expect(b pairBag, links []link, rows []Row, acc [][]float64) {
+	for j := range b.q.ids {
+		var z float64
+		for _, l := range links {
+			z += l.n * rows[l.row].P[l.cols[j]]
 		}
-		for s := range acc {
-			clear(acc[s])
+		if z == 0 {
+			continue
 		}
-		for i, b := range bags {
-			for j := range b.q.ids {
-				var z float64
-				for _, l := range links[i] {
-					z += l.n * rows[l.row].P[l.cols[j]]
-				}
-				if z == 0 {
-					continue
-				}
-				f := b.q.n[j] / z
-				for _, l := range links[i] {
-					acc[l.row][l.cols[j]] += f * l.n * rows[l.row].P[l.cols[j]]
-				}
-			}
+		f := b.q.n[j] / z
+		for _, l := range links {
+			acc[l.row][l.cols[j]] += f * l.n * rows[l.row].P[l.cols[j]]
 		}
-		for s := range rows {
-			var sum float64
-			for _, c := range acc[s] {
-				sum += c
-			}
-			for k, c := range acc[s] {
-				if sum > 0 {
-					rows[s].P[k] = c / sum
-				} else {
-					rows[s].P[k] = 0
-				}
+	}
+}
+
+// maximize is the M-step: each row becomes its expected counts acc
+// normalized, or zeros when it has none.
+func maximize(rows []Row, acc [][]float64) {
+	for s := range rows {
+		var sum float64
+		for _, c := range acc[s] {
+			sum += c
+		}
+		for k, c := range acc[s] {
+			if sum > 0 {
+				rows[s].P[k] = c / sum
+			} else {
+				rows[s].P[k] = 0
 			}
 		}
 	}
-	// Cancelled during the last iteration: the caller must not save a
-	// table it asked to stop.
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return rows, nil
 }
 
 // prune drops the entries below min from each row.
@@ -365,47 +423,67 @@ func (m *Model) Score(question string, candidates []string) []float64 {
 	}
 	tr := make([]float64, len(q))
 	for ci, text := range candidates {
-		toks := analyzers.CachedTokens(text)
-		// The distinct tokens in order of first appearance: the sums below
-		// run in a fixed order, so a candidate scores the same every time.
-		counts := make(map[string]int, len(toks))
-		var distinct []string
-		for _, t := range toks {
-			if counts[t] == 0 {
-				distinct = append(distinct, t)
-			}
-			counts[t]++
-		}
-		clear(tr)
-		if n := float64(len(toks)); n > 0 && m.Config.Beta > 0 {
-			for _, t := range distinct {
-				c := counts[t]
-				s, ok := m.index[t]
-				if !ok {
-					continue
-				}
-				row := m.Rows[s]
-				for i, w := range qids {
-					if w >= 0 {
-						tr[i] += row.lookup(w) * float64(c) / n
-					}
-				}
-			}
-		}
-		var sum float64
-		for i, w := range q {
-			var ml float64
-			if len(toks) > 0 {
-				ml = float64(counts[w]) / float64(len(toks))
-			}
-			bg := m.Background[len(m.Vocab)]
-			if qids[i] >= 0 {
-				bg = m.Background[qids[i]]
-			}
-			c := m.Config
-			sum += math.Log((1-c.Lambda)*(c.Beta*tr[i]+(1-c.Beta)*ml) + c.Lambda*bg)
-		}
-		out[ci] = sum / float64(len(q))
+		out[ci] = m.score(q, qids, analyzers.CachedTokens(text), tr)
 	}
 	return out
+}
+
+// score returns the mean log-likelihood of the question's tokens q, of
+// vocabulary words qids (-1 outside it), under the model of a candidate
+// of tokens toks; tr, of len(q), is room for the translation sums.
+func (m *Model) score(q []string, qids []int32, toks []string, tr []float64) float64 {
+	counts, distinct := tally(toks)
+	m.translate(qids, counts, distinct, len(toks), tr)
+	c := m.Config
+	var sum float64
+	for i, w := range q {
+		var ml float64
+		if len(toks) > 0 {
+			ml = float64(counts[w]) / float64(len(toks))
+		}
+		bg := m.Background[len(m.Vocab)]
+		if qids[i] >= 0 {
+			bg = m.Background[qids[i]]
+		}
+		sum += math.Log((1-c.Lambda)*(c.Beta*tr[i]+(1-c.Beta)*ml) + c.Lambda*bg)
+	}
+	return sum / float64(len(q))
+}
+
+// tally returns the count of each of toks and the distinct tokens in order
+// of first appearance: the sums over them run in a fixed order, so a
+// candidate scores the same every time.
+func tally(toks []string) (map[string]int, []string) {
+	counts := make(map[string]int, len(toks))
+	var distinct []string
+	for _, t := range toks {
+		if counts[t] == 0 {
+			distinct = append(distinct, t)
+		}
+		counts[t]++
+	}
+	return counts, distinct
+}
+
+// translate sets tr[i] to Σ_t T(qids[i]|t)·P(t|C) over a candidate's
+// distinct tokens t, with counts of n tokens in all; to 0 when β = 0,
+// which leaves the table unused.
+func (m *Model) translate(qids []int32, counts map[string]int, distinct []string, n int, tr []float64) {
+	clear(tr)
+	if n == 0 || m.Config.Beta == 0 {
+		return
+	}
+	nf := float64(n)
+	for _, t := range distinct {
+		s, ok := m.index[t]
+		if !ok {
+			continue
+		}
+		row, c := m.Rows[s], float64(counts[t])
+		for i, w := range qids {
+			if w >= 0 {
+				tr[i] += row.lookup(w) * c / nf
+			}
+		}
+	}
 }
