@@ -226,3 +226,91 @@ func TestCollectionModel(t *testing.T) {
 		t.Error(`"tailor" is in the vocabulary, but not in the collection`)
 	}
 }
+
+// TestEMByHand checks the table against IBM Model 1's EM worked by hand
+// on two pairs, "visa salary" ← "sponsor" and "visa" ← "sponsor bank",
+// each answer with a NULL word. The first E-step splits each question
+// word evenly over its answer's words and NULL; the second weighs them by
+// the first table.
+func TestEMByHand(t *testing.T) {
+	pairs := []Pair{{"visa salary", "sponsor"}, {"visa", "sponsor bank"}}
+	for _, tc := range []struct {
+		iterations int
+		source     string
+		want       map[string]float64
+	}{
+		{1, "sponsor", map[string]float64{"visa": 5.0 / 8, "salary": 3.0 / 8}},
+		{1, "bank", map[string]float64{"visa": 1}},
+		{2, "sponsor", map[string]float64{"visa": 14.0 / 23, "salary": 9.0 / 23}},
+		{2, "bank", map[string]float64{"visa": 1}},
+	} {
+		cfg := toyConfig()
+		cfg.Iterations, cfg.Prune = tc.iterations, 0
+		m := train(t, pairs, cfg)
+		row := m.Rows[word(t, m, tc.source)]
+		if len(row.Targets) != len(tc.want) {
+			t.Errorf("%d iterations: %s translates into %d words, want %d", tc.iterations, tc.source, len(row.Targets), len(tc.want))
+		}
+		for target, p := range tc.want {
+			if got := row.lookup(word(t, m, target)); math.Abs(got-p) > 1e-12 {
+				t.Errorf("%d iterations: T(%s|%s) = %v, want %v", tc.iterations, target, tc.source, got, p)
+			}
+		}
+	}
+}
+
+// TestScoreByHand checks Score against the package comment's formula,
+// worked by hand with the one-iteration table of TestEMByHand, λ = 0.2,
+// β = 0.5 and the pairs' six tokens as the collection (visa 2, salary 1,
+// sponsor 2, bank 1; an unknown word 0.5).
+func TestScoreByHand(t *testing.T) {
+	cfg := toyConfig()
+	cfg.Iterations, cfg.Prune = 1, 0
+	m := train(t, []Pair{{"visa salary", "sponsor"}, {"visa", "sponsor bank"}}, cfg)
+	like := func(translation, match, background float64) float64 {
+		return math.Log(0.8*(0.5*translation+0.5*match) + 0.2*background)
+	}
+	for _, tc := range []struct {
+		question, candidate string
+		want                float64
+	}{
+		// T(visa|·): sponsor 5/8, bank 1; T(salary|sponsor) 3/8.
+		{"visa salary", "sponsor sponsor bank", (like(5.0/8*2/3+1.0/3, 0, 2.0/6) + like(3.0/8*2/3, 0, 1.0/6)) / 2},
+		// visa has no translations; it matches itself.
+		{"visa salary", "visa zeppelin", (like(0, 0.5, 2.0/6) + like(0, 0, 1.0/6)) / 2},
+		{"visa zeppelin", "bank", (like(1, 0, 2.0/6) + like(0, 0, 0.5/6)) / 2},
+		{"visa", "", like(0, 0, 2.0/6)},
+	} {
+		if got := m.Score(tc.question, []string{tc.candidate})[0]; math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("%q for %q: %v, want %v", tc.candidate, tc.question, got, tc.want)
+		}
+	}
+}
+
+// TestReadRefusesOtherAnalyzers: the table's words are one analyzer's
+// tokens; a model recording another, or none, is refused, saying why.
+func TestReadRefusesOtherAnalyzers(t *testing.T) {
+	m := train(t, forum, toyConfig())
+	name, _, _ := strings.Cut(analyzers.ID(), "/")
+	for _, tc := range []struct {
+		analyzer string
+		want     []string
+	}{
+		{name + "/0", []string{"analyzer mismatch", name + "/0", analyzers.ID(), "retrain"}},
+		{"another_analyzer/1", []string{"analyzer mismatch", "another_analyzer/1", "retrain"}},
+		{"", []string{"records no analyzer"}},
+	} {
+		c := *m
+		c.Analyzer = tc.analyzer
+		_, err := Read(bytes.NewReader(modeltest.Saved(t, &c)), "other.model")
+		if err == nil {
+			t.Errorf("analyzer %q: loaded", tc.analyzer)
+			continue
+		}
+		for _, s := range append(tc.want, "other.model") {
+			if !strings.Contains(err.Error(), s) {
+				t.Errorf("analyzer %q: error %q does not mention %q", tc.analyzer, err, s)
+			}
+		}
+	}
+}
