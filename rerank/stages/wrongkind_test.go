@@ -25,7 +25,7 @@ func TestModelOfAnotherKind(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "pipeline.yaml"), []byte("stages:\n  - type: bm25\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, typ := range []string{"s2net", "lsa", "dse", "deepmatch", "bilinear", "siamese", "quality", "wmd", "ssg"} {
+	for _, typ := range []string{"s2net", "lsa", "dse", "deepmatch", "bilinear", "siamese", "quality", "translation", "wmd", "ssg"} {
 		spec := rerank.StageSpec{Type: typ, Model: "tweak.model", Options: map[string]any{"topics": "tweak.model"}}
 		_, err := rerank.NewStage(spec, rerank.Env{Dir: dir})
 		t.Logf("%s: %v", typ, err)
@@ -33,7 +33,7 @@ func TestModelOfAnotherKind(t *testing.T) {
 			t.Errorf("%s stage given a tweak model: err = %v, want one naming the file and its method", typ, err)
 		}
 	}
-	for _, typ := range []string{"tweak", "s2net", "lsa", "dse", "deepmatch", "quality", "wmd"} {
+	for _, typ := range []string{"tweak", "s2net", "lsa", "dse", "deepmatch", "quality", "translation", "wmd"} {
 		spec := rerank.StageSpec{Type: typ, Model: "pipeline.yaml"}
 		_, err := rerank.NewStage(spec, rerank.Env{Dir: dir})
 		t.Logf("%s: %v", typ, err)
