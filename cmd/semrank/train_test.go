@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/semrank/semrank/models/tweak"
@@ -108,5 +109,46 @@ func TestTweakRuns(t *testing.T) {
 		if got := tweakRuns(tt.auto, tt.dev); got != tt.want {
 			t.Errorf("tweakRuns(auto %v, dev %v) = %d, want %d", tt.auto, tt.dev, got, tt.want)
 		}
+	}
+}
+
+// TestTrainTranslationData checks that train translation refuses a --data
+// directory it cannot learn from, saying why, and writes no model.
+func TestTrainTranslationData(t *testing.T) {
+	const (
+		corpus  = `{"_id": "d1", "text": "About 5000 riyals a month."}` + "\n" + `{"_id": "d2", "text": "Try Salwa Road."}` + "\n"
+		queries = `{"_id": "q1", "text": "How much is the rent?"}` + "\n"
+		header  = "query-id\tcorpus-id\tscore\n"
+	)
+	tests := []struct {
+		name  string
+		files map[string]string // nil: no directory
+		want  string
+	}{
+		{"missing", nil, "corpus.jsonl: no such file"},
+		{"empty", map[string]string{}, "corpus.jsonl: no such file"},
+		{"malformed corpus", map[string]string{"corpus.jsonl": "{bad\n", "queries.jsonl": queries}, "corpus.jsonl:1"},
+		{"no qrels", map[string]string{"corpus.jsonl": corpus, "queries.jsonl": queries}, "has no judgments"},
+		{"nothing relevant", map[string]string{"corpus.jsonl": corpus, "queries.jsonl": queries, "qrels/test.tsv": header + "q1\td1\t0\n"}, "no judgment marks a document relevant"},
+		{"relevant outside the candidates", map[string]string{
+			"corpus.jsonl": corpus, "queries.jsonl": queries,
+			"qrels/test.tsv": header + "q1\td1\t1\nq1\td2\t0\n", "candidates.trec": "q1 Q0 d2 1 1 x\n",
+		}, "no query has a candidate judged relevant"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			data := filepath.Join(dir, "data")
+			if tt.files != nil {
+				writeDataDir(t, data, tt.files)
+			}
+			out := filepath.Join(dir, "t.model")
+			if _, err := execute("train", "translation", "--data", data, "--out", out); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want one containing %q", err, tt.want)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("%s written (stat: %v)", out, err)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/semrank/semrank/models/translation"
 	"github.com/semrank/semrank/rerank"
@@ -84,6 +85,9 @@ func fitTranslation(ctx context.Context, spec rerank.StageSpec, in rerank.TrainI
 				texts = append(texts, l.Docs[i])
 			}
 		}
+	}
+	if len(pairs) == 0 {
+		return spec, fmt.Errorf("%s: no query has a candidate judged relevant: there is no question–answer pair to learn from", in.Train.Dir)
 	}
 	m, err := translation.Train(ctx, pairs, texts, cfg)
 	if err != nil {
