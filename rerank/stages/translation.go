@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/semrank/semrank/models/concept"
 	"github.com/semrank/semrank/models/translation"
 	"github.com/semrank/semrank/rerank"
 )
@@ -51,28 +52,50 @@ func (s *Translation) Score(ctx context.Context, q rerank.Query, cands []rerank.
 // min_count (2), prune (1e-3), lambda (0.2), beta (0.5); see
 // translation.Config.
 func fitTranslation(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
-	cfg := translation.DefaultConfig()
-	var err error
-	if cfg.Iterations, err = positiveInt(spec, "iterations", cfg.Iterations); err != nil {
+	cfg, err := translationConfig(spec)
+	if err != nil {
 		return spec, err
 	}
-	if cfg.MinCount, err = positiveInt(spec, "min_count", cfg.MinCount); err != nil {
+	lists, err := judgedLists(in)
+	if err != nil {
 		return spec, err
+	}
+	pairs, texts := translationPairs(lists)
+	if len(pairs) == 0 {
+		return spec, fmt.Errorf("%s: no query has a candidate judged relevant: there is no question–answer pair to learn from", in.Train.Dir)
+	}
+	m, err := translation.Train(ctx, pairs, texts, cfg)
+	if err != nil {
+		return spec, err
+	}
+	return saveModel(spec, in, translation.Method, m.Save)
+}
+
+// translationConfig reads the trainer's options over
+// translation.DefaultConfig.
+func translationConfig(spec rerank.StageSpec) (translation.Config, error) {
+	cfg := translation.DefaultConfig()
+	err := positiveInts(spec,
+		intOption{"iterations", cfg.Iterations, &cfg.Iterations},
+		intOption{"min_count", cfg.MinCount, &cfg.MinCount})
+	if err != nil {
+		return cfg, err
 	}
 	for _, o := range []struct {
 		name string
 		dst  *float64
 	}{{"prune", &cfg.Prune}, {"lambda", &cfg.Lambda}, {"beta", &cfg.Beta}} {
 		if *o.dst, err = spec.Float(o.name, *o.dst); err != nil {
-			return spec, err
+			return cfg, err
 		}
 	}
-	lists, err := judgedLists(in)
-	if err != nil {
-		return spec, err
-	}
-	var pairs []translation.Pair
-	var texts []string
+	return cfg, nil
+}
+
+// translationPairs returns the question–answer pairs of lists, each query
+// with each of its candidates judged relevant, and the collection's texts:
+// each query and each candidate once.
+func translationPairs(lists []concept.Judged) (pairs []translation.Pair, texts []string) {
 	seen := map[string]bool{}
 	for _, l := range lists {
 		texts = append(texts, l.Query)
@@ -86,12 +109,5 @@ func fitTranslation(ctx context.Context, spec rerank.StageSpec, in rerank.TrainI
 			}
 		}
 	}
-	if len(pairs) == 0 {
-		return spec, fmt.Errorf("%s: no query has a candidate judged relevant: there is no question–answer pair to learn from", in.Train.Dir)
-	}
-	m, err := translation.Train(ctx, pairs, texts, cfg)
-	if err != nil {
-		return spec, err
-	}
-	return saveModel(spec, in, translation.Method, m.Save)
+	return pairs, texts
 }
