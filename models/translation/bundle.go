@@ -81,19 +81,8 @@ func fromBundle(b *models.Bundle) (*Model, error) {
 		return nil, err
 	}
 	var err error
-	if m.Vocab, err = b.Strings("vocab"); err != nil {
+	if m.Vocab, err = readVocab(b); err != nil {
 		return nil, err
-	}
-	if len(m.Vocab) == 0 {
-		return nil, errors.New("empty vocabulary")
-	}
-	if err := b.CheckVocab(models.HashStrings(m.Vocab)); err != nil {
-		return nil, err
-	}
-	for i := 1; i < len(m.Vocab); i++ {
-		if m.Vocab[i] <= m.Vocab[i-1] {
-			return nil, fmt.Errorf("vocabulary is not sorted and unique at %q", m.Vocab[i])
-		}
 	}
 	v := len(m.Vocab)
 	if m.Background, err = readBackground(b, v); err != nil {
@@ -107,6 +96,27 @@ func fromBundle(b *models.Bundle) (*Model, error) {
 	}
 	m.buildIndex()
 	return m, nil
+}
+
+// readVocab reads the vocabulary Bundle stores: words sorted and unique,
+// at least one, matching the manifest's hash.
+func readVocab(b *models.Bundle) ([]string, error) {
+	vocab, err := b.Strings("vocab")
+	if err != nil {
+		return nil, err
+	}
+	if len(vocab) == 0 {
+		return nil, errors.New("empty vocabulary")
+	}
+	if err := b.CheckVocab(models.HashStrings(vocab)); err != nil {
+		return nil, err
+	}
+	for i := 1; i < len(vocab); i++ {
+		if vocab[i] <= vocab[i-1] {
+			return nil, fmt.Errorf("vocabulary is not sorted and unique at %q", vocab[i])
+		}
+	}
+	return vocab, nil
 }
 
 // readBackground reads the collection model Bundle stores for v words:
@@ -134,32 +144,19 @@ func readBackground(b *models.Bundle, v int) ([]float64, error) {
 // target, every word below v, each source's probabilities a
 // (sub-)distribution.
 func readRows(b *models.Bundle, v int) ([]Row, error) {
-	var ts [3][]float64
-	for i, name := range []string{"source", "target", "p"} {
-		t, err := b.Tensor(name, 1)
-		if err != nil {
-			return nil, err
-		}
-		ts[i] = t.Data
+	ts, err := tableTensors(b)
+	if err != nil {
+		return nil, err
 	}
 	src, dst, p := ts[0], ts[1], ts[2]
-	if len(dst) != len(src) || len(p) != len(src) {
-		return nil, fmt.Errorf("table tensors of %d sources, %d targets and %d probabilities, want equal lengths", len(src), len(dst), len(p))
-	}
-	word := func(what string, x float64) (int32, error) {
-		if !(x >= 0 && x < float64(v)) || x != math.Trunc(x) {
-			return 0, fmt.Errorf("table entry's %s word %g, want a whole number in 0..%d", what, x, v-1)
-		}
-		return int32(x), nil
-	}
 	rows := make([]Row, v)
 	prev, prevT := int32(-1), int32(-1)
 	for k := range src {
-		s, err := word("source", src[k])
+		s, err := tableWord("source", src[k], v)
 		if err != nil {
 			return nil, err
 		}
-		t, err := word("target", dst[k])
+		t, err := tableWord("target", dst[k], v)
 		if err != nil {
 			return nil, err
 		}
@@ -179,6 +176,32 @@ func readRows(b *models.Bundle, v int) ([]Row, error) {
 		}
 	}
 	return rows, nil
+}
+
+// tableTensors returns the table's three parallel tensors: source words,
+// target words and probabilities.
+func tableTensors(b *models.Bundle) ([3][]float64, error) {
+	var ts [3][]float64
+	for i, name := range []string{"source", "target", "p"} {
+		t, err := b.Tensor(name, 1)
+		if err != nil {
+			return ts, err
+		}
+		ts[i] = t.Data
+	}
+	if n := len(ts[0]); len(ts[1]) != n || len(ts[2]) != n {
+		return ts, fmt.Errorf("table tensors of %d sources, %d targets and %d probabilities, want equal lengths", n, len(ts[1]), len(ts[2]))
+	}
+	return ts, nil
+}
+
+// tableWord returns x, a table entry's source or target word (what), as
+// a word index below v.
+func tableWord(what string, x float64, v int) (int32, error) {
+	if !(x >= 0 && x < float64(v)) || x != math.Trunc(x) {
+		return 0, fmt.Errorf("table entry's %s word %g, want a whole number in 0..%d", what, x, v-1)
+	}
+	return int32(x), nil
 }
 
 // checkDistribution reports probabilities outside [0, 1] or summing above 1.
