@@ -74,7 +74,7 @@ ABLATIONS="b1:lexical,tweak b2:lexical,tweak,s2net b3:lexical,tweak,s2net,lsa b4
 b5:lexical,tweak,s2net,dse b6:lexical,tweak,s2net,deepmatch b7:lexical,tweak,s2net,lsa,thread_text
 b8:lexical,tweak,s2net,lsa,quality b9:lexical,tweak,s2net,lsa,titles b10:lexical,tweak,s2net,lsa,s2net:dim=100
 b11:lexical,tweak,s2net:refit=true,lsa b12:lexical,tweak,s2net,lsa,peers
-b13:lexical,tweak,s2net,lsa,bilinear:neg_random=3
+b13:lexical,tweak,s2net,lsa,bilinear:neg_random=3 b14:lexical,tweak,s2net,lsa,translation
 a1:lexical,meta,tweak a2:lexical,meta,tweak,bilinear a3:lexical,meta,tweak,bilinear,deepmatch
 a4:lexical,meta,tweak,bilinear,deepmatch,siamese a5:lexical,meta,tweak,bilinear,s2net,wmd
 a6:lexical,meta,tweak,bilinear,quality a7:lexical,meta,tweak,bilinear,quality_context
@@ -88,7 +88,9 @@ a16:lexical,meta,peers,tweak,bilinear:neg_random=6,deepmatch,siamese,quality
 a17:lexical,meta,peers,tweak,bilinear:neg_random=3,deepmatch:neg_random=3:neg_same=2,siamese,quality
 a18:lexical,meta,peers,tweak,bilinear:neg_random=3:dim=64,deepmatch,siamese,quality
 a19:lexical,meta,peers,tweak,bilinear:neg_random=3:neg_same=0,deepmatch,siamese,quality
-a20:lexical,meta,peers,tweak,bilinear:neg_random=3,deepmatch,siamese,quality,translation"
+a20:lexical,meta,peers,tweak,bilinear:neg_random=3,deepmatch,siamese,quality,translation
+a21:lexical,meta,peers,tweak,bilinear:neg_random=3,deepmatch,siamese,quality,translation:beta=0.8
+a22:lexical,meta,peers,tweak,bilinear:neg_random=3,deepmatch,siamese,quality,translation:beta=0.2"
 
 run() {
 	case "$1" in
