@@ -73,7 +73,7 @@ func BuildSpace(texts []string, cfg SpaceConfig) (*Space, error) {
 	df := map[string]int{}
 	for _, t := range texts {
 		seen := map[string]bool{}
-		for _, tok := range analyzers.Tokens(t) {
+		for _, tok := range analyzers.CachedTokens(t) {
 			if !seen[tok] {
 				seen[tok] = true
 				df[tok]++
@@ -129,7 +129,7 @@ func (s *Space) IDF(i int) float64 { return math.Log(float64(s.N) / s.DF[i]) }
 // Counts returns the in-vocabulary term frequencies of text.
 func (s *Space) Counts(text string) Sparse {
 	tf := map[int]float64{}
-	for _, tok := range analyzers.Tokens(text) {
+	for _, tok := range analyzers.CachedTokens(text) {
 		if i, ok := s.index[tok]; ok {
 			tf[i]++
 		}

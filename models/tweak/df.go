@@ -36,7 +36,7 @@ func CountDF(texts []string) *DFTable {
 func (t *DFTable) add(text string) {
 	t.N++
 	seen := map[string]bool{}
-	for _, tok := range analyzers.Tokens(text) {
+	for _, tok := range analyzers.CachedTokens(text) {
 		if !seen[tok] {
 			seen[tok] = true
 			t.Count[tok]++
