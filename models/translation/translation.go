@@ -157,7 +157,7 @@ func tokenize(pairs []Pair, collection []string) (qs, as [][]string, counts map[
 	qs = make([][]string, len(pairs))
 	as = make([][]string, len(pairs))
 	for i, p := range pairs {
-		qs[i] = analyzers.Tokens(p.Question)
+		qs[i] = analyzers.CachedTokens(p.Question) // a question repeats once per good answer
 		as[i] = analyzers.CachedTokens(p.Answer)
 		if len(collection) == 0 {
 			add(qs[i])
