@@ -81,7 +81,7 @@ candidate and five random ones, nDCG@1 and nDCG@6).`,
 			}
 			o.AddFused()
 			for _, c := range cfg.Methods {
-				fmt.Printf("%s: %d weights\n", c.Method, o.Params[c.Method])
+				fmt.Printf("%s: %s\n", c.Method, o.Weights(c.Method))
 			}
 			fmt.Println()
 			return o.Report(os.Stdout)

@@ -64,7 +64,10 @@ type Outcome struct {
 	// other queries.
 	Pools      []deepmatch.Query
 	PoolScores Scores
-	Params     map[string]int // weights per learned system (last fold)
+	// Params holds each learned system's weight count, one per split: one
+	// for RunSplit, one per fold for CrossValidate (vocabularies, and so
+	// the embedding tables, differ between folds).
+	Params map[string][]int
 }
 
 // baselines scores the test queries with the unlearned systems. TF-IDF
@@ -145,7 +148,7 @@ func RunSplit(ctx context.Context, train, test []deepmatch.Query, corpus []strin
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	o := &Outcome{Test: test, Names: []string{IR, TFIDF}, Params: map[string]int{}}
+	o := &Outcome{Test: test, Names: []string{IR, TFIDF}, Params: map[string][]int{}}
 	var err error
 	if o.Scores, err = baselines(test, corpus); err != nil {
 		return nil, err
@@ -165,7 +168,7 @@ func RunSplit(ctx context.Context, train, test []deepmatch.Query, corpus []strin
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		o.Params[name] = m.Params()
+		o.Params[name] = append(o.Params[name], m.Params())
 		for _, q := range test {
 			o.Scores[name] = append(o.Scores[name], m.ScoreQuery(q))
 		}
@@ -215,7 +218,9 @@ func CrossValidate(ctx context.Context, qs []deepmatch.Query, k int, cfg Config)
 		for n, s := range o.PoolScores {
 			all.PoolScores[n] = append(all.PoolScores[n], s...)
 		}
-		all.Params = o.Params
+		for n, p := range o.Params {
+			all.Params[n] = append(all.Params[n], p...)
+		}
 	}
 	return all, nil
 }

@@ -58,6 +58,14 @@ func TestCrossValidateReport(t *testing.T) {
 	if d := got.Mean[0] - want.Mean[0]; d > 1e-12 || d < -1e-12 {
 		t.Fatalf("IR order MAP %g, first stage %g", got.Mean[0], want.Mean[0])
 	}
+	for _, m := range []string{deepmatch.MethodDeepMatch, deepmatch.MethodSiamese} {
+		if n := len(o.Params[m]); n != 2 {
+			t.Errorf("%s: %d weight counts, want one per fold", m, n)
+		}
+		if w := o.Weights(m); !strings.Contains(w, "2 folds") {
+			t.Errorf("%s: Weights = %q, want it to cover both folds", m, w)
+		}
+	}
 	o.AddFused()
 	var buf bytes.Buffer
 	if err := o.Report(&buf); err != nil {
@@ -127,6 +135,20 @@ func TestRepeatedMethod(t *testing.T) {
 	} {
 		if err := run(); err == nil || !strings.Contains(err.Error(), `"bilinear" twice`) {
 			t.Errorf("%s: err = %v, want one naming bilinear twice", name, err)
+		}
+	}
+}
+
+func TestWeights(t *testing.T) {
+	o := &Outcome{Params: map[string][]int{"one": {120}, "same": {7, 7, 7}, "range": {130, 110, 125}}}
+	for _, c := range []struct{ name, want string }{
+		{"one", "120 weights"},
+		{"same", "7 weights in each of 3 folds"},
+		{"range", "110 to 130 weights over 3 folds"},
+		{"absent", "no weights recorded"},
+	} {
+		if got := o.Weights(c.name); got != c.want {
+			t.Errorf("Weights(%q) = %q, want %q", c.name, got, c.want)
 		}
 	}
 }

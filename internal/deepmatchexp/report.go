@@ -3,6 +3,7 @@ package deepmatchexp
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/semrank/semrank/eval"
@@ -122,4 +123,22 @@ func table(w io.Writer, qs []deepmatch.Query, scores Scores, names []string, met
 			p.A, p.B, c.MeanA, c.MeanB, c.Delta, c.PTTest, c.PRandom, c.Improved, c.Hurt)
 	}
 	return nil
+}
+
+// Weights says how many weights the learned system name has: one count
+// after RunSplit, and the range over the folds after CrossValidate, whose
+// folds learn different vocabularies.
+func (o *Outcome) Weights(name string) string {
+	ps := o.Params[name]
+	if len(ps) == 0 {
+		return "no weights recorded"
+	}
+	lo, hi := slices.Min(ps), slices.Max(ps)
+	if len(ps) == 1 {
+		return fmt.Sprintf("%d weights", lo)
+	}
+	if lo == hi {
+		return fmt.Sprintf("%d weights in each of %d folds", lo, len(ps))
+	}
+	return fmt.Sprintf("%d to %d weights over %d folds", lo, hi, len(ps))
 }
