@@ -145,7 +145,7 @@ func SearchTiesByID(ctx context.Context, idx bleve.Index, req *bleve.SearchReque
 	}
 	res.Hits = res.Hits[:min(req.Size, len(res.Hits))]
 	if bare.Size != probe.Size && len(bare.Fields) != len(req.Fields) {
-		if err := fetchFields(ctx, idx, req.Fields, res.Hits); err != nil {
+		if err := FetchFields(ctx, idx, req.Fields, res.Hits); err != nil {
 			return nil, err
 		}
 	}
@@ -153,9 +153,15 @@ func SearchTiesByID(ctx context.Context, idx bleve.Index, req *bleve.SearchReque
 	return res, nil
 }
 
-// fetchFields sets the stored fields of hits, which a search without
-// Fields returned, as a search asking for them would.
-func fetchFields(ctx context.Context, idx bleve.Index, fields []string, hits search.DocumentMatchCollection) error {
+// FetchFields sets the stored fields of hits, which a search without
+// Fields returned, as a search asking for them would: one search by
+// document id, so a caller can fetch the fields of the few hits it shows
+// or reads rather than of every hit it collects. A hit whose document was
+// deleted since its search gets none.
+func FetchFields(ctx context.Context, idx bleve.Index, fields []string, hits search.DocumentMatchCollection) error {
+	if len(hits) == 0 {
+		return nil
+	}
 	ids := make([]string, len(hits))
 	for i, h := range hits {
 		ids[i] = h.ID

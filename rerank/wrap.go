@@ -36,7 +36,11 @@ type Index struct {
 	// first-stage hits in first-stage order (the window's tied hits chosen
 	// and ordered as index.TopN does), before reranking rescores them in
 	// place: a caller that reports first-stage ranks (semrank's server)
-	// sees the list that was reranked. It must copy what it keeps.
+	// sees the list that was reranked. It must copy what it keeps. Hits
+	// carry stored fields where the search reads or returns them: the
+	// window's, and a From/Size page's; a page starting past the window
+	// leaves those between without (see ranked), and a cursor page's
+	// hits past the window get theirs after the call.
 	// Concurrent searches call it concurrently, and a SearchAfter or
 	// SearchBefore page below the window calls it again for the longer
 	// list it reranks.
@@ -65,14 +69,17 @@ func (x *Index) hitNumber(i int) uint64 { return uint64(i)<<32 | x.tag }
 //
 // A search fetches max(window, From+Size) first-stage hits (a cursor
 // page: window+Size, and more for a page below that), reranks the window,
-// then pages. The first-stage search fetches every stored field:
+// then pages. The window's hits come with every stored field:
 // the stages read the title and text (TitleField, TextField: over a plain
 // Bleve index they must be stored, or the stages see empty documents) and,
 // as Candidate.Fields, the metadata: over a semrank index its stored
 // metadata, decoded as index.TopN decodes it, so stages see what they see
 // under semrank rerank; over a plain Bleve index every stored field,
 // whatever the request asks for. Hits come back with the request's Fields
-// only.
+// only. A page past the window loads its own hits' fields after the
+// search, not those of every hit above it (a page 1,000 hits down costs
+// a third of what it did; BenchmarkWrapPages), except with highlighting,
+// which needs the search's term locations.
 // The first stage is the request's own query: a pipeline file's
 // first_stage.query_boost applies to semrank's searches from text
 // (FirstStageQuery), not here. A sort by descending score then _id is
@@ -203,7 +210,7 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 		return x.searchFrom(ctx, req, text, c, start)
 	}
 	end := addSat(req.From, req.Size)
-	res, err := x.ranked(ctx, req, text, end, noRerank)
+	res, err := x.ranked(ctx, req, text, req.From, end, noRerank)
 	if err != nil {
 		return nil, err
 	}
@@ -220,12 +227,16 @@ func addSat(a, b int) int {
 }
 
 // ranked returns the first end hits of req's reranked list (of its
-// first-stage list with noRerank), whatever req's From: the whole list
-// from the first hit, which page cuts.
-func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text string, end int, noRerank bool) (*bleve.SearchResult, error) {
+// first-stage list with noRerank): the whole list from the first hit,
+// which page cuts to the page [from, end). Only the hits the stages read
+// (the window's) and the page's carry stored fields when the page starts
+// past them; from is -1 when the page is not known yet (a cursor page:
+// searchFrom fetches its fields once it is).
+func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text string, from, end int, noRerank bool) (*bleve.SearchResult, error) {
+	w := x.pipeline.WindowSize()
 	first := *req
 	first.From = 0
-	first.Size = max(x.pipeline.WindowSize(), end)
+	first.Size = max(w, end)
 	// A cursor page (see searchFrom) is found in the list; the first stage
 	// lists from the top, by descending score.
 	first.SearchAfter, first.SearchBefore = nil, nil
@@ -237,13 +248,36 @@ func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text strin
 	// index stores only title, text and meta). Without reranking, only
 	// the request's.
 	first.Fields = []string{"*"}
+	read := w // the hits whose fields the stages read
 	if noRerank {
 		first.Fields = req.Fields
+		read = 0
+	}
+	// A page deep in the list would load the stored fields of every hit
+	// above it, most of which nobody reads: those hits are collected
+	// without fields, and the few that need them fetched after. Highlights
+	// need the search's term locations, so they keep the one search.
+	deep := req.Highlight == nil && len(first.Fields) > 0 && (from > read || from < 0 && end > read)
+	if deep {
+		first.Fields = nil
 	}
 	// The window's cut and the page's, tied hits chosen as index.TopN does.
-	res, err := index.SearchTiesByID(ctx, x.base, &first, x.pipeline.WindowSize())
+	res, err := index.SearchTiesByID(ctx, x.base, &first, w)
 	if err != nil {
 		return nil, err
+	}
+	if deep {
+		need := res.Hits[:min(read, len(res.Hits))]
+		if from >= 0 && len(req.Fields) > 0 {
+			need = append(slices.Clip(need), res.Hits[min(from, len(res.Hits)):min(end, len(res.Hits))]...)
+		}
+		fields := []string{"*"}
+		if noRerank {
+			fields = req.Fields
+		}
+		if err := index.FetchFields(ctx, x.base, fields, need); err != nil {
+			return nil, err
+		}
 	}
 	// The window holds the same candidates, in the same order, as
 	// index.TopN(window); hits beyond it keep Bleve's order, which does not
@@ -387,7 +421,7 @@ func scoreCursor(req *bleve.SearchRequest) (cursor, bool, error) {
 func (x *Index) searchFrom(ctx context.Context, req *bleve.SearchRequest, text string, c cursor, start time.Time) (*bleve.SearchResult, error) {
 	n := addSat(x.pipeline.WindowSize(), req.Size)
 	for {
-		res, err := x.ranked(ctx, req, text, n, false)
+		res, err := x.ranked(ctx, req, text, -1, n, false)
 		if err != nil {
 			return nil, err
 		}
@@ -401,6 +435,15 @@ func (x *Index) searchFrom(ctx context.Context, req *bleve.SearchRequest, text s
 			lo = max(0, hi-req.Size)
 		}
 		if len(hits) < n || hi < len(hits) || c.below && hi == len(hits) {
+			// ranked fetched the window's fields; the page's hits
+			// past it have none yet.
+			if w := x.pipeline.WindowSize(); len(req.Fields) > 0 && req.Highlight == nil && hi > w {
+				hi := min(hi, len(hits))
+				tail := hits[min(max(lo, w), hi):hi]
+				if err := index.FetchFields(ctx, x.base, req.Fields, tail); err != nil {
+					return nil, err
+				}
+			}
 			return page(res, req, lo, hi, c.asc, start), nil
 		}
 		// The page reaches past the hits fetched: every hit there is

@@ -1,0 +1,65 @@
+package rerank_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2"
+
+	"github.com/semrank/semrank/index"
+	"github.com/semrank/semrank/index/convert"
+	"github.com/semrank/semrank/rerank"
+)
+
+// BenchmarkWrapPages measures, in one run, a page of 10 hits with their
+// text from a bare Bleve search and from the same index wrapped with a
+// TF-IDF reranking pipeline (window 100), at the top of the list and deep
+// in it, over the 6,700 comments of SemEval subtask A's training file and
+// 50 of its questions. The wrapped search reranks the window whatever the
+// page; past it, what it adds to Bleve's cost should not grow with the
+// page's depth.
+func BenchmarkWrapPages(b *testing.B) {
+	c := convert.NewSemEval(convert.SubtaskA)
+	if err := c.AddFile(filepath.Join(sharedData(b), "SemEval2016-Task3-CQA-QL-train-part2.xml")); err != nil {
+		b.Fatal(err)
+	}
+	ds := c.Dataset()
+	ctx := context.Background()
+	idx, err := index.Create(filepath.Join(b.TempDir(), "idx"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer idx.Close()
+	if err := idx.Add(ctx, ds.Corpus, nil, nil); err != nil {
+		b.Fatal(err)
+	}
+	if err := idx.Compact(ctx); err != nil {
+		b.Fatal(err)
+	}
+	tfidf, err := rerank.NewStage(rerank.StageSpec{Type: "tfidf"}, rerank.EnvFor(idx))
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := rerank.Wrap(idx, &rerank.Pipeline{Window: 100, Stages: []rerank.Stage{tfidf},
+		Fusion: &rerank.Linear{Weights: map[string]float64{"tfidf": 1, rerank.FeatureFirstScore: 1}}})
+	queries := ds.Queries[:50]
+	for _, from := range []int{0, 1000} {
+		for _, sys := range []struct {
+			name string
+			idx  bleve.Index
+		}{{"bleve", idx}, {"wrapped", w}} {
+			b.Run(sys.name+"/from"+itoa(from), func(b *testing.B) {
+				i := 0
+				for b.Loop() {
+					req := bleve.NewSearchRequestOptions(bleve.NewMatchQuery(queries[i%len(queries)].FullText()), 10, from, false)
+					req.Fields = []string{index.FieldText}
+					i++
+					if _, err := sys.idx.Search(req); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

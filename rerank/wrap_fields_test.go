@@ -1,0 +1,158 @@
+package rerank_test
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2"
+
+	"github.com/semrank/semrank/rerank"
+)
+
+// bleveIndex lets fieldCounter embed bleve.Index (see rerank's base).
+type bleveIndex = bleve.Index
+
+// fieldCounter counts the hits its searches return with stored fields
+// loaded: what a deep page costs beyond collecting its hits.
+type fieldCounter struct {
+	bleveIndex
+	mu     sync.Mutex
+	loaded int
+}
+
+func (c *fieldCounter) Search(req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	return c.SearchInContext(context.Background(), req)
+}
+
+func (c *fieldCounter) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	res, err := c.bleveIndex.SearchInContext(ctx, req)
+	if err == nil && len(req.Fields) > 0 {
+		c.mu.Lock()
+		c.loaded += len(res.Hits)
+		c.mu.Unlock()
+	}
+	return res, err
+}
+
+func (c *fieldCounter) take() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.loaded
+	c.loaded = 0
+	return n
+}
+
+// TestWrapDeepPageFields: a page past the rerank window returns the hits,
+// scores and stored fields the whole list has there, while loading the
+// fields of the window (which the stages read) and of the page only, not
+// of every hit above the page; the first-stage list of WithoutRerank the
+// same, with the page's fields only.
+func TestWrapDeepPageFields(t *testing.T) {
+	const window = 10
+	p := shortFirst()
+	p.Window = window
+	c := &fieldCounter{bleveIndex: newIndex(t, docs("d", 60))}
+	w := rerank.Wrap(c, p)
+	search := func(ctx context.Context, from, size int, fields []string) *bleve.SearchResult {
+		t.Helper()
+		req := bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), size, from, false)
+		req.Fields = fields
+		res, err := w.SearchInContext(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	for _, tc := range []struct {
+		name       string
+		noRerank   bool
+		from, size int
+		fields     []string
+		maxLoaded  int // hits loaded with fields, at most
+	}{
+		{"within the window", false, 2, 5, []string{"title"}, window + 1},
+		{"across the window's edge", false, 6, 10, []string{"text"}, 16 + 1},
+		{"past the window, one field", false, 25, 5, []string{"title"}, window + 5},
+		{"past the window, every field", false, 25, 5, []string{"*"}, window + 5},
+		{"past the window, no fields", false, 25, 5, nil, window},
+		{"running off the list", false, 55, 10, []string{"text", "title"}, window + 5},
+		{"past the list", false, 70, 5, []string{"title"}, window},
+		{"first stage, past the window", true, 25, 5, []string{"title"}, 5},
+		{"first stage, no fields", true, 25, 5, nil, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			if tc.noRerank {
+				ctx = rerank.WithoutRerank(ctx)
+			}
+			full := search(ctx, 0, 100, tc.fields)
+			c.take()
+			got := search(ctx, tc.from, tc.size, tc.fields)
+			if n := c.take(); n > tc.maxLoaded {
+				t.Errorf("loaded the fields of %d hits, want at most %d", n, tc.maxLoaded)
+			}
+			want := full.Hits[min(tc.from, len(full.Hits)):min(tc.from+tc.size, len(full.Hits))]
+			if len(got.Hits) != len(want) {
+				t.Fatalf("%d hits, want %d", len(got.Hits), len(want))
+			}
+			for i, h := range got.Hits {
+				if h.ID != want[i].ID || h.Score != want[i].Score || !reflect.DeepEqual(h.Fields, want[i].Fields) {
+					t.Errorf("hit %d: %s %g %v, want %s %g %v", tc.from+i, h.ID, h.Score, h.Fields, want[i].ID, want[i].Score, want[i].Fields)
+				}
+				if len(tc.fields) > 0 && len(h.Fields) == 0 {
+					t.Errorf("hit %d (%s) has no fields", tc.from+i, h.ID)
+				}
+			}
+		})
+	}
+	t.Run("cursor page past the window", func(t *testing.T) {
+		fields := []string{"title", "text"}
+		full := search(context.Background(), 0, 100, fields)
+		for _, at := range []int{3, 9, 30} {
+			req := bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), 4, 0, false)
+			req.Fields = fields
+			req.SortBy([]string{"-_score"})
+			req.SearchAfter = []string{strconv.FormatFloat(full.Hits[at].Score, 'g', -1, 64)}
+			res, err := w.Search(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := full.Hits[at+1 : at+5]
+			if fmt.Sprint(ids(res.Hits)) != fmt.Sprint(ids(want)) {
+				t.Fatalf("after hit %d: %v, want %v", at, ids(res.Hits), ids(want))
+			}
+			for i, h := range res.Hits {
+				if !reflect.DeepEqual(h.Fields, want[i].Fields) || len(h.Fields) != 2 {
+					t.Errorf("after hit %d, hit %s: fields %v, want %v", at, h.ID, h.Fields, want[i].Fields)
+				}
+			}
+		}
+	})
+	t.Run("wrapped alias", func(t *testing.T) {
+		all := docs("d", 60)
+		a := rerank.Wrap(bleve.NewIndexAlias(newIndex(t, all[:30]), newIndex(t, all[30:])), p)
+		page := func(from, size int) *bleve.SearchResult {
+			req := bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), size, from, false)
+			req.Fields = []string{"title", "text"}
+			res, err := a.Search(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res
+		}
+		full, got := page(0, 100), page(40, 8)
+		want := full.Hits[40:48]
+		if len(got.Hits) != len(want) {
+			t.Fatalf("%d hits, want %d", len(got.Hits), len(want))
+		}
+		for i, h := range got.Hits {
+			if h.ID != want[i].ID || !reflect.DeepEqual(h.Fields, want[i].Fields) || len(h.Fields) != 2 {
+				t.Errorf("hit %d: %s %v, want %s %v", 40+i, h.ID, h.Fields, want[i].ID, want[i].Fields)
+			}
+		}
+	})
+}
