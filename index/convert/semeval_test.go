@@ -293,6 +293,47 @@ func TestSemEvalUnlabelled(t *testing.T) {
 	}
 }
 
+// TestSemEvalSubtaskAFile: the task also distributed each split for
+// subtask A alone (SemEval2016-Task3-CQA-QL-dev-subtaskA.xml and the
+// like): the threads without their OrgQuestion blocks, the repeated ones
+// left out, no original-question attributes. Its test split, unlabelled,
+// converts to the queries, documents and candidates of the full file's
+// subtask A, so either file scores a pipeline alike.
+func TestSemEvalSubtaskAFile(t *testing.T) {
+	data, err := os.ReadFile(devSlice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var threads [][]byte
+	for _, th := range regexp.MustCompile(`(?s)<Thread .*?</Thread>`).FindAll(data, -1) {
+		if bytes.Contains(th, []byte("SubtaskA_Skip_Because_Same_As_RelQuestion_ID")) {
+			continue
+		}
+		th = regexp.MustCompile(` (RELQ_RANKING_ORDER|RELQ_RELEVANCE2ORGQ|RELC_RELEVANCE2ORGQ)="[^"]*"`).ReplaceAll(th, nil)
+		threads = append(threads, regexp.MustCompile(`RELC_RELEVANCE2RELQ="[^"]*"`).ReplaceAll(th, []byte(`RELC_RELEVANCE2RELQ="?"`)))
+	}
+	if len(threads) != 3 {
+		t.Fatalf("%d threads in the slice's subtask A form, want 3", len(threads))
+	}
+	in := "<?xml version=\"1.0\" encoding=\"utf-8\"?>\r\n<xml version=\"1.0\">\r\n" + string(bytes.Join(threads, []byte("\r\n"))) + "\r\n</xml>\r\n"
+	c := NewSemEval(SubtaskA)
+	if err := c.Add(strings.NewReader(in), "dev-subtaskA.xml"); err != nil {
+		t.Fatal(err)
+	}
+	got, want := c.Dataset(), convertFiles(t, SubtaskA, devSlice)
+	if got.Qrels != nil {
+		t.Errorf("qrels %v from unlabelled input", got.Qrels)
+	}
+	if !reflect.DeepEqual(got.Queries, want.Queries) || !reflect.DeepEqual(got.Corpus, want.Corpus) {
+		t.Errorf("queries %s, documents %s; want %s, %s", queryIDs(got), docIDs(got), queryIDs(want), docIDs(want))
+	}
+	for _, q := range want.Queries {
+		if g, w := candidates(got, q.ID), candidates(want, q.ID); g != w {
+			t.Errorf("%s candidates = %s, want %s", q.ID, g, w)
+		}
+	}
+}
+
 func TestSemEvalCandidateOrder(t *testing.T) {
 	// Threads out of ranking order, one order repeated: candidates follow
 	// RELQ_RANKING_ORDER, ties keep file order.
