@@ -95,6 +95,9 @@ whose scores mean the same in every query (probabilities).`,
 			} else if run, err = inSplitOrder(cmd.ErrOrStderr(), run, dataDir); err != nil {
 				return err
 			}
+			if err := checkRoomBelow(run); err != nil {
+				return err
+			}
 			lines, labelled := 0, 0
 			label := func(qid string, e eval.Entry) bool {
 				lines++
@@ -264,6 +267,24 @@ func checkFiniteScores(run eval.Run) error {
 			if math.IsInf(e.Score, 0) {
 				return &eval.ParseError{File: run.File, Line: e.Line,
 					Err: fmt.Errorf("query %q, document %q: score %v is not finite", qid, e.DocID, e.Score)}
+			}
+		}
+	}
+	return nil
+}
+
+// checkRoomBelow refuses a run that breakTies or completeRun lowered to
+// -Inf: scores at the bottom of float64's range leave no float below them,
+// so tied candidates, or the candidates the run lacks, would tie again at
+// -Inf and the scorer would order them as the gold file does, not as the
+// run and its notes say. checkFiniteScores has refused an infinite score
+// in the run itself, so any here came from lowering.
+func checkRoomBelow(run eval.Run) error {
+	for _, qid := range run.QueryIDs() {
+		for _, e := range run.Ranking(qid) {
+			if math.IsInf(e.Score, -1) {
+				return fmt.Errorf("%s: query %q: its scores reach the lowest float64 (%v), leaving no score below them to keep tied candidates, or the candidates the run lacks, in order; rescale the run's scores",
+					run.File, qid, -math.MaxFloat64)
 			}
 		}
 	}

@@ -230,6 +230,10 @@ func TestExportSemEvalBadInput(t *testing.T) {
 	badScore := file("score.trec", "Q268 Q0 Q268_R4 1 2 x\nQ268 Q0 Q268_R5 2 high x\n")
 	empty := file("empty.trec", "\n")
 	infScore := file("inf.trec", "Q268 Q0 Q268_R4 1 2 x\nQ268 Q0 Q268_R5 2 -Inf x\n")
+	// At float64's floor no lower score is left to break a tie with, or to
+	// give a candidate the run lacks (Q268_R5 and the rest of Q268's).
+	floorTied := file("floortied.trec", "Q268 Q0 Q268_R4 1 -1.7976931348623157e308 x\nQ268 Q0 Q268_R5 2 -1.7976931348623157e308 x\n")
+	floorAlone := file("flooralone.trec", "Q268 Q0 Q268_R4 1 -1.7976931348623157e308 x\n")
 	unknownQ := file("unknownq.trec", "Q268 Q0 Q268_R4 1 2 x\nQ999 Q0 Q999_R1 1 2 x\nQ998 Q0 Q998_R1 1 2 x\n")
 	unknownD := file("unknownd.trec", "Q268 Q0 Q268_R4 1 2 x\nQ268 Q0 Q269_R1 2 1 x\n")
 	noCands := filepath.Join(dir, "nocands")
@@ -248,6 +252,9 @@ func TestExportSemEvalBadInput(t *testing.T) {
 		{export(badScore), badScore + `:2: score "high" is not a number`},
 		{export(empty), empty + ": no records"},
 		{export(infScore), infScore + `:2: query "Q268", document "Q268_R5": score -Inf is not finite`},
+		{export(floorTied), floorTied + `: query "Q268": its scores reach the lowest float64`},
+		{export(floorAlone), floorAlone + `: query "Q268": its scores reach the lowest float64`},
+		{[]string{"export", "semeval2016", "--run", floorTied, "--out", nowhere}, floorTied + `: query "Q268": its scores reach the lowest float64`},
 		{export(unknownQ), unknownQ + `:2: queries not in ` + filepath.Join(demoSplit, eval.CandidatesFile) + `: "Q999", "Q998"`},
 		{export(unknownD), unknownD + `:2: document "Q269_R1" is not a candidate of query "Q268"`},
 		{export(filepath.Join(dir, "missing.trec")), "missing.trec"},
