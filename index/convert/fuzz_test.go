@@ -84,7 +84,8 @@ func FuzzReadSMART(f *testing.F) {
 
 func FuzzReadSMARTQrels(f *testing.F) {
 	addSeedFile(f, cacmQrels)
-	f.Add([]byte("\ufeff01 1 0 0\r\n\n2\t3\n"))
+	f.Add([]byte("\ufeff01 1 0 0\r\n\n2\t3 0\t0\n"))
+	f.Add([]byte("1 4 0 01 5 0 0\n"))
 	f.Add([]byte("1\n"))
 	f.Add([]byte("1 4 0 0\n"))
 	// The ids of the CACM slice, whose judgments are a seed.

@@ -182,6 +182,7 @@ func readSMARTQrels(r io.Reader, name string, queries, docs map[string]bool) (ev
 	qrels := eval.Qrels{}
 	sc := newLineScanner(r)
 	n := 0
+	form, formLine := 0, 0 // field count of the first line, and its number
 	for sc.Scan() {
 		n++
 		fs := strings.Fields(lineText(sc, n))
@@ -190,6 +191,14 @@ func readSMARTQrels(r io.Reader, name string, queries, docs map[string]bool) (ev
 		}
 		if len(fs) < 2 {
 			return nil, &eval.ParseError{File: name, Line: n, Err: fmt.Errorf("want \"qid docid ...\"")}
+		}
+		// A line with more fields than the first is most likely two run
+		// together (a file without its final newline, then another
+		// appended): the second judgment would be dropped unseen.
+		if form == 0 {
+			form, formLine = len(fs), n
+		} else if len(fs) != form {
+			return nil, &eval.ParseError{File: name, Line: n, Err: fmt.Errorf("%d fields, but line %d has %d: a file holds judgments in one form (two lines run together?)", len(fs), formLine, form)}
 		}
 		qid, did := normalizeID(fs[0]), normalizeID(fs[1])
 		if !queries[qid] {

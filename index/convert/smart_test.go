@@ -174,7 +174,7 @@ func TestReadSMARTQrels(t *testing.T) {
 	}{
 		{"CACM form", "01 10 0 0\n01 20\t0\t0\n\n02 010 0 0\n", eval.Qrels{"1": {"10": 1, "20": 1}, "2": {"10": 1}}},
 		{"byte order mark, CRLF", "\ufeff01 10 0 0\r\n02 20 0 0\r\n", eval.Qrels{"1": {"10": 1}, "2": {"20": 1}}},
-		{"a line longer than 64 KiB", "1 10 " + long + "\n2 20\n", eval.Qrels{"1": {"10": 1}, "2": {"20": 1}}},
+		{"a line longer than 64 KiB", "1 10 " + long + "\n2 20 y\n", eval.Qrels{"1": {"10": 1}, "2": {"20": 1}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -243,6 +243,8 @@ func TestSMARTErrors(t *testing.T) {
 		{"unknown query", docs, queries, "01 1 0 0\n03 2 0 0\n", "qrels", "qrels:2: unknown query 03"},
 		{"unknown document", docs, queries, "1 1 0 0\n\n2 9 0 0\n", "qrels", "qrels:3: unknown document 9"},
 		{"short qrels line", docs, queries, "1\n", "qrels", "qrels:1:"},
+		{"qrels lines run together", docs, queries, "1 1 0 0\n2 2 0 01 2 0 0\n", "qrels", "qrels:2: 7 fields, but line 1 has 4"},
+		{"qrels line without its last fields", docs, queries, "1 1 0 0\n\n2 2\n", "qrels", "qrels:3: 2 fields, but line 1 has 4"},
 		{"empty qrels", docs, queries, "\n", "qrels", "qrels: no records"},
 		{"duplicate document", docs + ".I 01\n.T\nagain\n", queries, "1 1\n", "docs", "docs:7: duplicate document id 1"},
 		{"duplicate query", docs, queries + ".I 2\n.W\nagain\n", "1 1\n", "queries", "queries:7: duplicate query id 2"},
