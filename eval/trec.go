@@ -180,9 +180,18 @@ func ReadQrels(r io.Reader, name string) (Qrels, error) {
 func parseGrade(s string) (int, error) {
 	g, err := strconv.Atoi(s)
 	if err != nil {
-		return 0, fmt.Errorf("relevance %q is not an integer", s)
+		return 0, numberError("relevance", s, "an integer", err)
 	}
 	return g, nil
+}
+
+// numberError says why strconv could not read field s: a number too
+// large for its type is out of range, not "not a number".
+func numberError(field, s, want string, err error) error {
+	if errors.Is(err, strconv.ErrRange) {
+		return fmt.Errorf("%s %q is out of range", field, s)
+	}
+	return fmt.Errorf("%s %q is not %s", field, s, want)
 }
 
 // ReadQrelsFile reads judgments from a file.
@@ -344,11 +353,14 @@ func ReadRun(rd io.Reader, name string) (Run, error) {
 		}
 		rank, err := strconv.Atoi(rankField)
 		if err != nil {
-			return fmt.Errorf("rank %q is not an integer", rankField)
+			return numberError("rank", rankField, "an integer", err)
 		}
 		score, err := strconv.ParseFloat(scoreField, 64)
-		if err != nil || math.IsNaN(score) {
-			return fmt.Errorf("score %q is not a number", scoreField)
+		if err == nil && math.IsNaN(score) {
+			err = strconv.ErrSyntax
+		}
+		if err != nil {
+			return numberError("score", scoreField, "a number", err)
 		}
 		if seen[qid] == nil {
 			seen[qid] = map[string]bool{}

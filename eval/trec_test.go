@@ -69,6 +69,7 @@ func TestReadQrelsErrors(t *testing.T) {
 	}{
 		{"BEIR non-numeric label", "query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\tgood\n", 3, `relevance "good" is not an integer`},
 		{"TREC non-numeric label", "q1 0 d1 1\nq1 0 d2 1.5\n", 2, `relevance "1.5" is not an integer`},
+		{"grade beyond int", "q1\td1\t99999999999999999999\n", 1, `relevance "99999999999999999999" is out of range`},
 		{"SemEval label", "q1 d1 1 1 true\nq1 d2 2 0.5 maybe\n", 2, `label "maybe"`},
 		{"two fields", "q1 0 d1 1\n\nq1 d2\n", 3, "2 fields"},
 		{"one field", "q1 0 d1 1\nq1\n", 2, "1 fields"},
@@ -171,7 +172,9 @@ func TestReadRunErrors(t *testing.T) {
 		{"seven fields", "q1 Q0 a 1 0.5 t extra\n", 1, "7 fields"},
 		{"bad rank", "q1 Q0 a first 0.5 t\n", 1, `rank "first"`},
 		{"bad score", "q1 Q0 a 1 0.5 t\n\nq1 Q0 b 2 high t\n", 3, `score "high"`},
-		{"NaN score", "q1 Q0 a 1 NaN t\n", 1, `score "NaN"`},
+		{"NaN score", "q1 Q0 a 1 NaN t\n", 1, `score "NaN" is not a number`},
+		{"score beyond float64", "q1 Q0 a 1 0.5 t\nq1 Q0 b 2 -1e400 t\n", 2, `score "-1e400" is out of range`},
+		{"rank beyond int", "q1 Q0 a 99999999999999999999 0.5 t\n", 1, `rank "99999999999999999999" is out of range`},
 		{"duplicate doc", "q1 Q0 a 1 0.5 t\nq2 Q0 a 1 0.5 t\nq1 Q0 a 2 0.4 t\n", 3, `document "a" listed twice for query "q1"`},
 		{"empty", "", 0, "no records"},
 		{"BOM only", "\ufeff\n", 0, "no records"},
