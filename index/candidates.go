@@ -157,7 +157,11 @@ func SearchTiesByID(ctx context.Context, idx bleve.Index, req *bleve.SearchReque
 // Fields returned, as a search asking for them would: one search by
 // document id, so a caller can fetch the fields of the few hits it shows
 // or reads rather than of every hit it collects. A hit whose document was
-// deleted since its search gets none.
+// deleted since its search gets none. Over an IndexAlias whose children
+// hold documents with the same id, each hit gets the fields of its own
+// child's document (matched by the hit's Index, the child's name), as
+// its search would have returned them; two such children without names
+// cannot be told apart, and their hits get one of the copies' fields.
 func FetchFields(ctx context.Context, idx bleve.Index, fields []string, hits search.DocumentMatchCollection) error {
 	if len(hits) == 0 {
 		return nil
@@ -172,12 +176,21 @@ func FetchFields(ctx context.Context, idx bleve.Index, fields []string, hits sea
 	if err != nil {
 		return err
 	}
-	byID := make(map[string]map[string]any, len(res.Hits))
+	if res.Total > uint64(len(res.Hits)) {
+		// An alias returns a document of each child holding the id:
+		// more than the ids, and the first len(ids) may leave some out.
+		req.Size = int(min(res.Total, math.MaxInt))
+		if res, err = idx.SearchInContext(ctx, req); err != nil {
+			return err
+		}
+	}
+	type doc struct{ index, id string }
+	byDoc := make(map[doc]map[string]any, len(res.Hits))
 	for _, h := range res.Hits {
-		byID[h.ID] = h.Fields
+		byDoc[doc{h.Index, h.ID}] = h.Fields
 	}
 	for _, h := range hits {
-		h.Fields = byID[h.ID]
+		h.Fields = byDoc[doc{h.Index, h.ID}]
 	}
 	return nil
 }
