@@ -116,26 +116,37 @@ func scanLines(r io.Reader, name string, fn func(line []byte, n int) error) erro
 
 // ReadCorpus parses corpus.jsonl records from r; name is used in errors.
 func ReadCorpus(r io.Reader, name string) ([]Doc, error) {
-	return readRecords(r, name, "document", func(d Doc) string { return d.ID })
+	return readRecords(r, name, "document", func(d Doc) (string, string) { return d.ID, d.FullText() })
 }
 
 // ReadQueries parses queries.jsonl records from r.
 func ReadQueries(r io.Reader, name string) ([]Query, error) {
-	return readRecords(r, name, "query", func(q Query) string { return q.ID })
+	return readRecords(r, name, "query", func(q Query) (string, string) { return q.ID, q.FullText() })
 }
 
 // readRecords parses JSONL records from r, each with an id of its own
 // (kind names what they are in the error for a repeated one); name is
-// used in errors. No record at all is an error too.
-func readRecords[T any](r io.Reader, name, kind string, id func(T) string) ([]T, error) {
+// used in errors. idText returns a record's id and its title and text. No
+// record at all is an error too, and so is a file that names the text
+// otherwise ("contents", "query"): its records read with empty texts and
+// would rank silently by nothing. Such a file is told by records none of
+// which has any text, the first of them without a "title" or "text" key
+// (empty texts under those keys are the file's own, and are kept).
+func readRecords[T any](r io.Reader, name, kind string, idText func(T) (string, string)) ([]T, error) {
 	var recs []T
 	seen := map[string]bool{}
+	var first []byte // the first record's line, for the keys it has
+	hasText := false
 	err := scanLines(r, name, func(line []byte, _ int) error {
 		var rec T
 		if err := strictJSON(line, &rec); err != nil {
 			return err
 		}
-		rid := id(rec)
+		rid, text := idText(rec)
+		if first == nil {
+			first = bytes.Clone(line)
+		}
+		hasText = hasText || text != ""
 		if err := checkRecordID(rid, line); err != nil {
 			return fmt.Errorf(`"_id": %v`, err)
 		}
@@ -152,7 +163,35 @@ func readRecords[T any](r io.Reader, name, kind string, id func(T) string) ([]T,
 	if len(recs) == 0 {
 		return nil, &ParseError{File: name, Err: ErrEmpty}
 	}
+	if keys := recordKeys(first); !hasText && !slices.ContainsFunc(keys, isTextKey) {
+		return nil, &ParseError{File: name, Err: fmt.Errorf(`no %s has any text: the first record's keys are %s, without "title" or "text" (BEIR's keys: "_id", "title", "text", "metadata")`, kind, quoteAll(keys))}
+	}
 	return recs, nil
+}
+
+// isTextKey reports whether a record key fills a Doc's or Query's title
+// or text; encoding/json matches keys to fields without regard to case.
+func isTextKey(k string) bool { return strings.EqualFold(k, "title") || strings.EqualFold(k, "text") }
+
+// recordKeys returns the keys of the JSON object on line, sorted.
+func recordKeys(line []byte) []string {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(line, &obj) != nil {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(obj))
+}
+
+// quoteAll returns keys quoted and joined by commas, or "none".
+func quoteAll(keys []string) string {
+	if len(keys) == 0 {
+		return "none"
+	}
+	q := make([]string, len(keys))
+	for i, k := range keys {
+		q[i] = fmt.Sprintf("%q", k)
+	}
+	return strings.Join(q, ", ")
 }
 
 // strictJSON decodes exactly one JSON value from line. json.Unmarshal, unlike

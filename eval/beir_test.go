@@ -80,6 +80,8 @@ var jsonlErrors = []struct {
 	{"space in id", `{"_id":"a b","text":"x"}` + "\n", 1, "white space"},
 	{"duplicate id", `{"_id":"a"}` + "\n" + `{"_id":"b"}` + "\n" + `{"_id":"a"}` + "\n", 3, `duplicate`},
 	{"id not UTF-8", `{"_id":"ok","text":"x"}` + "\n" + "{\"_id\":\"a\xff\",\"text\":\"x\"}\n", 2, "not valid UTF-8"},
+	{"text under another key", `{"_id":"a","contents":"x"}` + "\n" + `{"_id":"b","contents":"y"}` + "\n", 0, `has any text: the first record's keys are "_id", "contents", without "title" or "text"`},
+	{"no keys but ids", `{"_id":"a"}` + "\n", 0, `has any text: the first record's keys are "_id", without`},
 	{"empty file", "", 0, "no records"},
 	{"blank lines", "\n \n", 0, "no records"},
 	{"BOM only", "\ufeff\r\n", 0, "no records"},
@@ -100,6 +102,26 @@ func TestReadJSONLErrors(t *testing.T) {
 				}
 				wantParseError(t, err, "dir/x.jsonl", tc.line, tc.msg)
 			})
+		}
+	}
+}
+
+// TestReadJSONLEmptyTexts: records under BEIR's keys load with empty
+// texts (a SemEval question may have neither subject nor body), as does a
+// file where only some records lack the keys; only a file none of whose
+// records has text, the first without the keys, is refused (jsonlErrors).
+func TestReadJSONLEmptyTexts(t *testing.T) {
+	for _, in := range []string{
+		`{"_id":"a","text":""}`,
+		`{"_id":"a","title":"","metadata":{"n":1}}`,
+		`{"_id":"a","TEXT":""}`,
+		`{"_id":"a"}` + "\n" + `{"_id":"b","text":"x"}`,
+	} {
+		if d, err := ReadCorpus(strings.NewReader(in), "c.jsonl"); err != nil || len(d) == 0 {
+			t.Errorf("ReadCorpus(%q) = %v, %v", in, d, err)
+		}
+		if q, err := ReadQueries(strings.NewReader(in), "q.jsonl"); err != nil || len(q) == 0 {
+			t.Errorf("ReadQueries(%q) = %v, %v", in, q, err)
 		}
 	}
 }
