@@ -598,16 +598,19 @@ func candidateFields(stored map[string]any) map[string]any {
 	return index.StoredMeta(stored)
 }
 
+// keepFields returns the fields of have that want asks for, as Bleve
+// returns them: nil when the document stores none of them, as for a hit
+// whose fields searchFrom fetched (see index.FetchFields).
 func keepFields(have map[string]any, want []string) map[string]any {
 	if slices.Contains(want, "*") {
 		return have
 	}
-	if len(want) == 0 {
-		return nil
-	}
-	out := make(map[string]any, len(want))
+	var out map[string]any
 	for _, f := range want {
 		if v, ok := have[f]; ok {
+			if out == nil {
+				out = make(map[string]any, len(want))
+			}
 			out[f] = v
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
 
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/rerank"
@@ -178,4 +179,121 @@ func TestWrapDeepPageFields(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestWrapPagesAsTheList: every page, From/Size or cursor, inside the
+// window, across its edge or past it, holds the hits of one request for
+// the whole list at its places, with the same scores, fields (those
+// Bleve returns for the hit: none for a field the document does not
+// store), explanations, sort values, hit numbers, total and max score,
+// reranked or not.
+func TestWrapPagesAsTheList(t *testing.T) {
+	idx := newIndex(t, docs("d", 60))
+	p := shortFirst()
+	p.Window = 10
+	w := rerank.Wrap(idx, p)
+	for _, tc := range []struct {
+		name     string
+		noRerank bool
+		explain  bool
+		fields   []string
+		sortBy   []string
+	}{
+		{"plain", false, false, nil, nil},
+		{"explained", false, true, []string{"title"}, nil},
+		{"every field", false, false, []string{"*"}, []string{"-_score"}},
+		{"one field", false, false, []string{"text"}, []string{"-_score"}},
+		{"a field not stored", false, false, []string{"nope"}, []string{"-_score"}},
+		{"a field not stored and one stored", false, true, []string{"nope", "title"}, []string{"-_score", "_id"}},
+		{"a field not stored, by score then id", false, false, []string{"nope"}, []string{"-_score", "_id"}},
+		{"no fields, by score then id", false, true, nil, []string{"-_score", "_id"}},
+		{"first stage", true, true, []string{"title"}, nil},
+		{"first stage, a field not stored", true, false, []string{"nope"}, []string{"-_score"}},
+		{"first stage, every field", true, false, []string{"*"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			if tc.noRerank {
+				ctx = rerank.WithoutRerank(ctx)
+			}
+			find := func(from, size int, after, before []string) *bleve.SearchResult {
+				t.Helper()
+				req := bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), size, from, tc.explain)
+				req.Fields = tc.fields
+				if tc.sortBy != nil {
+					req.SortBy(tc.sortBy)
+				}
+				req.SearchAfter, req.SearchBefore = after, before
+				res, err := w.SearchInContext(ctx, req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res
+			}
+			full := find(0, 100, nil, nil)
+			plain := bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), 100, 0, false)
+			plain.Fields = tc.fields
+			stored, err := idx.Search(plain)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bleveFields := map[string]map[string]any{}
+			for _, h := range stored.Hits {
+				bleveFields[h.ID] = h.Fields
+			}
+			for _, h := range full.Hits {
+				if !reflect.DeepEqual(h.Fields, bleveFields[h.ID]) {
+					t.Errorf("whole list, hit %s: fields %#v, Bleve's %#v", h.ID, h.Fields, bleveFields[h.ID])
+				}
+			}
+			check := func(page string, got *bleve.SearchResult, want []*search.DocumentMatch) {
+				t.Helper()
+				if d := diffHits(got.Hits, want); d != "" {
+					t.Errorf("%s: %s", page, d)
+				}
+				if got.Total != full.Total || got.MaxScore != full.MaxScore {
+					t.Errorf("%s: total %d, max score %v; the whole list's %d, %v", page, got.Total, got.MaxScore, full.Total, full.MaxScore)
+				}
+			}
+			for _, pg := range []struct{ from, size int }{{2, 5}, {8, 5}, {11, 3}, {25, 5}, {58, 5}, {70, 5}} {
+				check(fmt.Sprintf("from %d size %d", pg.from, pg.size), find(pg.from, pg.size, nil, nil),
+					full.Hits[min(pg.from, len(full.Hits)):min(pg.from+pg.size, len(full.Hits))])
+			}
+			if tc.noRerank || tc.sortBy == nil {
+				return // WithoutRerank leaves cursor pages to Bleve
+			}
+			for _, at := range []int{3, 9, 30} {
+				key := []string{strconv.FormatFloat(full.Hits[at].Score, 'g', -1, 64)}
+				if len(tc.sortBy) == 2 {
+					key = append(key, full.Hits[at].ID)
+				}
+				check(fmt.Sprintf("4 after hit %d", at), find(0, 4, key, nil), full.Hits[at+1:at+5])
+				check(fmt.Sprintf("4 before hit %d", at), find(0, 4, nil, key), full.Hits[max(0, at-4):at])
+			}
+		})
+	}
+}
+
+// diffHits says how got differs from want, the hits of another search,
+// or returns "".
+func diffHits(got, want []*search.DocumentMatch) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("hits %v, want %v", ids(got), ids(want))
+	}
+	for i, g := range got {
+		w := want[i]
+		switch {
+		case g.ID != w.ID || g.Score != w.Score:
+			return fmt.Sprintf("hit %d: %s %v, want %s %v", i, g.ID, g.Score, w.ID, w.Score)
+		case !reflect.DeepEqual(g.Fields, w.Fields):
+			return fmt.Sprintf("hit %d (%s): fields %#v, want %#v", i, g.ID, g.Fields, w.Fields)
+		case !reflect.DeepEqual(g.Expl, w.Expl):
+			return fmt.Sprintf("hit %d (%s): explanation\n%v\nwant\n%v", i, g.ID, g.Expl, w.Expl)
+		case !reflect.DeepEqual(g.Sort, w.Sort) || !reflect.DeepEqual(g.DecodedSort, w.DecodedSort):
+			return fmt.Sprintf("hit %d (%s): sort values %q %q, want %q %q", i, g.ID, g.Sort, g.DecodedSort, w.Sort, w.DecodedSort)
+		case g.HitNumber != w.HitNumber:
+			return fmt.Sprintf("hit %d (%s): hit number %#x, want %#x", i, g.ID, g.HitNumber, w.HitNumber)
+		}
+	}
+	return ""
 }
