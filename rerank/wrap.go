@@ -266,7 +266,15 @@ func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text strin
 	if err != nil {
 		return nil, err
 	}
+	// The window holds the same candidates, in the same order, as
+	// index.TopN(window); hits beyond it keep Bleve's order, which does not
+	// depend on how many were fetched, so pages agree with each other
+	// (ordering them all by id would let tied hits cross the window's edge
+	// as From+Size grows).
+	index.StableOrder(res.Hits[:min(w, len(res.Hits))])
 	if deep {
+		// By place in the list, so after ordering the window: a page
+		// WithoutRerank can lie within it.
 		need := res.Hits[:min(read, len(res.Hits))]
 		if from >= 0 && len(req.Fields) > 0 {
 			need = append(slices.Clip(need), res.Hits[min(from, len(res.Hits)):min(end, len(res.Hits))]...)
@@ -279,12 +287,6 @@ func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text strin
 			return nil, err
 		}
 	}
-	// The window holds the same candidates, in the same order, as
-	// index.TopN(window); hits beyond it keep Bleve's order, which does not
-	// depend on how many were fetched, so pages agree with each other
-	// (ordering them all by id would let tied hits cross the window's edge
-	// as From+Size grows).
-	index.StableOrder(res.Hits[:min(x.pipeline.WindowSize(), len(res.Hits))])
 	if x.FirstStage != nil {
 		x.FirstStage(res.Hits)
 	}

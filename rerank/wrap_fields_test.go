@@ -188,9 +188,18 @@ func TestWrapDeepPageFields(t *testing.T) {
 // store), explanations, sort values, hit numbers, total and max score,
 // reranked or not.
 func TestWrapPagesAsTheList(t *testing.T) {
-	idx := newIndex(t, docs("d", 60))
+	// The list's top six tie: the window orders them by id, Bleve by its
+	// internal document numbers, which follow the order the index's
+	// workers happened to analyze them in (rarely the ids' order: 1 in
+	// 720). No tie crosses the window's edge (hits 9 and 10 differ),
+	// where index.SearchTiesByID would order the whole window by id.
+	var ds []eval.Doc
+	for i := range 6 {
+		ds = append(ds, eval.Doc{ID: fmt.Sprintf("a%d", 5-i), Title: "bank", Text: "bank bank bank"})
+	}
+	idx := newIndex(t, append(ds, docs("d", 60)...))
 	p := shortFirst()
-	p.Window = 10
+	p.Window = 9
 	w := rerank.Wrap(idx, p)
 	for _, tc := range []struct {
 		name     string
@@ -255,9 +264,25 @@ func TestWrapPagesAsTheList(t *testing.T) {
 					t.Errorf("%s: total %d, max score %v; the whole list's %d, %v", page, got.Total, got.MaxScore, full.Total, full.MaxScore)
 				}
 			}
-			for _, pg := range []struct{ from, size int }{{2, 5}, {8, 5}, {11, 3}, {25, 5}, {58, 5}, {70, 5}} {
-				check(fmt.Sprintf("from %d size %d", pg.from, pg.size), find(pg.from, pg.size, nil, nil),
-					full.Hits[min(pg.from, len(full.Hits)):min(pg.from+pg.size, len(full.Hits))])
+			// The FirstStage hook sees the page's first-stage hits with
+			// their fields: semrank's server shows them (compare).
+			var titled []bool
+			w.FirstStage = func(hits search.DocumentMatchCollection) {
+				titled = titled[:0]
+				for _, h := range hits {
+					titled = append(titled, h.Fields["title"] != nil)
+				}
+			}
+			defer func() { w.FirstStage = nil }()
+			withTitle := slices.Contains(tc.fields, "title") || slices.Contains(tc.fields, "*")
+			for _, pg := range []struct{ from, size int }{{1, 1}, {2, 5}, {8, 5}, {11, 3}, {25, 5}, {61, 5}, {70, 5}} {
+				page := fmt.Sprintf("from %d size %d", pg.from, pg.size)
+				check(page, find(pg.from, pg.size, nil, nil), full.Hits[min(pg.from, len(full.Hits)):min(pg.from+pg.size, len(full.Hits))])
+				for i := pg.from; withTitle && i < min(pg.from+pg.size, len(titled)); i++ {
+					if !titled[i] {
+						t.Errorf("%s: FirstStage saw hit %d without its title", page, i)
+					}
+				}
 			}
 			if tc.noRerank || tc.sortBy == nil {
 				return // WithoutRerank leaves cursor pages to Bleve
