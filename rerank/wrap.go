@@ -37,10 +37,14 @@ type Index struct {
 	// and ordered as index.TopN does), before reranking rescores them in
 	// place: a caller that reports first-stage ranks (semrank's server)
 	// sees the list that was reranked. It must copy what it keeps. Hits
-	// carry stored fields where the search reads or returns them: the
-	// window's, and a From/Size page's; a page starting past the window
-	// leaves those between without (see ranked), and a cursor page's
-	// hits past the window get theirs after the call.
+	// carry stored fields where the search reads or returns them (see
+	// ranked): reranked, the window's hits carry every stored field, and
+	// so do a From/Size page's when the request asks for fields; the hits
+	// between the window and a page starting past it carry none, and a
+	// cursor page's hits past the window get the request's fields after
+	// the call. WithoutRerank, only the page's hits are sure to carry
+	// fields, the request's. With highlighting every hit carries them,
+	// as one search loads them.
 	// Concurrent searches call it concurrently, and a SearchAfter or
 	// SearchBefore page below the window calls it again for the longer
 	// list it reranks.
@@ -76,10 +80,14 @@ func (x *Index) hitNumber(i int) uint64 { return uint64(i)<<32 | x.tag }
 // metadata, decoded as index.TopN decodes it, so stages see what they see
 // under semrank rerank; over a plain Bleve index every stored field,
 // whatever the request asks for. Hits come back with the request's Fields
-// only. A page past the window loads its own hits' fields after the
-// search, not those of every hit above it (a page 1,000 hits down costs
-// a third of what it did; BenchmarkWrapPages), except with highlighting,
-// which needs the search's term locations.
+// only. A page past the window (and any cursor page) loads the window's
+// and its own hits' fields after the search (WithoutRerank, a page after
+// the first hit its own only), not those of every hit above it (a page
+// 1,000 hits down costs a third of what it did; BenchmarkWrapPages),
+// except with highlighting, which needs the search's term locations.
+// That is a second search: a document deleted in between comes back
+// without fields, and in the window the stages read it as an empty
+// document.
 // The first stage is the request's own query: a pipeline file's
 // first_stage.query_boost applies to semrank's searches from text
 // (FirstStageQuery), not here. A sort by descending score then _id is
@@ -228,10 +236,11 @@ func addSat(a, b int) int {
 
 // ranked returns the first end hits of req's reranked list (of its
 // first-stage list with noRerank): the whole list from the first hit,
-// which page cuts to the page [from, end). Only the hits the stages read
-// (the window's) and the page's carry stored fields when the page starts
-// past them; from is -1 when the page is not known yet (a cursor page:
-// searchFrom fetches its fields once it is).
+// which page cuts to the page [from, end). When the page starts past the
+// hits the stages read (the window's; none with noRerank), only those
+// and, if req asks for fields, the page's carry stored fields, fetched
+// after the search (index.FetchFields); from is -1 when the page is not
+// known yet (a cursor page: searchFrom fetches its fields once it is).
 func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text string, from, end int, noRerank bool) (*bleve.SearchResult, error) {
 	w := x.pipeline.WindowSize()
 	first := *req
