@@ -35,7 +35,8 @@ func init() {
 					return err
 				}
 			}
-			noteClashes(cmd.ErrOrStderr(), c.Clashes())
+			notes(cmd.ErrOrStderr(), c.Clashes(), "ids read twice with different texts or labels")
+			notes(cmd.ErrOrStderr(), c.Unjudged(), "queries with unlabelled candidates among labelled ones")
 			return saveDataset(cmd, c.Dataset(), out)
 		},
 	}
@@ -80,11 +81,11 @@ func saveDataset(cmd *cobra.Command, ds *eval.Dataset, out string) error {
 	return nil
 }
 
-// noteClashes prints the converter's clashes, a few of them.
-func noteClashes(w io.Writer, clashes []string) {
-	for i, c := range clashes {
+// notes prints a few of the converter's notes; what names the rest.
+func notes(w io.Writer, lines []string, what string) {
+	for i, c := range lines {
 		if i == 5 {
-			fmt.Fprintf(w, "note: and %d more ids read twice with different texts or labels\n", len(clashes)-i)
+			fmt.Fprintf(w, "note: and %d more %s\n", len(lines)-i, what)
 			break
 		}
 		fmt.Fprintf(w, "note: %s\n", c)

@@ -109,6 +109,41 @@ func TestConvertNotesClashes(t *testing.T) {
 	}
 }
 
+// TestConvertNotesUnlabelled: a query whose candidates are labelled but
+// for some "?" is noted (eval would count those as not relevant); a file
+// labelled throughout, or not at all, is not.
+func TestConvertNotesUnlabelled(t *testing.T) {
+	raw, err := os.ReadFile("../../testdata/semeval/dev-slice.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := regexp.MustCompile(`(RELC_ID="Q268_R16_C3"[^>]*RELC_RELEVANCE2RELQ=)"[^"]*"`)
+	all := regexp.MustCompile(`(RELC_RELEVANCE2RELQ=)"[^"]*"`)
+	for _, tc := range []struct {
+		name string
+		xml  string
+		want string // a note's text, or "" for no note
+	}{
+		{"labelled", string(raw), ""},
+		{"one comment unlabelled", one.ReplaceAllString(string(raw), `$1"?"`), "query Q268_R16: 1 of its 10 candidates are unlabelled"},
+		{"unlabelled", all.ReplaceAllString(string(raw), `$1"?"`), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := filepath.Join(t.TempDir(), "in.xml")
+			if err := os.WriteFile(in, []byte(tc.xml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, err := execute("convert", "semeval2016", "--xml", in, "--subtask", "A", "--out", filepath.Join(t.TempDir(), "out"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == "" && strings.Contains(out, "note:") || tc.want != "" && !strings.Contains(out, "note: "+tc.want) {
+				t.Errorf("output %q, want note %q", out, tc.want)
+			}
+		})
+	}
+}
+
 // TestConvertSMART: the CACM slice converts through the command, judged
 // queries counted, and a missing file is named.
 func TestConvertSMART(t *testing.T) {

@@ -259,6 +259,31 @@ func (c *SemEval) clash(what, id, kept, dropped string) {
 // with different labels: the second record, or label, was dropped.
 func (c *SemEval) Clashes() []string { return c.clashes }
 
+// Unjudged returns a line for each query that has labelled candidates
+// and unlabelled ("?") ones too: the unlabelled are left out of the
+// judgments, so evaluation counts them as not relevant. The task's files
+// label all of a split or none of it; a mix is a file edited by hand or
+// cut from two sources.
+func (c *SemEval) Unjudged() []string {
+	var out []string
+	for _, qid := range c.candOrder {
+		judged := c.qrels[qid]
+		if len(judged) == 0 {
+			continue
+		}
+		n := 0
+		for _, r := range c.cands[qid] {
+			if _, ok := judged[r.id]; !ok {
+				n++
+			}
+		}
+		if n > 0 {
+			out = append(out, fmt.Sprintf("query %s: %d of its %d candidates are unlabelled (\"?\") while the others are labelled; they are left out of the judgments, so evaluation counts them as not relevant", qid, n, len(c.cands[qid])))
+		}
+	}
+	return out
+}
+
 // judge records the grade of document did for query qid. As with the
 // records, the first label read is kept; another one is a clash.
 func (c *SemEval) judge(qid, did string, grade int) {

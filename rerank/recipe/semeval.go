@@ -126,8 +126,8 @@ func SemEval(ctx context.Context, o SemEvalOptions) error {
 				return nil, err
 			}
 		}
-		for _, clash := range c.Clashes() {
-			logf("note: %s", clash)
+		for _, n := range append(c.Clashes(), c.Unjudged()...) {
+			logf("note: %s", n)
 		}
 		return c.Dataset(), nil
 	}
