@@ -203,6 +203,10 @@ type bleveIndex = bleve.Index
 //   - Through Delete and DeleteDocs: a search that found the document
 //     before its deletion sees it without payloads.
 //
+// A process killed during a write leaves the reopened index without the
+// payloads of the write's documents that held any (see rewrite); a rerun
+// of the write computes them again.
+//
 // DocFreq's cache is cleared when each write ends, and a count read during
 // a write is not cached. Concurrent writes of the same document are not
 // ordered between Bleve and the payload store (the last write to Bleve may
@@ -280,13 +284,7 @@ func (x *Index) Batch(b *bleve.Batch) error {
 	}
 	x.payloads.hide(ids)
 	defer x.payloads.unhide(ids)
-	if err := x.runBatch(b); err != nil {
-		return err
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	return x.payloads.delete(ids, nil)
+	return x.rewrite(ids, nil, nil, func() error { return x.runBatch(b) })
 }
 
 // errBatchLayout is returned by Batch for a batch whose documents it cannot
@@ -371,10 +369,40 @@ func (x *Index) Index(id string, data any) error {
 	x.payloads.hide(ids)
 	defer x.payloads.unhide(ids)
 	defer x.invalidate()
-	if err := x.bleveIndex.Index(id, data); err != nil {
+	return x.rewrite(ids, nil, nil, func() error { return x.bleveIndex.Index(id, data) })
+}
+
+// rewrite runs write, which replaces or deletes the documents ids in
+// Bleve, then drops their payloads under every name but the keys of keep
+// and writes pending's. A journal of the documents among ids holding
+// payloads is written before write and removed once the payloads are
+// written, or Bleve refused write (see payloadStore.begin): a process
+// killed in between, or a payload write that fails, leaves it, and the
+// next Open drops those documents' payloads rather than pair them with
+// text Bleve may no longer hold.
+func (x *Index) rewrite(ids []string, keep map[string]string, pending map[string][]payloadRec, write func() error) error {
+	journal, err := x.payloads.begin(ids)
+	if err != nil {
 		return err
 	}
-	return x.payloads.delete(ids, nil)
+	if err := write(); err != nil {
+		// Bleve refused the write, and the payloads stand (a write that
+		// fails changes none); a journal that cannot be removed would
+		// only drop them on the next open.
+		_ = x.payloads.end(journal)
+		return err
+	}
+	// From here a failure keeps the journal: Bleve holds the write, and
+	// the logs may not.
+	if err := x.payloads.delete(ids, keep); err != nil {
+		return err
+	}
+	for name, recs := range pending {
+		if err := x.payloads.put(name, recs); err != nil {
+			return err
+		}
+	}
+	return x.payloads.end(journal)
 }
 
 // SetInternal stores an internal key, as bleve.Index's does; on an index
@@ -692,18 +720,12 @@ func (x *Index) flushBatch(batch *bleve.Batch, ids []string, models map[string]s
 	hidden := slices.Clone(ids)
 	x.payloads.hide(hidden)
 	defer x.payloads.unhide(hidden)
-	if err := x.runBatch(batch); err != nil {
-		return fmt.Errorf("index: batch: %w", err)
-	}
-	if err := x.payloads.delete(ids, models); err != nil {
-		return err
-	}
-	for name, recs := range pending {
-		if err := x.payloads.put(name, recs); err != nil {
-			return err
+	return x.rewrite(ids, models, pending, func() error {
+		if err := x.runBatch(batch); err != nil {
+			return fmt.Errorf("index: batch: %w", err)
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // Delete removes a document and its payloads; it overrides bleve.Index's
@@ -720,10 +742,12 @@ func (x *Index) DeleteDocs(ids ...string) error {
 	for _, id := range ids {
 		batch.Delete(id)
 	}
-	if err := x.runBatch(batch); err != nil {
-		return fmt.Errorf("index: delete: %w", err)
-	}
-	return x.payloads.delete(ids, nil)
+	return x.rewrite(ids, nil, nil, func() error {
+		if err := x.runBatch(batch); err != nil {
+			return fmt.Errorf("index: delete: %w", err)
+		}
+		return nil
+	})
 }
 
 func bleveDoc(d eval.Doc) map[string]any {

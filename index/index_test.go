@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -1103,29 +1104,8 @@ func (h *hookedBleve) Batch(b *bleve.Batch) error {
 // payloads of its old text, through any write; and a write that fails
 // leaves the old payloads readable.
 func TestWriteNeverPairsNewTextWithOldPayload(t *testing.T) {
-	ctx := context.Background()
-	replaced := eval.Doc{ID: "d1", Title: "New", Text: "replaced"}
-	raw := map[string]any{FieldTitle: replaced.Title, FieldText: replaced.Text}
-	tests := []struct {
-		name  string
-		write func(*Index) error
-	}{
-		{"Index", func(x *Index) error { return x.Index("d1", raw) }},
-		{"Batch", func(x *Index) error {
-			b := x.NewBatch()
-			if err := b.Index("d1", raw); err != nil {
-				return err
-			}
-			return x.Batch(b)
-		}},
-		{"Add, same payload", func(x *Index) error {
-			return x.Add(ctx, []eval.Doc{replaced}, []PayloadEncoder{lenEncoder{"m1"}}, nil)
-		}},
-		{"Add, another payload", func(x *Index) error {
-			return x.Add(ctx, []eval.Doc{replaced}, []PayloadEncoder{TermsEncoder{}}, nil)
-		}},
-	}
-	for _, tc := range tests {
+	replaced := replacedD1
+	for _, tc := range replacingWrites(context.Background()) {
 		for _, fail := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/fail=%v", tc.name, fail), func(t *testing.T) {
 				idx, _ := build(t, lenEncoder{"m1"})
@@ -1147,7 +1127,7 @@ func TestWriteNeverPairsNewTextWithOldPayload(t *testing.T) {
 						t.Errorf("the new text is in Bleve, and payload len of d1 is %q, of the old text", b)
 					}
 				}
-				if err := tc.write(idx); (err != nil) != fail {
+				if err := tc.op(idx); (err != nil) != fail {
 					t.Fatalf("write: err = %v, want failure %v", err, fail)
 				}
 				if !checked && !fail {
@@ -1165,6 +1145,30 @@ func TestWriteNeverPairsNewTextWithOldPayload(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// replacedD1 is the new version of corpus's d1 that replacingWrites write.
+var replacedD1 = eval.Doc{ID: "d1", Title: "New", Text: "replaced"}
+
+// replacingWrites are the ways to replace d1 of corpus with replacedD1.
+func replacingWrites(ctx context.Context) []indexOp {
+	raw := map[string]any{FieldTitle: replacedD1.Title, FieldText: replacedD1.Text}
+	return []indexOp{
+		{"Index", func(x *Index) error { return x.Index("d1", raw) }},
+		{"Batch", func(x *Index) error {
+			b := x.NewBatch()
+			if err := b.Index("d1", raw); err != nil {
+				return err
+			}
+			return x.Batch(b)
+		}},
+		{"Add, same payload", func(x *Index) error {
+			return x.Add(ctx, []eval.Doc{replacedD1}, []PayloadEncoder{lenEncoder{"m1"}}, nil)
+		}},
+		{"Add, another payload", func(x *Index) error {
+			return x.Add(ctx, []eval.Doc{replacedD1}, []PayloadEncoder{TermsEncoder{}}, nil)
+		}},
 	}
 }
 
@@ -1606,4 +1610,79 @@ func snapshotFiles(t *testing.T, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestKilledWriteLeavesNoStalePayload: a process killed after a write
+// reached Bleve (which persists a batch before it returns) but before the
+// payload logs did must not leave the reopened index pairing the new text,
+// or no document at all, with the old payloads. The kill is played by
+// ending the writing goroutine (runtime.Goexit) as Bleve returns: its
+// deferred calls touch no file, so the logs are left as a kill leaves
+// them; Close then only closes them.
+func TestKilledWriteLeavesNoStalePayload(t *testing.T) {
+	tests := append(replacingWrites(context.Background()),
+		indexOp{"DeleteDocs", func(x *Index) error { return x.DeleteDocs("d1") }})
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			idx, path := build(t, lenEncoder{"m1"})
+			h := &hookedBleve{bleveIndex: idx.bleveIndex, written: runtime.Goexit}
+			idx.bleveIndex = h
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				_ = tc.op(idx)
+				t.Error("the write went on past Bleve")
+			}()
+			<-done
+			if err := idx.Close(); err != nil {
+				t.Fatal(err)
+			}
+			for _, open := range []func(string) (*Index, error){OpenReadOnly, Open, Open} {
+				idx, err := open(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				d, inBleve, err := idx.Doc("d1")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if b, ok, _ := idx.Payload("len", "d1"); ok && (!inBleve || string(b) != fmt.Sprint(len(d.Text))) {
+					t.Errorf("read-only %v: d1 in Bleve %v with text %q, and payload len %q", idx.ReadOnly(), inBleve, d.Text, b)
+				}
+				if b, ok, _ := idx.Payload("len", "d2"); !ok || string(b) != "45" {
+					t.Errorf("read-only %v: payload len of d2 = %q, %v; want 45", idx.ReadOnly(), b, ok)
+				}
+				if err := idx.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if left, _ := filepath.Glob(filepath.Join(path, payloadDir, journalPrefix+"*")); len(left) > 0 {
+				t.Errorf("journals left after Open: %v", left)
+			}
+		})
+	}
+}
+
+// TestFailedPayloadWriteDropsOnReopen: a write whose payloads fail to
+// reach their log after Bleve took its text (a full disk; here the log is
+// closed under the store) leaves the reopened index without the
+// document's payload, not with that of its old text.
+func TestFailedPayloadWriteDropsOnReopen(t *testing.T) {
+	idx, path := build(t, lenEncoder{"m1"})
+	if err := idx.payloads.logs["len"].Close(); err != nil {
+		t.Fatal(err)
+	}
+	replaced := eval.Doc{ID: "d1", Text: "replaced"}
+	if err := idx.Add(context.Background(), []eval.Doc{replaced}, []PayloadEncoder{lenEncoder{"m1"}}, nil); err == nil {
+		t.Fatal("Add wrote to a closed log")
+	}
+	_ = idx.Close() // fails to sync the closed log
+	idx, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	if b, ok, _ := idx.Payload("len", "d1"); ok && string(b) != fmt.Sprint(len(replaced.Text)) {
+		t.Errorf("payload len of d1 = %q, of the old text", b)
+	}
 }

@@ -104,7 +104,145 @@ func openPayloads(indexPath string, readOnly bool) (*payloadStore, error) {
 			return nil, err
 		}
 	}
+	if err := ps.recover(entries); err != nil {
+		ps.close()
+		return nil, err
+	}
 	return ps, nil
+}
+
+// A write that replaces or deletes documents holding payloads first
+// writes a journal naming them (begin), and removes it once their
+// payloads are written or dropped (end). A process killed in between,
+// after Bleve persisted the write but before the logs had it, leaves the
+// journal: recover, when the index is next opened, drops those
+// documents' payloads, which may describe text Bleve no longer holds (the
+// documents are then scored from their text, as after Index). A journal
+// is written under a temporary name (journalTmp) and renamed when whole,
+// before Bleve is written: a temporary one left by a kill belongs to a
+// write that never reached Bleve, and is removed.
+const (
+	journalPrefix = "pending-"
+	journalExt    = ".ids"
+	journalTmp    = ".tmp"
+)
+
+// begin writes the journal of a write about to replace or delete ids in
+// Bleve, and returns its path for end: "" when none of ids holds a
+// payload, or the index is in memory, and so nothing needs one.
+func (ps *payloadStore) begin(ids []string) (string, error) {
+	if ps.dir == "" {
+		return "", nil
+	}
+	ps.mu.RLock()
+	buf := []byte(payloadMagic)
+	held := false
+	for _, id := range ids {
+		for _, m := range ps.data {
+			if _, ok := m[id]; ok {
+				buf = appendRecord(buf, id, nil, true)
+				held = true
+				break
+			}
+		}
+	}
+	ps.mu.RUnlock()
+	if !held {
+		return "", nil
+	}
+	f, err := os.CreateTemp(ps.dir, journalPrefix+"*"+journalTmp)
+	if err != nil {
+		return "", fmt.Errorf("index: payload journal: %w", err)
+	}
+	_, err = f.Write(buf)
+	if e := f.Close(); err == nil {
+		err = e
+	}
+	path := strings.TrimSuffix(f.Name(), journalTmp) + journalExt
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("index: payload journal: %w", err)
+	}
+	return path, nil
+}
+
+// end removes the journal begin wrote, once the write's payloads are
+// written or dropped, or Bleve has refused the write.
+func (ps *payloadStore) end(journal string) error {
+	if journal == "" {
+		return nil
+	}
+	if err := os.Remove(journal); err != nil {
+		return fmt.Errorf("index: payload journal: %w", err)
+	}
+	return nil
+}
+
+// recover drops the payloads of the documents named by the journals among
+// entries, the payload folder's, and removes them (see begin); read-only,
+// it drops them in memory alone and changes no file.
+func (ps *payloadStore) recover(entries []os.DirEntry) error {
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasPrefix(name, journalPrefix) {
+			continue
+		}
+		path := filepath.Join(ps.dir, name)
+		switch {
+		case strings.HasSuffix(name, journalTmp):
+			if !ps.readOnly {
+				if err := os.Remove(path); err != nil {
+					return fmt.Errorf("index: payload journal: %w", err)
+				}
+			}
+			continue
+		case !strings.HasSuffix(name, journalExt):
+			continue
+		}
+		ids, err := readJournal(path)
+		if err != nil {
+			return fmt.Errorf("index: payload journal %s: %w; it names documents whose payloads may not match their text: remove the index and index again", path, err)
+		}
+		if err := ps.delete(ids, nil); err != nil {
+			return err
+		}
+		if !ps.readOnly {
+			if err := os.Remove(path); err != nil {
+				return fmt.Errorf("index: payload journal: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// readJournal returns the ids a journal names.
+func readJournal(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := bufio.NewReader(f)
+	magic := make([]byte, len(payloadMagic))
+	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != payloadMagic {
+		return nil, errors.New("not a payload journal")
+	}
+	var ids []string
+	for {
+		id, data, _, err := readRecord(r)
+		switch {
+		case err == io.EOF:
+			return ids, nil
+		case err != nil:
+			return nil, err
+		case data != nil:
+			return nil, fmt.Errorf("record of %q is no deletion", id)
+		}
+		ids = append(ids, id)
+	}
 }
 
 func (ps *payloadStore) logPath(name string) string { return filepath.Join(ps.dir, name+".log") }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -295,4 +296,43 @@ func TestPayloadTooLarge(t *testing.T) {
 		t.Fatalf("reopening after a refused payload: %v", err)
 	}
 	idx.Close()
+}
+
+// TestPayloadJournalLeftovers: a journal that a kill left under its
+// temporary name belongs to a write that never reached Bleve: it is
+// removed and drops nothing. A damaged journal is refused with a message
+// naming it and what to do.
+func TestPayloadJournalLeftovers(t *testing.T) {
+	idx, path := build(t, lenEncoder{"m1"})
+	journal, err := idx.payloads.begin([]string{"d1"})
+	if err != nil || journal == "" {
+		t.Fatalf("begin = %q, %v", journal, err)
+	}
+	idx.Close()
+	tmp := strings.TrimSuffix(journal, journalExt) + journalTmp
+	if err := os.Rename(journal, tmp); err != nil {
+		t.Fatal(err)
+	}
+	idx, err = Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := idx.Payload("len", "d1"); !ok {
+		t.Error("a temporary journal dropped the payload of d1")
+	}
+	if _, err := os.Stat(tmp); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("temporary journal left: %v", err)
+	}
+	idx.Close()
+	if err := os.WriteFile(journal, []byte("garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, open := range []func(string) (*Index, error){OpenReadOnly, Open} {
+		if idx, err := open(path); err == nil {
+			idx.Close()
+			t.Error("opened an index with a damaged journal")
+		} else if !strings.Contains(err.Error(), journal) || !strings.Contains(err.Error(), "index again") {
+			t.Errorf("err = %v, want it to name %s and say what to do", err, journal)
+		}
+	}
 }
