@@ -880,7 +880,8 @@ func (x *Index) docFreq(term string) (uint64, error) {
 // BM25 takes the average field length from the field dictionaries'
 // cardinalities summed over segments, so first-stage scores depend on the
 // segment layout; compacting after bulk indexing makes them reproducible
-// from run to run. An in-memory index (Create("")) is left as it is:
+// from run to run. A ctx that ends first is reported (the merge is given
+// up; every document stays). An in-memory index (Create("")) is left as it is:
 // scorch merges only segments it persists, and would wait forever.
 func (x *Index) Compact(ctx context.Context) error {
 	if x.readOnly {
@@ -902,6 +903,10 @@ func (x *Index) Compact(ctx context.Context) error {
 	}
 	if err := sc.ForceMerge(ctx, &mergeplan.SingleSegmentMergePlanOptions); err != nil {
 		return fmt.Errorf("index: compact: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		// scorch gives up a merge whose ctx ends, without an error, too.
+		return fmt.Errorf("index: compact: %w before the merge was done (the index holds every document, in more than one segment)", err)
 	}
 	if x.closed.Load() {
 		// scorch gives up a merge, without an error, when closed.

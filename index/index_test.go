@@ -788,6 +788,44 @@ func TestCompact(t *testing.T) {
 	}
 }
 
+// TestCompactCancelled: a Compact whose context ends reports it, rather
+// than success for a merge scorch gave up (the interrupted "semrank index"
+// then published an unmerged index and said it had indexed), and the
+// index keeps every document and can be compacted afterwards.
+func TestCompactCancelled(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "idx")
+	idx, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { idx.Close() }()
+	for _, d := range corpus { // one segment each
+		if err := idx.Add(context.Background(), []eval.Doc{d}, []PayloadEncoder{lenEncoder{"m1"}}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := idx.Compact(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Compact with a cancelled context: %v, want context.Canceled", err)
+	}
+	idx.Close()
+	if idx, err = Open(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.Compact(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := idx.DocCount(); err != nil || n != uint64(len(corpus)) {
+		t.Errorf("%d documents, %v", n, err)
+	}
+	for _, d := range corpus {
+		if _, ok, _ := idx.Payload("len", d.ID); !ok {
+			t.Errorf("no payload len of %s", d.ID)
+		}
+	}
+}
+
 // TestDocFreqCacheBounded: the DocFreq cache keeps at most dfCacheMax
 // terms however many distinct terms are asked for between writes, and
 // its counts stay right.
