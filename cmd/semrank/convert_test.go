@@ -58,6 +58,15 @@ func TestConvertThenRerankHeldOut(t *testing.T) {
 			if out, err := execute("rerank", "--data", split, "--pipeline", pipeline, "--out", run); err != nil {
 				t.Fatalf("rerank: %v\n%s", err, out)
 			}
+			// The directory holding pipeline.yaml stands for it, as a
+			// recipe's output directory does.
+			byDir := filepath.Join(dir, "run"+st+"-dir.trec")
+			if out, err := execute("rerank", "--data", split, "--pipeline", dir, "--out", byDir); err != nil {
+				t.Fatalf("rerank --pipeline DIR: %v\n%s", err, out)
+			}
+			if a, b := readFile(t, run), readFile(t, byDir); a != b {
+				t.Errorf("--pipeline %s and --pipeline %s wrote different runs", pipeline, dir)
+			}
 			got, err := eval.ReadRunFile(run)
 			if err != nil {
 				t.Fatal(err)
@@ -157,4 +166,14 @@ func TestConvertSMART(t *testing.T) {
 		"--qrels", "../../testdata/cacm/qrels.text", "--out", filepath.Join(t.TempDir(), "x")); err == nil || !strings.Contains(err.Error(), missing) {
 		t.Errorf("missing docs: err %v, want one naming %s", err, missing)
 	}
+}
+
+// readFile returns a file's contents, failing the test when it cannot.
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

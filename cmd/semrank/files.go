@@ -133,6 +133,16 @@ func checkJudged(flag string, dirs ...string) error {
 	return nil
 }
 
+// pipelineFile returns the pipeline file a --pipeline value names: the
+// value itself, or the pipeline.yaml of a directory holding one (a
+// recipe's output directory stands for its pipeline, as inspect reads it).
+func pipelineFile(path string) string {
+	if p := filepath.Join(path, "pipeline.yaml"); path != "" && isDir(path) && exists(p) {
+		return p
+	}
+	return path
+}
+
 func isDir(path string) bool {
 	st, err := os.Stat(path)
 	return err == nil && st.IsDir()

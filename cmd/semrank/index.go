@@ -48,6 +48,7 @@ a failed, interrupted or killed run leaves no partial index at the path (a
 killed run leaves its staging folder, which the next run points out).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			pipelinePath = pipelineFile(pipelinePath)
 			corpus, err := loadCorpus(dataDir)
 			if err != nil {
 				return err
@@ -116,7 +117,7 @@ killed run leaves its staging folder, which the next run points out).`,
 	}
 	cmd.Flags().StringVar(&dataDir, "data", "", "BEIR directory: its corpus.jsonl is indexed (queries and judgments, if any, are not read)")
 	cmd.Flags().StringVar(&indexPath, "index", "", "index path (created if absent or an empty folder)")
-	cmd.Flags().StringVar(&pipelinePath, "pipeline", "", "pipeline file: store the payloads its stages read")
+	cmd.Flags().StringVar(&pipelinePath, "pipeline", "", "pipeline file, or a directory holding pipeline.yaml: store the payloads its stages read")
 	_ = cmd.MarkFlagRequired("data")
 	_ = cmd.MarkFlagRequired("index")
 	// Model flags (--tweak, ...) are registered by other files' init

@@ -80,10 +80,10 @@ func inspect(w io.Writer, path string, env rerank.Env, opened *index.Index) erro
 		return err
 	}
 	if fi.IsDir() {
-		switch p := filepath.Join(path, "pipeline.yaml"); {
+		switch p := pipelineFile(path); {
 		case exists(filepath.Join(path, "index_meta.json")):
 			return inspectIndex(w, path, opened)
-		case exists(p): // a recipe's output directory stands for its pipeline
+		case p != path:
 			return inspectPipeline(w, p, env)
 		}
 		fmt.Fprintln(w, path)

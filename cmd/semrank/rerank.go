@@ -24,6 +24,7 @@ Without --index the corpus is indexed into a temporary index, with the
 payloads the pipeline's stages read. Prints metrics when DIR has judgments.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			pipelinePath = pipelineFile(pipelinePath)
 			inputs := append(datasetFiles(dataDir), pipelineFiles(pipelinePath, true)...)
 			if err := checkOutput("--out", out, inputs...); err != nil {
 				return err
@@ -85,7 +86,7 @@ payloads the pipeline's stages read. Prints metrics when DIR has judgments.`,
 	f := cmd.Flags()
 	f.StringVar(&dataDir, "data", "", "BEIR directory")
 	f.StringVar(&indexPath, "index", "", "index path (default: index the corpus into a temporary index)")
-	f.StringVar(&pipelinePath, "pipeline", "", "pipeline file (YAML or JSON)")
+	f.StringVar(&pipelinePath, "pipeline", "", "pipeline file (YAML or JSON), or a directory holding pipeline.yaml")
 	f.StringVar(&out, "out", "", "output TREC run")
 	f.StringVar(&firstOut, "first-stage-out", "", "also write the first-stage run here")
 	for _, n := range []string{"data", "pipeline", "out"} {

@@ -43,6 +43,7 @@ flags: semrank search --index PATH --query-string -- '-draft compiler'.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			pipelinePath = pipelineFile(pipelinePath)
 			if n <= 0 {
 				return fmt.Errorf("-n %d: want a positive number of results", n)
 			}
@@ -98,7 +99,7 @@ flags: semrank search --index PATH --query-string -- '-draft compiler'.`,
 	})
 	cmd.Flags().StringVar(&indexPath, "index", "", "index path")
 	cmd.Flags().IntVarP(&n, "n", "n", 10, "number of results")
-	cmd.Flags().StringVar(&pipelinePath, "pipeline", "", "rerank with this pipeline file")
+	cmd.Flags().StringVar(&pipelinePath, "pipeline", "", "rerank with this pipeline file (or a directory holding pipeline.yaml)")
 	cmd.Flags().BoolVar(&explain, "explain", false, "with --pipeline: print each stage's score")
 	cmd.Flags().BoolVar(&queryString, "query-string", false, `read the query in Bleve's query-string syntax (title:word, +must, -not, "phrase")`)
 	_ = cmd.MarkFlagRequired("index")

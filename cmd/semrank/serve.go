@@ -59,6 +59,7 @@ thousands of long documents takes seconds, so keep batches well inside
 --timeout.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			pipelinePath = pipelineFile(pipelinePath)
 			// The server reads a zero limit as its default; on the command
 			// line zero or less is a mistake, not a request for the default.
 			if err := checkPositive(cmd, "max-body", "max-index-body", "max-query", "max-size", "max-window", "max-from", "max-fields", "max-index-docs"); err != nil {
@@ -87,7 +88,7 @@ thousands of long documents takes seconds, so keep batches well inside
 	token = adminTokenFlag(cmd)
 	f := cmd.Flags()
 	f.StringVar(&indexPath, "index", "", "index path")
-	f.StringVar(&pipelinePath, "pipeline", "", "pipeline file (rebuilt on reload)")
+	f.StringVar(&pipelinePath, "pipeline", "", "pipeline file, or a directory holding pipeline.yaml (rebuilt on reload)")
 	f.StringVar(&addr, "addr", "127.0.0.1:8095", "listen address")
 	f.BoolVar(&readOnly, "read-only", false, "open the index read-only: POST /api/index answers 403, and other readers (searches, runs, more servers) may share the index")
 	f.DurationVar(&grace, "grace", 30*time.Second, "how long shutdown waits for in-flight requests")

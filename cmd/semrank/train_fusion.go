@@ -34,6 +34,7 @@ raw) instead. Each method's flags (linear: --loss, --l2; lambdamart: --valid,
 --trees, --leaves) are refused with the other method.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			pipelinePath = pipelineFile(pipelinePath)
 			if err := checkFusionFlags(method, loss, l2, trees, leaves); err != nil {
 				return err
 			}
@@ -138,7 +139,7 @@ raw) instead. Each method's flags (linear: --loss, --l2; lambdamart: --valid,
 	f := cmd.Flags()
 	f.StringVar(&dataDir, "data", "", "BEIR directory with judgments")
 	f.StringVar(&indexPath, "index", "", "index path (default: a temporary index of DIR's corpus)")
-	f.StringVar(&pipelinePath, "pipeline", "", "pipeline file whose stages are fused")
+	f.StringVar(&pipelinePath, "pipeline", "", "pipeline file whose stages are fused (or a directory holding pipeline.yaml)")
 	f.StringVar(&method, "method", "linear", "linear (learned weights) or lambdamart (boosted trees)")
 	f.StringVar(&validDir, "valid", "", "lambdamart: BEIR directory for early stopping")
 	f.IntVar(&trees, "trees", 300, "lambdamart: maximum number of trees")
