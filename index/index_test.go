@@ -1701,6 +1701,43 @@ func TestKilledWriteLeavesNoStalePayload(t *testing.T) {
 	}
 }
 
+// TestJournalSyncedAroundBleveWrite: what a power loss could undo is
+// synced in the order that keeps payloads from outliving their text: the
+// journal (its bytes, then its name in the folder) before Bleve takes the
+// write, and the payload logs after it, before the journal goes.
+func TestJournalSyncedAroundBleveWrite(t *testing.T) {
+	tests := append(replacingWrites(context.Background()),
+		indexOp{"DeleteDocs", func(x *Index) error { return x.DeleteDocs("d1") }})
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			idx, path := build(t, lenEncoder{"m1"})
+			defer idx.Close()
+			var events []string
+			sync := syncFile
+			t.Cleanup(func() { syncFile = sync })
+			syncFile = func(f *os.File) error {
+				switch name := f.Name(); {
+				case name == filepath.Join(path, payloadDir):
+					events = append(events, "folder")
+				case strings.HasPrefix(filepath.Base(name), journalPrefix):
+					events = append(events, "journal")
+				case filepath.Ext(name) == ".log":
+					events = append(events, "log")
+				}
+				return sync(f)
+			}
+			idx.bleveIndex = &hookedBleve{bleveIndex: idx.bleveIndex, written: func() { events = append(events, "bleve") }}
+			if err := tc.op(idx); err != nil {
+				t.Fatal(err)
+			}
+			got := strings.Join(slices.Compact(events), " ")
+			if got != "journal folder bleve log" {
+				t.Errorf("synced and written in the order %q, want journal folder bleve log", got)
+			}
+		})
+	}
+}
+
 // TestFailedPayloadWriteDropsOnReopen: a write whose payloads fail to
 // reach their log after Bleve took its text (a full disk; here the log is
 // closed under the store) leaves the reopened index without the

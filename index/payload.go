@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -154,7 +155,12 @@ func (ps *payloadStore) begin(ids []string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("index: payload journal: %w", err)
 	}
+	// The journal must outlast a power loss that Bleve's write survives
+	// (scorch syncs what it persists): its bytes, then its name.
 	_, err = f.Write(buf)
+	if err == nil {
+		err = syncFile(f)
+	}
 	if e := f.Close(); err == nil {
 		err = e
 	}
@@ -162,23 +168,59 @@ func (ps *payloadStore) begin(ids []string) (string, error) {
 	if err == nil {
 		err = os.Rename(f.Name(), path)
 	}
+	if err == nil {
+		err = syncDir(ps.dir)
+	}
 	if err != nil {
 		os.Remove(f.Name())
+		os.Remove(path)
 		return "", fmt.Errorf("index: payload journal: %w", err)
 	}
 	return path, nil
 }
 
 // end removes the journal begin wrote, once the write's payloads are
-// written or dropped, or Bleve has refused the write.
+// written or dropped, or Bleve has refused the write. The logs are synced
+// first: were the journal gone and the logs' last records lost to a power
+// loss, the documents' old payloads would stand beside their new text.
 func (ps *payloadStore) end(journal string) error {
 	if journal == "" {
 		return nil
 	}
+	ps.mu.RLock()
+	for name, f := range ps.logs {
+		if err := syncFile(f); err != nil {
+			ps.mu.RUnlock()
+			return fmt.Errorf("index: payload log %s: %w", name, err)
+		}
+	}
+	ps.mu.RUnlock()
 	if err := os.Remove(journal); err != nil {
 		return fmt.Errorf("index: payload journal: %w", err)
 	}
 	return nil
+}
+
+// syncFile makes f's contents durable; a variable so that tests can see
+// what is synced, and when.
+var syncFile = (*os.File).Sync
+
+// syncDir makes the entries of directory dir (a file renamed into it)
+// durable. Windows cannot sync a directory; there the rename's
+// durability is the file system's.
+func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = syncFile(d)
+	if e := d.Close(); err == nil {
+		err = e
+	}
+	return err
 }
 
 // recover drops the payloads of the documents named by the journals among
