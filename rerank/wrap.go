@@ -83,7 +83,7 @@ func (x *Index) hitNumber(i int) uint64 { return uint64(i)<<32 | x.tag }
 // only. A page past the window (and any cursor page) loads the window's
 // and its own hits' fields after the search (WithoutRerank, a page after
 // the first hit its own only), not those of every hit above it (a page
-// 1,000 hits down costs a third of what it did; BenchmarkWrapPages),
+// 1,000 hits down costs two fifths of what it did; BenchmarkWrapPages),
 // except with highlighting, which needs the search's term locations.
 // That is a second search: a document deleted in between comes back
 // without fields, and in the window the stages read it as an empty
