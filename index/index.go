@@ -203,9 +203,10 @@ type bleveIndex = bleve.Index
 //   - Through Delete and DeleteDocs: a search that found the document
 //     before its deletion sees it without payloads.
 //
-// A process killed during a write leaves the reopened index without the
-// payloads of the write's documents that held any (see rewrite); a rerun
-// of the write computes them again.
+// A process killed during a write, or a power loss, leaves the reopened
+// index without the payloads of the write's documents that held any (see
+// rewrite and payloadStore.begin), never with payloads of text they no
+// longer hold; a rerun of the write computes them again.
 //
 // DocFreq's cache is cleared when each write ends, and a count read during
 // a write is not cached. Concurrent writes of the same document are not
