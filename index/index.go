@@ -390,7 +390,7 @@ func (x *Index) rewrite(ids []string, keep map[string]string, pending map[string
 		// Bleve refused the write, and the payloads stand (a write that
 		// fails changes none); a journal that cannot be removed would
 		// only drop them on the next open.
-		_ = x.payloads.end(journal)
+		_ = x.payloads.abandon(journal)
 		return err
 	}
 	// From here a failure keeps the journal: Bleve holds the write, and

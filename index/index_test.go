@@ -1186,6 +1186,12 @@ func TestWriteNeverPairsNewTextWithOldPayload(t *testing.T) {
 	}
 }
 
+// rewritingWrites are replacingWrites and the deletion of d1: every write
+// that drops payloads of documents Bleve held.
+func rewritingWrites(ctx context.Context) []indexOp {
+	return append(replacingWrites(ctx), indexOp{"DeleteDocs", func(x *Index) error { return x.DeleteDocs("d1") }})
+}
+
 // replacedD1 is the new version of corpus's d1 that replacingWrites write.
 var replacedD1 = eval.Doc{ID: "d1", Title: "New", Text: "replaced"}
 
@@ -1658,9 +1664,7 @@ func snapshotFiles(t *testing.T, dir string) map[string]string {
 // deferred calls touch no file, so the logs are left as a kill leaves
 // them; Close then only closes them.
 func TestKilledWriteLeavesNoStalePayload(t *testing.T) {
-	tests := append(replacingWrites(context.Background()),
-		indexOp{"DeleteDocs", func(x *Index) error { return x.DeleteDocs("d1") }})
-	for _, tc := range tests {
+	for _, tc := range rewritingWrites(context.Background()) {
 		t.Run(tc.name, func(t *testing.T) {
 			idx, path := build(t, lenEncoder{"m1"})
 			h := &hookedBleve{bleveIndex: idx.bleveIndex, written: runtime.Goexit}
@@ -1706,9 +1710,7 @@ func TestKilledWriteLeavesNoStalePayload(t *testing.T) {
 // journal (its bytes, then its name in the folder) before Bleve takes the
 // write, and the payload logs after it, before the journal goes.
 func TestJournalSyncedAroundBleveWrite(t *testing.T) {
-	tests := append(replacingWrites(context.Background()),
-		indexOp{"DeleteDocs", func(x *Index) error { return x.DeleteDocs("d1") }})
-	for _, tc := range tests {
+	for _, tc := range rewritingWrites(context.Background()) {
 		t.Run(tc.name, func(t *testing.T) {
 			idx, path := build(t, lenEncoder{"m1"})
 			defer idx.Close()

@@ -180,9 +180,9 @@ func (ps *payloadStore) begin(ids []string) (string, error) {
 }
 
 // end removes the journal begin wrote, once the write's payloads are
-// written or dropped, or Bleve has refused the write. The logs are synced
-// first: were the journal gone and the logs' last records lost to a power
-// loss, the documents' old payloads would stand beside their new text.
+// written or dropped. The logs are synced first: were the journal gone
+// and the logs' last records lost to a power loss, the documents' old
+// payloads would stand beside their new text.
 func (ps *payloadStore) end(journal string) error {
 	if journal == "" {
 		return nil
@@ -195,6 +195,15 @@ func (ps *payloadStore) end(journal string) error {
 		}
 	}
 	ps.mu.RUnlock()
+	return ps.abandon(journal)
+}
+
+// abandon removes the journal begin wrote for a write Bleve refused: the
+// logs have nothing new to sync.
+func (ps *payloadStore) abandon(journal string) error {
+	if journal == "" {
+		return nil
+	}
 	if err := os.Remove(journal); err != nil {
 		return fmt.Errorf("index: payload journal: %w", err)
 	}
