@@ -242,51 +242,79 @@ func (x *Index) TopN(ctx context.Context, q query.Query, n int) ([]Hit, error) {
 // documents that match no query term, in the given order. Ids the index
 // does not hold are an error.
 func (x *Index) Given(ctx context.Context, q query.Query, ids []string) ([]Hit, error) {
+	dms, given, err := GivenHits(ctx, x, q, ids, storedFields)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Hit, len(dms))
+	for i, h := range dms {
+		out[i] = hitFrom(h)
+		out[i].Rank, out[i].GivenRank = i+1, given[i]
+	}
+	return out, nil
+}
+
+// GivenHits scores exactly the documents ids of idx for q and returns
+// them all with the stored fields asked for: the documents q matches by
+// descending score (rounded by StableScore; ties keep the given order),
+// then the others, scored 0, in the given order; and each hit's 1-based
+// position in ids. A repeated id counts once; an id idx does not hold is
+// an error. A nil q matches nothing.
+func GivenHits(ctx context.Context, idx bleve.Index, q query.Query, ids []string, fields []string) (search.DocumentMatchCollection, []int, error) {
 	if len(ids) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	pos := make(map[string]int, len(ids))
+	var uniq []string
 	for i, id := range ids {
 		if _, dup := pos[id]; !dup {
 			pos[id] = i
+			uniq = append(uniq, id)
 		}
 	}
 	scored := map[string]*search.DocumentMatch{}
 	if q != nil {
-		idq := bleve.NewDocIDQuery(ids)
+		idq := bleve.NewDocIDQuery(uniq)
 		idq.SetBoost(0)
-		req := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(idq, q), len(ids), 0, false)
-		req.Fields = storedFields
-		res, err := x.SearchInContext(ctx, req)
+		req := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(idq, q), len(uniq), 0, false)
+		req.Fields = fields
+		res, err := idx.SearchInContext(ctx, req)
 		if err != nil {
-			return nil, fmt.Errorf("index: search: %w", err)
+			return nil, nil, fmt.Errorf("index: search: %w", err)
 		}
 		for _, h := range res.Hits {
 			h.Score = StableScore(h.Score)
 			scored[h.ID] = h
 		}
 	}
-	var matched, rest []Hit
-	seen := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		if seen[id] {
-			continue // duplicate id in the list
-		}
-		seen[id] = true
+	var matched, rest search.DocumentMatchCollection
+	for _, id := range uniq {
 		if h, ok := scored[id]; ok {
-			hit := hitFrom(h)
-			hit.GivenRank = pos[id] + 1
-			matched = append(matched, hit)
-			continue
+			matched = append(matched, h)
+		} else {
+			rest = append(rest, &search.DocumentMatch{ID: id})
 		}
-		d, ok, err := x.Doc(id)
+	}
+	if len(rest) > 0 {
+		// One search for the fields of every unmatched document, which
+		// also tells which ids the index holds.
+		req := bleve.NewSearchRequestOptions(bleve.NewDocIDQuery(idsOf(rest)), len(rest), 0, false)
+		req.Fields = fields
+		res, err := idx.SearchInContext(ctx, req)
 		if err != nil {
-			return nil, err
+			return nil, nil, fmt.Errorf("index: search: %w", err)
 		}
-		if !ok {
-			return nil, fmt.Errorf("index: candidate %q is not in the index", id)
+		found := make(map[string]*search.DocumentMatch, len(res.Hits))
+		for _, h := range res.Hits {
+			found[h.ID] = h
 		}
-		rest = append(rest, Hit{ID: id, GivenRank: pos[id] + 1, Title: d.Title, Text: d.Text, Meta: d.Metadata})
+		for _, h := range rest {
+			f, ok := found[h.ID]
+			if !ok {
+				return nil, nil, fmt.Errorf("index: candidate %q is not in the index", h.ID)
+			}
+			h.Fields, h.Index = f.Fields, f.Index
+		}
 	}
 	sort.SliceStable(matched, func(i, j int) bool {
 		if matched[i].Score != matched[j].Score {
@@ -295,10 +323,20 @@ func (x *Index) Given(ctx context.Context, q query.Query, ids []string) ([]Hit, 
 		return pos[matched[i].ID] < pos[matched[j].ID]
 	})
 	out := append(matched, rest...)
-	for i := range out {
-		out[i].Rank = i + 1
+	given := make([]int, len(out))
+	for i, h := range out {
+		given[i] = pos[h.ID] + 1
 	}
-	return out, nil
+	return out, given, nil
+}
+
+// idsOf returns the hits' ids.
+func idsOf(hits search.DocumentMatchCollection) []string {
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	return ids
 }
 
 // HitsFrom converts Bleve hits (with stored title, text and meta fields

@@ -512,6 +512,43 @@ func OpenReadOnly(path string) (*Index, error) { return open(path, true) }
 func (x *Index) ReadOnly() bool { return x.readOnly }
 
 func open(path string, readOnly bool) (*Index, error) {
+	b, err := openBleve(path, readOnly)
+	if err != nil {
+		return nil, err
+	}
+	if !isSemrank(b) {
+		b.Close()
+		return nil, fmt.Errorf("index: %s: %w (its mapping does not use the %s analyzer)", path, ErrNotSemrank, analyzers.Name)
+	}
+	closeMeta(b.Mapping().(*mapping.IndexMappingImpl))
+	return withPayloads(b, path, readOnly)
+}
+
+// OpenAny opens the Bleve index at path read-only, whatever its mapping:
+// a semrank index as OpenReadOnly opens it (an *Index, with its
+// payloads), any other as a plain bleve.Index, which Bleve opens as it
+// would for the application that built it.
+func OpenAny(path string) (bleve.Index, error) {
+	b, err := openBleve(path, true)
+	if err != nil {
+		return nil, err
+	}
+	if !isSemrank(b) {
+		return b, nil
+	}
+	closeMeta(b.Mapping().(*mapping.IndexMappingImpl))
+	return withPayloads(b, path, true)
+}
+
+// isSemrank reports whether b has semrank's mapping (NewMapping).
+func isSemrank(b bleve.Index) bool {
+	im, ok := b.Mapping().(*mapping.IndexMappingImpl)
+	return ok && im.DefaultAnalyzer == analyzers.Name
+}
+
+// openBleve opens the Bleve index at path, waiting lockWait at most for
+// another process's lock.
+func openBleve(path string, readOnly bool) (bleve.Index, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("index: %s does not exist", path)
 	}
@@ -538,13 +575,7 @@ func open(path string, readOnly bool) (*Index, error) {
 		}
 		return nil, fmt.Errorf("index: open %s: %w", path, err)
 	}
-	im, ok := b.Mapping().(*mapping.IndexMappingImpl)
-	if !ok || im.DefaultAnalyzer != analyzers.Name {
-		b.Close()
-		return nil, fmt.Errorf("index: %s: %w (its mapping does not use the %s analyzer)", path, ErrNotSemrank, analyzers.Name)
-	}
-	closeMeta(im)
-	return withPayloads(b, path, readOnly)
+	return b, nil
 }
 
 // TermVectors reports whether the index keeps term vectors for its title
@@ -854,7 +885,13 @@ func (x *Index) docFreq(term string) (uint64, error) {
 	if x.closed.Load() {
 		return 0, bleve.ErrorIndexClosed
 	}
-	adv, err := x.Advanced()
+	return maxDocFreq(x, term, FieldAll)
+}
+
+// maxDocFreq returns the largest number of documents of idx holding term
+// in one of fields.
+func maxDocFreq(idx bleve.Index, term string, fields ...string) (uint64, error) {
+	adv, err := idx.Advanced()
 	if err != nil {
 		return 0, err
 	}
@@ -869,12 +906,16 @@ func (x *Index) docFreq(term string) (uint64, error) {
 		return 0, bleve.ErrorIndexClosed
 	}
 	defer r.Close()
-	tfr, err := r.TermFieldReader(context.Background(), []byte(term), FieldAll, false, false, false)
-	if err != nil {
-		return 0, err
+	var df uint64
+	for _, f := range fields {
+		tfr, err := r.TermFieldReader(context.Background(), []byte(term), f, false, false, false)
+		if err != nil {
+			return 0, err
+		}
+		df = max(df, tfr.Count())
+		tfr.Close()
 	}
-	defer tfr.Close()
-	return tfr.Count(), nil
+	return df, nil
 }
 
 // Compact merges the index into a single segment and waits for it. Bleve's

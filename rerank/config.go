@@ -50,7 +50,10 @@ import (
 // weights, the fusion is linear with weight 1 on every stage and on
 // first_rank (see FusionSpec).
 type Config struct {
-	Window     int         `yaml:"window,omitempty" json:"window,omitempty"`
+	Window int `yaml:"window,omitempty" json:"window,omitempty"`
+	// Fields names the stored fields stages read as a candidate's title
+	// and text; by default semrank's own.
+	Fields     Fields      `yaml:"fields,omitempty" json:"fields,omitempty"`
 	FirstStage FirstStage  `yaml:"first_stage,omitempty" json:"first_stage,omitempty"`
 	Stages     []StageSpec `yaml:"stages" json:"stages"`
 	Fusion     FusionSpec  `yaml:"fusion,omitempty" json:"fusion,omitempty"`
@@ -67,6 +70,11 @@ type FirstStage struct {
 	// term boosts of the first-stage query (the stage must implement
 	// QueryWeighter).
 	QueryBoost string `yaml:"query_boost,omitempty" json:"query_boost,omitempty"`
+	// Fields, when set, are the fields a search from text matches (each
+	// with its own analyzer); by default a semrank index's title and text
+	// together, and another index's default search field (_all in a
+	// default mapping), as a Bleve application's match query would.
+	Fields FieldList `yaml:"fields,omitempty" json:"fields,omitempty"`
 }
 
 // FusionSpec configures the fusion of stage scores.
@@ -173,6 +181,14 @@ func (c *Config) check() error {
 			return fmt.Errorf("stage %d has no type", i+1)
 		}
 	}
+	if err := c.Fields.check(); err != nil {
+		return err
+	}
+	for _, f := range c.FirstStage.Fields {
+		if strings.TrimSpace(f) == "" {
+			return errors.New("first_stage.fields: an empty field name")
+		}
+	}
 	return c.checkChecksums()
 }
 
@@ -189,6 +205,7 @@ var pipelineParts = map[string]struct {
 	"StageSpec":  {"a stage", reflect.TypeFor[StageSpec]()},
 	"FusionSpec": {"fusion", reflect.TypeFor[FusionSpec]()},
 	"FirstStage": {"first_stage", reflect.TypeFor[FirstStage]()},
+	"Fields":     {"fields", reflect.TypeFor[Fields]()},
 }
 
 // unknownKeys rewrites yaml.v3's "field modle not found in type
@@ -266,7 +283,11 @@ func (c *Config) build(env Env) (*Pipeline, error) {
 	if err := c.check(); err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
-	p := &Pipeline{Window: c.Window}
+	env, err := env.forFields(c.Fields, len(c.Stages) > 0)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
+	}
+	p := &Pipeline{Window: c.Window, Fields: c.Fields.resolved()}
 	names := map[string]bool{}
 	for _, spec := range c.Stages {
 		st, err := NewStage(spec, env)
@@ -338,14 +359,19 @@ func (c *Config) build(env Env) (*Pipeline, error) {
 		}
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
+	var qw QueryWeighter
 	if name := c.FirstStage.QueryBoost; name != "" {
 		st := p.stage(name)
 		if st == nil {
 			return nil, fmt.Errorf("pipeline: first_stage.query_boost names unknown stage %q", name)
 		}
-		if _, ok := unwrapStage(st).(QueryWeighter); !ok {
+		var ok bool
+		if qw, ok = unwrapStage(st).(QueryWeighter); !ok {
 			return nil, fmt.Errorf("pipeline: first_stage.query_boost: stage %q has no query weights", name)
 		}
+	}
+	if p.first, err = newFirstStage(env.Index, c.FirstStage.Fields, qw); err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
 	}
 	return p, nil
 }
@@ -411,15 +437,6 @@ func (p *Pipeline) checkFusion() error {
 		}
 	}
 	return nil
-}
-
-// QueryWeighter returns the stage named by first_stage.query_boost, or nil.
-func (c *Config) QueryWeighter(p *Pipeline) QueryWeighter {
-	if c.FirstStage.QueryBoost == "" {
-		return nil
-	}
-	qw, _ := unwrapStage(p.stage(c.FirstStage.QueryBoost)).(QueryWeighter)
-	return qw
 }
 
 // LoadPipeline reads and builds a pipeline file; relative model paths

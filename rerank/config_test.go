@@ -25,11 +25,11 @@ func TestParseConfig(t *testing.T) {
 		{"empty", "", "empty pipeline document", 0},
 		{"no stages", "window: 10\n", "no stages", 0},
 		{"stage without type", "stages:\n  - model: x\n", "stage 1 has no type", 0},
-		{"typo is an error", "stages:\n  - type: tfidf\nfuison: {method: none}\n", `line 3: unknown key "fuison" in the pipeline (keys: window, first_stage, stages, fusion, sha256)`, 0},
+		{"typo is an error", "stages:\n  - type: tfidf\nfuison: {method: none}\n", `line 3: unknown key "fuison" in the pipeline (keys: window, fields, first_stage, stages, fusion, sha256)`, 0},
 		{"typo in a stage", "stages:\n  - type: tweak\n    modle: t.model\n", `line 3: unknown key "modle" in a stage (keys: type, name, model, options)`, 0},
 		{"typo in fusion", "stages:\n  - type: tfidf\nfusion: {metod: rrf}\n", `unknown key "metod" in fusion (keys: method, model, weights, k)`, 0},
-		{"typo in first_stage", "first_stage: {boost: tweak}\nstages:\n  - type: tfidf\n", `unknown key "boost" in first_stage (keys: query_boost)`, 0},
-		{"two typos", "windw: 3\nstages:\n  - type: tfidf\n    nam: x\n", `line 1: unknown key "windw" in the pipeline (keys: window, first_stage, stages, fusion, sha256); line 4: unknown key "nam" in a stage`, 0},
+		{"typo in first_stage", "first_stage: {boost: tweak}\nstages:\n  - type: tfidf\n", `unknown key "boost" in first_stage (keys: query_boost, fields)`, 0},
+		{"two typos", "windw: 3\nstages:\n  - type: tfidf\n    nam: x\n", `line 1: unknown key "windw" in the pipeline (keys: window, fields, first_stage, stages, fusion, sha256); line 4: unknown key "nam" in a stage`, 0},
 		{"negative window", "window: -5\nstages:\n  - type: tfidf\n", "window -5 is negative", 0},
 		{"fractional window", "window: 1.5\nstages:\n  - type: tfidf\n", "window 1.5: want a whole number", 0},
 		{"whole window written as a float", "window: 20.0\nstages:\n  - type: tfidf\n", "", 1},
@@ -163,8 +163,9 @@ func FuzzParseConfig(f *testing.F) {
 		if !reflect.DeepEqual(normalSpecs(c.Stages), normalSpecs(back.Stages)) {
 			t.Fatalf("stages changed in a round trip:\n%#v\n%#v", c.Stages, back.Stages)
 		}
-		if c.Window != back.Window || c.FirstStage != back.FirstStage {
-			t.Fatalf("window or first stage changed in a round trip")
+		if c.Window != back.Window || c.FirstStage.QueryBoost != back.FirstStage.QueryBoost ||
+			!slices.Equal(c.FirstStage.Fields, back.FirstStage.Fields) || !reflect.DeepEqual(c.Fields, back.Fields) {
+			t.Fatalf("window, fields or first stage changed in a round trip")
 		}
 	})
 }

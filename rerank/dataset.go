@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/blevesearch/bleve/v2"
 
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
@@ -16,6 +16,16 @@ import (
 // EnvFor returns the stage environment backed by idx.
 func EnvFor(idx *index.Index) Env {
 	return Env{Index: idx, Payloads: idx, Stats: idx}
+}
+
+// EnvOf returns the stage environment backed by idx, any Bleve index: a
+// semrank index's (EnvFor), or one whose statistics and analysis a
+// pipeline takes from idx and its mapping for the fields it names.
+func EnvOf(idx bleve.Index) Env {
+	if si, ok := idx.(*index.Index); ok {
+		return EnvFor(si)
+	}
+	return Env{Index: idx}
 }
 
 // OpenOption changes how Open builds the pipeline.
@@ -33,18 +43,18 @@ func StagesOnly() OpenOption {
 	}
 }
 
-// Open opens the index at indexPath read-only (index.OpenReadOnly: other
-// readers may share it) and builds the pipeline file at pipelinePath
-// against it. With an empty indexPath it indexes ds's corpus
+// Open opens the Bleve index at indexPath read-only (index.OpenAny: any
+// mapping; other readers may share it) and builds the pipeline file at
+// pipelinePath against it. With an empty indexPath it indexes ds's corpus
 // into a temporary index (see IndexFor), in the system's temporary
 // directory; close removes it.
-func Open(ctx context.Context, pipelinePath, indexPath string, ds *eval.Dataset, progress index.Progress, opts ...OpenOption) (idx *index.Index, p *Pipeline, cfg *Config, closeFn func() error, err error) {
+func Open(ctx context.Context, pipelinePath, indexPath string, ds *eval.Dataset, progress index.Progress, opts ...OpenOption) (idx bleve.Index, p *Pipeline, cfg *Config, closeFn func() error, err error) {
 	if indexPath != "" {
-		idx, err = index.OpenReadOnly(indexPath)
+		idx, err = index.OpenAny(indexPath)
 		if err != nil {
 			return nil, nil, nil, nil, err
 		}
-		p, cfg, err = LoadPipeline(pipelinePath, EnvFor(idx), opts...)
+		p, cfg, err = LoadPipeline(pipelinePath, EnvOf(idx), opts...)
 		if err != nil {
 			idx.Close()
 			return nil, nil, nil, nil, err
@@ -55,19 +65,19 @@ func Open(ctx context.Context, pipelinePath, indexPath string, ds *eval.Dataset,
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	idx, p, cfg, err = IndexFor(ctx, pipelinePath, filepath.Join(tmp, "index"), ds, progress, opts...)
+	si, p, cfg, err := IndexFor(ctx, pipelinePath, filepath.Join(tmp, "index"), ds, progress, opts...)
 	if err != nil {
 		os.RemoveAll(tmp)
 		return nil, nil, nil, nil, err
 	}
 	closeFn = func() error {
-		err := idx.Close()
+		err := si.Close()
 		if e := os.RemoveAll(tmp); err == nil {
 			err = e
 		}
 		return err
 	}
-	return idx, p, cfg, closeFn, nil
+	return si, p, cfg, closeFn, nil
 }
 
 // IndexFor indexes ds's corpus into a new index at dir, with the payloads
@@ -97,25 +107,14 @@ func IndexFor(ctx context.Context, pipelinePath, dir string, ds *eval.Dataset, p
 	return idx, p, cfg, nil
 }
 
-// FirstStageQuery returns the Bleve query for text: the plain BM25 text
-// query, or, when qw is set, its learned query term weights as boosts.
-func FirstStageQuery(text string, qw QueryWeighter) (query.Query, error) {
-	if qw != nil {
-		if w := qw.QueryWeights(text); len(w) > 0 {
-			return index.WeightedQuery(w)
-		}
-	}
-	return index.TextQuery(text)
-}
-
 // RunDataset reranks every query of ds (its given candidates, or the
-// first stage's top window) with p and returns the first-stage run and the
-// reranked run.
-func RunDataset(ctx context.Context, idx *index.Index, ds *eval.Dataset, p *Pipeline, qw QueryWeighter, progress index.Progress) (first, reranked eval.Run, err error) {
+// first stage's top depth hits, at least the window) with p over idx, any
+// Bleve index, and returns the first-stage run and the reranked run.
+func RunDataset(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *Pipeline, depth int, progress index.Progress) (first, reranked eval.Run, err error) {
 	first, reranked = eval.NewRun(), eval.NewRun()
-	err = EachQuery(ctx, idx, ds, p, qw, func(i int, q eval.Query, hits []index.Hit, scored []Scored) error {
-		for _, h := range hits {
-			first.Add(q.ID, eval.Entry{DocID: h.ID, Rank: h.Rank, Score: index.DistinctScore(h.Score, h.Rank)})
+	err = eachQuery(ctx, idx, ds, p, depth, func(i int, q eval.Query, cands []Candidate, scored []Scored) error {
+		for _, c := range cands {
+			first.Add(q.ID, eval.Entry{DocID: c.ID, Rank: c.Rank, Score: index.DistinctScore(c.Score, c.Rank)})
 		}
 		for j, s := range scored {
 			reranked.Add(q.ID, eval.Entry{DocID: s.ID, Rank: j + 1, Score: s.Score})
@@ -128,46 +127,49 @@ func RunDataset(ctx context.Context, idx *index.Index, ds *eval.Dataset, p *Pipe
 	return first, reranked, err
 }
 
-// EachQuery reranks every query of ds with p and calls fn with the query's
-// index in ds.Queries, its first-stage hits and the reranked candidates
-// (whose StageScores keep every stage's raw score), so callers that need
-// both the fused order and each stage's own order score every stage once.
-func EachQuery(ctx context.Context, idx *index.Index, ds *eval.Dataset, p *Pipeline, qw QueryWeighter,
-	fn func(i int, q eval.Query, hits []index.Hit, scored []Scored) error) error {
+// EachQuery reranks every query of ds with p over idx and calls fn with
+// the query's index in ds.Queries, its first-stage candidates and the
+// reranked candidates (whose StageScores keep every stage's raw score), so
+// callers that need both the fused order and each stage's own order score
+// every stage once.
+func EachQuery(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *Pipeline,
+	fn func(i int, q eval.Query, cands []Candidate, scored []Scored) error) error {
+	return eachQuery(ctx, idx, ds, p, 0, fn)
+}
+
+// eachQuery is EachQuery retrieving depth hits (at least the window).
+func eachQuery(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *Pipeline, depth int,
+	fn func(i int, q eval.Query, cands []Candidate, scored []Scored) error) error {
+	s := Searcher{Index: idx, Pipeline: p}
 	for i, q := range ds.Queries {
-		hits, err := candidates(ctx, idx, ds, q, p.WindowSize(), qw)
+		cands, err := datasetCandidates(ctx, s, ds, q, depth)
 		if err != nil {
 			return fmt.Errorf("query %q: %w", q.ID, err)
 		}
-		scored, err := p.Rerank(ctx, Query{ID: q.ID, Text: q.FullText()}, FromHits(hits))
+		scored, err := p.Rerank(ctx, Query{ID: q.ID, Text: q.FullText()}, cands)
 		if err != nil {
 			return fmt.Errorf("query %q: %w", q.ID, err)
 		}
-		if err := fn(i, q, hits, scored); err != nil {
+		if err := fn(i, q, cands, scored); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func candidates(ctx context.Context, idx *index.Index, ds *eval.Dataset, q eval.Query, window int, qw QueryWeighter) ([]index.Hit, error) {
-	bq, err := FirstStageQuery(q.FullText(), qw)
-	if errors.Is(err, index.ErrEmptyQuery) {
-		bq = nil
-	} else if err != nil {
-		return nil, err
-	}
+// datasetCandidates returns q's first-stage candidates: ds's given list
+// for q when it has candidate lists, else the top depth (at least the
+// window).
+func datasetCandidates(ctx context.Context, s Searcher, ds *eval.Dataset, q eval.Query, depth int) ([]Candidate, error) {
+	rq := Query{ID: q.ID, Text: q.FullText()}
 	if ds.Candidates != nil {
 		var ids []string
 		for _, e := range ds.Candidates.Ranking(q.ID) {
 			ids = append(ids, e.DocID)
 		}
-		return idx.Given(ctx, bq, ids)
+		return s.GivenCandidates(ctx, rq, nil, ids)
 	}
-	if bq == nil {
-		return nil, nil
-	}
-	return idx.TopN(ctx, bq, window)
+	return s.Candidates(ctx, rq, nil, depth)
 }
 
 // Examples runs the pipeline's stages over every judged query of ds and
@@ -178,7 +180,7 @@ func candidates(ctx context.Context, idx *index.Index, ds *eval.Dataset, q eval.
 // a fusion trained on them may weigh; searches (Wrap, the server)
 // retrieve their candidates and never have it (see
 // Pipeline.GivenListWeights).
-func Examples(ctx context.Context, idx *index.Index, ds *eval.Dataset, p *Pipeline, qw QueryWeighter) ([]Example, error) {
+func Examples(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *Pipeline) ([]Example, error) {
 	if ds.Qrels == nil {
 		return nil, fmt.Errorf("rerank: %s has no judgments to learn fusion weights from", ds.Dir)
 	}
@@ -188,12 +190,11 @@ func Examples(ctx context.Context, idx *index.Index, ds *eval.Dataset, p *Pipeli
 		if !ok {
 			continue
 		}
-		hits, err := candidates(ctx, idx, ds, q, p.WindowSize(), qw)
+		cands, err := datasetCandidates(ctx, Searcher{Index: idx, Pipeline: p}, ds, q, 0)
 		if err != nil {
 			return nil, fmt.Errorf("query %q: %w", q.ID, err)
 		}
 		// Only the window, as Rerank fuses it: a given list may be longer.
-		cands := FromHits(hits)
 		cands = cands[:min(len(cands), p.WindowSize())]
 		if len(cands) == 0 {
 			continue

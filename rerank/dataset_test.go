@@ -37,7 +37,7 @@ func TestExamplesKeepTheWindow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		exs, err := Examples(ctx, idx, ds, p, nil)
+		exs, err := Examples(ctx, idx, ds, p)
 		if err != nil {
 			t.Fatal(err)
 		}

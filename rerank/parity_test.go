@@ -45,7 +45,7 @@ func TestWrapMatchesDatasetPath(t *testing.T) {
 	wrapped := rerank.Wrap(idx, p)
 	compared := 0
 	for _, q := range ds.Queries {
-		bq, err := rerank.FirstStageQuery(q.FullText(), nil)
+		bq, err := p.Query(q.FullText())
 		if err != nil {
 			continue // a query of stop words only
 		}

@@ -27,6 +27,11 @@ type Pipeline struct {
 	// Observe, when set, is told how long each stage took (for metrics).
 	// Concurrent searches call it concurrently.
 	Observe func(stage string, d time.Duration)
+	// Fields names the stored fields read as candidates' title and text;
+	// the zero value reads semrank's own.
+	Fields Fields
+
+	first firstStage // see Query
 }
 
 // Scored is a candidate after reranking.

@@ -32,12 +32,14 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/blevesearch/bleve/v2"
 
+	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/index"
 )
 
@@ -237,11 +239,53 @@ type Env struct {
 	Index    bleve.Index // the searched index; may be nil
 	Payloads Payloads    // may be nil when the index has no payload store
 	Stats    TermStats   // may be nil
+	// Analyze returns a text's terms as the index analyzed the fields the
+	// stages read, the terms Stats counts; nil means semrank's analyzer
+	// (analyzers.CachedTokens), a semrank index's own.
+	Analyze func(text string) []string
 
 	// verified, set by Config.Build for a pipeline file that lists
 	// checksums, holds the listed files' content as Build verified it,
 	// until Build returns.
 	verified *verifiedFiles
+}
+
+// Tokens returns text's terms as the index analyzes the fields stages
+// read (see Env.Analyze). The slice may be shared: callers must not
+// modify it.
+func (e Env) Tokens(text string) []string {
+	if e.Analyze != nil {
+		return e.Analyze(text)
+	}
+	return analyzers.CachedTokens(text)
+}
+
+// forFields returns e for stages reading fields of e.Index. A semrank
+// index read through its own fields keeps what e has (its statistics and
+// payloads, EnvFor; its statistics when e has none); any other index, or other fields, gets statistics
+// and analysis from the index and its mapping (index.Stats) and no
+// payloads, which semrank computed from its own fields. Without stages
+// (read false) nothing reads the fields, and e is kept.
+func (e Env) forFields(f Fields, read bool) (Env, error) {
+	if e.Index == nil || !read {
+		return e, nil
+	}
+	if si, ok := e.Index.(*index.Index); ok && f.IsDefault() {
+		if e.Stats == nil {
+			e.Stats = si
+		}
+		return e, nil
+	}
+	if e.Stats != nil && e.Analyze != nil {
+		return e, nil // the caller's own
+	}
+	r := f.resolved()
+	st, err := index.NewStats(e.Index, slices.Concat([]string(r.Text), []string(r.Title)))
+	if err != nil {
+		return e, err
+	}
+	e.Stats, e.Analyze, e.Payloads = st, st.Tokens, nil
+	return e, nil
 }
 
 // StageFactory builds a stage from its spec. A factory of one's own (see

@@ -27,10 +27,6 @@ type base = bleve.Index
 type Index struct {
 	base
 	pipeline *Pipeline
-	// TitleField and TextField name the stored fields stages read; they
-	// default to semrank's "title" and "text". A field indexed from
-	// several strings (an array) is read as its values, one a line.
-	TitleField, TextField string
 	// FirstStage, when set, is called with each reranked (or
 	// WithoutRerank, but for those WithoutRerank leaves to Bleve) search's
 	// first-stage hits in first-stage order (the window's tied hits chosen
@@ -74,9 +70,8 @@ func (x *Index) hitNumber(i int) uint64 { return uint64(i)<<32 | x.tag }
 // A search fetches max(window, From+Size) first-stage hits (a cursor
 // page: window+Size, and more for a page below that), reranks the window,
 // then pages. The window's hits come with every stored field:
-// the stages read the title and text (TitleField, TextField: over a plain
-// Bleve index they must be stored, or the stages see empty documents) and,
-// as Candidate.Fields, the metadata: over a semrank index its stored
+// the stages read the title and text (the pipeline's Fields, which must be
+// stored) and, as Candidate.Fields, the metadata: over a semrank index its stored
 // metadata, decoded as index.TopN decodes it, so stages see what they see
 // under semrank rerank; over a plain Bleve index every stored field,
 // whatever the request asks for. Hits come back with the request's Fields
@@ -89,8 +84,8 @@ func (x *Index) hitNumber(i int) uint64 { return uint64(i)<<32 | x.tag }
 // without fields, and in the window the stages read it as an empty
 // document.
 // The first stage is the request's own query: a pipeline file's
-// first_stage.query_boost applies to semrank's searches from text
-// (FirstStageQuery), not here. A sort by descending score then _id is
+// first_stage settings apply to searches from text (Pipeline.Query), not
+// here. A sort by descending score then _id is
 // reranked as a sort by score is (the reranked scores are distinct, so
 // the id only orders ties across an IndexAlias's children), and hits carry
 // its sort values (WithoutRerank leaves it to Bleve). SearchAfter and SearchBefore pages of a request sorted
@@ -111,12 +106,10 @@ func (x *Index) hitNumber(i int) uint64 { return uint64(i)<<32 | x.tag }
 // result's Took covers the whole search: the first stage, fetching the
 // stored fields, and reranking.
 //
-// idx may be any bleve.Index when p's stages need no collection
-// statistics or payloads (p built with Env{Index: idx}); pipelines with
-// the lexical stages tfidf and bm25 need a semrank index (an *index.Index,
-// p built with EnvFor), and the learned stages run much faster over one,
-// reading the payloads it stored at index time (see the package
-// documentation).
+// idx may be any bleve.Index, p built against it (EnvOf(idx)): lexical
+// stages then read the index's statistics and analyzers for the fields
+// p names; the learned stages run faster over a semrank index, reading
+// the payloads it stored at index time (see the package documentation).
 //
 // The wrapped index can be a child of bleve.NewIndexAlias, but each child
 // then reranks its own window and fuses its own scores: the linear and
@@ -134,7 +127,7 @@ func (x *Index) hitNumber(i int) uint64 { return uint64(i)<<32 | x.tag }
 // for cursor paging) and the cursor's id places those ties. To rerank the merged first-stage list as one, wrap the
 // alias instead, with stages that need no semrank index.
 func Wrap(idx bleve.Index, p *Pipeline) *Index {
-	return &Index{base: idx, pipeline: p, TitleField: index.FieldTitle, TextField: index.FieldText, tag: uint64(wraps.Add(1))}
+	return &Index{base: idx, pipeline: p, tag: uint64(wraps.Add(1))}
 }
 
 // Unwrap returns the wrapped index.
@@ -305,12 +298,7 @@ func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text strin
 		}
 		return res, nil
 	}
-	cands := make([]Candidate, len(res.Hits))
-	for i, h := range res.Hits {
-		cands[i] = Candidate{ID: h.ID, Score: h.Score, Rank: i + 1, Fields: candidateFields(h.Fields)}
-		cands[i].Title = storedText(h.Fields[x.TitleField])
-		cands[i].Text = storedText(h.Fields[x.TextField])
-	}
+	cands := x.pipeline.candidates(res.Hits)
 	q := Query{Text: text}
 	scored, err := x.pipeline.Rerank(ctx, q, cands)
 	if err != nil {

@@ -680,7 +680,7 @@ func (s textStage) Score(_ context.Context, _ rerank.Query, cs []rerank.Candidat
 }
 
 // TestWrapPlainIndexTextFields: over a plain Bleve index the stages read
-// TitleField and TextField as stored, a field indexed from several
+// the pipeline's Fields as stored, a field indexed from several
 // strings (Bleve returns its values as a []any) included: it read as
 // empty, so the stages silently saw no text.
 func TestWrapPlainIndexTextFields(t *testing.T) {
@@ -703,8 +703,8 @@ func TestWrapPlainIndexTextFields(t *testing.T) {
 			t.Fatal(err)
 		}
 		var seen sync.Map
-		w := rerank.Wrap(plain, &rerank.Pipeline{Stages: []rerank.Stage{textStage{&seen}}})
-		w.TitleField, w.TextField = "subject", "body"
+		w := rerank.Wrap(plain, &rerank.Pipeline{Stages: []rerank.Stage{textStage{&seen}},
+			Fields: rerank.Fields{Title: rerank.FieldList{"subject"}, Text: rerank.FieldList{"body"}}})
 		if _, err := w.Search(bleve.NewSearchRequest(bleve.NewMatchQuery("bank"))); err != nil {
 			t.Fatal(err)
 		}

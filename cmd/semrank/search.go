@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
 	"github.com/spf13/cobra"
 
@@ -50,7 +51,7 @@ flags: semrank search --index PATH --query-string -- '-draft compiler'.`,
 			if explain && pipelinePath == "" {
 				return errors.New("--explain shows the stages' scores: give a --pipeline")
 			}
-			idx, err := index.OpenReadOnly(indexPath)
+			idx, err := index.OpenAny(indexPath)
 			if err != nil {
 				return err
 			}
@@ -62,7 +63,7 @@ flags: semrank search --index PATH --query-string -- '-draft compiler'.`,
 					return err
 				}
 			}
-			if queryString && strings.Contains(text, `"`) && !idx.TermVectors() {
+			if si, ok := idx.(*index.Index); ok && queryString && strings.Contains(text, `"`) && !si.TermVectors() {
 				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s keeps no term vectors (indexed before 2026-11-24), so phrases match nothing; remove it and index the collection again (indexing into it keeps its mapping)\n", indexPath)
 			}
 			if pipelinePath != "" && q != nil && strings.TrimSpace(rerank.QueryText(q)) == "" {
@@ -72,20 +73,22 @@ flags: semrank search --index PATH --query-string -- '-draft compiler'.`,
 			if pipelinePath != "" {
 				return searchReranked(cmd, idx, pipelinePath, text, q, n, explain)
 			}
-			if q == nil {
-				if q, err = index.TextQuery(text); err != nil {
-					return fmt.Errorf("%q: %w", text, err)
-				}
-			}
-			hits, err := idx.TopN(cmd.Context(), q, n)
+			p, err := firstStageOnly(idx, n)
 			if err != nil {
 				return err
 			}
-			w := cmd.OutOrStdout()
-			for _, h := range hits {
-				fmt.Fprintf(w, "%3d  %-14s %8.4f  %s\n", h.Rank, h.ID, h.Score, snippet(h.Title, h.Text, 70))
+			cands, err := rerank.Searcher{Index: idx, Pipeline: p}.Candidates(cmd.Context(), rerank.Query{Text: text}, q, n)
+			if err != nil {
+				return err
 			}
-			if len(hits) == 0 {
+			if q == nil && cands == nil {
+				return fmt.Errorf("%q: %w", text, index.ErrEmptyQuery)
+			}
+			w := cmd.OutOrStdout()
+			for _, c := range cands {
+				fmt.Fprintf(w, "%3d  %-14s %8.4f  %s\n", c.Rank, c.ID, c.Score, snippet(c, 70))
+			}
+			if len(cands) == 0 {
 				fmt.Fprintln(w, "no results")
 			}
 			return nil
@@ -105,22 +108,34 @@ flags: semrank search --index PATH --query-string -- '-draft compiler'.`,
 	_ = cmd.MarkFlagRequired("index")
 	rootCmd.AddCommand(cmd)
 
-	var dataDir, out string
+	var dataDir, out, runPipeline string
 	var depth int
 	runCmd := &cobra.Command{
-		Use:   "run --data DIR --index PATH [--depth 100] --out run.trec",
-		Short: "Run the first stage (BM25) for every query of a BEIR directory",
-		Long: `Run the first stage for every query. When the directory has candidates.trec,
-exactly those candidates are scored by BM25 (candidates matching no query term
-follow in their given order); otherwise the top --depth documents are retrieved.`,
+		Use:   "run --data DIR --index PATH [--pipeline FILE] [--depth 100] --out run.trec",
+		Short: "Run every query of a BEIR directory over any Bleve index and write a TREC run",
+		Long: `Run every query of DIR/queries.jsonl over the index, any Bleve index. When the
+directory has candidates.trec, exactly those candidates are scored by the first
+stage (candidates matching no query term follow in their given order);
+otherwise the top --depth documents are retrieved.
+
+Without --pipeline the run is the first stage's: over a semrank index its BM25
+text query, over any other a Bleve match query on the mapping's default search
+field, as a Bleve application sends. With --pipeline the hits are reranked, and
+the pipeline's fields: and first_stage: keys name the fields its stages read
+and its first stage searches.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			runPipeline = pipelineFile(runPipeline)
 			if depth <= 0 {
 				return fmt.Errorf("--depth %d: want a positive number of candidates", depth)
 			}
 			// An absent DIR/candidates.trec is not read: --out may
 			// create it (the trainers' candidate lists).
-			if err := checkOutput("--out", out, readDatasetFiles(dataDir)...); err != nil {
+			inputs := readDatasetFiles(dataDir)
+			if runPipeline != "" {
+				inputs = append(inputs, pipelineFiles(runPipeline, true)...)
+			}
+			if err := checkOutput("--out", out, inputs...); err != nil {
 				return err
 			}
 			ds, err := loadDataset(dataDir)
@@ -130,21 +145,35 @@ follow in their given order); otherwise the top --depth documents are retrieved.
 			if ds.Candidates != nil && cmd.Flags().Changed("depth") {
 				fmt.Fprintf(cmd.ErrOrStderr(), "note: --depth is not used: %s lists the candidates, and each is scored\n", filepath.Join(dataDir, eval.CandidatesFile))
 			}
-			idx, err := index.OpenReadOnly(indexPath)
+			idx, err := index.OpenAny(indexPath)
 			if err != nil {
 				return err
 			}
 			defer idx.Close()
+			var p *rerank.Pipeline
+			tag := "bm25"
+			if runPipeline == "" {
+				p, err = firstStageOnly(idx, depth)
+			} else {
+				p, _, err = rerank.LoadPipeline(runPipeline, rerank.EnvOf(idx))
+				tag = "semrank"
+			}
+			if err != nil {
+				return err
+			}
 			bar := newBar(len(ds.Queries), "queries")
-			run, err := idx.FirstStageRun(cmd.Context(), ds, depth, func(d, _ int) { _ = bar.Set(d) })
+			first, run, err := rerank.RunDataset(cmd.Context(), idx, ds, p, depth, func(d, _ int) { _ = bar.Set(d) })
 			_ = bar.Finish()
 			if err != nil {
 				return err
 			}
+			if runPipeline == "" {
+				run = first
+			}
 			if err := checkRanked(ds, run); err != nil {
 				return err
 			}
-			if err := run.WriteFile(out, "bm25"); err != nil {
+			if err := run.WriteFile(out, tag); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d queries\n", out, run.Len())
@@ -154,7 +183,8 @@ follow in their given order); otherwise the top --depth documents are retrieved.
 	}
 	runCmd.Flags().StringVar(&dataDir, "data", "", "BEIR directory")
 	runCmd.Flags().StringVar(&indexPath, "index", "", "index path")
-	runCmd.Flags().IntVar(&depth, "depth", 100, "candidates per query when the directory has no candidates.trec")
+	runCmd.Flags().IntVar(&depth, "depth", 100, "candidates per query when the directory has no candidates.trec (at least the pipeline's window)")
+	runCmd.Flags().StringVar(&runPipeline, "pipeline", "", "rerank with this pipeline file (or a directory holding pipeline.yaml)")
 	runCmd.Flags().StringVar(&out, "out", "", "output TREC run")
 	for _, f := range []string{"data", "index", "out"} {
 		_ = runCmd.MarkFlagRequired(f)
@@ -162,10 +192,21 @@ follow in their given order); otherwise the top --depth documents are retrieved.
 	rootCmd.AddCommand(runCmd)
 }
 
-func snippet(title, text string, n int) string {
-	s := title
+// snippet returns the start of c's title, else of its text, else of its
+// first stored string field (by name: a plain index's fields are its
+// own), on one line of at most n characters.
+func snippet(c rerank.Candidate, n int) string {
+	s := c.Title
 	if s == "" {
-		s = text
+		s = c.Text
+	}
+	if s == "" {
+		for _, k := range slices.Sorted(maps.Keys(c.Fields)) {
+			if v, ok := c.Fields[k].(string); ok && v != "" {
+				s = v
+				break
+			}
+		}
 	}
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > n {
@@ -184,11 +225,19 @@ func parseQueryString(text string) (query.Query, error) {
 	return q, nil
 }
 
+// firstStageOnly returns the pipeline of the first stage alone over idx,
+// n hits deep: semrank's BM25 text query over a semrank index, a match
+// query on the mapping's default field over any other.
+func firstStageOnly(idx bleve.Index, n int) (*rerank.Pipeline, error) {
+	cfg := rerank.Config{Window: n, Fusion: rerank.FusionSpec{Method: "none"}}
+	return cfg.Build(rerank.EnvOf(idx))
+}
+
 // searchReranked searches with the pipeline's first stage, or with q when
 // it is not nil, and reranks the hits.
-func searchReranked(cmd *cobra.Command, idx *index.Index, pipelinePath, text string, q query.Query, n int, explain bool) error {
+func searchReranked(cmd *cobra.Command, idx bleve.Index, pipelinePath, text string, q query.Query, n int, explain bool) error {
 	ctx := cmd.Context()
-	p, cfg, err := rerank.LoadPipeline(pipelinePath, rerank.EnvFor(idx))
+	p, _, err := rerank.LoadPipeline(pipelinePath, rerank.EnvOf(idx))
 	if err != nil {
 		return err
 	}
@@ -196,18 +245,12 @@ func searchReranked(cmd *cobra.Command, idx *index.Index, pipelinePath, text str
 	for _, f := range slices.Sorted(maps.Keys(given)) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s's fusion weighs %s (%.3g), which only a given candidate list supplies; a search has none, so it ranks differently from an evaluation over given lists\n", pipelinePath, f, given[f])
 	}
-	if q == nil {
-		if q, err = rerank.FirstStageQuery(text, cfg.QueryWeighter(p)); err != nil {
-			return fmt.Errorf("%q: %w", text, err)
-		}
-	} else {
+	if q != nil {
 		text = rerank.QueryText(q)
+	} else if _, err := p.Query(text); err != nil {
+		return fmt.Errorf("%q: %w", text, err)
 	}
-	hits, err := idx.TopN(ctx, q, max(p.WindowSize(), n))
-	if err != nil {
-		return err
-	}
-	scored, err := p.Rerank(ctx, rerank.Query{Text: text}, rerank.FromHits(hits))
+	scored, err := rerank.Searcher{Index: idx, Pipeline: p}.Search(ctx, rerank.Query{Text: text}, q, n)
 	if err != nil {
 		return err
 	}
@@ -225,7 +268,7 @@ func searchReranked(cmd *cobra.Command, idx *index.Index, pipelinePath, text str
 		case s.Rank < i+1:
 			move = "↓"
 		}
-		fmt.Fprintf(w, "%4d  %3d%s %-14s %9.4f  %s\n", i+1, s.Rank, move, s.ID, s.Score, snippet(s.Title, s.Text, 60))
+		fmt.Fprintf(w, "%4d  %3d%s %-14s %9.4f  %s\n", i+1, s.Rank, move, s.ID, s.Score, snippet(s.Candidate, 60))
 		if explain {
 			fmt.Fprintf(w, "      first stage %.4f", s.Candidate.Score)
 			for j, name := range p.StageNames() {

@@ -70,12 +70,12 @@ raw) instead. Each method's flags (linear: --loss, --l2; lambdamart: --valid,
 			if err != nil {
 				return err
 			}
-			idx, p, cfg, closeFn, err := rerank.Open(ctx, pipelinePath, indexPath, ds, nil, rerank.StagesOnly())
+			idx, p, _, closeFn, err := rerank.Open(ctx, pipelinePath, indexPath, ds, nil, rerank.StagesOnly())
 			if err != nil {
 				return err
 			}
 			defer closeFn()
-			exs, err := rerank.Examples(ctx, idx, ds, p, cfg.QueryWeighter(p))
+			exs, err := rerank.Examples(ctx, idx, ds, p)
 			if err != nil {
 				return err
 			}
@@ -87,11 +87,11 @@ raw) instead. Each method's flags (linear: --loss, --l2; lambdamart: --valid,
 					if err != nil {
 						return err
 					}
-					vidx, vp, vcfg, vclose, err := rerank.Open(ctx, pipelinePath, "", vds, nil, rerank.StagesOnly())
+					vidx, vp, _, vclose, err := rerank.Open(ctx, pipelinePath, "", vds, nil, rerank.StagesOnly())
 					if err != nil {
 						return err
 					}
-					valid, err = rerank.Examples(ctx, vidx, vds, vp, vcfg.QueryWeighter(vp))
+					valid, err = rerank.Examples(ctx, vidx, vds, vp)
 					vclose()
 					if err != nil {
 						return err

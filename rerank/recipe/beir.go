@@ -230,11 +230,11 @@ func (r *Recipe) fitUnsupervised(ctx context.Context, ds *eval.Dataset, idx *ind
 
 // runPipeline reranks ds with the pipeline file at path; see RunAll.
 func runPipeline(ctx context.Context, path string, idx *index.Index, ds *eval.Dataset) (Runs, error) {
-	p, cfg, err := rerank.LoadPipeline(path, rerank.EnvFor(idx))
+	p, _, err := rerank.LoadPipeline(path, rerank.EnvFor(idx))
 	if err != nil {
 		return Runs{}, err
 	}
-	return RunAll(ctx, idx, ds, p, cfg.QueryWeighter(p))
+	return RunAll(ctx, idx, ds, p)
 }
 
 // stagedIndex indexes ds's corpus into out/index. The index is built in

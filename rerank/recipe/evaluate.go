@@ -9,6 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/blevesearch/bleve/v2"
+
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
@@ -50,7 +52,7 @@ func (r *Runs) Merge(other Runs) {
 // order (when ds has candidates.trec), the first stage, each stage alone
 // (candidates ordered by that stage's score, ties by first-stage rank) and
 // the fused pipeline.
-func RunAll(ctx context.Context, idx *index.Index, ds *eval.Dataset, p *rerank.Pipeline, qw rerank.QueryWeighter) (Runs, error) {
+func RunAll(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *rerank.Pipeline) (Runs, error) {
 	var out Runs
 	first, fused := eval.NewRun(), eval.NewRun()
 	stageRuns := make([]eval.Run, len(p.Stages))
@@ -59,7 +61,7 @@ func RunAll(ctx context.Context, idx *index.Index, ds *eval.Dataset, p *rerank.P
 	}
 	// Every stage scores each query once, inside the pipeline; each
 	// stage's own order comes from the raw scores the pipeline keeps.
-	err := rerank.EachQuery(ctx, idx, ds, p, qw, func(_ int, q eval.Query, hits []index.Hit, scored []rerank.Scored) error {
+	err := rerank.EachQuery(ctx, idx, ds, p, func(_ int, q eval.Query, hits []rerank.Candidate, scored []rerank.Scored) error {
 		for _, h := range hits {
 			first.Add(q.ID, eval.Entry{DocID: h.ID, Rank: h.Rank, Score: index.DistinctScore(h.Score, h.Rank)})
 		}

@@ -453,5 +453,5 @@ func (r *Recipe) examples(ctx context.Context, specs []rerank.StageSpec, idx *in
 	if err != nil {
 		return nil, err
 	}
-	return rerank.Examples(ctx, idx, ds, p, nil)
+	return rerank.Examples(ctx, idx, ds, p)
 }

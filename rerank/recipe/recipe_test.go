@@ -129,12 +129,12 @@ func TestFitCrossFitsTheFusion(t *testing.T) {
 		t.Errorf("model path %q is absolute", m)
 	}
 	test := synthetic(20)
-	idx, p, qcfg, closeFn, err := rerank.Open(ctx, path, "", test, nil)
+	idx, p, _, closeFn, err := rerank.Open(ctx, path, "", test, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer closeFn()
-	runs, err := RunAll(ctx, idx, test, p, qcfg.QueryWeighter(p))
+	runs, err := RunAll(ctx, idx, test, p)
 	if err != nil {
 		t.Fatal(err)
 	}

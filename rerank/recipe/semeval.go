@@ -242,12 +242,12 @@ func reportDev(ctx context.Context, path string, dev *eval.Dataset, runPath stri
 		return err
 	}
 	defer os.RemoveAll(scratch)
-	idx, p, cfg, err := rerank.IndexFor(ctx, path, filepath.Join(scratch, "dev.idx"), dev, nil)
+	idx, p, _, err := rerank.IndexFor(ctx, path, filepath.Join(scratch, "dev.idx"), dev, nil)
 	if err != nil {
 		return err
 	}
 	defer idx.Close()
-	runs, err := RunAll(ctx, idx, dev, p, cfg.QueryWeighter(p))
+	runs, err := RunAll(ctx, idx, dev, p)
 	if err != nil {
 		return err
 	}

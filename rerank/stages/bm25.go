@@ -8,7 +8,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 )
@@ -34,7 +33,7 @@ func init() {
 		if !(b >= 0 && b <= 1) {
 			return nil, fmt.Errorf("bm25: option b %g: want a number from 0 to 1 (default 0.75)", b)
 		}
-		return &BM25{Stats: env.Stats, Payloads: env.Payloads, K1: k1, B: b}, nil
+		return &BM25{Stats: env.Stats, Payloads: env.Payloads, Analyze: env.Analyze, K1: k1, B: b}, nil
 	})
 }
 
@@ -47,6 +46,7 @@ func init() {
 type BM25 struct {
 	Stats    rerank.TermStats
 	Payloads rerank.Payloads
+	Analyze  func(string) []string // as TFIDF's
 	K1, B    float64
 }
 
@@ -60,7 +60,7 @@ func (s *BM25) Score(ctx context.Context, q rerank.Query, cands []rerank.Candida
 		return nil, err
 	}
 	qterms := map[string]bool{}
-	for _, t := range analyzers.Tokens(q.Text) {
+	for _, t := range tokens(s.Analyze, q.Text) {
 		qterms[t] = true
 	}
 	idf := make(map[string]float64, len(qterms))
@@ -78,7 +78,7 @@ func (s *BM25) Score(ctx context.Context, q rerank.Query, cands []rerank.Candida
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		list, err := termList(s.Payloads, c)
+		list, err := termList(s.Payloads, s.Analyze, c)
 		if err != nil {
 			return nil, err
 		}

@@ -9,7 +9,7 @@ import (
 
 func init() {
 	rerank.RegisterStage("length", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
-		return &Length{Payloads: env.Payloads}, nil
+		return &Length{Payloads: env.Payloads, Analyze: env.Analyze}, nil
 	})
 }
 
@@ -18,6 +18,7 @@ func init() {
 // whether longer answers tend to be better (in forum data they do).
 type Length struct {
 	Payloads rerank.Payloads
+	Analyze  func(string) []string // as TFIDF's
 }
 
 // Name implements rerank.Stage.
@@ -27,7 +28,7 @@ func (*Length) Name() string { return "length" }
 func (s *Length) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
 	out := make([]float64, len(cands))
 	for i, c := range cands {
-		list, err := termList(s.Payloads, c)
+		list, err := termList(s.Payloads, s.Analyze, c)
 		if err != nil {
 			return nil, err
 		}

@@ -3,13 +3,12 @@ package stages
 import (
 	"context"
 
-	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/rerank"
 )
 
 func init() {
 	rerank.RegisterStage("overlap", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
-		return &Overlap{Payloads: env.Payloads}, nil
+		return &Overlap{Payloads: env.Payloads, Analyze: env.Analyze}, nil
 	})
 }
 
@@ -17,6 +16,7 @@ func init() {
 // it contains: a cheap, length-independent lexical feature for fusion.
 type Overlap struct {
 	Payloads rerank.Payloads
+	Analyze  func(string) []string // as TFIDF's
 }
 
 // Name implements rerank.Stage.
@@ -25,7 +25,7 @@ func (*Overlap) Name() string { return "overlap" }
 // Score implements rerank.Stage.
 func (s *Overlap) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
 	qterms := map[string]bool{}
-	for _, t := range analyzers.Tokens(q.Text) {
+	for _, t := range tokens(s.Analyze, q.Text) {
 		qterms[t] = true
 	}
 	out := make([]float64, len(cands))
@@ -33,7 +33,7 @@ func (s *Overlap) Score(ctx context.Context, q rerank.Query, cands []rerank.Cand
 		return out, nil
 	}
 	for i, c := range cands {
-		list, err := termList(s.Payloads, c)
+		list, err := termList(s.Payloads, s.Analyze, c)
 		if err != nil {
 			return nil, err
 		}

@@ -34,7 +34,7 @@ func init() {
 		if b2f(titles)+b2f(field != "")+b2f(peers) > 1 {
 			return nil, errors.New(`tfidf: options "titles", "field" and "peers" exclude each other`)
 		}
-		return &TFIDF{Stats: env.Stats, Payloads: env.Payloads, Field: field, Titles: titles, Peers: peers, name: spec.DisplayName("tfidf")}, nil
+		return &TFIDF{Stats: env.Stats, Payloads: env.Payloads, Analyze: env.Analyze, Field: field, Titles: titles, Peers: peers, name: spec.DisplayName("tfidf")}, nil
 	})
 }
 
@@ -61,16 +61,30 @@ func init() {
 type TFIDF struct {
 	Stats    rerank.TermStats
 	Payloads rerank.Payloads // may be nil
-	Field    string          // metadata field to compare instead of title and text
-	Titles   bool            // compare the query's subject with the candidate's title
-	Peers    bool            // compare each candidate with the other candidates
-	name     string
+	// Analyze gives a text's terms as the index analyzed them, the terms
+	// Stats counts (rerank.Env.Analyze); nil means semrank's analyzer.
+	Analyze func(string) []string
+	Field   string // metadata field to compare instead of title and text
+	Titles  bool   // compare the query's subject with the candidate's title
+	Peers   bool   // compare each candidate with the other candidates
+	name    string
 }
 
-// analyzedCounts counts the analyzed terms of text.
-func analyzedCounts(text string) map[string]int {
+// tokens returns text's terms analyzed by analyze, or by semrank's
+// analyzer when it is nil. The slice may be shared: callers must not
+// modify it.
+func tokens(analyze func(string) []string, text string) []string {
+	if analyze == nil {
+		return analyzers.CachedTokens(text)
+	}
+	return analyze(text)
+}
+
+// analyzedCounts counts the terms of text analyzed by analyze (see
+// tokens).
+func analyzedCounts(analyze func(string) []string, text string) map[string]int {
 	counts := map[string]int{}
-	for _, tok := range analyzers.CachedTokens(text) {
+	for _, tok := range tokens(analyze, text) {
 		counts[tok]++
 	}
 	return counts
@@ -103,8 +117,8 @@ func sortedCounts(counts map[string]int) []index.TermCount {
 
 // termList returns a candidate's analyzed term counts in sorted order:
 // from the index's built-in terms payload (index.TermsPayload) when it has
-// one, else from analyzing the text.
-func termList(p rerank.Payloads, c rerank.Candidate) ([]index.TermCount, error) {
+// one, else from analyzing the text with analyze (see tokens).
+func termList(p rerank.Payloads, analyze func(string) []string, c rerank.Candidate) ([]index.TermCount, error) {
 	b, ok, err := rerank.ReadPayload(p, index.TermsPayload, (index.TermsEncoder{}).ModelID(), c.ID)
 	if err != nil {
 		return nil, err
@@ -112,7 +126,7 @@ func termList(p rerank.Payloads, c rerank.Candidate) ([]index.TermCount, error) 
 	if ok {
 		return index.DecodeTermList(b)
 	}
-	return sortedCounts(analyzedCounts(c.FullText())), nil
+	return sortedCounts(analyzedCounts(analyze, c.FullText())), nil
 }
 
 // Score implements rerank.Stage.
@@ -146,10 +160,10 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 		var counts []index.TermCount
 		if t.Field != "" {
 			text, _ := c.Fields[t.Field].(string)
-			counts = sortedCounts(analyzedCounts(text))
+			counts = sortedCounts(analyzedCounts(t.Analyze, text))
 		} else if t.Titles {
-			counts = sortedCounts(analyzedCounts(c.Title))
-		} else if counts, err = termList(t.Payloads, c); err != nil {
+			counts = sortedCounts(analyzedCounts(t.Analyze, c.Title))
+		} else if counts, err = termList(t.Payloads, t.Analyze, c); err != nil {
 			return nil, err
 		}
 		if vecs[i], err = weigh(counts); err != nil {
@@ -163,11 +177,7 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 	if t.Titles {
 		qtext, _ = tweak.SplitQuery(q.Text)
 	}
-	qcounts := map[string]int{}
-	for _, tok := range analyzers.Tokens(qtext) {
-		qcounts[tok]++
-	}
-	qv, err := weigh(sortedCounts(qcounts))
+	qv, err := weigh(sortedCounts(analyzedCounts(t.Analyze, qtext)))
 	if err != nil {
 		return nil, err
 	}

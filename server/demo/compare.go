@@ -29,7 +29,7 @@ func (d *Demo) Compare(ctx context.Context) (*Comparison, error) {
 		return nil, err
 	}
 	test := retrieval(d.Dataset.Subset(eval.InSet(d.Test)))
-	first, reranked, err := rerank.RunDataset(ctx, d.Index, test, p, nil, nil)
+	first, reranked, err := rerank.RunDataset(ctx, d.Index, test, p, 0, nil)
 	if err != nil {
 		return nil, err
 	}

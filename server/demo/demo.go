@@ -162,7 +162,7 @@ func (d *Demo) fill(ctx context.Context, cfg *rerank.Config, train *eval.Dataset
 	// The stages read the payloads just stored: they look for them at
 	// each score, not only when built.
 	d.Stages = p.StageNames()
-	examples, err := rerank.Examples(ctx, d.Index, retrieval(train), p, nil)
+	examples, err := rerank.Examples(ctx, d.Index, retrieval(train), p)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,141 @@
+package index
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/mapping"
+
+	"github.com/semrank/semrank/analyzers"
+)
+
+// Stats reads the collection statistics that lexical stages need from any
+// Bleve index, whatever its mapping: the document count, and how many
+// documents hold a term in the fields the stages read. Terms are analyzed
+// as the index analyzed those fields (Tokens), so a stage's terms are the
+// index's own. It is safe for concurrent use.
+//
+// A term's document frequency is the largest of its counts in the fields
+// and in Bleve's composite field _all (which, in a default mapping,
+// holds every field): the count of documents holding it in any of them
+// when one field holds all of those, as _all does, and a lower bound
+// otherwise. Counts are cached until the document count changes; a write
+// that leaves the count as it was (a replaced document) may leave a
+// cached count stale by that document, which moves a statistic, not a
+// result's correctness.
+type Stats struct {
+	idx      bleve.Index
+	fields   []string
+	analyzer string
+	tokens   *analyzers.Cache
+
+	mu    sync.Mutex
+	count uint64 // the document count the cache belongs to
+	df    map[string]uint64
+}
+
+// NewStats returns the statistics of idx over fields (at least one),
+// analyzed with the analyzer the mapping gives fields[0]. A field that
+// no document of idx holds is an error naming the fields it has: a
+// misspelt name would otherwise read as empty text.
+func NewStats(idx bleve.Index, fields []string) (*Stats, error) {
+	if len(fields) == 0 {
+		return nil, fmt.Errorf("index: statistics over no fields")
+	}
+	if err := CheckFields(idx, fields...); err != nil {
+		return nil, err
+	}
+	m := idx.Mapping()
+	name := m.AnalyzerNameForPath(fields[0])
+	var an analysis.Analyzer
+	if im, ok := m.(*mapping.IndexMappingImpl); ok {
+		if name == "" {
+			name = im.DefaultAnalyzer
+		}
+		an = im.AnalyzerNamed(name)
+	}
+	if an == nil {
+		return nil, fmt.Errorf("index: field %s: its analyzer %q cannot be built here", fields[0], name)
+	}
+	analyze := func(text string) []string {
+		ts := an.Analyze([]byte(text))
+		out := make([]string, len(ts))
+		for i, t := range ts {
+			out[i] = string(t.Term)
+		}
+		return out
+	}
+	return &Stats{idx: idx, fields: slices.Clone(fields), analyzer: name, tokens: analyzers.NewCache(analyze)}, nil
+}
+
+// CheckFields returns an error naming the fields of names that no
+// document of idx holds, and the fields it has.
+func CheckFields(idx bleve.Index, names ...string) error {
+	have, err := idx.Fields()
+	if err != nil {
+		return fmt.Errorf("index: listing fields: %w", err)
+	}
+	var missing []string
+	for _, f := range names {
+		if !slices.Contains(have, f) {
+			missing = append(missing, f)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	have = slices.DeleteFunc(slices.Clone(have), func(f string) bool { return strings.HasPrefix(f, "_") })
+	sort.Strings(have)
+	word := "field"
+	if len(missing) > 1 {
+		word = "fields"
+	}
+	return fmt.Errorf("index: no document holds %s %s (the index has: %s)", word, strings.Join(missing, ", "), strings.Join(have, ", "))
+}
+
+// Analyzer returns the name of the analyzer Tokens applies.
+func (s *Stats) Analyzer() string { return s.analyzer }
+
+// Tokens returns text's terms as the index analyzes the fields. The
+// returned slice is shared: callers must not modify it.
+func (s *Stats) Tokens(text string) []string { return s.tokens.Tokens(text) }
+
+// DocCount returns the number of documents in the index.
+func (s *Stats) DocCount() (uint64, error) {
+	n, err := s.idx.DocCount()
+	if err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	if n != s.count || s.df == nil || len(s.df) >= dfCacheMax {
+		s.count, s.df = n, map[string]uint64{}
+	}
+	s.mu.Unlock()
+	return n, nil
+}
+
+// DocFreq returns the number of documents holding the analyzed term (see
+// Stats).
+func (s *Stats) DocFreq(term string) (uint64, error) {
+	s.mu.Lock()
+	df, ok := s.df[term]
+	s.mu.Unlock()
+	if ok {
+		return df, nil
+	}
+	df, err := maxDocFreq(s.idx, term, append([]string{FieldAll}, s.fields...)...)
+	if err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	if s.df != nil && len(s.df) < dfCacheMax {
+		s.df[term] = df
+	}
+	s.mu.Unlock()
+	return df, nil
+}

@@ -1,0 +1,81 @@
+package index
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2"
+)
+
+// TestStatsPlainIndex: over a plain Bleve index, terms are analyzed with
+// the mapping's analyzer for the field (the standard one: lowercased,
+// stop words out, not stemmed), and a term's document frequency counts
+// the documents holding it in any field.
+func TestStatsPlainIndex(t *testing.T) {
+	idx, err := bleve.NewMemOnly(bleve.NewIndexMapping())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	for id, d := range map[string]map[string]any{
+		"a": {"subject": "Banks in Doha", "body": "Which bank is best?"},
+		"b": {"subject": "Visa", "body": "My visa and the bank"},
+		"c": {"subject": "Banking", "body": "Visa renewal"},
+	} {
+		if err := idx.Index(id, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := NewStats(idx, []string{"body", "subject"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(s.Tokens("The Banks of Doha"), " "); got != "banks doha" {
+		t.Errorf("Tokens = %q, want the standard analyzer's %q", got, "banks doha")
+	}
+	if n, err := s.DocCount(); err != nil || n != 3 {
+		t.Fatalf("DocCount = %d, %v", n, err)
+	}
+	for term, want := range map[string]uint64{"bank": 2, "visa": 2, "banks": 1, "doha": 1, "banking": 1, "loan": 0} {
+		if got, err := s.DocFreq(term); err != nil || got != want {
+			t.Errorf("DocFreq(%q) = %d, %v; want %d", term, got, err, want)
+		}
+	}
+	if _, err := NewStats(idx, []string{"body", "text"}); err == nil || !strings.Contains(err.Error(), "text") || !strings.Contains(err.Error(), "body, subject") {
+		t.Errorf("a missing field: err = %v, want one naming it and the fields there are", err)
+	}
+}
+
+// TestOpenAny opens a plain Bleve index as itself and a semrank index as
+// an *Index.
+func TestOpenAny(t *testing.T) {
+	dir := t.TempDir()
+	plain, err := bleve.New(dir+"/plain", bleve.NewIndexMapping())
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain.Close()
+	sem, err := Create(dir + "/semrank")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sem.Close()
+	got, err := OpenAny(dir + "/plain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := got.(*Index); ok {
+		t.Error("a plain index opened as a semrank index")
+	}
+	got.Close()
+	if got, err = OpenAny(dir + "/semrank"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := got.(*Index); !ok {
+		t.Error("a semrank index opened as a plain one")
+	}
+	got.Close()
+	if _, err := OpenAny(dir + "/none"); err == nil {
+		t.Error("a missing folder opened")
+	}
+}
