@@ -161,7 +161,8 @@ func SearchTiesByID(ctx context.Context, idx bleve.Index, req *bleve.SearchReque
 // hold documents with the same id, each hit gets the fields of its own
 // child's document (matched by the hit's Index, the child's name), as
 // its search would have returned them; two such children without names
-// cannot be told apart, and their hits get one of the copies' fields.
+// cannot be told apart, and their hits get one of the copies' fields, as
+// do hits that name no index.
 func FetchFields(ctx context.Context, idx bleve.Index, fields []string, hits search.DocumentMatchCollection) error {
 	if len(hits) == 0 {
 		return nil
@@ -186,11 +187,17 @@ func FetchFields(ctx context.Context, idx bleve.Index, fields []string, hits sea
 	}
 	type doc struct{ index, id string }
 	byDoc := make(map[doc]map[string]any, len(res.Hits))
+	byID := make(map[string]map[string]any, len(res.Hits))
 	for _, h := range res.Hits {
 		byDoc[doc{h.Index, h.ID}] = h.Fields
+		byID[h.ID] = h.Fields
 	}
 	for _, h := range hits {
-		h.Fields = byDoc[doc{h.Index, h.ID}]
+		if h.Index == "" {
+			h.Fields = byID[h.ID]
+		} else {
+			h.Fields = byDoc[doc{h.Index, h.ID}]
+		}
 	}
 	return nil
 }

@@ -43,6 +43,28 @@ type Scored struct {
 	Score float64
 }
 
+// DocReader is implemented by stages that read a candidate's stored
+// document (its Title, Text and Fields) for some candidates only: a stage
+// that scores from payloads stored at index time reads the document only
+// where its payload is missing. A search loads the stored fields of the
+// candidates some stage reads and of no other, so a stage without this
+// method is given every candidate's document. ReadsDoc must be safe for
+// concurrent use.
+type DocReader interface {
+	ReadsDoc(id string) bool
+}
+
+// readsDoc reports whether a stage of p reads the stored document id.
+func (p *Pipeline) readsDoc(id string) bool {
+	for _, st := range p.Stages {
+		r, ok := unwrapStage(st).(DocReader)
+		if !ok || r.ReadsDoc(id) {
+			return true
+		}
+	}
+	return false
+}
+
 // WindowSize returns the effective window.
 func (p *Pipeline) WindowSize() int {
 	if p.Window <= 0 {

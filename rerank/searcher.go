@@ -39,7 +39,9 @@ func (s Searcher) Search(ctx context.Context, q Query, first query.Query, n int)
 // Candidates returns the first max(n, window) first-stage candidates for
 // q, as Search reranks them: tied scores at the window's cut chosen by id
 // (index.SearchTiesByID), the window's scores rounded and ordered as
-// index.StableOrder orders them.
+// index.StableOrder orders them. Only the window's candidates whose
+// document a stage reads (see DocReader) carry their stored title, text
+// and fields; Load fills in others'.
 func (s Searcher) Candidates(ctx context.Context, q Query, first query.Query, n int) ([]Candidate, error) {
 	first, err := s.first(q, first)
 	if err != nil || first == nil {
@@ -47,13 +49,51 @@ func (s Searcher) Candidates(ctx context.Context, q Query, first query.Query, n 
 	}
 	w := s.Pipeline.WindowSize()
 	req := bleve.NewSearchRequestOptions(first, max(n, w), 0, false)
-	req.Fields = []string{"*"}
 	res, err := index.SearchTiesByID(ctx, s.Index, req, w)
 	if err != nil {
 		return nil, err
 	}
-	index.StableOrder(res.Hits[:min(w, len(res.Hits))])
+	window := res.Hits[:min(w, len(res.Hits))]
+	index.StableOrder(window)
+	if err := s.Pipeline.loadDocs(ctx, s.Index, window); err != nil {
+		return nil, err
+	}
 	return s.Pipeline.candidates(res.Hits), nil
+}
+
+// loadDocs sets the stored fields of the hits whose document a stage
+// reads (see DocReader), in one search.
+func (p *Pipeline) loadDocs(ctx context.Context, idx bleve.Index, hits search.DocumentMatchCollection) error {
+	var need search.DocumentMatchCollection
+	for _, h := range hits {
+		if p.readsDoc(h.ID) {
+			need = append(need, h)
+		}
+	}
+	return index.FetchFields(ctx, idx, []string{"*"}, need)
+}
+
+// Load sets the stored title, text and fields of the candidates a search
+// left without them (no stage read them), to show them: one search by id.
+// Over an IndexAlias whose children share ids, a candidate gets one
+// child's document.
+func (s Searcher) Load(ctx context.Context, cands []Candidate) error {
+	var hits search.DocumentMatchCollection
+	var at []int
+	for i, c := range cands {
+		if c.Fields == nil && c.Title == "" && c.Text == "" {
+			hits = append(hits, &search.DocumentMatch{ID: c.ID})
+			at = append(at, i)
+		}
+	}
+	if err := index.FetchFields(ctx, s.Index, []string{"*"}, hits); err != nil {
+		return err
+	}
+	for j, h := range hits {
+		c := s.Pipeline.Fields.candidate(h, cands[at[j]].Rank)
+		cands[at[j]].Title, cands[at[j]].Text, cands[at[j]].Fields = c.Title, c.Text, c.Fields
+	}
+	return nil
 }
 
 // Given reranks exactly the documents ids, a given candidate list (such as
@@ -74,8 +114,12 @@ func (s Searcher) GivenCandidates(ctx context.Context, q Query, first query.Quer
 	if err != nil {
 		return nil, err
 	}
-	hits, given, err := index.GivenHits(ctx, s.Index, first, ids, []string{"*"})
+	hits, given, err := index.GivenHits(ctx, s.Index, first, ids, nil)
 	if err != nil {
+		return nil, err
+	}
+	w := min(s.Pipeline.WindowSize(), len(hits))
+	if err := s.Pipeline.loadDocs(ctx, s.Index, hits[:w]); err != nil {
 		return nil, err
 	}
 	cands := s.Pipeline.candidates(hits)

@@ -245,22 +245,18 @@ func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text strin
 	if len(first.Sort) > 0 {
 		first.Sort = search.SortOrder{&search.SortScore{Desc: true}}
 	}
-	// Every stored field: stages read a plain Bleve index's fields as the
-	// candidates' metadata, whichever the request asks for (a semrank
-	// index stores only title, text and meta). Without reranking, only
-	// the request's.
+	// Highlights need the search's term locations, so they load stored
+	// fields in the one search: every field, which stages read as a plain
+	// Bleve index's metadata (without reranking, the request's). Other
+	// searches collect their hits without fields, and load those of the
+	// few hits that need them after: the window's hits whose documents
+	// stages read (DocReader), and the page's.
+	lazy := req.Highlight == nil
 	first.Fields = []string{"*"}
-	read := w // the hits whose fields the stages read
 	if noRerank {
 		first.Fields = req.Fields
-		read = 0
 	}
-	// A page deep in the list would load the stored fields of every hit
-	// above it, most of which nobody reads: those hits are collected
-	// without fields, and the few that need them fetched after. Highlights
-	// need the search's term locations, so they keep the one search.
-	deep := req.Highlight == nil && len(first.Fields) > 0 && (from > read || from < 0 && end > read)
-	if deep {
+	if lazy {
 		first.Fields = nil
 	}
 	// The window's cut and the page's, tied hits chosen as index.TopN does.
@@ -274,16 +270,29 @@ func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text strin
 	// (ordering them all by id would let tied hits cross the window's edge
 	// as From+Size grows).
 	index.StableOrder(res.Hits[:min(w, len(res.Hits))])
-	if deep {
+	if lazy {
 		// By place in the list, so after ordering the window: a page
-		// WithoutRerank can lie within it.
-		need := res.Hits[:min(read, len(res.Hits))]
-		if from >= 0 && len(req.Fields) > 0 {
-			need = append(slices.Clip(need), res.Hits[min(from, len(res.Hits)):min(end, len(res.Hits))]...)
-		}
+		// WithoutRerank can lie within it, and a page past the window
+		// keeps its first-stage order when reranked.
+		var need search.DocumentMatchCollection
 		fields := []string{"*"}
 		if noRerank {
 			fields = req.Fields
+		} else {
+			for _, h := range res.Hits[:min(w, len(res.Hits))] {
+				if x.pipeline.readsDoc(h.ID) {
+					need = append(need, h)
+				}
+			}
+		}
+		// The page of the first-stage list, which FirstStage shows
+		// (semrank's server compares it with the reranked page).
+		if from >= 0 && len(req.Fields) > 0 {
+			for i := from; i < min(end, len(res.Hits)); i++ {
+				if h := res.Hits[i]; noRerank || i >= w || !x.pipeline.readsDoc(h.ID) {
+					need = append(need, h)
+				}
+			}
 		}
 		if err := index.FetchFields(ctx, x.base, fields, need); err != nil {
 			return nil, err
@@ -320,6 +329,18 @@ func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text strin
 		hits = append(hits, h)
 	}
 	res.Hits = hits
+	if lazy && from >= 0 && from < w && len(req.Fields) > 0 {
+		// The page's hits within the window that no stage read.
+		var page search.DocumentMatchCollection
+		for _, h := range hits[min(from, len(hits)):min(end, len(hits))] {
+			if h.Fields == nil {
+				page = append(page, h)
+			}
+		}
+		if err := index.FetchFields(ctx, x.base, req.Fields, page); err != nil {
+			return nil, err
+		}
+	}
 	return res, nil
 }
 
@@ -434,11 +455,15 @@ func (x *Index) searchFrom(ctx context.Context, req *bleve.SearchRequest, text s
 			lo = max(0, hi-req.Size)
 		}
 		if len(hits) < n || hi < len(hits) || c.below && hi == len(hits) {
-			// ranked fetched the window's fields; the page's hits
-			// past it have none yet.
-			if w := x.pipeline.WindowSize(); len(req.Fields) > 0 && req.Highlight == nil && hi > w {
-				hi := min(hi, len(hits))
-				tail := hits[min(max(lo, w), hi):hi]
+			// ranked fetched the fields of the window's hits the
+			// stages read; the page's others have none yet.
+			if len(req.Fields) > 0 && req.Highlight == nil {
+				var tail search.DocumentMatchCollection
+				for _, h := range hits[min(lo, len(hits)):min(hi, len(hits))] {
+					if h.Fields == nil {
+						tail = append(tail, h)
+					}
+				}
 				if err := index.FetchFields(ctx, x.base, req.Fields, tail); err != nil {
 					return nil, err
 				}

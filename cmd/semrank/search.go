@@ -77,7 +77,11 @@ flags: semrank search --index PATH --query-string -- '-draft compiler'.`,
 			if err != nil {
 				return err
 			}
-			cands, err := rerank.Searcher{Index: idx, Pipeline: p}.Candidates(cmd.Context(), rerank.Query{Text: text}, q, n)
+			s := rerank.Searcher{Index: idx, Pipeline: p}
+			cands, err := s.Candidates(cmd.Context(), rerank.Query{Text: text}, q, n)
+			if err == nil {
+				err = s.Load(cmd.Context(), cands)
+			}
 			if err != nil {
 				return err
 			}
@@ -250,9 +254,21 @@ func searchReranked(cmd *cobra.Command, idx bleve.Index, pipelinePath, text stri
 	} else if _, err := p.Query(text); err != nil {
 		return fmt.Errorf("%q: %w", text, err)
 	}
-	scored, err := rerank.Searcher{Index: idx, Pipeline: p}.Search(ctx, rerank.Query{Text: text}, q, n)
+	s := rerank.Searcher{Index: idx, Pipeline: p}
+	scored, err := s.Search(ctx, rerank.Query{Text: text}, q, n)
 	if err != nil {
 		return err
+	}
+	scored = scored[:min(n, len(scored))]
+	shown := make([]rerank.Candidate, len(scored))
+	for i, sc := range scored {
+		shown[i] = sc.Candidate
+	}
+	if err := s.Load(ctx, shown); err != nil {
+		return err
+	}
+	for i := range scored {
+		scored[i].Candidate = shown[i]
 	}
 	w := cmd.OutOrStdout()
 	if len(scored) == 0 {
@@ -260,7 +276,7 @@ func searchReranked(cmd *cobra.Command, idx bleve.Index, pipelinePath, text stri
 		return nil
 	}
 	fmt.Fprintf(w, "rank  was  %-14s %9s  title\n", "id", "score")
-	for i, s := range scored[:min(n, len(scored))] {
+	for i, s := range scored {
 		move := " "
 		switch {
 		case s.Rank > i+1:

@@ -20,8 +20,10 @@ type Concept struct {
 	stored  storedPayload
 	encoder concept.PayloadEncoder
 	dim     int
-	// score compares the query and a candidate given their vectors and texts.
-	score func(qv, dv []float64, qText, dText string) float64
+	// score compares the query and a candidate given their vectors and
+	// texts; textScore says whether it reads the texts.
+	score     func(qv, dv []float64, qText, dText string) float64
+	textScore bool
 }
 
 // conceptModel is what each concept stage type supplies.
@@ -68,6 +70,10 @@ func (s *Concept) Name() string { return s.name }
 
 // PayloadEncoder implements rerank.PayloadStage.
 func (s *Concept) PayloadEncoder() rerank.PayloadEncoder { return s.encoder }
+
+// ReadsDoc implements rerank.DocReader: the text is read where the index
+// holds no concept vector, or by a score that compares texts too.
+func (s *Concept) ReadsDoc(id string) bool { return s.textScore || s.stored.missing(id) }
 
 // Score implements rerank.Stage.
 func (s *Concept) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {

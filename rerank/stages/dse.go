@@ -34,6 +34,11 @@ func init() {
 			}
 			return s
 		}
-		return newConcept(spec, env, dse.Method, m, m.Config.C, score)
+		c, err := newConcept(spec, env, dse.Method, m, m.Config.C, score)
+		if err != nil {
+			return nil, err
+		}
+		c.textScore = mix != 0
+		return c, nil
 	})
 }

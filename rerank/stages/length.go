@@ -24,6 +24,9 @@ type Length struct {
 // Name implements rerank.Stage.
 func (*Length) Name() string { return "length" }
 
+// ReadsDoc implements rerank.DocReader, as TFIDF's.
+func (s *Length) ReadsDoc(id string) bool { return termsMissing(s.Payloads, id) }
+
 // Score implements rerank.Stage.
 func (s *Length) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
 	out := make([]float64, len(cands))

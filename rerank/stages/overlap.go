@@ -22,6 +22,9 @@ type Overlap struct {
 // Name implements rerank.Stage.
 func (*Overlap) Name() string { return "overlap" }
 
+// ReadsDoc implements rerank.DocReader, as TFIDF's.
+func (s *Overlap) ReadsDoc(id string) bool { return termsMissing(s.Payloads, id) }
+
 // Score implements rerank.Stage.
 func (s *Overlap) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
 	qterms := map[string]bool{}

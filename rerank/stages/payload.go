@@ -38,6 +38,13 @@ func (s storedPayload) get(docID string) (b []byte, ok bool, err error) {
 	return rerank.ReadPayload(s.payloads, s.name, s.model, docID)
 }
 
+// missing reports whether docID has no payload of this model (or it
+// cannot be read): its value is then computed from the document's text.
+func (s storedPayload) missing(docID string) bool {
+	_, ok, err := s.get(docID)
+	return err != nil || !ok
+}
+
 // namedPayload stores an encoder's payload under another name, the stage
 // option "payload": two stages of one type with different models (TWEAK
 // trained with two losses, two quality models) then keep their payloads

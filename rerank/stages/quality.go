@@ -71,6 +71,13 @@ func (s *Quality) PayloadEncoder() rerank.PayloadEncoder {
 // Name implements rerank.Stage.
 func (s *Quality) Name() string { return s.name }
 
+// ReadsDoc implements rerank.DocReader: a model with context features
+// reads every candidate; one without reads the text where the index holds
+// no score.
+func (s *Quality) ReadsDoc(id string) bool {
+	return len(s.model.Config.Context) > 0 || s.stored.missing(id)
+}
+
 // Score implements rerank.Stage.
 func (s *Quality) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
 	ctxFeats, err := qualityContext(ctx, s.model.Config.Context, q, cands)

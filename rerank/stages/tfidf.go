@@ -129,6 +129,20 @@ func termList(p rerank.Payloads, analyze func(string) []string, c rerank.Candida
 	return sortedCounts(analyzedCounts(analyze, c.FullText())), nil
 }
 
+// ReadsDoc implements rerank.DocReader: a candidate's text is read where
+// the index holds no term counts for it, and its title or fields when
+// options compare those.
+func (t *TFIDF) ReadsDoc(id string) bool {
+	return t.Field != "" || t.Titles || t.Peers || termsMissing(t.Payloads, id)
+}
+
+// termsMissing reports whether the index's terms payload lacks id (see
+// termList).
+func termsMissing(p rerank.Payloads, id string) bool {
+	_, ok, err := rerank.ReadPayload(p, index.TermsPayload, (index.TermsEncoder{}).ModelID(), id)
+	return err != nil || !ok
+}
+
 // Score implements rerank.Stage.
 func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
 	n, err := t.Stats.DocCount()

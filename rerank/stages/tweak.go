@@ -64,6 +64,10 @@ func (s *TWEAK) PayloadEncoder() rerank.PayloadEncoder { return s.encoder }
 // weights, for boosting first-stage terms.
 func (s *TWEAK) QueryWeights(text string) map[string]float64 { return s.model.QueryWeights(text) }
 
+// ReadsDoc implements rerank.DocReader: the text is read where the index
+// holds no document vector.
+func (s *TWEAK) ReadsDoc(id string) bool { return s.stored.missing(id) }
+
 // Score implements rerank.Stage.
 func (s *TWEAK) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
 	qv := s.model.QueryVector(q.Text)

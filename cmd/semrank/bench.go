@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"text/tabwriter"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/spf13/cobra"
+
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/index"
+	"github.com/semrank/semrank/rerank"
+)
+
+func init() {
+	var indexPath, pipelinePath, dataDir string
+	var rounds, size, limit int
+	cmd := &cobra.Command{
+		Use:   "bench --index PATH --pipeline FILE --data DIR [--rounds 5] [-n 10]",
+		Short: "Time a bare Bleve search and the reranked one over DIR's queries, interleaved",
+		Long: `Time, for every query of DIR/queries.jsonl, the bare Bleve search for the top
+-n hits (the pipeline's first-stage query) and the same request through
+rerank.Wrap, one after the other, --rounds times over all queries. Running
+them interleaved keeps a noisy machine's swings out of the ratio. Prints each
+path's median, quartiles and mean per search, and the ratio of the medians
+(reranked over bare), with the median of the per-query ratios.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			pipelinePath = pipelineFile(pipelinePath)
+			if rounds <= 0 || size <= 0 {
+				return fmt.Errorf("--rounds %d and -n %d: want positive numbers", rounds, size)
+			}
+			qs, err := readQueries(dataDir)
+			if err != nil {
+				return err
+			}
+			idx, err := index.OpenAny(indexPath)
+			if err != nil {
+				return err
+			}
+			defer idx.Close()
+			p, _, err := rerank.LoadPipeline(pipelinePath, rerank.EnvOf(idx))
+			if err != nil {
+				return err
+			}
+			var reqs []query.Query
+			for _, q := range qs {
+				bq, err := p.Query(q.FullText())
+				if errors.Is(err, index.ErrEmptyQuery) {
+					continue
+				}
+				if err != nil {
+					return fmt.Errorf("query %q: %w", q.ID, err)
+				}
+				reqs = append(reqs, bq)
+			}
+			if limit > 0 && len(reqs) > limit {
+				reqs = reqs[:limit]
+			}
+			if len(reqs) == 0 {
+				return fmt.Errorf("%s: no query has searchable terms", dataDir)
+			}
+			r, err := bench(cmd.Context(), idx, rerank.Wrap(idx, p), reqs, size, rounds, newBar(rounds*len(reqs), "searches"))
+			if err != nil {
+				return err
+			}
+			return r.write(cmd.OutOrStdout(), p.WindowSize(), size)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&indexPath, "index", "", "index path (any Bleve index)")
+	f.StringVar(&pipelinePath, "pipeline", "", "pipeline file, or a directory holding pipeline.yaml")
+	f.StringVar(&dataDir, "data", "", "BEIR directory whose queries.jsonl is searched")
+	f.IntVar(&rounds, "rounds", 5, "passes over the queries")
+	f.IntVarP(&size, "n", "n", 10, "hits per search")
+	f.IntVar(&limit, "queries", 0, "at most this many queries (0: all)")
+	for _, n := range []string{"index", "pipeline", "data"} {
+		_ = cmd.MarkFlagRequired(n)
+	}
+	rootCmd.AddCommand(cmd)
+}
+
+// readQueries reads dir's queries.jsonl alone.
+func readQueries(dir string) ([]eval.Query, error) {
+	path := filepath.Join(dir, "queries.jsonl")
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, dataDirError("--data", dir, err)
+	}
+	defer f.Close()
+	return eval.ReadQueries(f, path)
+}
+
+// benchResult holds the times of each query's searches, bare and
+// reranked, over every round.
+type benchResult struct {
+	bare, reranked []time.Duration
+	ratios         []float64 // reranked ÷ bare, per query, on the medians of its rounds
+}
+
+// bench runs every request through bare and wrapped, interleaved, rounds
+// times.
+func bench(ctx context.Context, bare, wrapped bleve.Index, qs []query.Query, size, rounds int, bar interface{ Add(int) error }) (*benchResult, error) {
+	r := &benchResult{}
+	perBare := make([][]time.Duration, len(qs))
+	perRe := make([][]time.Duration, len(qs))
+	for range rounds {
+		for i, q := range qs {
+			for j, x := range []bleve.Index{bare, wrapped} {
+				req := bleve.NewSearchRequestOptions(q, size, 0, false)
+				start := time.Now()
+				if _, err := x.SearchInContext(ctx, req); err != nil {
+					return nil, err
+				}
+				d := time.Since(start)
+				if j == 0 {
+					perBare[i] = append(perBare[i], d)
+				} else {
+					perRe[i] = append(perRe[i], d)
+				}
+			}
+			_ = bar.Add(1)
+		}
+	}
+	for i := range qs {
+		r.bare = append(r.bare, perBare[i]...)
+		r.reranked = append(r.reranked, perRe[i]...)
+		if b := quantile(perBare[i], 0.5); b > 0 {
+			r.ratios = append(r.ratios, float64(quantile(perRe[i], 0.5))/float64(b))
+		}
+	}
+	return r, nil
+}
+
+// quantile returns the q-quantile of ds (nearest rank).
+func quantile[T time.Duration | float64](ds []T, q float64) T {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[min(len(s)-1, int(q*float64(len(s))))]
+}
+
+func (r *benchResult) write(w io.Writer, window, size int) error {
+	ms := func(d time.Duration) string { return fmt.Sprintf("%.3f", float64(d.Nanoseconds())/1e6) }
+	mean := func(ds []time.Duration) time.Duration {
+		var t time.Duration
+		for _, d := range ds {
+			t += d
+		}
+		return t / time.Duration(max(1, len(ds)))
+	}
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "search\tsearches\tp25 ms\tp50 ms\tp75 ms\tmean ms\t\n")
+	for _, row := range []struct {
+		name string
+		ds   []time.Duration
+	}{{fmt.Sprintf("bare top-%d", size), r.bare}, {fmt.Sprintf("reranked (window %d)", window), r.reranked}} {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t\n", row.name, len(row.ds), ms(quantile(row.ds, 0.25)), ms(quantile(row.ds, 0.5)), ms(quantile(row.ds, 0.75)), ms(mean(row.ds)))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	b := quantile(r.bare, 0.5)
+	if b == 0 {
+		return errors.New("bench: the bare searches took no measurable time")
+	}
+	_, err := fmt.Fprintf(w, "ratio of medians: %.2fx; per-query ratio median %.2fx (p25 %.2fx, p75 %.2fx)\n",
+		float64(quantile(r.reranked, 0.5))/float64(b), quantile(r.ratios, 0.5), quantile(r.ratios, 0.25), quantile(r.ratios, 0.75))
+	return err
+}
