@@ -521,8 +521,15 @@ func open(path string, readOnly bool) (*Index, error) {
 	// Bleve locks the index file while it is open; without a timeout a
 	// second process (a search while semrank serve holds the index) would
 	// wait forever, saying nothing.
+	//
+	// The segments are checked first: Bleve would panic on a damaged
+	// one, or, opening for writing, skip it and remove it (see
+	// checkSegments).
+	if err := checkSegments(path); err != nil {
+		return nil, err
+	}
 	start := time.Now()
-	b, err := bleve.OpenUsing(path, map[string]interface{}{"bolt_timeout": lockWait.String(), "read_only": readOnly})
+	b, err := openBleve(path, map[string]any{"bolt_timeout": lockWait.String(), "read_only": readOnly})
 	if err != nil {
 		// bbolt gives up one 50 ms retry before the timeout, with its
 		// ErrTimeout, which Bleve returns as it is: "timeout".
