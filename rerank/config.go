@@ -16,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/semrank/semrank/internal/atomicfile"
+	"github.com/semrank/semrank/internal/regfile"
 )
 
 // Config is a pipeline file: a small YAML (or JSON, which YAML accepts)
@@ -92,9 +93,16 @@ type QueryWeighter interface {
 	QueryWeights(text string) map[string]float64
 }
 
-// ReadConfig reads a pipeline file; see ParseConfig.
+// MaxConfigSize bounds a pipeline file: one is a few hundred bytes, and
+// a path naming something else (a model, a device) is refused before it
+// is read whole.
+const MaxConfigSize = 16 << 20
+
+// ReadConfig reads a pipeline file; see ParseConfig. The path must name a
+// regular file of at most MaxConfigSize bytes: a FIFO or a device is
+// refused without being read.
 func ReadConfig(path string) (*Config, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := regfile.ReadFile(path, MaxConfigSize)
 	if err != nil {
 		return nil, err
 	}
