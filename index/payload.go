@@ -283,6 +283,12 @@ func readJournal(path string) ([]string, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return parseJournal(f)
+}
+
+// parseJournal returns the ids the journal r holds: deletion records
+// after the magic, as begin writes them.
+func parseJournal(f io.Reader) ([]string, error) {
 	r := bufio.NewReader(f)
 	magic := make([]byte, len(payloadMagic))
 	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != payloadMagic {
