@@ -451,11 +451,14 @@ func noMapping(err error) bool {
 
 // Create makes a new index at path, which must not exist or be an empty
 // folder (or a link to one: the index is made where it points). An empty
+// folder keeps its mode; a new one gets Bleve's, 0700. An empty
 // path makes an in-memory scorch index (no payload persistence).
 func Create(path string) (*Index, error) {
 	target := path
+	var keepMode os.FileMode // the empty folder's, kept for the index
 	if path != "" {
-		if _, err := os.Stat(path); err == nil {
+		if st, err := os.Stat(path); err == nil {
+			keepMode = st.Mode().Perm()
 			if !isEmptyDir(path) {
 				return nil, fmt.Errorf("index: %s already exists (an index is created as a new folder, or in an empty one)", path)
 			}
@@ -475,6 +478,14 @@ func Create(path string) (*Index, error) {
 	b, err := bleve.NewUsing(target, NewMapping(), scorch.Name, scorch.Name, nil)
 	if err != nil {
 		return nil, fmt.Errorf("index: create %s: %w", path, err)
+	}
+	if keepMode != 0 {
+		// Bleve made the folder anew, 0700: the user's folder keeps the
+		// mode it had (755 for one made by mkdir).
+		if err := os.Chmod(target, keepMode); err != nil {
+			b.Close()
+			return nil, fmt.Errorf("index: create %s: %w", path, err)
+		}
 	}
 	return withPayloads(b, path, false)
 }
@@ -558,8 +569,15 @@ func openBleve(path string, readOnly bool) (bleve.Index, error) {
 	// Bleve locks the index file while it is open; without a timeout a
 	// second process (a search while semrank serve holds the index) would
 	// wait forever, saying nothing.
+	//
+	// The segments are checked first: Bleve would panic on a damaged
+	// one, or, opening for writing, skip it and remove it (see
+	// checkSegments).
+	if err := checkSegments(path); err != nil {
+		return nil, err
+	}
 	start := time.Now()
-	b, err := bleve.OpenUsing(path, map[string]interface{}{"bolt_timeout": lockWait.String(), "read_only": readOnly})
+	b, err := openBleve(path, map[string]any{"bolt_timeout": lockWait.String(), "read_only": readOnly})
 	if err != nil {
 		// bbolt gives up one 50 ms retry before the timeout, with its
 		// ErrTimeout, which Bleve returns as it is: "timeout".

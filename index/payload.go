@@ -38,6 +38,13 @@ const maxIDLen = 1 << 16
 // 255 bytes on common file systems.
 const maxNameLen = 255 - len(".log")
 
+// The payload folder and logs get the modes Bleve gives its store and
+// segments: payloads are as private as the text they are computed from.
+const (
+	dirMode  = 0o700
+	fileMode = 0o600
+)
+
 // deleteLen in a record's data length marks a deletion.
 const deleteLen = 0xFFFFFFFF
 
@@ -276,6 +283,12 @@ func readJournal(path string) ([]string, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return parseJournal(f)
+}
+
+// parseJournal returns the ids the journal r holds: deletion records
+// after the magic, as begin writes them.
+func parseJournal(f io.Reader) ([]string, error) {
 	r := bufio.NewReader(f)
 	magic := make([]byte, len(payloadMagic))
 	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != payloadMagic {
@@ -566,10 +579,10 @@ func (ps *payloadStore) put(name string, recs []payloadRec) error {
 	}
 	if _, ok := ps.models[name]; !ok {
 		if ps.dir != "" {
-			if err := os.MkdirAll(ps.dir, 0o755); err != nil {
+			if err := os.MkdirAll(ps.dir, dirMode); err != nil {
 				return fmt.Errorf("index: payloads: %w", err)
 			}
-			f, err := os.OpenFile(ps.logPath(name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+			f, err := os.OpenFile(ps.logPath(name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, fileMode)
 			if err != nil {
 				return fmt.Errorf("index: payloads: %w", err)
 			}

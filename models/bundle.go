@@ -29,11 +29,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"strings"
 
 	"github.com/semrank/semrank/internal/atomicfile"
+	"github.com/semrank/semrank/internal/regfile"
 )
 
 // FormatVersion is the version of the bundle layout written by this package.
@@ -261,13 +261,85 @@ func (b *Bundle) Save(path string) error {
 	return nil
 }
 
-// Read parses a bundle from r, verifying its checksum and structure.
+// Read parses a bundle from r, verifying its checksum and structure. It
+// reads the magic and the manifest first, then only as many bytes as the
+// manifest's sections declare and the checksum: what is no bundle is
+// refused after its first bytes, and a bundle followed by more bytes
+// after one more, rather than read up to MaxBundleSize (a device or a
+// large file named as a model).
 func Read(r io.Reader) (*Bundle, error) {
-	raw, err := io.ReadAll(io.LimitReader(r, MaxBundleSize+1))
+	raw, err := readDeclared(r)
 	if err != nil {
 		return nil, err
 	}
 	return Parse(raw)
+}
+
+// HasMagic reports whether b, a file's first bytes, starts as a model
+// bundle does.
+func HasMagic(b []byte) bool { return bytes.HasPrefix(b, []byte(magic)) }
+
+// ReadRaw reads one bundle's bytes from r as Read does, without parsing
+// them: the magic, the manifest, and the sections and checksum the
+// manifest declares, refusing more bytes after them. A reader that ends
+// sooner, or holds no bundle, gives what it held (Parse reports it).
+func ReadRaw(r io.Reader) ([]byte, error) { return readDeclared(r) }
+
+// maxManifest bounds a bundle's manifest, JSON of its method, config and
+// section list.
+const maxManifest = 64 << 20
+
+// readDeclared reads a bundle's bytes from r: the magic, the manifest,
+// and the sections and checksum the manifest declares. A reader that ends
+// sooner gives what it held, for Parse to report (not a bundle,
+// truncated). Memory grows with what r holds, never with what a length
+// field claims.
+func readDeclared(r io.Reader) ([]byte, error) {
+	var buf bytes.Buffer
+	read := func(n int64) (bool, error) {
+		k, err := io.CopyN(&buf, r, n)
+		if err == io.EOF || k < n && err == nil {
+			return false, nil
+		}
+		return err == nil, err
+	}
+	if whole, err := read(int64(len(magic)) + 4); !whole || err != nil {
+		return buf.Bytes(), err
+	}
+	head := buf.Bytes()
+	if string(head[:len(magic)]) != magic {
+		return head, nil // Parse: not a bundle
+	}
+	ml := int64(binary.LittleEndian.Uint32(head[len(magic):]))
+	if ml > maxManifest {
+		return nil, corrupt("manifest length %d, more than %d", ml, maxManifest)
+	}
+	if whole, err := read(ml); !whole || err != nil {
+		return buf.Bytes(), err
+	}
+	var m struct {
+		Sections []struct {
+			Bytes int64 `json:"bytes"`
+		} `json:"sections"`
+	}
+	if err := json.Unmarshal(buf.Bytes()[len(head):], &m); err != nil {
+		return nil, corrupt("manifest: %v", err)
+	}
+	size := int64(buf.Len()) + sha256.Size
+	for _, s := range m.Sections {
+		if s.Bytes < 0 || s.Bytes > MaxBundleSize-size {
+			return nil, corrupt("sections larger than %d bytes", MaxBundleSize)
+		}
+		size += s.Bytes
+	}
+	if whole, err := read(size - int64(buf.Len())); !whole || err != nil {
+		return buf.Bytes(), err
+	}
+	var one [1]byte
+	if n, _ := io.ReadFull(r, one[:]); n > 0 {
+		return nil, corrupt("more bytes than the %d its manifest declares", size)
+	}
+	return buf.Bytes(), nil
 }
 
 func corrupt(format string, args ...any) error {
@@ -379,7 +451,7 @@ func Parse(raw []byte) (*Bundle, error) {
 // does, without reading the rest: for refusing to write a model over a
 // file of another kind.
 func IsBundle(path string) (bool, error) {
-	f, err := os.Open(path)
+	f, _, err := regfile.Open(path)
 	if err != nil {
 		return false, err
 	}
@@ -446,10 +518,12 @@ func ReadAs[M any](r io.Reader, name, method string, maxVersion int, decode func
 
 // LoadWith opens the file at path and reads it with read, which gets path
 // as the name its errors give: a model package's Load, from its Read.
+// It refuses a path that is not a regular file (a device, a FIFO, a
+// directory) without reading it.
 func LoadWith[M any](path string, read func(r io.Reader, name string) (M, error)) (M, error) {
-	f, err := os.Open(path)
+	var zero M
+	f, _, err := regfile.Open(path)
 	if err != nil {
-		var zero M
 		return zero, fmt.Errorf("models: %w", err)
 	}
 	defer f.Close()

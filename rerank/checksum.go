@@ -1,6 +1,7 @@
 package rerank
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,7 +10,6 @@ import (
 	"io"
 	"io/fs"
 	"maps"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -19,6 +19,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/semrank/semrank/internal/atomicfile"
+	"github.com/semrank/semrank/internal/regfile"
 	"github.com/semrank/semrank/models"
 )
 
@@ -55,7 +56,7 @@ var ErrModelChanged = errors.New("a model changed since the pipeline file was wr
 
 // FileSHA256 returns the hex SHA-256 of the file at path.
 func FileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
+	f, _, err := regfile.Open(path)
 	if err != nil {
 		return "", err
 	}
@@ -161,7 +162,7 @@ func (c *Config) readVerified(dir string) (*verifiedFiles, error) {
 	v := &verifiedFiles{content: map[string][]byte{}, read: map[string]bool{}}
 	for _, p := range slices.Sorted(maps.Keys(c.Checksums)) {
 		file := Resolve(dir, filepath.FromSlash(p))
-		raw, err := os.ReadFile(file)
+		raw, err := readListed(file)
 		if err != nil {
 			return nil, unreadable(file, err)
 		}
@@ -172,6 +173,34 @@ func (c *Config) readVerified(dir string) (*verifiedFiles, error) {
 		v.content[verifiedKey(file)] = raw
 	}
 	return v, nil
+}
+
+// readListed reads a file a pipeline lists under sha256, whole: only a
+// regular file, of a model bundle only the bytes its manifest declares
+// (models.ReadRaw), and of anything else (word vectors, text but for
+// word2vec's binary vectors) nothing that starts with a NUL byte. So a
+// device, a FIFO, or a file of zeros gigabytes long, is refused before
+// it is read into memory, not after.
+func readListed(file string) ([]byte, error) {
+	f, size, err := regfile.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	head, _ := br.Peek(4096)
+	if models.HasMagic(head) {
+		return models.ReadRaw(br)
+	}
+	if len(head) > 0 && head[0] == 0 {
+		return nil, errors.New("starts with a NUL byte: neither a semrank model nor word vectors")
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(size) + 1)
+	if _, err := buf.ReadFrom(br); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // compare checks got, the digest of file (listed as p), against the
@@ -228,7 +257,7 @@ func checksumKey(p string) string {
 // included, is kept. It reports whether the file is listed; a pipeline
 // that does not list it is left as it is.
 func UpdateChecksum(pipelinePath, file string) (bool, error) {
-	raw, err := os.ReadFile(pipelinePath)
+	raw, err := regfile.ReadFile(pipelinePath, MaxConfigSize)
 	if err != nil {
 		return false, err
 	}

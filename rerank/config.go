@@ -10,11 +10,13 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/semrank/semrank/internal/atomicfile"
+	"github.com/semrank/semrank/internal/regfile"
 )
 
 // Config is a pipeline file: a small YAML (or JSON, which YAML accepts)
@@ -99,9 +101,16 @@ type QueryWeighter interface {
 	QueryWeights(text string) map[string]float64
 }
 
-// ReadConfig reads a pipeline file; see ParseConfig.
+// MaxConfigSize bounds a pipeline file: one is a few hundred bytes, and
+// a path naming something else (a model, a device) is refused before it
+// is read whole.
+const MaxConfigSize = 16 << 20
+
+// ReadConfig reads a pipeline file; see ParseConfig. The path must name a
+// regular file of at most MaxConfigSize bytes: a FIFO or a device is
+// refused without being read.
 func ReadConfig(path string) (*Config, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := regfile.ReadFile(path, MaxConfigSize)
 	if err != nil {
 		return nil, err
 	}
@@ -234,6 +243,71 @@ func unknownKeys(err error) error {
 		})
 	}
 	return errors.New(strings.Join(msgs, "; "))
+}
+
+// MarshalYAML writes s with every float option kept a float: yaml.v3
+// writes a whole float64 as an integer ("08" and "8.0" both read as 8.0,
+// and are written 8), which reads back as an int, so a pipeline written by
+// WriteConfig would not be the one read. Floats inside lists and maps,
+// and as map keys, are kept too.
+func (s StageSpec) MarshalYAML() (any, error) {
+	type plain StageSpec // without this method
+	out := plain(s)
+	if len(s.Options) > 0 {
+		out.Options = make(map[string]any, len(s.Options))
+		for k, v := range s.Options {
+			out.Options[k] = keepFloats(v)
+		}
+	}
+	return out, nil
+}
+
+// yamlFloat is a float64 that yaml.v3 writes in a form that reads back as
+// a float (see StageSpec.MarshalYAML).
+type yamlFloat float64
+
+func (f yamlFloat) MarshalYAML() (any, error) {
+	v := float64(f)
+	s := strconv.FormatFloat(v, 'g', -1, 64)
+	switch {
+	case math.IsInf(v, 1):
+		s = ".inf"
+	case math.IsInf(v, -1):
+		s = "-.inf"
+	case math.IsNaN(v):
+		s = ".nan"
+	case !strings.ContainsAny(s, ".e"):
+		s += ".0"
+	}
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: s}, nil
+}
+
+// keepFloats returns v, a value decoded from YAML, with its float64s,
+// however deep in lists and maps, made yamlFloats.
+func keepFloats(v any) any {
+	switch v := v.(type) {
+	case float64:
+		return yamlFloat(v)
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = keepFloats(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = keepFloats(e)
+		}
+		return out
+	case map[any]any:
+		out := make(map[any]any, len(v))
+		for k, e := range v {
+			out[keepFloats(k)] = keepFloats(e)
+		}
+		return out
+	}
+	return v
 }
 
 // WriteConfig writes c as YAML.

@@ -526,3 +526,52 @@ func FuzzReadLambdaMART(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReadLinear builds linear fusion bundles from fuzzed feature names,
+// weights and manifest (a bundle's checksum keeps byte-level fuzzing from
+// reaching the loader), and also reads the fuzzed bytes as a file: loading
+// never panics, an error names the file, and a model that loads fuses
+// two candidates to finite scores unless a weight is above 1e100.
+func FuzzReadLinear(f *testing.F) {
+	f.Add("first_rank\ntweak", []byte{0, 0, 0, 0, 0, 0, 0xf0, 0x3f}, "linear_fusion", 1)
+	f.Add("a\na", []byte{}, "linear_fusion", 1)
+	f.Add("", []byte{1, 2, 3}, "tweak", 2)
+	f.Fuzz(func(t *testing.T, names string, weights []byte, method string, version int) {
+		features := strings.Split(names, "\n")
+		w := make([]float64, len(weights)/8)
+		huge := false
+		for i := range w {
+			w[i] = math.Float64frombits(binary.LittleEndian.Uint64(weights[8*i:]))
+			huge = huge || math.Abs(w[i]) > 1e100 && !math.IsInf(w[i], 0)
+		}
+		b := models.New(method, version)
+		b.AddStrings("features", features)
+		b.AddTensor("weights", []int{len(w)}, w)
+		var buf bytes.Buffer
+		if _, err := b.WriteTo(&buf); err != nil {
+			t.Fatal(err)
+		}
+		for _, raw := range [][]byte{buf.Bytes(), weights} {
+			l, err := ReadLinear(bytes.NewReader(raw), "fuzz.model")
+			if err != nil {
+				if !strings.Contains(err.Error(), "fuzz.model") {
+					t.Errorf("error %q does not name the file", err)
+				}
+				continue
+			}
+			in := FusionInput{Names: features, Candidates: []Candidate{{Rank: 1}, {Rank: 2}}, Scores: make([][]float64, len(features))}
+			for i := range in.Scores {
+				in.Scores[i] = []float64{1, -1}
+			}
+			s, err := l.Fuse(in)
+			if err != nil {
+				continue
+			}
+			for _, v := range s {
+				if (math.IsNaN(v) || math.IsInf(v, 0)) && !huge {
+					t.Fatalf("weights %v fused to %v", l.Weights, s)
+				}
+			}
+		}
+	})
+}

@@ -176,3 +176,26 @@ func TestIndexNotesEmptyDocuments(t *testing.T) {
 		t.Errorf("output lacks %q:\n%s", want, out)
 	}
 }
+
+// TestIndexKeepsFolderMode: "semrank index" into an existing empty folder
+// keeps its mode; the index used to replace it with a 0700 one.
+func TestIndexKeepsFolderMode(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "idx")
+	if err := os.Mkdir(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := execute("index", "--data", twoDocCorpus(t, filepath.Join(dir, "data")), "--index", path); err != nil {
+		t.Fatalf("index: %v\n%s", err, out)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := st.Mode().Perm(); m != 0o755 {
+		t.Errorf("index folder mode %o, want 755", m)
+	}
+}

@@ -20,9 +20,10 @@ import (
 // create the same path at once (the second rename fails, and the first
 // run's index stays as it is). An existing index is added to in place.
 type indexTarget struct {
-	path    string // as the user gave it
-	final   string // where the new index goes: path, resolved through links
-	staging string // "" when adding to an existing index
+	path    string      // as the user gave it
+	final   string      // where the new index goes: path, resolved through links
+	staging string      // "" when adding to an existing index
+	mode    os.FileMode // the empty folder's at final, which the index keeps; 0 for a new path
 }
 
 // stagingInfix names staging folders: ".NAME" + stagingInfix + random.
@@ -33,8 +34,8 @@ func stagingName(final string) string { return "." + filepath.Base(final) + stag
 
 // openForIndex opens the index at path for "semrank index", or creates a
 // new one in a staging folder when path does not exist or is an empty
-// folder. The caller ends with publish, after closing the index, or
-// discard.
+// folder (which keeps its mode). The caller ends with publish, after
+// closing the index, or discard.
 func openForIndex(path string) (*index.Index, *indexTarget, error) {
 	t := &indexTarget{path: path}
 	entries, err := os.ReadDir(path)
@@ -42,6 +43,9 @@ func openForIndex(path string) (*index.Index, *indexTarget, error) {
 	case err == nil && len(entries) == 0: // an empty folder, or a link to one: replaced where it is
 		if t.final, err = filepath.EvalSymlinks(path); err != nil {
 			return nil, nil, err
+		}
+		if st, err := os.Stat(t.final); err == nil {
+			t.mode = st.Mode().Perm()
 		}
 	case errors.Is(err, fs.ErrNotExist):
 		if _, lerr := os.Lstat(path); lerr == nil {
@@ -89,6 +93,13 @@ func (t *indexTarget) publish() error {
 			return fmt.Errorf("%s was filled by another process while this run indexed (another semrank index?); it is left as it is, and this run's index was discarded", t.path)
 		}
 		return fmt.Errorf("moving the new index into place at %s: %w", t.path, err)
+	}
+	if t.mode != 0 {
+		// The staging folder was made 0700: the user's folder keeps the
+		// mode it had.
+		if err := os.Chmod(t.final, t.mode); err != nil {
+			return fmt.Errorf("the new index at %s: %w", t.path, err)
+		}
 	}
 	return nil
 }

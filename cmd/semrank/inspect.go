@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,8 +24,9 @@ import (
 
 func init() {
 	var indexPath string
+	var verify bool
 	cmd := &cobra.Command{
-		Use:   "inspect PATH...",
+		Use:   "inspect [--verify] [--index INDEX] PATH...",
 		Short: "Describe model files, pipeline files and indexes, and check that they load",
 		Long: `Describe each PATH: a model file (its method, versions, the analyzer its
 vocabulary came from, training fingerprint, metrics and tensors), a pipeline
@@ -35,11 +37,33 @@ documents and payloads, with the model each payload came from).
 
 With --index, pipelines are built against that index, which also checks that
 its payloads come from the pipeline's models. The command fails when any PATH
-cannot be read or a pipeline does not build.`,
-		Args: cobra.MinimumNArgs(1),
+cannot be read or a pipeline does not build.
+
+With --verify, every index inspected (--index, and index directories among the
+PATHs) is read whole: each segment file's CRC-32 is checked against its footer
+and every stored document is read back, naming any damaged file. Without it,
+opening an index checks the segment footers, and their checksums for indexes
+up to 256 MiB. "inspect --verify --index INDEX" alone verifies that index.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 && !(verify && indexPath != "") {
+				return errors.New("requires at least 1 arg(s), only received 0 (or --verify --index INDEX)")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			env := rerank.Env{}
 			var opened *index.Index
+			out := cmd.OutOrStdout()
+			if verify && indexPath != "" {
+				if err := verifyIndex(cmd.Context(), out, indexPath, nil); err != nil {
+					fmt.Fprintf(out, "  error: %v\n", err)
+					return fmt.Errorf("inspect: %s: see the errors above", indexPath)
+				}
+				if len(args) == 0 {
+					return nil
+				}
+				fmt.Fprintln(out)
+			}
 			if indexPath != "" {
 				idx, err := index.OpenReadOnly(indexPath)
 				if err != nil {
@@ -48,13 +72,12 @@ cannot be read or a pipeline does not build.`,
 				defer idx.Close()
 				env, opened = rerank.EnvFor(idx), idx
 			}
-			out := cmd.OutOrStdout()
 			var failed []string
 			for i, p := range args {
 				if i > 0 {
 					fmt.Fprintln(out)
 				}
-				if err := inspect(out, p, env, opened); err != nil {
+				if err := inspect(cmd.Context(), out, p, env, opened, verify); err != nil {
 					fmt.Fprintf(out, "  error: %v\n", err)
 					failed = append(failed, p)
 				}
@@ -66,14 +89,16 @@ cannot be read or a pipeline does not build.`,
 		},
 	}
 	cmd.Flags().StringVar(&indexPath, "index", "", "build pipelines against this index (checks its payloads)")
+	cmd.Flags().BoolVar(&verify, "verify", false, "read every index inspected whole: check each segment's CRC-32 and read back every stored document")
 	rootCmd.AddCommand(cmd)
 }
 
 // inspect describes one path: an index directory, a pipeline file (YAML)
 // or a model bundle. opened, when not nil, is the --index index, open
 // already: the same index given as a path is read through it, since a
-// second open would wait for the first one's lock.
-func inspect(w io.Writer, path string, env rerank.Env, opened *index.Index) error {
+// second open would wait for the first one's lock. verify reads an index
+// whole (see verifyIndex).
+func inspect(ctx context.Context, w io.Writer, path string, env rerank.Env, opened *index.Index, verify bool) error {
 	fi, err := os.Stat(path)
 	if err != nil {
 		fmt.Fprintln(w, path)
@@ -81,6 +106,8 @@ func inspect(w io.Writer, path string, env rerank.Env, opened *index.Index) erro
 	}
 	if fi.IsDir() {
 		switch p := pipelineFile(path); {
+		case exists(filepath.Join(path, "index_meta.json")) && verify:
+			return verifyIndex(ctx, w, path, opened)
 		case exists(filepath.Join(path, "index_meta.json")):
 			return inspectIndex(w, path, opened)
 		case p != path:
@@ -140,6 +167,11 @@ func inspectIndex(w io.Writer, path string, opened *index.Index) error {
 		}
 		defer idx.Close()
 	}
+	return describeIndex(w, idx)
+}
+
+// describeIndex writes what idx holds: its documents and payloads.
+func describeIndex(w io.Writer, idx *index.Index) error {
 	n, err := idx.DocCount()
 	if err != nil {
 		return err
@@ -155,6 +187,51 @@ func inspectIndex(w io.Writer, path string, opened *index.Index) error {
 	for _, name := range names {
 		fmt.Fprintf(w, "  payload    %s from %s\n", name, idx.PayloadModel(name))
 	}
+	return nil
+}
+
+// verifyIndex checks every segment of the index at path in full, one
+// line each, then describes the index as inspectIndex does and reads back
+// every stored document. The segments are checked before the index is
+// opened, so that a damaged one is named even where opening fails.
+// opened is as for inspect.
+func verifyIndex(ctx context.Context, w io.Writer, path string, opened *index.Index) error {
+	fmt.Fprintf(w, "%s: index\n", path)
+	checks, err := index.VerifySegments(path)
+	if err != nil {
+		return err
+	}
+	var damaged []string
+	for _, c := range checks {
+		rel, rerr := filepath.Rel(path, c.File)
+		if rerr != nil {
+			rel = c.File
+		}
+		if c.Err != nil {
+			fmt.Fprintf(w, "  segment    %s (%d bytes) DAMAGED: %v\n", rel, c.Size, c.Err)
+			damaged = append(damaged, c.File)
+			continue
+		}
+		fmt.Fprintf(w, "  segment    %s (%d bytes) checksum ok\n", rel, c.Size)
+	}
+	if len(damaged) > 0 {
+		return fmt.Errorf("%s: damaged segments: %s: %w", path, strings.Join(damaged, ", "), index.ErrDamaged)
+	}
+	idx := opened
+	if idx == nil || !sameFile(path, idx.Path) {
+		if idx, err = index.OpenReadOnly(path); err != nil {
+			return err
+		}
+		defer idx.Close()
+	}
+	if err := describeIndex(w, idx); err != nil {
+		return err
+	}
+	n, err := idx.CheckDocuments(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "  verified   %d segment(s) whole, %d documents read back\n", len(checks), n)
 	return nil
 }
 

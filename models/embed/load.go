@@ -8,9 +8,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
+
+	"github.com/semrank/semrank/internal/regfile"
 )
 
 // Limits on what the loaders accept, so a corrupt header cannot make them
@@ -35,12 +36,13 @@ const (
 	FormatGloVe        Format = "glove"        // "word v1 … vD" lines, no header
 )
 
-// LoadFile reads word vectors from path in the given format.
+// LoadFile reads word vectors from path in the given format. A path that
+// is not a regular file (a device, a FIFO) is refused without being read.
 func LoadFile(path string, f Format) (*Vectors, error) {
 	if f == FormatBundle {
 		return Load(path)
 	}
-	fh, err := os.Open(path)
+	fh, _, err := regfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("embed: %w", err)
 	}

@@ -1,0 +1,72 @@
+package index
+
+import (
+	"bytes"
+	"encoding/binary"
+	"reflect"
+	"testing"
+)
+
+// FuzzParseJournal reads fuzzed payload journals: never a panic, and a
+// journal that reads names the ids, each a deletion record, that written
+// back as begin writes them give the same bytes, or a prefix of them
+// (trailing zeros read as a torn record's).
+func FuzzParseJournal(f *testing.F) {
+	f.Add([]byte(payloadMagic))
+	f.Add(appendRecord(appendRecord([]byte(payloadMagic), "d1", nil, true), "d2", nil, true))
+	f.Add(appendRecord([]byte(payloadMagic), "d1", []byte("data"), false))
+	f.Add(append(appendRecord([]byte(payloadMagic), "d1", nil, true), 0, 0, 0, 0))
+	f.Add([]byte(payloadMagicV1))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		ids, err := parseJournal(bytes.NewReader(raw))
+		if err != nil {
+			return
+		}
+		back := []byte(payloadMagic)
+		for _, id := range ids {
+			if id == "" || len(id) > maxIDLen {
+				t.Fatalf("id %q read back", id)
+			}
+			back = appendRecord(back, id, nil, true)
+		}
+		if !bytes.HasPrefix(raw, back) {
+			t.Fatalf("ids %q do not write back the journal read", ids)
+		}
+	})
+}
+
+// FuzzDecodeTermList decodes fuzzed term-count payloads: never a panic,
+// nor an allocation beyond the payload's size, and a payload that decodes
+// holds its terms sorted, each once, with counts of at least 1, and
+// encodes back to what decodes to the same list (a varint need not be
+// written in its shortest form).
+func FuzzDecodeTermList(f *testing.F) {
+	f.Add(EncodeTermCounts([]string{"bank", "doha", "bank"}))
+	f.Add(EncodeTermCounts(nil))
+	f.Add([]byte{2, 1, 'a', 1, 1, 'a', 1})
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x0f})
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		list, err := DecodeTermList(raw)
+		if err != nil {
+			return
+		}
+		b := binary.AppendUvarint(nil, uint64(len(list)))
+		for _, tc := range list {
+			b = binary.AppendUvarint(b, uint64(len(tc.Term)))
+			b = append(b, tc.Term...)
+			b = binary.AppendUvarint(b, uint64(tc.Count))
+		}
+		again, err := DecodeTermList(b)
+		if err != nil || !reflect.DeepEqual(again, list) {
+			t.Fatalf("decoded %v, which encodes to %x, which decodes to %v, %v", list, b, again, err)
+		}
+		for i, tc := range list {
+			if tc.Count < 1 || i > 0 && tc.Term <= list[i-1].Term {
+				t.Fatalf("decoded %v: terms not sorted and distinct, or a count below 1", list)
+			}
+		}
+		if m, err := DecodeTermCounts(raw); err != nil || len(m) != len(list) {
+			t.Fatalf("DecodeTermCounts = %v, %v", m, err)
+		}
+	})
+}
