@@ -523,7 +523,7 @@ func OpenReadOnly(path string) (*Index, error) { return open(path, true) }
 func (x *Index) ReadOnly() bool { return x.readOnly }
 
 func open(path string, readOnly bool) (*Index, error) {
-	b, err := openBleve(path, readOnly)
+	b, err := openAt(path, readOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -540,7 +540,7 @@ func open(path string, readOnly bool) (*Index, error) {
 // payloads), any other as a plain bleve.Index, which Bleve opens as it
 // would for the application that built it.
 func OpenAny(path string) (bleve.Index, error) {
-	b, err := openBleve(path, true)
+	b, err := openAt(path, true)
 	if err != nil {
 		return nil, err
 	}
@@ -557,9 +557,9 @@ func isSemrank(b bleve.Index) bool {
 	return ok && im.DefaultAnalyzer == analyzers.Name
 }
 
-// openBleve opens the Bleve index at path, waiting lockWait at most for
+// openAt opens the Bleve index at path, waiting lockWait at most for
 // another process's lock.
-func openBleve(path string, readOnly bool) (bleve.Index, error) {
+func openAt(path string, readOnly bool) (bleve.Index, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("index: %s does not exist", path)
 	}
