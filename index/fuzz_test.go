@@ -47,8 +47,20 @@ func FuzzDecodeTermList(f *testing.F) {
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x0f})
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		list, err := DecodeTermList(raw)
+		// TermCountsOf reads what DecodeTermList reads, without
+		// allocating: it refuses the same inputs and counts alike.
+		probe := []string{"", "a", "bank", "doha", "z"}
+		counts := make([]int, len(probe))
+		if cerr := TermCountsOf(raw, probe, counts); (cerr == nil) != (err == nil) {
+			t.Fatalf("DecodeTermList: %v; TermCountsOf: %v", err, cerr)
+		}
 		if err != nil {
 			return
+		}
+		for i, term := range probe {
+			if want := countOf(list, term); counts[i] != want {
+				t.Fatalf("TermCountsOf counts %q %d times, DecodeTermList %d", term, counts[i], want)
+			}
 		}
 		b := binary.AppendUvarint(nil, uint64(len(list)))
 		for _, tc := range list {
@@ -69,4 +81,14 @@ func FuzzDecodeTermList(f *testing.F) {
 			t.Fatalf("DecodeTermCounts = %v, %v", m, err)
 		}
 	})
+}
+
+// countOf returns term's count in list, 0 when absent.
+func countOf(list []TermCount, term string) int {
+	for _, tc := range list {
+		if tc.Term == term {
+			return tc.Count
+		}
+	}
+	return 0
 }

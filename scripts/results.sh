@@ -5,7 +5,7 @@
 # Sections: tweak, tweak-cacm, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
-# beir-cacm-unsup, beir-cacm-d200, bench.
+# beir-cacm-unsup, beir-cacm-d200, bench, plain-cacm.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
 # O (BEIR directories from scripts/data.sh; default out/data), XML (the
@@ -249,6 +249,37 @@ run() {
 		rm -rf "$R/beir-cacm-d200" "$R/beir-cacm-unsup-d200"
 		$SR experiment beir --data "$O/cacm" --folds 5 --depth 200 --out "$R/beir-cacm-d200" 2>&1 | tee "$R/beir-cacm-d200.txt"
 		$SR experiment beir --data "$O/cacm" --unsupervised --depth 200 --out "$R/beir-cacm-unsup-d200" 2>&1 | tee "$R/beir-cacm-unsup-d200.txt"
+		;;
+	plain-cacm)
+		# CACM in an index semrank did not build (examples/plainindex:
+		# bleve.NewIndexMapping(), fields title, abstract, authors),
+		# searched and reranked as it is, beside semrank's own index.
+		vectors
+		mkdir -p "$R/plain"
+		rm -rf "$R/plain/cacm.idx"
+		go run ./examples/plainindex --corpus "$O/cacm/corpus.jsonl" --index "$R/plain/cacm.idx"
+		for f in lexical unsup; do
+			for ix in plain semrank; do
+				{
+					echo "window: 100"
+					[ $ix = plain ] && printf 'fields: {title: title, text: abstract}\n'
+					printf 'stages:\n  - type: tfidf\n  - type: bm25\n  - type: overlap\n'
+					[ $f = unsup ] && printf '  - type: wmd\n    model: ../cacm.vec\n  - type: ssg\n    model: ../cacm.vec\n    options: {topics: ../cacm.topics}\n'
+				} >"$R/plain/$f-$ix.yaml"
+			done
+		done
+		$SR run --data "$O/cacm" --index "$R/plain/cacm.idx" --out "$R/plain/first-plain.trec"
+		$SR run --data "$O/cacm" --index "$R/cacm.idx" --out "$R/plain/first-semrank.trec"
+		for f in lexical unsup; do
+			for ix in plain semrank; do
+				idx=$R/plain/cacm.idx
+				[ $ix = semrank ] && idx=$R/cacm.idx
+				$SR run --data "$O/cacm" --index "$idx" --pipeline "$R/plain/$f-$ix.yaml" --out "$R/plain/$f-$ix.trec"
+				echo "== $f pipeline over the $ix index, against its own first stage"
+				$SR eval --qrels "$O/cacm/qrels/test.tsv" --run "$R/plain/$f-$ix.trec" --baseline "$R/plain/first-$ix.trec" \
+					--metrics map,ndcg@10,p@10 --ignore-unjudged
+			done
+		done 2>&1 | tee "$R/plain-cacm.txt"
 		;;
 	bench)
 		go test -run '^$' -bench 'BenchmarkRerank|BenchmarkDeepMatch100' -benchtime 200x ./rerank/ ./rerank/stages/ | tee "$R/bench-rerank.txt"

@@ -99,3 +99,36 @@ func TestCosine(t *testing.T) {
 		}
 	}
 }
+
+// TestTFIDFNormCacheFollowsTheDocument: a document indexed again under
+// its id (new term counts) is scored from its new counts, not from the
+// norm cached for its old ones.
+func TestTFIDFNormCacheFollowsTheDocument(t *testing.T) {
+	stats := tweak.CountDF([]string{"bank doha", "visa wife", "bank loan card", "visa"})
+	encode := func(text string) []byte {
+		b, err := index.TermsEncoder{}.EncodePayload(eval.Doc{Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	ctx := context.Background()
+	q := rerank.Query{Text: "bank in doha"}
+	cands := []rerank.Candidate{{ID: "d"}}
+	p := termsPayloads{"d": encode("bank doha")}
+	st := &TFIDF{Stats: stats, Payloads: p}
+	for _, text := range []string{"bank doha", "bank loan card bank bank", "bank doha"} {
+		p["d"] = encode(text)
+		got, err := st.Score(ctx, q, cands)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := (&TFIDF{Stats: stats}).Score(ctx, q, []rerank.Candidate{{ID: "d", Text: text}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[0] != want[0] {
+			t.Errorf("%q: score %v, from its text %v", text, got[0], want[0])
+		}
+	}
+}

@@ -3,10 +3,13 @@ package stages
 import (
 	"context"
 	"errors"
+	"fmt"
+	"hash/maphash"
 	"maps"
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/index"
@@ -68,6 +71,54 @@ type TFIDF struct {
 	Titles  bool   // compare the query's subject with the candidate's title
 	Peers   bool   // compare each candidate with the other candidates
 	name    string
+	norms   normCache
+}
+
+// normCache remembers documents' squared TF-IDF norms, keyed by document
+// id and checked against a hash of its stored term counts, for as long as
+// the collection's document count stays the same: a norm sums over every
+// term of the document, the cosine's dot product over the query's few.
+// Its zero value is empty and ready; it is safe for concurrent use.
+type normCache struct {
+	mu   sync.Mutex
+	seed maphash.Seed
+	n    uint64 // the document count the norms were computed with
+	m    map[string]cachedNorm
+}
+
+type cachedNorm struct {
+	hash uint64
+	sq   float64
+}
+
+// normCacheSize bounds the norms a TFIDF stage remembers.
+const normCacheSize = 1 << 16
+
+// get returns id's cached norm when b, its term counts, hashes as when
+// it was cached and the document count is still n; and b's hash.
+func (c *normCache) get(id string, b []byte, n uint64) (sq float64, hash uint64, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || c.n != n {
+		c.seed, c.n, c.m = maphash.MakeSeed(), n, map[string]cachedNorm{}
+	}
+	h := maphash.Bytes(c.seed, b)
+	e, ok := c.m[id]
+	return e.sq, h, ok && e.hash == h
+}
+
+// put caches id's norm sq, computed from term counts hashing to hash
+// with n documents.
+func (c *normCache) put(id string, hash, n uint64, sq float64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n != n {
+		return // computed against another count
+	}
+	if len(c.m) >= normCacheSize {
+		c.m = map[string]cachedNorm{}
+	}
+	c.m[id] = cachedNorm{hash, sq}
 }
 
 // tokens returns text's terms analyzed by analyze, or by semrank's
@@ -166,6 +217,9 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 		}
 		return v, nil
 	}
+	if t.Field == "" && !t.Titles && !t.Peers {
+		return t.scoreStored(ctx, q, cands, n, weigh)
+	}
 	vecs := make([][]termWeight, len(cands))
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
@@ -199,6 +253,77 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 	out := make([]float64, len(cands))
 	for i, dv := range vecs {
 		out[i] = cosineSorted(qv, qSq, dv)
+	}
+	return out, nil
+}
+
+// scoreStored scores cands against the query's text: a candidate whose
+// term counts the index stores is scored from them, its norm cached (see
+// normCache) and its dot product with the query read off its payload;
+// another from its analyzed text. Either way the cosine is
+// cosineSorted's, to the last bit.
+func (t *TFIDF) scoreStored(ctx context.Context, q rerank.Query, cands []rerank.Candidate, n uint64,
+	weigh func([]index.TermCount) ([]termWeight, error)) ([]float64, error) {
+	qv, err := weigh(sortedCounts(analyzedCounts(t.Analyze, q.Text)))
+	if err != nil {
+		return nil, err
+	}
+	qSq := squares(qv)
+	qterms := make([]string, len(qv))
+	qidf := make([]float64, len(qv)) // as weigh computes it: the weight of a count of 1
+	for i, tw := range qv {
+		qterms[i] = tw.term
+		one, err := weigh([]index.TermCount{{Term: tw.term, Count: 1}})
+		if err != nil {
+			return nil, err
+		}
+		qidf[i] = one[0].w
+	}
+	counts := make([]int, len(qv))
+	out := make([]float64, len(cands))
+	for i, c := range cands {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		b, ok, err := rerank.ReadPayload(t.Payloads, index.TermsPayload, (index.TermsEncoder{}).ModelID(), c.ID)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			dv, err := weigh(sortedCounts(analyzedCounts(t.Analyze, c.FullText())))
+			if err != nil {
+				return nil, err
+			}
+			out[i] = cosineSorted(qv, qSq, dv)
+			continue
+		}
+		sq, h, hit := t.norms.get(c.ID, b, n)
+		if !hit {
+			list, err := index.DecodeTermList(b)
+			if err != nil {
+				return nil, fmt.Errorf("document %s: %w", c.ID, err)
+			}
+			dv, err := weigh(list)
+			if err != nil {
+				return nil, err
+			}
+			sq = squares(dv)
+			t.norms.put(c.ID, h, n, sq)
+		}
+		if err := index.TermCountsOf(b, qterms, counts); err != nil {
+			return nil, fmt.Errorf("document %s: %w", c.ID, err)
+		}
+		dot := 0.0
+		for j, x := range qv {
+			bw := 0.0
+			if counts[j] > 0 {
+				bw = (1 + math.Log(float64(counts[j]))) * qidf[j]
+			}
+			dot += x.w * bw
+		}
+		if qSq != 0 && sq != 0 {
+			out[i] = dot / math.Sqrt(qSq*sq)
+		}
 	}
 	return out, nil
 }
