@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -125,8 +126,7 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) error {
 	}
 	out.Documents = n
 	out.Took = time.Since(start)
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return writeJSON(w, http.StatusOK, out)
 }
 
 // partialWrite is an indexing error after which the first written
@@ -185,10 +185,11 @@ func (s *Server) handleDoc(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return &apiError{Status: http.StatusNotFound, Msg: "no document with id " + quote(id)}
 	}
-	writeJSON(w, http.StatusOK, DocResponse{ID: d.ID, Title: d.Title, Text: d.Text, Metadata: d.Metadata})
-	return nil
+	return writeJSON(w, http.StatusOK, DocResponse{ID: d.ID, Title: d.Title, Text: d.Text, Metadata: d.Metadata})
 }
 
+// quote quotes s for an error message as Go does (quotes, control
+// characters and invalid UTF-8 escaped), cut to its first 80 bytes.
 func quote(s string) string {
 	if len(s) > 80 {
 		n := 80
@@ -197,5 +198,5 @@ func quote(s string) string {
 		}
 		s = s[:n] + "…"
 	}
-	return `"` + s + `"`
+	return strconv.Quote(s)
 }

@@ -164,7 +164,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	for k, v := range ae.Header {
 		w.Header().Set(k, v)
 	}
-	writeJSON(w, ae.Status, ErrorBody{Error: ae.Msg, Status: ae.Status})
+	_ = writeJSON(w, ae.Status, ErrorBody{Error: ae.Msg, Status: ae.Status}) // a string and an int always encode
 }
 
 func allow(_ http.ResponseWriter, r *http.Request, method string) error {
@@ -187,13 +187,24 @@ func getOnly(h http.Handler) http.Handler {
 	})
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// writeJSON answers v as JSON with status. It encodes v in full before
+// writing anything, so that a value encoding/json refuses (a non-finite
+// number) is returned as an error, for the handler to return and the
+// client to get as a logged 500, rather than a 200 with an empty or cut
+// body. An error writing the answer (the client went away) is not
+// returned: nobody is left to answer.
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encoding the answer: %w", err)
+	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
+	_, _ = w.Write(buf.Bytes())
+	return nil
 }
 
 // decodeBody reads a JSON body of at most limit bytes into v, refusing a
@@ -393,8 +404,7 @@ func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) error {
 	case err != nil:
 		return &apiError{Status: http.StatusInternalServerError, Msg: err.Error() + " (the previous pipeline keeps serving)"}
 	}
-	writeJSON(w, http.StatusOK, ReloadResponse{Generation: cur.generation, Stages: cur.pipeline.StageNames(), Window: cur.pipeline.WindowSize()})
-	return nil
+	return writeJSON(w, http.StatusOK, ReloadResponse{Generation: cur.generation, Stages: cur.pipeline.StageNames(), Window: cur.pipeline.WindowSize()})
 }
 
 // Health answers /healthz.
@@ -414,7 +424,6 @@ func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) error {
 		return err
 	}
 	cur := s.current.Load()
-	writeJSON(w, http.StatusOK, Health{Status: "ok", Documents: n, Generation: cur.generation,
+	return writeJSON(w, http.StatusOK, Health{Status: "ok", Documents: n, Generation: cur.generation,
 		Stages: cur.pipeline.StageNames(), Window: cur.pipeline.WindowSize(), LoadedAt: cur.at, Examples: s.examples})
-	return nil
 }

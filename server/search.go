@@ -28,7 +28,9 @@ import (
 type SearchRequest struct {
 	// Query is natural-language text (a JSON string) or a Bleve query
 	// object, e.g. {"match": "visa", "field": "title"} or Bleve's
-	// query-string syntax {"query": "+visa renewal"}.
+	// query-string syntax {"query": "+visa renewal"}. A boost's
+	// magnitude is at most MaxBoost, and a query string must parse and
+	// hold a searchable term (400 otherwise).
 	Query   json.RawMessage `json:"query"`
 	Size    *int            `json:"size,omitempty"` // default 10
 	From    int             `json:"from,omitempty"`
@@ -199,8 +201,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 		out.FirstStage = pr.firstPage(req.From, size, req.Fields)
 	}
 	out.Took = time.Since(start)
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return writeJSON(w, http.StatusOK, out)
 }
 
 // queryFault reports whether a first-stage failure was the query's fault.
@@ -257,6 +258,9 @@ func (s *Server) parseQuery(raw json.RawMessage) (query.Query, error) {
 		q, err := parseQueryObject(raw)
 		if err != nil {
 			return nil, badRequest("query is not a Bleve query object: %v", err)
+		}
+		if err := checkQuery(q, s.idx.Mapping()); err != nil {
+			return nil, err
 		}
 		if v, ok := q.(query.ValidatableQuery); ok {
 			if err := v.Validate(); err != nil {
