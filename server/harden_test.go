@@ -2,12 +2,18 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/blevesearch/bleve/v2/search"
+
+	"github.com/semrank/semrank/eval"
 )
 
 // TestQueryBoostAndSyntax: a boost that would make scores non-finite (or
@@ -79,4 +85,94 @@ func TestAnswerEncodingFails(t *testing.T) {
 	if !strings.Contains(logs.String(), "request failed") {
 		t.Errorf("the encoding error was not logged: %s", logs.String())
 	}
+}
+
+// TestHighlightLongField: a search with highlight over a document whose
+// field holds its words hundreds of thousands of times answers in time,
+// with the field's first matches marked. Bleve's highlighter scores every
+// fragment against every match, quadratic in the matches, and never looks
+// at the request's context: unbounded, this search ran for minutes.
+func TestHighlightLongField(t *testing.T) {
+	idx := newIndex(t, []eval.Doc{{ID: "d1", Title: "Visa office", Text: "Where to renew a visa in Doha"}})
+	_, ts, _ := newServer(t, idx, lexicalPipeline, func(c *Config) { c.Limits.Timeout = 30 * time.Second })
+	long := strings.Repeat("visa renewal ", 100_000) // 1.3 MB, 200,000 matches
+	var ir IndexResponse
+	if code := call(t, "POST", ts.URL+"/api/index", IndexRequest{Add: []eval.Doc{{ID: "long", Title: "Visa renewal", Text: long}}}, &ir); code != http.StatusOK {
+		t.Fatalf("adding the long document: status %d", code)
+	}
+	client := &http.Client{Timeout: 45 * time.Second}
+	req, err := http.NewRequest("POST", ts.URL+"/api/search", strings.NewReader(`{"query": "visa renewal", "highlight": true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	start := time.Now()
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("search with highlight: %v (after %s)", err, time.Since(start).Round(time.Millisecond))
+	}
+	var res SearchResponse
+	if err := json.Unmarshal([]byte(readAll(t, resp)), &res); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d, %v", resp.StatusCode, err)
+	}
+	found := false
+	for _, h := range res.Hits {
+		if h.ID != "long" {
+			continue
+		}
+		found = true
+		frags := h.Fragments["text"]
+		if len(frags) != 1 || !strings.HasPrefix(frags[0], "<mark>visa</mark> <mark>renewal</mark>") || len(frags[0]) > 2000 {
+			t.Errorf("the long text's fragments: %.300q", frags)
+		}
+	}
+	if !found {
+		t.Errorf("the long document is not among the hits: %+v", res.Hits)
+	}
+}
+
+// TestBoundedHighlighterKeepsFirstMatches: the highlighter hands Bleve's
+// at most maxHighlightLocations of a field's matches, the first ones, and
+// leaves the hit's own locations as they were.
+func TestBoundedHighlighterKeepsFirstMatches(t *testing.T) {
+	tlm, ordered := manyLocations(3 * maxHighlightLocations)
+	kept := firstLocations(tlm, maxHighlightLocations)
+	n := 0
+	for _, locs := range kept {
+		for _, l := range locs {
+			n++
+			if l.Start >= ordered[maxHighlightLocations].Start {
+				t.Errorf("kept a location at %d, past the first %d", l.Start, maxHighlightLocations)
+			}
+		}
+	}
+	if n != maxHighlightLocations {
+		t.Errorf("kept %d locations, want %d", n, maxHighlightLocations)
+	}
+	if got := len(tlm["visa"]) + len(tlm["renewal"]); got != 3*maxHighlightLocations {
+		t.Errorf("the original map holds %d locations after trimming, want %d", got, 3*maxHighlightLocations)
+	}
+	// Under the cap nothing is copied.
+	small, _ := manyLocations(10)
+	if got := firstLocations(small, maxHighlightLocations); fmt.Sprint(got) != fmt.Sprint(small) {
+		t.Errorf("a field under the cap was trimmed")
+	}
+}
+
+// manyLocations returns a location map of n matches alternating between
+// "visa" and "renewal", as in "visa renewal visa renewal …", and the
+// same locations in order.
+func manyLocations(n int) (search.TermLocationMap, []*search.Location) {
+	tlm := search.TermLocationMap{}
+	var ordered []*search.Location
+	for i := range n {
+		term, start := "visa", uint64(i/2*13)
+		if i%2 == 1 {
+			term, start = "renewal", start+5
+		}
+		l := &search.Location{Pos: uint64(i + 1), Start: start, End: start + uint64(len(term))}
+		tlm[term] = append(tlm[term], l)
+		ordered = append(ordered, l)
+	}
+	return tlm, ordered
 }

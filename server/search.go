@@ -38,7 +38,9 @@ type SearchRequest struct {
 	Explain bool            `json:"explain,omitempty"`
 	// Highlight asks for each hit's fragments of title and text with the
 	// query's words marked <mark>…</mark> (Bleve's HTML highlighter; the
-	// text around the marks is HTML-escaped).
+	// text around the marks is HTML-escaped). A field's fragments are
+	// chosen from its first 256 matches, so that a long field costs no
+	// more than a short one: a field's later matches may go unmarked.
 	Highlight bool           `json:"highlight,omitempty"`
 	Rerank    *RerankOptions `json:"rerank,omitempty"`
 }
@@ -153,7 +155,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	breq := bleve.NewSearchRequestOptions(q, size, req.From, req.Explain)
 	breq.Fields = req.Fields
 	if req.Highlight {
-		breq.Highlight = bleve.NewHighlight()
+		breq.Highlight = bleve.NewHighlightWithStyle(highlighterName)
 	}
 	ctx := r.Context()
 	if !enabled {

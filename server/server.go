@@ -214,6 +214,9 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.Limits.check(); err != nil {
 		return nil, err
 	}
+	if err := registerHighlighter(); err != nil {
+		return nil, fmt.Errorf("server: registering the highlighter: %w", err)
+	}
 	s := &Server{
 		idx:      cfg.Index,
 		path:     cfg.PipelinePath,
