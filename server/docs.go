@@ -39,7 +39,7 @@ type IndexResponse struct {
 
 func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) error {
 	start := time.Now()
-	if err := s.checkAdmin(r); err != nil {
+	if err := s.checkWrite(r); err != nil {
 		return err
 	}
 	if s.idx.ReadOnly() {

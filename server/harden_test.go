@@ -176,3 +176,66 @@ func manyLocations(n int) (search.TermLocationMap, []*search.Location) {
 	}
 	return tlm, ordered
 }
+
+// TestWritesRefuseOtherOrigins: a page on another site can send a POST
+// with a body of no type, or a CORS-safelisted one, without the browser
+// asking the server first (a "simple" request, as fetch with mode
+// "no-cors" sends). The write endpoints refuse such a request, and any
+// the browser marks as another site's (Sec-Fetch-Site, or an Origin that
+// is not the Host); searches do not change.
+func TestWritesRefuseOtherOrigins(t *testing.T) {
+	idx := newIndex(t, []eval.Doc{{ID: "d1", Text: "visa renewal"}})
+	_, ts, _ := newServer(t, idx, lexicalPipeline, nil)
+	host := strings.TrimPrefix(ts.URL, "http://")
+	add := `{"add": [{"_id": "csrf", "text": "bank"}]}`
+	for _, tc := range []struct {
+		name, path, ctype, origin, site, body string
+		code                                  int
+		msg                                   string
+	}{
+		{"index, no type", "/api/index", "", "", "", add, 415, "writes require Content-Type application/json"},
+		{"index, text/plain", "/api/index", "text/plain", "", "", add, 415, "is not JSON"},
+		{"index, form", "/api/index", "application/x-www-form-urlencoded", "", "", add, 415, "is not JSON"},
+		{"reload, no type, no body", "/api/admin/reload", "", "", "", "", 415, "writes require Content-Type application/json"},
+		{"reload, form, no body", "/api/admin/reload", "application/x-www-form-urlencoded", "", "", "", 415, "is not JSON"},
+		{"reload, no type, empty object", "/api/admin/reload", "", "", "", "{}", 415, "writes require"},
+		{"index, other origin", "/api/index", "application/json", "http://evil.example", "", add, 403, `refused a write from a page on another site (Origin "http://evil.example"`},
+		{"index, other port", "/api/index", "application/json", "http://" + strings.Split(host, ":")[0] + ":1", "", add, 403, "page on another site"},
+		{"index, null origin", "/api/index", "application/json", "null", "", add, 403, `Origin "null"`},
+		{"reload, other origin", "/api/admin/reload", "application/json", "https://evil.example", "", "{}", 403, "page on another site"},
+		{"index, malformed origin", "/api/index", "application/json", "::", "", add, 403, "page on another site"},
+		{"index, cross-site fetch", "/api/index", "application/json", "", "cross-site", add, 403, `Sec-Fetch-Site "cross-site"`},
+		{"reload, same-site fetch", "/api/admin/reload", "application/json", "http://" + host, "same-site", "", 403, "page on another site"},
+		{"search, no type", "/api/search", "", "", "", `{"query": "visa"}`, 200, ""},
+		{"search, other origin", "/api/search", "application/json", "http://evil.example", "cross-site", `{"query": "visa"}`, 200, ""},
+		{"reload, same origin", "/api/admin/reload", "application/json", "http://" + host, "", "", 200, ""},
+		{"reload, same-origin fetch", "/api/admin/reload", "application/json", "http://" + host, "same-origin", "", 200, ""},
+		{"reload, JSON, no body", "/api/admin/reload", "application/json", "", "", "", 200, ""},
+		{"index, same origin, +json", "/api/index", "application/vnd.semrank+json", "http://" + host, "", add, 200, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequest("POST", ts.URL+tc.path, strings.NewReader(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.ctype != "" {
+				req.Header.Set("Content-Type", tc.ctype)
+			}
+			if tc.origin != "" {
+				req.Header.Set("Origin", tc.origin)
+			}
+			if tc.site != "" {
+				req.Header.Set("Sec-Fetch-Site", tc.site)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw := readAll(t, resp)
+			var e ErrorBody
+			if resp.StatusCode != tc.code || tc.code != 200 && (json.Unmarshal([]byte(raw), &e) != nil || e.Status != tc.code || !strings.Contains(e.Error, tc.msg)) {
+				t.Errorf("got %d %s, want %d with %q", resp.StatusCode, raw, tc.code, tc.msg)
+			}
+		})
+	}
+}

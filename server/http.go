@@ -257,7 +257,7 @@ func readLimited(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, e
 
 // checkJSONType refuses a body whose Content-Type says it is not JSON (a
 // form, plain text), as HTML forms send; a request without a Content-Type
-// is read as JSON.
+// is read as JSON (checkWrite refuses it on the write endpoints).
 func checkJSONType(r *http.Request) error {
 	ct := r.Header.Get("Content-Type")
 	if ct == "" {
@@ -352,6 +352,38 @@ func jsonKind(goKind string) string {
 	return goKind
 }
 
+// crossOrigin is net/http's check that a request is not one a page on
+// another site made a browser send (by Sec-Fetch-Site, or else by an
+// Origin whose host is not the request's Host).
+var crossOrigin = http.NewCrossOriginProtection()
+
+// checkWrite guards the endpoints that write, /api/index and
+// /api/admin/reload, against a page on another site. Without an admin
+// token (the default) such a page can make its visitor's browser POST to
+// a server on the visitor's machine: a form, or fetch with mode "no-cors"
+// and a body of no type or a plain-text one, which the browser sends
+// without asking the server first. Writes are refused with 403 when the
+// browser marks them as coming from another site, and with 415 unless
+// their Content-Type is JSON, which a page on another site can send only
+// with the server's consent (a CORS preflight, which this server never
+// gives). Clients other than browsers send neither mark; they need only
+// the header. The admin token, when set, is checked too.
+func (s *Server) checkWrite(r *http.Request) error {
+	if err := crossOrigin.Check(r); err != nil {
+		return &apiError{Status: http.StatusForbidden,
+			Msg: fmt.Sprintf("%s: refused a write from a page on another site (Origin %s, Sec-Fetch-Site %s, Host %s)",
+				r.URL.Path, quote(r.Header.Get("Origin")), quote(r.Header.Get("Sec-Fetch-Site")), quote(r.Host))}
+	}
+	if err := s.checkAdmin(r); err != nil {
+		return err
+	}
+	if r.Header.Get("Content-Type") == "" {
+		return &apiError{Status: http.StatusUnsupportedMediaType,
+			Msg: r.URL.Path + ": writes require Content-Type application/json (with an empty body for a reload), so that a page on another site cannot send one"}
+	}
+	return checkJSONType(r)
+}
+
 // checkAdmin enforces the admin token, when one is configured, on the
 // endpoints that write: reloading the pipeline and changing documents.
 func (s *Server) checkAdmin(r *http.Request) error {
@@ -375,7 +407,7 @@ type ReloadResponse struct {
 }
 
 func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) error {
-	if err := s.checkAdmin(r); err != nil {
+	if err := s.checkWrite(r); err != nil {
 		return err
 	}
 	// The body, if any, must be empty, null or an empty object: a reload
@@ -385,9 +417,6 @@ func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if t := bytes.TrimSpace(raw); len(t) > 0 {
-		if err := checkJSONType(r); err != nil {
-			return err
-		}
 		var params map[string]json.RawMessage
 		if json.Unmarshal(t, &params) != nil || len(params) > 0 {
 			return badRequest("reload takes no parameters; it rebuilds the pipeline file the server was started with")

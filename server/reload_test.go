@@ -546,6 +546,7 @@ func TestReloadMeetsChangedModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	req, _ := http.NewRequest("POST", ts.URL+"/api/admin/reload", nil)
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

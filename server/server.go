@@ -17,7 +17,12 @@
 //
 // POST bodies are JSON: one sent with another Content-Type (a form, plain
 // text) is refused with 415, so an HTML form on another site cannot post to
-// the API; a body without a Content-Type is read as JSON.
+// the API. A search body without a Content-Type is read as JSON; the write
+// endpoints, /api/index and /api/admin/reload, require the header
+// (Content-Type: application/json, even for a reload's empty body) and
+// refuse with 403 a request the browser marks as sent by a page on another
+// site (Sec-Fetch-Site, or an Origin whose host is not the request's
+// Host), so that such a page cannot write through its visitor's browser.
 //
 // Reload builds a new pipeline from the file the server was started with
 // and swaps it in atomically: a request uses the pipeline it started with

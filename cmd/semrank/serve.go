@@ -36,7 +36,11 @@ deletes documents, computing the pipeline's payloads
 ({"add": [{"_id": "d1", "title": "…", "text": "…", "metadata": {…}}],
 "delete": ["d7"]}), GET /api/doc/{id} returns one, GET /healthz and GET /metrics (Prometheus) report, and / is a web page that
 shows the first-stage and reranked lists side by side. Bodies are JSON
-(Content-Type application/json, or none; other types get 415).
+(Content-Type application/json, or none for a search; other types get 415).
+The write endpoints, /api/index and /api/admin/reload, require
+Content-Type application/json (a reload's body may be empty) and refuse
+with 403 a request a browser marks as sent by a page on another site
+(Sec-Fetch-Site, or an Origin that is not this server).
 
 ` + adminTokenHelp + `
 
