@@ -1,7 +1,9 @@
 package server
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -45,8 +47,29 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) error {
 	if s.idx.ReadOnly() {
 		return &apiError{Status: http.StatusForbidden, Msg: "the index is served read-only (semrank serve --read-only): write it with semrank index, or serve it without --read-only"}
 	}
+	// The body is held, read and decoded, until the request is done; the
+	// bodies held at once are bounded, so that requests queueing for the
+	// write lock cannot fill the memory. One of unknown length counts as
+	// the largest allowed.
+	held := s.limits.MaxIndexBodyBytes
+	if r.ContentLength >= 0 && r.ContentLength < held {
+		held = r.ContentLength
+	}
+	if !s.queued.tryAcquire(held) {
+		return &apiError{Status: http.StatusServiceUnavailable, Header: map[string]string{"Retry-After": "1"},
+			Msg: fmt.Sprintf("%d bytes of /api/index requests are waiting or being written, and this one's %d would pass the limit of %d; send it again once they are done",
+				s.queued.held(), held, s.limits.MaxQueuedIndexBytes)}
+	}
+	defer s.queued.release(held)
+	raw, err := readBody(w, r, s.limits.MaxIndexBodyBytes)
+	if err != nil {
+		return err
+	}
+	if err := checkIndexText(raw); err != nil {
+		return err
+	}
 	var req IndexRequest
-	if err := decodeBody(w, r, s.limits.MaxIndexBodyBytes, &req); err != nil {
+	if err := decodeJSON(raw, &req); err != nil {
 		return err
 	}
 	if n := len(req.Add) + len(req.Delete); n == 0 {
@@ -65,6 +88,10 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) error {
 		seen[d.ID] = true
 		if d.Title == "" && d.Text == "" {
 			return badRequest("add[%d] (%q): document has neither title nor text", i, d.ID)
+		}
+		if n := docBytes(d); n > s.limits.MaxDocBytes {
+			return &apiError{Status: http.StatusRequestEntityTooLarge,
+				Msg: fmt.Sprintf("add[%d] (%q): document of %d bytes (title, text and metadata); the limit is %d bytes", i, d.ID, n, s.limits.MaxDocBytes)}
 		}
 		if !utf8.ValidString(d.Title) || !utf8.ValidString(d.Text) {
 			return badRequest("add[%d] (%q): title or text is not valid UTF-8", i, d.ID)
@@ -127,6 +154,57 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) error {
 	out.Documents = n
 	out.Took = time.Since(start)
 	return writeJSON(w, http.StatusOK, out)
+}
+
+// docBytes is the size of d that Limits.MaxDocBytes bounds: its title and
+// text, and its metadata as JSON.
+func docBytes(d eval.Doc) int64 {
+	n := int64(len(d.Title) + len(d.Text))
+	if len(d.Metadata) > 0 {
+		m, err := json.Marshal(d.Metadata)
+		if err != nil {
+			return math.MaxInt64 // cannot be: it was decoded from JSON
+		}
+		n += int64(len(m))
+	}
+	return n
+}
+
+// checkIndexText refuses an /api/index body that is not valid UTF-8 or
+// holds an escaped lone surrogate (see decodeJSON), naming the document or
+// deletion that holds it, when the body has the request's shape.
+func checkIndexText(raw []byte) error {
+	off, surrogate := badText(raw)
+	if off < 0 {
+		return nil
+	}
+	var shape struct {
+		Add    []json.RawMessage `json:"add"`
+		Delete []json.RawMessage `json:"delete"`
+	}
+	if json.Unmarshal(raw, &shape) == nil {
+		for i, d := range shape.Add {
+			if off, surrogate := badText(d); off >= 0 {
+				name := fmt.Sprintf("add[%d]", i)
+				var id struct {
+					ID json.RawMessage `json:"_id"`
+				}
+				var s string
+				if json.Unmarshal(d, &id) == nil && json.Unmarshal(id.ID, &s) == nil {
+					if o, _ := badText(id.ID); o < 0 {
+						name += " (" + quote(s) + ")"
+					}
+				}
+				return badRequest("%s: %s", name, describeBadText(d, off, surrogate, "the document"))
+			}
+		}
+		for i, id := range shape.Delete {
+			if off, surrogate := badText(id); off >= 0 {
+				return badRequest("delete[%d]: %s", i, describeBadText(id, off, surrogate, "the id"))
+			}
+		}
+	}
+	return badRequest("request body: %s", describeBadText(raw, off, surrogate, "the body"))
 }
 
 // partialWrite is an indexing error after which the first written

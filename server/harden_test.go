@@ -239,3 +239,104 @@ func TestWritesRefuseOtherOrigins(t *testing.T) {
 		})
 	}
 }
+
+// TestIndexDocumentLimits: a document past Limits.MaxDocBytes is a 413
+// naming it and the limit, before anything is written; a body that is not
+// valid UTF-8 is a 400 naming the document that holds the bad bytes,
+// rather than being read with the bytes replaced.
+func TestIndexDocumentLimits(t *testing.T) {
+	idx := newIndex(t, []eval.Doc{{ID: "d1", Text: "visa renewal"}})
+	_, ts, _ := newServer(t, idx, lexicalPipeline, func(c *Config) { c.Limits.MaxDocBytes = 1000 })
+	big := strings.Repeat("visa ", 200) // 1000 bytes of text, with the title past the limit
+	for _, tc := range []struct {
+		name, body string
+		code       int
+		msg        string
+	}{
+		{"text past the limit", `{"add": [{"_id": "ok", "text": "bank"}, {"_id": "big", "title": "t", "text": "` + big + `"}]}`, 413,
+			`add[1] ("big"): document of 1001 bytes (title, text and metadata); the limit is 1000 bytes`},
+		{"metadata past the limit", `{"add": [{"_id": "meta", "text": "bank", "metadata": {"note": "` + big + `"}}]}`, 413, `add[0] ("meta"): document of`},
+		{"at the limit", `{"add": [{"_id": "edge", "text": "` + big + `"}]}`, 200, ""},
+		{"invalid UTF-8 in text", "{\"add\": [{\"_id\": \"ok\", \"text\": \"bank\"}, {\"_id\": \"bad\", \"text\": \"caf\xe9\"}]}", 400,
+			`add[1] ("bad"): not valid UTF-8 (byte 0xe9 at offset 27 of the document)`},
+		{"invalid UTF-8 in an id", "{\"add\": [{\"_id\": \"b\xffd\", \"text\": \"bank\"}]}", 400, `add[0]: not valid UTF-8`},
+		{"invalid UTF-8 in a deletion", "{\"delete\": [\"a\", \"b\xc0\"]}", 400, `delete[1]: not valid UTF-8`},
+		{"invalid UTF-8 in metadata", "{\"add\": [{\"_id\": \"m\", \"text\": \"bank\", \"metadata\": {\"k\xfe\": 1}}]}", 400, `add[0] ("m"): not valid UTF-8`},
+		{"lone surrogate escape", `{"add": [{"_id": "s", "text": "bank \ud800 visa"}]}`, 400, `add[0] ("s"): \ud800 is half of a UTF-16 surrogate pair`},
+		{"low surrogate alone", `{"add": [{"_id": "s", "text": "\udc00"}]}`, 400, `\udc00 is half of a UTF-16 surrogate pair`},
+		{"invalid UTF-8 outside the documents", "{\"add\": [{\"_id\": \"x\", \"text\": \"bank\"}], \"\xff\": 1}", 400, "request body: not valid UTF-8 (byte 0xff at offset"},
+		{"surrogate pair", `{"add": [{"_id": "pair", "text": "bank \ud83d\ude00 \\ud800"}]}`, 200, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, raw, err := do("POST", ts.URL+"/api/index", tc.body, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var e ErrorBody
+			if code != tc.code || tc.code != 200 && (json.Unmarshal(raw, &e) != nil || !strings.Contains(e.Error, tc.msg)) {
+				t.Errorf("got %d %s, want %d with %q", code, raw, tc.code, tc.msg)
+			}
+		})
+	}
+	for _, id := range []string{"ok", "big", "meta", "bad", "m", "s"} {
+		if _, ok, _ := idx.Doc(id); ok {
+			t.Errorf("%s was written by a refused request", id)
+		}
+	}
+	if d, ok, _ := idx.Doc("pair"); !ok || d.Text != "bank \U0001F600 \\ud800" {
+		t.Errorf("the document with a surrogate pair: %v %+v", ok, d)
+	}
+}
+
+// TestIndexQueueBounded: /api/index bodies waiting for the write lock are
+// bounded by Limits.MaxQueuedIndexBytes: past it a request is refused at
+// once with 503 and Retry-After, before its body is read, rather than
+// held in memory behind the others.
+func TestIndexQueueBounded(t *testing.T) {
+	s, ts, _ := newServer(t, newIndex(t, nil), lexicalPipeline, func(c *Config) {
+		c.Limits.MaxIndexBodyBytes = 1000
+		c.Limits.MaxQueuedIndexBytes = 1500
+	})
+	if err := s.writeMu.Lock(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	body := `{"add": [{"_id": "q1", "text": "` + strings.Repeat("visa ", 160) + `"}]}` // 830 bytes
+	first := make(chan int, 1)
+	go func() {
+		code, _, _ := do("POST", ts.URL+"/api/index", body, "")
+		first <- code
+	}()
+	// Wait until the first request holds its share of the queue.
+	for deadline := time.Now().Add(10 * time.Second); s.queued.held() == 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("the first request never queued")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	req, err := http.NewRequest("POST", ts.URL+"/api/index", strings.NewReader(strings.Replace(body, "q1", "q2", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := readAll(t, resp)
+	var e ErrorBody
+	if json.Unmarshal([]byte(raw), &e) != nil || resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" ||
+		!strings.Contains(e.Error, "bytes of /api/index requests are waiting") {
+		t.Errorf("second request: %d (Retry-After %q) %s, want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"), raw)
+	}
+	s.writeMu.Unlock()
+	if code := <-first; code != http.StatusOK {
+		t.Errorf("first request: status %d", code)
+	}
+	if n := s.queued.held(); n != 0 {
+		t.Errorf("%d bytes still counted as queued after both requests", n)
+	}
+	// With the queue empty, the second is taken.
+	if code, raw, _ := do("POST", ts.URL+"/api/index", strings.Replace(body, "q1", "q2", 1), ""); code != http.StatusOK {
+		t.Errorf("second request again: %d %s", code, raw)
+	}
+}

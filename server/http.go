@@ -15,6 +15,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/semrank/semrank/rerank"
 )
@@ -215,6 +217,17 @@ func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 	if err != nil {
 		return err
 	}
+	return decodeJSON(raw, v)
+}
+
+// decodeJSON decodes raw, a request body, into v as decodeBody does. A body
+// that is not valid UTF-8, or holds an escaped lone UTF-16 surrogate, is
+// refused: encoding/json would read either as U+FFFD, the replacement
+// character, silently changing the text.
+func decodeJSON(raw []byte, v any) error {
+	if off, surrogate := badText(raw); off >= 0 {
+		return badRequest("request body: %s", describeBadText(raw, off, surrogate, "the body"))
+	}
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return badRequest("request body is empty; send a JSON object")
 	}
@@ -227,6 +240,69 @@ func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 		return badRequest("malformed JSON: data after the request object")
 	}
 	return nil
+}
+
+// badText returns the offset in raw, JSON, of the first byte that is not
+// valid UTF-8, or of the first \u escape of a UTF-16 surrogate that is not
+// one of a pair (surrogate is then true); -1 if there is neither.
+func badText(raw []byte) (off int, surrogate bool) {
+	for i := 0; i < len(raw); {
+		switch c := raw[i]; {
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(raw[i:])
+			if r == utf8.RuneError && size == 1 {
+				return i, false
+			}
+			i += size
+		case c == '\\' && i+1 < len(raw) && raw[i+1] == 'u':
+			r, ok := hex4(raw[i+2:])
+			if !ok || !utf16.IsSurrogate(r) {
+				i += 2 // encoding/json judges the escape
+				continue
+			}
+			if r < 0xdc00 && len(raw) >= i+12 && raw[i+6] == '\\' && raw[i+7] == 'u' {
+				if r2, ok := hex4(raw[i+8:]); ok && r2 >= 0xdc00 && r2 < 0xe000 {
+					i += 12 // a high surrogate, then a low one: a pair
+					continue
+				}
+			}
+			return i, true
+		case c == '\\':
+			i += 2 // an escape: the next byte is not a backslash of its own
+		default:
+			i++
+		}
+	}
+	return -1, false
+}
+
+// hex4 reads the four hex digits at the start of b.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case 'a' <= c && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case 'A' <= c && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// describeBadText says what badText found at off in raw, part of where.
+func describeBadText(raw []byte, off int, surrogate bool, where string) string {
+	if surrogate {
+		return fmt.Sprintf("%s is half of a UTF-16 surrogate pair, without the other half (at offset %d of %s)", raw[off:off+6], off, where)
+	}
+	return fmt.Sprintf("not valid UTF-8 (byte 0x%02x at offset %d of %s)", raw[off], off, where)
 }
 
 // readBody reads a body of at most limit bytes declared as JSON, or not

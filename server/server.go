@@ -48,6 +48,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -68,6 +69,18 @@ type Limits struct {
 	MaxIndexDocs      int           // documents (added plus deleted) per /api/index request
 	MaxIDBytes        int           // a document id
 	Timeout           time.Duration // one request's work
+	// MaxDocBytes bounds one document of /api/index: its title, text and
+	// metadata (as JSON) together. Indexing a document, its analysis and
+	// payloads, cannot be interrupted, so its size bounds how far a write
+	// runs past Timeout, and the memory it takes (a document of 20 MB took
+	// 33 s and 1.9 GB).
+	MaxDocBytes int64
+	// MaxQueuedIndexBytes bounds the /api/index bodies held at once, read
+	// and waiting for the write lock or being written, counted by their
+	// size as sent: a request past it is refused with 503 and Retry-After
+	// before its body is read. Zero means twice MaxIndexBodyBytes; it
+	// must be at least MaxIndexBodyBytes.
+	MaxQueuedIndexBytes int64
 }
 
 // DefaultLimits are generous for interactive use and small enough that one
@@ -83,6 +96,8 @@ var DefaultLimits = Limits{
 	MaxIndexDocs:      5000,
 	MaxIDBytes:        512,
 	Timeout:           10 * time.Second,
+	MaxDocBytes:       2 << 20,
+	// MaxQueuedIndexBytes: twice MaxIndexBodyBytes, whatever that is set to.
 }
 
 // check refuses negative limits, naming the field: a negative limit would
@@ -101,6 +116,8 @@ func (l Limits) check() error {
 		{"MaxFields", int64(l.MaxFields)},
 		{"MaxIndexDocs", int64(l.MaxIndexDocs)},
 		{"MaxIDBytes", int64(l.MaxIDBytes)},
+		{"MaxDocBytes", l.MaxDocBytes},
+		{"MaxQueuedIndexBytes", l.MaxQueuedIndexBytes},
 	} {
 		if f.v < 0 {
 			return fmt.Errorf("server: Limits.%s %d: want a positive number, or 0 for the default", f.name, f.v)
@@ -108,6 +125,9 @@ func (l Limits) check() error {
 	}
 	if l.Timeout < 0 {
 		return fmt.Errorf("server: Limits.Timeout %s: want a positive duration, or 0 for the default", l.Timeout)
+	}
+	if d := l.withDefaults(); d.MaxQueuedIndexBytes < d.MaxIndexBodyBytes {
+		return fmt.Errorf("server: Limits.MaxQueuedIndexBytes %d is less than MaxIndexBodyBytes %d: a body of the largest size allowed would always be refused", d.MaxQueuedIndexBytes, d.MaxIndexBodyBytes)
 	}
 	return nil
 }
@@ -134,6 +154,12 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.Timeout <= 0 {
 		l.Timeout = d.Timeout
+	}
+	if l.MaxDocBytes <= 0 {
+		l.MaxDocBytes = d.MaxDocBytes
+	}
+	if l.MaxQueuedIndexBytes <= 0 {
+		l.MaxQueuedIndexBytes = 2 * l.MaxIndexBodyBytes
 	}
 	return l
 }
@@ -178,6 +204,9 @@ type Server struct {
 	// refuse payloads written by another model, see every batch before it
 	// or none of it.
 	writeMu ctxMutex
+	// queued counts the bytes of the /api/index bodies held, up to
+	// Limits.MaxQueuedIndexBytes.
+	queued *byteQueue
 }
 
 // ctxMutex is a mutex whose Lock gives up when its context ends, so a
@@ -198,6 +227,39 @@ func (m ctxMutex) Lock(ctx context.Context) error {
 }
 
 func (m ctxMutex) Unlock() { <-m }
+
+// byteQueue admits requests while the bytes they hold stay within limit.
+type byteQueue struct {
+	mu    sync.Mutex
+	n     int64 // held
+	limit int64
+}
+
+// tryAcquire takes n bytes if they fit under the limit, and reports
+// whether they did; it does not wait.
+func (q *byteQueue) tryAcquire(n int64) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.n+n > q.limit {
+		return false
+	}
+	q.n += n
+	return true
+}
+
+// release gives back n bytes taken by tryAcquire.
+func (q *byteQueue) release(n int64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.n -= n
+}
+
+// held returns the bytes taken.
+func (q *byteQueue) held() int64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.n
+}
 
 // loaded is one generation of the pipeline. It is never modified after it
 // is published, so a request holding it is unaffected by a reload.
@@ -233,6 +295,7 @@ func New(cfg Config) (*Server, error) {
 		reloadMu: newCtxMutex(),
 		writeMu:  newCtxMutex(),
 	}
+	s.queued = &byteQueue{limit: s.limits.MaxQueuedIndexBytes}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
