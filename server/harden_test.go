@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -338,5 +339,23 @@ func TestIndexQueueBounded(t *testing.T) {
 	// With the queue empty, the second is taken.
 	if code, raw, _ := do("POST", ts.URL+"/api/index", strings.Replace(body, "q1", "q2", 1), ""); code != http.StatusOK {
 		t.Errorf("second request again: %d %s", code, raw)
+	}
+}
+
+// TestFailedReloadLogged: a reload that fails (here, the pipeline file
+// broken since the start) writes a log line saying so and naming the
+// error, as a reload on SIGHUP does.
+func TestFailedReloadLogged(t *testing.T) {
+	idx, _ := demoIndex(t)
+	var logs lockedBuffer
+	_, ts, path := newServer(t, idx, lexicalPipeline, func(c *Config) { c.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
+	writePipeline(t, filepath.Dir(path), "stages:\n  - type: no_such_stage\n")
+	var e ErrorBody
+	if code := call(t, "POST", ts.URL+"/api/admin/reload", nil, &e); code != http.StatusInternalServerError {
+		t.Fatalf("reload of a broken file: %d %+v", code, e)
+	}
+	l := logs.String()
+	if !strings.Contains(l, "reload failed") || !strings.Contains(l, "no_such_stage") {
+		t.Errorf("no log line for the failed reload:\n%s", l)
 	}
 }

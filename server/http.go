@@ -499,6 +499,11 @@ func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	cur, err := s.reload(r.Context())
+	if err != nil {
+		// As a reload on SIGHUP is (ReloadOn): the answer goes to the
+		// client alone, and whoever runs the server must see it too.
+		s.log.Error("reload failed; the previous pipeline keeps serving", "endpoint", r.URL.Path, "err", err)
+	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return err // waited too long for a reload or an index batch to finish
