@@ -31,7 +31,8 @@ func init() {
 ({"query": "text" or a Bleve query object, "size", "from", "fields", "explain",
 "highlight", "rerank": {"enabled", "window", "compare"}}) and answers
 Bleve-style results with each hit's first-stage rank and stage scores (and,
-with "highlight", its fragments with the query's words marked). POST /api/index adds, updates and
+with "highlight", its fragments with the query's words marked, chosen from
+each field's first 256 matches). POST /api/index adds, updates and
 deletes documents, computing the pipeline's payloads
 ({"add": [{"_id": "d1", "title": "…", "text": "…", "metadata": {…}}],
 "delete": ["d7"]}), GET /api/doc/{id} returns one, GET /healthz and GET /metrics (Prometheus) report, and / is a web page that
