@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search"
 
 	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/rerank"
 )
 
 // TestQueryBoostAndSyntax: a boost that would make scores non-finite (or
@@ -357,5 +359,90 @@ func TestFailedReloadLogged(t *testing.T) {
 	l := logs.String()
 	if !strings.Contains(l, "reload failed") || !strings.Contains(l, "no_such_stage") {
 		t.Errorf("no log line for the failed reload:\n%s", l)
+	}
+}
+
+// slowEncoder takes 20 ms over each document: a costly model, or Bleve
+// analysing a long text.
+type slowEncoder struct{}
+
+func (slowEncoder) PayloadName() string { return "test_slow" }
+func (slowEncoder) ModelID() string     { return "slow-1" }
+func (slowEncoder) EncodePayload(eval.Doc) ([]byte, error) {
+	time.Sleep(20 * time.Millisecond)
+	return []byte{1}, nil
+}
+
+// slowStage reads test_slow payloads (scores 0: only its encoder matters).
+type slowStage struct{}
+
+func (slowStage) Name() string                          { return "slow" }
+func (slowStage) PayloadEncoder() rerank.PayloadEncoder { return slowEncoder{} }
+func (slowStage) Score(_ context.Context, _ rerank.Query, cs []rerank.Candidate) ([]float64, error) {
+	return make([]float64, len(cs)), nil
+}
+
+func init() {
+	rerank.RegisterStage("test_slow", func(rerank.StageSpec, rerank.Env) (rerank.Stage, error) { return slowStage{}, nil })
+}
+
+// TestIndexWritesInParts: /api/index writes its documents in parts of
+// about Limits.MaxDocBytes, looking at the timeout between them, so a
+// request past its timeout stops after the part in hand, with the parts
+// before it written and said so, rather than running its one batch to
+// the end (Bleve's batch ignores the context).
+func TestIndexWritesInParts(t *testing.T) {
+	idx := newIndex(t, nil)
+	_, ts, _ := newServer(t, idx, "stages:\n  - type: test_slow\n", func(c *Config) {
+		c.Limits.Timeout = 100 * time.Millisecond
+		c.Limits.MaxDocBytes = 100
+	})
+	var req IndexRequest
+	for i := range 40 {
+		req.Add = append(req.Add, eval.Doc{ID: fmt.Sprintf("p%02d", i), Text: strings.Repeat("visa ", 12)}) // 60 bytes: a part each
+	}
+	start := time.Now()
+	var e ErrorBody
+	code := call(t, "POST", ts.URL+"/api/index", req, &e)
+	took := time.Since(start)
+	var written int
+	if _, err := fmt.Sscanf(e.Error[strings.Index(e.Error, "the first "):], "the first %d of the 40 documents", &written); err != nil ||
+		code != http.StatusServiceUnavailable || written < 1 || written >= 40 {
+		t.Fatalf("got %d %+v, want 503 saying some of the 40 documents were written", code, e)
+	}
+	if n, _ := idx.DocCount(); n != uint64(written) {
+		t.Errorf("%d documents in the index, the answer says %d", n, written)
+	}
+	if took > 600*time.Millisecond { // 40 documents take 800 ms
+		t.Errorf("the request took %s, past its timeout of 100ms by more than a part", took)
+	}
+}
+
+func TestByBytes(t *testing.T) {
+	doc := func(n int) eval.Doc { return eval.Doc{ID: "d", Text: strings.Repeat("x", n)} }
+	for _, tc := range []struct {
+		sizes []int
+		limit int64
+		want  string
+	}{
+		{nil, 10, "[]"},
+		{[]int{3, 3, 3}, 10, "[3]"},
+		{[]int{5, 5, 5}, 10, "[2 1]"},
+		{[]int{11, 2, 20, 3}, 10, "[1 1 1 1]"},
+		{[]int{4, 4, 12, 1, 1}, 10, "[2 1 2]"},
+	} {
+		var docs []eval.Doc
+		for _, n := range tc.sizes {
+			docs = append(docs, doc(n))
+		}
+		var lens []int
+		total := 0
+		for _, p := range byBytes(docs, tc.limit) {
+			lens = append(lens, len(p))
+			total += len(p)
+		}
+		if got := fmt.Sprint(lens); got != tc.want && !(tc.want == "[]" && lens == nil) || total != len(docs) {
+			t.Errorf("byBytes(%v, %d): parts of %v, want %s", tc.sizes, tc.limit, lens, tc.want)
+		}
 	}
 }

@@ -70,8 +70,9 @@ type Limits struct {
 	MaxIDBytes        int           // a document id
 	Timeout           time.Duration // one request's work
 	// MaxDocBytes bounds one document of /api/index: its title, text and
-	// metadata (as JSON) together. Indexing a document, its analysis and
-	// payloads, cannot be interrupted, so its size bounds how far a write
+	// metadata (as JSON) together; /api/index writes its documents in
+	// parts of this size or one document. Indexing a part, its analysis
+	// and payloads, cannot be interrupted, so this bounds how far a write
 	// runs past Timeout, and the memory it takes (a document of 20 MB took
 	// 33 s and 1.9 GB).
 	MaxDocBytes int64
