@@ -1,8 +1,11 @@
 package server
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
+	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -13,10 +16,12 @@ import (
 // IndexRequest is the body of POST /api/index. Documents in Add are added,
 // or replaced when their id exists, with the payloads the pipeline's
 // stages read computed by the loaded models; ids in Delete are removed.
-// Deletions run after additions. Additions are committed in batches of
-// index.BatchSize documents, so an error partway (a timeout, a model that
-// fails on a document) leaves the earlier batches indexed; the error answer
-// says how many documents were written, and no deletion has run.
+// Deletions run after additions. Additions are committed in batches of at
+// most index.BatchSize documents and Limits.MaxDocBytes bytes (or one
+// document), and the request's timeout is looked at between them, so an
+// error partway (a timeout, a model that fails on a document) leaves the
+// earlier batches indexed; the error answer says how many documents were
+// written, and no deletion has run.
 //
 //	{"add": [{"_id": "d1", "title": "…", "text": "…", "metadata": {…}}],
 //	 "delete": ["d7"]}
@@ -38,14 +43,35 @@ type IndexResponse struct {
 
 func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) error {
 	start := time.Now()
-	if err := s.checkAdmin(r); err != nil {
+	if err := s.checkWrite(r); err != nil {
 		return err
 	}
 	if s.idx.ReadOnly() {
 		return &apiError{Status: http.StatusForbidden, Msg: "the index is served read-only (semrank serve --read-only): write it with semrank index, or serve it without --read-only"}
 	}
+	// The body is held, read and decoded, until the request is done; the
+	// bodies held at once are bounded, so that requests queueing for the
+	// write lock cannot fill the memory. One of unknown length counts as
+	// the largest allowed.
+	held := s.limits.MaxIndexBodyBytes
+	if r.ContentLength >= 0 && r.ContentLength < held {
+		held = r.ContentLength
+	}
+	if !s.queued.tryAcquire(held) {
+		return &apiError{Status: http.StatusServiceUnavailable, Header: map[string]string{"Retry-After": "1"},
+			Msg: fmt.Sprintf("%d bytes of /api/index requests are waiting or being written, and this one's %d would pass the limit of %d; send it again once they are done",
+				s.queued.held(), held, s.limits.MaxQueuedIndexBytes)}
+	}
+	defer s.queued.release(held)
+	raw, err := readBody(w, r, s.limits.MaxIndexBodyBytes)
+	if err != nil {
+		return err
+	}
+	if err := checkIndexText(raw); err != nil {
+		return err
+	}
 	var req IndexRequest
-	if err := decodeBody(w, r, s.limits.MaxIndexBodyBytes, &req); err != nil {
+	if err := decodeJSON(raw, &req); err != nil {
 		return err
 	}
 	if n := len(req.Add) + len(req.Delete); n == 0 {
@@ -64,6 +90,10 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) error {
 		seen[d.ID] = true
 		if d.Title == "" && d.Text == "" {
 			return badRequest("add[%d] (%q): document has neither title nor text", i, d.ID)
+		}
+		if n := docBytes(d); n > s.limits.MaxDocBytes {
+			return &apiError{Status: http.StatusRequestEntityTooLarge,
+				Msg: fmt.Sprintf("add[%d] (%q): document of %d bytes (title, text and metadata); the limit is %d bytes", i, d.ID, n, s.limits.MaxDocBytes)}
 		}
 		if !utf8.ValidString(d.Title) || !utf8.ValidString(d.Text) {
 			return badRequest("add[%d] (%q): title or text is not valid UTF-8", i, d.ID)
@@ -92,11 +122,18 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) error {
 	defer s.writeMu.Unlock()
 	encs := append([]index.PayloadEncoder{index.TermsEncoder{}}, s.current.Load().pipeline.Encoders()...)
 	out := IndexResponse{Added: len(req.Add)}
-	if len(req.Add) > 0 {
-		written := 0
-		if err := s.idx.Add(r.Context(), req.Add, encs, func(done, _ int) { written = done }); err != nil {
+	written := 0
+	for _, part := range byBytes(req.Add, s.limits.MaxDocBytes) {
+		// A part is one Bleve batch or a few, which cannot be
+		// interrupted; the context is looked at between them.
+		if err := r.Context().Err(); err != nil {
 			return &partialWrite{err: err, written: written, total: len(req.Add)}
 		}
+		done := 0
+		if err := s.idx.Add(r.Context(), part, encs, func(d, _ int) { done = d }); err != nil {
+			return &partialWrite{err: err, written: written + done, total: len(req.Add)}
+		}
+		written += len(part)
 	}
 	var del []string
 	for _, id := range req.Delete {
@@ -125,8 +162,82 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) error {
 	}
 	out.Documents = n
 	out.Took = time.Since(start)
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// byBytes cuts docs into consecutive parts of at most limit bytes
+// (docBytes) each, or of one document. /api/index writes one part at a
+// time: Bleve indexes a batch, analysis and all, without looking at the
+// context, so a request of many long documents written in one batch ran
+// far past its timeout (15 documents of 2 MB: 18 s and 2.1 GB); a part
+// takes about as long as the largest document allowed, and as much
+// memory.
+func byBytes(docs []eval.Doc, limit int64) [][]eval.Doc {
+	var parts [][]eval.Doc
+	start, n := 0, int64(0)
+	for i, d := range docs {
+		b := docBytes(d)
+		if i > start && n+b > limit {
+			parts = append(parts, docs[start:i])
+			start, n = i, 0
+		}
+		n += b
+	}
+	if start < len(docs) {
+		parts = append(parts, docs[start:])
+	}
+	return parts
+}
+
+// docBytes is the size of d that Limits.MaxDocBytes bounds: its title and
+// text, and its metadata as JSON.
+func docBytes(d eval.Doc) int64 {
+	n := int64(len(d.Title) + len(d.Text))
+	if len(d.Metadata) > 0 {
+		m, err := json.Marshal(d.Metadata)
+		if err != nil {
+			return math.MaxInt64 // cannot be: it was decoded from JSON
+		}
+		n += int64(len(m))
+	}
+	return n
+}
+
+// checkIndexText refuses an /api/index body that is not valid UTF-8 or
+// holds an escaped lone surrogate (see decodeJSON), naming the document or
+// deletion that holds it, when the body has the request's shape.
+func checkIndexText(raw []byte) error {
+	off, surrogate := badText(raw)
+	if off < 0 {
+		return nil
+	}
+	var shape struct {
+		Add    []json.RawMessage `json:"add"`
+		Delete []json.RawMessage `json:"delete"`
+	}
+	if json.Unmarshal(raw, &shape) == nil {
+		for i, d := range shape.Add {
+			if off, surrogate := badText(d); off >= 0 {
+				name := fmt.Sprintf("add[%d]", i)
+				var id struct {
+					ID json.RawMessage `json:"_id"`
+				}
+				var s string
+				if json.Unmarshal(d, &id) == nil && json.Unmarshal(id.ID, &s) == nil {
+					if o, _ := badText(id.ID); o < 0 {
+						name += " (" + quote(s) + ")"
+					}
+				}
+				return badRequest("%s: %s", name, describeBadText(d, off, surrogate, "the document"))
+			}
+		}
+		for i, id := range shape.Delete {
+			if off, surrogate := badText(id); off >= 0 {
+				return badRequest("delete[%d]: %s", i, describeBadText(id, off, surrogate, "the id"))
+			}
+		}
+	}
+	return badRequest("request body: %s", describeBadText(raw, off, surrogate, "the body"))
 }
 
 // partialWrite is an indexing error after which the first written
@@ -185,10 +296,11 @@ func (s *Server) handleDoc(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return &apiError{Status: http.StatusNotFound, Msg: "no document with id " + quote(id)}
 	}
-	writeJSON(w, http.StatusOK, DocResponse{ID: d.ID, Title: d.Title, Text: d.Text, Metadata: d.Metadata})
-	return nil
+	return writeJSON(w, http.StatusOK, DocResponse{ID: d.ID, Title: d.Title, Text: d.Text, Metadata: d.Metadata})
 }
 
+// quote quotes s for an error message as Go does (quotes, control
+// characters and invalid UTF-8 escaped), cut to its first 80 bytes.
 func quote(s string) string {
 	if len(s) > 80 {
 		n := 80
@@ -197,5 +309,5 @@ func quote(s string) string {
 		}
 		s = s[:n] + "…"
 	}
-	return `"` + s + `"`
+	return strconv.Quote(s)
 }

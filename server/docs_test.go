@@ -295,6 +295,7 @@ func TestAdminTokenScheme(t *testing.T) {
 			t.Fatal(err)
 		}
 		req.Header.Set("Authorization", tc.auth)
+		req.Header.Set("Content-Type", "application/json")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)

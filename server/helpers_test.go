@@ -135,7 +135,8 @@ func call(t testing.TB, method, url string, body any, out any) int {
 	return code
 }
 
-// do sends body (a string or []byte as is, anything else as JSON).
+// do sends body (a string or []byte as is, anything else as JSON); a POST
+// is declared JSON, as the write endpoints require.
 func do(method, url string, body any, token string) (int, []byte, error) {
 	var r io.Reader
 	switch b := body.(type) {
@@ -157,6 +158,9 @@ func do(method, url string, body any, token string) (int, []byte, error) {
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

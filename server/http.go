@@ -15,6 +15,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/semrank/semrank/rerank"
 )
@@ -164,7 +166,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	for k, v := range ae.Header {
 		w.Header().Set(k, v)
 	}
-	writeJSON(w, ae.Status, ErrorBody{Error: ae.Msg, Status: ae.Status})
+	_ = writeJSON(w, ae.Status, ErrorBody{Error: ae.Msg, Status: ae.Status}) // a string and an int always encode
 }
 
 func allow(_ http.ResponseWriter, r *http.Request, method string) error {
@@ -187,13 +189,24 @@ func getOnly(h http.Handler) http.Handler {
 	})
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// writeJSON answers v as JSON with status. It encodes v in full before
+// writing anything, so that a value encoding/json refuses (a non-finite
+// number) is returned as an error, for the handler to return and the
+// client to get as a logged 500, rather than a 200 with an empty or cut
+// body. An error writing the answer (the client went away) is not
+// returned: nobody is left to answer.
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encoding the answer: %w", err)
+	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
+	_, _ = w.Write(buf.Bytes())
+	return nil
 }
 
 // decodeBody reads a JSON body of at most limit bytes into v, refusing a
@@ -203,6 +216,17 @@ func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 	raw, err := readBody(w, r, limit)
 	if err != nil {
 		return err
+	}
+	return decodeJSON(raw, v)
+}
+
+// decodeJSON decodes raw, a request body, into v as decodeBody does. A body
+// that is not valid UTF-8, or holds an escaped lone UTF-16 surrogate, is
+// refused: encoding/json would read either as U+FFFD, the replacement
+// character, silently changing the text.
+func decodeJSON(raw []byte, v any) error {
+	if off, surrogate := badText(raw); off >= 0 {
+		return badRequest("request body: %s", describeBadText(raw, off, surrogate, "the body"))
 	}
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return badRequest("request body is empty; send a JSON object")
@@ -216,6 +240,69 @@ func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 		return badRequest("malformed JSON: data after the request object")
 	}
 	return nil
+}
+
+// badText returns the offset in raw, JSON, of the first byte that is not
+// valid UTF-8, or of the first \u escape of a UTF-16 surrogate that is not
+// one of a pair (surrogate is then true); -1 if there is neither.
+func badText(raw []byte) (off int, surrogate bool) {
+	for i := 0; i < len(raw); {
+		switch c := raw[i]; {
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(raw[i:])
+			if r == utf8.RuneError && size == 1 {
+				return i, false
+			}
+			i += size
+		case c == '\\' && i+1 < len(raw) && raw[i+1] == 'u':
+			r, ok := hex4(raw[i+2:])
+			if !ok || !utf16.IsSurrogate(r) {
+				i += 2 // encoding/json judges the escape
+				continue
+			}
+			if r < 0xdc00 && len(raw) >= i+12 && raw[i+6] == '\\' && raw[i+7] == 'u' {
+				if r2, ok := hex4(raw[i+8:]); ok && r2 >= 0xdc00 && r2 < 0xe000 {
+					i += 12 // a high surrogate, then a low one: a pair
+					continue
+				}
+			}
+			return i, true
+		case c == '\\':
+			i += 2 // an escape: the next byte is not a backslash of its own
+		default:
+			i++
+		}
+	}
+	return -1, false
+}
+
+// hex4 reads the four hex digits at the start of b.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case 'a' <= c && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case 'A' <= c && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// describeBadText says what badText found at off in raw, part of where.
+func describeBadText(raw []byte, off int, surrogate bool, where string) string {
+	if surrogate {
+		return fmt.Sprintf("%s is half of a UTF-16 surrogate pair, without the other half (at offset %d of %s)", raw[off:off+6], off, where)
+	}
+	return fmt.Sprintf("not valid UTF-8 (byte 0x%02x at offset %d of %s)", raw[off], off, where)
 }
 
 // readBody reads a body of at most limit bytes declared as JSON, or not
@@ -246,7 +333,7 @@ func readLimited(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, e
 
 // checkJSONType refuses a body whose Content-Type says it is not JSON (a
 // form, plain text), as HTML forms send; a request without a Content-Type
-// is read as JSON.
+// is read as JSON (checkWrite refuses it on the write endpoints).
 func checkJSONType(r *http.Request) error {
 	ct := r.Header.Get("Content-Type")
 	if ct == "" {
@@ -341,6 +428,38 @@ func jsonKind(goKind string) string {
 	return goKind
 }
 
+// crossOrigin is net/http's check that a request is not one a page on
+// another site made a browser send (by Sec-Fetch-Site, or else by an
+// Origin whose host is not the request's Host).
+var crossOrigin = http.NewCrossOriginProtection()
+
+// checkWrite guards the endpoints that write, /api/index and
+// /api/admin/reload, against a page on another site. Without an admin
+// token (the default) such a page can make its visitor's browser POST to
+// a server on the visitor's machine: a form, or fetch with mode "no-cors"
+// and a body of no type or a plain-text one, which the browser sends
+// without asking the server first. Writes are refused with 403 when the
+// browser marks them as coming from another site, and with 415 unless
+// their Content-Type is JSON, which a page on another site can send only
+// with the server's consent (a CORS preflight, which this server never
+// gives). Clients other than browsers send neither mark; they need only
+// the header. The admin token, when set, is checked too.
+func (s *Server) checkWrite(r *http.Request) error {
+	if err := crossOrigin.Check(r); err != nil {
+		return &apiError{Status: http.StatusForbidden,
+			Msg: fmt.Sprintf("%s: refused a write from a page on another site (Origin %s, Sec-Fetch-Site %s, Host %s)",
+				r.URL.Path, quote(r.Header.Get("Origin")), quote(r.Header.Get("Sec-Fetch-Site")), quote(r.Host))}
+	}
+	if err := s.checkAdmin(r); err != nil {
+		return err
+	}
+	if r.Header.Get("Content-Type") == "" {
+		return &apiError{Status: http.StatusUnsupportedMediaType,
+			Msg: r.URL.Path + ": writes require Content-Type application/json (with an empty body for a reload), so that a page on another site cannot send one"}
+	}
+	return checkJSONType(r)
+}
+
 // checkAdmin enforces the admin token, when one is configured, on the
 // endpoints that write: reloading the pipeline and changing documents.
 func (s *Server) checkAdmin(r *http.Request) error {
@@ -364,7 +483,7 @@ type ReloadResponse struct {
 }
 
 func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) error {
-	if err := s.checkAdmin(r); err != nil {
+	if err := s.checkWrite(r); err != nil {
 		return err
 	}
 	// The body, if any, must be empty, null or an empty object: a reload
@@ -374,15 +493,17 @@ func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if t := bytes.TrimSpace(raw); len(t) > 0 {
-		if err := checkJSONType(r); err != nil {
-			return err
-		}
 		var params map[string]json.RawMessage
 		if json.Unmarshal(t, &params) != nil || len(params) > 0 {
 			return badRequest("reload takes no parameters; it rebuilds the pipeline file the server was started with")
 		}
 	}
 	cur, err := s.reload(r.Context())
+	if err != nil {
+		// As a reload on SIGHUP is (ReloadOn): the answer goes to the
+		// client alone, and whoever runs the server must see it too.
+		s.log.Error("reload failed; the previous pipeline keeps serving", "endpoint", r.URL.Path, "err", err)
+	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return err // waited too long for a reload or an index batch to finish
@@ -393,8 +514,7 @@ func (s *Server) handleReload(w http.ResponseWriter, r *http.Request) error {
 	case err != nil:
 		return &apiError{Status: http.StatusInternalServerError, Msg: err.Error() + " (the previous pipeline keeps serving)"}
 	}
-	writeJSON(w, http.StatusOK, ReloadResponse{Generation: cur.generation, Stages: cur.pipeline.StageNames(), Window: cur.pipeline.WindowSize()})
-	return nil
+	return writeJSON(w, http.StatusOK, ReloadResponse{Generation: cur.generation, Stages: cur.pipeline.StageNames(), Window: cur.pipeline.WindowSize()})
 }
 
 // Health answers /healthz.
@@ -414,7 +534,6 @@ func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) error {
 		return err
 	}
 	cur := s.current.Load()
-	writeJSON(w, http.StatusOK, Health{Status: "ok", Documents: n, Generation: cur.generation,
+	return writeJSON(w, http.StatusOK, Health{Status: "ok", Documents: n, Generation: cur.generation,
 		Stages: cur.pipeline.StageNames(), Window: cur.pipeline.WindowSize(), LoadedAt: cur.at, Examples: s.examples})
-	return nil
 }

@@ -282,6 +282,10 @@ func TestNewErrors(t *testing.T) {
 		{limits(Limits{MaxIndexDocs: -1}), "Limits.MaxIndexDocs -1"},
 		{limits(Limits{MaxIDBytes: -1}), "Limits.MaxIDBytes -1"},
 		{limits(Limits{Timeout: -time.Second}), "Limits.Timeout -1s: want a positive duration"},
+		{limits(Limits{MaxDocBytes: -1}), "Limits.MaxDocBytes -1"},
+		{limits(Limits{MaxQueuedIndexBytes: -1}), "Limits.MaxQueuedIndexBytes -1"},
+		{limits(Limits{MaxQueuedIndexBytes: 1 << 20}), "Limits.MaxQueuedIndexBytes 1048576 is less than MaxIndexBodyBytes 33554432"},
+		{limits(Limits{MaxIndexBodyBytes: 100, MaxQueuedIndexBytes: 99}), "Limits.MaxQueuedIndexBytes 99 is less than MaxIndexBodyBytes 100"},
 		{Config{Index: idx}, "no pipeline file"},
 		{Config{Index: idx, PipelinePath: dir + "/missing.yaml"}, "no such file"},
 		{Config{Index: idx, PipelinePath: writePipeline(t, dir, "stages:\n  - type: nope\n")}, `unknown stage type "nope"`},
@@ -546,6 +550,7 @@ func TestReloadMeetsChangedModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	req, _ := http.NewRequest("POST", ts.URL+"/api/admin/reload", nil)
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

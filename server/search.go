@@ -28,7 +28,9 @@ import (
 type SearchRequest struct {
 	// Query is natural-language text (a JSON string) or a Bleve query
 	// object, e.g. {"match": "visa", "field": "title"} or Bleve's
-	// query-string syntax {"query": "+visa renewal"}.
+	// query-string syntax {"query": "+visa renewal"}. A boost's
+	// magnitude is at most MaxBoost, and a query string must parse and
+	// hold a searchable term (400 otherwise).
 	Query   json.RawMessage `json:"query"`
 	Size    *int            `json:"size,omitempty"` // default 10
 	From    int             `json:"from,omitempty"`
@@ -36,7 +38,9 @@ type SearchRequest struct {
 	Explain bool            `json:"explain,omitempty"`
 	// Highlight asks for each hit's fragments of title and text with the
 	// query's words marked <mark>…</mark> (Bleve's HTML highlighter; the
-	// text around the marks is HTML-escaped).
+	// text around the marks is HTML-escaped). A field's fragments are
+	// chosen from its first 256 matches, so that a long field costs no
+	// more than a short one: a field's later matches may go unmarked.
 	Highlight bool           `json:"highlight,omitempty"`
 	Rerank    *RerankOptions `json:"rerank,omitempty"`
 }
@@ -151,7 +155,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	breq := bleve.NewSearchRequestOptions(q, size, req.From, req.Explain)
 	breq.Fields = req.Fields
 	if req.Highlight {
-		breq.Highlight = bleve.NewHighlight()
+		breq.Highlight = bleve.NewHighlightWithStyle(highlighterName)
 	}
 	ctx := r.Context()
 	if !enabled {
@@ -199,8 +203,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 		out.FirstStage = pr.firstPage(req.From, size, req.Fields)
 	}
 	out.Took = time.Since(start)
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return writeJSON(w, http.StatusOK, out)
 }
 
 // queryFault reports whether a first-stage failure was the query's fault.
@@ -257,6 +260,9 @@ func (s *Server) parseQuery(raw json.RawMessage) (query.Query, error) {
 		q, err := parseQueryObject(raw)
 		if err != nil {
 			return nil, badRequest("query is not a Bleve query object: %v", err)
+		}
+		if err := checkQuery(q, s.idx.Mapping()); err != nil {
+			return nil, err
 		}
 		if v, ok := q.(query.ValidatableQuery); ok {
 			if err := v.Validate(); err != nil {

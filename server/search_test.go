@@ -396,7 +396,7 @@ func TestContentType(t *testing.T) {
 		{"/api/search", "bogus;;", `{"query": "visa"}`, 415, "is not JSON"},
 		{"/api/index", "text/plain", `{"delete": ["x"]}`, 415, "is not JSON"},
 		{"/api/admin/reload", "text/plain", `{}`, 415, "is not JSON"},
-		{"/api/admin/reload", "application/x-www-form-urlencoded", ``, 200, ""}, // no body, nothing to read
+		{"/api/admin/reload", "application/x-www-form-urlencoded", ``, 415, "is not JSON"}, // a write: even an empty body must be declared JSON
 	} {
 		req, err := http.NewRequest("POST", ts.URL+tc.path, strings.NewReader(tc.body))
 		if err != nil {

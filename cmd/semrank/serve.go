@@ -31,12 +31,17 @@ func init() {
 ({"query": "text" or a Bleve query object, "size", "from", "fields", "explain",
 "highlight", "rerank": {"enabled", "window", "compare"}}) and answers
 Bleve-style results with each hit's first-stage rank and stage scores (and,
-with "highlight", its fragments with the query's words marked). POST /api/index adds, updates and
+with "highlight", its fragments with the query's words marked, chosen from
+each field's first 256 matches). POST /api/index adds, updates and
 deletes documents, computing the pipeline's payloads
 ({"add": [{"_id": "d1", "title": "…", "text": "…", "metadata": {…}}],
 "delete": ["d7"]}), GET /api/doc/{id} returns one, GET /healthz and GET /metrics (Prometheus) report, and / is a web page that
 shows the first-stage and reranked lists side by side. Bodies are JSON
-(Content-Type application/json, or none; other types get 415).
+(Content-Type application/json, or none for a search; other types get 415).
+The write endpoints, /api/index and /api/admin/reload, require
+Content-Type application/json (a reload's body may be empty) and refuse
+with 403 a request a browser marks as sent by a page on another site
+(Sec-Fetch-Site, or an Origin that is not this server).
 
 ` + adminTokenHelp + `
 
@@ -56,14 +61,20 @@ within 30 s (408 after), each request's work within --timeout (503 after),
 and idle connections close after 2 minutes. /api/index computes every
 payload of every document it is sent: on a small machine a batch of
 thousands of long documents takes seconds, so keep batches well inside
---timeout.`,
+--timeout. Indexing one document cannot be interrupted, so --max-doc bounds
+how far a write runs past --timeout (413 for a larger document), and
+--max-index-queue the memory that /api/index bodies waiting for their turn
+hold (503 with Retry-After past it).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			pipelinePath = pipelineFile(pipelinePath)
 			// The server reads a zero limit as its default; on the command
 			// line zero or less is a mistake, not a request for the default.
-			if err := checkPositive(cmd, "max-body", "max-index-body", "max-query", "max-size", "max-window", "max-from", "max-fields", "max-index-docs"); err != nil {
+			if err := checkPositive(cmd, "max-body", "max-index-body", "max-query", "max-size", "max-window", "max-from", "max-fields", "max-index-docs", "max-doc"); err != nil {
 				return err
+			}
+			if cmd.Flags().Changed("max-index-queue") && limits.MaxQueuedIndexBytes <= 0 {
+				return fmt.Errorf("--max-index-queue %d: want a positive number", limits.MaxQueuedIndexBytes)
 			}
 			if limits.Timeout <= 0 {
 				return fmt.Errorf("--timeout %s: want a positive duration", limits.Timeout)
@@ -101,6 +112,8 @@ thousands of long documents takes seconds, so keep batches well inside
 	f.IntVar(&limits.MaxFrom, "max-from", d.MaxFrom, "largest paging offset (from)")
 	f.IntVar(&limits.MaxFields, "max-fields", d.MaxFields, "most stored fields a request may ask for")
 	f.IntVar(&limits.MaxIndexDocs, "max-index-docs", d.MaxIndexDocs, "most documents (added plus deleted) per /api/index request")
+	f.Int64Var(&limits.MaxDocBytes, "max-doc", d.MaxDocBytes, "largest document /api/index takes (title, text and metadata), bytes; a larger one gets 413")
+	f.Int64Var(&limits.MaxQueuedIndexBytes, "max-index-queue", 0, "most bytes of /api/index bodies held at once, waiting or being written; past it a request gets 503 (default twice --max-index-body)")
 	f.DurationVar(&limits.Timeout, "timeout", d.Timeout, "longest time one request may take")
 	_ = cmd.MarkFlagRequired("index")
 	_ = cmd.MarkFlagRequired("pipeline")

@@ -59,6 +59,7 @@ func TestAdminToken(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				req.Header.Set("Content-Type", "application/json")
 				if try.token != "" {
 					req.Header.Set("Authorization", "Bearer "+try.token)
 				}

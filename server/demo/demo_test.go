@@ -103,7 +103,9 @@ func TestServeDemo(t *testing.T) {
 	}
 	post := func(path, body string) *httptest.ResponseRecorder {
 		w := httptest.NewRecorder()
-		s.ServeHTTP(w, httptest.NewRequest("POST", path, strings.NewReader(body)))
+		r := httptest.NewRequest("POST", path, strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json") // the write endpoints require it
+		s.ServeHTTP(w, r)
 		return w
 	}
 	w := post("/api/index", `{"add": [{"_id": "demo-new", "title": "Opening a bank account", "text": "Which bank in Doha opens an account for expats fastest?"}]}`)
