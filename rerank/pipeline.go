@@ -24,8 +24,9 @@ type Pipeline struct {
 	Window int     // candidates reranked; <= 0 means DefaultWindow
 	Stages []Stage // run in order
 	Fusion Fusion  // nil means the first stage's order is kept
-	// Observe, when set, is told how long each stage took (for metrics).
-	// Concurrent searches call it concurrently.
+	// Observe, when set, is told how long each stage took, and the
+	// fusion (as "fusion"), for metrics. Concurrent searches call it
+	// concurrently.
 	Observe func(stage string, d time.Duration)
 	// Fields names the stored fields read as candidates' title and text;
 	// the zero value reads semrank's own.
@@ -187,9 +188,13 @@ func (p *Pipeline) Rerank(ctx context.Context, q Query, cands []Candidate) ([]Sc
 	}
 	fused := make([]float64, w)
 	if p.Fusion != nil {
+		start := time.Now()
 		fused, err = p.Fusion.Fuse(FusionInput{Names: p.StageNames(), Candidates: head, Scores: scores})
 		if err != nil {
 			return nil, err
+		}
+		if p.Observe != nil {
+			p.Observe("fusion", time.Since(start))
 		}
 		if err := checkFused(fused, head); err != nil {
 			return nil, err

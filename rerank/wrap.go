@@ -27,26 +27,7 @@ type base = bleve.Index
 type Index struct {
 	base
 	pipeline *Pipeline
-	// FirstStage, when set, is called with each reranked (or
-	// WithoutRerank, but for those WithoutRerank leaves to Bleve) search's
-	// first-stage hits in first-stage order (the window's tied hits chosen
-	// and ordered as index.TopN does), before reranking rescores them in
-	// place: a caller that reports first-stage ranks (semrank's server)
-	// sees the list that was reranked. It must copy what it keeps. Hits
-	// carry stored fields where the search reads or returns them (see
-	// ranked): reranked, the window's hits carry every stored field, and
-	// so do a From/Size page's when the request asks for fields; the hits
-	// between the window and a page starting past it carry none, and a
-	// cursor page's hits past the window get the request's fields after
-	// the call. WithoutRerank, only the page's hits are sure to carry
-	// fields, the request's. With highlighting every hit carries them,
-	// as one search loads them.
-	// Concurrent searches call it concurrently, and a SearchAfter or
-	// SearchBefore page below the window calls it again for the longer
-	// list it reranks.
-	FirstStage func(hits search.DocumentMatchCollection)
-
-	tag uint64 // sets this Index's hit numbers apart (see hitNumber)
+	tag      uint64 // sets this Index's hit numbers apart (see hitNumber)
 }
 
 // wraps counts Wrap's calls, to tag each Index.
@@ -143,6 +124,17 @@ func (x *Index) Search(req *bleve.SearchRequest) (*bleve.SearchResult, error) {
 
 type noRerankKey struct{}
 
+type queryTextKey struct{}
+
+// WithQueryText returns a context whose reranked searches give the stages
+// text as the query's words, instead of the words of the request's query
+// (QueryText): a search from text whose first-stage query is not that text
+// (Pipeline.Query with first_stage.query_boost holds analyzed, boosted
+// terms) still compares the candidates with what was asked.
+func WithQueryText(ctx context.Context, text string) context.Context {
+	return context.WithValue(ctx, queryTextKey{}, text)
+}
+
 // WithoutRerank returns a context whose searches through a wrapped index
 // skip reranking, e.g. to show both side by side: they return the
 // first-stage list a reranked search would rerank (tied hits at the
@@ -181,12 +173,84 @@ func sortedByScore(req *bleve.SearchRequest) bool {
 	return ok && desc
 }
 
+// Result is a search's answer with what the query path computed for each
+// hit, which semrank's server reports and explains.
+type Result struct {
+	*bleve.SearchResult
+	// Reranked reports whether the hits went through the pipeline; a
+	// request Wrap passes through to the index (see Wrap) and a
+	// WithoutRerank search did not.
+	Reranked bool
+	// Details holds, for each of the page's Hits, its first-stage rank
+	// and score and its stage scores.
+	Details []Detail
+	// First is the first-stage list the search ranked, in first-stage
+	// order from its first hit (a passed-through request's: its own
+	// page, from its From).
+	First []FirstHit
+	// FirstStageTook is the time spent in first-stage searches and in
+	// loading stored fields.
+	FirstStageTook time.Duration
+}
+
+// Detail is what the query path knows of one hit.
+type Detail struct {
+	FirstStageRank  int // 1-based
+	FirstStageScore float64
+	// StageScores holds each stage's raw score, in Pipeline.Stages
+	// order; nil for a hit outside the rerank window or not reranked.
+	StageScores []float64
+}
+
+// FirstHit is one hit of the first-stage list.
+type FirstHit struct {
+	ID    string
+	Rank  int // 1-based, in the first-stage list
+	Score float64
+	// RerankedRank is its place in the reranked list; its Rank when the
+	// search was not reranked.
+	RerankedRank int
+	StageScores  []float64 // as Detail's
+	// Fields and Fragments are the first stage's stored fields and
+	// highlights: the request's, for the page's hits (others may have
+	// none).
+	Fields    map[string]any
+	Fragments search.FieldFragmentMap
+}
+
+// FirstStageError is the error of a first-stage search (or of loading its
+// hits' stored fields): often the query's fault, which Bleve finds only
+// when it builds the query's searcher (a bad regexp, say).
+type FirstStageError struct{ Err error }
+
+func (e *FirstStageError) Error() string { return e.Err.Error() }
+func (e *FirstStageError) Unwrap() error { return e.Err }
+
+// firstStageErr wraps err, unless nil, as a FirstStageError.
+func firstStageErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &FirstStageError{err}
+}
+
 // SearchInContext implements bleve.Index.
 func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	res, err := x.SearchDetailed(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return res.SearchResult, nil
+}
+
+// SearchDetailed answers req as SearchInContext does, with what the query
+// path computed for each hit: its first-stage rank and score and its
+// stage scores, and the first-stage list it reranked.
+func (x *Index) SearchDetailed(ctx context.Context, req *bleve.SearchRequest) (*Result, error) {
 	_, pre := ctx.Value(search.PreSearchKey).(bool)
 	noRerank := ctx.Value(noRerankKey{}) != nil
 	if pre || req == nil || x.pipeline == nil || req.Size == 0 || req.Score == bleve.ScoreNone {
-		return x.base.SearchInContext(ctx, req)
+		return x.passThrough(ctx, req)
 	}
 	c, byCursor, cursorErr := scoreCursor(req)
 	// Without reranking, cursor pages are Bleve's own, and so is a sort
@@ -194,11 +258,14 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 	// rounded, hits past it in Bleve's order) has no id order for its
 	// ties, and Bleve's cursor pages follow Bleve's list.
 	if noRerank && (byCursor || len(req.Sort) > 1) || !byCursor && (!sortedByScore(req) || len(req.SearchAfter) > 0 || len(req.SearchBefore) > 0) {
-		return x.base.SearchInContext(ctx, req)
+		return x.passThrough(ctx, req)
 	}
-	text := QueryText(req.Query)
+	text, ok := ctx.Value(queryTextKey{}).(string)
+	if !ok {
+		text = QueryText(req.Query)
+	}
 	if strings.TrimSpace(text) == "" {
-		return x.base.SearchInContext(ctx, req)
+		return x.passThrough(ctx, req)
 	}
 	start := time.Now()
 	if req.From < 0 || req.Size < 0 {
@@ -218,6 +285,26 @@ func (x *Index) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (
 	return page(res, req, req.From, end, false, start), nil
 }
 
+// passThrough answers req with the wrapped index's own search: its hits
+// are their own first stage.
+func (x *Index) passThrough(ctx context.Context, req *bleve.SearchRequest) (*Result, error) {
+	start := time.Now()
+	res, err := x.base.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, firstStageErr(err)
+	}
+	out := &Result{SearchResult: res, FirstStageTook: time.Since(start), Details: make([]Detail, len(res.Hits)), First: make([]FirstHit, len(res.Hits))}
+	from := 0
+	if req != nil && len(req.SearchAfter) == 0 && len(req.SearchBefore) == 0 {
+		from = req.From
+	}
+	for i, h := range res.Hits {
+		out.Details[i] = Detail{FirstStageRank: from + i + 1, FirstStageScore: h.Score}
+		out.First[i] = FirstHit{ID: h.ID, Rank: from + i + 1, Score: h.Score, RerankedRank: from + i + 1, Fields: h.Fields, Fragments: h.Fragments}
+	}
+	return out, nil
+}
+
 // addSat returns a+b for non-negative a and b, saturated: a request for
 // every hit (Size math.MaxInt) from an offset must not wrap around.
 func addSat(a, b int) int {
@@ -234,7 +321,8 @@ func addSat(a, b int) int {
 // and, if req asks for fields, the page's carry stored fields, fetched
 // after the search (index.FetchFields); from is -1 when the page is not
 // known yet (a cursor page: searchFrom fetches its fields once it is).
-func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text string, from, end int, noRerank bool) (*bleve.SearchResult, error) {
+func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text string, from, end int, noRerank bool) (*Result, error) {
+	start := time.Now()
 	w := x.pipeline.WindowSize()
 	first := *req
 	first.From = 0
@@ -262,7 +350,7 @@ func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text strin
 	// The window's cut and the page's, tied hits chosen as index.TopN does.
 	res, err := index.SearchTiesByID(ctx, x.base, &first, w)
 	if err != nil {
-		return nil, err
+		return nil, firstStageErr(err)
 	}
 	// The window holds the same candidates, in the same order, as
 	// index.TopN(window); hits beyond it keep Bleve's order, which does not
@@ -295,17 +383,25 @@ func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text strin
 			}
 		}
 		if err := index.FetchFields(ctx, x.base, fields, need); err != nil {
-			return nil, err
+			return nil, firstStageErr(err)
 		}
 	}
-	if x.FirstStage != nil {
-		x.FirstStage(res.Hits)
+	out := &Result{SearchResult: res, Reranked: !noRerank, FirstStageTook: time.Since(start),
+		First: make([]FirstHit, len(res.Hits)), Details: make([]Detail, len(res.Hits))}
+	for i, h := range res.Hits {
+		// Reranking sets the hits' scores and fields: the first stage's
+		// are kept here, the fields of the page's hits only.
+		out.First[i] = FirstHit{ID: h.ID, Rank: i + 1, Score: h.Score, RerankedRank: i + 1, Fragments: h.Fragments}
+		if i >= from && i < end {
+			out.First[i].Fields = keepFields(h.Fields, req.Fields)
+		}
 	}
 	if noRerank {
 		for i, h := range res.Hits {
 			x.place(h, i, req.Sort)
+			out.Details[i] = Detail{FirstStageRank: i + 1, FirstStageScore: h.Score}
 		}
-		return res, nil
+		return out, nil
 	}
 	cands := x.pipeline.candidates(res.Hits)
 	q := Query{Text: text}
@@ -327,21 +423,31 @@ func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text strin
 		x.place(h, i, req.Sort)
 		h.Fields = keepFields(h.Fields, req.Fields)
 		hits = append(hits, h)
+		out.Details[i] = Detail{FirstStageRank: s.Rank, FirstStageScore: s.Candidate.Score, StageScores: s.StageScores}
+		f := &out.First[s.Rank-1]
+		f.RerankedRank, f.StageScores = i+1, s.StageScores
 	}
 	res.Hits = hits
 	if lazy && from >= 0 && from < w && len(req.Fields) > 0 {
 		// The page's hits within the window that no stage read.
-		var page search.DocumentMatchCollection
-		for _, h := range hits[min(from, len(hits)):min(end, len(hits))] {
-			if h.Fields == nil {
-				page = append(page, h)
-			}
-		}
-		if err := index.FetchFields(ctx, x.base, req.Fields, page); err != nil {
+		fetch := time.Now()
+		if err := x.fetchMissing(ctx, req.Fields, hits[min(from, len(hits)):min(end, len(hits))]); err != nil {
 			return nil, err
 		}
+		out.FirstStageTook += time.Since(fetch)
 	}
-	return res, nil
+	return out, nil
+}
+
+// fetchMissing loads the stored fields of the hits that carry none.
+func (x *Index) fetchMissing(ctx context.Context, fields []string, hits search.DocumentMatchCollection) error {
+	var need search.DocumentMatchCollection
+	for _, h := range hits {
+		if h.Fields == nil {
+			need = append(need, h)
+		}
+	}
+	return firstStageErr(index.FetchFields(ctx, x.base, fields, need))
 }
 
 // place marks h as the hit at position i of x's list for an IndexAlias
@@ -438,13 +544,16 @@ func scoreCursor(req *bleve.SearchRequest) (cursor, bool, error) {
 // Bleve ignores it. The list is reranked once, with its window and
 // req.Size hits past it, when the page lies within that; a page further
 // down, in the tail below the window, reranks a list long enough again.
-func (x *Index) searchFrom(ctx context.Context, req *bleve.SearchRequest, text string, c cursor, start time.Time) (*bleve.SearchResult, error) {
+func (x *Index) searchFrom(ctx context.Context, req *bleve.SearchRequest, text string, c cursor, start time.Time) (*Result, error) {
 	n := addSat(x.pipeline.WindowSize(), req.Size)
+	var took time.Duration // the first stage's, over every list ranked
 	for {
 		res, err := x.ranked(ctx, req, text, -1, n, false)
 		if err != nil {
 			return nil, err
 		}
+		took += res.FirstStageTook
+		res.FirstStageTook = took
 		hits := res.Hits
 		var lo, hi int
 		if c.below {
@@ -458,15 +567,11 @@ func (x *Index) searchFrom(ctx context.Context, req *bleve.SearchRequest, text s
 			// ranked fetched the fields of the window's hits the
 			// stages read; the page's others have none yet.
 			if len(req.Fields) > 0 && req.Highlight == nil {
-				var tail search.DocumentMatchCollection
-				for _, h := range hits[min(lo, len(hits)):min(hi, len(hits))] {
-					if h.Fields == nil {
-						tail = append(tail, h)
-					}
-				}
-				if err := index.FetchFields(ctx, x.base, req.Fields, tail); err != nil {
+				fetch := time.Now()
+				if err := x.fetchMissing(ctx, req.Fields, hits[min(lo, len(hits)):min(hi, len(hits))]); err != nil {
 					return nil, err
 				}
+				res.FirstStageTook += time.Since(fetch)
 			}
 			return page(res, req, lo, hi, c.asc, start), nil
 		}
@@ -489,20 +594,23 @@ func (x *Index) searchFrom(ctx context.Context, req *bleve.SearchRequest, text s
 // page cuts res, whose hits are the whole list from the first, to its
 // hits [lo, hi), reversed for asc, as req's result of a search begun at
 // start.
-func page(res *bleve.SearchResult, req *bleve.SearchRequest, lo, hi int, asc bool, start time.Time) *bleve.SearchResult {
+func page(out *Result, req *bleve.SearchRequest, lo, hi int, asc bool, start time.Time) *Result {
+	res := out.SearchResult
 	res.MaxScore = 0
 	if len(res.Hits) > 0 {
 		res.MaxScore = res.Hits[0].Score
 	}
 	lo, hi = min(lo, len(res.Hits)), min(hi, len(res.Hits))
 	res.Hits = res.Hits[lo:hi]
+	out.Details = out.Details[lo:hi]
 	if asc {
 		slices.Reverse(res.Hits)
+		slices.Reverse(out.Details)
 	}
 	res.Request = req
 	// Bleve's Took timed the first stage only.
 	res.Took = time.Since(start)
-	return res
+	return out
 }
 
 // explain explains s, the hit at position i of the reranked list, around

@@ -264,20 +264,23 @@ func TestWrapPagesAsTheList(t *testing.T) {
 					t.Errorf("%s: total %d, max score %v; the whole list's %d, %v", page, got.Total, got.MaxScore, full.Total, full.MaxScore)
 				}
 			}
-			// The FirstStage hook sees the page's first-stage hits with
-			// their fields: semrank's server shows them (compare).
-			var titled []bool
-			w.FirstStage = func(hits search.DocumentMatchCollection) {
-				titled = titled[:0]
-				for _, h := range hits {
-					titled = append(titled, h.Fields["title"] != nil)
-				}
-			}
-			defer func() { w.FirstStage = nil }()
+			// The detailed result's first-stage list holds the page's
+			// first-stage hits with their fields: semrank's server shows
+			// them (compare).
 			withTitle := slices.Contains(tc.fields, "title") || slices.Contains(tc.fields, "*")
 			for _, pg := range []struct{ from, size int }{{1, 1}, {2, 5}, {8, 5}, {11, 3}, {25, 5}, {61, 5}, {70, 5}} {
 				page := fmt.Sprintf("from %d size %d", pg.from, pg.size)
 				check(page, find(pg.from, pg.size, nil, nil), full.Hits[min(pg.from, len(full.Hits)):min(pg.from+pg.size, len(full.Hits))])
+				req := bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), pg.size, pg.from, false)
+				req.Fields = tc.fields
+				detailed, err := w.SearchDetailed(ctx, req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var titled []bool
+				for _, f := range detailed.First {
+					titled = append(titled, f.Fields["title"] != nil)
+				}
 				for i := pg.from; withTitle && i < min(pg.from+pg.size, len(titled)); i++ {
 					if !titled[i] {
 						t.Errorf("%s: FirstStage saw hit %d without its title", page, i)

@@ -476,11 +476,15 @@ func TestWrapPagesWithTies(t *testing.T) {
 			if got := ids(full.Hits[:len(top)]); fmt.Sprint(got) != fmt.Sprint(top) {
 				t.Errorf("window %v, want index.TopN's %v", got, top)
 			}
-			// The FirstStage hook sees that window, in that order.
-			var seen []string
-			w.FirstStage = func(hits search.DocumentMatchCollection) { seen = ids(hits) }
-			if _, err := w.Search(bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), 3, 0, false)); err != nil {
+			// The detailed result's first-stage list is that window, in
+			// that order.
+			res, err := w.SearchDetailed(context.Background(), bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), 3, 0, false))
+			if err != nil {
 				t.Fatal(err)
+			}
+			var seen []string
+			for _, f := range res.First {
+				seen = append(seen, f.ID)
 			}
 			if len(seen) < len(top) || fmt.Sprint(seen[:len(top)]) != fmt.Sprint(top) {
 				t.Errorf("FirstStage saw %v, want index.TopN's %v first", seen, top)

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 
@@ -75,6 +76,8 @@ type SearchResponse struct {
 	// FirstStage is the first-stage list of the same page, when
 	// rerank.compare was asked for.
 	FirstStage []Hit `json:"first_stage,omitempty"`
+
+	firstStageTook time.Duration // for the metrics
 }
 
 // Hit is one result.
@@ -104,106 +107,123 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeBody(w, r, s.limits.MaxBodyBytes, &req); err != nil {
 		return err
 	}
-	q, err := s.parseQuery(req.Query)
+	cur := s.current.Load()
+	out, err := Search(r.Context(), s.idx, cur.pipeline, &req, s.limits)
+	if out != nil {
+		s.metrics.observeStage("first_stage", out.firstStageTook)
+	}
 	if err != nil {
+		if cerr := r.Context().Err(); cerr != nil {
+			return cerr
+		}
 		return err
+	}
+	out.Generation = cur.generation
+	out.Took = time.Since(start)
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// Search answers req over idx with pipeline p, as POST /api/search
+// answers it (semrank search --json prints the same): through rerank.Wrap,
+// each hit with its first-stage rank and score and its stage scores as the
+// query path computed them. A request out of l's bounds, or whose query
+// cannot be run, is an error a 400 answers.
+func Search(ctx context.Context, idx bleve.Index, p *rerank.Pipeline, req *SearchRequest, l Limits) (*SearchResponse, error) {
+	start := time.Now()
+	l = l.withDefaults()
+	q, text, err := parseQuery(req.Query, p, idx.Mapping(), l)
+	if err != nil {
+		return nil, err
 	}
 	size := 10
 	if req.Size != nil {
 		size = *req.Size
 	}
-	l := s.limits
 	switch {
 	case size < 0 || size > l.MaxSize:
-		return badRequest("size %d is out of range: 0 to %d", size, l.MaxSize)
+		return nil, badRequest("size %d is out of range: 0 to %d", size, l.MaxSize)
 	case req.From < 0 || req.From > l.MaxFrom:
-		return badRequest("from %d is out of range: 0 to %d", req.From, l.MaxFrom)
+		return nil, badRequest("from %d is out of range: 0 to %d", req.From, l.MaxFrom)
 	case len(req.Fields) > l.MaxFields:
-		return badRequest("%d fields asked for; the limit is %d", len(req.Fields), l.MaxFields)
+		return nil, badRequest("%d fields asked for; the limit is %d", len(req.Fields), l.MaxFields)
 	}
 	for _, f := range req.Fields {
 		if f == "" || len(f) > 256 || !utf8.ValidString(f) {
-			return badRequest("fields: %q is not a field name", f)
+			return nil, badRequest("fields: %q is not a field name", f)
 		}
 	}
 	enabled, compare := true, false
-	cur := s.current.Load()
-	p := *cur.pipeline // a private copy: this request's window and probes
+	pl := *p // a private copy: this request's window
 	if o := req.Rerank; o != nil {
 		if o.Enabled != nil {
 			enabled = *o.Enabled
 		}
 		compare = o.Compare
 		if o.Window < 0 || o.Window > l.MaxWindow {
-			return badRequest("rerank.window %d is out of range: 1 to %d (0 for the pipeline's %d)", o.Window, l.MaxWindow, p.WindowSize())
+			return nil, badRequest("rerank.window %d is out of range: 1 to %d (0 for the pipeline's %d)", o.Window, l.MaxWindow, p.WindowSize())
 		}
 		if o.Window > 0 {
-			p.Window = o.Window
+			pl.Window = o.Window
 		}
 	}
-
-	if size == 0 || strings.TrimSpace(rerank.QueryText(q)) == "" {
-		// No hits to rerank (a count only), or nothing for the stages
-		// to compare candidates with: Wrap passes the request through,
-		// and the response says so.
-		enabled = false
-	}
-	pr := &probe{metrics: s.metrics}
-	p.Fusion = &recordFusion{inner: p.Fusion, probe: pr}
-	x := rerank.Wrap(probeIndex{bleveIndex: s.idx, probe: pr}, &p)
-	x.FirstStage = pr.hook
 	breq := bleve.NewSearchRequestOptions(q, size, req.From, req.Explain)
 	breq.Fields = req.Fields
 	if req.Highlight {
 		breq.Highlight = bleve.NewHighlightWithStyle(highlighterName)
 	}
-	ctx := r.Context()
 	if !enabled {
 		ctx = rerank.WithoutRerank(ctx)
 	}
-	res, err := x.SearchInContext(ctx, breq)
-	pr.observe()
-	pr.settle()
+	if text != "" {
+		ctx = rerank.WithQueryText(ctx, text)
+	}
+	res, err := rerank.Wrap(idx, &pl).SearchDetailed(ctx, breq)
+	var fe *rerank.FirstStageError
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
-		return ctx.Err()
-	case pr.firstErr != nil:
-		fault := s.queryFault(ctx, q)
-		if cerr := ctx.Err(); cerr != nil {
-			return cerr
+		return nil, ctx.Err()
+	case errors.As(err, &fe):
+		if queryFault(ctx, idx, q) {
+			return nil, badRequest("query cannot be run: %v", err)
 		}
-		if fault {
-			return badRequest("query cannot be run: %v", err)
-		}
-		return fmt.Errorf("first-stage search: %w", err)
+		return nil, fmt.Errorf("first-stage search: %w", err)
 	default:
-		return err
+		return nil, err
 	}
-
-	out := SearchResponse{Hits: make([]Hit, len(res.Hits)), TotalHits: res.Total, MaxScore: res.MaxScore,
-		Reranked: enabled, Generation: cur.generation}
-	if enabled {
-		out.Window = p.WindowSize()
-		out.Stages = p.StageNames()
+	names := pl.StageNames()
+	stageScores := func(s []float64) map[string]float64 {
+		if s == nil {
+			return nil
+		}
+		out := make(map[string]float64, len(s))
+		for j, name := range names {
+			out[name] = s[j]
+		}
+		return out
+	}
+	out := &SearchResponse{Hits: make([]Hit, len(res.Hits)), TotalHits: res.Total, MaxScore: res.MaxScore,
+		Reranked: res.Reranked, firstStageTook: res.FirstStageTook}
+	if res.Reranked {
+		out.Window = pl.WindowSize()
+		out.Stages = names
 	}
 	for i, h := range res.Hits {
-		pos := req.From + i + 1
-		hit := Hit{ID: h.ID, Rank: pos, Score: h.Score, Fields: h.Fields, Explanation: cleanExplanation(h.Expl, h.IndexInternalID), Fragments: h.Fragments}
-		hit.FirstStageRank, hit.FirstStageScore = pos, h.Score
-		if enabled {
-			if f, ok := pr.first[h.ID]; ok {
-				hit.FirstStageRank, hit.FirstStageScore = f.rank, f.score
-			}
-			hit.StageScores = pr.stageScores(h.ID)
-		}
-		out.Hits[i] = hit
-	}
-	if compare {
-		out.FirstStage = pr.firstPage(req.From, size, req.Fields)
+		d := res.Details[i]
+		out.Hits[i] = Hit{ID: h.ID, Rank: req.From + i + 1, Score: h.Score, FirstStageRank: d.FirstStageRank, FirstStageScore: d.FirstStageScore,
+			StageScores: stageScores(d.StageScores), Fields: h.Fields, Explanation: cleanExplanation(h.Expl, h.IndexInternalID), Fragments: h.Fragments}
 	}
 	out.Took = time.Since(start)
-	return writeJSON(w, http.StatusOK, out)
+	if compare {
+		for _, f := range res.First {
+			if f.Rank <= req.From || f.Rank > req.From+size {
+				continue
+			}
+			out.FirstStage = append(out.FirstStage, Hit{ID: f.ID, Rank: f.Rank, Score: f.Score, FirstStageRank: f.Rank, FirstStageScore: f.Score,
+				RerankedRank: f.RerankedRank, StageScores: stageScores(f.StageScores), Fields: f.Fields, Fragments: f.Fragments})
+		}
+	}
+	return out, nil
 }
 
 // queryFault reports whether a first-stage failure was the query's fault.
@@ -211,11 +231,11 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 // syntax, a wildcard's expansion, a fuzziness): a query whose searcher
 // cannot be built on the open index is a bad request. Anything else (a
 // closed index, an I/O error while collecting hits) is the server's.
-func (s *Server) queryFault(ctx context.Context, q query.Query) bool {
-	if _, err := s.idx.DocCount(); err != nil {
+func queryFault(ctx context.Context, idx bleve.Index, q query.Query) bool {
+	if _, err := idx.DocCount(); err != nil {
 		return false // closed, or unreadable
 	}
-	adv, err := s.idx.Advanced()
+	adv, err := idx.Advanced()
 	if err != nil {
 		return false
 	}
@@ -224,7 +244,7 @@ func (s *Server) queryFault(ctx context.Context, q query.Query) bool {
 		return false
 	}
 	defer r.Close()
-	sr, err := q.Searcher(ctx, r, s.idx.Mapping(), search.SearcherOptions{})
+	sr, err := q.Searcher(ctx, r, idx.Mapping(), search.SearcherOptions{})
 	if err != nil {
 		return true
 	}
@@ -233,45 +253,47 @@ func (s *Server) queryFault(ctx context.Context, q query.Query) bool {
 }
 
 // parseQuery turns the request's query into a Bleve query: a JSON string is
-// text for semrank's BM25 text query, an object is a Bleve query.
-func (s *Server) parseQuery(raw json.RawMessage) (query.Query, error) {
+// text, searched with the pipeline's first stage (Pipeline.Query) and
+// returned as the text the stages compare candidates with; an object is a
+// Bleve query, whose words the stages read (rerank.QueryText).
+func parseQuery(raw json.RawMessage, p *rerank.Pipeline, m mapping.IndexMapping, l Limits) (query.Query, string, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return nil, badRequest("query is required: a string of text or a Bleve query object")
+		return nil, "", badRequest("query is required: a string of text or a Bleve query object")
 	}
-	if len(raw) > s.limits.MaxQueryBytes {
-		return nil, badRequest("query is %d bytes; the limit is %d", len(raw), s.limits.MaxQueryBytes)
+	if len(raw) > l.MaxQueryBytes {
+		return nil, "", badRequest("query is %d bytes; the limit is %d", len(raw), l.MaxQueryBytes)
 	}
 	switch raw[0] {
 	case '"':
 		var text string
 		if err := json.Unmarshal(raw, &text); err != nil {
-			return nil, badRequest("query: %v", err)
+			return nil, "", badRequest("query: %v", err)
 		}
 		if strings.TrimSpace(text) == "" {
-			return nil, badRequest("query is empty")
+			return nil, "", badRequest("query is empty")
 		}
-		q, err := index.TextQuery(text)
+		q, err := p.Query(text)
 		if errors.Is(err, index.ErrEmptyQuery) {
-			return nil, badRequest("query %q has no searchable terms (only stop words or punctuation)", text)
+			return nil, "", badRequest("query %q has no searchable terms (only stop words or punctuation)", text)
 		}
-		return q, err
+		return q, text, err
 	case '{':
 		q, err := parseQueryObject(raw)
 		if err != nil {
-			return nil, badRequest("query is not a Bleve query object: %v", err)
+			return nil, "", badRequest("query is not a Bleve query object: %v", err)
 		}
-		if err := checkQuery(q, s.idx.Mapping()); err != nil {
-			return nil, err
+		if err := checkQuery(q, m); err != nil {
+			return nil, "", err
 		}
 		if v, ok := q.(query.ValidatableQuery); ok {
 			if err := v.Validate(); err != nil {
-				return nil, badRequest("query is not valid: %v", err)
+				return nil, "", badRequest("query is not valid: %v", err)
 			}
 		}
-		return q, nil
+		return q, "", nil
 	}
-	return nil, badRequest("query must be a string of text or a Bleve query object, not %s", raw[:min(len(raw), 20)])
+	return nil, "", badRequest("query must be a string of text or a Bleve query object, not %s", raw[:min(len(raw), 20)])
 }
 
 // parseQueryObject is query.ParseQuery, with a panic in it returned as an

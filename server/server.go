@@ -30,14 +30,13 @@
 // request names a file on the server; the pipeline file is fixed at start.
 //
 // Queries come in two forms. A plain-string "query" is natural-language
-// text, searched with semrank's BM25 text query (the first stage the
-// pipeline's stages were trained behind); a query object is any Bleve query
+// text, searched with the pipeline's first stage (rerank.Pipeline.Query:
+// semrank's BM25 text query, its terms boosted by first_stage.query_boost
+// when the pipeline names it); a query object is any Bleve query
 // (including Bleve's query-string syntax, {"query": "+title:visa"}). The
-// stages see the query's words either way. Searches go through
-// rerank.Wrap, so the API reranks exactly as library users do. A
-// pipeline's first_stage.query_boost is not applied by the server: Wrap
-// takes the stages' query text from the Bleve query, and a boosted query
-// holds stemmed terms.
+// stages compare candidates with the text, or with the query object's
+// words. Searches go through rerank.Wrap (Search), so the API reranks
+// exactly as library users and semrank search do.
 package server
 
 import (

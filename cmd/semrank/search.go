@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -15,14 +16,15 @@ import (
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/server"
 )
 
 func init() {
 	var indexPath, pipelinePath string
 	var n int
-	var explain, queryString bool
+	var explain, queryString, jsonOut bool
 	cmd := &cobra.Command{
-		Use:   "search --index PATH [-n 10] [--query-string] \"query text\"",
+		Use:   "search --index PATH [-n 10] [--pipeline FILE] [--query-string] [--json] \"query text\"",
 		Short: "Search an index with BM25 (and a rerank pipeline) and print the hits",
 		Long: `Search an index and print rank, id, score and title. With --pipeline the
 hits are reranked and each line shows the first-stage and reranked position;
@@ -36,7 +38,12 @@ term weights are not applied), and the stages compare the candidates with
 its words (field names, operators and negated words removed); a query
 without words (ids, wildcards alone) is shown in first-stage order. A query
 that starts with "-" goes after "--", or the shell's words would be read as
-flags: semrank search --index PATH --query-string -- '-draft compiler'.`,
+flags: semrank search --index PATH --query-string -- '-draft compiler'.
+
+--json prints the answer POST /api/search gives for the same request
+({"query": TEXT, "size": N, "explain": ..., "rerank": {"enabled": ...}}, the
+query an object {"query": TEXT} with --query-string): the same hits, each
+with its first-stage rank and score and its stage scores.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if strings.TrimSpace(strings.Join(args, " ")) == "" {
 				return errors.New("give the query text, e.g. semrank search --index PATH \"visa renewal\"")
@@ -57,6 +64,9 @@ flags: semrank search --index PATH --query-string -- '-draft compiler'.`,
 			}
 			defer idx.Close()
 			text := strings.Join(args, " ")
+			if jsonOut {
+				return searchJSON(cmd, idx, pipelinePath, text, queryString, n, explain)
+			}
 			var q query.Query
 			if queryString {
 				if q, err = parseQueryString(text); err != nil {
@@ -108,6 +118,7 @@ flags: semrank search --index PATH --query-string -- '-draft compiler'.`,
 	cmd.Flags().IntVarP(&n, "n", "n", 10, "number of results")
 	cmd.Flags().StringVar(&pipelinePath, "pipeline", "", "rerank with this pipeline file (or a directory holding pipeline.yaml)")
 	cmd.Flags().BoolVar(&explain, "explain", false, "with --pipeline: print each stage's score")
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the JSON answer of POST /api/search for the same request")
 	cmd.Flags().BoolVar(&queryString, "query-string", false, `read the query in Bleve's query-string syntax (title:word, +must, -not, "phrase")`)
 	_ = cmd.MarkFlagRequired("index")
 	rootCmd.AddCommand(cmd)
@@ -227,6 +238,41 @@ func parseQueryString(text string) (query.Query, error) {
 		return nil, fmt.Errorf("%q is not a valid Bleve query string: %w", text, err)
 	}
 	return q, nil
+}
+
+// searchJSON prints the answer semrank serve gives to POST /api/search
+// for text (a query string with queryString) over idx, n hits, reranked
+// by the pipeline at pipelinePath when it is not "".
+func searchJSON(cmd *cobra.Command, idx bleve.Index, pipelinePath, text string, queryString bool, n int, explain bool) error {
+	var p *rerank.Pipeline
+	var err error
+	if pipelinePath == "" {
+		p, err = firstStageOnly(idx, n)
+	} else {
+		p, _, err = rerank.LoadPipeline(pipelinePath, rerank.EnvOf(idx))
+	}
+	if err != nil {
+		return err
+	}
+	var q any = text
+	if queryString {
+		q = map[string]string{"query": text}
+	}
+	raw, err := json.Marshal(q)
+	if err != nil {
+		return err
+	}
+	enabled := pipelinePath != ""
+	req := server.SearchRequest{Query: raw, Size: &n, Explain: explain, Rerank: &server.RerankOptions{Enabled: &enabled}}
+	l := server.DefaultLimits
+	l.MaxSize, l.MaxQueryBytes = max(l.MaxSize, n), max(l.MaxQueryBytes, len(raw))
+	res, err := server.Search(cmd.Context(), idx, p, &req, l)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(cmd.OutOrStdout())
+	enc.SetEscapeHTML(false)
+	return enc.Encode(res)
 }
 
 // firstStageOnly returns the pipeline of the first stage alone over idx,
