@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
+	"github.com/semrank/semrank/rerank"
 )
 
 // IndexRequest is the body of POST /api/index. Documents in Add are added,
@@ -46,7 +48,10 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkWrite(r); err != nil {
 		return err
 	}
-	if s.idx.ReadOnly() {
+	if s.store == nil {
+		return &apiError{Status: http.StatusForbidden, Msg: "the index is not a semrank index: it is served for searching, and written by the application that built it"}
+	}
+	if s.store.ReadOnly() {
 		return &apiError{Status: http.StatusForbidden, Msg: "the index is served read-only (semrank serve --read-only): write it with semrank index, or serve it without --read-only"}
 	}
 	// The body is held, read and decoded, until the request is done; the
@@ -130,14 +135,14 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) error {
 			return &partialWrite{err: err, written: written, total: len(req.Add)}
 		}
 		done := 0
-		if err := s.idx.Add(r.Context(), part, encs, func(d, _ int) { done = d }); err != nil {
+		if err := s.store.Add(r.Context(), part, encs, func(d, _ int) { done = d }); err != nil {
 			return &partialWrite{err: err, written: written + done, total: len(req.Add)}
 		}
 		written += len(part)
 	}
 	var del []string
 	for _, id := range req.Delete {
-		_, ok, err := s.idx.Doc(id)
+		_, ok, err := s.store.Doc(id)
 		if err != nil {
 			return &partialWrite{err: err, written: len(req.Add), total: len(req.Add), deleting: true}
 		}
@@ -148,7 +153,7 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if len(del) > 0 {
-		if err := s.idx.DeleteDocs(del...); err != nil {
+		if err := s.store.DeleteDocs(del...); err != nil {
 			return &partialWrite{err: err, written: len(req.Add), total: len(req.Add), deleting: true}
 		}
 	}
@@ -156,7 +161,7 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) error {
 	for _, e := range encs {
 		out.Payloads = append(out.Payloads, e.PayloadName())
 	}
-	n, err := s.idx.DocCount()
+	n, err := s.store.DocCount()
 	if err != nil {
 		return err
 	}
@@ -289,7 +294,7 @@ func (s *Server) handleDoc(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkID(id); err != nil {
 		return badRequest("%v", err)
 	}
-	d, ok, err := s.idx.Doc(id)
+	d, ok, err := s.doc(r.Context(), id)
 	if err != nil {
 		return err
 	}
@@ -297,6 +302,23 @@ func (s *Server) handleDoc(w http.ResponseWriter, r *http.Request) error {
 		return &apiError{Status: http.StatusNotFound, Msg: "no document with id " + quote(id)}
 	}
 	return writeJSON(w, http.StatusOK, DocResponse{ID: d.ID, Title: d.Title, Text: d.Text, Metadata: d.Metadata})
+}
+
+// doc returns the stored document id: a semrank index's, or, from
+// another index, its title and text as the pipeline's fields name them
+// and every stored field as its metadata.
+func (s *Server) doc(ctx context.Context, id string) (eval.Doc, bool, error) {
+	if s.store != nil {
+		return s.store.Doc(id)
+	}
+	c := []rerank.Candidate{{ID: id}}
+	if err := (rerank.Searcher{Index: s.idx, Pipeline: s.current.Load().pipeline}).Load(ctx, c); err != nil {
+		return eval.Doc{}, false, err
+	}
+	if c[0].Fields == nil && c[0].Title == "" && c[0].Text == "" {
+		return eval.Doc{}, false, nil
+	}
+	return eval.Doc{ID: id, Title: c[0].Title, Text: c[0].Text, Metadata: c[0].Fields}, true, nil
 }
 
 // quote quotes s for an error message as Go does (quotes, control

@@ -270,7 +270,7 @@ func TestAdminTokenGuardsWrites(t *testing.T) {
 			}
 		})
 	}
-	if _, ok, err := s.idx.Doc("guarded"); err != nil || !ok {
+	if _, ok, err := s.store.Doc("guarded"); err != nil || !ok {
 		t.Errorf("the authorised write is missing: ok=%v err=%v", ok, err)
 	}
 }

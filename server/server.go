@@ -51,6 +51,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/blevesearch/bleve/v2"
+
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 )
@@ -166,9 +168,12 @@ func (l Limits) withDefaults() Limits {
 
 // Config configures a Server.
 type Config struct {
-	// Index is the index served: searched, and written by /api/index. The
-	// server does not close it; its caller does, once Serve has returned.
-	Index *index.Index
+	// Index is the index served: searched, and written by /api/index when
+	// it is a semrank index (an *index.Index, not read-only). Any other
+	// Bleve index is served for searching, its pipeline naming its fields;
+	// the application that built it writes it. The server does not close
+	// it; its caller does, once Serve has returned.
+	Index bleve.Index
 	// PipelinePath is the pipeline file, built at New and again on every
 	// Reload.
 	PipelinePath string
@@ -187,7 +192,8 @@ type Config struct {
 
 // Server is the HTTP service. It is an http.Handler.
 type Server struct {
-	idx      *index.Index
+	idx      bleve.Index
+	store    *index.Index // idx when it is a semrank index, else nil
 	path     string
 	limits   Limits
 	token    string
@@ -284,8 +290,10 @@ func New(cfg Config) (*Server, error) {
 	if err := registerHighlighter(); err != nil {
 		return nil, fmt.Errorf("server: registering the highlighter: %w", err)
 	}
+	store, _ := cfg.Index.(*index.Index)
 	s := &Server{
 		idx:      cfg.Index,
+		store:    store,
 		path:     cfg.PipelinePath,
 		limits:   cfg.Limits.withDefaults(),
 		token:    cfg.AdminToken,
@@ -302,7 +310,7 @@ func New(cfg Config) (*Server, error) {
 	if _, err := s.Reload(context.Background()); err != nil {
 		return nil, err
 	}
-	if !s.idx.TermVectors() {
+	if s.store != nil && !s.store.TermVectors() {
 		s.log.Warn("the index keeps no term vectors (indexed before 2026-11-24): phrase queries match nothing and highlighting marks nothing; remove the index and index the collection again (indexing into it keeps its mapping)")
 	}
 	s.handler = s.routes()
@@ -346,7 +354,7 @@ func (s *Server) reload(ctx context.Context) (*loaded, error) {
 	}
 	defer s.writeMu.Unlock()
 	start := time.Now()
-	p, _, err := rerank.LoadPipeline(s.path, rerank.EnvFor(s.idx))
+	p, _, err := rerank.LoadPipeline(s.path, rerank.EnvOf(s.idx))
 	if err != nil {
 		s.metrics.reloads.WithLabelValues("error").Inc()
 		return nil, fmt.Errorf("server: loading the pipeline: %w", err)
@@ -385,8 +393,11 @@ func (s *Server) warnGivenList(p *rerank.Pipeline) {
 // missingPayloads names the payloads p's stages read that the index does
 // not hold as written by their models.
 func (s *Server) missingPayloads(p *rerank.Pipeline) []string {
+	if s.store == nil {
+		return nil // computed from text: a plain index holds no payloads
+	}
 	var out []string
-	for _, e := range p.MissingPayloads(s.idx) {
+	for _, e := range p.MissingPayloads(s.store) {
 		out = append(out, e.PayloadName())
 	}
 	return out

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/blevesearch/bleve/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/semrank/semrank/index"
@@ -82,11 +84,13 @@ hold (503 with Retry-After past it).`,
 			if grace < 0 {
 				return fmt.Errorf("--grace %s: want zero (do not wait) or more", grace)
 			}
-			open := index.Open
+			var idx bleve.Index
+			var err error
 			if readOnly {
-				open = index.OpenReadOnly
+				idx, err = index.OpenAny(indexPath)
+			} else if idx, err = index.Open(indexPath); errors.Is(err, index.ErrNotSemrank) {
+				err = fmt.Errorf("%w: serve another Bleve index with --read-only (searched with the pipeline's fields; your application writes it)", err)
 			}
-			idx, err := open(indexPath)
 			if err != nil {
 				return err
 			}
