@@ -9,17 +9,15 @@
 // behind a bleve.Index, so code that already calls idx.Search gets
 // reranked hits without other changes.
 //
-// What a pipeline asks of the index depends on its stages, which are built
-// with an Env. A pipeline of stages that need neither collection
-// statistics nor payloads (overlap, length, meta, surface, thread, and the
-// text-only models wmd, ssg, deepmatch, bilinear, siamese) works over any
-// bleve.Index (Env{Index: idx}). The lexical stages tfidf and bm25 need
-// collection statistics, Env.Stats, which only a semrank index has
-// (index.Open or index.Create, then EnvFor); without them they refuse to
-// build. The learned stages tweak, lsa, s2net, dse and quality read the
-// per-document payloads a semrank index stores at index time (Env.Payloads,
-// Pipeline.Encoders); without them they compute the same values from each
-// candidate's text at every query, which is several times slower.
+// A pipeline works over any Bleve index: it names the stored fields its
+// stages read (Config.Fields), and built against the index (EnvOf), its
+// lexical stages analyze text with those fields' analyzers and read
+// document frequencies from the index. The learned stages tweak, lsa,
+// s2net, dse and quality read the per-document payloads a semrank index
+// stores at index time (Env.Payloads, Pipeline.Encoders); without them
+// they compute the same values from each candidate's text at every query,
+// which is several times slower. Searcher and Wrap run the one query path:
+// first stage, window, stages, fusion.
 //
 // Stages for the models in semrank's models/ packages live in package
 // rerank/stages, which registers them by type name so a pipeline file can
