@@ -150,3 +150,31 @@ func (p *Pipeline) candidates(hits search.DocumentMatchCollection) []Candidate {
 	}
 	return out
 }
+
+// Documents calls fn with every document of the index, in id order, as a
+// candidate: its title and text read from the pipeline's fields, and its
+// stored fields. Training from an index semrank did not build starts from
+// it (semrank convert bleve). It stops at fn's first error.
+func (s Searcher) Documents(ctx context.Context, fn func(Candidate) error) error {
+	const page = 1000
+	var after []string
+	for {
+		req := bleve.NewSearchRequestOptions(bleve.NewMatchAllQuery(), page, 0, false)
+		req.SortBy([]string{"_id"})
+		req.Fields = []string{"*"}
+		req.SearchAfter = after
+		res, err := s.Index.SearchInContext(ctx, req)
+		if err != nil {
+			return err
+		}
+		for _, h := range res.Hits {
+			if err := fn(s.Pipeline.Fields.candidate(h, 0)); err != nil {
+				return err
+			}
+		}
+		if len(res.Hits) < page {
+			return nil
+		}
+		after = []string{res.Hits[len(res.Hits)-1].ID}
+	}
+}

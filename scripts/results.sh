@@ -5,7 +5,7 @@
 # Sections: tweak, tweak-cacm, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
-# beir-cacm-unsup, beir-cacm-d200, bench, plain-cacm.
+# beir-cacm-unsup, beir-cacm-d200, bench, plain-cacm, query-boost, cost.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
 # O (BEIR directories from scripts/data.sh; default out/data), XML (the
@@ -280,6 +280,61 @@ run() {
 					--metrics map,ndcg@10,p@10 --ignore-unjudged
 			done
 		done 2>&1 | tee "$R/plain-cacm.txt"
+		;;
+	query-boost)
+		# first_stage.query_boost on CACM, 2-fold over the judged
+		# queries: TWEAK (sum of squares) trained on one half's BM25 top
+		# 100, its query weights boosting the other half's first stage.
+		vectors
+		local c="$R/query-boost"
+		rm -rf "$c"
+		mkdir -p "$c"
+		$SR run --data "$O/cacm" --index "$R/cacm.idx" --depth 100 --out "$c/candidates.trec" >/dev/null
+		cut -f1 "$O/cacm/qrels/test.tsv" | tail -n +2 | sort -u >"$c/judged"
+		for f in 0 1; do
+			for part in train test; do
+				local d="$c/f$f-$part"
+				mkdir -p "$d/qrels"
+				ln -s "$(realpath "$O/cacm/corpus.jsonl")" "$d/corpus.jsonl"
+				# Judged queries, alternately to one fold and the other.
+				grep -F -f <(sed 's/.*/"_id":"&"/' "$c/judged") "$O/cacm/queries.jsonl" |
+					awk -v f=$f -v p=$part '(NR % 2 == f) == (p == "test")' >"$d/queries.jsonl"
+				sed 's/.*"_id":"\([^"]*\)".*/\1/' "$d/queries.jsonl" >"$d/ids"
+				{ head -1 "$O/cacm/qrels/test.tsv"; awk 'NR == FNR { q[$1] = 1; next } $1 in q' "$d/ids" <(tail -n +2 "$O/cacm/qrels/test.tsv"); } >"$d/qrels/test.tsv"
+				[ $part = train ] && awk 'NR == FNR { q[$1] = 1; next } $1 in q' "$d/ids" "$c/candidates.trec" >"$d/candidates.trec"
+				rm "$d/ids"
+			done
+			$SR train tweak --data "$c/f$f-train" --index "$R/cacm.idx" --loss sse --out "$c/f$f.tweak" >/dev/null
+			printf 'window: 100\nfirst_stage: {query_boost: tweak}\nstages:\n  - type: tweak\n    model: f%s.tweak\nfusion: {method: none}\n' $f >"$c/f$f.yaml"
+			$SR run --data "$c/f$f-test" --index "$R/cacm.idx" --pipeline "$c/f$f.yaml" --out "$c/f$f-boost.trec" >/dev/null
+			$SR run --data "$c/f$f-test" --index "$R/cacm.idx" --out "$c/f$f-bm25.trec" >/dev/null
+		done
+		cat "$c"/f*-boost.trec >"$c/boost.trec"
+		cat "$c"/f*-bm25.trec >"$c/bm25.trec"
+		$SR eval --qrels "$O/cacm/qrels/test.tsv" --run "$c/boost.trec" --baseline "$c/bm25.trec" --metrics map,ndcg@10,p@10 --ignore-unjudged | tee "$R/query-boost.txt"
+		;;
+	cost)
+		# semrank bench: bare top-10 Bleve search and the reranked one,
+		# interleaved, window 100, over CACM's 64 queries.
+		vectors
+		mkdir -p "$R/cost"
+		[ -d "$R/plain/cacm.idx" ] || run plain-cacm >/dev/null
+		printf 'window: 100\nstages: [{type: tfidf}]\n' >"$R/cost/tfidf.yaml"
+		printf 'window: 100\nfields: {title: title, text: abstract}\nstages: [{type: tfidf}]\n' >"$R/cost/tfidf-plain.yaml"
+		printf 'window: 100\nstages:\n  - type: wmd\n    model: ../cacm.vec\n' >"$R/cost/wmd.yaml"
+		printf 'window: 100\nstages:\n  - type: ssg\n    model: ../cacm.vec\n    options: {topics: ../cacm.topics}\n' >"$R/cost/ssg.yaml"
+		{
+			for p in tfidf wmd ssg; do
+				echo "== $p, semrank index"
+				$SR bench --index "$R/cacm.idx" --pipeline "$R/cost/$p.yaml" --data "$O/cacm" --rounds 5
+			done
+			echo "== tfidf, plain Bleve index (examples/plainindex)"
+			$SR bench --index "$R/plain/cacm.idx" --pipeline "$R/cost/tfidf-plain.yaml" --data "$O/cacm" --rounds 5
+			for p in lexical unsup; do
+				echo "== $p (plain-cacm), plain Bleve index"
+				$SR bench --index "$R/plain/cacm.idx" --pipeline "$R/plain/$p-plain.yaml" --data "$O/cacm" --rounds 3
+			done
+		} 2>&1 | tee "$R/cost.txt"
 		;;
 	bench)
 		go test -run '^$' -bench 'BenchmarkRerank|BenchmarkDeepMatch100' -benchtime 200x ./rerank/ ./rerank/stages/ | tee "$R/bench-rerank.txt"

@@ -3,11 +3,16 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/index/convert"
+	"github.com/semrank/semrank/internal/atomicfile"
+	"github.com/semrank/semrank/rerank"
 )
 
 func init() {
@@ -65,7 +70,76 @@ func init() {
 	for _, f := range []string{"docs", "queries", "qrels", "out"} {
 		_ = smartCmd.MarkFlagRequired(f)
 	}
-	convertCmd.AddCommand(semevalCmd, smartCmd)
+	var bleveIndex, blevePipeline, bleveOut string
+	bleveCmd := &cobra.Command{
+		Use:   "bleve --index PATH [--pipeline FILE] --out DIR",
+		Short: "Write the documents of any Bleve index as DIR/corpus.jsonl",
+		Long: `Write every document of a Bleve index, semrank's or any other, to
+DIR/corpus.jsonl: its title and text read from the stored fields the
+pipeline's fields: key names (semrank's title and text without --pipeline),
+its other stored fields as metadata. With queries.jsonl and qrels/test.tsv
+beside it, the trainers learn from the documents of an index semrank did
+not build, as semrank run --index ranks them.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			blevePipeline = pipelineFile(blevePipeline)
+			idx, err := index.OpenAny(bleveIndex)
+			if err != nil {
+				return err
+			}
+			defer idx.Close()
+			cfg := &rerank.Config{Fusion: rerank.FusionSpec{Method: "none"}}
+			if blevePipeline != "" {
+				if cfg, err = rerank.ReadConfig(blevePipeline); err != nil {
+					return err
+				}
+			}
+			p, err := (&rerank.Config{Fields: cfg.Fields, Fusion: rerank.FusionSpec{Method: "none"}}).Build(rerank.EnvOf(idx))
+			if err != nil {
+				return err
+			}
+			if err := index.CheckFields(idx, p.Fields.All()...); err != nil {
+				return err
+			}
+			read := map[string]bool{}
+			for _, f := range p.Fields.All() {
+				read[f] = true
+			}
+			var docs []eval.Doc
+			err = rerank.Searcher{Index: idx, Pipeline: p}.Documents(cmd.Context(), func(c rerank.Candidate) error {
+				d := eval.Doc{ID: c.ID, Title: c.Title, Text: c.Text}
+				for k, v := range c.Fields {
+					if !read[k] {
+						if d.Metadata == nil {
+							d.Metadata = map[string]any{}
+						}
+						d.Metadata[k] = v
+					}
+				}
+				docs = append(docs, d)
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			if err := os.MkdirAll(bleveOut, 0o755); err != nil {
+				return err
+			}
+			path := filepath.Join(bleveOut, eval.CorpusFile)
+			if err := atomicfile.Write(path, func(w io.Writer) error { return eval.WriteJSONL(w, docs) }); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d documents\n", path, len(docs))
+			return nil
+		},
+	}
+	bleveCmd.Flags().StringVar(&bleveIndex, "index", "", "Bleve index (any mapping)")
+	bleveCmd.Flags().StringVar(&blevePipeline, "pipeline", "", "pipeline file whose fields: key names the title and text fields")
+	bleveCmd.Flags().StringVar(&bleveOut, "out", "", "output directory")
+	for _, f := range []string{"index", "out"} {
+		_ = bleveCmd.MarkFlagRequired(f)
+	}
+	convertCmd.AddCommand(semevalCmd, smartCmd, bleveCmd)
 	rootCmd.AddCommand(convertCmd)
 }
 

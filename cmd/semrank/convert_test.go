@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blevesearch/bleve/v2"
+
 	"github.com/semrank/semrank/eval"
 )
 
@@ -176,4 +178,52 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestConvertBleve writes the documents of a plain Bleve index (the
+// demo's, under fields subject and body) back as a corpus whose titles and
+// texts are the documents', the pipeline's fields read.
+func TestConvertBleve(t *testing.T) {
+	ds, err := eval.LoadDataset("../../testdata/demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	plain, err := bleve.New(filepath.Join(dir, "plain"), bleve.NewIndexMapping())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := plain.NewBatch()
+	for _, d := range ds.Corpus {
+		if err := b.Index(d.ID, map[string]any{"subject": d.Title, "body": d.Text, "user": "u-" + d.ID}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := plain.Batch(b); err != nil {
+		t.Fatal(err)
+	}
+	plain.Close()
+	pipeline := filepath.Join(dir, "p.yaml")
+	if err := os.WriteFile(pipeline, []byte("fields: {title: subject, text: body}\nstages: [{type: tfidf}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := execute("convert", "bleve", "--index", filepath.Join(dir, "plain"), "--pipeline", pipeline, "--out", filepath.Join(dir, "out")); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	docs, err := eval.LoadCorpus(filepath.Join(dir, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != len(ds.Corpus) {
+		t.Fatalf("%d documents, want %d", len(docs), len(ds.Corpus))
+	}
+	for _, d := range docs {
+		want, _ := ds.Doc(d.ID)
+		if d.Title != want.Title || d.Text != want.Text || d.Metadata["user"] != "u-"+d.ID {
+			t.Fatalf("document %s: %q %q %v, want %q %q and its user", d.ID, d.Title, d.Text, d.Metadata, want.Title, want.Text)
+		}
+	}
+	if out, err := execute("convert", "bleve", "--index", filepath.Join(dir, "plain"), "--out", filepath.Join(dir, "out2")); err == nil || !strings.Contains(err.Error(), "body, subject") {
+		t.Errorf("without the pipeline's fields: err %v, want one naming the fields there are\n%s", err, out)
+	}
 }
