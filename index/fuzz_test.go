@@ -51,11 +51,19 @@ func FuzzDecodeTermList(f *testing.F) {
 		// allocating: it refuses the same inputs and counts alike.
 		probe := []string{"", "a", "bank", "doha", "z"}
 		counts := make([]int, len(probe))
-		if cerr := TermCountsOf(raw, probe, counts); (cerr == nil) != (err == nil) {
+		total, cerr := TermCountsOf(raw, probe, counts)
+		if (cerr == nil) != (err == nil) {
 			t.Fatalf("DecodeTermList: %v; TermCountsOf: %v", err, cerr)
 		}
 		if err != nil {
 			return
+		}
+		sum := 0
+		for _, tc := range list {
+			sum += tc.Count
+		}
+		if total != sum {
+			t.Fatalf("TermCountsOf counts %d tokens, DecodeTermList %d", total, sum)
 		}
 		for i, term := range probe {
 			if want := countOf(list, term); counts[i] != want {

@@ -111,15 +111,15 @@ func DecodeTermCounts(b []byte) (map[string]int, error) {
 }
 
 // TermCountsOf sets counts[i] to how often terms[i] occurs in b, the
-// output of EncodeTermCounts, and 0 when it does not: one pass over b,
-// allocating nothing, for a scorer that needs a few terms' counts (a
-// query's) of a document that has many. terms must be sorted and
-// distinct; counts as long as terms.
-func TermCountsOf(b []byte, terms []string, counts []int) error {
+// output of EncodeTermCounts, and 0 when it does not, and returns the
+// number of tokens b counts: one pass over b, allocating nothing, for a
+// scorer that needs a few terms' counts (a query's) of a document that
+// has many. terms must be sorted and distinct; counts as long as terms.
+func TermCountsOf(b []byte, terms []string, counts []int) (total int, err error) {
 	clear(counts)
 	n, k := binary.Uvarint(b)
 	if k <= 0 || n > uint64(len(b)) {
-		return errTerms
+		return 0, errTerms
 	}
 	b = b[k:]
 	j := 0
@@ -127,19 +127,20 @@ func TermCountsOf(b []byte, terms []string, counts []int) error {
 	for i := uint64(0); i < n; i++ {
 		l, k := binary.Uvarint(b)
 		if k <= 0 || l > uint64(len(b)-k) {
-			return errTerms
+			return 0, errTerms
 		}
 		term := b[k : k+int(l)]
 		b = b[k+int(l):]
 		c, k := binary.Uvarint(b)
 		if k <= 0 || c == 0 || c > 1<<31 {
-			return errTerms
+			return 0, errTerms
 		}
 		b = b[k:]
 		if i > 0 && string(term) <= string(prev) {
-			return errTerms // not sorted, or a term twice
+			return 0, errTerms // not sorted, or a term twice
 		}
 		prev = term
+		total += int(c)
 		for j < len(terms) && terms[j] < string(term) {
 			j++
 		}
@@ -148,7 +149,7 @@ func TermCountsOf(b []byte, terms []string, counts []int) error {
 		}
 	}
 	if len(b) != 0 {
-		return errTerms
+		return 0, errTerms
 	}
-	return nil
+	return total, nil
 }

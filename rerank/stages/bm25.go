@@ -8,7 +8,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -74,19 +73,20 @@ func (s *BM25) Score(ctx context.Context, q rerank.Query, cands []rerank.Candida
 		}
 		idf[t] = math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
 	}
-	counts := make([][]index.TermCount, len(cands))
+	terms := slices.Sorted(maps.Keys(idf)) // a fixed order: sums round the same every run
+	counts := make([][]int, len(cands))
 	lens := make([]float64, len(cands))
 	avg := 0.0
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		list, err := termList(s.Payloads, s.Analyze, c)
+		counts[i] = make([]int, len(terms))
+		total, err := queryCounts(s.Payloads, s.Analyze, c, terms, counts[i])
 		if err != nil {
 			return nil, err
 		}
-		counts[i] = list
-		lens[i] = float64(totalCount(list))
+		lens[i] = float64(total)
 		avg += lens[i]
 	}
 	avg /= float64(max(len(cands), 1))
@@ -94,11 +94,10 @@ func (s *BM25) Score(ctx context.Context, q rerank.Query, cands []rerank.Candida
 		avg = 1
 	}
 	out := make([]float64, len(cands))
-	terms := slices.Sorted(maps.Keys(idf)) // a fixed order: sums round the same every run
 	for i := range cands {
-		for _, t := range terms {
+		for j, t := range terms {
 			w := idf[t]
-			tf := float64(countOf(counts[i], t))
+			tf := float64(counts[i][j])
 			if tf == 0 {
 				continue
 			}

@@ -31,11 +31,11 @@ func (s *Length) ReadsDoc(id string) bool { return termsMissing(s.Payloads, id) 
 func (s *Length) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
 	out := make([]float64, len(cands))
 	for i, c := range cands {
-		list, err := termList(s.Payloads, s.Analyze, c)
+		total, err := queryCounts(s.Payloads, s.Analyze, c, nil, nil)
 		if err != nil {
 			return nil, err
 		}
-		out[i] = math.Log1p(float64(totalCount(list)))
+		out[i] = math.Log1p(float64(total))
 	}
 	return out, nil
 }

@@ -2,6 +2,8 @@ package stages
 
 import (
 	"context"
+	"maps"
+	"slices"
 
 	"github.com/semrank/semrank/rerank"
 )
@@ -35,14 +37,15 @@ func (s *Overlap) Score(ctx context.Context, q rerank.Query, cands []rerank.Cand
 	if len(qterms) == 0 {
 		return out, nil
 	}
+	terms := slices.Sorted(maps.Keys(qterms))
+	counts := make([]int, len(terms))
 	for i, c := range cands {
-		list, err := termList(s.Payloads, s.Analyze, c)
-		if err != nil {
+		if _, err := queryCounts(s.Payloads, s.Analyze, c, terms, counts); err != nil {
 			return nil, err
 		}
 		hit := 0
-		for t := range qterms {
-			if countOf(list, t) > 0 {
+		for _, n := range counts {
+			if n > 0 {
 				hit++
 			}
 		}

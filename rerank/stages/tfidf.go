@@ -8,7 +8,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/semrank/semrank/analyzers"
@@ -180,6 +179,32 @@ func termList(p rerank.Payloads, analyze func(string) []string, c rerank.Candida
 	return sortedCounts(analyzedCounts(analyze, c.FullText())), nil
 }
 
+// queryCounts sets counts[i] to how often terms[i], sorted and distinct,
+// occurs in candidate c, and returns c's number of tokens: read off the
+// index's terms payload when it has one (see termList), else counted in
+// the text analyzed by analyze.
+func queryCounts(p rerank.Payloads, analyze func(string) []string, c rerank.Candidate, terms []string, counts []int) (int, error) {
+	b, ok, err := rerank.ReadPayload(p, index.TermsPayload, (index.TermsEncoder{}).ModelID(), c.ID)
+	if err != nil {
+		return 0, err
+	}
+	if ok {
+		total, err := index.TermCountsOf(b, terms, counts)
+		if err != nil {
+			return 0, fmt.Errorf("document %s: %w", c.ID, err)
+		}
+		return total, nil
+	}
+	clear(counts)
+	toks := tokens(analyze, c.FullText())
+	for _, t := range toks {
+		if i, ok := slices.BinarySearch(terms, t); ok {
+			counts[i]++
+		}
+	}
+	return len(toks), nil
+}
+
 // ReadsDoc implements rerank.DocReader: a candidate's text is read where
 // the index holds no term counts for it, and its title or fields when
 // options compare those.
@@ -310,7 +335,7 @@ func (t *TFIDF) scoreStored(ctx context.Context, q rerank.Query, cands []rerank.
 			sq = squares(dv)
 			t.norms.put(c.ID, h, n, sq)
 		}
-		if err := index.TermCountsOf(b, qterms, counts); err != nil {
+		if _, err := index.TermCountsOf(b, qterms, counts); err != nil {
 			return nil, fmt.Errorf("document %s: %w", c.ID, err)
 		}
 		dot := 0.0
@@ -408,23 +433,6 @@ func cosineSorted(a []termWeight, aSq float64, b []termWeight) float64 {
 		return 0
 	}
 	return dot / math.Sqrt(aSq*bSq)
-}
-
-// countOf returns how often term occurs in a sorted term list.
-func countOf(list []index.TermCount, term string) int {
-	if i, ok := slices.BinarySearchFunc(list, term, func(tc index.TermCount, t string) int { return strings.Compare(tc.Term, t) }); ok {
-		return list[i].Count
-	}
-	return 0
-}
-
-// totalCount returns the number of tokens a term list counts.
-func totalCount(list []index.TermCount) int {
-	n := 0
-	for _, tc := range list {
-		n += tc.Count
-	}
-	return n
 }
 
 // squares adds the squares of v's weights in its order.
