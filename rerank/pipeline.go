@@ -5,9 +5,11 @@ import (
 
 	"fmt"
 	"math"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/semrank/semrank/index"
@@ -113,31 +115,74 @@ func ranked(cands []Candidate) []Candidate {
 }
 
 // ScoreStages runs every stage over cands and returns scores[stage][cand].
+// The stages run concurrently, up to GOMAXPROCS at once (each is safe for
+// concurrent use, and each one's scores depend on nothing the others do);
+// when several fail, the error is the first failing stage's in pipeline
+// order.
 func (p *Pipeline) ScoreStages(ctx context.Context, q Query, cands []Candidate) ([][]float64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	scores := make([][]float64, len(p.Stages))
-	for i, st := range p.Stages {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	errs := make([]error, len(p.Stages))
+	run := func(i int) {
+		scores[i], errs[i] = p.scoreStage(ctx, p.Stages[i], q, cands)
+	}
+	if workers := min(len(p.Stages), runtime.GOMAXPROCS(0)); workers <= 1 {
+		for i := range p.Stages {
+			if run(i); errs[i] != nil {
+				break
+			}
 		}
-		start := time.Now()
-		s, err := score(ctx, st, q, cands)
+	} else {
+		next := make(chan int)
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					run(i)
+				}
+			}()
+		}
+		for i := range p.Stages {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+	}
+	for _, err := range errs {
 		if err != nil {
 			return nil, err
 		}
-		if len(s) != len(cands) {
-			return nil, fmt.Errorf("rerank: stage %s returned %d scores for %d candidates", st.Name(), len(s), len(cands))
-		}
-		for j, v := range s {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("rerank: stage %s gave candidate %q a non-finite score", st.Name(), cands[j].ID)
-			}
-		}
-		if p.Observe != nil {
-			p.Observe(st.Name(), time.Since(start))
-		}
-		scores[i] = s
 	}
 	return scores, nil
+}
+
+// scoreStage runs one stage over cands and checks its scores: one finite
+// score per candidate.
+func (p *Pipeline) scoreStage(ctx context.Context, st Stage, q Query, cands []Candidate) ([]float64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	s, err := score(ctx, st, q, cands)
+	if err != nil {
+		return nil, err
+	}
+	if len(s) != len(cands) {
+		return nil, fmt.Errorf("rerank: stage %s returned %d scores for %d candidates", st.Name(), len(s), len(cands))
+	}
+	for j, v := range s {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("rerank: stage %s gave candidate %q a non-finite score", st.Name(), cands[j].ID)
+		}
+	}
+	if p.Observe != nil {
+		p.Observe(st.Name(), time.Since(start))
+	}
+	return s, nil
 }
 
 // StagePanic is the error for a stage whose Score panicked. A stage is
