@@ -139,3 +139,26 @@ func (s *Stats) DocFreq(term string) (uint64, error) {
 	s.mu.Unlock()
 	return df, nil
 }
+
+// CheckStored returns an error when none of the first documents of idx
+// stores any of fields, which stages read as text: the fields are indexed
+// (CheckFields finds them) but their text cannot be read back, and every
+// candidate would be an empty document. The error says which mapping
+// change is needed.
+func CheckStored(idx bleve.Index, fields ...string) error {
+	req := bleve.NewSearchRequestOptions(bleve.NewMatchAllQuery(), 20, 0, false)
+	req.Fields = fields
+	res, err := idx.Search(req)
+	if err != nil {
+		return fmt.Errorf("index: reading stored fields: %w", err)
+	}
+	if len(res.Hits) == 0 {
+		return nil
+	}
+	for _, h := range res.Hits {
+		if len(h.Fields) > 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("index: fields %s are indexed but not stored, so their text cannot be read back: store them (Store: true in their field mappings; StoreDynamic for dynamic fields) and index the documents again", strings.Join(fields, ", "))
+}

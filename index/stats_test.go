@@ -79,3 +79,35 @@ func TestOpenAny(t *testing.T) {
 		t.Error("a missing folder opened")
 	}
 }
+
+// TestCheckStored: fields indexed but not stored are an error saying to
+// store them; stored ones, or an empty index, are not.
+func TestCheckStored(t *testing.T) {
+	m := bleve.NewIndexMapping()
+	m.StoreDynamic = false
+	unstored, err := bleve.NewMemOnly(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unstored.Close()
+	if err := CheckStored(unstored, "body"); err != nil {
+		t.Errorf("empty index: %v", err)
+	}
+	if err := unstored.Index("a", map[string]any{"body": "bank in Doha"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckStored(unstored, "body"); err == nil || !strings.Contains(err.Error(), "Store") {
+		t.Errorf("unstored field: err = %v, want one saying to store it", err)
+	}
+	stored, err := bleve.NewMemOnly(bleve.NewIndexMapping())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stored.Close()
+	if err := stored.Index("a", map[string]any{"body": "bank in Doha"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckStored(stored, "body", "subject"); err != nil {
+		t.Errorf("stored field: %v", err)
+	}
+}

@@ -278,8 +278,12 @@ func (e Env) forFields(f Fields, read bool) (Env, error) {
 		return e, nil // the caller's own
 	}
 	r := f.resolved()
-	st, err := index.NewStats(e.Index, slices.Concat([]string(r.Text), []string(r.Title)))
+	fields := slices.Concat([]string(r.Text), []string(r.Title))
+	st, err := index.NewStats(e.Index, fields)
 	if err != nil {
+		return e, err
+	}
+	if err := index.CheckStored(e.Index, fields...); err != nil {
 		return e, err
 	}
 	e.Stats, e.Analyze, e.Payloads = st, st.Tokens, nil
