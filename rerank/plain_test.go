@@ -2,6 +2,7 @@ package rerank_test
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,10 +13,11 @@ import (
 )
 
 // plainIndex indexes ds's corpus as a Bleve application would, with
-// bleve.NewIndexMapping() and field names of its own: subject and body.
+// bleve.NewIndexMapping() and field names of its own, subject and body,
+// into a scorch index on disk.
 func plainIndex(t testing.TB, ds *eval.Dataset) bleve.Index {
 	t.Helper()
-	idx, err := bleve.NewMemOnly(bleve.NewIndexMapping())
+	idx, err := bleve.New(filepath.Join(t.TempDir(), "plain"), bleve.NewIndexMapping())
 	if err != nil {
 		t.Fatal(err)
 	}

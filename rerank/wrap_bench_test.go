@@ -63,3 +63,67 @@ func BenchmarkWrapPages(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSearchCost measures, in one run, a bare top-10 Bleve search
+// and the same request reranked through Wrap (window 100), over the
+// comments of SemEval subtask A's training file indexed with their term
+// counts, with one cheap stage (TF-IDF) and with the four lexical stages,
+// over a semrank index and over the same comments in a plain Bleve index
+// (bleve.NewIndexMapping(), fields subject and body). semrank bench
+// measures the same from the command line, interleaved.
+func BenchmarkSearchCost(b *testing.B) {
+	c := convert.NewSemEval(convert.SubtaskA)
+	if err := c.AddFile(filepath.Join(sharedData(b), "SemEval2016-Task3-CQA-QL-train-part2.xml")); err != nil {
+		b.Fatal(err)
+	}
+	ds := c.Dataset()
+	ctx := context.Background()
+	idx, err := index.Create(filepath.Join(b.TempDir(), "idx"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer idx.Close()
+	if err := idx.Add(ctx, ds.Corpus, []index.PayloadEncoder{index.TermsEncoder{}}, nil); err != nil {
+		b.Fatal(err)
+	}
+	if err := idx.Compact(ctx); err != nil {
+		b.Fatal(err)
+	}
+	plain := plainIndex(b, ds)
+	queries := ds.Queries[:50]
+	for _, tc := range []struct {
+		name, yaml string
+		idx        bleve.Index
+	}{
+		{"semrank/tfidf", "stages: [{type: tfidf}]", idx},
+		{"semrank/lexical", "stages: [{type: tfidf}, {type: bm25}, {type: overlap}, {type: length}]", idx},
+		{"plain/tfidf", "fields: {title: subject, text: body}\nstages: [{type: tfidf}]", plain},
+	} {
+		cfg, err := rerank.ParseConfig([]byte("window: 100\n" + tc.yaml))
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, err := cfg.Build(rerank.EnvOf(tc.idx))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, sys := range []struct {
+			name string
+			idx  bleve.Index
+		}{{"bare", tc.idx}, {"reranked", rerank.Wrap(tc.idx, p)}} {
+			b.Run(tc.name+"/"+sys.name, func(b *testing.B) {
+				i := 0
+				for b.Loop() {
+					q, err := p.Query(queries[i%len(queries)].FullText())
+					i++
+					if err != nil {
+						continue
+					}
+					if _, err := sys.idx.Search(bleve.NewSearchRequestOptions(q, 10, 0, false)); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

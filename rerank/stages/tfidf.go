@@ -74,10 +74,11 @@ type TFIDF struct {
 }
 
 // normCache remembers documents' squared TF-IDF norms, keyed by document
-// id and checked against a hash of its stored term counts, for as long as
-// the collection's document count stays the same: a norm sums over every
-// term of the document, the cosine's dot product over the query's few.
-// Its zero value is empty and ready; it is safe for concurrent use.
+// id and checked against a hash of the term counts or the text they were
+// computed from, for as long as the collection's document count stays the
+// same: a norm sums over every term of the document, the cosine's dot
+// product over the query's few. Its zero value is empty and ready; it is
+// safe for concurrent use.
 type normCache struct {
 	mu   sync.Mutex
 	seed maphash.Seed
@@ -93,21 +94,25 @@ type cachedNorm struct {
 // normCacheSize bounds the norms a TFIDF stage remembers.
 const normCacheSize = 1 << 16
 
-// get returns id's cached norm when b, its term counts, hashes as when
-// it was cached and the document count is still n; and b's hash.
-func (c *normCache) get(id string, b []byte, n uint64) (sq float64, hash uint64, ok bool) {
+// get returns id's cached norm when its source (stored term counts, or
+// text, as a string) hashes as when it was cached and the document count
+// is still n; and the source's hash.
+func (c *normCache) get(id, source string, stored bool, n uint64) (sq float64, hash uint64, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil || c.n != n {
 		c.seed, c.n, c.m = maphash.MakeSeed(), n, map[string]cachedNorm{}
 	}
-	h := maphash.Bytes(c.seed, b)
+	h := maphash.String(c.seed, source)
+	if stored {
+		h = ^h // term counts and text are hashed apart
+	}
 	e, ok := c.m[id]
 	return e.sq, h, ok && e.hash == h
 }
 
-// put caches id's norm sq, computed from term counts hashing to hash
-// with n documents.
+// put caches id's norm sq, computed from a source hashing to hash with n
+// documents.
 func (c *normCache) put(id string, hash, n uint64, sq float64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -282,10 +287,10 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 	return out, nil
 }
 
-// scoreStored scores cands against the query's text: a candidate whose
-// term counts the index stores is scored from them, its norm cached (see
-// normCache) and its dot product with the query read off its payload;
-// another from its analyzed text. Either way the cosine is
+// scoreStored scores cands against the query's text from their term
+// counts: stored in the index, or counted in their analyzed text. A
+// candidate's norm is cached (see normCache) and its dot product with the
+// query computed from the query terms' counts alone; the cosine is
 // cosineSorted's, to the last bit.
 func (t *TFIDF) scoreStored(ctx context.Context, q rerank.Query, cands []rerank.Candidate, n uint64,
 	weigh func([]index.TermCount) ([]termWeight, error)) ([]float64, error) {
@@ -310,23 +315,23 @@ func (t *TFIDF) scoreStored(ctx context.Context, q rerank.Query, cands []rerank.
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		b, ok, err := rerank.ReadPayload(t.Payloads, index.TermsPayload, (index.TermsEncoder{}).ModelID(), c.ID)
+		b, stored, err := rerank.ReadPayload(t.Payloads, index.TermsPayload, (index.TermsEncoder{}).ModelID(), c.ID)
 		if err != nil {
 			return nil, err
 		}
-		if !ok {
-			dv, err := weigh(sortedCounts(analyzedCounts(t.Analyze, c.FullText())))
-			if err != nil {
-				return nil, err
-			}
-			out[i] = cosineSorted(qv, qSq, dv)
-			continue
+		source := string(b)
+		if !stored {
+			source = c.FullText()
 		}
-		sq, h, hit := t.norms.get(c.ID, b, n)
+		sq, h, hit := t.norms.get(c.ID, source, stored, n)
 		if !hit {
-			list, err := index.DecodeTermList(b)
-			if err != nil {
-				return nil, fmt.Errorf("document %s: %w", c.ID, err)
+			var list []index.TermCount
+			if stored {
+				if list, err = index.DecodeTermList(b); err != nil {
+					return nil, fmt.Errorf("document %s: %w", c.ID, err)
+				}
+			} else {
+				list = sortedCounts(analyzedCounts(t.Analyze, source))
 			}
 			dv, err := weigh(list)
 			if err != nil {
@@ -335,8 +340,8 @@ func (t *TFIDF) scoreStored(ctx context.Context, q rerank.Query, cands []rerank.
 			sq = squares(dv)
 			t.norms.put(c.ID, h, n, sq)
 		}
-		if _, err := index.TermCountsOf(b, qterms, counts); err != nil {
-			return nil, fmt.Errorf("document %s: %w", c.ID, err)
+		if _, err := queryCounts(t.Payloads, t.Analyze, c, qterms, counts); err != nil {
+			return nil, err
 		}
 		dot := 0.0
 		for j, x := range qv {
