@@ -334,6 +334,21 @@ run() {
 				echo "== $p (plain-cacm), plain Bleve index"
 				$SR bench --index "$R/plain/cacm.idx" --pipeline "$R/plain/$p-plain.yaml" --data "$O/cacm" --rounds 3
 			done
+			for w in 50 200 400; do
+				echo "== tfidf, semrank index, window $w"
+				$SR bench --index "$R/cacm.idx" --pipeline "$R/cost/tfidf.yaml" --data "$O/cacm" --rounds 5 --window $w
+			done
+			# The SemEval recipes (recipe-b, recipe-a first), over their
+			# collections indexed with the payloads they read.
+			for r in b a; do
+				[ -f "$R/recipe-$r/pipeline.yaml" ] || continue
+				local data=$O/B-all dev=$O/B-dev
+				[ $r = a ] && data=$O/A-train dev=$O/A-dev
+				rm -rf "$R/cost/$r.idx"
+				$SR index --data "$data" --index "$R/cost/$r.idx" --pipeline "$R/recipe-$r/pipeline.yaml" >/dev/null
+				echo "== recipe $r, its collection, its dev queries"
+				$SR bench --index "$R/cost/$r.idx" --pipeline "$R/recipe-$r/pipeline.yaml" --data "$dev" --rounds 3
+			done
 		} 2>&1 | tee "$R/cost.txt"
 		;;
 	bench)

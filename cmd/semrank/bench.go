@@ -22,9 +22,9 @@ import (
 
 func init() {
 	var indexPath, pipelinePath, dataDir string
-	var rounds, size, limit int
+	var rounds, size, limit, window int
 	cmd := &cobra.Command{
-		Use:   "bench --index PATH --pipeline FILE --data DIR [--rounds 5] [-n 10]",
+		Use:   "bench --index PATH --pipeline FILE --data DIR [--rounds 5] [-n 10] [--window N]",
 		Short: "Time a bare Bleve search and the reranked one over DIR's queries, interleaved",
 		Long: `Time, for every query of DIR/queries.jsonl, the bare Bleve search for the top
 -n hits (the pipeline's first-stage query) and the same request through
@@ -35,8 +35,8 @@ path's median, quartiles and mean per search, and the ratio of the medians
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			pipelinePath = pipelineFile(pipelinePath)
-			if rounds <= 0 || size <= 0 {
-				return fmt.Errorf("--rounds %d and -n %d: want positive numbers", rounds, size)
+			if rounds <= 0 || size <= 0 || window < 0 {
+				return fmt.Errorf("--rounds %d, -n %d and --window %d: want positive numbers (--window 0: the pipeline's)", rounds, size, window)
 			}
 			qs, err := readQueries(dataDir)
 			if err != nil {
@@ -50,6 +50,9 @@ path's median, quartiles and mean per search, and the ratio of the medians
 			p, _, err := rerank.LoadPipeline(pipelinePath, rerank.EnvOf(idx))
 			if err != nil {
 				return err
+			}
+			if window > 0 {
+				p.Window = window
 			}
 			var reqs []query.Query
 			for _, q := range qs {
@@ -82,6 +85,7 @@ path's median, quartiles and mean per search, and the ratio of the medians
 	f.IntVar(&rounds, "rounds", 5, "passes over the queries")
 	f.IntVarP(&size, "n", "n", 10, "hits per search")
 	f.IntVar(&limit, "queries", 0, "at most this many queries (0: all)")
+	f.IntVar(&window, "window", 0, "rerank window (0: the pipeline's)")
 	for _, n := range []string{"index", "pipeline", "data"} {
 		_ = cmd.MarkFlagRequired(n)
 	}

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBench times bare and reranked searches of the demo's queries and
+// reports both and their ratio; bad numbers are refused.
+func TestBench(t *testing.T) {
+	dir := t.TempDir()
+	idx, pipeline := filepath.Join(dir, "idx"), filepath.Join(dir, "pipeline.yaml")
+	if err := os.WriteFile(pipeline, []byte("window: 20\nstages:\n  - type: tfidf\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := execute("index", "--data", "../../testdata/demo", "--index", idx); err != nil {
+		t.Fatalf("index: %v\n%s", err, out)
+	}
+	out, err := execute("bench", "--index", idx, "--pipeline", pipeline, "--data", "../../testdata/demo", "--rounds", "2", "--queries", "3", "--window", "10")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"bare top-10", "reranked (window 10)", " 6 ", "ratio of medians"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := execute("bench", "--index", idx, "--pipeline", pipeline, "--data", "../../testdata/demo", "--rounds", "0"); err == nil || !strings.Contains(err.Error(), "--rounds 0") {
+		t.Errorf("--rounds 0: err %v", err)
+	}
+}
