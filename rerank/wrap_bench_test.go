@@ -7,6 +7,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
+	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/index/convert"
 	"github.com/semrank/semrank/rerank"
@@ -20,23 +21,7 @@ import (
 // page; past it, what it adds to Bleve's cost should not grow with the
 // page's depth.
 func BenchmarkWrapPages(b *testing.B) {
-	c := convert.NewSemEval(convert.SubtaskA)
-	if err := c.AddFile(filepath.Join(sharedData(b), "SemEval2016-Task3-CQA-QL-train-part2.xml")); err != nil {
-		b.Fatal(err)
-	}
-	ds := c.Dataset()
-	ctx := context.Background()
-	idx, err := index.Create(filepath.Join(b.TempDir(), "idx"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer idx.Close()
-	if err := idx.Add(ctx, ds.Corpus, nil, nil); err != nil {
-		b.Fatal(err)
-	}
-	if err := idx.Compact(ctx); err != nil {
-		b.Fatal(err)
-	}
+	ds, idx := subtaskAIndex(b, nil)
 	tfidf, err := rerank.NewStage(rerank.StageSpec{Type: "tfidf"}, rerank.EnvFor(idx))
 	if err != nil {
 		b.Fatal(err)
@@ -72,23 +57,7 @@ func BenchmarkWrapPages(b *testing.B) {
 // (bleve.NewIndexMapping(), fields subject and body). semrank bench
 // measures the same from the command line, interleaved.
 func BenchmarkSearchCost(b *testing.B) {
-	c := convert.NewSemEval(convert.SubtaskA)
-	if err := c.AddFile(filepath.Join(sharedData(b), "SemEval2016-Task3-CQA-QL-train-part2.xml")); err != nil {
-		b.Fatal(err)
-	}
-	ds := c.Dataset()
-	ctx := context.Background()
-	idx, err := index.Create(filepath.Join(b.TempDir(), "idx"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer idx.Close()
-	if err := idx.Add(ctx, ds.Corpus, []index.PayloadEncoder{index.TermsEncoder{}}, nil); err != nil {
-		b.Fatal(err)
-	}
-	if err := idx.Compact(ctx); err != nil {
-		b.Fatal(err)
-	}
+	ds, idx := subtaskAIndex(b, []index.PayloadEncoder{index.TermsEncoder{}})
 	plain := plainIndex(b, ds)
 	queries := ds.Queries[:50]
 	for _, tc := range []struct {
@@ -126,4 +95,27 @@ func BenchmarkSearchCost(b *testing.B) {
 			})
 		}
 	}
+}
+
+// subtaskAIndex indexes the comments of SemEval subtask A's training file
+// with encs' payloads into a compacted semrank index, closed when b ends.
+func subtaskAIndex(b *testing.B, encs []index.PayloadEncoder) (*eval.Dataset, *index.Index) {
+	c := convert.NewSemEval(convert.SubtaskA)
+	if err := c.AddFile(filepath.Join(sharedData(b), "SemEval2016-Task3-CQA-QL-train-part2.xml")); err != nil {
+		b.Fatal(err)
+	}
+	ds := c.Dataset()
+	ctx := context.Background()
+	idx, err := index.Create(filepath.Join(b.TempDir(), "idx"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { idx.Close() })
+	if err := idx.Add(ctx, ds.Corpus, encs, nil); err != nil {
+		b.Fatal(err)
+	}
+	if err := idx.Compact(ctx); err != nil {
+		b.Fatal(err)
+	}
+	return ds, idx
 }

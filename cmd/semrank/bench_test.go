@@ -10,14 +10,7 @@ import (
 // TestBench times bare and reranked searches of the demo's queries and
 // reports both and their ratio; bad numbers are refused.
 func TestBench(t *testing.T) {
-	dir := t.TempDir()
-	idx, pipeline := filepath.Join(dir, "idx"), filepath.Join(dir, "pipeline.yaml")
-	if err := os.WriteFile(pipeline, []byte("window: 20\nstages:\n  - type: tfidf\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := execute("index", "--data", "../../testdata/demo", "--index", idx); err != nil {
-		t.Fatalf("index: %v\n%s", err, out)
-	}
+	idx, pipeline := demoIndex(t, "window: 20\nstages:\n  - type: tfidf\n")
 	out, err := execute("bench", "--index", idx, "--pipeline", pipeline, "--data", "../../testdata/demo", "--rounds", "2", "--queries", "3", "--window", "10")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -30,4 +23,19 @@ func TestBench(t *testing.T) {
 	if _, err := execute("bench", "--index", idx, "--pipeline", pipeline, "--data", "../../testdata/demo", "--rounds", "0"); err == nil || !strings.Contains(err.Error(), "--rounds 0") {
 		t.Errorf("--rounds 0: err %v", err)
 	}
+}
+
+// demoIndex indexes the demo data with semrank index and writes the
+// pipeline doc beside it; it returns both paths.
+func demoIndex(t *testing.T, doc string) (idx, pipeline string) {
+	t.Helper()
+	dir := t.TempDir()
+	idx, pipeline = filepath.Join(dir, "idx"), filepath.Join(dir, "pipeline.yaml")
+	if err := os.WriteFile(pipeline, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := execute("index", "--data", "../../testdata/demo", "--index", idx); err != nil {
+		t.Fatalf("index: %v\n%s", err, out)
+	}
+	return idx, pipeline
 }

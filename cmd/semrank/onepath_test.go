@@ -19,14 +19,8 @@ import (
 // search --json and a running semrank serve (POST /api/search), which are
 // the offline runs, the CLI and the server built on rerank.Wrap.
 func TestOnePipelineEverywhere(t *testing.T) {
+	idx, pipeline := demoIndex(t, "window: 30\nstages:\n  - type: tfidf\n  - type: bm25\n  - type: overlap\n  - type: length\n")
 	dir := t.TempDir()
-	idx, pipeline := filepath.Join(dir, "idx"), filepath.Join(dir, "pipeline.yaml")
-	if err := os.WriteFile(pipeline, []byte("window: 30\nstages:\n  - type: tfidf\n  - type: bm25\n  - type: overlap\n  - type: length\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := execute("index", "--data", "../../testdata/demo", "--index", idx); err != nil {
-		t.Fatalf("index: %v\n%s", err, out)
-	}
 	ds, err := eval.LoadDataset("../../testdata/demo")
 	if err != nil {
 		t.Fatal(err)

@@ -6,8 +6,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,14 +15,7 @@ import (
 // or, when the flag is unset, from $SEMRANK_ADMIN_TOKEN; with one, a write
 // (here a reload) without it is refused.
 func TestAdminToken(t *testing.T) {
-	dir := t.TempDir()
-	idx, pipeline := filepath.Join(dir, "idx"), filepath.Join(dir, "pipeline.yaml")
-	if err := os.WriteFile(pipeline, []byte("window: 20\nstages:\n  - type: tfidf\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := execute("index", "--data", "../../testdata/demo", "--index", idx); err != nil {
-		t.Fatalf("index: %v\n%s", err, out)
-	}
+	idx, pipeline := demoIndex(t, "window: 20\nstages:\n  - type: tfidf\n")
 	serveArgs := []string{"serve", "--index", idx, "--pipeline", pipeline, "--addr", "127.0.0.1:0"}
 	demoArgs := []string{"demo", "--data", "../../testdata/demo", "--addr", "127.0.0.1:0"}
 	for _, tc := range []struct {
