@@ -18,11 +18,14 @@ import (
 	"github.com/semrank/semrank/rerank"
 	_ "github.com/semrank/semrank/rerank/stages"
 	"github.com/semrank/semrank/server"
+	"github.com/semrank/semrank/testdata"
 )
 
+// TestDemo builds the demo from the data built into the binary (package
+// testdata), as semrank demo does without --data.
 func TestDemo(t *testing.T) {
 	ctx := context.Background()
-	d, err := Build(ctx, Options{Data: "../../testdata/demo", Dir: t.TempDir()})
+	d, err := Build(ctx, Options{Data: testdata.DemoDir, FS: testdata.Demo, Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
