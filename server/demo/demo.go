@@ -1,9 +1,10 @@
 // Package demo builds semrank's out-of-the-box demo from a small judged
 // BEIR directory (the bundled testdata/demo, SemEval-2016 Task 3 subtask B,
-// which package testdata builds into the binary):
-// it indexes the corpus, trains small models on the judgments of four
-// fifths of the queries, writes a pipeline file over them, and compares the
-// first stage with the reranked lists on the queries held out.
+// which package testdata builds into the binary): it indexes the corpus,
+// each document once (the data repeats some under several ids), trains
+// small models on the judgments of four fifths of the queries, writes a
+// pipeline file over them, and compares the first stage with the reranked
+// lists on the queries held out.
 //
 // The pipeline has the cheap lexical stages this build registers (tfidf,
 // bm25, overlap, length) and, when the tweak stage type is registered, a
@@ -94,6 +95,7 @@ func Build(ctx context.Context, o Options) (*Demo, error) {
 	if err := checkFresh(o.Dir); err != nil {
 		return nil, err
 	}
+	ds, dropped := dedupe(ds)
 	folds := ds.Folds(5)
 	test := folds[0]
 	train := ds.Subset(eval.NotInSet(test))
@@ -105,7 +107,7 @@ func Build(ctx context.Context, o Options) (*Demo, error) {
 	if o.FS != nil {
 		name += " (built in)"
 	}
-	logf("%s: %d documents, %d queries (%d to train on, %d held out)", name, len(ds.Corpus), len(ds.Queries), len(d.Train), len(test))
+	logf("%s: %d documents (%d duplicates left out), %d queries (%d to train on, %d held out)", name, len(ds.Corpus), dropped, len(ds.Queries), len(d.Train), len(test))
 
 	types := rerank.StageTypes()
 	var specs []rerank.StageSpec
