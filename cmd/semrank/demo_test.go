@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -13,8 +14,12 @@ import (
 // TestDemoAnywhere serves the demo from a directory that is not the
 // repository, as an installed semrank runs it: the data comes from the
 // binary. After the URL the demo says what to try, and the search it
-// shows answers with titles.
+// shows, like the README's curl example, answers with titles.
 func TestDemoAnywhere(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Chdir(t.TempDir())
 	url, output := serveCommandOutput(t, "demo", "--addr", "127.0.0.1:0")
 	var out string
@@ -28,12 +33,28 @@ func TestDemoAnywhere(t *testing.T) {
 			t.Errorf("the demo's output lacks %q:\n%s", want, out)
 		}
 	}
-	// Send what the curl line sends.
-	m := regexp.MustCompile(`(?s)curl .*?(http://\S+)\s*\\\s*-d '([^']*)'`).FindStringSubmatch(out)
+	// Send what the curl commands of the output and of the README send.
+	curl := regexp.MustCompile(`(?s)curl [^\n]*?(\S+)/api/search\s*\\\s*-d '([^']*)'`)
+	m := curl.FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("no curl command in the demo's output:\n%s", out)
 	}
-	resp, err := http.Post(m[1], "application/json", strings.NewReader(m[2]))
+	if m[1]+"/" != url {
+		t.Errorf("the curl command searches %s, not the demo at %s", m[1], url)
+	}
+	searchTitles(t, url, "the demo's curl command", m[2])
+	if m = curl.FindStringSubmatch(string(readme)); m == nil {
+		t.Error("no curl search command in the README")
+	} else {
+		searchTitles(t, url, "the README's curl command", m[2])
+	}
+}
+
+// searchTitles sends body to the search API at url and checks the hits
+// come with their titles.
+func searchTitles(t *testing.T, url, name, body string) {
+	t.Helper()
+	resp, err := http.Post(url+"api/search", "application/json", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,11 +66,11 @@ func TestDemoAnywhere(t *testing.T) {
 		}
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&res); err != nil || resp.StatusCode != 200 || len(res.Hits) == 0 {
-		t.Fatalf("the curl command's search: %d %v %+v", resp.StatusCode, err, res)
+		t.Fatalf("%s: %d %v %+v", name, resp.StatusCode, err, res)
 	}
 	for _, h := range res.Hits {
 		if title, _ := h.Fields["title"].(string); title == "" {
-			t.Errorf("hit %s has no title: %v", h.ID, h.Fields)
+			t.Errorf("%s: hit %s has no title: %v", name, h.ID, h.Fields)
 		}
 	}
 }
