@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -305,33 +307,51 @@ const (
 // required; qrels/test.tsv and candidates.trec are read when present. A
 // candidate list or judgment naming an unknown query or document is an error.
 func LoadDataset(dir string) (*Dataset, error) {
+	return loadDataset(osFS{}, dir, filepath.Join)
+}
+
+// LoadDatasetFS is LoadDataset reading the directory dir of fsys, such as
+// data built into the binary with go:embed.
+func LoadDatasetFS(fsys fs.FS, dir string) (*Dataset, error) {
+	return loadDataset(fsys, dir, path.Join)
+}
+
+// osFS opens names as package os does, relative to the working directory
+// or absolute, which os.DirFS does not allow.
+type osFS struct{}
+
+func (osFS) Open(name string) (fs.File, error)     { return os.Open(name) }
+func (osFS) Stat(name string) (fs.FileInfo, error) { return os.Stat(name) }
+
+// loadDataset reads the BEIR directory dir of fsys, joining names with join.
+func loadDataset(fsys fs.FS, dir string, join func(...string) string) (*Dataset, error) {
 	ds := &Dataset{Dir: dir}
 	var err error
-	if ds.Corpus, err = readFile(filepath.Join(dir, CorpusFile), ReadCorpus); err != nil {
+	if ds.Corpus, err = readOne(fsys, join(dir, CorpusFile), ReadCorpus); err != nil {
 		return nil, err
 	}
-	if ds.Queries, err = readFile(filepath.Join(dir, QueriesFile), ReadQueries); err != nil {
+	if ds.Queries, err = readOne(fsys, join(dir, QueriesFile), ReadQueries); err != nil {
 		return nil, err
 	}
 	// Only a file that does not exist is absent: one that cannot be
 	// reached (no permission, a link loop) is an error, or the dataset
 	// would load without its judgments or candidates and say nothing.
-	qp := filepath.Join(dir, QrelsFile)
-	if _, err := os.Stat(qp); err == nil {
-		if ds.Qrels, err = ReadQrelsFile(qp); err != nil {
+	qp := join(dir, QrelsFile)
+	if _, err := fs.Stat(fsys, qp); err == nil {
+		if ds.Qrels, err = readOne(fsys, qp, ReadQrels); err != nil {
 			return nil, err
 		}
-	} else if !errors.Is(err, os.ErrNotExist) {
+	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	cp := filepath.Join(dir, CandidatesFile)
-	if _, err := os.Stat(cp); err == nil {
-		run, err := ReadRunFile(cp)
+	cp := join(dir, CandidatesFile)
+	if _, err := fs.Stat(fsys, cp); err == nil {
+		run, err := readOne(fsys, cp, ReadRun)
 		if err != nil {
 			return nil, err
 		}
 		ds.Candidates = &run
-	} else if !errors.Is(err, os.ErrNotExist) {
+	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	if err := ds.check(); err != nil {
@@ -365,13 +385,19 @@ func LoadText(dir string) ([]Doc, []Query, error) {
 	return docs, qs, nil
 }
 
-func readFile[T any](path string, parse func(io.Reader, string) ([]T, error)) ([]T, error) {
-	f, err := os.Open(path)
+func readFile[T any](name string, parse func(io.Reader, string) ([]T, error)) ([]T, error) {
+	return readOne(osFS{}, name, parse)
+}
+
+// readOne opens name in fsys and parses it, naming it name in errors.
+func readOne[T any](fsys fs.FS, name string, parse func(io.Reader, string) (T, error)) (T, error) {
+	f, err := fsys.Open(name)
 	if err != nil {
-		return nil, err
+		var zero T
+		return zero, err
 	}
 	defer f.Close()
-	return parse(f, path)
+	return parse(f, name)
 }
 
 func (ds *Dataset) check() error {

@@ -3,11 +3,13 @@ package eval
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 func TestReadCorpus(t *testing.T) {
@@ -396,5 +398,50 @@ func TestLoadText(t *testing.T) {
 				t.Errorf("%d documents, %d queries; want %d, %d", len(docs), len(qs), tc.docs, tc.queries)
 			}
 		})
+	}
+}
+
+// TestLoadDatasetFS reads a BEIR directory inside an fs.FS (as the demo
+// reads its data built into the binary) into what LoadDataset reads from
+// disk, and names the files by their path in the FS in errors.
+func TestLoadDatasetFS(t *testing.T) {
+	dir := t.TempDir()
+	if err := testDataset().Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	want, err := LoadDataset(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys := fstest.MapFS{}
+	for _, name := range []string{CorpusFile, QueriesFile, QrelsFile, CandidatesFile} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fsys["data/beir/"+name] = &fstest.MapFile{Data: b}
+	}
+	got, err := LoadDatasetFS(fsys, "data/beir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Dir != "data/beir" || !reflect.DeepEqual(got.Corpus, want.Corpus) || !reflect.DeepEqual(got.Queries, want.Queries) ||
+		!reflect.DeepEqual(got.Qrels, want.Qrels) || !reflect.DeepEqual(got.Candidates.Sorted("q1"), want.Candidates.Sorted("q1")) {
+		t.Errorf("from the FS: %+v\nfrom disk: %+v", got, want)
+	}
+
+	// Judgments and candidates are optional there too; a broken file is
+	// named by its path in the FS.
+	delete(fsys, "data/beir/"+QrelsFile)
+	delete(fsys, "data/beir/"+CandidatesFile)
+	if got, err := LoadDatasetFS(fsys, "data/beir"); err != nil || got.Qrels != nil || got.Candidates != nil {
+		t.Errorf("without judgments and candidates: %v, %v", got, err)
+	}
+	fsys["data/beir/"+QueriesFile] = &fstest.MapFile{Data: []byte("{")}
+	if _, err := LoadDatasetFS(fsys, "data/beir"); err == nil || !strings.Contains(err.Error(), "data/beir/"+QueriesFile+":1") {
+		t.Errorf("broken queries: %v", err)
+	}
+	if _, err := LoadDatasetFS(fsys, "nowhere"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing directory: %v", err)
 	}
 }

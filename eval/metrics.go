@@ -45,12 +45,25 @@ func (m Metric) String() string {
 	return m.Name
 }
 
-// ParseMetrics parses a comma-separated list such as "map@10,mrr@10,auc".
+// ParseMetrics parses a comma-separated list such as "map@10,mrr@10,auc",
+// case-insensitively. It also accepts trec_eval's names for the metrics it
+// shares, so that a number can be asked for as the tool reporting it
+// names it: ndcg_cut_k (ndcg@k), recall_k (r@k), P_k (p@k), recip_rank
+// (mrr over the whole ranking) and map. trec_eval's map_cut_k is not
+// map@k (it divides by every relevant document, not the ones found in the
+// top k) and is not accepted.
 func ParseMetrics(s string) ([]Metric, error) {
 	var out []Metric
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(strings.ToLower(part))
 		if part == "" {
+			continue
+		}
+		if m, ok, err := trecEvalMetric(part); ok || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, m)
 			continue
 		}
 		name, kstr, hasK := strings.Cut(part, "@")
@@ -69,7 +82,7 @@ func ParseMetrics(s string) ([]Metric, error) {
 				return nil, fmt.Errorf("metric %q needs a cutoff, e.g. %s@10", part, name)
 			}
 		default:
-			return nil, fmt.Errorf("unknown metric %q (known: map, map@k, mrr@k, ndcg@k, p@k, r@k, auc)", part)
+			return nil, fmt.Errorf("unknown metric %q (known: map, map@k, mrr@k, ndcg@k, p@k, r@k, auc; and trec_eval's ndcg_cut_k, recall_k, P_k, recip_rank)", part)
 		}
 		out = append(out, m)
 	}
@@ -77,6 +90,51 @@ func ParseMetrics(s string) ([]Metric, error) {
 		return nil, fmt.Errorf("no metrics in %q", s)
 	}
 	return out, nil
+}
+
+// trecEvalMetric reads name, lower-cased, as a trec_eval metric name: ok
+// says it is one, and err that its cutoff is not a positive integer.
+func trecEvalMetric(name string) (m Metric, ok bool, err error) {
+	if name == "recip_rank" {
+		return Metric{Name: "mrr"}, true, nil
+	}
+	for prefix, ours := range map[string]string{"ndcg_cut_": "ndcg", "recall_": "r", "p_": "p"} {
+		kstr, found := strings.CutPrefix(name, prefix)
+		if !found {
+			continue
+		}
+		k, err := strconv.Atoi(kstr)
+		if err != nil || k <= 0 {
+			return Metric{}, false, fmt.Errorf("metric %q: cutoff must be a positive integer", name)
+		}
+		return Metric{Name: ours, K: k}, true, nil
+	}
+	return Metric{}, false, nil
+}
+
+// SemEvalMetrics are the metrics of the SemEval-2016 Task 3 scorer (and
+// more on the same cut), for runs that rank a short given candidate list
+// per query: map@10 is the task's MAP.
+var SemEvalMetrics = MustParseMetrics("map@10,mrr@10,ndcg@10,p@1,auc")
+
+// RetrievalMetrics are the metrics BEIR reports (nDCG@10, trec_eval's MAP,
+// recall@100), for runs that rank many documents of a collection per query.
+var RetrievalMetrics = MustParseMetrics("ndcg@10,map,r@100")
+
+// DefaultMetrics returns SemEvalMetrics when every run ranks at most 10
+// documents for every query, as SemEval's candidate lists are, and
+// RetrievalMetrics otherwise. On a retrieval run map@10 would mislead: it
+// averages precision over the relevant documents found in the top 10 only,
+// so it can be several times trec MAP.
+func DefaultMetrics(runs ...Run) []Metric {
+	for _, r := range runs {
+		for _, qid := range r.QueryIDs() {
+			if len(r.Ranking(qid)) > 10 {
+				return RetrievalMetrics
+			}
+		}
+	}
+	return SemEvalMetrics
 }
 
 // MustParseMetrics is ParseMetrics for constant lists.

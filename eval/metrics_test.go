@@ -2,7 +2,9 @@ package eval
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -262,6 +264,8 @@ func TestParseMetrics(t *testing.T) {
 		{"MAP@10, mrr@10 ,auc", "map@10,mrr@10,auc"},
 		{"map,ndcg,mrr,ndcg@5,p@1,r@100,auc@10", "map,ndcg,mrr,ndcg@5,p@1,r@100,auc@10"},
 		{",map@10,,", "map@10"},
+		// trec_eval's names, as it prints them.
+		{"ndcg_cut_10,recall_100,map,P_10,recip_rank", "ndcg@10,r@100,map,p@10,mrr"},
 	}
 	for _, tc := range good {
 		ms, err := ParseMetrics(tc.in)
@@ -291,6 +295,9 @@ func TestParseMetrics(t *testing.T) {
 		{"bleu@4", "unknown metric"},
 		{"@5", "unknown metric"},
 		{"map@10,f1", "unknown metric"},
+		{"ndcg_cut_0", "positive integer"},
+		{"recall_x", "positive integer"},
+		{"map_cut_10", "unknown metric"}, // not map@10: it divides by every relevant document
 	}
 	for _, tc := range bad {
 		_, err := ParseMetrics(tc.in)
@@ -304,4 +311,59 @@ func TestParseMetrics(t *testing.T) {
 		}
 	}()
 	MustParseMetrics("nope")
+}
+
+// TestTrecEvalNamesScoreAlike: a trec_eval name scores what the metric it
+// stands for scores.
+func TestTrecEvalNamesScoreAlike(t *testing.T) {
+	q := Qrels{"q1": {"d1": 2, "d3": 1, "d9": 1}, "q2": {"d2": 1}}
+	run := NewRun()
+	for i, id := range []string{"d4", "d1", "d2", "d3"} {
+		run.Add("q1", Entry{DocID: id, Score: float64(10 - i)})
+		run.Add("q2", Entry{DocID: id, Score: float64(10 - i)})
+	}
+	ours, err := Evaluate(q, run, MustParseMetrics("ndcg@3,r@2,map,p@2,mrr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := Evaluate(q, run, MustParseMetrics("ndcg_cut_3,recall_2,map,P_2,recip_rank"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ours.Mean, theirs.Mean) {
+		t.Errorf("our names %v, trec_eval's %v", ours.Mean, theirs.Mean)
+	}
+}
+
+// TestDefaultMetrics: runs of SemEval's 10 candidates a query get SemEval's
+// metrics, and a run ranking more for any query BEIR's.
+func TestDefaultMetrics(t *testing.T) {
+	short, long := NewRun(), NewRun()
+	for i := range 10 {
+		short.Add("q1", Entry{DocID: fmt.Sprint("d", i), Score: float64(-i)})
+		long.Add("q1", Entry{DocID: fmt.Sprint("d", i), Score: float64(-i)})
+	}
+	long.Add("q2", Entry{DocID: "d0", Score: 1})
+	for i := range 11 {
+		long.Add("q3", Entry{DocID: fmt.Sprint("d", i), Score: float64(-i)})
+	}
+	names := func(ms []Metric) string {
+		var out []string
+		for _, m := range ms {
+			out = append(out, m.String())
+		}
+		return strings.Join(out, ",")
+	}
+	for _, tc := range []struct {
+		runs []Run
+		want string
+	}{
+		{[]Run{short}, "map@10,mrr@10,ndcg@10,p@1,auc"},
+		{[]Run{long}, "ndcg@10,map,r@100"},
+		{[]Run{short, long}, "ndcg@10,map,r@100"},
+	} {
+		if got := names(DefaultMetrics(tc.runs...)); got != tc.want {
+			t.Errorf("DefaultMetrics of %d runs = %s, want %s", len(tc.runs), got, tc.want)
+		}
+	}
 }

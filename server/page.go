@@ -4,6 +4,7 @@ import (
 	"embed"
 	"io/fs"
 	"net/http"
+	"strings"
 )
 
 // assets is the web page: plain HTML, CSS and JavaScript, no build step.
@@ -23,4 +24,16 @@ func (s *Server) pageHandler() http.Handler {
 		w.Header().Set("Cache-Control", "no-cache")
 		files.ServeHTTP(w, r)
 	})
+}
+
+// oneLine returns texts with each run of white space made one space. The
+// page's search box is an <input>, which drops line breaks, so an example
+// such as "... in december\nHi all" would otherwise be searched as
+// "... in decemberHi all".
+func oneLine(texts []string) []string {
+	var out []string
+	for _, t := range texts {
+		out = append(out, strings.Join(strings.Fields(t), " "))
+	}
+	return out
 }

@@ -185,7 +185,9 @@ type Config struct {
 	// to the endpoints that change what the server answers:
 	// /api/admin/reload and /api/index. Searches and reads stay open.
 	AdminToken string
-	// Examples are queries the web page offers to try.
+	// Examples are queries the web page offers to try. Each is put in the
+	// page's one-line search box, so runs of white space, line breaks
+	// included, are served as one space.
 	Examples []string
 	Logger   *slog.Logger // nil: slog.Default()
 }
@@ -297,7 +299,7 @@ func New(cfg Config) (*Server, error) {
 		path:     cfg.PipelinePath,
 		limits:   cfg.Limits.withDefaults(),
 		token:    cfg.AdminToken,
-		examples: cfg.Examples,
+		examples: oneLine(cfg.Examples),
 		log:      cfg.Logger,
 		metrics:  newMetrics(),
 		reloadMu: newCtxMutex(),

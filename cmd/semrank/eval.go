@@ -19,7 +19,13 @@ func init() {
 writes them) against judgments.
 
 Metrics: map@k (the SemEval-2016 scorer's MAP), map (trec_eval MAP), mrr@k,
-ndcg@k, p@k, r@k, auc. Every metric is averaged over all judged queries; a
+ndcg@k, p@k, r@k, auc; trec_eval's names ndcg_cut_k, recall_k, P_k,
+recip_rank and map are accepted too. Without --metrics, a run (and
+baseline) ranking at most 10 documents for every query, as SemEval's
+candidate lists are, gets SemEval's metrics (map@10,mrr@10,ndcg@10,p@1,auc),
+and any other run BEIR's (ndcg@10,map,r@100): on a retrieval run map@10
+counts only the relevant documents found in the top 10 and reads several
+times trec MAP. Every metric is averaged over all judged queries; a
 query with no relevant candidate counts as 0. AUC is left out, with a note,
 where the judgments mark no document not relevant (CACM's): it would be 0.5
 whatever the ranking. Tied scores keep the run's order, as in the SemEval
@@ -27,9 +33,12 @@ scorer (trec_eval orders them by descending document id). With --baseline, a pai
 randomization test compare the run with the baseline per metric.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ms, err := eval.ParseMetrics(metrics)
-			if err != nil {
-				return err
+			var ms []eval.Metric
+			if cmd.Flags().Changed("metrics") {
+				var err error
+				if ms, err = eval.ParseMetrics(metrics); err != nil {
+					return err
+				}
 			}
 			q, err := readJudgments(qrelsPath)
 			if err != nil {
@@ -68,6 +77,13 @@ randomization test compare the run with the baseline per metric.`,
 				note(b, baseline)
 				base = &b
 			}
+			if ms == nil {
+				if base != nil {
+					ms = eval.DefaultMetrics(run, *base)
+				} else {
+					ms = eval.DefaultMetrics(run)
+				}
+			}
 			rep, err := eval.NewReport(q, run, base, ms)
 			if err != nil {
 				return unjudgedHint(err)
@@ -81,7 +97,7 @@ randomization test compare the run with the baseline per metric.`,
 	f := cmd.Flags()
 	f.StringVar(&qrelsPath, "qrels", "", "judgments: BEIR qrels TSV, TREC qrels, or a SemEval .relevancy file")
 	f.StringVar(&runPath, "run", "", "run to evaluate: TREC, or SemEval predictions")
-	f.StringVar(&metrics, "metrics", "map@10,mrr@10,ndcg@10,p@1,auc", "comma-separated metrics")
+	f.StringVar(&metrics, "metrics", "", "comma-separated metrics (default: SemEval's for runs of at most 10 documents a query, else BEIR's; see above)")
 	f.StringVar(&baseline, "baseline", "", "a second run to compare with (paired significance tests)")
 	f.BoolVar(&perQuery, "per-query", false, "also print each query's values")
 	f.BoolVar(&asJSON, "json", false, "print JSON")

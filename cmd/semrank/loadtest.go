@@ -9,6 +9,7 @@ import (
 
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/server"
+	"github.com/semrank/semrank/testdata"
 )
 
 func init() {
@@ -31,11 +32,14 @@ percentiles and errors. Only loopback URLs are accepted.`,
 			if err := server.CheckLoopback(url); err != nil {
 				return err
 			}
-			ds, err := eval.LoadDataset(dataDir)
+			var ds *eval.Dataset
+			var err error
+			if dataDir == "" {
+				ds, err = eval.LoadDatasetFS(testdata.Demo, testdata.DemoDir) // the demo's queries, built in
+			} else {
+				ds, err = eval.LoadDataset(dataDir)
+			}
 			if err != nil {
-				if !cmd.Flags().Changed("data") {
-					return fmt.Errorf("the default --data %s holds the queries to send and is relative to the repository root: run from there, or pass --data (%w)", dataDir, err)
-				}
 				return err
 			}
 			var queries []string
@@ -80,7 +84,7 @@ percentiles and errors. Only loopback URLs are accepted.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&url, "url", "http://127.0.0.1:8095", "server base URL (loopback only)")
-	f.StringVar(&dataDir, "data", "testdata/demo", "BEIR directory whose queries are sent")
+	f.StringVar(&dataDir, "data", "", "BEIR directory whose queries are sent (default: the demo's, built into semrank)")
 	f.StringVar(&mode, "rerank", "both", "both, on or off")
 	f.IntVar(&clients, "clients", 32, "concurrent clients")
 	f.IntVar(&size, "size", 10, "hits per search")

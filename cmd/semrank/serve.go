@@ -95,9 +95,13 @@ hold (503 with Retry-After past it).`,
 				return err
 			}
 			defer idx.Close()
+			l, err := listen(addr)
+			if err != nil {
+				return err
+			}
 			return serve(cmd.Context(), cmd.OutOrStdout(), server.Config{
 				Index: idx, PipelinePath: pipelinePath, Limits: limits, AdminToken: token(),
-			}, addr, grace)
+			}, l, grace, nil)
 		},
 	}
 	token = adminTokenFlag(cmd)
@@ -149,18 +153,27 @@ func adminTokenFlag(cmd *cobra.Command) func() string {
 	}
 }
 
-// serve runs a server on addr until SIGINT or SIGTERM, reloading on SIGHUP.
-func serve(ctx context.Context, out io.Writer, cfg server.Config, addr string, grace time.Duration) error {
+// listen listens on addr. An address in use is the usual failure (a demo
+// or server already running), so its error says so and how to pick another.
+func listen(addr string) (net.Listener, error) {
+	l, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("cannot listen on %s: the address is in use (another semrank demo or server?); stop that, or pass --addr with a free port, such as 127.0.0.1:0 for any", addr)
+	}
+	return l, err
+}
+
+// serve runs a server on l until SIGINT or SIGTERM, reloading on SIGHUP,
+// and closes l. After the line naming the URL it prints next(url), what
+// to try, when next is not nil.
+func serve(ctx context.Context, out io.Writer, cfg server.Config, l net.Listener, grace time.Duration, next func(url string) string) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	srv, err := server.New(cfg)
 	if err != nil {
-		return err
-	}
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
+		l.Close()
 		return err
 	}
 	// Not signal.NotifyContext: it would hold the signals until serve
@@ -171,6 +184,10 @@ func serve(ctx context.Context, out io.Writer, cfg server.Config, addr string, g
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 	go srv.ReloadOn(ctx, hup)
-	fmt.Fprintf(out, "semrank serving on http://%s/  (Ctrl-C stops; SIGHUP reloads the pipeline)\n", l.Addr())
+	url := fmt.Sprintf("http://%s/", l.Addr())
+	fmt.Fprintf(out, "semrank serving on %s  (Ctrl-C stops; SIGHUP reloads the pipeline)\n", url)
+	if next != nil {
+		fmt.Fprint(out, next(url))
+	}
 	return srv.Serve(ctx, l, grace)
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -17,7 +18,7 @@ import (
 func TestAdminToken(t *testing.T) {
 	idx, pipeline := demoIndex(t, "window: 20\nstages:\n  - type: tfidf\n")
 	serveArgs := []string{"serve", "--index", idx, "--pipeline", pipeline, "--addr", "127.0.0.1:0"}
-	demoArgs := []string{"demo", "--data", "../../testdata/demo", "--addr", "127.0.0.1:0"}
+	demoArgs := []string{"demo", "--addr", "127.0.0.1:0"}
 	for _, tc := range []struct {
 		name  string
 		args  []string
@@ -30,7 +31,7 @@ func TestAdminToken(t *testing.T) {
 		{"serve flag over env", append(serveArgs, "--admin-token", "flagged"), "s3cret", "flagged"},
 		{"serve empty flag over env", append(serveArgs, "--admin-token="), "s3cret", ""},
 		{"demo with env", demoArgs, "s3cret", "s3cret"},
-		{"demo with flag", append(demoArgs, "--admin-token", "flagged"), "", "flagged"},
+		{"demo with flag and --data", append(demoArgs, "--admin-token", "flagged", "--data", "../../testdata/demo"), "", "flagged"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv(adminTokenEnv, tc.env)
@@ -73,6 +74,14 @@ func TestAdminToken(t *testing.T) {
 // line.
 func serveCommand(t *testing.T, args ...string) string {
 	t.Helper()
+	url, _ := serveCommandOutput(t, args...)
+	return url
+}
+
+// serveCommandOutput is serveCommand, also returning what gives the
+// command's standard output so far.
+func serveCommandOutput(t *testing.T, args ...string) (string, func() string) {
+	t.Helper()
 	cmd, _, err := rootCmd.Find(args)
 	if err != nil {
 		t.Fatal(err)
@@ -101,9 +110,19 @@ func serveCommand(t *testing.T, args ...string) string {
 		cmd.SetContext(prev)
 	})
 	urls := make(chan string, 1)
+	var mu sync.Mutex
+	var stdout strings.Builder
+	output := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return stdout.String()
+	}
 	go func() {
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
+			mu.Lock()
+			stdout.WriteString(sc.Text() + "\n")
+			mu.Unlock()
 			if _, rest, ok := strings.Cut(sc.Text(), "serving on "); ok {
 				url, _, _ := strings.Cut(rest, " ")
 				urls <- url
@@ -116,9 +135,9 @@ func serveCommand(t *testing.T, args ...string) string {
 		if !ok {
 			t.Fatalf("%v stopped without serving", args)
 		}
-		return url
+		return url, output
 	case <-time.After(2 * time.Minute):
 		t.Fatalf("%v: not serving after 2 minutes", args)
 	}
-	return ""
+	return "", output
 }

@@ -202,6 +202,10 @@ async function explain(id, li) {
   } catch (e) { /* the text from the search is shown already */ }
 }
 
+// oneLine makes each run of white space one space: the search box is an
+// <input>, which would drop a line break and join the words around it.
+function oneLine(s) { return s.replace(/\s+/g, " ").trim(); }
+
 async function init() {
   $("search").addEventListener("submit", search);
   $("close").addEventListener("click", () => { $("explain").hidden = true; });
@@ -214,7 +218,7 @@ async function init() {
       const b = el("button", "", snippet(q, 60));
       b.type = "button";
       b.title = q;
-      b.addEventListener("click", () => { $("q").value = q; search(); });
+      b.addEventListener("click", () => { $("q").value = oneLine(q); search(); });
       $("examples").append(b);
     }
   } catch (e) { $("info").textContent = "server unreachable"; }
@@ -222,7 +226,7 @@ async function init() {
   if (m) {
     let q = m[1];
     try { q = decodeURIComponent(q); } catch (e) { /* a malformed escape: search the text as written */ }
-    $("q").value = q;
+    $("q").value = oneLine(q);
     search();
   }
 }

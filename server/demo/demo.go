@@ -1,8 +1,10 @@
 // Package demo builds semrank's out-of-the-box demo from a small judged
-// BEIR directory (the bundled testdata/demo, SemEval-2016 Task 3 subtask B):
-// it indexes the corpus, trains small models on the judgments of four
-// fifths of the queries, writes a pipeline file over them, and compares the
-// first stage with the reranked lists on the queries held out.
+// BEIR directory (the bundled testdata/demo, SemEval-2016 Task 3 subtask B,
+// which package testdata builds into the binary): it indexes the corpus,
+// each document once (the data repeats some under several ids), trains
+// small models on the judgments of four fifths of the queries, writes a
+// pipeline file over them, and compares the first stage with the reranked
+// lists on the queries held out.
 //
 // The pipeline has the cheap lexical stages this build registers (tfidf,
 // bm25, overlap, length) and, when the tweak stage type is registered, a
@@ -22,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,6 +42,7 @@ const Window = 50
 // Options configure Build.
 type Options struct {
 	Data string    // judged BEIR directory with candidates.trec
+	FS   fs.FS     // where Data is read from (such as testdata.Demo); nil for the file system
 	Dir  string    // where the index, models and pipeline file are written
 	Log  io.Writer // progress lines; nil for none
 }
@@ -75,7 +79,13 @@ func Build(ctx context.Context, o Options) (*Demo, error) {
 			fmt.Fprintf(o.Log, "%6.1fs  "+format+"\n", append([]any{time.Since(start).Seconds()}, args...)...)
 		}
 	}
-	ds, err := eval.LoadDataset(o.Data)
+	var ds *eval.Dataset
+	var err error
+	if o.FS != nil {
+		ds, err = eval.LoadDatasetFS(o.FS, o.Data)
+	} else {
+		ds, err = eval.LoadDataset(o.Data)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -85,6 +95,7 @@ func Build(ctx context.Context, o Options) (*Demo, error) {
 	if err := checkFresh(o.Dir); err != nil {
 		return nil, err
 	}
+	ds, dropped := dedupe(ds)
 	folds := ds.Folds(5)
 	test := folds[0]
 	train := ds.Subset(eval.NotInSet(test))
@@ -92,7 +103,11 @@ func Build(ctx context.Context, o Options) (*Demo, error) {
 	for _, q := range train.Queries {
 		d.Train = append(d.Train, q.ID)
 	}
-	logf("%s: %d documents, %d queries (%d to train on, %d held out)", o.Data, len(ds.Corpus), len(ds.Queries), len(d.Train), len(test))
+	name := o.Data
+	if o.FS != nil {
+		name += " (built in)"
+	}
+	logf("%s: %d documents (%d duplicates left out), %d queries (%d to train on, %d held out)", name, len(ds.Corpus), dropped, len(ds.Queries), len(d.Train), len(test))
 
 	types := rerank.StageTypes()
 	var specs []rerank.StageSpec
