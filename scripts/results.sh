@@ -5,7 +5,8 @@
 # Sections: tweak, tweak-cacm, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
-# beir-cacm-unsup, beir-cacm-d200, bench, plain-cacm, query-boost, cost.
+# beir-cacm-unsup, beir-cacm-d200, bench, plain-cacm, plain-cacm-supervised,
+# query-boost, cost.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
 # O (BEIR directories from scripts/data.sh; default out/data), XML (the
@@ -280,6 +281,51 @@ run() {
 					--metrics map,ndcg@10,p@10 --ignore-unjudged
 			done
 		done 2>&1 | tee "$R/plain-cacm.txt"
+		;;
+	plain-cacm-supervised)
+		# The supervised CACM recipe's stages (lexical, TWEAK, S2Net,
+		# LSA) and a learned fusion, trained from the plain index of
+		# plain-cacm (its documents through semrank convert bleve, its
+		# first stage's top 100 as candidate lists) and reranking it,
+		# 5-fold cross-validated over the judged queries.
+		[ -d "$R/plain/cacm.idx" ] || run plain-cacm >/dev/null
+		local c="$R/plain-sup"
+		rm -rf "$c"
+		mkdir -p "$c"
+		printf 'window: 100\nfields: {title: title, text: [abstract, authors]}\n' >"$c/fields.yaml"
+		printf 'stages:\n  - type: tfidf\n  - type: bm25\n  - type: overlap\n  - type: length\n' >>"$c/fields.yaml"
+		$SR convert bleve --index "$R/plain/cacm.idx" --pipeline "$c/fields.yaml" --out "$c/corpus" >/dev/null
+		$SR run --data "$O/cacm" --index "$R/plain/cacm.idx" --depth 100 --out "$c/first.trec" >/dev/null
+		cut -f1 "$O/cacm/qrels/test.tsv" | tail -n +2 | sort -u >"$c/judged"
+		grep -F -f <(sed 's/.*/"_id":"&"/' "$c/judged") "$O/cacm/queries.jsonl" >"$c/queries.jsonl"
+		for f in 0 1 2 3 4; do
+			for part in train fuse test; do
+				local d="$c/f$f-$part"
+				mkdir -p "$d/qrels"
+				ln -s "$(realpath "$c/corpus/corpus.jsonl")" "$d/corpus.jsonl"
+				if [ $part = test ]; then
+					awk -v f=$f 'NR % 5 == f' "$c/queries.jsonl" >"$d/queries.jsonl"
+				else
+					awk -v f=$f 'NR % 5 != f' "$c/queries.jsonl" >"$d/queries.jsonl"
+				fi
+				sed 's/.*"_id":"\([^"]*\)".*/\1/' "$d/queries.jsonl" >"$d/ids"
+				{ head -1 "$O/cacm/qrels/test.tsv"; awk 'NR == FNR { q[$1] = 1; next } $1 in q' "$d/ids" <(tail -n +2 "$O/cacm/qrels/test.tsv"); } >"$d/qrels/test.tsv"
+				# Stage trainers learn from candidate lists; the
+				# fusion from searches, as the pipeline will run.
+				[ $part = train ] && awk 'NR == FNR { q[$1] = 1; next } $1 in q' "$d/ids" "$c/first.trec" >"$d/candidates.trec"
+				rm "$d/ids"
+			done
+			cp "$c/fields.yaml" "$c/f$f.yaml"
+			for m in tweak s2net lsa; do
+				$SR train $m --data "$c/f$f-train" --out "$c/f$f.$m" >/dev/null 2>&1
+				printf '  - type: %s\n    model: f%s.%s\n' $m $f $m >>"$c/f$f.yaml"
+			done
+			$SR train fusion --data "$c/f$f-fuse" --index "$R/plain/cacm.idx" --pipeline "$c/f$f.yaml" --out "$c/f$f.fusion" >/dev/null
+			printf 'fusion: {model: f%s.fusion}\n' $f >>"$c/f$f.yaml"
+			$SR run --data "$c/f$f-test" --index "$R/plain/cacm.idx" --pipeline "$c/f$f.yaml" --out "$c/f$f.trec" >/dev/null
+		done
+		cat "$c"/f?.trec >"$c/run.trec"
+		$SR eval --qrels "$O/cacm/qrels/test.tsv" --run "$c/run.trec" --baseline "$c/first.trec" --metrics map,ndcg@10,p@10 --ignore-unjudged | tee "$R/plain-cacm-supervised.txt"
 		;;
 	query-boost)
 		# first_stage.query_boost on CACM, 2-fold over the judged
