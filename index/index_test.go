@@ -207,27 +207,6 @@ func TestOpenRefusesNonIndex(t *testing.T) {
 	}
 }
 
-func TestFirstStageRunOnGivenCandidates(t *testing.T) {
-	idx, _ := build(t)
-	defer idx.Close()
-	run := eval.NewRun()
-	for i, id := range []string{"d2", "d4", "d1", "d3"} {
-		run.Add("q", eval.Entry{DocID: id, Rank: i + 1, Score: 1 / float64(i+1)})
-	}
-	ds := &eval.Dataset{Corpus: corpus, Queries: []eval.Query{{ID: "q", Text: "bank loan"}}, Candidates: &run}
-	got, err := idx.FirstStageRun(context.Background(), ds, 100, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var order []string
-	for _, e := range got.Sorted("q") {
-		order = append(order, e.DocID)
-	}
-	if want := "d3 d1 d2 d4"; strings.Join(order, " ") != want {
-		t.Errorf("order = %v, want %s", order, want)
-	}
-}
-
 func TestTermCountsRoundTrip(t *testing.T) {
 	for _, toks := range [][]string{nil, {"bank"}, {"bank", "doha", "bank", "visa"}} {
 		got, err := DecodeTermCounts(EncodeTermCounts(toks))

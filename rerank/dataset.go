@@ -127,6 +127,18 @@ func RunDataset(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *Pipel
 	return first, reranked, err
 }
 
+// FirstStageRun returns the first stage's run over idx, any Bleve index,
+// for every query of ds: its given candidates scored, or its top depth
+// documents (see RunDataset).
+func FirstStageRun(ctx context.Context, idx bleve.Index, ds *eval.Dataset, depth int, progress index.Progress) (eval.Run, error) {
+	p, err := (&Config{Window: depth, Fusion: FusionSpec{Method: "none"}}).Build(EnvOf(idx))
+	if err != nil {
+		return eval.Run{}, err
+	}
+	first, _, err := RunDataset(ctx, idx, ds, p, depth, progress)
+	return first, err
+}
+
 // EachQuery reranks every query of ds with p over idx and calls fn with
 // the query's index in ds.Queries, its first-stage candidates and the
 // reranked candidates (whose StageScores keep every stage's raw score), so

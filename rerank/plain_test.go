@@ -198,3 +198,31 @@ func TestPlainIndexFirstStage(t *testing.T) {
 		t.Error("a query of stop words has searchable terms")
 	}
 }
+
+// TestFirstStageRunOnGivenCandidates: a given list is scored by the first
+// stage, matching documents by score, the others after in the given order.
+func TestFirstStageRunOnGivenCandidates(t *testing.T) {
+	corpus := []eval.Doc{
+		{ID: "d1", Title: "Good bank in Doha", Text: "Which bank is best for an expat salary account?"},
+		{ID: "d2", Title: "Driving licence", Text: "How do I convert my driving licence in Qatar?"},
+		{ID: "d3", Title: "Bank loans", Text: "Personal loan from a bank after work termination"},
+		{ID: "d4", Title: "Weekend trips", Text: "Where to go camping in the desert this weekend"},
+	}
+	idx := newIndex(t, corpus)
+	run := eval.NewRun()
+	for i, id := range []string{"d2", "d4", "d1", "d3"} {
+		run.Add("q", eval.Entry{DocID: id, Rank: i + 1, Score: 1 / float64(i+1)})
+	}
+	ds := &eval.Dataset{Corpus: corpus, Queries: []eval.Query{{ID: "q", Text: "bank loan"}}, Candidates: &run}
+	got, err := rerank.FirstStageRun(context.Background(), idx, ds, 100, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, e := range got.Sorted("q") {
+		order = append(order, e.DocID)
+	}
+	if want := "d3 d1 d2 d4"; strings.Join(order, " ") != want {
+		t.Errorf("order = %v, want %s", order, want)
+	}
+}

@@ -165,25 +165,22 @@ and its first stage searches.`,
 				return err
 			}
 			defer idx.Close()
-			var p *rerank.Pipeline
+			var run eval.Run
 			tag := "bm25"
+			bar := newBar(len(ds.Queries), "queries")
+			progress := func(d, _ int) { _ = bar.Set(d) }
 			if runPipeline == "" {
-				p, err = firstStageOnly(idx, depth)
+				run, err = rerank.FirstStageRun(cmd.Context(), idx, ds, depth, progress)
 			} else {
-				p, _, err = rerank.LoadPipeline(runPipeline, rerank.EnvOf(idx))
+				var p *rerank.Pipeline
+				if p, _, err = rerank.LoadPipeline(runPipeline, rerank.EnvOf(idx)); err == nil {
+					_, run, err = rerank.RunDataset(cmd.Context(), idx, ds, p, depth, progress)
+				}
 				tag = "semrank"
 			}
-			if err != nil {
-				return err
-			}
-			bar := newBar(len(ds.Queries), "queries")
-			first, run, err := rerank.RunDataset(cmd.Context(), idx, ds, p, depth, func(d, _ int) { _ = bar.Set(d) })
 			_ = bar.Finish()
 			if err != nil {
 				return err
-			}
-			if runPipeline == "" {
-				run = first
 			}
 			if err := checkRanked(ds, run); err != nil {
 				return err

@@ -14,6 +14,7 @@ import (
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/ssg"
 	"github.com/semrank/semrank/models/wmd"
+	"github.com/semrank/semrank/rerank"
 	"github.com/semrank/semrank/rerank/stages"
 )
 
@@ -368,8 +369,26 @@ func WriteTable(w io.Writer, rows []Row, metrics []eval.Metric, base string) err
 func IndexLists(ctx context.Context, idx *index.Index, ds *eval.Dataset, depth int) (Lists, error) {
 	out := Lists{}
 	hits, known := 0, 0
+	p, err := (&rerank.Config{Window: depth, Fusion: rerank.FusionSpec{Method: "none"}}).Build(rerank.EnvFor(idx))
+	if err != nil {
+		return nil, err
+	}
+	s := rerank.Searcher{Index: idx, Pipeline: p}
 	for _, q := range ds.Queries {
-		qhits, err := idx.Candidates(ctx, ds, q, depth)
+		rq := rerank.Query{ID: q.ID, Text: q.FullText()}
+		var qhits []rerank.Candidate
+		if ds.Candidates != nil {
+			var ids []string
+			for _, e := range ds.Candidates.Ranking(q.ID) {
+				ids = append(ids, e.DocID)
+			}
+			qhits, err = s.GivenCandidates(ctx, rq, nil, ids)
+		} else {
+			qhits, err = s.Candidates(ctx, rq, nil, depth)
+		}
+		if err == nil {
+			err = s.Load(ctx, qhits)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("query %q: %w", q.ID, err)
 		}

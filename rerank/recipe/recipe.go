@@ -427,7 +427,7 @@ func (r *Recipe) trainStages(ctx context.Context, train, dev *eval.Dataset, idx 
 		if w <= 0 {
 			w = rerank.DefaultWindow
 		}
-		run, err := idx.FirstStageRun(ctx, train, w, nil)
+		run, err := rerank.FirstStageRun(ctx, idx, train, w, nil)
 		if err != nil {
 			return nil, err
 		}
