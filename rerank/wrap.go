@@ -43,70 +43,31 @@ var wraps atomic.Uint32
 // position in the high bits keeps each list's order.
 func (x *Index) hitNumber(i int) uint64 { return uint64(i)<<32 | x.tag }
 
-// Wrap returns idx with its score-sorted searches reranked by p:
+// Wrap returns idx with its score-sorted searches reranked by p, which is
+// built against idx (EnvOf):
 //
 //	idx = rerank.Wrap(idx, pipeline)
 //	res, err := idx.Search(req) // reranked hits
 //
-// A search fetches max(window, From+Size) first-stage hits (a cursor
-// page: window+Size, and more for a page below that), reranks the window,
-// then pages. The window's hits come with every stored field:
-// the stages read the title and text (the pipeline's Fields, which must be
-// stored) and, as Candidate.Fields, the metadata: over a semrank index its stored
-// metadata, decoded as index.TopN decodes it, so stages see what they see
-// under semrank rerank; over a plain Bleve index every stored field,
-// whatever the request asks for. Hits come back with the request's Fields
-// only. A page past the window (and any cursor page) loads the window's
-// and its own hits' fields after the search (WithoutRerank, a page after
-// the first hit its own only), not those of every hit above it (a page
-// 1,000 hits down costs two fifths of what it did; BenchmarkWrapPages),
-// except with highlighting, which needs the search's term locations.
-// That is a second search: a document deleted in between comes back
-// without fields, and in the window the stages read it as an empty
-// document.
-// The first stage is the request's own query: a pipeline file's
-// first_stage settings apply to searches from text (Pipeline.Query), not
-// here. A sort by descending score then _id is
-// reranked as a sort by score is (the reranked scores are distinct, so
-// the id only orders ties across an IndexAlias's children), and hits carry
-// its sort values (WithoutRerank leaves it to Bleve). SearchAfter and SearchBefore pages of a request sorted
-// by score, or by score then _id, descending or ascending (IndexAlias asks
-// its children for a SearchBefore page as an ascending SearchAfter one),
-// are pages of the reranked list, as From/Size pages are (a hit's score is
-// its place). The cursor's score is the hit's Score as a string
-// (strconv.FormatFloat(hit.Score, 'g', -1, 64)): a hit's Sort holds Bleve's
-// placeholder "_score" there, which is refused with an error (Bleve reads
-// it as 0, a place in the middle of a reranked list, whose scores may be
-// negative). Other requests sorted by anything but descending score (an
-// ascending score sort's From/Size pages included), the pre-search phase
-// of an IndexAlias, requests
-// for no hits (Size 0: facets or a count only) and unscored ones (Score
-// "none"), queries without words for the stages to compare candidates
-// with (QueryText is empty: doc ids, ranges, wildcards alone) pass through
-// untouched, as do all searches when p is nil. A reranked
-// result's Took covers the whole search: the first stage, fetching the
-// stored fields, and reranking.
+// A search runs the request's own query as the first stage for
+// max(window, From+Size) hits (ties at the window's cut chosen by id, as
+// index.SearchTiesByID chooses them), reranks the window and pages the
+// reranked list; hits past the window follow in first-stage order. Stored
+// fields are loaded after the search for the window's hits a stage reads
+// (DocReader) and for the page's hits, not for every hit collected, except
+// with highlighting, which loads them in the search. The stages compare
+// candidates with the query's words (QueryText, or WithQueryText's text).
 //
-// idx may be any bleve.Index, p built against it (EnvOf(idx)): lexical
-// stages then read the index's statistics and analyzers for the fields
-// p names; the learned stages run faster over a semrank index, reading
-// the payloads it stored at index time (see the package documentation).
-//
-// The wrapped index can be a child of bleve.NewIndexAlias, but each child
-// then reranks its own window and fuses its own scores: the linear and
-// lambdamart fusions weigh features z-normalised per query within that
-// child's window (rrf: reciprocal ranks within it), so a child's scores
-// rank its hits against each other, not against another child's. The
-// alias merges the children's hits by these scores: each child's own
-// order is kept, but how the children's lists interleave is no ranking
-// across them; children's hits with equal scores (common when the
-// stages score alike, and with rrf at every place) follow their places
-// in their own lists, then the order the children were wrapped in, so
-// From/Size pages agree. A cursor page of a sort by score alone names a
-// score alone: through the alias, a hit of another child that ties with
-// the cursor's hit is skipped; sort by score then _id (as Bleve advises
-// for cursor paging) and the cursor's id places those ties. To rerank the merged first-stage list as one, wrap the
-// alias instead, with stages that need no semrank index.
+// SearchAfter and SearchBefore pages of a request sorted by score (or by
+// score then _id, either direction) page the reranked list too: the cursor
+// is the hit's Score as a string (strconv.FormatFloat(h.Score, 'g', -1,
+// 64)), not Bleve's placeholder "_score", which is refused. Requests sorted
+// otherwise, an IndexAlias's pre-search, requests for no hits or no scores,
+// queries without words and all searches when p is nil pass through to
+// idx. A wrapped index can be a child of bleve.NewIndexAlias: each child
+// then reranks its own window, and the alias interleaves the children's
+// lists by their scores, which rank a child's hits against each other, not
+// across children; to rerank the merged list as one, wrap the alias.
 func Wrap(idx bleve.Index, p *Pipeline) *Index {
 	return &Index{base: idx, pipeline: p, tag: uint64(wraps.Add(1))}
 }
