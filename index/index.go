@@ -666,6 +666,9 @@ type PayloadEncoder interface {
 	// ModelID identifies the model; payloads of one name must all come
 	// from one model.
 	ModelID() string
+	// EncodePayload returns doc's payload. It must be a pure function of
+	// doc, safe to call from several goroutines at once: Add computes a
+	// batch's payloads on every core.
 	EncodePayload(doc eval.Doc) ([]byte, error)
 }
 
@@ -677,6 +680,12 @@ type Progress func(done, total int)
 // payloads: those describe its old text. An encoder whose payload name
 // already holds payloads from a different model is refused before
 // anything is written.
+//
+// The payloads are computed on GOMAXPROCS workers, a chunk of documents
+// ahead of the batch Bleve is indexing; the batches, the payload records
+// and their order, the errors (the first failing document, in document
+// order) and the progress calls are those of one core, byte for byte. An
+// encoder's panic is raised again in Add's goroutine.
 func (x *Index) Add(ctx context.Context, docs []eval.Doc, encoders []PayloadEncoder, progress Progress) error {
 	models := map[string]string{} // payload name → model, the payloads computed
 	var uniq []PayloadEncoder
@@ -704,6 +713,18 @@ func (x *Index) Add(ctx context.Context, docs []eval.Doc, encoders []PayloadEnco
 		uniq = append(uniq, enc)
 	}
 	encoders = uniq
+	// The payloads are computed on every core, a chunk ahead (encodeAhead);
+	// everything else, the checks, the batches and the records' order,
+	// runs here in document order, as it would with one core.
+	var chunks <-chan payloadChunk
+	var chunk payloadChunk
+	if len(encoders) > 0 && len(docs) > 0 {
+		ectx, cancel := context.WithCancel(ctx)
+		var wait func()
+		chunks, wait = encodeAhead(ectx, docs, encoders)
+		defer wait()
+		defer cancel()
+	}
 	batch := x.NewBatch()
 	var ids []string
 	pending := map[string][]payloadRec{}
@@ -736,8 +757,21 @@ func (x *Index) Add(ctx context.Context, docs []eval.Doc, encoders []PayloadEnco
 			return fmt.Errorf("index: document %q: %w", d.ID, err)
 		}
 		ids = append(ids, d.ID)
-		for _, enc := range encoders {
-			p, err := enc.EncodePayload(d)
+		if len(encoders) > 0 && i >= chunk.start+len(chunk.out)/len(encoders) {
+			var ok bool
+			if chunk, ok = <-chunks; !ok {
+				return ctxErr(ctx)
+			}
+		}
+		for e, enc := range encoders {
+			r := chunk.out[(i-chunk.start)*len(encoders)+e]
+			switch {
+			case !r.done: // ctx ended while the chunk was computed
+				return ctxErr(ctx)
+			case r.panicked:
+				panic(r.panicVal)
+			}
+			p, err := r.data, r.err
 			if err != nil {
 				return fmt.Errorf("index: %s payload of %q: %w", enc.PayloadName(), d.ID, err)
 			}
@@ -753,6 +787,15 @@ func (x *Index) Add(ctx context.Context, docs []eval.Doc, encoders []PayloadEnco
 		}
 	}
 	return flush(len(docs))
+}
+
+// ctxErr returns ctx's error, which Add's encoders stop for; they stop
+// for no other reason while Add runs.
+func ctxErr(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return errors.New("index: payload encoding stopped before its documents were done")
 }
 
 // flushBatch runs one of Add's batches, holding off Close until its

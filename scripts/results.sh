@@ -6,13 +6,16 @@
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
 # beir-cacm-unsup, beir-cacm-d200, bench, plain-cacm, plain-cacm-supervised,
-# query-boost, cost.
+# query-boost, cost, scale.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
 # O (BEIR directories from scripts/data.sh; default out/data), XML (the
 # SemEval XML directory; default ../shared/data/semeval2016-task3), R
 # (outputs; default out/results), ABL (ablations to run; default all),
-# DEVONLY (set: ablations on dev only, without their cross-validation).
+# DEVONLY (set: ablations on dev only, without their cross-validation),
+# SCALE (the scale section's collections; default "cacm A-train 10k 100k"),
+# SR_BEFORE (the scale section: another semrank binary, measured beside SR),
+# ROUNDS (the scale section's interleaved rounds; default 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 O=${O:-out/data}
@@ -396,6 +399,60 @@ run() {
 				$SR bench --index "$R/cost/$r.idx" --pipeline "$R/recipe-$r/pipeline.yaml" --data "$dev" --rounds 3
 			done
 		} 2>&1 | tee "$R/cost.txt"
+		;;
+	scale)
+		# Indexing cost (issue 27): build wall, user and system CPU and
+		# peak RSS of plain Bleve (examples/plainindex: Bleve's default
+		# mapping, no compaction) beside semrank index without payloads
+		# (term counts only) and with a pipeline storing term counts, TWEAK
+		# and LSA k=100 payloads (both compact to one segment when done),
+		# and SR_BEFORE's beside SR's when given. The builds run
+		# interleaved, ROUNDS times, on collections of ~200-byte documents
+		# recombined from SemEval forum text (examples/scalecorpus: 10k,
+		# 100k, 1M) and on CACM and subtask A train.
+		local S=$R/scale
+		mkdir -p "$S"
+		[ -f "$S/tweak.model" ] || $SR train tweak --data "$O/A-train" --loss sse --alpha 0.1 --max-iter 50 --out "$S/tweak.model" >/dev/null
+		[ -f "$S/lsa.model" ] || $SR train lsa --data "$O/A-train" --dim 100 --out "$S/lsa.model" >/dev/null
+		printf 'window: 100\nstages:\n  - type: tfidf\n  - type: tweak\n    model: tweak.model\n  - type: lsa\n    model: lsa.model\n' >"$S/pipeline.yaml"
+		go build -o out/plainindex ./examples/plainindex
+		local c n data
+		for c in ${SCALE:-cacm A-train 10k 100k}; do
+			case $c in
+			*k | *M)
+				n=${c%k}
+				[ "$c" = 1M ] && n=1000
+				data=$S/$c
+				[ -f "$data/corpus.jsonl" ] || go run ./examples/scalecorpus --xml "$T2" --xml "$DEV" --xml "$E1" --xml "$E2" \
+					--docs $((n * 1000)) --out "$data" >/dev/null
+				;;
+			*) data=$O/$c ;;
+			esac
+			local r v bin
+			for r in $(seq "${ROUNDS:-2}"); do
+				for v in plain ${SR_BEFORE:+before-bare} bare ${SR_BEFORE:+before-pipeline} pipeline; do
+					rm -rf "$S/$c-$v.idx"
+					bin=$SR
+					[[ $v == before-* ]] && bin=$SR_BEFORE
+					case $v in
+					plain) set -- out/plainindex --corpus "$data/corpus.jsonl" --index "$S/$c-$v.idx" ;;
+					*bare) set -- "$bin" index --data "$data" --index "$S/$c-$v.idx" ;;
+					*pipeline) set -- "$bin" index --data "$data" --index "$S/$c-$v.idx" --pipeline "$S/pipeline.yaml" ;;
+					esac
+					printf '%s %s %s ' "$c" "$v" "$r"
+					/usr/bin/time -f '%e %U %S %M' -o "$S/time" "$@" >/dev/null 2>&1
+					cat "$S/time"
+					rm -rf "$S/$c-$v.idx"
+				done
+			done
+		done | tee "$S/runs.txt"
+		# Means over the rounds: wall s, CPU s (user + sys), peak RSS MiB,
+		# and CPU as a multiple of plain Bleve's.
+		awk '{ k = $1 " " $2; if (!(k in n)) order[m++] = k; n[k]++; w[k] += $4; cpu[k] += $5 + $6; rss[k] += $7 }
+			END { printf "%-20s %8s %8s %8s %8s\n", "collection variant", "wall s", "CPU s", "RSS MiB", "CPU/plain"
+				for (i = 0; i < m; i++) { k = order[i]; split(k, a, " "); p = a[1] " plain"
+					printf "%-20s %8.2f %8.2f %8.0f %8.2f\n", k, w[k] / n[k], cpu[k] / n[k], rss[k] / n[k] / 1024, cpu[k] / n[k] / (cpu[p] / n[p]) } }' \
+			"$S/runs.txt" | tee "$R/scale.txt"
 		;;
 	bench)
 		go test -run '^$' -bench 'BenchmarkRerank|BenchmarkDeepMatch100' -benchtime 200x ./rerank/ ./rerank/stages/ | tee "$R/bench-rerank.txt"

@@ -1,0 +1,115 @@
+package index
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/semrank/semrank/eval"
+)
+
+// encodeChunk is the number of documents whose payloads are computed
+// together, one chunk ahead of Add's batches; a variable so that tests can
+// cross many chunk boundaries with a small corpus.
+var encodeChunk = BatchSize
+
+// encoded is one document's payload from one encoder, or how computing it
+// failed.
+type encoded struct {
+	data     []byte
+	err      error
+	panicked bool
+	panicVal any // what the encoder panicked with, raised again by Add
+	done     bool
+}
+
+// payloadChunk holds the payloads of docs[start:start+n], document-major:
+// out[k*len(encoders)+e] is encoder e's payload of document start+k.
+type payloadChunk struct {
+	start int
+	out   []encoded
+}
+
+// encodeAhead computes every encoder's payload of each document of docs on
+// GOMAXPROCS workers, chunk by chunk of encodeChunk documents, and sends
+// the chunks in document order. It works one chunk ahead of its reader, so
+// that the payloads of the next batch are computed while Bleve indexes
+// this one, and holds at most three chunks at once.
+//
+// Encoders are pure functions of a document (PayloadEncoder), so the bytes
+// do not depend on which worker computed them or when: Add writes the
+// records in document order, as it did computing them one by one. For
+// each document the encoders run in their order and stop at the first
+// that fails, as they do in sequence; a panic is recovered and kept, for
+// Add to raise again in its own goroutine, where the caller (a server's
+// handler) can recover it. Documents after a failing one may have been
+// encoded for nothing; that costs time, never a record.
+//
+// The workers stop once ctx is done, leaving the rest of the chunk not
+// done, and the channel is closed when every chunk was sent or ctx ended.
+// The returned wait blocks until no worker runs: Add cancels ctx and
+// waits before it returns, so that no encoder runs once Add has returned.
+func encodeAhead(ctx context.Context, docs []eval.Doc, encoders []PayloadEncoder) (<-chan payloadChunk, func()) {
+	ch := make(chan payloadChunk, 1)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(ch)
+		for start := 0; start < len(docs); start += encodeChunk {
+			c := payloadChunk{start: start, out: encodeDocs(ctx, docs[start:min(start+encodeChunk, len(docs))], encoders)}
+			select {
+			case ch <- c:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return ch, wg.Wait
+}
+
+// encodeDocs computes the payloads of docs on up to GOMAXPROCS workers,
+// each taking the next document not yet taken.
+func encodeDocs(ctx context.Context, docs []eval.Doc, encoders []PayloadEncoder) []encoded {
+	out := make([]encoded, len(docs)*len(encoders))
+	workers := min(runtime.GOMAXPROCS(0), len(docs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(docs) || ctx.Err() != nil {
+					return
+				}
+				encodeDoc(docs[k], encoders, out[k*len(encoders):(k+1)*len(encoders)])
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// encodeDoc runs encoders over d in order, into out, stopping at the first
+// that fails or panics.
+func encodeDoc(d eval.Doc, encoders []PayloadEncoder, out []encoded) {
+	for e, enc := range encoders {
+		out[e] = encodeOne(d, enc)
+		if out[e].err != nil || out[e].panicked {
+			return
+		}
+	}
+}
+
+func encodeOne(d eval.Doc, enc PayloadEncoder) (r encoded) {
+	defer func() {
+		if v := recover(); v != nil {
+			r = encoded{panicked: true, panicVal: v, done: true}
+		}
+	}()
+	p, err := enc.EncodePayload(d)
+	return encoded{data: p, err: err, done: true}
+}
