@@ -59,8 +59,51 @@ var ErrBadVector = errors.New("tweak: malformed term-weight vector")
 // DecodeVector parses an encoding made by AppendBinary, validating it fully:
 // a truncated, padded or unordered encoding is an error, never a panic.
 func DecodeVector(b []byte) (Vector, error) {
-	bad := func(format string, args ...any) (Vector, error) {
-		return Vector{}, fmt.Errorf("%w: %s", ErrBadVector, fmt.Sprintf(format, args...))
+	var v Vector
+	err := scanVector(b, func(n int) {
+		v = Vector{Terms: make([]string, 0, n), Weights: make([]float64, 0, n)}
+	}, func(term []byte, w float64) {
+		v.Terms = append(v.Terms, string(term))
+		v.Weights = append(v.Weights, w)
+	})
+	if err != nil {
+		return Vector{}, err
+	}
+	return v, nil
+}
+
+// CosineEncoded returns Cosine(q, d) for d encoded in b (AppendBinary's
+// output), to the last bit, without decoding d: a stage scoring a window
+// reads each candidate's stored vector once, and only the query's terms
+// need matching. Malformed input is the error DecodeVector gives.
+func CosineEncoded(q Vector, b []byte) (float64, error) {
+	var dot, sq float64
+	i := 0
+	err := scanVector(b, nil, func(term []byte, w float64) {
+		sq += w * w
+		for i < len(q.Terms) && q.Terms[i] < string(term) {
+			i++
+		}
+		if i < len(q.Terms) && q.Terms[i] == string(term) {
+			dot += q.Weights[i] * w
+		}
+	})
+	if err != nil {
+		return 0, err
+	}
+	n := q.Norm() * math.Sqrt(sq)
+	if n == 0 {
+		return 0, nil
+	}
+	return dot / n, nil
+}
+
+// scanVector checks b, AppendBinary's output, calling size with its
+// number of terms and then term with each term and weight in order; the
+// term's bytes are reused by the next call.
+func scanVector(b []byte, size func(n int), term func(t []byte, w float64)) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrBadVector, fmt.Sprintf(format, args...))
 	}
 	if len(b) == 0 {
 		return bad("empty")
@@ -74,11 +117,13 @@ func DecodeVector(b []byte) (Vector, error) {
 		return bad("bad term count")
 	}
 	b = b[k:]
-	v := Vector{Terms: make([]string, 0, n), Weights: make([]float64, 0, n)}
-	prev := ""
+	if size != nil {
+		size(int(n))
+	}
+	var cur []byte
 	for i := uint64(0); i < n; i++ {
 		p, k := binary.Uvarint(b)
-		if k <= 0 || p > uint64(len(prev)) {
+		if k <= 0 || p > uint64(len(cur)) {
 			return bad("term %d: bad prefix length", i)
 		}
 		b = b[k:]
@@ -87,11 +132,14 @@ func DecodeVector(b []byte) (Vector, error) {
 			return bad("term %d: bad suffix length", i)
 		}
 		b = b[k:]
-		t := prev[:p] + string(b[:s])
+		suffix := b[:s]
 		b = b[s:]
-		if i > 0 && t <= prev {
-			return bad("term %d (%q) not after %q", i, t, prev)
+		// The term shares cur's first p bytes, so it follows cur when
+		// its suffix follows the rest of cur.
+		if i > 0 && string(suffix) <= string(cur[p:]) {
+			return bad("term %d (%q) not after %q", i, string(cur[:p])+string(suffix), cur)
 		}
+		cur = append(cur[:p], suffix...)
 		if len(b) < 4 {
 			return bad("term %d: truncated weight", i)
 		}
@@ -100,12 +148,10 @@ func DecodeVector(b []byte) (Vector, error) {
 			return bad("term %d: weight %v", i, w)
 		}
 		b = b[4:]
-		v.Terms = append(v.Terms, t)
-		v.Weights = append(v.Weights, w)
-		prev = t
+		term(cur, w)
 	}
 	if len(b) != 0 {
 		return bad("%d trailing bytes", len(b))
 	}
-	return v, nil
+	return nil
 }

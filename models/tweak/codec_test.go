@@ -78,10 +78,20 @@ func FuzzDecodeVector(f *testing.F) {
 	good, _ := Vector{Terms: []string{"qatar", "qatari", "visa"}, Weights: []float64{1, 2, 3}}.AppendBinary(nil)
 	f.Add(good)
 	f.Add([]byte{1, 0})
+	q := Vector{Terms: []string{"a", "qatar", "visa", "z"}, Weights: []float64{0.5, 2, 1, 3}}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		v, err := DecodeVector(b)
+		// CosineEncoded reads what DecodeVector reads: it refuses the
+		// same inputs and scores as Cosine does, bit for bit.
+		c, cerr := CosineEncoded(q, b)
+		if (cerr == nil) != (err == nil) {
+			t.Fatalf("DecodeVector: %v; CosineEncoded: %v", err, cerr)
+		}
 		if err != nil {
 			return
+		}
+		if want := Cosine(q, v); c != want && !(math.IsNaN(c) && math.IsNaN(want)) {
+			t.Fatalf("CosineEncoded = %v, Cosine of the decoded vector %v", c, want)
 		}
 		// A decodable input re-encodes, and decodes back to the same vector
 		// (byte equality would be too strict: varints have padded forms).

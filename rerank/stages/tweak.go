@@ -76,11 +76,18 @@ func (s *TWEAK) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		dv, err := s.docVector(c)
+		b, ok, err := s.stored.get(c.ID)
 		if err != nil {
 			return nil, err
 		}
-		out[i] = tweak.Cosine(qv, dv)
+		if ok {
+			// The stored vector, read without decoding it.
+			if out[i], err = tweak.CosineEncoded(qv, b); err != nil {
+				return nil, fmt.Errorf("document %s: %w", c.ID, err)
+			}
+			continue
+		}
+		out[i] = tweak.Cosine(qv, s.model.DocVector(c.Title, c.Text))
 	}
 	return out, nil
 }
