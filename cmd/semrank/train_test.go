@@ -152,3 +152,20 @@ func TestTrainTranslationData(t *testing.T) {
 		})
 	}
 }
+
+// TestTrainTopicsFromText fits a topic model to plain text alone, one
+// document a line (the SemEval questions of testdata/embed), with no BEIR
+// directory or index.
+func TestTrainTopicsFromText(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "t.topics")
+	got, err := execute("train", "topics", "--text", "../../testdata/embed/questions.txt", "--topics", "5", "--out", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, got)
+	}
+	if !strings.Contains(got, "5 topics over") {
+		t.Errorf("output: %s", got)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Error(err)
+	}
+}

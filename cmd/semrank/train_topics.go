@@ -13,22 +13,22 @@ import (
 
 func init() {
 	var (
-		data, indexes []string
+		data, indexes, texts []string
 		out           string
 		cfg           topics.Config
 	)
 	cmd := &cobra.Command{
-		Use:   "topics (--index PATH | --data DIR) ... --topics K --out MODEL",
+		Use:   "topics (--index PATH | --data DIR | --text FILE) ... --topics K --out MODEL",
 		Short: "Train the thresholded-SVD topic model (Bansal et al. 2014) for SSG soft seeds",
 		Long: `Fits the thresholded-SVD topic model to every document of the given
-indexes and every query and document text of the given BEIR directories
-(each distinct text once), tokenized as the
+indexes, every query and document text of the given BEIR directories and
+every line of the plain-text files (each distinct text once), tokenized as the
 word-vector models see it, and writes a "topics" model bundle. The SSG
 reranker takes its soft seeds and feature IDF weights from it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if len(data)+len(indexes) == 0 || out == "" {
-				return fmt.Errorf("give at least one --index PATH or --data DIR, and --out")
+			if len(data)+len(indexes)+len(texts) == 0 || out == "" {
+				return fmt.Errorf("give at least one --index PATH, --data DIR or --text FILE, and --out")
 			}
 			// The model reads a zero gamma as its default (1.1), and one
 			// below 1 makes a word a catchword of topics where it is less
@@ -40,18 +40,25 @@ reranker takes its soft seeds and feature IDF weights from it.`,
 			if cfg.Gamma < 1 {
 				return fmt.Errorf("--gamma %g: want at least 1 (a catchword's margin over every other topic)", cfg.Gamma)
 			}
-			if err := checkOutputOf("--out", out, data); err != nil {
+			if err := checkOutputOf("--out", out, data, texts...); err != nil {
 				return err
 			}
 			if err := checkRetrainOutput(cmd.ErrOrStderr(), out); err != nil {
 				return err
 			}
-			texts, err := unsupexp.CollectionTexts(cmd.Context(), data, indexes)
+			corpus, err := unsupexp.CollectionTexts(cmd.Context(), data, indexes)
 			if err != nil {
 				return err
 			}
+			for _, path := range texts {
+				lines, err := embedTextLines(path)
+				if err != nil {
+					return err
+				}
+				corpus = append(corpus, lines...)
+			}
 			start := time.Now()
-			m, err := topics.Train(cmd.Context(), embed.Sentences(texts), cfg)
+			m, err := topics.Train(cmd.Context(), embed.Sentences(corpus), cfg)
 			if err != nil {
 				return err
 			}
@@ -70,6 +77,7 @@ reranker takes its soft seeds and feature IDF weights from it.`,
 	f := cmd.Flags()
 	f.StringArrayVar(&indexes, "index", nil, "semrank index whose documents form the collection (repeatable)")
 	f.StringArrayVar(&data, "data", nil, "BEIR directory whose corpus and queries (if it has queries.jsonl) form the collection (repeatable)")
+	f.StringArrayVar(&texts, "text", nil, "plain-text file, one document per line (repeatable)")
 	f.StringVar(&out, "out", "", "output model bundle")
 	f.IntVar(&cfg.K, "topics", topics.DefaultK, "number of topics k")
 	f.Float64Var(&cfg.Gamma, "gamma", 1.1, "catchword margin over every other topic")
