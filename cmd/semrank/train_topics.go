@@ -14,8 +14,8 @@ import (
 func init() {
 	var (
 		data, indexes, texts []string
-		out           string
-		cfg           topics.Config
+		out                  string
+		cfg                  topics.Config
 	)
 	cmd := &cobra.Command{
 		Use:   "topics (--index PATH | --data DIR | --text FILE) ... --topics K --out MODEL",
