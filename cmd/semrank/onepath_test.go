@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blevesearch/bleve/v2"
+
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/server"
 )
@@ -140,4 +142,86 @@ func readRun(t *testing.T, path string) map[string][]struct {
 		t.Fatalf("%s: no rankings", path)
 	}
 	return out
+}
+
+// TestRunPlainIndex: semrank run over a Bleve index semrank did not build,
+// without a pipeline, ranks each query as the application's own search
+// would (a match query on the mapping's default field), and with a
+// pipeline naming its fields reranks that list.
+func TestRunPlainIndex(t *testing.T) {
+	ds, err := eval.LoadDataset("../../testdata/demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "plain")
+	plain, err := bleve.New(path, bleve.NewIndexMapping())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := plain.NewBatch()
+	for _, d := range ds.Corpus {
+		if err := b.Index(d.ID, map[string]any{"subject": d.Title, "body": d.Text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := plain.Batch(b); err != nil {
+		t.Fatal(err)
+	}
+	// The application's own search, for the first queries: its scores,
+	// rounded to float32 as semrank's first stage rounds them (tied hits
+	// it then orders by id, Bleve by its internal numbers).
+	want := map[string][]float32{}
+	for _, q := range ds.Queries[:5] {
+		res, err := plain.Search(bleve.NewSearchRequestOptions(bleve.NewMatchQuery(q.FullText()), 5, 0, false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range res.Hits {
+			want[q.ID] = append(want[q.ID], float32(h.Score))
+		}
+	}
+	plain.Close()
+	data := filepath.Join(dir, "data")
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(data, "queries.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := eval.WriteJSONL(f, ds.Queries[:5]); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := os.Symlink(filepath.Join(mustAbs(t, "../../testdata/demo"), "corpus.jsonl"), filepath.Join(data, "corpus.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	first := filepath.Join(dir, "first.trec")
+	if out, err := execute("run", "--data", data, "--index", path, "--out", first); err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	got := readRun(t, first)
+	for qid, scores := range want {
+		if len(got[qid]) < len(scores) {
+			t.Fatalf("query %s: run ranks %d documents, Bleve's match query %d", qid, len(got[qid]), len(scores))
+		}
+		for i, sc := range scores {
+			// The run's scores are made distinct: rank·1e-9 below.
+			if run := float32(got[qid][i].Score + float64(i+1)*1e-9); run != sc {
+				t.Errorf("query %s, hit %d: run scores %v, Bleve's match query %v", qid, i+1, run, sc)
+			}
+		}
+	}
+	pipeline := filepath.Join(dir, "p.yaml")
+	if err := os.WriteFile(pipeline, []byte("window: 20\nfields: {title: subject, text: body}\nstages: [{type: tfidf}, {type: bm25}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reranked := filepath.Join(dir, "reranked.trec")
+	if out, err := execute("run", "--data", data, "--index", path, "--pipeline", pipeline, "--out", reranked); err != nil {
+		t.Fatalf("run --pipeline: %v\n%s", err, out)
+	}
+	if len(readRun(t, reranked)) != len(want) {
+		t.Errorf("reranked run covers %d queries, want %d", len(readRun(t, reranked)), len(want))
+	}
 }
