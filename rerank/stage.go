@@ -13,7 +13,7 @@
 // with an Env. A pipeline of stages that need neither collection
 // statistics nor payloads (overlap, length, meta, surface, thread, and the
 // text-only models wmd, ssg, deepmatch, bilinear, siamese) works over any
-// bleve.Index (Env{Index: idx}). The lexical stages tfidf and bm25 need
+// bleve.Index (Env{Index: idx}). The lexical stages tfidf, bm25 and rm3 need
 // collection statistics, Env.Stats, which only a semrank index has
 // (index.Open or index.Create, then EnvFor); without them they refuse to
 // build. The learned stages tweak, lsa, s2net, dse and quality read the
