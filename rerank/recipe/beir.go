@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,7 +34,13 @@ type BEIROptions struct {
 	// text (vocabularies, LSA, word vectors, topic models); their
 	// judgments are not read.
 	Text []string
-	Log  io.Writer
+	// Vectors, when set, is a file of pre-trained word vectors (GloVe or
+	// word2vec text, word2vec binary, or an embed bundle) that the
+	// stages learning word vectors (wmd, ssg) fine-tune on the text
+	// instead of starting from random ones (their training option
+	// embed_init; see WithVectors).
+	Vectors string
+	Log     io.Writer
 }
 
 // SupervisedStages are the BEIR recipe's stages when judgments may be
@@ -92,6 +100,18 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 			return err
 		}
 		supervised, unsupervised = specs, specs
+	}
+	if o.Vectors != "" {
+		// Only the stages this run trains: the others' would be refused
+		// for lacking wmd or ssg.
+		if o.Unsupervised {
+			unsupervised, err = WithVectors(unsupervised, o.Vectors)
+		} else {
+			supervised, err = WithVectors(supervised, o.Vectors)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	ds, err := eval.LoadDataset(o.Data)
 	if err != nil {
@@ -320,4 +340,39 @@ func corpusText(ds *eval.Dataset) []string {
 		out = append(out, d.FullText())
 	}
 	return out
+}
+
+// WithVectors returns specs with the wmd and ssg stages that train their
+// word vectors (those naming no model) set to fine-tune the pre-trained
+// vectors in path (training option embed_init, made absolute so that it
+// still names the file from another directory). It refuses a path it
+// cannot read and specs with no such stage, where the vectors would go
+// unused.
+func WithVectors(specs []rerank.StageSpec, path string) ([]rerank.StageSpec, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(abs); err != nil {
+		return nil, fmt.Errorf("recipe: word vectors: %w", err)
+	} else if fi.IsDir() {
+		return nil, fmt.Errorf("recipe: word vectors %s is a directory, want a file", path)
+	}
+	out := slices.Clone(specs)
+	used := false
+	for i, s := range out {
+		if (s.Type != "wmd" && s.Type != "ssg") || s.Model != "" {
+			continue
+		}
+		s.Options = maps.Clone(s.Options)
+		if s.Options == nil {
+			s.Options = map[string]any{}
+		}
+		s.Options["embed_init"] = abs
+		out[i], used = s, true
+	}
+	if !used {
+		return nil, fmt.Errorf("recipe: word vectors %s, but no stage learns word vectors (wmd or ssg without a model)", path)
+	}
+	return out, nil
 }

@@ -1,0 +1,56 @@
+package recipe
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/semrank/semrank/rerank"
+)
+
+// TestWithVectors checks that the pre-trained vectors go to the wmd and
+// ssg stages that train theirs, as an absolute path, without touching the
+// caller's specs, and that unusable settings are refused.
+func TestWithVectors(t *testing.T) {
+	const glove = "../../testdata/embed/glove-slice.txt"
+	abs, err := filepath.Abs(glove)
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs := []rerank.StageSpec{
+		{Type: "tfidf"},
+		{Type: "wmd"},
+		{Type: "ssg", Options: map[string]any{"topics_k": 5}},
+		{Type: "wmd", Name: "given", Model: "v.embed"},
+	}
+	got, err := WithVectors(specs, glove)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range got {
+		v, set := s.Options["embed_init"]
+		if want := i == 1 || i == 2; set != want || set && v != abs {
+			t.Errorf("stage %d (%s): embed_init %v (set %v)", i, s.DisplayName(s.Type), v, set)
+		}
+	}
+	if got[2].Options["topics_k"] != 5 {
+		t.Errorf("ssg lost its options: %v", got[2].Options)
+	}
+	if _, set := specs[2].Options["embed_init"]; set || specs[1].Options != nil {
+		t.Error("the caller's specs were changed")
+	}
+	for _, tc := range []struct {
+		specs []rerank.StageSpec
+		path  string
+		want  string
+	}{
+		{specs, "../../testdata/embed/nowhere.txt", "no such file"},
+		{specs, "../../testdata/embed", "is a directory"},
+		{specs[:1], glove, "no stage learns word vectors"},
+		{specs[3:], glove, "no stage learns word vectors"},
+	} {
+		if _, err := WithVectors(tc.specs, tc.path); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s over %d specs: error %v, want one mentioning %q", tc.path, len(tc.specs), err, tc.want)
+		}
+	}
+}
