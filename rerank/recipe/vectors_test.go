@@ -54,3 +54,33 @@ func TestWithVectors(t *testing.T) {
 		}
 	}
 }
+
+// TestUnsupervisedNote checks what the unsupervised recipe's report says
+// it fused: its own stages name what they leave out, stages given with
+// --stages do not, and fine-tuned vectors are said.
+func TestUnsupervisedNote(t *testing.T) {
+	specs := UnsupervisedStages()
+	names := strings.Join(stageNames(specs), ",")
+	if !strings.Contains(names, "rm3") || strings.Contains(names, "overlap") {
+		t.Errorf("unsupervised stages %s: want rm3 in and overlap out", names)
+	}
+	for _, tc := range []struct {
+		custom, vectors bool
+		want, lacks     []string
+	}{
+		{false, false, []string{"stages kept: " + strings.Join(stageNames(specs), ", "), "left out: overlap"}, []string{"--vectors"}},
+		{true, true, []string{"stages kept: ", "fine-tuned from --vectors"}, []string{"left out"}},
+	} {
+		got := unsupervisedNote(specs, tc.custom, tc.vectors)
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("custom %v, vectors %v: %q lacks %q", tc.custom, tc.vectors, got, w)
+			}
+		}
+		for _, w := range tc.lacks {
+			if strings.Contains(got, w) {
+				t.Errorf("custom %v, vectors %v: %q says %q", tc.custom, tc.vectors, got, w)
+			}
+		}
+	}
+}
