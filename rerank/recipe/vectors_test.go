@@ -61,8 +61,8 @@ func TestWithVectors(t *testing.T) {
 func TestUnsupervisedNote(t *testing.T) {
 	specs := UnsupervisedStages()
 	names := strings.Join(stageNames(specs), ",")
-	if !strings.Contains(names, "rm3") || strings.Contains(names, "overlap") {
-		t.Errorf("unsupervised stages %s: want rm3 in and overlap out", names)
+	if !strings.Contains(names, "tfidf") || strings.Contains(names, "overlap") {
+		t.Errorf("unsupervised stages %s: want tfidf in and overlap out", names)
 	}
 	for _, tc := range []struct {
 		custom, vectors bool
