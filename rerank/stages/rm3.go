@@ -20,7 +20,7 @@ func init() {
 		}
 		s := &RM3{Stats: env.Stats, Payloads: env.Payloads, Analyze: env.Analyze, name: spec.DisplayName("rm3")}
 		var err error
-		if s.Docs, err = spec.Int("docs", 10); err != nil {
+		if s.Docs, err = spec.Int("k", 10); err != nil {
 			return nil, err
 		}
 		if s.Terms, err = spec.Int("terms", 30); err != nil {
@@ -75,14 +75,14 @@ func init() {
 // the index's own. Words are summed in sorted order: scores are the same
 // bits on every run.
 //
-// Options: docs (feedback documents, ≥ 1, default 10), terms (expansion
+// Options: k (feedback documents, ≥ 1, default 10), terms (expansion
 // words kept, ≥ 1, default 30), lambda (0 to 1, default 0.5), k1 and b
 // (BM25's, defaults 1.2 and 0.75).
 type RM3 struct {
 	Stats    rerank.TermStats
 	Payloads rerank.Payloads       // may be nil
 	Analyze  func(string) []string // as TFIDF's
-	Docs     int                   // feedback documents
+	Docs     int                   // feedback documents (option k)
 	Terms    int                   // expansion words kept
 	Lambda   float64               // weight of the original query model
 	K1, B    float64
@@ -93,7 +93,7 @@ type RM3 struct {
 func (s *RM3) check() error {
 	switch {
 	case s.Docs < 1:
-		return fmt.Errorf("option docs %d: want ≥ 1 feedback documents (default 10)", s.Docs)
+		return fmt.Errorf("option k %d: want ≥ 1 feedback documents (default 10)", s.Docs)
 	case s.Terms < 1:
 		return fmt.Errorf("option terms %d: want ≥ 1 expansion words (default 30)", s.Terms)
 	case !(s.Lambda >= 0 && s.Lambda <= 1):

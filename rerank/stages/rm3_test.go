@@ -145,7 +145,7 @@ func TestRM3Options(t *testing.T) {
 		opts map[string]any
 		want string
 	}{
-		{map[string]any{"docs": 0}, "option docs"},
+		{map[string]any{"k": 0}, "option k"},
 		{map[string]any{"terms": -1}, "option terms"},
 		{map[string]any{"lambda": 1.5}, "option lambda"},
 		{map[string]any{"lambda": math.NaN()}, "option lambda"},
