@@ -113,7 +113,10 @@ locked: a second recipe on DIR2 fails at once. The index it builds stays in
 DIR2/index for serving or searching; to run the recipe again into DIR2,
 remove DIR2/index first (the recipe does not delete an index it finds), and,
 when switching between supervised and --unsupervised or to fewer folds, the
-earlier run's pipeline.yaml or foldN folders, which it names.`,
+earlier run's pipeline.yaml or foldN folders, which it names. --vectors FILE
+starts the word vectors of the wmd and ssg stages from pre-trained ones
+(scripts/wink_glove.py writes a public GloVe-derived set) and fine-tunes them
+on DIR's text, as semrank train embed --vectors does.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if b.Unsupervised {
@@ -149,6 +152,7 @@ earlier run's pipeline.yaml or foldN folders, which it names.`,
 	bf.BoolVar(&b.Unsupervised, "unsupervised", false, "use only stages that need no judgments")
 	bf.StringArrayVar(&b.Text, "text", nil, "BEIR directory whose queries and documents add unlabeled text for the stages that learn from text (repeatable; judgments not read)")
 	bf.IntVar(&b.Depth, "depth", 100, "first-stage candidates per query")
+	bf.StringVar(&b.Vectors, "vectors", "", "pre-trained word vectors (GloVe or word2vec text, word2vec binary, or a bundle) that the wmd and ssg stages fine-tune on DIR's text")
 	bf.StringVar(&b.Fusion, "fusion", "linear", "supervised fusion: linear or lambdamart")
 	bf.Float64Var(&b.FusionL2, "fusion-l2", 0, "L2 penalty of the linear fusion (0: 1e-3)")
 	bf.StringSliceVar(&b.Stages, "stages", nil, "stage types instead of the recipe's (e.g. lexical,meta,s2net; TYPE:KEY=VALUE sets an option)")

@@ -112,8 +112,10 @@ func TestWMDSpeedChecksPOTValuesFirst(t *testing.T) {
 	}
 }
 
-// TestEmbedInitDim checks that --dim contradicting the --init vectors is
+// TestEmbedInitDim checks that --dim contradicting the --vectors is
 // refused before training, rather than silently replaced by their size.
+// It names the flags by their earlier names, --init and --init-format,
+// which still work.
 func TestEmbedInitDim(t *testing.T) {
 	dir := t.TempDir()
 	v, err := embed.NewVectors([]string{"bank", "visa"}, 2, []float64{1, 0, 0, 1})
@@ -130,13 +132,13 @@ func TestEmbedInitDim(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out.embed")
 	_, err = execute("train", "embed", "--text", text, "--init", vectors, "--dim", "50", "--out", out)
-	if err == nil || !strings.Contains(err.Error(), "--dim 50, but the --init vectors have 2 dimensions") {
+	if err == nil || !strings.Contains(err.Error(), "--dim 50, but the --vectors have 2 dimensions") {
 		t.Fatalf("err = %v, want one naming both sizes", err)
 	}
-	// Without --init, --init-format was silently ignored.
+	// Without --vectors, --vectors-format was silently ignored.
 	_, err = execute("train", "embed", "--text", text, "--init-format", "glove", "--out", out)
-	if err == nil || !strings.Contains(err.Error(), "--init-format applies to --init only") {
-		t.Fatalf("err = %v, want a refusal of --init-format", err)
+	if err == nil || !strings.Contains(err.Error(), "--vectors-format applies to --vectors only") {
+		t.Fatalf("err = %v, want a refusal of --vectors-format", err)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Fatalf("%s written: %v", out, err)

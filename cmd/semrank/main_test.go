@@ -153,6 +153,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"experiment", "beir", "--data", data, "--out", nowhere, "--depth", "0"}, "--depth 0"},
 		{[]string{"experiment", "beir", "--data", data, "--out", nowhere, "--unsupervised", "--fusion", "lambdamart"}, "--fusion applies to supervised runs"},
 		{[]string{"experiment", "beir", "--data", data, "--out", nowhere, "--unsupervised", "--folds", "3"}, "--folds applies to supervised runs"},
+		{[]string{"experiment", "beir", "--data", data, "--out", nowhere, "--unsupervised", "--vectors", nowhere}, "recipe: word vectors"},
+		{[]string{"experiment", "beir", "--data", data, "--out", nowhere, "--vectors", pipeline}, "no stage learns word vectors"},
 		{append(fusion, "--method", "nosuch"), `--method "nosuch"`},
 		{[]string{"train", "fusion", "--data", data, "--pipeline", pipeline, "--out", filepath.Join(nowhere, "f.model")}, "folder " + nowhere + " does not exist"},
 		{[]string{"train", "fusion", "--data", data, "--pipeline", pipeline, "--out", filepath.Join(idxDir, "index_meta.json")}, "is inside the index " + idxDir},

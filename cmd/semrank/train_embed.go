@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/semrank/semrank/internal/unsupexp"
 	"github.com/semrank/semrank/models/embed"
@@ -30,8 +31,15 @@ there is one, judgments and candidate lists never) and plain-text files
 directories so that all question and comment text, the 2015 threads
 included, is used. Stop words, URLs and tags are removed and the
 --prune-top most frequent words are left out of the vocabulary. Writes an
-"embed" model bundle. --init starts from pre-trained vectors
-(word2vec text/binary, GloVe, or a bundle).`,
+"embed" model bundle.
+
+--vectors FILE fine-tunes pre-trained vectors in domain (word2vec text or
+binary, GloVe text, or a bundle; scripts/wink_glove.py writes a public
+GloVe-derived set): the vocabulary is still the given text's, and each of its
+words that FILE has starts from FILE's vector instead of a random one, so
+words the collection uses too rarely to learn alone keep what general text
+taught them. The dimension is FILE's. (--init and --init-format are the
+earlier names of --vectors and --vectors-format.)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(data)+len(texts)+len(indexes) == 0 || out == "" {
@@ -44,7 +52,7 @@ included, is used. Stop words, URLs and tags are removed and the
 				return err
 			}
 			if initPath == "" {
-				if err := checkUnused(cmd, "applies to --init only", "init-format"); err != nil {
+				if err := checkUnused(cmd, "applies to --vectors only", "vectors-format"); err != nil {
 					return err
 				}
 			}
@@ -81,7 +89,7 @@ included, is used. Stop words, URLs and tags are removed and the
 					return err
 				}
 				if cmd.Flags().Changed("dim") && cfg.Dim != v.Dim {
-					return fmt.Errorf("--dim %d, but the --init vectors have %d dimensions", cfg.Dim, v.Dim)
+					return fmt.Errorf("--dim %d, but the --vectors have %d dimensions", cfg.Dim, v.Dim)
 				}
 				cfg.Init = v
 				cfg.Dim = v.Dim
@@ -111,8 +119,18 @@ included, is used. Stop words, URLs and tags are removed and the
 	f.StringArrayVar(&indexes, "index", nil, "semrank index whose documents are training text (repeatable)")
 	f.StringArrayVar(&texts, "text", nil, "plain-text file, one document per line (repeatable)")
 	f.StringVar(&out, "out", "", "output model bundle")
-	f.StringVar(&initPath, "init", "", "pre-trained vectors to start from")
-	f.StringVar(&initFormat, "init-format", "auto", "format of --init: auto, semrank, word2vec, word2vec-bin, glove")
+	f.StringVar(&initPath, "vectors", "", "pre-trained word vectors to fine-tune (GloVe or word2vec text, word2vec binary, or a bundle)")
+	f.StringVar(&initFormat, "vectors-format", "auto", "format of --vectors: auto, semrank, word2vec, word2vec-bin, glove")
+	// The flags' earlier names, kept so that scripts using them work.
+	f.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		switch name {
+		case "init":
+			name = "vectors"
+		case "init-format":
+			name = "vectors-format"
+		}
+		return pflag.NormalizedName(name)
+	})
 	def := embed.DefaultConfig() // the defaults recipes train with too
 	f.IntVar(&cfg.Dim, "dim", def.Dim, "vector dimension")
 	f.IntVar(&cfg.Window, "window", def.Window, "context window")

@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/semrank/semrank/models/embed"
 	"github.com/semrank/semrank/models/tweak"
 )
 
@@ -168,4 +170,61 @@ func TestTrainTopicsFromText(t *testing.T) {
 	if _, err := os.Stat(out); err != nil {
 		t.Error(err)
 	}
+}
+
+// TestTrainEmbedVectors trains word vectors on the forum questions from
+// the GloVe slice (--vectors, and its earlier name --init) and wants the
+// slice's dimension and, after one epoch, vectors still close to the
+// slice's for the words it has: fine-tuning starts from them.
+func TestTrainEmbedVectors(t *testing.T) {
+	const (
+		text  = "../../testdata/embed/questions.txt"
+		glove = "../../testdata/embed/glove-slice.txt"
+	)
+	pre, err := embed.LoadFile(glove, embed.FormatAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, flag := range []string{"--vectors", "--init"} {
+		out := filepath.Join(t.TempDir(), "v.embed")
+		if msg, err := execute("train", "embed", "--text", text, flag, glove, "--epochs", "1", "--out", out); err != nil {
+			t.Fatalf("%s: %v\n%s", flag, err, msg)
+		}
+		v, err := embed.Load(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Dim != pre.Dim {
+			t.Errorf("%s: %d dimensions, want the slice's %d", flag, v.Dim, pre.Dim)
+		}
+		shared, kept := 0, 0
+		for _, w := range pre.Words {
+			a, ok := v.Lookup(w)
+			if !ok {
+				continue
+			}
+			b, _ := pre.Lookup(w)
+			shared++
+			if cosine(a, b) > 0.5 {
+				kept++
+			}
+		}
+		if shared < 100 || kept < shared*9/10 {
+			t.Errorf("%s: %d of the %d words shared with the slice keep a cosine above 0.5 with its vectors", flag, kept, shared)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "v.embed")
+	if _, err := execute("train", "embed", "--text", text, "--vectors", glove, "--dim", "50", "--out", out); err == nil || !strings.Contains(err.Error(), "--dim 50, but the --vectors have 100 dimensions") {
+		t.Errorf("--dim 50 with 100-dimensional vectors: %v", err)
+	}
+}
+
+func cosine(a, b []float64) float64 {
+	var dot, aa, bb float64
+	for i := range a {
+		dot += a[i] * b[i]
+		aa += a[i] * a[i]
+		bb += b[i] * b[i]
+	}
+	return dot / math.Sqrt(aa*bb)
 }

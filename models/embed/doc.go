@@ -19,11 +19,13 @@
 // negative value turns it off), learning rate 0.025
 // decaying linearly to 0.0001·0.025, minimum count 2, 5 epochs, and the
 // input vectors as the word vectors. The paper initialises from pre-trained
-// word2vec and continues training on its corpus; no pre-trained vectors can
-// be downloaded here, so Train starts from random vectors, and Config.Init
-// lets a caller with pre-trained vectors start from them instead (words
-// present in Init take its values; its dimension must match). Training is
-// single-threaded and deterministic for a given Seed.
+// word2vec and continues training on its corpus; Train starts from random
+// vectors, and Config.Init lets a caller with pre-trained vectors start
+// from them instead (words present in Init take its values and stay in the
+// vocabulary below the minimum count; its dimension must match).
+// scripts/wink_glove.py writes a public GloVe-derived set (341,479 words ×
+// 100 dimensions) as a GloVe text file. Training is single-threaded and
+// deterministic for a given Seed.
 //
 // Vectors are saved only through the models bundle format (method "embed").
 package embed

@@ -24,7 +24,10 @@ type Config struct {
 	// vocabulary (the paper prunes 30). Negative disables pruning.
 	PruneTop int   `json:"prune_top"`
 	Seed     int64 `json:"seed"`
-	// Init optionally supplies pre-trained vectors to start from.
+	// Init optionally supplies pre-trained vectors to start from. Words
+	// it has are kept in the vocabulary however rarely the sentences use
+	// them (MinCount applies to the others): their vectors need no
+	// in-domain evidence to mean something.
 	Init *Vectors `json:"-"`
 }
 
@@ -103,6 +106,25 @@ func Vocabulary(sentences [][]string, minCount, pruneTop int) (words []string, c
 	return all, counts, pruned
 }
 
+// trainVocabulary is Vocabulary with cfg's settings, keeping also the
+// words below cfg.MinCount that cfg.Init has a vector for, in the same
+// order (decreasing count, ties by word).
+func trainVocabulary(sentences [][]string, cfg Config) ([]string, []float64) {
+	if cfg.Init == nil || cfg.MinCount <= 1 {
+		words, counts, _ := Vocabulary(sentences, cfg.MinCount, cfg.PruneTop)
+		return words, counts
+	}
+	all, allCounts, _ := Vocabulary(sentences, 1, cfg.PruneTop)
+	words, counts := all[:0:0], allCounts[:0:0]
+	for i, w := range all {
+		if _, ok := cfg.Init.Index(w); ok || allCounts[i] >= float64(cfg.MinCount) {
+			words = append(words, w)
+			counts = append(counts, allCounts[i])
+		}
+	}
+	return words, counts
+}
+
 // rng is word2vec's linear congruential generator: fast, and makes runs
 // reproducible across platforms.
 type rng uint64
@@ -135,7 +157,7 @@ func TrainWithProgress(ctx context.Context, sentences [][]string, cfg Config, pr
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	words, counts, _ := Vocabulary(sentences, cfg.MinCount, cfg.PruneTop)
+	words, counts := trainVocabulary(sentences, cfg)
 	if len(words) < 2 {
 		return nil, fmt.Errorf("embed: vocabulary has %d words after pruning (need ≥ 2): corpus too small", len(words))
 	}

@@ -209,3 +209,36 @@ func TestTrainSameBitsEverywhere(t *testing.T) {
 		t.Errorf("trained vectors hash to %s, want %s", got, want)
 	}
 }
+
+// TestTrainInitKeepsRareWords checks that words below the minimum count
+// stay in the vocabulary when the initial vectors have them, starting from
+// their values, and that other rare words are still left out.
+func TestTrainInitKeepsRareWords(t *testing.T) {
+	var sents [][]string
+	for range 20 {
+		sents = append(sents, []string{"visa", "office", "doha"})
+	}
+	sents = append(sents, []string{"visa", "renewal", "sponsor"})
+	pre, err := NewVectors([]string{"renewal", "visa"}, 2, []float64{0.5, -0.5, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Dim: 2, MinCount: 5, PruneTop: -1, Epochs: 1, Sample: -1, Init: pre}
+	v, err := Train(context.Background(), sents, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := v.Lookup("renewal"); !ok {
+		t.Error("renewal, seen once but in the initial vectors, is not in the vocabulary")
+	}
+	if _, ok := v.Lookup("sponsor"); ok {
+		t.Error("sponsor, seen once and not in the initial vectors, is in the vocabulary")
+	}
+	cfg.Init = nil
+	if v, err = Train(context.Background(), sents, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := v.Lookup("renewal"); ok {
+		t.Error("renewal is in the vocabulary without initial vectors")
+	}
+}

@@ -26,7 +26,7 @@ func TestScoresDeterministic(t *testing.T) {
 	}
 	env := rerank.Env{Stats: tweak.CountDF(texts)}
 	for _, spec := range []rerank.StageSpec{
-		{Type: "tfidf"}, {Type: "bm25"}, {Type: "overlap"}, {Type: "length"},
+		{Type: "tfidf"}, {Type: "bm25"}, {Type: "rm3"}, {Type: "overlap"}, {Type: "length"},
 	} {
 		t.Run(spec.Type, func(t *testing.T) {
 			st, err := rerank.NewStage(spec, env)

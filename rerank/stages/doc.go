@@ -1,8 +1,8 @@
 // Package stages adapts semrank's models to rerank.Stage, adds lexical and
-// metadata stages (tfidf, bm25, overlap, length, meta, surface, thread), and
-// registers each under a type name for pipeline files, with a trainer
-// (rerank.RegisterTrainer) for the stage types recipes train. Import it for
-// its side effects:
+// metadata stages (tfidf, bm25, rm3, overlap, length, meta, surface,
+// thread), and registers each under a type name for pipeline files, with a
+// trainer (rerank.RegisterTrainer) for the stage types recipes train.
+// Import it for its side effects:
 //
 //	import _ "github.com/semrank/semrank/rerank/stages"
 //

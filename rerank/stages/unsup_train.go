@@ -28,7 +28,12 @@ func init() {
 // Training options of the wmd and ssg stages (the stages themselves ignore
 // them). Word vectors, when spec.Model is empty: embed_dim, embed_window,
 // embed_negative, embed_epochs, embed_min_count, embed_prune_top (0 or
-// -1: none), embed_sample (1: no sub-sampling). Defaults: those of
+// -1: none), embed_sample (1: no sub-sampling), embed_init (pre-trained
+// vectors to fine-tune, a file embed.LoadFile reads: GloVe or word2vec
+// text, word2vec binary or a bundle; their dimension is then the
+// vectors', and their words stay in the vocabulary below the minimum
+// count, see embed.Config.Init; a relative path is read from the working
+// directory). Defaults: those of
 // embed.DefaultConfig() and semrank train embed (dimension 100, window 5,
 // 5 negative samples, the 30 most frequent words pruned, sub-sampling
 // 1e-3) except 10 epochs and minimum count 5 (recipeEpochs,
@@ -57,7 +62,7 @@ var (
 		"embed_min_count": func(c *embed.Config) *int { return &c.MinCount },
 		"embed_prune_top": func(c *embed.Config) *int { return &c.PruneTop },
 	}
-	embedOptions  = append(slices.Sorted(maps.Keys(embedIntOptions)), "embed_sample")
+	embedOptions  = append(slices.Sorted(maps.Keys(embedIntOptions)), "embed_init", "embed_sample")
 	topicsOptions = []string{"topics_k", "topics_gamma"}
 )
 
@@ -102,6 +107,11 @@ func fitUnsup(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput, 
 	if err != nil {
 		return spec, err
 	}
+	initPath, err := spec.Str("embed_init", "")
+	if err != nil {
+		return spec, err
+	}
+	_, dimGiven := spec.Options["embed_dim"]
 	var tcfg topics.Config
 	var topicsPath string
 	if wantTopics {
@@ -149,12 +159,33 @@ func fitUnsup(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput, 
 	// the same spec once per fold): copy before setting anything.
 	spec.Options = maps.Clone(spec.Options)
 	if trainVectors {
-		key, err := fingerprint(embed.Method, ecfg, textHash)
+		vecHash := textHash
+		if initPath != "" {
+			// The vectors trained depend on the file's content, which
+			// the configuration does not hold (Config.Init is not
+			// serialised).
+			sum, err := rerank.FileSHA256(initPath)
+			if err != nil {
+				return spec, fmt.Errorf("option embed_init: %w", err)
+			}
+			vecHash = models.Fingerprint(textHash, "init", sum)
+		}
+		key, err := fingerprint(embed.Method, ecfg, vecHash)
 		if err != nil {
 			return spec, err
 		}
 		path := filepath.Join(in.Dir, "vectors-"+key+".embed")
 		err = reuseOrTrain(path, embed.Method, embed.Version, key, func() (*models.Bundle, error) {
+			if initPath != "" {
+				v, err := embed.LoadFile(initPath, embed.FormatAuto)
+				if err != nil {
+					return nil, fmt.Errorf("option embed_init: %w", err)
+				}
+				if dimGiven && v.Dim != ecfg.Dim {
+					return nil, fmt.Errorf("option embed_dim %d, but the embed_init vectors %s have %d dimensions", ecfg.Dim, initPath, v.Dim)
+				}
+				ecfg.Dim, ecfg.Init = v.Dim, v
+			}
 			v, err := embed.Train(ctx, sentences(), ecfg)
 			if err != nil {
 				return nil, err

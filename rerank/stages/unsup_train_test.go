@@ -12,6 +12,7 @@ import (
 
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/models"
+	"github.com/semrank/semrank/models/embed"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -277,10 +278,64 @@ func TestUnsupervisedTrainersRejectBadOptions(t *testing.T) {
 		{rerank.StageSpec{Type: "ssg", Model: "v.embed", Options: map[string]any{"topics": "t.topics", "topics_k": 5}}, text, "names t.topics"},
 		{rerank.StageSpec{Type: "wmd"}, nil, "no training data"},
 		{rerank.StageSpec{Type: "wmd", Options: map[string]any{"embed_min_count": 1000}}, text, "vocabulary"},
+		{rerank.StageSpec{Type: "wmd", Options: small(map[string]any{"embed_init": "../../testdata/embed/glove-slice.txt"})}, text, "option embed_dim 20, but the embed_init vectors"},
+		{rerank.StageSpec{Type: "wmd", Options: map[string]any{"embed_init": "../../testdata/embed/nowhere.txt"}}, text, "option embed_init"},
 	} {
 		_, err := rerank.TrainStage(context.Background(), tc.spec, rerank.TrainInput{Text: tc.text, Dir: t.TempDir()})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want one mentioning %q", tc.spec, err, tc.want)
 		}
+	}
+}
+
+// TestUnsupervisedTrainerInit trains a wmd stage's vectors from the GloVe
+// slice (option embed_init) and wants its dimension, its words kept below
+// the minimum count, a vectors file apart from one trained without it,
+// and the same file when trained again.
+func TestUnsupervisedTrainerInit(t *testing.T) {
+	const glove = "../../testdata/embed/glove-slice.txt"
+	text := unsupText(t)
+	dir := t.TempDir()
+	train := func(opts map[string]any) rerank.StageSpec {
+		t.Helper()
+		spec, err := rerank.TrainStage(context.Background(), rerank.StageSpec{Type: "wmd", Options: opts}, rerank.TrainInput{Text: text, Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return spec
+	}
+	withInit := train(map[string]any{"embed_epochs": 1, "embed_init": glove})
+	plain := train(map[string]any{"embed_epochs": 1})
+	if withInit.Model == plain.Model {
+		t.Fatalf("one vectors file, %s, with and without embed_init", plain.Model)
+	}
+	if again := train(map[string]any{"embed_epochs": 1, "embed_init": glove}); again.Model != withInit.Model {
+		t.Errorf("trained again into %s, first %s", again.Model, withInit.Model)
+	}
+	v, err := embed.Load(withInit.Model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pre, err := embed.LoadFile(glove, embed.FormatAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Dim != pre.Dim {
+		t.Errorf("%d dimensions, want the slice's %d", v.Dim, pre.Dim)
+	}
+	p, err := embed.Load(plain.Model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rare := 0 // words of the slice below the minimum count: kept with it only
+	for _, w := range pre.Words {
+		_, inInit := v.Index(w)
+		_, inPlain := p.Index(w)
+		if inInit && !inPlain {
+			rare++
+		}
+	}
+	if rare == 0 {
+		t.Error("no word of the slice below the minimum count was kept")
 	}
 }

@@ -1,0 +1,273 @@
+package stages
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/semrank/semrank/index"
+	"github.com/semrank/semrank/rerank"
+)
+
+func init() {
+	rerank.RegisterStage("rm3", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
+		if env.Stats == nil {
+			return nil, errors.New("rm3 needs collection statistics: build the pipeline against a semrank index with rerank.EnvFor(idx) (index.Open or index.Create), or any Bleve index through rerank.Open or LoadPipeline")
+		}
+		s := &RM3{Stats: env.Stats, Payloads: env.Payloads, Analyze: env.Analyze, name: spec.DisplayName("rm3")}
+		var err error
+		if s.Docs, err = spec.Int("k", 10); err != nil {
+			return nil, err
+		}
+		if s.Terms, err = spec.Int("terms", 30); err != nil {
+			return nil, err
+		}
+		if s.Lambda, err = spec.Float("lambda", 0.5); err != nil {
+			return nil, err
+		}
+		if s.K1, err = spec.Float("k1", 1.2); err != nil {
+			return nil, err
+		}
+		if s.B, err = spec.Float("b", 0.75); err != nil {
+			return nil, err
+		}
+		if err := s.check(); err != nil {
+			return nil, fmt.Errorf("rm3: %w", err)
+		}
+		return s, nil
+	})
+}
+
+// RM3 reranks candidates by pseudo-relevance feedback: it takes the Docs
+// candidates the first stage ranked highest as if they were relevant,
+// estimates a relevance model from them, mixes it with the query, and
+// scores every candidate by BM25 of that expanded, weighted query. Words
+// the top documents share with each other but not with the query (a
+// query's "retrieval" brings "search", "index", "document") then count
+// for the candidates below them; no judgment is read.
+//
+// The relevance model is Lavrenko and Croft's (2001) RM1,
+//
+//	P(w|R) ∝ Σ_d P(w|d) · P(q|d)
+//
+// over the feedback documents d, with P(w|d) = tf(w,d)/|d| (maximum
+// likelihood, as in Anserini's RM3) and P(q|d) the document's first-stage
+// score divided by the feedback documents' total. The scores stand for
+// the query likelihood the paper uses, which BM25 does not give; when they
+// cannot (a negative, non-finite or all-zero score), every feedback
+// document weighs the same. Only the Terms most probable words are kept,
+// ties broken by the word, and renormalised. RM3 (Abdul-Jaleel et al.,
+// 2004) then interpolates with the query's own model, P(w|Q) = count/|Q|:
+//
+//	q'(w) = Lambda · P(w|Q) + (1 − Lambda) · P(w|R)
+//
+// Lambda 1 scores the query alone, 0 the relevance model alone. A
+// candidate's score is Σ_w q'(w) · idf(w) · tf·(k1+1) / (tf + k1·(1 − b +
+// b·|d|/avg|d|)), BM25 as the bm25 stage computes it (idf = log(1 + (N −
+// df + 0.5)/(df + 0.5)) from Stats, average length over the window), so
+// the common words a relevance model favours weigh little. Term counts
+// come from the index's terms payload when it has one, else from
+// analyzing the text as the index does (Analyze), so expansion terms are
+// the index's own. Words are summed in sorted order: scores are the same
+// bits on every run.
+//
+// Options: k (feedback documents, ≥ 1, default 10), terms (expansion
+// words kept, ≥ 1, default 30), lambda (0 to 1, default 0.5), k1 and b
+// (BM25's, defaults 1.2 and 0.75).
+type RM3 struct {
+	Stats    rerank.TermStats
+	Payloads rerank.Payloads       // may be nil
+	Analyze  func(string) []string // as TFIDF's
+	Docs     int                   // feedback documents (option k)
+	Terms    int                   // expansion words kept
+	Lambda   float64               // weight of the original query model
+	K1, B    float64
+	name     string
+}
+
+// check refuses settings that would make scores meaningless or NaN.
+func (s *RM3) check() error {
+	switch {
+	case s.Docs < 1:
+		return fmt.Errorf("option k %d: want ≥ 1 feedback documents (default 10)", s.Docs)
+	case s.Terms < 1:
+		return fmt.Errorf("option terms %d: want ≥ 1 expansion words (default 30)", s.Terms)
+	case !(s.Lambda >= 0 && s.Lambda <= 1):
+		return fmt.Errorf("option lambda %g: want a number from 0 to 1 (default 0.5)", s.Lambda)
+	case !(s.K1 >= 0) || math.IsInf(s.K1, 0):
+		return fmt.Errorf("option k1 %g: want a finite number ≥ 0 (default 1.2)", s.K1)
+	case !(s.B >= 0 && s.B <= 1):
+		return fmt.Errorf("option b %g: want a number from 0 to 1 (default 0.75)", s.B)
+	}
+	return nil
+}
+
+// Name implements rerank.Stage.
+func (s *RM3) Name() string {
+	if s.name == "" {
+		return "rm3"
+	}
+	return s.name
+}
+
+// WeightedTerm is one word of an expanded query and its weight.
+type WeightedTerm struct {
+	Term   string
+	Weight float64
+}
+
+// Expand returns the expanded query model q' for q over cands (see RM3),
+// sorted by term; the weights sum to 1 unless the query and the feedback
+// documents have no words. counts are the candidates' term lists (see
+// termList), in candidate order.
+func (s *RM3) Expand(q rerank.Query, cands []rerank.Candidate, counts [][]index.TermCount) []WeightedTerm {
+	// The query model.
+	qModel := map[string]float64{}
+	qTokens := tokens(s.Analyze, q.Text)
+	for _, t := range qTokens {
+		qModel[t] += 1 / float64(len(qTokens))
+	}
+	// The feedback documents: the first-stage top Docs, by rank, then
+	// candidate order (a rank of 0, unknown, comes last).
+	order := make([]int, len(cands))
+	for i := range order {
+		order[i] = i
+	}
+	rank := func(i int) int {
+		if cands[i].Rank <= 0 {
+			return math.MaxInt
+		}
+		return cands[i].Rank
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(rank(a), rank(b)) })
+	fb := order[:min(s.Docs, len(order))]
+	weights := make([]float64, len(fb))
+	total, usable := 0.0, true
+	for j, i := range fb {
+		sc := cands[i].Score
+		if sc < 0 || math.IsNaN(sc) || math.IsInf(sc, 0) {
+			usable = false
+		}
+		weights[j] = sc
+		total += sc
+	}
+	if !usable || total == 0 || math.IsInf(total, 0) {
+		for j := range weights {
+			weights[j] = 1
+		}
+		total = float64(len(weights))
+	}
+	// RM1: Σ_d P(w|d) P(q|d), each document's terms in sorted order.
+	rel := map[string]float64{}
+	for j, i := range fb {
+		length := float64(totalCount(counts[i]))
+		if length == 0 {
+			continue
+		}
+		pq := weights[j] / total
+		for _, tc := range counts[i] {
+			rel[tc.Term] += float64(tc.Count) / length * pq
+		}
+	}
+	kept := sortedWeights(rel)
+	slices.SortStableFunc(kept, func(a, b termWeight) int { return cmp.Compare(b.w, a.w) }) // by weight, then term
+	kept = kept[:min(s.Terms, len(kept))]
+	relSum := 0.0
+	for _, tw := range kept {
+		relSum += tw.w
+	}
+	// RM3: the interpolation, in term order.
+	expanded := map[string]float64{}
+	lambda := s.Lambda
+	if relSum == 0 {
+		lambda = 1 // no feedback words: the query alone
+	} else if len(qTokens) == 0 {
+		lambda = 0 // no query words: the relevance model alone
+	}
+	for t, p := range qModel {
+		expanded[t] += lambda * p
+	}
+	for _, tw := range kept {
+		expanded[tw.term] += (1 - lambda) * tw.w / relSum
+	}
+	out := make([]WeightedTerm, 0, len(expanded))
+	for _, t := range slices.Sorted(maps.Keys(expanded)) {
+		if w := expanded[t]; w > 0 {
+			out = append(out, WeightedTerm{t, w})
+		}
+	}
+	return out
+}
+
+// Score implements rerank.Stage.
+func (s *RM3) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
+	n, err := s.Stats.DocCount()
+	if err != nil {
+		return nil, err
+	}
+	counts := make([][]index.TermCount, len(cands))
+	lens := make([]float64, len(cands))
+	avg := 0.0
+	for i, c := range cands {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if counts[i], err = termList(s.Payloads, s.Analyze, c); err != nil {
+			return nil, err
+		}
+		lens[i] = float64(totalCount(counts[i]))
+		avg += lens[i]
+	}
+	avg /= float64(max(len(cands), 1))
+	if avg == 0 {
+		avg = 1
+	}
+	expanded := s.Expand(q, cands, counts)
+	idf := make([]float64, len(expanded))
+	for j, wt := range expanded {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		df, err := s.Stats.DocFreq(wt.Term)
+		if err != nil {
+			return nil, err
+		}
+		// A term counted in more documents than the index holds (stale
+		// statistics) gets no weight rather than a negative one.
+		idf[j] = math.Log(1 + max(float64(n)-float64(df)+0.5, 0)/(float64(df)+0.5))
+	}
+	out := make([]float64, len(cands))
+	for i := range cands {
+		norm := s.K1 * (1 - s.B + s.B*lens[i]/avg)
+		for j, wt := range expanded {
+			tf := float64(countOf(counts[i], wt.Term))
+			if tf == 0 {
+				continue
+			}
+			out[i] += wt.Weight * idf[j] * tf * (s.K1 + 1) / (tf + norm)
+		}
+	}
+	return out, nil
+}
+
+// countOf returns how often term occurs in a sorted term list.
+func countOf(list []index.TermCount, term string) int {
+	if i, ok := slices.BinarySearchFunc(list, term, func(tc index.TermCount, t string) int { return strings.Compare(tc.Term, t) }); ok {
+		return list[i].Count
+	}
+	return 0
+}
+
+// totalCount returns the number of tokens a term list counts.
+func totalCount(list []index.TermCount) int {
+	n := 0
+	for _, tc := range list {
+		n += tc.Count
+	}
+	return n
+}
