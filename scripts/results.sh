@@ -269,7 +269,7 @@ run() {
 				{
 					echo "window: 100"
 					[ $ix = plain ] && printf 'fields: {title: title, text: abstract}\n'
-					printf 'stages:\n  - type: tfidf\n  - type: bm25\n  - type: overlap\n'
+					printf 'stages:\n  - type: tfidf\n  - type: bm25\n  - type: length\n'
 					[ $f = unsup ] && printf '  - type: wmd\n    model: ../cacm.vec\n  - type: ssg\n    model: ../cacm.vec\n    options: {topics: ../cacm.topics}\n'
 				} >"$R/plain/$f-$ix.yaml"
 			done
@@ -455,6 +455,7 @@ run() {
 				for (i = 0; i < m; i++) { k = order[i]; split(k, a, " "); p = a[1] " plain"
 					printf "%-20s %8.2f %8.2f %8.0f %8.2f\n", k, w[k] / n[k], cpu[k] / n[k], rss[k] / n[k] / 1024, cpu[k] / n[k] / (cpu[p] / n[p]) } }' \
 			"$S/runs.txt" | tee "$R/scale.txt"
+		;;
 	nojudge)
 		# Learning without judgments (issue 26): on CACM, SemEval-2016 B
 		# (train-part2 + dev, its given lists reranked) and the classic
