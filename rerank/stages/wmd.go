@@ -5,7 +5,9 @@ import (
 	"errors"
 	"io"
 	"math"
+	"sync"
 
+	"github.com/semrank/semrank/internal/textcache"
 	"github.com/semrank/semrank/models/embed"
 	"github.com/semrank/semrank/models/wmd"
 	"github.com/semrank/semrank/rerank"
@@ -53,8 +55,22 @@ func loadSpace(spec rerank.StageSpec, env rerank.Env) (*wmd.Space, error) {
 // embed. The vectors are written into TrainInput.Dir under a name
 // fingerprinting the settings and the text, so stages trained on the same
 // text with the same settings share one file.
+//
+// A candidate's nBOW (its tokenization, most of the stage's cost) is
+// cached by text across queries; Space must not change once the stage
+// has scored.
 type WMD struct {
 	Space *wmd.Space
+
+	once sync.Once
+	docs *textcache.Cache[wmd.Doc]
+}
+
+// doc returns text's nBOW in s.Space, from the cache when text was seen
+// recently.
+func (s *WMD) doc(text string) wmd.Doc {
+	s.once.Do(func() { s.docs = textcache.New(s.Space.Doc) })
+	return s.docs.Get(text)
 }
 
 // Name implements rerank.Stage.
@@ -72,7 +88,7 @@ func (s *WMD) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidat
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		d, err := s.Space.WMD(qd, s.Space.Doc(c.FullText()))
+		d, err := s.Space.WMD(qd, s.doc(c.FullText()))
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,65 @@
+// Package textcache memoises a function of a text. Rerank stages analyze
+// the same candidate texts query after query (a popular document is a
+// candidate for many queries), and analysis is often most of a stage's
+// cost. A Cache keys results by a hash of the text in a bounded
+// two-generation map: when the young generation fills, it becomes the old
+// one and the previous old one is dropped, which keeps recently used
+// entries at O(1) cost without LRU bookkeeping.
+package textcache
+
+import (
+	"hash/maphash"
+	"sync"
+)
+
+// Size is the number of texts each generation holds.
+const Size = 1 << 15
+
+// Cache memoises a function of text; it is safe for concurrent use. The
+// values it returns are shared: callers must not modify them.
+type Cache[V any] struct {
+	f          func(string) V
+	mu         sync.Mutex
+	seed       maphash.Seed
+	young, old map[uint64]V
+}
+
+// New returns a cache of f's results.
+func New[V any](f func(string) V) *Cache[V] {
+	return &Cache[V]{f: f, seed: maphash.MakeSeed(), young: map[uint64]V{}}
+}
+
+// Get returns f(text), from the cache when text was seen recently.
+func (c *Cache[V]) Get(text string) V {
+	h := maphash.String(c.seed, text)
+	c.mu.Lock()
+	if v, ok := c.young[h]; ok {
+		c.mu.Unlock()
+		return v
+	}
+	if v, ok := c.old[h]; ok {
+		c.put(h, v)
+		c.mu.Unlock()
+		return v
+	}
+	c.mu.Unlock()
+	v := c.f(text)
+	c.mu.Lock()
+	c.put(h, v)
+	c.mu.Unlock()
+	return v
+}
+
+// Reset empties the cache.
+func (c *Cache[V]) Reset() {
+	c.mu.Lock()
+	c.young, c.old = map[uint64]V{}, nil
+	c.mu.Unlock()
+}
+
+func (c *Cache[V]) put(h uint64, v V) {
+	if len(c.young) >= Size {
+		c.old, c.young = c.young, make(map[uint64]V, Size)
+	}
+	c.young[h] = v
+}
