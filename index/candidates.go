@@ -167,10 +167,7 @@ func FetchFields(ctx context.Context, idx bleve.Index, fields []string, hits sea
 	if len(hits) == 0 {
 		return nil
 	}
-	ids := make([]string, len(hits))
-	for i, h := range hits {
-		ids[i] = h.ID
-	}
+	ids := idsOf(hits)
 	req := bleve.NewSearchRequestOptions(bleve.NewDocIDQuery(ids), len(ids), 0, false)
 	req.Fields = fields
 	res, err := idx.SearchInContext(ctx, req)

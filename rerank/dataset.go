@@ -131,7 +131,7 @@ func RunDataset(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *Pipel
 // for every query of ds: its given candidates scored, or its top depth
 // documents (see RunDataset).
 func FirstStageRun(ctx context.Context, idx bleve.Index, ds *eval.Dataset, depth int, progress index.Progress) (eval.Run, error) {
-	p, err := (&Config{Window: depth, Fusion: FusionSpec{Method: "none"}}).Build(EnvOf(idx))
+	p, err := FirstStagePipeline(idx, depth)
 	if err != nil {
 		return eval.Run{}, err
 	}
@@ -154,7 +154,7 @@ func eachQuery(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *Pipeli
 	fn func(i int, q eval.Query, cands []Candidate, scored []Scored) error) error {
 	s := Searcher{Index: idx, Pipeline: p}
 	for i, q := range ds.Queries {
-		cands, err := datasetCandidates(ctx, s, ds, q, depth)
+		cands, err := s.DatasetCandidates(ctx, ds, q, depth)
 		if err != nil {
 			return fmt.Errorf("query %q: %w", q.ID, err)
 		}
@@ -169,10 +169,11 @@ func eachQuery(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *Pipeli
 	return nil
 }
 
-// datasetCandidates returns q's first-stage candidates: ds's given list
-// for q when it has candidate lists, else the top depth (at least the
-// window).
-func datasetCandidates(ctx context.Context, s Searcher, ds *eval.Dataset, q eval.Query, depth int) ([]Candidate, error) {
+// DatasetCandidates returns the first-stage candidates of q, a query of
+// ds: ds's given list for q when it has candidate lists
+// (GivenCandidates), else the top depth, at least the window
+// (Candidates).
+func (s Searcher) DatasetCandidates(ctx context.Context, ds *eval.Dataset, q eval.Query, depth int) ([]Candidate, error) {
 	rq := Query{ID: q.ID, Text: q.FullText()}
 	if ds.Candidates != nil {
 		var ids []string
@@ -202,7 +203,7 @@ func Examples(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *Pipelin
 		if !ok {
 			continue
 		}
-		cands, err := datasetCandidates(ctx, Searcher{Index: idx, Pipeline: p}, ds, q, 0)
+		cands, err := Searcher{Index: idx, Pipeline: p}.DatasetCandidates(ctx, ds, q, 0)
 		if err != nil {
 			return nil, fmt.Errorf("query %q: %w", q.ID, err)
 		}

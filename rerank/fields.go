@@ -105,7 +105,7 @@ func (f Fields) check() error {
 		}
 		seen[n] = true
 	}
-	if len(f.resolved().Text) == 0 && len(f.resolved().Title) == 0 {
+	if r := f.resolved(); len(r.Text) == 0 && len(r.Title) == 0 {
 		return fmt.Errorf("fields: no field to read")
 	}
 	return nil

@@ -22,6 +22,12 @@ type Searcher struct {
 	Pipeline *Pipeline
 }
 
+// FirstStagePipeline returns the pipeline of the first stage alone over
+// idx, window hits deep: no stages, and the first stage's order.
+func FirstStagePipeline(idx bleve.Index, window int) (*Pipeline, error) {
+	return (&Config{Window: window, Fusion: FusionSpec{Method: "none"}}).Build(EnvOf(idx))
+}
+
 // Search returns the first max(n, window) hits for q reranked: the
 // window's by fused score, each carrying its first-stage rank and score
 // (Candidate) and every stage's score, then the hits past the window in

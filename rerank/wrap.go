@@ -323,24 +323,19 @@ func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text strin
 		// By place in the list, so after ordering the window: a page
 		// WithoutRerank can lie within it, and a page past the window
 		// keeps its first-stage order when reranked.
-		var need search.DocumentMatchCollection
+		// The window's hits the stages read, and the page of the
+		// first-stage list, which Result.First shows (semrank's server
+		// compares it with the reranked page).
 		fields := []string{"*"}
 		if noRerank {
 			fields = req.Fields
-		} else {
-			for _, h := range res.Hits[:min(w, len(res.Hits))] {
-				if x.pipeline.readsDoc(h.ID) {
-					need = append(need, h)
-				}
-			}
 		}
-		// The page of the first-stage list, which FirstStage shows
-		// (semrank's server compares it with the reranked page).
-		if from >= 0 && len(req.Fields) > 0 {
-			for i := from; i < min(end, len(res.Hits)); i++ {
-				if h := res.Hits[i]; noRerank || i >= w || !x.pipeline.readsDoc(h.ID) {
-					need = append(need, h)
-				}
+		var need search.DocumentMatchCollection
+		for i, h := range res.Hits {
+			stages := !noRerank && i < w && x.pipeline.readsDoc(h.ID)
+			page := from >= 0 && len(req.Fields) > 0 && i >= from && i < end
+			if stages || page {
+				need = append(need, h)
 			}
 		}
 		if err := index.FetchFields(ctx, x.base, fields, need); err != nil {

@@ -33,16 +33,7 @@ func FuzzIndexBody(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
-		req := httptest.NewRequest("POST", "/api/index", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		w := httptest.NewRecorder()
-		s.ServeHTTP(w, req)
-		if w.Code != http.StatusOK && (w.Code < 400 || w.Code >= 500) {
-			t.Fatalf("%q: status %d: %s", body, w.Code, w.Body)
-		}
-		if !strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") || !json.Valid(w.Body.Bytes()) {
-			t.Fatalf("%q: answer is %s: %q", body, w.Header().Get("Content-Type"), w.Body)
-		}
+		w := fuzzPost(t, s, "/api/index", body)
 		if w.Code != http.StatusOK {
 			return
 		}
@@ -72,16 +63,7 @@ func FuzzReloadBody(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
-		req := httptest.NewRequest("POST", "/api/admin/reload", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		w := httptest.NewRecorder()
-		s.ServeHTTP(w, req)
-		if w.Code != http.StatusOK && (w.Code < 400 || w.Code >= 500) {
-			t.Fatalf("%q: status %d: %s", body, w.Code, w.Body)
-		}
-		if !strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") || !json.Valid(w.Body.Bytes()) {
-			t.Fatalf("%q: answer is %s: %q", body, w.Header().Get("Content-Type"), w.Body)
-		}
+		w := fuzzPost(t, s, "/api/admin/reload", body)
 		t2 := bytes.TrimSpace([]byte(body))
 		want := len(t2) == 0 || string(t2) == "null" || json.Valid(t2) && bytes.HasPrefix(t2, []byte("{")) && isEmptyObject(t2)
 		if (w.Code == http.StatusOK) != want {
@@ -94,4 +76,21 @@ func FuzzReloadBody(f *testing.F) {
 func isEmptyObject(raw []byte) bool {
 	var m map[string]json.RawMessage
 	return json.Unmarshal(raw, &m) == nil && m != nil && len(m) == 0
+}
+
+// fuzzPost posts body to path as JSON and fails t unless the answer is a
+// 200 or a 4xx, in JSON.
+func fuzzPost(t *testing.T, s http.Handler, path, body string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest("POST", path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, req)
+	if w.Code != http.StatusOK && (w.Code < 400 || w.Code >= 500) {
+		t.Fatalf("%q: status %d: %s", body, w.Code, w.Body)
+	}
+	if !strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") || !json.Valid(w.Body.Bytes()) {
+		t.Fatalf("%q: answer is %s: %q", body, w.Header().Get("Content-Type"), w.Body)
+	}
+	return w
 }

@@ -88,15 +88,16 @@ not build, as semrank run --index ranks them.`,
 				return err
 			}
 			defer idx.Close()
-			cfg := &rerank.Config{Fusion: rerank.FusionSpec{Method: "none"}}
-			if blevePipeline != "" {
-				if cfg, err = rerank.ReadConfig(blevePipeline); err != nil {
-					return err
-				}
-			}
-			p, err := (&rerank.Config{Fields: cfg.Fields, Fusion: rerank.FusionSpec{Method: "none"}}).Build(rerank.EnvOf(idx))
+			p, err := rerank.FirstStagePipeline(idx, 0)
 			if err != nil {
 				return err
+			}
+			if blevePipeline != "" {
+				cfg, err := rerank.ReadConfig(blevePipeline)
+				if err != nil {
+					return err
+				}
+				p.Fields = cfg.Fields
 			}
 			if err := index.CheckFields(idx, p.Fields.All()...); err != nil {
 				return err

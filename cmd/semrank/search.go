@@ -83,7 +83,7 @@ with its first-stage rank and score and its stage scores.`,
 			if pipelinePath != "" {
 				return searchReranked(cmd, idx, pipelinePath, text, q, n, explain)
 			}
-			p, err := firstStageOnly(idx, n)
+			p, err := rerank.FirstStagePipeline(idx, n)
 			if err != nil {
 				return err
 			}
@@ -244,7 +244,7 @@ func searchJSON(cmd *cobra.Command, idx bleve.Index, pipelinePath, text string, 
 	var p *rerank.Pipeline
 	var err error
 	if pipelinePath == "" {
-		p, err = firstStageOnly(idx, n)
+		p, err = rerank.FirstStagePipeline(idx, n)
 	} else {
 		p, _, err = rerank.LoadPipeline(pipelinePath, rerank.EnvOf(idx))
 	}
@@ -270,14 +270,6 @@ func searchJSON(cmd *cobra.Command, idx bleve.Index, pipelinePath, text string, 
 	enc := json.NewEncoder(cmd.OutOrStdout())
 	enc.SetEscapeHTML(false)
 	return enc.Encode(res)
-}
-
-// firstStageOnly returns the pipeline of the first stage alone over idx,
-// n hits deep: semrank's BM25 text query over a semrank index, a match
-// query on the mapping's default field over any other.
-func firstStageOnly(idx bleve.Index, n int) (*rerank.Pipeline, error) {
-	cfg := rerank.Config{Window: n, Fusion: rerank.FusionSpec{Method: "none"}}
-	return cfg.Build(rerank.EnvOf(idx))
 }
 
 // searchReranked searches with the pipeline's first stage, or with q when

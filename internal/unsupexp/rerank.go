@@ -369,23 +369,13 @@ func WriteTable(w io.Writer, rows []Row, metrics []eval.Metric, base string) err
 func IndexLists(ctx context.Context, idx *index.Index, ds *eval.Dataset, depth int) (Lists, error) {
 	out := Lists{}
 	hits, known := 0, 0
-	p, err := (&rerank.Config{Window: depth, Fusion: rerank.FusionSpec{Method: "none"}}).Build(rerank.EnvFor(idx))
+	p, err := rerank.FirstStagePipeline(idx, depth)
 	if err != nil {
 		return nil, err
 	}
 	s := rerank.Searcher{Index: idx, Pipeline: p}
 	for _, q := range ds.Queries {
-		rq := rerank.Query{ID: q.ID, Text: q.FullText()}
-		var qhits []rerank.Candidate
-		if ds.Candidates != nil {
-			var ids []string
-			for _, e := range ds.Candidates.Ranking(q.ID) {
-				ids = append(ids, e.DocID)
-			}
-			qhits, err = s.GivenCandidates(ctx, rq, nil, ids)
-		} else {
-			qhits, err = s.Candidates(ctx, rq, nil, depth)
-		}
+		qhits, err := s.DatasetCandidates(ctx, ds, q, depth)
 		if err == nil {
 			err = s.Load(ctx, qhits)
 		}

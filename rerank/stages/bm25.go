@@ -74,9 +74,12 @@ func (s *BM25) Score(ctx context.Context, q rerank.Query, cands []rerank.Candida
 		idf[t] = math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
 	}
 	terms := slices.Sorted(maps.Keys(idf)) // a fixed order: sums round the same every run
+	idfs := make([]float64, len(terms))
+	for j, t := range terms {
+		idfs[j] = idf[t]
+	}
 	counts := make([][]int, len(cands))
 	lens := make([]float64, len(cands))
-	avg := 0.0
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -87,22 +90,36 @@ func (s *BM25) Score(ctx context.Context, q rerank.Query, cands []rerank.Candida
 			return nil, err
 		}
 		lens[i] = float64(total)
-		avg += lens[i]
 	}
-	avg /= float64(max(len(cands), 1))
+	return okapi(counts, lens, idfs, nil, s.K1, s.B), nil
+}
+
+// okapi returns each candidate's BM25 sum over the terms: Σ_j w_j·idf_j ·
+// tf·(k1+1) / (tf + k1·(1−b+b·len/avgdl)), in term order, with tf =
+// counts[i][j], len = lens[i], avgdl the candidates' mean length (1 when
+// it is 0), and w_j = weights[j] (1 when weights is nil).
+func okapi(counts [][]int, lens, idf, weights []float64, k1, b float64) []float64 {
+	avg := 0.0
+	for _, l := range lens {
+		avg += l
+	}
+	avg /= float64(max(len(lens), 1))
 	if avg == 0 {
 		avg = 1
 	}
-	out := make([]float64, len(cands))
-	for i := range cands {
-		for j, t := range terms {
-			w := idf[t]
-			tf := float64(counts[i][j])
+	out := make([]float64, len(counts))
+	for i := range counts {
+		norm := k1 * (1 - b + b*lens[i]/avg)
+		for j, tf := range counts[i] {
 			if tf == 0 {
 				continue
 			}
-			out[i] += w * tf * (s.K1 + 1) / (tf + s.K1*(1-s.B+s.B*lens[i]/avg))
+			w := idf[j]
+			if weights != nil {
+				w = weights[j] * idf[j]
+			}
+			out[i] += w * float64(tf) * (k1 + 1) / (float64(tf) + norm)
 		}
 	}
-	return out, nil
+	return out
 }

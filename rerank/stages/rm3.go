@@ -212,7 +212,6 @@ func (s *RM3) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidat
 	}
 	counts := make([][]index.TermCount, len(cands))
 	lens := make([]float64, len(cands))
-	avg := 0.0
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -221,11 +220,6 @@ func (s *RM3) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidat
 			return nil, err
 		}
 		lens[i] = float64(totalCount(counts[i]))
-		avg += lens[i]
-	}
-	avg /= float64(max(len(cands), 1))
-	if avg == 0 {
-		avg = 1
 	}
 	expanded := s.Expand(q, cands, counts)
 	idf := make([]float64, len(expanded))
@@ -241,18 +235,18 @@ func (s *RM3) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidat
 		// statistics) gets no weight rather than a negative one.
 		idf[j] = math.Log(1 + max(float64(n)-float64(df)+0.5, 0)/(float64(df)+0.5))
 	}
-	out := make([]float64, len(cands))
+	weights := make([]float64, len(expanded))
+	for j, wt := range expanded {
+		weights[j] = wt.Weight
+	}
+	tfs := make([][]int, len(cands))
 	for i := range cands {
-		norm := s.K1 * (1 - s.B + s.B*lens[i]/avg)
+		tfs[i] = make([]int, len(expanded))
 		for j, wt := range expanded {
-			tf := float64(countOf(counts[i], wt.Term))
-			if tf == 0 {
-				continue
-			}
-			out[i] += wt.Weight * idf[j] * tf * (s.K1 + 1) / (tf + norm)
+			tfs[i][j] = countOf(counts[i], wt.Term)
 		}
 	}
-	return out, nil
+	return okapi(tfs, lens, idf, weights, s.K1, s.B), nil
 }
 
 // countOf returns how often term occurs in a sorted term list.

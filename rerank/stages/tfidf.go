@@ -95,17 +95,17 @@ type cachedNorm struct {
 const normCacheSize = 1 << 16
 
 // get returns id's cached norm when its source (stored term counts, or
-// text, as a string) hashes as when it was cached and the document count
-// is still n; and the source's hash.
-func (c *normCache) get(id, source string, stored bool, n uint64) (sq float64, hash uint64, ok bool) {
+// else its text) hashes as when it was cached and the document count is
+// still n; and the source's hash.
+func (c *normCache) get(id string, stored []byte, text string, n uint64) (sq float64, hash uint64, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil || c.n != n {
 		c.seed, c.n, c.m = maphash.MakeSeed(), n, map[string]cachedNorm{}
 	}
-	h := maphash.String(c.seed, source)
-	if stored {
-		h = ^h // term counts and text are hashed apart
+	h := maphash.String(c.seed, text)
+	if stored != nil {
+		h = ^maphash.Bytes(c.seed, stored) // term counts and text are hashed apart
 	}
 	e, ok := c.m[id]
 	return e.sq, h, ok && e.hash == h
@@ -151,6 +151,11 @@ func (t *TFIDF) Name() string {
 		return "tfidf"
 	}
 	return t.name
+}
+
+// tfidfWeight is a term's weight in a TF-IDF vector: (1 + log count)·idf.
+func tfidfWeight(count int, idf float64) float64 {
+	return (1 + math.Log(float64(count))) * idf
 }
 
 // termWeight is one term of a sparse TF-IDF vector. Vectors are sorted by
@@ -231,24 +236,31 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 		return nil, err
 	}
 	idf := map[string]float64{}
+	idfOf := func(term string) (float64, error) {
+		w, ok := idf[term]
+		if !ok {
+			df, err := t.Stats.DocFreq(term)
+			if err != nil {
+				return 0, err
+			}
+			w = math.Log((float64(n) + 1) / (float64(df) + 1))
+			idf[term] = w
+		}
+		return w, nil
+	}
 	weigh := func(counts []index.TermCount) ([]termWeight, error) {
 		v := make([]termWeight, len(counts))
 		for i, tc := range counts {
-			w, ok := idf[tc.Term]
-			if !ok {
-				df, err := t.Stats.DocFreq(tc.Term)
-				if err != nil {
-					return nil, err
-				}
-				w = math.Log((float64(n) + 1) / (float64(df) + 1))
-				idf[tc.Term] = w
+			w, err := idfOf(tc.Term)
+			if err != nil {
+				return nil, err
 			}
-			v[i] = termWeight{tc.Term, (1 + math.Log(float64(tc.Count))) * w}
+			v[i] = termWeight{tc.Term, tfidfWeight(tc.Count, w)}
 		}
 		return v, nil
 	}
 	if t.Field == "" && !t.Titles && !t.Peers {
-		return t.scoreStored(ctx, q, cands, n, weigh)
+		return t.scoreStored(ctx, q, cands, n, idfOf, weigh)
 	}
 	vecs := make([][]termWeight, len(cands))
 	for i, c := range cands {
@@ -293,21 +305,19 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 // query computed from the query terms' counts alone; the cosine is
 // cosineSorted's, to the last bit.
 func (t *TFIDF) scoreStored(ctx context.Context, q rerank.Query, cands []rerank.Candidate, n uint64,
-	weigh func([]index.TermCount) ([]termWeight, error)) ([]float64, error) {
+	idfOf func(string) (float64, error), weigh func([]index.TermCount) ([]termWeight, error)) ([]float64, error) {
 	qv, err := weigh(sortedCounts(analyzedCounts(t.Analyze, q.Text)))
 	if err != nil {
 		return nil, err
 	}
 	qSq := squares(qv)
 	qterms := make([]string, len(qv))
-	qidf := make([]float64, len(qv)) // as weigh computes it: the weight of a count of 1
+	qidf := make([]float64, len(qv))
 	for i, tw := range qv {
 		qterms[i] = tw.term
-		one, err := weigh([]index.TermCount{{Term: tw.term, Count: 1}})
-		if err != nil {
+		if qidf[i], err = idfOf(tw.term); err != nil {
 			return nil, err
 		}
-		qidf[i] = one[0].w
 	}
 	counts := make([]int, len(qv))
 	out := make([]float64, len(cands))
@@ -319,11 +329,11 @@ func (t *TFIDF) scoreStored(ctx context.Context, q rerank.Query, cands []rerank.
 		if err != nil {
 			return nil, err
 		}
-		source := string(b)
+		var text string
 		if !stored {
-			source = c.FullText()
+			b, text = nil, c.FullText()
 		}
-		sq, h, hit := t.norms.get(c.ID, source, stored, n)
+		sq, h, hit := t.norms.get(c.ID, b, text, n)
 		if !hit {
 			var list []index.TermCount
 			if stored {
@@ -331,7 +341,7 @@ func (t *TFIDF) scoreStored(ctx context.Context, q rerank.Query, cands []rerank.
 					return nil, fmt.Errorf("document %s: %w", c.ID, err)
 				}
 			} else {
-				list = sortedCounts(analyzedCounts(t.Analyze, source))
+				list = sortedCounts(analyzedCounts(t.Analyze, text))
 			}
 			dv, err := weigh(list)
 			if err != nil {
@@ -347,7 +357,7 @@ func (t *TFIDF) scoreStored(ctx context.Context, q rerank.Query, cands []rerank.
 		for j, x := range qv {
 			bw := 0.0
 			if counts[j] > 0 {
-				bw = (1 + math.Log(float64(counts[j]))) * qidf[j]
+				bw = tfidfWeight(counts[j], qidf[j])
 			}
 			dot += x.w * bw
 		}
