@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -100,6 +101,7 @@ fails at once. A split it has never seen is then scored with:
 	experimentCmd.AddCommand(cmd)
 
 	var b recipe.BEIROptions
+	var pseudo []string
 	beirCmd := &cobra.Command{
 		Use:   "beir --data DIR [--folds 5] [--unsupervised] --out DIR2",
 		Short: "Full retrieval on a BEIR directory: BM25 top-100, then rerank, cross-validated",
@@ -141,6 +143,20 @@ on DIR's text, as semrank train embed --vectors does.`,
 			if err := checkPositive(cmd, "depth"); err != nil {
 				return err
 			}
+			if slices.Equal(pseudo, []string{"none"}) {
+				b.FixedWeights = true
+			} else {
+				b.Pseudo.Kinds = pseudo
+			}
+			if cmd.Flags().Changed("pseudo") && !b.Unsupervised {
+				return fmt.Errorf("--pseudo applies to --unsupervised runs")
+			}
+			if cmd.Flags().Changed("pseudo-queries") && (!b.Unsupervised || b.FixedWeights) {
+				return fmt.Errorf("--pseudo-queries applies to --unsupervised runs that train on pseudo-queries")
+			}
+			if err := checkPositive(cmd, "pseudo-queries"); err != nil {
+				return err
+			}
 			b.Log = cmd.OutOrStdout()
 			return recipe.BEIR(cmd.Context(), b)
 		},
@@ -153,6 +169,8 @@ on DIR's text, as semrank train embed --vectors does.`,
 	bf.StringArrayVar(&b.Text, "text", nil, "BEIR directory whose queries and documents add unlabeled text for the stages that learn from text (repeatable; judgments not read)")
 	bf.IntVar(&b.Depth, "depth", 100, "first-stage candidates per query")
 	bf.StringVar(&b.Vectors, "vectors", "", "pre-trained word vectors (GloVe or word2vec text, word2vec binary, or a bundle) that the wmd and ssg stages fine-tune on DIR's text")
+	bf.StringSliceVar(&pseudo, "pseudo", recipe.DefaultPseudoKinds(), "--unsupervised: pseudo-query kinds drawn from the corpus to train stages and fusion on, in order of preference (title, sentence, terms), or none for the stages fused at fixed equal weights")
+	bf.IntVar(&b.Pseudo.Queries, "pseudo-queries", 200, "--unsupervised: pseudo-queries to draw")
 	bf.StringVar(&b.Fusion, "fusion", "linear", "supervised fusion: linear or lambdamart")
 	bf.Float64Var(&b.FusionL2, "fusion-l2", 0, "L2 penalty of the linear fusion (0: 1e-3)")
 	bf.StringSliceVar(&b.Stages, "stages", nil, "stage types instead of the recipe's (e.g. lexical,meta,s2net; TYPE:KEY=VALUE sets an option)")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
+	"github.com/semrank/semrank/internal/atomicfile"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -40,8 +41,21 @@ type BEIROptions struct {
 	// instead of starting from random ones (their training option
 	// embed_init; see WithVectors).
 	Vectors string
-	Log     io.Writer
+	// Pseudo configures the pseudo-queries an unsupervised run trains its
+	// stages and fusion on (see Pseudo); Kinds defaults to
+	// DefaultPseudoKinds.
+	Pseudo PseudoOptions
+	// FixedWeights makes an unsupervised run fuse UnsupervisedStages at
+	// fixed equal weights, with no pseudo-queries and no stage chosen
+	// out: the recipe before self-training, for comparison.
+	FixedWeights bool
+	Log          io.Writer
 }
+
+// DefaultPseudoKinds are the pseudo-queries an unsupervised run draws by
+// default: a document's title where it has one, otherwise one of its
+// sentences.
+func DefaultPseudoKinds() []string { return []string{PseudoTitle, PseudoSentence} }
 
 // SupervisedStages are the BEIR recipe's stages when judgments may be
 // used: lexical features, TWEAK, and the concept-vector stages S2Net and
@@ -119,7 +133,18 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	if err := checkFusion(o.Fusion); err != nil {
 		return err
 	}
-	supervised, unsupervised := SupervisedStages(), UnsupervisedStages()
+	supervised, unsupervised := SupervisedStages(), SelfTrainedStages()
+	if o.FixedWeights {
+		unsupervised = UnsupervisedStages()
+	}
+	if o.Unsupervised && !o.FixedWeights {
+		if o.Pseudo.Kinds == nil {
+			o.Pseudo.Kinds = DefaultPseudoKinds()
+		}
+		if err := CheckPseudoKinds(o.Pseudo.Kinds); err != nil {
+			return err
+		}
+	}
 	if len(o.Stages) > 0 {
 		specs, err := ParseStages(o.Stages)
 		if err != nil {
@@ -143,14 +168,15 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	if err != nil {
 		return err
 	}
-	text := corpusText(ds)
+	var extra []string
 	for _, dir := range o.Text {
 		more, err := loadText(dir)
 		if err != nil {
 			return err
 		}
-		text = append(text, more...)
+		extra = append(extra, more...)
 	}
+	text := append(corpusText(ds), extra...)
 	if ds.Qrels == nil {
 		return fmt.Errorf("recipe: %s has no judgments (qrels/test.tsv)", o.Data)
 	}
@@ -190,9 +216,12 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	// The run files come from the pipelines: the earlier ones go when the
 	// first of those pipelines is replaced.
 	runFiles := []string{filepath.Join(o.Out, "baseline.trec"), filepath.Join(o.Out, "run.trec")}
+	stagesFile := filepath.Join(o.Out, StagesFile)
 	var runs Runs
-	if o.Unsupervised {
-		r := &Recipe{Stages: unsupervised, Window: o.Depth, Text: text, Log: o.Log, supersedes: runFiles}
+	var selection *Selection
+	switch {
+	case o.Unsupervised && o.FixedWeights:
+		r := &Recipe{Stages: unsupervised, Window: o.Depth, Text: text, Log: o.Log, supersedes: append(runFiles, stagesFile)}
 		path, err := r.fitUnsupervised(ctx, ds, idx, o.Out)
 		if err != nil {
 			return err
@@ -200,7 +229,28 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 		if runs, err = runPipeline(ctx, path, idx, ds); err != nil {
 			return err
 		}
-	} else {
+	case o.Unsupervised:
+		r := &Recipe{Stages: unsupervised, Folds: pseudoFolds, L2: o.FusionL2, Window: o.Depth, Text: text, Log: o.Log, supersedes: append(runFiles, stagesFile)}
+		// The recipe's own stages compete with their fusion at fixed
+		// equal weights.
+		var prior *rerank.Linear
+		if len(o.Stages) == 0 {
+			prior = EqualWeights(UnsupervisedStages())
+		}
+		st, err := r.fitSelfTrained(ctx, ds, idx, o.Out, o.Pseudo, extra, prior)
+		if err != nil {
+			return err
+		}
+		selection = st.selection
+		// The reporting pipeline ranks as the published one does and
+		// also scores the stages it dropped, for their rows.
+		if runs, err = RunAll(ctx, idx, ds, st.reporting); err != nil {
+			return err
+		}
+		if err := atomicfile.Write(stagesFile, selection.Write); err != nil {
+			return err
+		}
+	default:
 		for k, fold := range ds.Folds(o.Folds) {
 			train := ds.Subset(eval.NotInSet(fold))
 			test := ds.Subset(eval.InSet(fold))
@@ -212,7 +262,7 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 			logf("training fold %d of %d on %d queries (%s)", k+1, o.Folds, len(train.Qrels), time.Since(start).Round(time.Second))
 			r := &Recipe{Stages: supervised, Fusion: o.Fusion, L2: o.FusionL2, Folds: 3, Window: o.Depth, Text: text}
 			if k == 0 {
-				r.supersedes = runFiles
+				r.supersedes = append(runFiles, stagesFile)
 			}
 			path, err := r.fit(ctx, train, nil, dir)
 			var fr Runs
@@ -227,6 +277,12 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 			}
 			runs.Merge(fr)
 			logf("fold %d/%d: trained on %d queries, reranked %d (%s)", k+1, o.Folds, len(train.Qrels), len(test.Qrels), time.Since(start).Round(time.Second))
+		}
+		// The pipeline to serve: trained on every judged query.
+		logf("training the final pipeline on all %d judged queries (%s)", len(ds.Qrels), time.Since(start).Round(time.Second))
+		r := &Recipe{Stages: supervised, Fusion: o.Fusion, L2: o.FusionL2, Folds: 3, Window: o.Depth, Text: text}
+		if _, err := r.fit(ctx, ds, nil, o.Out); err != nil {
+			return err
 		}
 	}
 	if err := runs.Runs["first stage (BM25)"].WriteFile(runFiles[0], "bm25"); err != nil {
@@ -244,7 +300,12 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 		what = "given candidates reranked"
 	}
 	fmt.Fprintf(w, "\n%s, %s (%s):\n", o.Data, what, map[bool]string{true: "unsupervised", false: fmt.Sprintf("supervised, %d-fold cross-validation", o.Folds)}[o.Unsupervised])
-	if o.Unsupervised {
+	switch {
+	case selection != nil:
+		if err := selection.Write(w); err != nil {
+			return err
+		}
+	case o.Unsupervised:
 		fmt.Fprintln(w, unsupervisedNote(unsupervised, len(o.Stages) > 0, o.Vectors != ""))
 	}
 	// With given candidate lists (SemEval), the given order is the
@@ -253,7 +314,7 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	if ds.Candidates != nil {
 		baseline = "given order"
 	}
-	if err := Table(w, ds.Qrels, runs, baseline, eval.MustParseMetrics("map,ndcg@10,p@10,map@10,mrr@10"), false); err != nil {
+	if err := Table(w, ds.Qrels, runs, baseline, eval.MustParseMetrics("map,ndcg@10,r@100,p@10,map@10,mrr@10"), false); err != nil {
 		return err
 	}
 	logf("wrote %s and %s (%s)", filepath.Join(o.Out, "baseline.trec"), filepath.Join(o.Out, "run.trec"), time.Since(start).Round(time.Second))
@@ -316,21 +377,15 @@ func stagedIndex(ctx context.Context, ds *eval.Dataset, out string) (*index.Inde
 var testHookIndexed = func(string) {}
 
 // earlierRun lists what an earlier run left in out that this run would
-// neither replace nor remove: the index, built afresh by every run; beside
-// supervised folds, an unsupervised run's pipeline.yaml (which did not
-// score the new run.trec) and folds beyond this run's count; beside an
-// unsupervised pipeline, any fold.
+// neither replace nor remove: the index, built afresh by every run;
+// beside an unsupervised run's pipeline, any fold; beside supervised
+// folds, folds beyond this run's count. Both kinds of run publish
+// out/pipeline.yaml and replace the other's; the folds tell a supervised
+// run's output from an unsupervised one's.
 func earlierRun(out string, unsupervised bool, folds int) []string {
 	var left []string
-	exists := func(name string) bool {
-		_, err := os.Lstat(filepath.Join(out, name))
-		return err == nil
-	}
-	if exists("index") {
+	if _, err := os.Lstat(filepath.Join(out, "index")); err == nil {
 		left = append(left, filepath.Join(out, "index"))
-	}
-	if !unsupervised && exists("pipeline.yaml") {
-		left = append(left, filepath.Join(out, "pipeline.yaml"))
 	}
 	entries, _ := os.ReadDir(out)
 	for _, e := range entries {
