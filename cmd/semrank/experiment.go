@@ -108,14 +108,20 @@ fails at once. A split it has never seen is then scored with:
 		Long: `Index DIR's corpus, retrieve the BM25 top --depth for every judged query, and
 rerank (when DIR has candidates.trec, as SemEval data does, its given lists
 are reranked instead, and --depth is only the rerank window). Supervised (default), each query is reranked by a pipeline trained on
-the other folds' queries only; --unsupervised uses only stages that need no
-judgments, fused with fixed weights. Writes DIR2/baseline.trec (BM25) and
+the other folds' queries only, and DIR2/pipeline.yaml is trained on them all.
+--unsupervised reads no judgments but to score the runs: it draws
+pseudo-queries from the corpus (--pseudo: a document's title for its body,
+a sentence cut from it, or its salient words), trains TWEAK, S2Net and LSA
+on them, chooses the stages and fusion weights that help on held-out
+pseudo-queries (none, when nothing beats BM25 there), writes the kept ones
+to DIR2/pipeline.yaml and says why in DIR2/stages.txt; --pseudo none fuses
+the text-only stages at fixed equal weights instead. Writes DIR2/baseline.trec (BM25) and
 DIR2/run.trec (reranked) and prints both runs' metrics. While it runs, DIR2 is
 locked: a second recipe on DIR2 fails at once. The index it builds stays in
-DIR2/index for serving or searching; to run the recipe again into DIR2,
+DIR2/index for serving or searching with DIR2/pipeline.yaml; to run the recipe again into DIR2,
 remove DIR2/index first (the recipe does not delete an index it finds), and,
-when switching between supervised and --unsupervised or to fewer folds, the
-earlier run's pipeline.yaml or foldN folders, which it names. --vectors FILE
+when switching to --unsupervised or to fewer folds, the
+earlier run's foldN folders, which it names. --vectors FILE
 starts the word vectors of the wmd and ssg stages from pre-trained ones
 (scripts/wink_glove.py writes a public GloVe-derived set) and fine-tunes them
 on DIR's text, as semrank train embed --vectors does.`,
@@ -126,7 +132,7 @@ on DIR's text, as semrank train embed --vectors does.`,
 				// silently ignored.
 				for _, f := range []string{"folds", "fusion", "fusion-l2"} {
 					if cmd.Flags().Changed(f) {
-						return fmt.Errorf("--%s applies to supervised runs; --unsupervised fuses its stages with fixed equal weights, without folds", f)
+						return fmt.Errorf("--%s applies to supervised runs; --unsupervised learns a linear fusion on pseudo-queries, without folds", f)
 					}
 				}
 			} else if err := checkFolds(b.Folds); err != nil {

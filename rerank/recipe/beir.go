@@ -23,7 +23,7 @@ type BEIROptions struct {
 	Data         string  // BEIR directory with qrels
 	Out          string  // output directory
 	Folds        int     // outer cross-validation folds, at least 2; 5 when zero
-	Unsupervised bool    // only stages that need no judgments, fused with fixed weights
+	Unsupervised bool    // read no judgments: train on pseudo-queries drawn from the corpus (see FixedWeights)
 	Depth        int     // first-stage candidates; 100 when zero
 	Fusion       string  // supervised fusion: linear (default) or lambdamart
 	FusionL2     float64 // L2 penalty of a linear fusion; rerank.LinearOptions' default when zero
@@ -71,7 +71,9 @@ func SupervisedStages() []rerank.StageSpec {
 
 // UnsupervisedStages need no judgments: the lexical scores tfidf, bm25
 // and length and the unsupervised semantic stages (wmd, ssg) this build
-// has, fused with the first-stage rank at fixed equal weights. Of
+// has, fused with the first-stage rank at fixed equal weights: the
+// recipe with BEIROptions.FixedWeights, and the prior the self-trained
+// recipe's learned fusion competes with (see Select). Of
 // LexicalStages, overlap is left out (UnsupervisedLeftOut): the share of
 // query words a candidate holds is what tfidf and bm25 already weigh,
 // better, and a fusion with fixed weights cannot learn to discount a third
@@ -79,7 +81,7 @@ func SupervisedStages() []rerank.StageSpec {
 // development collections of docs/RESULTS.md (CACM, MED, LISA, TIME, ADI,
 // SemEval-2016 B). Length, weak alone, stays: a document-length prior the
 // query-matching stages lack. RM3 pseudo-relevance feedback (stage rm3)
-// is not in the recipe: alone it beats BM25 on four of those collections,
+// is not among them (the self-trained recipe may choose it): alone it beats BM25 on four of those collections,
 // but added to this fusion it lowered MAP on CACM and LISA, and so did
 // pre-trained word vectors (BEIROptions.Vectors); the section "Learning
 // without judgments (issue 26)" there has the measurements, which used
@@ -106,16 +108,23 @@ func UnsupervisedLeftOut() []string {
 
 // BEIR retrieves the top Depth documents by BM25 for every query of
 // o.Data, reranks them, and writes o.Out/baseline.trec (BM25) and
-// o.Out/run.trec (reranked). Supervised, every query is reranked by a
+// o.Out/run.trec (reranked), and o.Out/pipeline.yaml, a pipeline to
+// serve against o.Out/index. Supervised, every query is reranked by a
 // pipeline trained (with cross-fitting) on the other folds' queries only,
-// so no query is scored by a model that saw its judgments. Unsupervised,
-// one pipeline with fixed equal fusion weights reranks every query.
+// so no query is scored by a model that saw its judgments, and
+// pipeline.yaml is then trained on every judged query. Unsupervised, no
+// judgment is read but to score the runs: the stages of
+// SelfTrainedStages learn from pseudo-queries drawn from the corpus,
+// recipe.Select keeps those that help on held-out pseudo-queries and
+// learns their fusion weights (or keeps the fixed equal weights, or
+// none, when those do as well), pipeline.yaml holds the kept stages and
+// o.Out/stages.txt says which were kept and why; with FixedWeights, one
+// pipeline fuses UnsupervisedStages at fixed equal weights.
 //
 // Once its options are checked, BEIR locks Out for the rest of the run,
 // and each fold's directory before training there, as Fit does: a second
-// run on Out fails at once. The pipelines (the folds', or the
-// unsupervised Out/pipeline.yaml and its models) are published as Fit
-// publishes them, and each run file is written atomically; the pair is
+// run on Out fails at once. The pipelines (the folds' and
+// Out/pipeline.yaml with its models) are published as Fit publishes them, and each run file is written atomically; the pair is
 // not (an earlier pair is removed when the first pipeline is replaced,
 // so an interrupted run leaves none rather than stale ones). Out/index is
 // built in a staging directory and renamed into place when whole, so a
