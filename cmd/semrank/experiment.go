@@ -149,9 +149,9 @@ on DIR's text, as semrank train embed --vectors does.`,
 			if err := checkPositive(cmd, "depth"); err != nil {
 				return err
 			}
-			if slices.Equal(pseudo, []string{"none"}) {
-				b.FixedWeights = true
-			} else {
+			b.FixedWeights = slices.Equal(pseudo, []string{"none"})
+			b.Pseudo.Kinds = nil
+			if !b.FixedWeights {
 				b.Pseudo.Kinds = pseudo
 			}
 			if cmd.Flags().Changed("pseudo") && !b.Unsupervised {
