@@ -3,6 +3,7 @@ package recipe
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -24,6 +25,9 @@ type Selection struct {
 	// than the learned one, and Fusion is the prior.
 	Prior   bool
 	Queries int // examples (pseudo-queries) measured
+	// Found counts the examples with a relevant candidate: with fewer
+	// than minFound, nothing is measured or kept.
+	Found int
 }
 
 // StageVerdict is one stage's measurements: its held-out MAP fused alone
@@ -40,6 +44,11 @@ type StageVerdict struct {
 
 // selectFolds is the number of folds Select cross-validates fusions over.
 const selectFolds = 5
+
+// minFound is the fewest examples with a relevant candidate (pseudo-
+// queries whose document the first stage retrieved) that Select learns
+// from: two a fold.
+const minFound = 2 * selectFolds
 
 // minGainP is the largest p-value (paired t-test, over held-out
 // examples) at which Select trusts a fusion to beat the first stage.
@@ -63,15 +72,26 @@ const minGainP = 0.05
 // examples; the one with the higher MAP (the prior, on a tie) is then
 // tested against the first stage.
 func Select(examples []rerank.Example, opt rerank.LinearOptions, prior *rerank.Linear) (*Selection, error) {
-	if len(examples) < selectFolds {
-		return nil, fmt.Errorf("recipe: %d examples to choose stages by; want at least %d", len(examples), selectFolds)
+	s := &Selection{Queries: len(examples)}
+	for _, ex := range examples {
+		if hasRelevant(ex) {
+			s.Found++
+		}
+	}
+	if s.Found < minFound {
+		if len(examples) > 0 {
+			for _, n := range examples[0].Input.Names {
+				s.Stages = append(s.Stages, StageVerdict{Name: n})
+			}
+		}
+		return s, nil
 	}
 	names := examples[0].Input.Names
 	first := heldOutAP(examples, nil, opt)
 	if first.err != nil {
 		return nil, first.err
 	}
-	s := &Selection{Queries: len(examples), FirstStage: mean(first.ap)}
+	s.FirstStage = mean(first.ap)
 	alone := map[string]float64{}
 	for _, n := range names {
 		r := heldOutAP(examples, []string{n}, opt)
@@ -119,17 +139,27 @@ func Select(examples []rerank.Example, opt rerank.LinearOptions, prior *rerank.L
 		change[n] = mean(cur.ap) - mean(r.ap)
 	}
 	if prior != nil {
-		r := apResult{ap: make([]float64, len(examples))}
-		if r.err = fuseAll(examples, prior, r.ap); r.err != nil {
-			return nil, r.err
+		ap := make([]float64, len(examples))
+		if err := fuseAll(examples, prior, ap); err != nil {
+			return nil, err
 		}
 		// Ties go to the prior, fixed before any pseudo-query was seen.
-		if mean(r.ap) >= mean(cur.ap) {
-			s.Prior, cur, kept = true, r, nil
+		if mean(ap) >= mean(cur.ap) {
+			s.Prior, cur.ap, kept = true, ap, nil
 			for _, n := range names {
-				if prior.Weights[n] != 0 {
-					kept = append(kept, n)
+				if prior.Weights[n] == 0 {
+					continue
 				}
+				kept = append(kept, n)
+				// What the stage adds to the prior: its MAP against
+				// the prior's without the stage's weight.
+				without := &rerank.Linear{Weights: maps.Clone(prior.Weights)}
+				delete(without.Weights, n)
+				rest := make([]float64, len(examples))
+				if err := fuseAll(examples, without, rest); err != nil {
+					return nil, err
+				}
+				change[n] = mean(cur.ap) - mean(rest)
 			}
 		}
 	}
@@ -187,23 +217,25 @@ func heldOutAP(examples []rerank.Example, keep []string, opt rerank.LinearOption
 			}
 		}
 		var f rerank.Fusion = firstStageOrder{}
-		if len(keep) > 0 {
-			exs := make([]rerank.Example, len(train))
-			for j, i := range train {
-				exs[j] = sub[i]
-			}
+		exs := make([]rerank.Example, len(train))
+		for j, i := range train {
+			exs[j] = sub[i]
+		}
+		// Training folds without a relevant candidate teach nothing: the
+		// first stage's order stands.
+		if len(keep) > 0 && slices.ContainsFunc(exs, hasRelevant) {
 			lin, err := rerank.TrainLinear(exs, opt)
 			if err != nil {
 				return apResult{err: err}
 			}
 			f = lin
 		}
-		exs := make([]rerank.Example, len(test))
+		held := make([]rerank.Example, len(test))
 		apt := make([]float64, len(test))
 		for j, i := range test {
-			exs[j] = sub[i]
+			held[j] = sub[i]
 		}
-		if err := fuseAll(exs, f, apt); err != nil {
+		if err := fuseAll(held, f, apt); err != nil {
 			return apResult{err: err}
 		}
 		for j, i := range test {
@@ -270,6 +302,19 @@ func onlyStages(examples []rerank.Example, keep []string) []rerank.Example {
 	return out
 }
 
+// hasRelevant reports whether ex has a relevant candidate.
+func hasRelevant(ex rerank.Example) bool {
+	return slices.ContainsFunc(ex.Labels, func(y int) bool { return y > 0 })
+}
+
+func stageVerdictNames(vs []StageVerdict) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.Name
+	}
+	return out
+}
+
 func mean(v []float64) float64 {
 	if len(v) == 0 {
 		return 0
@@ -286,6 +331,11 @@ func mean(v []float64) float64 {
 // fusion against the first stage and its weights.
 func (s *Selection) Write(w io.Writer) error {
 	var b strings.Builder
+	if s.Found < minFound {
+		fmt.Fprintf(&b, "Only %d of %d pseudo-queries found their document in the first stage's window, too few (want %d) to choose stages by: none kept (%s); the pipeline ranks in first-stage order\n", s.Found, s.Queries, minFound, strings.Join(stageVerdictNames(s.Stages), ", "))
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
 	fmt.Fprintf(&b, "Stages chosen on %d pseudo-queries, each scored by stage models and fusion weights that did not train on it (MAP, %d-fold):\n", s.Queries, selectFolds)
 	fmt.Fprintf(&b, "%-14s %8s %8s  %s\n", "stage", "alone", "change", "verdict")
 	fmt.Fprintf(&b, "%-14s %8.4f %8s  %s\n", "first stage", s.FirstStage, "", "")

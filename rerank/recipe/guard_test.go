@@ -108,8 +108,25 @@ func TestSelectPrior(t *testing.T) {
 	}
 }
 
-func TestSelectRefusesTooFewExamples(t *testing.T) {
-	if _, err := Select(guardExamples(4, "oracle"), rerank.LinearOptions{}, nil); err == nil || !strings.Contains(err.Error(), "4 examples") {
-		t.Errorf("err = %v, want one saying 4 examples are too few", err)
+// TestSelectTooFewFound: with fewer than minFound examples holding a
+// relevant candidate, nothing is kept and the report says why.
+func TestSelectTooFewFound(t *testing.T) {
+	examples := guardExamples(30, "oracle")
+	for i := range examples[minFound-1:] {
+		clear(examples[minFound-1+i].Labels)
+	}
+	sel, err := Select(examples, rerank.LinearOptions{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := sel.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if sel.Kept != nil || sel.Fusion != nil || sel.Found != minFound-1 || !strings.Contains(b.String(), "too few") {
+		t.Errorf("kept %v, fusion %v, found %d; report %q: want nothing kept, %d found, and why", sel.Kept, sel.Fusion, sel.Found, b.String(), minFound-1)
+	}
+	if _, err := Select(nil, rerank.LinearOptions{}, nil); err != nil {
+		t.Errorf("no examples: %v, want a selection of nothing", err)
 	}
 }

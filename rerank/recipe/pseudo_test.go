@@ -114,8 +114,23 @@ func TestPseudoTermsAndSampling(t *testing.T) {
 		t.Fatalf("%d queries, want 10", len(ds.Queries))
 	}
 	for _, q := range ds.Queries {
-		if words := strings.Fields(q.Text); len(words) != 3 || !slices.Contains([]string{"merge", "parser", "hashing"}, words[0]) {
+		words := strings.Fields(q.Text)
+		if len(words) != 3 || !slices.Contains([]string{"merge", "parser", "hashing"}, words[0]) {
 			t.Errorf("terms query %q: want 3 words, the document's own topic word first", q.Text)
+			continue
+		}
+		// Every occurrence of the query's words is cut, and only those.
+		id := strings.TrimPrefix(q.ID, "pq-")
+		orig, _ := (&eval.Dataset{Corpus: corpus}).Doc(id)
+		rest, _ := ds.Doc(id)
+		var want []string
+		for _, w := range strings.Fields(orig.Text) {
+			if !slices.Contains(words, w) {
+				want = append(want, w)
+			}
+		}
+		if rest.Text != strings.Join(want, " ") || len(want) == 0 {
+			t.Errorf("%s: %q left of %q for query %q", q.ID, rest.Text, orig.Text, q.Text)
 		}
 	}
 	// The sample depends on the ids, not on the corpus order.

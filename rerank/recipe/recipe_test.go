@@ -905,8 +905,9 @@ func retrievalData(t *testing.T) string {
 }
 
 // termQueries draws the pseudo-queries of unsupervised runs over the
-// synthetic corpus, whose documents are too short for sentence queries.
-var termQueries = PseudoOptions{Kinds: []string{PseudoTerms}}
+// synthetic corpus, whose documents are too short for sentence queries:
+// from 30 of its 72 documents, so that the others keep their words.
+var termQueries = PseudoOptions{Kinds: []string{PseudoTerms}, Queries: 30}
 
 // TestBEIRWritesServablePipeline: both kinds of run publish a
 // pipeline.yaml that loads against the run's index; the self-trained
@@ -914,11 +915,28 @@ var termQueries = PseudoOptions{Kinds: []string{PseudoTerms}}
 // a pipeline that also scores the stages it dropped, at weight zero), and
 // says in stages.txt which stages it kept.
 func TestBEIRWritesServablePipeline(t *testing.T) {
-	data := retrievalData(t)
+	// Documents with titles and sentences, for the default pseudo-queries.
+	ds := &eval.Dataset{Qrels: eval.Qrels{}}
+	topics := []string{"visa", "bank", "school", "driving", "salary", "housing", "doctor", "flight"}
+	other := []string{"office", "form", "price", "week", "friend", "city"}
+	for i := range 48 {
+		a, b := topics[i%len(topics)], other[i%len(other)]
+		ds.Corpus = append(ds.Corpus, eval.Doc{ID: fmt.Sprintf("d%02d", i), Title: a + " " + b + " question",
+			Text: fmt.Sprintf("Where is the %s %s near me. Ask about the %s at the %s desk today. The %s rules changed in year %d. Bring a %s paper.", a, b, a, b, a, 2000+i, b)})
+	}
+	for q := range 8 {
+		qid := fmt.Sprintf("q%d", q)
+		ds.Queries = append(ds.Queries, eval.Query{ID: qid, Text: topics[q] + " " + other[q%len(other)]})
+		ds.Qrels.Add(qid, fmt.Sprintf("d%02d", q), 1)
+	}
+	data := filepath.Join(t.TempDir(), "data")
+	if err := ds.Save(data); err != nil {
+		t.Fatal(err)
+	}
 	for _, unsupervised := range []bool{true, false} {
 		t.Run(fmt.Sprint("unsupervised=", unsupervised), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
-			o := BEIROptions{Data: data, Out: out, Folds: 2, Unsupervised: unsupervised, Pseudo: termQueries, Stages: []string{"tfidf", "overlap", "length"}}
+			o := BEIROptions{Data: data, Out: out, Folds: 2, Unsupervised: unsupervised, Stages: []string{"tfidf", "overlap", "length"}}
 			if err := BEIR(context.Background(), o); err != nil {
 				t.Fatal(err)
 			}
