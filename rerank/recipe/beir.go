@@ -43,7 +43,8 @@ type BEIROptions struct {
 	Vectors string
 	// Pseudo configures the pseudo-queries an unsupervised run trains its
 	// stages and fusion on (see Pseudo); Kinds defaults to
-	// DefaultPseudoKinds.
+	// DefaultPseudoKinds. (The command line's default Neighbours is
+	// DefaultPseudoNeighbours; here zero is none.)
 	Pseudo PseudoOptions
 	// FixedWeights makes an unsupervised run fuse UnsupervisedStages at
 	// fixed equal weights, with no pseudo-queries and no stage chosen

@@ -1,6 +1,8 @@
 package recipe
 
 import (
+	"context"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -167,6 +169,41 @@ func TestPseudoRefuses(t *testing.T) {
 		_, err := Pseudo([]eval.Doc{{ID: "a", Text: "short"}}, tc.o)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Pseudo(%+v) = %v, want an error containing %q", tc.o, err, tc.want)
+		}
+	}
+}
+
+// TestAddNeighbours: each pseudo-query's own document is grade 2 and the
+// k documents nearest to it grade 1; here those share its topic, as
+// every 8th document does.
+func TestAddNeighbours(t *testing.T) {
+	ds := sentenceData()
+	pseudo, err := Pseudo(ds.Corpus, PseudoOptions{Kinds: []string{PseudoTitle}, Queries: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := CorpusIndex(context.Background(), pseudo, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	if err := addNeighbours(context.Background(), pseudo, ds, idx, 3); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range pseudo.Queries {
+		src := pseudoSource(q.ID)
+		judged := pseudo.Qrels[q.ID]
+		if judged[src] != 2 || len(judged) != 4 {
+			t.Errorf("%s: judged %v, want %s grade 2 and 3 neighbours", q.ID, judged, src)
+		}
+		var n int
+		fmt.Sscanf(src, "d%d", &n)
+		for id, g := range judged {
+			var m int
+			fmt.Sscanf(id, "d%d", &m)
+			if id != src && (g != 1 || m%8 != n%8) {
+				t.Errorf("%s: neighbour %s grade %d, want grade 1 and the topic of %s", q.ID, id, g, src)
+			}
 		}
 	}
 }

@@ -909,13 +909,9 @@ func retrievalData(t *testing.T) string {
 // from 30 of its 72 documents, so that the others keep their words.
 var termQueries = PseudoOptions{Kinds: []string{PseudoTerms}, Queries: 30}
 
-// TestBEIRWritesServablePipeline: both kinds of run publish a
-// pipeline.yaml that loads against the run's index; the self-trained
-// unsupervised one ranks every query as run.trec does (the run comes from
-// a pipeline that also scores the stages it dropped, at weight zero), and
-// says in stages.txt which stages it kept.
-func TestBEIRWritesServablePipeline(t *testing.T) {
-	// Documents with titles and sentences, for the default pseudo-queries.
+// sentenceData is a judged collection of 48 documents with titles and
+// sentences, for the default pseudo-queries, on 8 topics.
+func sentenceData() *eval.Dataset {
 	ds := &eval.Dataset{Qrels: eval.Qrels{}}
 	topics := []string{"visa", "bank", "school", "driving", "salary", "housing", "doctor", "flight"}
 	other := []string{"office", "form", "price", "week", "friend", "city"}
@@ -929,6 +925,16 @@ func TestBEIRWritesServablePipeline(t *testing.T) {
 		ds.Queries = append(ds.Queries, eval.Query{ID: qid, Text: topics[q] + " " + other[q%len(other)]})
 		ds.Qrels.Add(qid, fmt.Sprintf("d%02d", q), 1)
 	}
+	return ds
+}
+
+// TestBEIRWritesServablePipeline: both kinds of run publish a
+// pipeline.yaml that loads against the run's index; the self-trained
+// unsupervised one ranks every query as run.trec does (the run comes from
+// a pipeline that also scores the stages it dropped, at weight zero), and
+// says in stages.txt which stages it kept.
+func TestBEIRWritesServablePipeline(t *testing.T) {
+	ds := sentenceData()
 	data := filepath.Join(t.TempDir(), "data")
 	if err := ds.Save(data); err != nil {
 		t.Fatal(err)

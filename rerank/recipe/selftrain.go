@@ -121,6 +121,11 @@ func (r *Recipe) fitSelfTrained(ctx context.Context, ds *eval.Dataset, idx *inde
 		return nil, err
 	}
 	defer pidx.Close()
+	if po.Neighbours > 0 {
+		if err := addNeighbours(ctx, pseudo, ds, pidx, po.Neighbours); err != nil {
+			return nil, err
+		}
+	}
 	// merged puts the specs back in r.Stages' order.
 	merged := func(textSpecs, labelSpecs []rerank.StageSpec) []rerank.StageSpec {
 		out := make([]rerank.StageSpec, 0, len(r.Stages))
@@ -205,4 +210,39 @@ func (r *Recipe) fitSelfTrained(ctx context.Context, ds *eval.Dataset, idx *inde
 		return nil, err
 	}
 	return &selfTrained{path: path, reporting: reporting, selection: sel}, nil
+}
+
+// addNeighbours makes each pseudo-query's k nearest documents weakly
+// relevant (grade 1, the query's own document grade 2): the top k by BM25
+// over idx (the pseudo-queries' training corpus) of the whole original
+// document, itself excluded. Real queries have many relevant documents on
+// one topic; a pseudo-query with its own document alone relevant asks
+// for that document and no other, which a stage matching topics cannot
+// tell from its neighbours.
+func addNeighbours(ctx context.Context, pseudo, orig *eval.Dataset, idx *index.Index, k int) error {
+	docs := &eval.Dataset{Corpus: pseudo.Corpus}
+	for _, q := range pseudo.Queries {
+		src := pseudoSource(q.ID)
+		d, ok := orig.Doc(src)
+		if !ok {
+			return fmt.Errorf("recipe: pseudo-query %s: no document %q", q.ID, src)
+		}
+		docs.Queries = append(docs.Queries, eval.Query{ID: q.ID, Text: d.FullText()})
+	}
+	run, err := rerank.FirstStageRun(ctx, idx, docs, k+1, nil)
+	if err != nil {
+		return err
+	}
+	for _, q := range pseudo.Queries {
+		src := pseudoSource(q.ID)
+		pseudo.Qrels[q.ID] = map[string]int{src: 2}
+		n := 0
+		for _, e := range run.Ranking(q.ID) {
+			if e.DocID != src && n < k {
+				pseudo.Qrels[q.ID][e.DocID] = 1
+				n++
+			}
+		}
+	}
+	return nil
 }
