@@ -460,22 +460,25 @@ run() {
 	nojudge)
 		# Learning without judgments (issue 26), self-trained: on CACM,
 		# SemEval-2016 B (train-part2 + dev, its given lists reranked) and
-		# the classic collections, the recipe (pseudo-queries of the
-		# default kinds, title then sentence), the recipe with sentence or
-		# salient-terms pseudo-queries only, and the fixed-weight recipe
-		# it replaced (--pseudo none). Each run's stages.txt says what
-		# it kept; MAP and nDCG@10 against BM25 (its baseline.trec) by
-		# semrank eval go to $R/nojudge/C-RUN.eval.txt. The recipe with
-		# GloVe vectors runs when GLOVE names a file (scripts/wink_glove.py
-		# writes one).
-		local c d n args
+		# the classic collections, the recipe (100 pseudo-queries, a
+		# title or else a sentence of a document, with its 5 nearest
+		# documents weakly relevant), the recipe with each pseudo-query's
+		# own document alone relevant (own), and the fixed-weight recipe it
+		# replaced (--pseudo none). Each run's stages.txt says what it
+		# kept; MAP and nDCG@10 against BM25 (its baseline.trec) by
+		# semrank eval go to $R/nojudge/C-RUN.eval.txt. EXTRA=1 adds the
+		# sentence and salient-terms pseudo-queries, and the recipe with
+		# GloVe vectors when GLOVE names a file (scripts/wink_glove.py).
+		local c d n args runs=(recipe own fixed)
+		[ -z "${EXTRA:-}" ] || runs+=(sentence terms vectors)
 		mkdir -p "$R/nojudge"
 		for c in cacm B-all med lisa time adi; do
 			d=$O/$c
 			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
-			for n in recipe sentence terms fixed vectors; do
+			for n in "${runs[@]}"; do
 				case $n in
 				recipe) args=() ;;
+				own) args=(--pseudo-neighbours 0) ;;
 				sentence | terms) args=(--pseudo "$n") ;;
 				fixed) args=(--pseudo none) ;;
 				vectors)
