@@ -941,8 +941,10 @@ func TestBEIRWritesServablePipeline(t *testing.T) {
 	}
 	for _, unsupervised := range []bool{true, false} {
 		t.Run(fmt.Sprint("unsupervised=", unsupervised), func(t *testing.T) {
-			out := filepath.Join(t.TempDir(), "out")
-			o := BEIROptions{Data: data, Out: out, Folds: 2, Unsupervised: unsupervised, Stages: []string{"tfidf", "overlap", "length"}}
+			// A relative output folder, as on the command line.
+			t.Chdir(t.TempDir())
+			out := "out"
+			o := BEIROptions{Data: data, Out: out, Folds: 2, Unsupervised: unsupervised, Stages: []string{"tfidf", "overlap", "length", "tweak"}}
 			if err := BEIR(context.Background(), o); err != nil {
 				t.Fatal(err)
 			}
@@ -968,6 +970,17 @@ func TestBEIRWritesServablePipeline(t *testing.T) {
 			}
 			if err != nil || !strings.Contains(string(stages), "fusion:") {
 				t.Fatalf("%s: %q, %v", StagesFile, stages, err)
+			}
+			// Only the kept stages' models are published.
+			cfg, err := rerank.ReadConfig(filepath.Join(out, "pipeline.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			published, _ := filepath.Glob(filepath.Join(out, "models", "*"))
+			for _, f := range published {
+				if !slices.Contains(cfg.Files(out, false), f) {
+					t.Errorf("%s published, but the pipeline (stages %v) does not read it", f, stageNames(cfg.Stages))
+				}
 			}
 			want, err := eval.ReadRunFile(filepath.Join(out, "run.trec"))
 			if err != nil {

@@ -196,8 +196,8 @@ func (r *Recipe) fitSelfTrained(ctx context.Context, ds *eval.Dataset, idx *inde
 	}
 	// The dropped stages' models are not published (wmd and ssg may
 	// share a vectors file).
-	keep := (&rerank.Config{Stages: kept}).Files(staging, false)
-	for _, f := range (&rerank.Config{Stages: dropped}).Files(staging, false) {
+	keep := (&rerank.Config{Stages: kept}).Files("", false)
+	for _, f := range (&rerank.Config{Stages: dropped}).Files("", false) {
 		if slices.Contains(keep, f) {
 			continue
 		}
