@@ -22,9 +22,11 @@ type Selection struct {
 	Test              eval.Comparison
 	Stages            []StageVerdict // every stage, in the examples' order
 	// Prior is true when the prior fusion given to Select did better
-	// than the learned one, and Fusion is the prior.
-	Prior   bool
-	Queries int // examples (pseudo-queries) measured
+	// than the learned one, and Fusion is the prior. Learned and
+	// PriorMAP are the two's held-out MAP (PriorMAP 0 without a prior).
+	Prior             bool
+	Learned, PriorMAP float64
+	Queries           int // examples (pseudo-queries) measured
 	// Found counts the examples with a relevant candidate: with fewer
 	// than minFound, nothing is measured or kept.
 	Found int
@@ -138,11 +140,13 @@ func Select(examples []rerank.Example, opt rerank.LinearOptions, prior *rerank.L
 		}
 		change[n] = mean(cur.ap) - mean(r.ap)
 	}
+	s.Learned = mean(cur.ap)
 	if prior != nil {
 		ap := make([]float64, len(examples))
 		if err := fuseAll(examples, prior, ap); err != nil {
 			return nil, err
 		}
+		s.PriorMAP = mean(ap)
 		// Ties go to the prior, fixed before any pseudo-query was seen.
 		if mean(ap) >= mean(cur.ap) {
 			s.Prior, cur.ap, kept = true, ap, nil
@@ -355,9 +359,12 @@ func (s *Selection) Write(w io.Writer) error {
 	case len(s.Kept) == 0:
 		fmt.Fprintf(&b, "fusion: none; the best fusion's %+.4f MAP over the first stage is not significant (p = %.4f, want < %g), and the pipeline ranks in first-stage order\n", s.Test.Delta, s.Test.PTTest, minGainP)
 	default:
-		if s.Prior {
-			b.WriteString("fusion: fixed equal weights, which beat the learned weights on the held-out pseudo-queries; ")
-		} else {
+		switch {
+		case s.Prior:
+			fmt.Fprintf(&b, "fusion: fixed equal weights, which did as well as the learned weights or better on the held-out pseudo-queries (%.4f, learned %.4f); ", s.PriorMAP, s.Learned)
+		case s.PriorMAP > 0:
+			fmt.Fprintf(&b, "fusion: learned weights, which beat the fixed equal weights on the held-out pseudo-queries (%.4f, equal weights %.4f); ", s.Learned, s.PriorMAP)
+		default:
 			b.WriteString("fusion: learned weights; ")
 		}
 		fmt.Fprintf(&b, "%.4f MAP against the first stage's %.4f (%+.4f, p = %.4f, %d better, %d worse); weights:", s.Fused, s.FirstStage, s.Test.Delta, s.Test.PTTest, s.Test.Improved, s.Test.Hurt)
