@@ -21,11 +21,14 @@ type Selection struct {
 	FirstStage, Fused float64
 	Test              eval.Comparison
 	Stages            []StageVerdict // every stage, in the examples' order
-	// Prior is true when the prior fusion given to Select did better
-	// than the learned one, and Fusion is the prior. Learned and
-	// PriorMAP are the two's held-out MAP (PriorMAP 0 without a prior).
+	// Prior is true when Select kept the prior fusion it was given, and
+	// Fusion is the prior. Learned and PriorMAP are the learned
+	// fusion's (the first stage's, when the learned one did not beat it)
+	// and the prior's held-out MAP, PriorTest their comparison (PriorMAP
+	// 0 without a prior).
 	Prior             bool
 	Learned, PriorMAP float64
+	PriorTest         eval.Comparison
 	Queries           int // examples (pseudo-queries) measured
 	// Found counts the examples with a relevant candidate: with fewer
 	// than minFound, nothing is measured or kept.
@@ -70,9 +73,12 @@ const minGainP = 0.05
 // over the first stage.
 //
 // A prior, when not nil, is a fusion fixed beforehand (the recipe's equal
-// weights) that competes with the learned one on the same held-out
-// examples; the one with the higher MAP (the prior, on a tie) is then
-// tested against the first stage.
+// weights, chosen on judged collections) that stands unless the learned
+// fusion (or the first stage's order, when no learned one was kept)
+// beats it significantly on the same held-out examples. Pseudo-queries
+// judge the stages less well than the judgments the prior was chosen on:
+// on CACM and LISA the learned fusions they preferred, and the first
+// stage, rank far below the prior (docs/RESULTS.md).
 func Select(examples []rerank.Example, opt rerank.LinearOptions, prior *rerank.Linear) (*Selection, error) {
 	s := &Selection{Queries: len(examples)}
 	for _, ex := range examples {
@@ -140,16 +146,37 @@ func Select(examples []rerank.Example, opt rerank.LinearOptions, prior *rerank.L
 		}
 		change[n] = mean(cur.ap) - mean(r.ap)
 	}
+	// The learned fusion must beat the first stage significantly.
+	survived := kept
+	if len(kept) > 0 {
+		c, err := eval.Compare(cur.ap, first.ap)
+		if err != nil {
+			return nil, err
+		}
+		s.Test = c
+		if c.Delta <= 0 || c.PTTest >= minGainP {
+			kept = nil
+			cur = first
+		}
+	}
 	s.Learned = mean(cur.ap)
+	// The prior stands unless the learned fusion beats it significantly.
 	if prior != nil {
 		ap := make([]float64, len(examples))
 		if err := fuseAll(examples, prior, ap); err != nil {
 			return nil, err
 		}
 		s.PriorMAP = mean(ap)
-		// Ties go to the prior, fixed before any pseudo-query was seen.
-		if mean(ap) >= mean(cur.ap) {
-			s.Prior, cur.ap, kept = true, ap, nil
+		c, err := eval.Compare(cur.ap, ap)
+		if err != nil {
+			return nil, err
+		}
+		s.PriorTest = c
+		if len(kept) == 0 || c.Delta <= 0 || c.PTTest >= minGainP {
+			if s.Test, err = eval.Compare(ap, first.ap); err != nil {
+				return nil, err
+			}
+			s.Prior, cur.ap, kept, survived = true, ap, nil, nil
 			for _, n := range names {
 				if prior.Weights[n] == 0 {
 					continue
@@ -165,18 +192,6 @@ func Select(examples []rerank.Example, opt rerank.LinearOptions, prior *rerank.L
 				}
 				change[n] = mean(cur.ap) - mean(rest)
 			}
-		}
-	}
-	survived := kept
-	if len(kept) > 0 {
-		c, err := eval.Compare(cur.ap, first.ap)
-		if err != nil {
-			return nil, err
-		}
-		s.Test = c
-		if c.Delta <= 0 || c.PTTest >= minGainP {
-			kept = nil
-			cur = first
 		}
 	}
 	if len(kept) == 0 {
@@ -361,9 +376,9 @@ func (s *Selection) Write(w io.Writer) error {
 	default:
 		switch {
 		case s.Prior:
-			fmt.Fprintf(&b, "fusion: fixed equal weights, which did as well as the learned weights or better on the held-out pseudo-queries (%.4f, learned %.4f); ", s.PriorMAP, s.Learned)
+			fmt.Fprintf(&b, "fusion: fixed equal weights (%.4f on the held-out pseudo-queries), which the learned fusion or the first stage (%.4f, p = %.4f) did not beat significantly; ", s.PriorMAP, s.Learned, s.PriorTest.PTTest)
 		case s.PriorMAP > 0:
-			fmt.Fprintf(&b, "fusion: learned weights, which beat the fixed equal weights on the held-out pseudo-queries (%.4f, equal weights %.4f); ", s.Learned, s.PriorMAP)
+			fmt.Fprintf(&b, "fusion: learned weights, which beat the fixed equal weights on the held-out pseudo-queries (%.4f against %.4f, p = %.4f); ", s.Learned, s.PriorMAP, s.PriorTest.PTTest)
 		default:
 			b.WriteString("fusion: learned weights; ")
 		}
