@@ -112,10 +112,11 @@ the other folds' queries only, and DIR2/pipeline.yaml is trained on them all.
 --unsupervised reads no judgments but to score the runs: it draws
 pseudo-queries from the corpus (--pseudo: a document's title for its body,
 a sentence cut from it, or its salient words), trains TWEAK, S2Net and LSA
-on them, chooses the stages and fusion weights that help on held-out
-pseudo-queries (none, when nothing beats BM25 there), writes the kept ones
-to DIR2/pipeline.yaml and says why in DIR2/stages.txt; --pseudo none fuses
-the text-only stages at fixed equal weights instead. Writes DIR2/baseline.trec (BM25) and
+on them, and learns the stages and fusion weights that help on held-out
+pseudo-queries; that fusion replaces the text-only stages at fixed equal
+weights only where it beats them (and BM25) significantly there. It writes
+the kept stages to DIR2/pipeline.yaml and says why in DIR2/stages.txt;
+--pseudo none runs the fixed equal weights without pseudo-queries. Writes DIR2/baseline.trec (BM25) and
 DIR2/run.trec (reranked) and prints both runs' metrics. While it runs, DIR2 is
 locked: a second recipe on DIR2 fails at once. The index it builds stays in
 DIR2/index for serving or searching with DIR2/pipeline.yaml; to run the recipe again into DIR2,

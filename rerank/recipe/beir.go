@@ -116,11 +116,13 @@ func UnsupervisedLeftOut() []string {
 // pipeline.yaml is then trained on every judged query. Unsupervised, no
 // judgment is read but to score the runs: the stages of
 // SelfTrainedStages learn from pseudo-queries drawn from the corpus,
-// recipe.Select keeps those that help on held-out pseudo-queries and
-// learns their fusion weights (or keeps the fixed equal weights, or
-// none, when those do as well), pipeline.yaml holds the kept stages and
-// o.Out/stages.txt says which were kept and why; with FixedWeights, one
-// pipeline fuses UnsupervisedStages at fixed equal weights.
+// Select keeps those that help on held-out pseudo-queries and learns
+// their fusion weights, and that fusion replaces UnsupervisedStages at
+// fixed equal weights where it beats them significantly there (with
+// custom Stages, where it beats the first stage; otherwise none is
+// kept); pipeline.yaml holds the kept stages and o.Out/stages.txt says
+// which were kept and why. With FixedWeights, one pipeline fuses
+// UnsupervisedStages at fixed equal weights.
 //
 // Once its options are checked, BEIR locks Out for the rest of the run,
 // and each fold's directory before training there, as Fit does: a second
