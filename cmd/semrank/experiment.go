@@ -141,7 +141,7 @@ on DIR's text, as semrank train embed --vectors does.`,
 			}
 			// The recipe checks it only after indexing into DIR2/index,
 			// which a second run then refuses to overwrite.
-			if err := checkNonNegative(cmd, "fusion-l2"); err != nil {
+			if err := checkNonNegative(cmd, "fusion-l2", "pseudo-neighbours"); err != nil {
 				return err
 			}
 			if err := checkFusionL2(cmd, b.Fusion); err != nil {
@@ -150,19 +150,20 @@ on DIR's text, as semrank train embed --vectors does.`,
 			if err := checkPositive(cmd, "depth"); err != nil {
 				return err
 			}
-			b.FixedWeights = slices.Equal(pseudo, []string{"none"})
 			b.Pseudo.Kinds = nil
-			if !b.FixedWeights {
+			if !slices.Equal(pseudo, []string{"none"}) {
 				b.Pseudo.Kinds = pseudo
 			}
 			if cmd.Flags().Changed("pseudo") && !b.Unsupervised {
 				return fmt.Errorf("--pseudo applies to --unsupervised runs")
 			}
-			if cmd.Flags().Changed("pseudo-queries") && (!b.Unsupervised || b.FixedWeights) {
-				return fmt.Errorf("--pseudo-queries applies to --unsupervised runs that train on pseudo-queries")
-			}
 			if err := checkPositive(cmd, "pseudo-queries"); err != nil {
 				return err
+			}
+			for _, f := range []string{"pseudo-queries", "pseudo-neighbours"} {
+				if cmd.Flags().Changed(f) && (!b.Unsupervised || b.Pseudo.Kinds == nil) {
+					return fmt.Errorf("--%s applies to --unsupervised runs that train on pseudo-queries (--pseudo)", f)
+				}
 			}
 			b.Log = cmd.OutOrStdout()
 			return recipe.BEIR(cmd.Context(), b)
@@ -176,7 +177,7 @@ on DIR's text, as semrank train embed --vectors does.`,
 	bf.StringArrayVar(&b.Text, "text", nil, "BEIR directory whose queries and documents add unlabeled text for the stages that learn from text (repeatable; judgments not read)")
 	bf.IntVar(&b.Depth, "depth", 100, "first-stage candidates per query")
 	bf.StringVar(&b.Vectors, "vectors", "", "pre-trained word vectors (GloVe or word2vec text, word2vec binary, or a bundle) that the wmd and ssg stages fine-tune on DIR's text")
-	bf.StringSliceVar(&pseudo, "pseudo", recipe.DefaultPseudoKinds(), "--unsupervised: pseudo-query kinds drawn from the corpus to train stages and fusion on, in order of preference (title, sentence, terms), or none for the stages fused at fixed equal weights")
+	bf.StringSliceVar(&pseudo, "pseudo", recipe.DefaultPseudoKinds(), "--unsupervised: pseudo-query kinds drawn from the corpus to train stages and fusion on, in order of preference (title, sentence, terms), or none for the text-only stages fused at fixed equal weights")
 	bf.IntVar(&b.Pseudo.Queries, "pseudo-queries", recipe.DefaultPseudoQueries, "--unsupervised: pseudo-queries to draw")
 	bf.IntVar(&b.Pseudo.Neighbours, "pseudo-neighbours", recipe.DefaultPseudoNeighbours, "--unsupervised: make each pseudo-query's N nearest documents (BM25 of its whole document) weakly relevant; 0 for its own document alone")
 	bf.StringVar(&b.Fusion, "fusion", "linear", "supervised fusion: linear or lambdamart")

@@ -156,6 +156,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"experiment", "beir", "--data", data, "--out", nowhere, "--unsupervised", "--vectors", nowhere}, "recipe: word vectors"},
 		{[]string{"experiment", "beir", "--data", data, "--out", nowhere, "--pseudo", "title"}, "--pseudo applies to --unsupervised runs"},
 		{[]string{"experiment", "beir", "--data", data, "--out", nowhere, "--unsupervised", "--pseudo", "none", "--pseudo-queries", "50"}, "--pseudo-queries applies to --unsupervised runs that train on pseudo-queries"},
+		{[]string{"experiment", "beir", "--data", data, "--out", nowhere, "--pseudo-neighbours", "3"}, "--pseudo-neighbours applies to --unsupervised runs"},
 		{[]string{"experiment", "beir", "--data", data, "--out", nowhere, "--unsupervised", "--pseudo-queries", "0"}, "--pseudo-queries 0: want a positive number"},
 		{[]string{"experiment", "beir", "--data", data, "--out", nowhere, "--unsupervised", "--pseudo", "titles"}, `unknown pseudo-query kind "titles"`},
 		{[]string{"experiment", "beir", "--data", data, "--out", nowhere, "--vectors", pipeline}, "no stage learns word vectors"},

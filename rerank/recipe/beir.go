@@ -23,7 +23,7 @@ type BEIROptions struct {
 	Data         string  // BEIR directory with qrels
 	Out          string  // output directory
 	Folds        int     // outer cross-validation folds, at least 2; 5 when zero
-	Unsupervised bool    // read no judgments: train on pseudo-queries drawn from the corpus (see FixedWeights)
+	Unsupervised bool    // read no judgments but to score the runs (see Pseudo)
 	Depth        int     // first-stage candidates; 100 when zero
 	Fusion       string  // supervised fusion: linear (default) or lambdamart
 	FusionL2     float64 // L2 penalty of a linear fusion; rerank.LinearOptions' default when zero
@@ -41,21 +41,17 @@ type BEIROptions struct {
 	// instead of starting from random ones (their training option
 	// embed_init; see WithVectors).
 	Vectors string
-	// Pseudo configures the pseudo-queries an unsupervised run trains its
-	// stages and fusion on (see Pseudo); Kinds defaults to
-	// DefaultPseudoKinds. (The command line's default Neighbours is
-	// DefaultPseudoNeighbours; here zero is none.)
+	// Pseudo, when its Kinds are set, makes an unsupervised run train
+	// on pseudo-queries of those kinds drawn from the corpus (see
+	// SelfTrainedStages and Select); without, an unsupervised run fuses
+	// UnsupervisedStages at fixed equal weights.
 	Pseudo PseudoOptions
-	// FixedWeights makes an unsupervised run fuse UnsupervisedStages at
-	// fixed equal weights, with no pseudo-queries and no stage chosen
-	// out: the recipe before self-training, for comparison.
-	FixedWeights bool
-	Log          io.Writer
+	Log    io.Writer
 }
 
-// DefaultPseudoKinds are the pseudo-queries an unsupervised run draws by
-// default: a document's title where it has one, otherwise one of its
-// sentences.
+// DefaultPseudoKinds are the pseudo-queries a self-trained run draws
+// unless told otherwise: a document's title where it has one, otherwise
+// one of its sentences.
 func DefaultPseudoKinds() []string { return []string{PseudoTitle, PseudoSentence} }
 
 // SupervisedStages are the BEIR recipe's stages when judgments may be
@@ -73,7 +69,7 @@ func SupervisedStages() []rerank.StageSpec {
 // UnsupervisedStages need no judgments: the lexical scores tfidf, bm25
 // and length and the unsupervised semantic stages (wmd, ssg) this build
 // has, fused with the first-stage rank at fixed equal weights: the
-// recipe with BEIROptions.FixedWeights, and the prior the self-trained
+// unsupervised recipe without pseudo-queries, and the prior the self-trained
 // recipe's learned fusion competes with (see Select). Of
 // LexicalStages, overlap is left out (UnsupervisedLeftOut): the share of
 // query words a candidate holds is what tfidf and bm25 already weigh,
@@ -121,7 +117,7 @@ func UnsupervisedLeftOut() []string {
 // fixed equal weights where it beats them significantly there (with
 // custom Stages, where it beats the first stage; otherwise none is
 // kept); pipeline.yaml holds the kept stages and o.Out/stages.txt says
-// which were kept and why. With FixedWeights, one pipeline fuses
+// which were kept and why. Without pseudo-query kinds, one pipeline fuses
 // UnsupervisedStages at fixed equal weights.
 //
 // Once its options are checked, BEIR locks Out for the rest of the run,
@@ -145,14 +141,10 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	if err := checkFusion(o.Fusion); err != nil {
 		return err
 	}
-	supervised, unsupervised := SupervisedStages(), SelfTrainedStages()
-	if o.FixedWeights {
-		unsupervised = UnsupervisedStages()
-	}
-	if o.Unsupervised && !o.FixedWeights {
-		if o.Pseudo.Kinds == nil {
-			o.Pseudo.Kinds = DefaultPseudoKinds()
-		}
+	selfTrain := o.Unsupervised && len(o.Pseudo.Kinds) > 0
+	supervised, unsupervised := SupervisedStages(), UnsupervisedStages()
+	if selfTrain {
+		unsupervised = SelfTrainedStages()
 		if err := CheckPseudoKinds(o.Pseudo.Kinds); err != nil {
 			return err
 		}
@@ -232,7 +224,7 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	var runs Runs
 	var selection *Selection
 	switch {
-	case o.Unsupervised && o.FixedWeights:
+	case o.Unsupervised && !selfTrain:
 		r := &Recipe{Stages: unsupervised, Window: o.Depth, Text: text, Log: o.Log, supersedes: append(runFiles, stagesFile)}
 		path, err := r.fitUnsupervised(ctx, ds, idx, o.Out)
 		if err != nil {

@@ -316,7 +316,10 @@ func TestBEIRUnsupervisedPublishesOnlyOnSuccess(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
-			o := BEIROptions{Data: data, Out: out, Unsupervised: true, FixedWeights: tc.fixed, Pseudo: termQueries, Stages: []string{"overlap", "textlen", "probe"}}
+			o := BEIROptions{Data: data, Out: out, Unsupervised: true, Pseudo: termQueries, Stages: []string{"overlap", "textlen", "probe"}}
+			if tc.fixed {
+				o.Pseudo = PseudoOptions{}
+			}
 			if err := BEIR(context.Background(), o); err != nil {
 				t.Fatal(err)
 			}

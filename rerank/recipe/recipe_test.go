@@ -944,7 +944,7 @@ func TestBEIRWritesServablePipeline(t *testing.T) {
 			// A relative output folder, as on the command line.
 			t.Chdir(t.TempDir())
 			out := "out"
-			o := BEIROptions{Data: data, Out: out, Folds: 2, Unsupervised: unsupervised, Stages: []string{"tfidf", "overlap", "length", "tweak"}}
+			o := BEIROptions{Data: data, Out: out, Folds: 2, Unsupervised: unsupervised, Pseudo: PseudoOptions{Kinds: DefaultPseudoKinds(), Neighbours: DefaultPseudoNeighbours}, Stages: []string{"tfidf", "overlap", "length", "tweak"}}
 			if err := BEIR(context.Background(), o); err != nil {
 				t.Fatal(err)
 			}
