@@ -458,18 +458,19 @@ run() {
 			"$S/runs.txt" | tee "$R/scale.txt"
 		;;
 	nojudge)
-		# Learning without judgments (issue 26), self-trained: on CACM,
+		# Learning without judgments (issue 26), self-training: on CACM,
 		# SemEval-2016 B (train-part2 + dev, its given lists reranked) and
-		# the classic collections, the recipe (100 pseudo-queries, a
-		# title or else a sentence of a document, with its 5 nearest
-		# documents weakly relevant), the recipe with each pseudo-query's
-		# own document alone relevant (own), and the fixed-weight recipe it
-		# replaced (--pseudo none). Each run's stages.txt says what it
-		# kept; MAP and nDCG@10 against BM25 (its baseline.trec) by
-		# semrank eval go to $R/nojudge/C-RUN.eval.txt. EXTRA=1 adds the
-		# sentence and salient-terms pseudo-queries, and the recipe with
-		# GloVe vectors when GLOVE names a file (scripts/wink_glove.py).
-		local c d n args runs=(recipe own fixed)
+		# the classic collections, the self-trained recipe (--pseudo
+		# title,sentence: 100 pseudo-queries, a title or else a sentence
+		# of a document, with its 5 nearest documents weakly relevant),
+		# the same with each pseudo-query's own document alone relevant
+		# (own), and the default fixed weights (fixed). Each self-trained
+		# run's stages.txt says what it kept; MAP and nDCG@10 against BM25
+		# (its baseline.trec) by semrank eval go to
+		# $R/nojudge/C-RUN.eval.txt. EXTRA=1 adds sentence and
+		# salient-terms pseudo-queries, and self-training with GloVe
+		# vectors when GLOVE names a file (scripts/wink_glove.py).
+		local c d n args runs=(selftrain own fixed)
 		[ -z "${EXTRA:-}" ] || runs+=(sentence terms vectors)
 		mkdir -p "$R/nojudge"
 		for c in cacm B-all med lisa time adi; do
@@ -477,13 +478,13 @@ run() {
 			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
 			for n in "${runs[@]}"; do
 				case $n in
-				recipe) args=() ;;
-				own) args=(--pseudo-neighbours 0) ;;
+				selftrain) args=(--pseudo title,sentence) ;;
+				own) args=(--pseudo title,sentence --pseudo-neighbours 0) ;;
 				sentence | terms) args=(--pseudo "$n") ;;
-				fixed) args=(--pseudo none) ;;
+				fixed) args=() ;;
 				vectors)
 					[ -s "${GLOVE:-}" ] || continue
-					args=(--vectors "$GLOVE")
+					args=(--pseudo title,sentence --vectors "$GLOVE")
 					;;
 				esac
 				rm -rf "$R/nojudge/$c-$n"
@@ -495,7 +496,7 @@ run() {
 		;;
 	nojudge-fixed)
 		# Learning without judgments (issue 26), the fixed-weight recipe
-		# (--pseudo none) and its variants: on CACM, SemEval-2016 B
+		# (the default) and its variants: on CACM, SemEval-2016 B
 		# (train-part2 + dev, its given lists reranked) and the classic
 		# collections, BM25 against rm3 alone (semrank rerank with an rm3
 		# pipeline over the recipe's index), the unsupervised recipe before
@@ -513,10 +514,10 @@ run() {
 			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
 			for n in recipe before no-rm3 vectors rm3; do
 				case $n in
-				recipe) stages=(--pseudo none) ;;
-				before) stages=(--pseudo none --stages tfidf,bm25,overlap,length,wmd,ssg) ;;
-				no-rm3) stages=(--pseudo none --stages tfidf,bm25,length,wmd,ssg) ;;
-				vectors) stages=(--pseudo none --vectors "$glove") ;;
+				recipe) stages=() ;;
+				before) stages=(--stages tfidf,bm25,overlap,length,wmd,ssg) ;;
+				no-rm3) stages=(--stages tfidf,bm25,length,wmd,ssg) ;;
+				vectors) stages=(--vectors "$glove") ;;
 				rm3)
 					$SR rerank --data "$d" --index "$R/nojudge-fixed/$c-recipe/index" --pipeline "$R/nojudge-fixed/rm3.yaml" --out "$R/nojudge-fixed/$c-rm3.trec" >/dev/null
 					to "$R/nojudge-fixed/$c-rm3.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/nojudge-fixed/$c-rm3.trec" \

@@ -109,14 +109,15 @@ fails at once. A split it has never seen is then scored with:
 rerank (when DIR has candidates.trec, as SemEval data does, its given lists
 are reranked instead, and --depth is only the rerank window). Supervised (default), each query is reranked by a pipeline trained on
 the other folds' queries only, and DIR2/pipeline.yaml is trained on them all.
---unsupervised reads no judgments but to score the runs: it draws
-pseudo-queries from the corpus (--pseudo: a document's title for its body,
-a sentence cut from it, or its salient words), trains TWEAK, S2Net and LSA
+--unsupervised reads no judgments but to score the runs: it fuses the
+text-only stages (tfidf, bm25, length, wmd, ssg) at fixed equal weights.
+With --pseudo title,sentence (or terms) it self-trains instead: it draws
+pseudo-queries from the corpus (a document's title for its body, a
+sentence cut from it, or its salient words), trains TWEAK, S2Net and LSA
 on them, and learns the stages and fusion weights that help on held-out
-pseudo-queries; that fusion replaces the text-only stages at fixed equal
-weights only where it beats them (and BM25) significantly there. It writes
-the kept stages to DIR2/pipeline.yaml and says why in DIR2/stages.txt;
---pseudo none runs the fixed equal weights without pseudo-queries. Writes DIR2/baseline.trec (BM25) and
+pseudo-queries; that fusion replaces the fixed equal weights only where it
+beats them (and BM25) significantly there, and DIR2/stages.txt says why.
+Either way DIR2/pipeline.yaml holds the pipeline. Writes DIR2/baseline.trec (BM25) and
 DIR2/run.trec (reranked) and prints both runs' metrics. While it runs, DIR2 is
 locked: a second recipe on DIR2 fails at once. The index it builds stays in
 DIR2/index for serving or searching with DIR2/pipeline.yaml; to run the recipe again into DIR2,
@@ -177,7 +178,7 @@ on DIR's text, as semrank train embed --vectors does.`,
 	bf.StringArrayVar(&b.Text, "text", nil, "BEIR directory whose queries and documents add unlabeled text for the stages that learn from text (repeatable; judgments not read)")
 	bf.IntVar(&b.Depth, "depth", 100, "first-stage candidates per query")
 	bf.StringVar(&b.Vectors, "vectors", "", "pre-trained word vectors (GloVe or word2vec text, word2vec binary, or a bundle) that the wmd and ssg stages fine-tune on DIR's text")
-	bf.StringSliceVar(&pseudo, "pseudo", recipe.DefaultPseudoKinds(), "--unsupervised: pseudo-query kinds drawn from the corpus to train stages and fusion on, in order of preference (title, sentence, terms), or none for the text-only stages fused at fixed equal weights")
+	bf.StringSliceVar(&pseudo, "pseudo", []string{"none"}, "--unsupervised: pseudo-query kinds drawn from the corpus to train stages and fusion on, in order of preference (title, sentence, terms; e.g. title,sentence), or none for the text-only stages fused at fixed equal weights")
 	bf.IntVar(&b.Pseudo.Queries, "pseudo-queries", recipe.DefaultPseudoQueries, "--unsupervised: pseudo-queries to draw")
 	bf.IntVar(&b.Pseudo.Neighbours, "pseudo-neighbours", recipe.DefaultPseudoNeighbours, "--unsupervised: make each pseudo-query's N nearest documents (BM25 of its whole document) weakly relevant; 0 for its own document alone")
 	bf.StringVar(&b.Fusion, "fusion", "linear", "supervised fusion: linear or lambdamart")

@@ -49,9 +49,9 @@ type BEIROptions struct {
 	Log    io.Writer
 }
 
-// DefaultPseudoKinds are the pseudo-queries a self-trained run draws
-// unless told otherwise: a document's title where it has one, otherwise
-// one of its sentences.
+// DefaultPseudoKinds are the pseudo-queries a self-trained run is
+// measured with in docs/RESULTS.md: a document's title where it has one,
+// otherwise one of its sentences.
 func DefaultPseudoKinds() []string { return []string{PseudoTitle, PseudoSentence} }
 
 // SupervisedStages are the BEIR recipe's stages when judgments may be
