@@ -87,10 +87,18 @@ func Select(examples []rerank.Example, opt rerank.LinearOptions, prior *rerank.L
 		}
 	}
 	if s.Found < minFound {
+		// Nothing can be measured: the prior, if any, stands.
 		if len(examples) > 0 {
 			for _, n := range examples[0].Input.Names {
-				s.Stages = append(s.Stages, StageVerdict{Name: n})
+				kept := prior != nil && prior.Weights[n] != 0
+				if kept {
+					s.Kept = append(s.Kept, n)
+				}
+				s.Stages = append(s.Stages, StageVerdict{Name: n, Kept: kept})
 			}
+		}
+		if prior != nil {
+			s.Prior, s.Fusion = true, prior
 		}
 		return s, nil
 	}
@@ -351,7 +359,11 @@ func mean(v []float64) float64 {
 func (s *Selection) Write(w io.Writer) error {
 	var b strings.Builder
 	if s.Found < minFound {
-		fmt.Fprintf(&b, "Only %d of %d pseudo-queries found their document in the first stage's window, too few (want %d) to choose stages by: none kept (%s); the pipeline ranks in first-stage order\n", s.Found, s.Queries, minFound, strings.Join(stageVerdictNames(s.Stages), ", "))
+		what := "none kept; the pipeline ranks in first-stage order"
+		if s.Prior {
+			what = "the fixed equal weights stand"
+		}
+		fmt.Fprintf(&b, "Only %d of %d pseudo-queries found their document in the first stage's window, too few (want %d) to choose among %s: %s\n", s.Found, s.Queries, minFound, strings.Join(stageVerdictNames(s.Stages), ", "), what)
 		_, err := io.WriteString(w, b.String())
 		return err
 	}

@@ -109,7 +109,8 @@ func TestSelectPrior(t *testing.T) {
 }
 
 // TestSelectTooFewFound: with fewer than minFound examples holding a
-// relevant candidate, nothing is kept and the report says why.
+// relevant candidate, nothing is kept but a prior, and the report says
+// why.
 func TestSelectTooFewFound(t *testing.T) {
 	examples := guardExamples(30, "oracle")
 	for i := range examples[minFound-1:] {
@@ -128,5 +129,14 @@ func TestSelectTooFewFound(t *testing.T) {
 	}
 	if _, err := Select(nil, rerank.LinearOptions{}, nil); err != nil {
 		t.Errorf("no examples: %v, want a selection of nothing", err)
+	}
+	// A prior stands, since nothing can beat it.
+	prior := &rerank.Linear{Weights: map[string]float64{rerank.FeatureFirstRank: 1, "oracle": 1}}
+	sel, err = Select(examples, rerank.LinearOptions{}, prior)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sel.Prior || sel.Fusion != prior || !reflect.DeepEqual(sel.Kept, []string{"oracle"}) {
+		t.Errorf("with a prior: prior %v, kept %v, want the prior and its stage", sel.Prior, sel.Kept)
 	}
 }
