@@ -207,3 +207,29 @@ func TestAddNeighbours(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPseudo: any document text gives at most one pseudo-query per
+// document, drawn from it, judged relevant to it alone, and never a
+// panic.
+func FuzzPseudo(f *testing.F) {
+	f.Add("A title here", "One two three four five. Six seven eight nine ten. Eleven twelve thirteen fourteen fifteen.", "sentence")
+	f.Add("", "word word word other thing stuff", "terms")
+	f.Add("x y", "...", "title")
+	f.Fuzz(func(t *testing.T, title, text, kind string) {
+		corpus := []eval.Doc{{ID: "a", Title: title, Text: text}, {ID: "b", Title: text, Text: title}, {ID: "c", Text: title + " " + text}}
+		ds, err := Pseudo(corpus, PseudoOptions{Kinds: []string{kind}, Terms: 3})
+		if err != nil {
+			return
+		}
+		for _, q := range ds.Queries {
+			src := pseudoSource(q.ID)
+			orig, ok := (&eval.Dataset{Corpus: corpus}).Doc(src)
+			if !ok || len(ds.Qrels[q.ID]) != 1 || ds.Qrels[q.ID][src] != 1 {
+				t.Fatalf("query %s: source %q, judged %v", q.ID, src, ds.Qrels[q.ID])
+			}
+			if kind != PseudoTerms && !strings.Contains(orig.FullText(), q.Text) {
+				t.Fatalf("query %q not from %q", q.Text, orig.FullText())
+			}
+		}
+	})
+}
