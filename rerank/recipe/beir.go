@@ -110,8 +110,9 @@ func UnsupervisedLeftOut() []string {
 // pipeline trained (with cross-fitting) on the other folds' queries only,
 // so no query is scored by a model that saw its judgments, and
 // pipeline.yaml is then trained on every judged query. Unsupervised, no
-// judgment is read but to score the runs: the stages of
-// SelfTrainedStages learn from pseudo-queries drawn from the corpus,
+// judgment is read but to score the runs. With o.Pseudo's kinds set
+// (self-training), the stages of SelfTrainedStages learn from
+// pseudo-queries drawn from the corpus,
 // Select keeps those that help on held-out pseudo-queries and learns
 // their fusion weights, and that fusion replaces UnsupervisedStages at
 // fixed equal weights where it beats them significantly there (with
@@ -123,8 +124,9 @@ func UnsupervisedLeftOut() []string {
 // Once its options are checked, BEIR locks Out for the rest of the run,
 // and each fold's directory before training there, as Fit does: a second
 // run on Out fails at once. The pipelines (the folds' and
-// Out/pipeline.yaml with its models) are published as Fit publishes them, and each run file is written atomically; the pair is
-// not (an earlier pair is removed when the first pipeline is replaced,
+// Out/pipeline.yaml with its models) are published as Fit publishes
+// them, and each run file is written atomically; the pair is not (an
+// earlier pair is removed when the first pipeline is replaced,
 // so an interrupted run leaves none rather than stale ones). Out/index is
 // built in a staging directory and renamed into place when whole, so a
 // run killed while indexing leaves no partial index there.
