@@ -125,6 +125,7 @@ func (p *Pipeline) ScoreStages(ctx context.Context, q Query, cands []Candidate) 
 	}
 	scores := make([][]float64, len(p.Stages))
 	errs := make([]error, len(p.Stages))
+	ctx = withWindowMemo(ctx)
 	run := func(i int) {
 		scores[i], errs[i] = p.scoreStage(ctx, p.Stages[i], q, cands)
 	}
