@@ -19,9 +19,13 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
@@ -49,12 +53,18 @@ type Recipe struct {
 
 func (r *Recipe) logf(format string, args ...any) { logTo(r.Log)(format, args...) }
 
+// logMu orders the lines of recipes' logs written from concurrent jobs.
+var logMu sync.Mutex
+
 // logTo returns a function that writes a line to w, formatted as
 // fmt.Printf formats, and nothing when w is nil: the progress log of a
-// recipe or an experiment.
+// recipe or an experiment. Lines written at once from several goroutines
+// do not interleave.
 func logTo(w io.Writer) func(format string, args ...any) {
 	return func(format string, args ...any) {
 		if w != nil {
+			logMu.Lock()
+			defer logMu.Unlock()
 			fmt.Fprintf(w, format+"\n", args...)
 		}
 	}
@@ -157,35 +167,48 @@ func (r *Recipe) fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 	}
 	defer idx.Close()
 
-	// Out-of-fold stage scores for the fusion.
-	var examples []rerank.Example
+	// Out-of-fold stage scores for the fusion, and the final stage models
+	// on every training query: independent jobs, run on every core, each
+	// writing its own directory; examples are kept in fold order.
 	anyTrainable := false
 	for _, s := range r.Stages {
 		anyTrainable = anyTrainable || rerank.Trainable(s.Type)
 	}
+	var foldSets [][]string
 	if anyTrainable {
-		for k, fold := range train.Folds(folds) {
+		foldSets = train.Folds(folds)
+	}
+	foldExamples := make([][]rerank.Example, len(foldSets))
+	var specs []rerank.StageSpec
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for k, fold := range foldSets {
+		g.Go(func() error {
 			inner := train.Subset(eval.NotInSet(fold))
 			held := train.Subset(eval.InSet(fold))
-			specs, err := r.trainStages(ctx, inner, nil, idx, filepath.Join(tmp, fmt.Sprintf("fold%d", k)))
+			specs, err := r.trainStages(gctx, inner, nil, idx, filepath.Join(tmp, fmt.Sprintf("fold%d", k)))
 			if err != nil {
-				return "", err
+				return err
 			}
-			exs, err := r.examples(ctx, specs, idx, held)
-			if err != nil {
-				return "", err
+			if foldExamples[k], err = r.examples(gctx, specs, idx, held); err != nil {
+				return err
 			}
-			examples = append(examples, exs...)
-			r.logf("fold %d/%d: stages trained on %d queries, scored %d (%s)", k+1, folds, len(inner.Qrels), len(exs), time.Since(start).Round(time.Second))
-		}
+			r.logf("fold %d/%d: stages trained on %d queries, scored %d (%s)", k+1, folds, len(inner.Qrels), len(foldExamples[k]), time.Since(start).Round(time.Second))
+			return nil
+		})
 	}
-
-	// Final stage models on every training query.
-	specs, err := r.trainStages(ctx, train, dev, idx, filepath.Join(staging, "models"))
-	if err != nil {
+	g.Go(func() error {
+		var err error
+		if specs, err = r.trainStages(gctx, train, dev, idx, filepath.Join(staging, "models")); err != nil {
+			return err
+		}
+		r.logf("final stage models trained (%s)", time.Since(start).Round(time.Second))
+		return nil
+	})
+	if err := g.Wait(); err != nil {
 		return "", err
 	}
-	r.logf("final stage models trained (%s)", time.Since(start).Round(time.Second))
+	examples := slices.Concat(foldExamples...)
 	if !anyTrainable {
 		if examples, err = r.examples(ctx, specs, idx, train); err != nil {
 			return "", err
