@@ -324,4 +324,3 @@ func (w *segWriter) finish() error {
 	_, err := w.f.WriteAt(hdr, 0)
 	return err
 }
-
