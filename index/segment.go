@@ -216,7 +216,7 @@ func (s *segment) get(id string) ([]byte, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	return bytes.Clone(v), true, nil
+	return append(make([]byte, 0, len(v)), v...), true, nil
 }
 
 // verify reads the whole segment: the table's checksum, every record's,
