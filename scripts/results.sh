@@ -503,7 +503,7 @@ run() {
 			done
 		done | tee "$S/serve-runs.txt"
 		# Means over the rounds: open ms, heap MiB once open, ms per query,
-		# peak RSS MiB, and RSS as a multiple of plain Bleve's.
+		# peak RSS MiB, and RSS as a multiple of plain Bleve.
 		awk '{ k = $1 " " $2; if (!(k in n)) order[m++] = k; n[k]++; o[k] += $4; h[k] += $5; q[k] += $6; rss[k] += $7 }
 			END { printf "%-22s %9s %9s %9s %9s %9s\n", "collection variant", "open ms", "heap MiB", "ms/query", "RSS MiB", "RSS/plain"
 				for (i = 0; i < m; i++) { k = order[i]; split(k, a, " "); p = a[1] " plain"

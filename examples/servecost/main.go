@@ -23,6 +23,7 @@ import (
 
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
+	_ "github.com/semrank/semrank/rerank/stages" // the stage types pipelines name
 )
 
 func main() {
@@ -59,11 +60,7 @@ func main() {
 		toQuery = index.TextQuery
 	}
 	if *pipeline != "" {
-		cfg, err := rerank.ReadConfig(*pipeline)
-		if err != nil {
-			log.Fatal(err)
-		}
-		p, err := cfg.Build(rerank.EnvOf(idx))
+		p, _, err := rerank.LoadPipeline(*pipeline, rerank.EnvOf(idx))
 		if err != nil {
 			log.Fatal(err)
 		}
