@@ -16,6 +16,7 @@ import (
 	"log"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -32,6 +33,7 @@ func main() {
 	pipeline := flag.String("pipeline", "", "pipeline file: rerank each query's hits with it")
 	plain := flag.Bool("plain", false, "open a plain Bleve index (examples/plainindex) with bleve.Open")
 	n := flag.Int("queries", 200, "queries to run")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of the queries to this file")
 	flag.Parse()
 	if *path == "" || *corpus == "" || *plain && *pipeline != "" {
 		flag.Usage()
@@ -65,6 +67,17 @@ func main() {
 			log.Fatal(err)
 		}
 		idx, toQuery = rerank.Wrap(idx, p), p.Query
+	}
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	start = time.Now()
 	for _, text := range queries {
