@@ -878,16 +878,14 @@ func (x *Index) Doc(id string) (d eval.Doc, ok bool, err error) {
 
 // Payload returns the payload name holds for docID.
 func (x *Index) Payload(name, docID string) ([]byte, bool, error) {
-	b, ok := x.payloads.get(name, docID)
-	return b, ok, nil
+	return x.payloads.read(name, docID, "", false)
 }
 
 // PayloadFrom returns docID's payload under name when the model with ID
 // model wrote it, checking the model and reading the payload under one
 // lock (rerank.ModelPayloads).
 func (x *Index) PayloadFrom(name, model, docID string) ([]byte, bool, error) {
-	b, ok := x.payloads.getFrom(name, model, docID)
-	return b, ok, nil
+	return x.payloads.read(name, docID, model, true)
 }
 
 // PayloadModel returns the ID of the model whose payloads name holds.
@@ -983,7 +981,9 @@ func maxDocFreq(idx bleve.Index, term string, fields ...string) (uint64, error) 
 // BM25 takes the average field length from the field dictionaries'
 // cardinalities summed over segments, so first-stage scores depend on the
 // segment layout; compacting after bulk indexing makes them reproducible
-// from run to run. A ctx that ends first is reported (the merge is given
+// from run to run. Compact first folds every payload log holding records
+// into its segment (see payloadStore.fold), so that the index serves its
+// payloads from disk with none in the heap. A ctx that ends first is reported (the merge is given
 // up; every document stays). An in-memory index (Create("")) is left as it is:
 // scorch merges only segments it persists, and would wait forever.
 func (x *Index) Compact(ctx context.Context) error {
@@ -995,6 +995,9 @@ func (x *Index) Compact(ctx context.Context) error {
 	}
 	if x.Path == "" {
 		return nil
+	}
+	if err := x.payloads.compact(); err != nil {
+		return err
 	}
 	adv, err := x.Advanced()
 	if err != nil {

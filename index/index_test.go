@@ -1762,7 +1762,7 @@ func TestJournalSyncedAroundBleveWrite(t *testing.T) {
 // document's payload, not with that of its old text.
 func TestFailedPayloadWriteDropsOnReopen(t *testing.T) {
 	idx, path := build(t, lenEncoder{"m1"})
-	if err := idx.payloads.logs["len"].Close(); err != nil {
+	if err := idx.payloads.sets["len"].log.Close(); err != nil {
 		t.Fatal(err)
 	}
 	replaced := eval.Doc{ID: "d1", Text: "replaced"}

@@ -6,7 +6,7 @@
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
 # beir-cacm-unsup, beir-cacm-d200, nojudge, bench, plain-cacm, plain-cacm-supervised,
-# query-boost, cost, scale.
+# query-boost, cost, scale, serve.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
 # O (BEIR directories from scripts/data.sh; default out/data), XML (the
@@ -14,7 +14,9 @@
 # (outputs; default out/results), ABL (ablations to run; default all),
 # DEVONLY (set: ablations on dev only, without their cross-validation),
 # SCALE (the scale section's collections; default "cacm A-train 10k 100k"),
-# SR_BEFORE (the scale section: another semrank binary, measured beside SR),
+# SR_BEFORE (the scale and serve sections: another semrank binary, measured
+# beside SR), SERVECOST_BEFORE (the serve section: examples/servecost built
+# with SR_BEFORE's tree),
 # ROUNDS (the scale section's interleaved rounds; default 2).
 # CLASSIC (the classic collections; default ../shared/data/classic), GLOVE
 # (pre-trained vectors for nojudge; default out/glove-wink-100d.txt).
@@ -455,6 +457,58 @@ run() {
 				for (i = 0; i < m; i++) { k = order[i]; split(k, a, " "); p = a[1] " plain"
 					printf "%-20s %8.2f %8.2f %8.0f %8.2f\n", k, w[k] / n[k], cpu[k] / n[k], rss[k] / n[k] / 1024, cpu[k] / n[k] / (cpu[p] / n[p]) } }' \
 			"$S/runs.txt" | tee "$R/scale.txt"
+		;;
+	serve)
+		# Serving cost (issue 27): open time, heap once open and peak RSS
+		# (examples/servecost under /usr/bin/time; 200 title queries) of
+		# plain Bleve (examples/plainindex, match queries), and of the scale
+		# section's semrank pipeline index (term counts, TWEAK, LSA k=100
+		# payloads, compacted) searched bare and reranked by the pipeline
+		# from its stored payloads; with SR_BEFORE and SERVECOST_BEFORE (the
+		# same programs built from another tree), that build's index beside.
+		# Collections: SCALE (default "10k 100k"), as in the scale section;
+		# the indexes are built once and kept in $R/scale. ROUNDS
+		# interleaved rounds (default 2).
+		local S=$R/scale
+		mkdir -p "$S"
+		[ -f "$S/tweak.model" ] || $SR train tweak --data "$O/A-train" --loss sse --alpha 0.1 --max-iter 50 --out "$S/tweak.model" >/dev/null
+		[ -f "$S/lsa.model" ] || $SR train lsa --data "$O/A-train" --dim 100 --out "$S/lsa.model" >/dev/null
+		printf 'window: 100\nstages:\n  - type: tfidf\n  - type: tweak\n    model: tweak.model\n  - type: lsa\n    model: lsa.model\n' >"$S/pipeline.yaml"
+		go build -o out/plainindex ./examples/plainindex
+		go build -o out/servecost ./examples/servecost
+		local c n data r v
+		for c in ${SCALE:-10k 100k}; do
+			n=${c%k}
+			[ "$c" = 1M ] && n=1000
+			data=$S/$c
+			[ -f "$data/corpus.jsonl" ] || go run ./examples/scalecorpus --xml "$T2" --xml "$DEV" --xml "$E1" --xml "$E2" \
+				--docs $((n * 1000)) --out "$data" >/dev/null
+			[ -d "$S/$c-plain.idx" ] || out/plainindex --corpus "$data/corpus.jsonl" --index "$S/$c-plain.idx" >/dev/null
+			[ -d "$S/$c-serve.idx" ] || $SR index --data "$data" --index "$S/$c-serve.idx" --pipeline "$S/pipeline.yaml" >/dev/null
+			[ -z "${SR_BEFORE:-}" ] || [ -d "$S/$c-serve-before.idx" ] ||
+				$SR_BEFORE index --data "$data" --index "$S/$c-serve-before.idx" --pipeline "$S/pipeline.yaml" >/dev/null
+			for r in $(seq "${ROUNDS:-2}"); do
+				for v in plain ${SR_BEFORE:+before-bare} bare ${SR_BEFORE:+before-reranked} reranked; do
+					case $v in
+					plain) set -- out/servecost --plain --index "$S/$c-plain.idx" ;;
+					before-bare) set -- "$SERVECOST_BEFORE" --index "$S/$c-serve-before.idx" ;;
+					before-reranked) set -- "$SERVECOST_BEFORE" --index "$S/$c-serve-before.idx" --pipeline "$S/pipeline.yaml" ;;
+					bare) set -- out/servecost --index "$S/$c-serve.idx" ;;
+					reranked) set -- out/servecost --index "$S/$c-serve.idx" --pipeline "$S/pipeline.yaml" ;;
+					esac
+					printf '%s %s %s ' "$c" "$v" "$r"
+					/usr/bin/time -f '%M' -o "$S/time" "$@" --corpus "$data/corpus.jsonl" | tr '\n' ' '
+					cat "$S/time"
+				done
+			done
+		done | tee "$S/serve-runs.txt"
+		# Means over the rounds: open ms, heap MiB once open, ms per query,
+		# peak RSS MiB, and RSS as a multiple of plain Bleve.
+		awk '{ k = $1 " " $2; if (!(k in n)) order[m++] = k; n[k]++; o[k] += $4; h[k] += $5; q[k] += $6; rss[k] += $7 }
+			END { printf "%-22s %9s %9s %9s %9s %9s\n", "collection variant", "open ms", "heap MiB", "ms/query", "RSS MiB", "RSS/plain"
+				for (i = 0; i < m; i++) { k = order[i]; split(k, a, " "); p = a[1] " plain"
+					printf "%-22s %9.1f %9.1f %9.2f %9.0f %9.2f\n", k, o[k] / n[k], h[k] / n[k], q[k] / n[k], rss[k] / n[k] / 1024, rss[k] / rss[p] } }' \
+			"$S/serve-runs.txt" | tee "$R/serve.txt"
 		;;
 	nojudge)
 		# Learning without judgments (issue 26): on CACM, SemEval-2016 B

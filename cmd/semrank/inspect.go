@@ -40,8 +40,9 @@ its payloads come from the pipeline's models. The command fails when any PATH
 cannot be read or a pipeline does not build.
 
 With --verify, every index inspected (--index, and index directories among the
-PATHs) is read whole: each segment file's CRC-32 is checked against its footer
-and every stored document is read back, naming any damaged file. Without it,
+PATHs) is read whole: each segment file's CRC-32 is checked against its footer,
+each payload segment's table and records against their checksums, and every
+stored document is read back, naming any damaged file. Without it,
 opening an index checks the segment footers, and their checksums for indexes
 up to 256 MiB. "inspect --verify --index INDEX" alone verifies that index.`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -190,8 +191,8 @@ func describeIndex(w io.Writer, idx *index.Index) error {
 	return nil
 }
 
-// verifyIndex checks every segment of the index at path in full, one
-// line each, then describes the index as inspectIndex does and reads back
+// verifyIndex checks every segment of the index at path in full, Bleve's
+// and the payloads' (semrank_payloads/*.seg), one line each, then describes the index as inspectIndex does and reads back
 // every stored document. The segments are checked before the index is
 // opened, so that a damaged one is named even where opening fails.
 // opened is as for inspect.
@@ -201,6 +202,11 @@ func verifyIndex(ctx context.Context, w io.Writer, path string, opened *index.In
 	if err != nil {
 		return err
 	}
+	payloads, err := index.VerifyPayloads(path)
+	if err != nil {
+		return err
+	}
+	checks = append(checks, payloads...)
 	var damaged []string
 	for _, c := range checks {
 		rel, rerr := filepath.Rel(path, c.File)
