@@ -168,7 +168,7 @@ and its first stage searches.`,
 			var run eval.Run
 			tag := "bm25"
 			bar := newBar(len(ds.Queries), "queries")
-			progress := func(d, _ int) { _ = bar.Set(d) }
+			progress := func(d, _ int) { bar.Set(d) }
 			if runPipeline == "" {
 				run, err = rerank.FirstStageRun(cmd.Context(), idx, ds, depth, progress)
 			} else {
@@ -178,7 +178,7 @@ and its first stage searches.`,
 				}
 				tag = "semrank"
 			}
-			_ = bar.Finish()
+			bar.Finish()
 			if err != nil {
 				return err
 			}

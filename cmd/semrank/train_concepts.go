@@ -85,12 +85,12 @@ func curveReporter(method string, steps int) (concept.Progress, func()) {
 				desc += fmt.Sprintf(" dev MAP %.4f", it.DevMAP)
 			}
 			bar.Describe(desc)
-			_ = bar.Set(min(n, steps))
+			bar.Set(min(n, steps))
 			if !isTerminal() {
 				fmt.Fprintln(os.Stderr, desc)
 			}
 		}, func() {
-			_ = bar.Finish()
+			bar.Finish()
 		}
 }
 

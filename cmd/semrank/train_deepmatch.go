@@ -107,12 +107,12 @@ query is held out. A training-curve plot is written beside the model
 					return
 				}
 				bar.Describe(fmt.Sprintf("%s epoch %d loss %.4f dev MAP %.4f", method, p.Epoch, p.Loss, p.DevMAP))
-				_ = bar.Set(p.Epoch)
+				bar.Set(p.Epoch)
 				if !isTerminal() {
 					fmt.Fprintf(os.Stderr, "epoch %d loss %.4f dev MAP %.4f\n", p.Epoch, p.Loss, p.DevMAP)
 				}
 			})
-			_ = bar.Finish()
+			bar.Finish()
 			if err != nil {
 				return err
 			}

@@ -102,8 +102,8 @@ earlier names of --vectors and --vectors-format.)`,
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "embed: %d distinct texts, %d tokens\n", len(sents), tokens)
 			bar := newBar(cfg.Epochs, "embed epochs")
-			v, err := embed.TrainWithProgress(cmd.Context(), sents, cfg, func(epoch, _ int) { _ = bar.Set(epoch) })
-			_ = bar.Finish()
+			v, err := embed.TrainWithProgress(cmd.Context(), sents, cfg, func(epoch, _ int) { bar.Set(epoch) })
+			bar.Finish()
 			if err != nil {
 				return err
 			}

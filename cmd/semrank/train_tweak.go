@@ -113,7 +113,7 @@ on 20% of the training queries (then retrains on all of them).`,
 					desc += fmt.Sprintf(" dev MAP %.4f", p.DevMAP)
 				}
 				bar.Describe(desc)
-				_ = bar.Add(1)
+				bar.Add(1)
 			}}
 			ctx := cmd.Context()
 			w := cmd.OutOrStdout()
@@ -123,7 +123,7 @@ on 20% of the training queries (then retrains on all of them).`,
 			} else {
 				m, err = tweak.Train(ctx, trainSet, cfg, opt)
 			}
-			_ = bar.Finish()
+			bar.Finish()
 			if err != nil {
 				return err
 			}
