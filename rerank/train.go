@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"sync"
@@ -43,6 +44,23 @@ type TrainInput struct {
 	Dir string
 	// Seed seeds the trainers' random choices.
 	Seed uint64
+	// Progress, when set, is called after each step of training (an
+	// iteration or an epoch), so that a caller can show how far a
+	// trainer that runs for minutes has come.
+	Progress func(TrainStep)
+	// Log, when set, receives a trainer's notes in lines: the sizes it
+	// trained on and the choices it made (the α TWEAK chose).
+	Log io.Writer
+}
+
+// TrainStep is one step of a trainer, reported to TrainInput.Progress.
+type TrainStep struct {
+	Phase  string  // the part of training: "lbfgs", "pretrain-1", "finetune", "epoch"
+	Iter   int     // the step within Phase, from 1; 0 is the state before the first
+	Loss   float64 // the training loss
+	DevMAP float64 // map@10 on held-out lists; NaN when there are none
+	Done   int     // steps reported so far, this one included
+	Total  int     // the most steps training can take (early stopping may end it sooner)
 }
 
 // ErrNoTrainingData is the error (wrapped) of training without data:

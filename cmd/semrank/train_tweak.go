@@ -2,10 +2,8 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strconv"
 
@@ -14,6 +12,7 @@ import (
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/tweak"
+	"github.com/semrank/semrank/rerank"
 )
 
 func init() {
@@ -58,89 +57,53 @@ on 20% of the training queries (then retrains on all of them).`,
 			if err := checkTrainingDirs("--data", []string{dataDir}, "--dev", devDir); err != nil {
 				return err
 			}
-			loss, err := tweak.ParseLoss(lossName)
-			if err != nil {
+			if _, err := tweak.ParseLoss(lossName); err != nil {
 				return err
 			}
-			auto := alphaStr == "auto"
-			var alpha float64
-			if !auto {
-				if alpha, err = strconv.ParseFloat(alphaStr, 64); err != nil || alpha < 0 {
+			var alpha any = alphaStr
+			if alphaStr != "auto" {
+				a, err := strconv.ParseFloat(alphaStr, 64)
+				if err != nil || a < 0 {
 					return fmt.Errorf("--alpha %q: want a non-negative number or auto", alphaStr)
 				}
+				alpha = a
 			}
-			train, err := eval.LoadDataset(dataDir)
-			if err != nil {
+			spec := rerank.StageSpec{Type: tweak.Method, Options: map[string]any{
+				"loss": lossName, "alpha": alpha, "query_log": !noLog, "max_iter": maxIter,
+			}}
+			in := rerank.TrainInput{Log: cmd.OutOrStdout()}
+			var err error
+			if in.Train, err = eval.LoadDataset(dataDir); err != nil {
 				return err
 			}
-			// The losses read judged candidates only; unjudged ones
-			// count as not relevant, as the evaluation counts them.
-			train = train.WithUnjudgedNotRelevant()
-			var dev *eval.Dataset
 			if devDir != "" {
-				if dev, err = eval.LoadDataset(devDir); err != nil {
+				if in.Dev, err = eval.LoadDataset(devDir); err != nil {
 					return err
 				}
-				dev = dev.WithUnjudgedNotRelevant()
+			}
+			if indexPath != "" {
+				if in.Index, err = index.OpenReadOnly(indexPath); err != nil {
+					return err
+				}
+				defer in.Index.Close()
+				spec.Options["df"] = "index"
 			}
 			// Counting document frequencies and analyzing every candidate
 			// take a while on large collections, before the first
 			// iteration's progress.
-			fmt.Fprintf(cmd.ErrOrStderr(), "tweak: counting term statistics and building the training lists of %d queries\n", len(train.Queries))
-			df, err := trainingDF(indexPath, train, dev)
+			fmt.Fprintf(cmd.ErrOrStderr(), "tweak: counting term statistics and building the training lists of %d queries\n", len(in.Train.Queries))
+			var done func()
+			in.Progress, done = stepBar("tweak")
+			err = trainModel(cmd.Context(), spec, in, out)
+			done()
 			if err != nil {
 				return err
 			}
-			st := tweak.Stats{DF: df}
-			cfg := tweak.Config{Loss: loss, Alpha: alpha, QueryLog: !noLog, MaxIterations: maxIter}
-			if cfg.QueryLog {
-				st.QF = tweak.CountDF(queryTexts(train))
-			}
-			trainSet, err := tweak.NewSet(train, nil, st, cfg.QueryLog)
+			m, err := tweak.Load(out)
 			if err != nil {
 				return err
 			}
-			var devSet *tweak.Set
-			if dev != nil {
-				if devSet, err = tweak.NewSet(dev, nil, st, false); err != nil {
-					return err
-				}
-			}
-			bar := newBar(tweakRuns(auto, devSet != nil)*cfg.MaxIterations, "training")
-			opt := tweak.Options{Dev: devSet, Progress: func(p tweak.Progress) {
-				desc := fmt.Sprintf("iter %d loss %.4f", p.Iteration, p.Loss)
-				if !math.IsNaN(p.DevMAP) {
-					desc += fmt.Sprintf(" dev MAP %.4f", p.DevMAP)
-				}
-				bar.Describe(desc)
-				bar.Add(1)
-			}}
-			ctx := cmd.Context()
-			w := cmd.OutOrStdout()
-			var m *tweak.Model
-			if auto {
-				m, err = trainAutoAlpha(ctx, w, train, trainSet, devSet, st, cfg, opt)
-			} else {
-				m, err = tweak.Train(ctx, trainSet, cfg, opt)
-			}
-			bar.Finish()
-			if err != nil {
-				return err
-			}
-			if err := m.Save(out); err != nil {
-				return err
-			}
-			pairs, prefs := trainSet.Pairs()
-			fmt.Fprintf(w, "trained on %d queries (%d candidate pairs, %d preference pairs), loss %s, alpha %g\n",
-				len(trainSet.Queries()), pairs, prefs, cfg.Loss, m.Config.Alpha)
-			for i, name := range tweak.FeatureNames {
-				fmt.Fprintf(w, "  w[%s] = %+.4f\n", name, m.W[i])
-			}
-			if devSet != nil {
-				fmt.Fprintf(w, "dev (%d queries): MAP %.4f  AUC %.4f  MRR %.4f\n", len(devSet.Queries()),
-					m.Metrics["dev_map@10"], m.Metrics["dev_auc"], m.Metrics["dev_mrr@10"])
-			}
-			fmt.Fprintf(w, "saved %s (model %s)\n", out, m.ID())
+			fmt.Fprintf(cmd.OutOrStdout(), "saved %s (model %s)\n", out, m.ID())
 			return nil
 		},
 	}
@@ -156,50 +119,6 @@ on 20% of the training queries (then retrains on all of them).`,
 	_ = cmd.MarkFlagRequired("data")
 	_ = cmd.MarkFlagRequired("out")
 	trainCmd.AddCommand(cmd)
-}
-
-// trainAutoAlpha chooses α on the dev set, or on a held-out part of the
-// training queries (then retraining on all of them).
-func trainAutoAlpha(ctx context.Context, w io.Writer, train *eval.Dataset, trainSet, devSet *tweak.Set, st tweak.Stats, cfg tweak.Config, opt tweak.Options) (*tweak.Model, error) {
-	innerTrain, innerDev := trainSet, devSet
-	if devSet == nil {
-		tq, dq, err := tweak.HoldOut(trainSet.Queries(), 0.2, 2016)
-		if err != nil {
-			return nil, err
-		}
-		if innerTrain, err = tweak.NewSet(train, tq, st, cfg.QueryLog); err != nil {
-			return nil, err
-		}
-		if innerDev, err = tweak.NewSet(train, dq, st, cfg.QueryLog); err != nil {
-			return nil, err
-		}
-	}
-	m, table, err := tweak.SelectAlpha(ctx, innerTrain, innerDev, cfg, tweak.AlphaGrid, opt)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range table {
-		fmt.Fprintf(w, "alpha %-6g dev MAP %.4f AUC %.4f\n", r.Alpha, r.DevMAP, r.DevAUC)
-	}
-	if devSet != nil {
-		return m, nil
-	}
-	cfg.Alpha = m.Config.Alpha
-	return tweak.Train(ctx, trainSet, cfg, opt)
-}
-
-// tweakRuns returns how many trainings train tweak runs: one, or with
-// --alpha auto one per α of tweak.AlphaGrid and, without a dev set, the
-// last one on every training query (see trainAutoAlpha).
-func tweakRuns(auto, dev bool) int {
-	switch {
-	case !auto:
-		return 1
-	case dev:
-		return len(tweak.AlphaGrid)
-	default:
-		return len(tweak.AlphaGrid) + 1
-	}
 }
 
 // trainingDF freezes document frequencies from the index at indexPath, or
