@@ -116,7 +116,16 @@ func fitDeepMatch(ctx context.Context, method string, spec rerank.StageSpec, in 
 			return spec, err
 		}
 	}
-	m, err := deepmatch.Train(ctx, train, dev, cfg, nil)
+	var progress func(deepmatch.Progress)
+	if in.Progress != nil {
+		steps := newSteps(in, cfg.Epochs)
+		progress = func(p deepmatch.Progress) {
+			if p.Epoch > 0 { // epoch 0: the topic models are fitted
+				steps.step("epoch", p.Epoch, p.Loss, p.DevMAP)
+			}
+		}
+	}
+	m, err := deepmatch.Train(ctx, train, dev, cfg, progress)
 	if err != nil {
 		return spec, err
 	}

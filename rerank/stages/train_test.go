@@ -214,6 +214,7 @@ func TestTrainProgress(t *testing.T) {
 		// Six values of α, then the retraining on every query.
 		{"tweak alpha auto", rerank.StageSpec{Type: "tweak", Options: map[string]any{"alpha": "auto", "max_iter": 3}}, 7 * 3, "alpha 0.003"},
 		{"tweak", rerank.StageSpec{Type: "tweak", Options: map[string]any{"max_iter": 4}}, 4, "w[bias]"},
+		{"bilinear", rerank.StageSpec{Type: "bilinear", Options: map[string]any{"epochs": 2, "patience": 0}}, 2, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []rerank.TrainStep
