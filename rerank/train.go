@@ -36,6 +36,10 @@ type TrainInput struct {
 	// Text is unlabeled text from the same domain (for word vectors, topic
 	// models, unsupervised pretraining); it may be empty.
 	Text []string
+	// Corpora are more collections from the domain, judged or not: the
+	// concept trainers (lsa, s2net, dse) read their texts and comparable
+	// pairs (title–body, query–relevant document) beside Train's.
+	Corpora []*eval.Dataset
 	// Dir is the directory trainers write model files into, created when
 	// missing; the trained spec's Model (and file options such as ssg's
 	// topics) name files inside it. It must be set: TrainStage refuses an
@@ -138,6 +142,11 @@ func TrainStage(ctx context.Context, spec StageSpec, in TrainInput) (StageSpec, 
 	}
 	tracked, read := spec.track()
 	out, err := t.train(ctx, tracked, in)
+	if err == nil {
+		// Some trainers cannot stop midway (LSA's SVD): one cancelled
+		// while it ran has not finished what it was asked.
+		err = ctx.Err()
+	}
 	if err != nil {
 		return spec, fmt.Errorf("rerank: training %s: %w", spec.Type, err)
 	}

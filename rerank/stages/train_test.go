@@ -33,6 +33,12 @@ func TestSupervisedTrainers(t *testing.T) {
 		{"s2net bad gamma", rerank.StageSpec{Type: "s2net", Options: map[string]any{"gamma": -1}}, "option gamma"},
 		{"s2net bad init", rerank.StageSpec{Type: "s2net", Options: map[string]any{"dim": 5, "iter": 1, "init": "pca"}}, "init"},
 		{"dse bad c", rerank.StageSpec{Type: "dse", Options: map[string]any{"c": "ten"}}, "option c"},
+		{"s2net bad patience", rerank.StageSpec{Type: "s2net", Options: map[string]any{"patience": 0}}, "option patience"},
+		{"s2net bad max_pairs", rerank.StageSpec{Type: "s2net", Options: map[string]any{"max_pairs": -1}}, "option max_pairs"},
+		{"dse bad lr", rerank.StageSpec{Type: "dse", Options: map[string]any{"lr": -0.1}}, "option lr"},
+		{"dse fractional pretrain_epochs", rerank.StageSpec{Type: "dse", Options: map[string]any{"pretrain_epochs": 1.5}}, "option pretrain_epochs"},
+		{"s2net every option", rerank.StageSpec{Type: "s2net", Options: map[string]any{"dim": 6, "iter": 2, "patience": 1, "pair_weight": 0.5, "max_pairs": 50}}, ""},
+		{"dse every option", rerank.StageSpec{Type: "dse", Options: map[string]any{"c": 4, "d": 40, "input": "tfidf-l2", "pretrain_epochs": 1, "epochs": 1, "lr": 0.01, "patience": 1}}, ""},
 		// Training options stay in the trained spec, which must build.
 		{"lsa every option", rerank.StageSpec{Type: "lsa", Options: map[string]any{"dim": 10, "max_terms": 500, "payload": "lsa"}}, ""},
 		{"s2net refit", rerank.StageSpec{Type: "s2net", Options: map[string]any{"dim": 8, "iter": 3, "gamma": 5, "max_terms": 500, "refit": true}}, ""},
@@ -215,6 +221,9 @@ func TestTrainProgress(t *testing.T) {
 		{"tweak alpha auto", rerank.StageSpec{Type: "tweak", Options: map[string]any{"alpha": "auto", "max_iter": 3}}, 7 * 3, "alpha 0.003"},
 		{"tweak", rerank.StageSpec{Type: "tweak", Options: map[string]any{"max_iter": 4}}, 4, "w[bias]"},
 		{"bilinear", rerank.StageSpec{Type: "bilinear", Options: map[string]any{"epochs": 2, "patience": 0}}, 2, ""},
+		{"s2net", rerank.StageSpec{Type: "s2net", Options: map[string]any{"dim": 5, "iter": 3}}, 4, ""},
+		// Four RBMs of one epoch, the measure before fine-tuning, 2 epochs.
+		{"dse", rerank.StageSpec{Type: "dse", Options: map[string]any{"c": 4, "d": 40, "pretrain_epochs": 1, "epochs": 2}}, 7, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []rerank.TrainStep
