@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/semrank/semrank/cmd/semrank/internal/deepmatchexp"
 	"github.com/semrank/semrank/eval"
-	"github.com/semrank/semrank/internal/deepmatchexp"
 	"github.com/semrank/semrank/models/deepmatch"
 )
 
