@@ -598,7 +598,7 @@ func openAt(path string, readOnly bool) (bleve.Index, error) {
 
 // TermVectors reports whether the index keeps term vectors for its title
 // and text, which phrase queries and highlighting need. Indexes created
-// before semrank kept them (2026-11-24) have none: phrase queries match
+// before semrank kept them have none: phrase queries match
 // nothing there. Indexing into such an index keeps its mapping; a new
 // index (remove the old one first) has them.
 func (x *Index) TermVectors() bool {

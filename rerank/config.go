@@ -411,7 +411,7 @@ func (c *Config) build(env Env) (*Pipeline, error) {
 		}
 	case "lambdamart":
 		if c.Fusion.Model == "" {
-			return nil, fmt.Errorf("pipeline: fusion method lambdamart needs a model (semrank train fusion --method lambdamart)")
+			return nil, fmt.Errorf("pipeline: %w", &NeedsModelError{Type: "fusion lambdamart"})
 		}
 		m, err := LoadModel(env, Resolve(env.Dir, c.Fusion.Model), ReadLambdaMART)
 		if err != nil {

@@ -379,6 +379,21 @@ type PayloadStage interface {
 	PayloadEncoder() PayloadEncoder
 }
 
+// NeedsModelError is the error of building a stage type, or a fusion,
+// without the model it reads.
+type NeedsModelError struct {
+	Type string // the stage type, or "fusion lambdamart"
+	What string // what it needs; empty for a model file
+}
+
+func (e *NeedsModelError) Error() string {
+	what := e.What
+	if what == "" {
+		what = "a model file"
+	}
+	return e.Type + " needs " + what
+}
+
 // DisplayName returns the stage's name: Name when set, else def.
 func (s StageSpec) DisplayName(def string) string {
 	if s.Name != "" {

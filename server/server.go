@@ -313,7 +313,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	if s.store != nil && !s.store.TermVectors() {
-		s.log.Warn("the index keeps no term vectors (indexed before 2026-11-24): phrase queries match nothing and highlighting marks nothing; remove the index and index the collection again (indexing into it keeps its mapping)")
+		s.log.Warn("the index keeps no term vectors (indexed by an earlier semrank): phrase queries match nothing and highlighting marks nothing; remove the index and index the collection again (indexing into it keeps its mapping)")
 	}
 	s.handler = s.routes()
 	return s, nil

@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/semrank/semrank/cmd/semrank/internal/unsupexp"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
-	"github.com/semrank/semrank/internal/unsupexp"
 	"github.com/semrank/semrank/models/embed"
 	"github.com/semrank/semrank/models/ssg"
 	"github.com/semrank/semrank/models/topics"

@@ -80,8 +80,8 @@ killed run leaves its staging folder, which the next run points out).`,
 			}
 			start := time.Now()
 			bar := newBar(len(corpus), "indexing")
-			err = idx.Add(cmd.Context(), corpus, encs, func(done, _ int) { _ = bar.Set(done) })
-			_ = bar.Finish()
+			err = idx.Add(cmd.Context(), corpus, encs, func(done, _ int) { bar.Set(done) })
+			bar.Finish()
 			if err == nil {
 				err = idx.Compact(cmd.Context())
 			}

@@ -179,7 +179,7 @@ func describeIndex(w io.Writer, idx *index.Index) error {
 	}
 	fmt.Fprintf(w, "  documents  %d\n", n)
 	if !idx.TermVectors() {
-		fmt.Fprintln(w, "  warning    no term vectors (an index from before 2026-11-24): phrase queries match nothing and highlighting marks nothing; remove the index and index the collection again to get them (indexing into it keeps its mapping)")
+		fmt.Fprintln(w, "  warning    no term vectors (an index from an earlier semrank): phrase queries match nothing and highlighting marks nothing; remove the index and index the collection again to get them (indexing into it keeps its mapping)")
 	}
 	names := idx.PayloadNames()
 	if len(names) == 0 {

@@ -74,7 +74,7 @@ with its first-stage rank and score and its stage scores.`,
 				}
 			}
 			if si, ok := idx.(*index.Index); ok && queryString && strings.Contains(text, `"`) && !si.TermVectors() {
-				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s keeps no term vectors (indexed before 2026-11-24), so phrases match nothing; remove it and index the collection again (indexing into it keeps its mapping)\n", indexPath)
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s keeps no term vectors (indexed by an earlier semrank), so phrases match nothing; remove it and index the collection again (indexing into it keeps its mapping)\n", indexPath)
 			}
 			if pipelinePath != "" && q != nil && strings.TrimSpace(rerank.QueryText(q)) == "" {
 				fmt.Fprintln(cmd.ErrOrStderr(), "note: the query has no words for the stages to compare candidates with; the hits are in first-stage order, without stage scores to explain")
@@ -168,7 +168,7 @@ and its first stage searches.`,
 			var run eval.Run
 			tag := "bm25"
 			bar := newBar(len(ds.Queries), "queries")
-			progress := func(d, _ int) { _ = bar.Set(d) }
+			progress := func(d, _ int) { bar.Set(d) }
 			if runPipeline == "" {
 				run, err = rerank.FirstStageRun(cmd.Context(), idx, ds, depth, progress)
 			} else {
@@ -178,7 +178,7 @@ and its first stage searches.`,
 				}
 				tag = "semrank"
 			}
-			_ = bar.Finish()
+			bar.Finish()
 			if err != nil {
 				return err
 			}

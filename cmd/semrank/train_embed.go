@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/semrank/semrank/internal/unsupexp"
+	"github.com/semrank/semrank/cmd/semrank/internal/unsupexp"
 	"github.com/semrank/semrank/models/embed"
 )
 
@@ -102,8 +102,8 @@ earlier names of --vectors and --vectors-format.)`,
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "embed: %d distinct texts, %d tokens\n", len(sents), tokens)
 			bar := newBar(cfg.Epochs, "embed epochs")
-			v, err := embed.TrainWithProgress(cmd.Context(), sents, cfg, func(epoch, _ int) { _ = bar.Set(epoch) })
-			_ = bar.Finish()
+			v, err := embed.TrainWithProgress(cmd.Context(), sents, cfg, func(epoch, _ int) { bar.Set(epoch) })
+			bar.Finish()
 			if err != nil {
 				return err
 			}

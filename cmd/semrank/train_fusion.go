@@ -101,9 +101,9 @@ raw) instead. Each method's flags (linear: --loss, --l2; lambdamart: --valid,
 				m, err := rerank.TrainLambdaMART(exs, valid, rerank.LambdaMARTOptions{Trees: trees, Leaves: leaves,
 					Progress: func(r int, tm, vm float64) {
 						bar.Describe(fmt.Sprintf("boosting train MAP %.4f valid MAP %.4f", tm, vm))
-						_ = bar.Set(r)
+						bar.Set(r)
 					}})
-				_ = bar.Finish()
+				bar.Finish()
 				if err != nil {
 					return err
 				}

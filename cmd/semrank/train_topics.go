@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/semrank/semrank/internal/unsupexp"
+	"github.com/semrank/semrank/cmd/semrank/internal/unsupexp"
 	"github.com/semrank/semrank/models/embed"
 	"github.com/semrank/semrank/models/topics"
 )

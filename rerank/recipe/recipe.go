@@ -437,6 +437,8 @@ func foldCount(n int) (int, error) {
 	return n, nil
 }
 
+// trainStages trains r's stages on train into dir, logging each trained
+// stage's time, since one can take minutes.
 func (r *Recipe) trainStages(ctx context.Context, train, dev *eval.Dataset, idx *index.Index, dir string) ([]rerank.StageSpec, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -460,9 +462,13 @@ func (r *Recipe) trainStages(ctx context.Context, train, dev *eval.Dataset, idx 
 	}
 	out := make([]rerank.StageSpec, len(r.Stages))
 	for i, s := range r.Stages {
+		start := time.Now()
 		t, err := rerank.TrainStage(ctx, s, rerank.TrainInput{Train: train, Dev: dev, Index: idx, Text: r.Text, Dir: dir, Seed: r.Seed})
 		if err != nil {
 			return nil, err
+		}
+		if rerank.Trainable(s.Type) {
+			r.logf("  %s trained on %d queries (%s)", s.DisplayName(s.Type), len(train.Qrels), time.Since(start).Round(100*time.Millisecond))
 		}
 		out[i] = t
 	}

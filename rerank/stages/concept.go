@@ -39,7 +39,7 @@ type conceptModel interface {
 func stageModel[M any](spec rerank.StageSpec, env rerank.Env, typ string, read func(io.Reader, string) (M, error)) (m M, path string, err error) {
 	path = spec.ModelFile(env.Dir)
 	if path == "" {
-		return m, "", fmt.Errorf("%s needs a model file (semrank train %s)", typ, typ)
+		return m, "", &rerank.NeedsModelError{Type: typ}
 	}
 	m, err = rerank.LoadModel(env, path, read)
 	return m, path, err

@@ -26,7 +26,7 @@ func newStoredPayload(p rerank.Payloads, enc rerank.PayloadEncoder) (storedPaylo
 	s := storedPayload{payloads: p, name: enc.PayloadName(), model: enc.ModelID()}
 	if p != nil {
 		if stored := p.PayloadModel(s.name); stored != "" && stored != s.model {
-			return s, fmt.Errorf("index payload %q was written by model %s, but the stage loads %s; an index holds one model's payloads: index the corpus into a new path with this model (semrank index --pipeline), or point the stage at the index's model", s.name, stored, s.model)
+			return s, fmt.Errorf("index payload %q was written by model %s, but the stage loads %s; an index holds one model's payloads: index the corpus into a new path with this model, or point the stage at the index's model", s.name, stored, s.model)
 		}
 	}
 	return s, nil
