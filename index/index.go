@@ -888,6 +888,13 @@ func (x *Index) PayloadFrom(name, model, docID string) ([]byte, bool, error) {
 	return x.payloads.read(name, docID, model, true)
 }
 
+// HoldsPayloadFrom reports whether docID holds a payload under name that
+// the model with ID model wrote, without reading it: a lookup, no
+// checksum or copy (rerank.PayloadHolder).
+func (x *Index) HoldsPayloadFrom(name, model, docID string) (bool, error) {
+	return x.payloads.holdsFrom(name, docID, model)
+}
+
 // PayloadModel returns the ID of the model whose payloads name holds.
 func (x *Index) PayloadModel(name string) string { return x.payloads.model(name) }
 

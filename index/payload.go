@@ -892,6 +892,25 @@ func (ps *payloadStore) read(name, id, model string, fromModel bool) ([]byte, bo
 	return b, ok, nil
 }
 
+// holdsFrom reports whether read would find id's payload under name from
+// model, without reading it.
+func (ps *payloadStore) holdsFrom(name, id, model string) (bool, error) {
+	ps.mu.RLock()
+	defer ps.mu.RUnlock()
+	if ps.closed {
+		return false, errPayloadsClosed
+	}
+	s := ps.sets[name]
+	if s == nil || s.model != model || len(ps.hidden) > 0 && ps.hidden[id] > 0 {
+		return false, nil
+	}
+	held, _, err := s.holds(id)
+	if err != nil {
+		return false, fmt.Errorf("index: %w (%w); semrank inspect --verify names what is damaged", err, ErrDamaged)
+	}
+	return held, nil
+}
+
 // hide makes get report no payload for ids until as many unhide calls: a
 // write about to replace or delete them calls it before the documents
 // change in Bleve, and unhide once their payloads are written or dropped,

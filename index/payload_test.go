@@ -335,3 +335,51 @@ func TestPayloadJournalLeftovers(t *testing.T) {
 		}
 	}
 }
+
+// TestHoldsPayloadFrom: a presence check agrees with reading the payload,
+// whether it lies in the log's tail or in a folded segment, for another
+// model, after a deletion, and once the index is closed.
+func TestHoldsPayloadFrom(t *testing.T) {
+	ctx := context.Background()
+	idx, err := Create(filepath.Join(t.TempDir(), "idx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := benchDocs(20)
+	if err := idx.Add(ctx, docs, []PayloadEncoder{vecEncoder{}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		for _, id := range []string{docs[0].ID, docs[7].ID, docs[19].ID, "absent"} {
+			for _, model := range []string{vecEncoder{}.ModelID(), "other"} {
+				_, want, err := idx.PayloadFrom("vec", model, id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := idx.HoldsPayloadFrom("vec", model, id)
+				if err != nil || got != want {
+					t.Errorf("%s: HoldsPayloadFrom(vec, %s, %s) = %v, %v; PayloadFrom finds it: %v", when, model, id, got, err, want)
+				}
+			}
+		}
+	}
+	check("in the log")
+	if err := idx.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("in the segment")
+	if err := idx.Delete(docs[7].ID); err != nil {
+		t.Fatal(err)
+	}
+	if held, _ := idx.HoldsPayloadFrom("vec", vecEncoder{}.ModelID(), docs[7].ID); held {
+		t.Error("a deleted document still holds its payload")
+	}
+	check("after a deletion")
+	if err := idx.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := idx.HoldsPayloadFrom("vec", vecEncoder{}.ModelID(), docs[0].ID); err == nil {
+		t.Error("no error from a closed index")
+	}
+}

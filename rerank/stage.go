@@ -121,6 +121,26 @@ func ReadPayload(p Payloads, name, model, docID string) (b []byte, ok bool, err 
 	return p.Payload(name, docID)
 }
 
+// PayloadHolder is implemented by Payloads that tell whether a document
+// holds a payload more cheaply than by reading it.
+type PayloadHolder interface {
+	// HoldsPayloadFrom reports whether PayloadFrom would find docID's
+	// payload under name from the model with ID model.
+	HoldsPayloadFrom(name, model, docID string) (bool, error)
+}
+
+var _ PayloadHolder = (*index.Index)(nil)
+
+// HoldsPayload reports whether ReadPayload would find docID's payload,
+// without reading it where p is a PayloadHolder.
+func HoldsPayload(p Payloads, name, model, docID string) (bool, error) {
+	if h, ok := p.(PayloadHolder); ok {
+		return h.HoldsPayloadFrom(name, model, docID)
+	}
+	_, ok, err := ReadPayload(p, name, model, docID)
+	return ok, err
+}
+
 // TermStats gives stages collection statistics of the indexed terms.
 // index.Index implements it.
 type TermStats interface {

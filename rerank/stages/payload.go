@@ -41,7 +41,7 @@ func (s storedPayload) get(docID string) (b []byte, ok bool, err error) {
 // missing reports whether docID has no payload of this model (or it
 // cannot be read): its value is then computed from the document's text.
 func (s storedPayload) missing(docID string) bool {
-	_, ok, err := s.get(docID)
+	ok, err := rerank.HoldsPayload(s.payloads, s.name, s.model, docID)
 	return err != nil || !ok
 }
 

@@ -270,7 +270,7 @@ func (t *TFIDF) ReadsDoc(id string) bool {
 // termsMissing reports whether the index's terms payload lacks id (see
 // termList).
 func termsMissing(p rerank.Payloads, id string) bool {
-	_, ok, err := rerank.ReadPayload(p, index.TermsPayload, (index.TermsEncoder{}).ModelID(), id)
+	ok, err := rerank.HoldsPayload(p, index.TermsPayload, (index.TermsEncoder{}).ModelID(), id)
 	return err != nil || !ok
 }
 
