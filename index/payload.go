@@ -756,6 +756,18 @@ func (ps *payloadStore) names() []string {
 	return out
 }
 
+// ids returns the documents holding a payload under name, sorted.
+func (ps *payloadStore) ids(name string) []string {
+	ps.mu.RLock()
+	defer ps.mu.RUnlock()
+	out := make([]string, 0, len(ps.data[name]))
+	for id := range ps.data[name] {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
+}
+
 func (ps *payloadStore) close() error {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()

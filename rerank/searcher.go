@@ -159,15 +159,20 @@ func (p *Pipeline) candidates(hits search.DocumentMatchCollection) []Candidate {
 
 // Documents calls fn with every document of the index, in id order, as a
 // candidate: its title and text read from the pipeline's fields, and its
-// stored fields. Training from an index semrank did not build starts from
-// it (semrank convert bleve). It stops at fn's first error.
-func (s Searcher) Documents(ctx context.Context, fn func(Candidate) error) error {
+// stored fields (all of them with "*"; the pipeline's alone when fields
+// is nil). Training from an index semrank did not build starts from it
+// (semrank convert bleve), as attaching payloads to it does (Attach). It
+// stops at fn's first error.
+func (s Searcher) Documents(ctx context.Context, fields []string, fn func(Candidate) error) error {
 	const page = 1000
+	if fields == nil {
+		fields = s.Pipeline.Fields.All()
+	}
 	var after []string
 	for {
 		req := bleve.NewSearchRequestOptions(bleve.NewMatchAllQuery(), page, 0, false)
 		req.SortBy([]string{"_id"})
-		req.Fields = []string{"*"}
+		req.Fields = fields
 		req.SearchAfter = after
 		res, err := s.Index.SearchInContext(ctx, req)
 		if err != nil {
