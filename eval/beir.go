@@ -323,11 +323,27 @@ type osFS struct{}
 func (osFS) Open(name string) (fs.File, error)     { return os.Open(name) }
 func (osFS) Stat(name string) (fs.FileInfo, error) { return os.Stat(name) }
 
+// LoadDatasetWith reads the BEIR directory dir as LoadDataset does, with
+// corpus as its documents: its corpus.jsonl, which need not exist, is not
+// read. Trainers learning from an index take the documents from the
+// index.
+func LoadDatasetWith(dir string, corpus []Doc) (*Dataset, error) {
+	return readDataset(osFS{}, dir, filepath.Join, func() ([]Doc, error) { return corpus, nil })
+}
+
 // loadDataset reads the BEIR directory dir of fsys, joining names with join.
 func loadDataset(fsys fs.FS, dir string, join func(...string) string) (*Dataset, error) {
+	return readDataset(fsys, dir, join, func() ([]Doc, error) {
+		return readOne(fsys, join(dir, CorpusFile), ReadCorpus)
+	})
+}
+
+// readDataset reads the BEIR directory dir of fsys, its documents from
+// corpus.
+func readDataset(fsys fs.FS, dir string, join func(...string) string, corpus func() ([]Doc, error)) (*Dataset, error) {
 	ds := &Dataset{Dir: dir}
 	var err error
-	if ds.Corpus, err = readOne(fsys, join(dir, CorpusFile), ReadCorpus); err != nil {
+	if ds.Corpus, err = corpus(); err != nil {
 		return nil, err
 	}
 	if ds.Queries, err = readOne(fsys, join(dir, QueriesFile), ReadQueries); err != nil {

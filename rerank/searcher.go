@@ -8,6 +8,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 
+	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 )
 
@@ -25,7 +26,29 @@ type Searcher struct {
 // FirstStagePipeline returns the pipeline of the first stage alone over
 // idx, window hits deep: no stages, and the first stage's order.
 func FirstStagePipeline(idx bleve.Index, window int) (*Pipeline, error) {
-	return (&Config{Window: window, Fusion: FusionSpec{Method: "none"}}).Build(EnvOf(idx))
+	return FirstStageOf(idx, &Config{}, window)
+}
+
+// FirstStageOf returns the pipeline of c's fields and first stage alone
+// over idx, window hits deep: none of c's stages (whose models may not be
+// trained yet; a query boost, which names one, is left out too), and the
+// first stage's order.
+func FirstStageOf(idx bleve.Index, c *Config, window int) (*Pipeline, error) {
+	fc := &Config{Window: window, Fields: c.Fields, FirstStage: FirstStage{Fields: c.FirstStage.Fields}, Fusion: FusionSpec{Method: "none"}}
+	return fc.Build(EnvOf(idx))
+}
+
+// IndexCorpus returns every document of idx, in id order, its title and
+// text read from p's fields (Documents): the corpus trainers learn from
+// when the documents are an index's, one semrank did not build among
+// them, as p's stages will read them.
+func IndexCorpus(ctx context.Context, idx bleve.Index, p *Pipeline) ([]eval.Doc, error) {
+	var docs []eval.Doc
+	err := Searcher{Index: idx, Pipeline: p}.Documents(ctx, nil, func(c Candidate) error {
+		docs = append(docs, eval.Doc{ID: c.ID, Title: c.Title, Text: c.Text})
+		return nil
+	})
+	return docs, err
 }
 
 // Search returns the first max(n, window) hits for q reranked: the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -47,11 +48,16 @@ func init() {
 }
 
 // conceptTrainData reads the training lists (--data), the unlabelled texts
-// and comparable pairs (--data and --corpus) and the dev lists (--dev).
-func conceptTrainData(data, corpora []string, dev string) (concept.Data, []concept.Judged, error) {
+// and comparable pairs (--data and --corpus) and the dev lists (--dev);
+// --data and --dev through ti (see trainIndex).
+func conceptTrainData(ctx context.Context, ti *trainIndex, data, corpora []string, dev string) (concept.Data, []concept.Judged, error) {
 	var d concept.Data
 	for _, dir := range data {
-		lists, ds, err := conceptexp.LoadLists(dir)
+		ds, err := ti.load(ctx, "--data", dir, true)
+		if err != nil {
+			return d, nil, err
+		}
+		lists, err := concept.JudgedLists(ds)
 		if err != nil {
 			return d, nil, err
 		}
@@ -66,7 +72,11 @@ func conceptTrainData(data, corpora []string, dev string) (concept.Data, []conce
 	d.Pairs = append(d.Pairs, extra.Pairs...)
 	var devLists []concept.Judged
 	if dev != "" {
-		if devLists, _, err = conceptexp.LoadLists(dev); err != nil {
+		ds, err := ti.load(ctx, "--dev", dev, true)
+		if err != nil {
+			return d, nil, err
+		}
+		if devLists, err = concept.JudgedLists(ds); err != nil {
 			return d, nil, err
 		}
 	}
@@ -106,8 +116,8 @@ func errNoPreference(method, flag string, dirs []string) error {
 
 func newTrainConceptCmd(method string) *cobra.Command {
 	var data, corpora []string
-	var dev, out, init string
-	var dim int
+	var dev, out, init, indexPath, pipelinePath string
+	var dim, depth int
 	var scfg s2net.Config
 	var dcfg dse.Config
 	var space concept.SpaceConfig
@@ -117,14 +127,17 @@ func newTrainConceptCmd(method string) *cobra.Command {
 		"dse":   "Train DSE (Wu, Min & Bai): a deep RBM-pretrained network fine-tuned on ranking triples",
 	}[method]
 	cmd := &cobra.Command{
-		Use:   method + " --data DIR [--data DIR ...] [--corpus DIR ...] [--dev DIR] [--dim K] --out MODEL",
+		Use:   method + " --data DIR [--data DIR ...] [--corpus DIR ...] [--dev DIR] [--index PATH [--pipeline FILE]] [--dim K] --out MODEL",
 		Short: short,
 		Long: short + `.
 
 --data directories give judged candidate lists (BEIR with candidates.trec
 and qrels) and their texts; --corpus directories add unlabelled text (the
 vocabulary, LSA, DSE pretraining) and comparable pairs (title–body,
-query–relevant document). ` + map[string]string{
+query–relevant document). With --index (any Bleve index), a --data or
+--dev directory without corpus.jsonl learns from the index's documents,
+read through the fields of --pipeline, and, without candidates.trec, from
+each query's first-stage top --depth over the index. ` + map[string]string{
 			"lsa": `LSA learns from the text alone: it has no iterations to stop
 early, and --dev only reports its map@10.`,
 			"s2net": `Early stopping watches map@10 on --dev, or on a fifth of the
@@ -152,7 +165,12 @@ model (MODEL.curve.png).`,
 			if err := checkTrainingDirs("--data", data, "--dev", dev); err != nil {
 				return err
 			}
-			d, devLists, err := conceptTrainData(data, corpora, dev)
+			ti, err := openTrainIndex(cmd.Context(), indexPath, pipelinePath, depth)
+			if err != nil {
+				return err
+			}
+			defer ti.close()
+			d, devLists, err := conceptTrainData(cmd.Context(), ti, data, corpora, dev)
 			if err != nil {
 				return err
 			}
@@ -244,6 +262,7 @@ model (MODEL.curve.png).`,
 	f.StringArrayVar(&corpora, "corpus", nil, "extra BEIR directory: unlabelled text and comparable pairs (repeatable)")
 	f.StringVar(&dev, "dev", "", "dev BEIR directory for early stopping")
 	f.StringVar(&out, "out", "", "model file to write")
+	trainIndexFlags(cmd, &indexPath, &pipelinePath, &depth)
 	switch method {
 	case "lsa":
 		f.IntVar(&dim, "dim", 100, "concept dimensions k")

@@ -26,11 +26,11 @@ func init() {
 			return tweak.NewEncoder(m), nil
 		})
 
-	var dataDir, devDir, indexPath, lossName, alphaStr, out string
+	var dataDir, devDir, indexPath, pipelinePath, lossName, alphaStr, out string
 	var noLog bool
-	var maxIter int
+	var maxIter, depth int
 	cmd := &cobra.Command{
-		Use:   "tweak --data DIR [--dev DIR] [--index PATH] [--loss preference|sse|log] [--alpha A|auto] --out MODEL",
+		Use:   "tweak --data DIR [--dev DIR] [--index PATH [--pipeline FILE]] [--loss preference|sse|log] [--alpha A|auto] --out MODEL",
 		Short: "Train TWEAK learned term weights (Yih, 2009) from judged candidate lists",
 		Long: `Train TWEAK: a term's weight is softplus(w·φ(term, text)) over nine features
 (bias, log tf, log df, capitalised, first position, relative position, length,
@@ -42,6 +42,11 @@ labelled by qrels/test.tsv; a candidate of a judged query that it does not
 judge counts as not relevant (grade 0), in --data and --dev. Document
 frequencies come from --index when given, else from the corpora of --data and
 --dev; they are stored in the model.
+--index may be any Bleve index: a directory without corpus.jsonl then
+learns from the index's documents, read through the fields of --pipeline,
+and, without candidates.trec, from each query's first-stage top --depth
+over the index, as a pipeline over that index reranks them; over an index
+semrank did not build, document frequencies are counted in its documents.
 --alpha auto chooses α from {0.003,…,1} by dev MAP, on --dev when given, else
 on 20% of the training queries (then retrains on all of them).`,
 		Args: cobra.NoArgs,
@@ -69,7 +74,13 @@ on 20% of the training queries (then retrains on all of them).`,
 					return fmt.Errorf("--alpha %q: want a non-negative number or auto", alphaStr)
 				}
 			}
-			train, err := eval.LoadDataset(dataDir)
+			ctx := cmd.Context()
+			ti, err := openTrainIndex(ctx, indexPath, pipelinePath, depth)
+			if err != nil {
+				return err
+			}
+			defer ti.close()
+			train, err := ti.load(ctx, "--data", dataDir, true)
 			if err != nil {
 				return err
 			}
@@ -78,7 +89,7 @@ on 20% of the training queries (then retrains on all of them).`,
 			train = train.WithUnjudgedNotRelevant()
 			var dev *eval.Dataset
 			if devDir != "" {
-				if dev, err = eval.LoadDataset(devDir); err != nil {
+				if dev, err = ti.load(ctx, "--dev", devDir, true); err != nil {
 					return err
 				}
 				dev = dev.WithUnjudgedNotRelevant()
@@ -87,7 +98,7 @@ on 20% of the training queries (then retrains on all of them).`,
 			// take a while on large collections, before the first
 			// iteration's progress.
 			fmt.Fprintf(cmd.ErrOrStderr(), "tweak: counting term statistics and building the training lists of %d queries\n", len(train.Queries))
-			df, err := trainingDF(indexPath, train, dev)
+			df, err := trainingDF(ctx, ti, train, dev)
 			if err != nil {
 				return err
 			}
@@ -115,7 +126,6 @@ on 20% of the training queries (then retrains on all of them).`,
 				bar.Describe(desc)
 				_ = bar.Add(1)
 			}}
-			ctx := cmd.Context()
 			w := cmd.OutOrStdout()
 			var m *tweak.Model
 			if auto {
@@ -147,7 +157,7 @@ on 20% of the training queries (then retrains on all of them).`,
 	f := cmd.Flags()
 	f.StringVar(&dataDir, "data", "", "training BEIR directory with qrels and candidates.trec")
 	f.StringVar(&devDir, "dev", "", "dev BEIR directory (its metrics for the trained model, and the choice of --alpha auto)")
-	f.StringVar(&indexPath, "index", "", "semrank index to take document frequencies from")
+	trainIndexFlags(cmd, &indexPath, &pipelinePath, &depth)
 	f.StringVar(&lossName, "loss", string(tweak.LossPreference), "loss: preference, sse or log")
 	f.StringVar(&alphaStr, "alpha", "auto", "L2 weight α, or auto")
 	f.BoolVar(&noLog, "no-query-log", false, "do not use the training queries as a query log (qf feature)")
@@ -202,11 +212,23 @@ func tweakRuns(auto, dev bool) int {
 	}
 }
 
-// trainingDF freezes document frequencies from the index at indexPath, or
-// counts them over the given corpora.
-func trainingDF(indexPath string, sets ...*eval.Dataset) (*tweak.DFTable, error) {
-	if indexPath == "" {
-		var texts []string
+// trainingDF freezes document frequencies from ti's index when it is a
+// semrank index, counts them over its documents when it is another, and
+// over the given corpora without one.
+func trainingDF(ctx context.Context, ti *trainIndex, sets ...*eval.Dataset) (*tweak.DFTable, error) {
+	var texts []string
+	switch idx, semrank := ti.semrank(); {
+	case semrank:
+		return indexDF(idx)
+	case ti != nil:
+		docs, err := ti.documents(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range docs {
+			texts = append(texts, d.FullText())
+		}
+	default:
 		for _, ds := range sets {
 			if ds == nil {
 				continue
@@ -215,23 +237,22 @@ func trainingDF(indexPath string, sets ...*eval.Dataset) (*tweak.DFTable, error)
 				texts = append(texts, d.FullText())
 			}
 		}
-		return tweak.CountDF(texts), nil
 	}
-	idx, err := index.OpenReadOnly(indexPath)
-	if err != nil {
-		return nil, err
-	}
-	defer idx.Close()
+	return tweak.CountDF(texts), nil
+}
+
+// indexDF freezes the document frequencies of every term of idx.
+func indexDF(idx *index.Index) (*tweak.DFTable, error) {
 	dict, err := idx.FieldDict(index.FieldAll)
 	if err != nil {
-		return nil, fmt.Errorf("index %s: term dictionary: %w", indexPath, err)
+		return nil, fmt.Errorf("index %s: term dictionary: %w", idx.Path, err)
 	}
 	var terms []string
 	for {
 		e, err := dict.Next()
 		if err != nil {
 			dict.Close()
-			return nil, fmt.Errorf("index %s: term dictionary: %w", indexPath, err)
+			return nil, fmt.Errorf("index %s: term dictionary: %w", idx.Path, err)
 		}
 		if e == nil {
 			break
@@ -306,7 +327,7 @@ markdown.`,
 				if err != nil {
 					return err
 				}
-				df, _ := trainingDF("", train, dev)
+				df, _ := trainingDF(ctx, nil, train, dev)
 				o, err := e.Split(ctx, train, dev, df)
 				if err != nil {
 					return err
@@ -324,7 +345,7 @@ markdown.`,
 				// Every fold learns as train tweak does; the metrics count
 				// a candidate without a judgment not relevant either way.
 				all = all.WithUnjudgedNotRelevant()
-				df, _ := trainingDF("", all)
+				df, _ := trainingDF(ctx, nil, all)
 				o, err := e.CrossValidate(ctx, all, folds, df)
 				if err != nil {
 					return err

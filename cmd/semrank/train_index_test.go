@@ -1,0 +1,73 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2"
+
+	"github.com/semrank/semrank/eval"
+)
+
+// TestTrainFromPlainIndex trains each trainer reading candidate lists
+// (tweak, lsa, s2net) and the fusion from a Bleve index semrank did not
+// build, given only queries and judgments: the documents are the index's,
+// read through the pipeline's fields, and the candidates its first stage's.
+// The stages so trained then attach their payloads to that index.
+func TestTrainFromPlainIndex(t *testing.T) {
+	ds, err := eval.LoadDataset("../../testdata/demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "plain")
+	plain, err := bleve.New(path, bleve.NewIndexMapping())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := plain.NewBatch()
+	for _, d := range ds.Corpus {
+		if err := b.Index(d.ID, map[string]any{"subject": d.Title, "body": d.Text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := plain.Batch(b); err != nil {
+		t.Fatal(err)
+	}
+	plain.Close()
+	data := writeDataDir(t, filepath.Join(dir, "data"), map[string]string{
+		"queries.jsonl": readFile(t, "../../testdata/demo/queries.jsonl"),
+		eval.QrelsFile:  readFile(t, "../../testdata/demo/"+eval.QrelsFile),
+	})
+	fields := "window: 30\nfields: {title: subject, text: [body]}\n"
+	pipeline := filepath.Join(dir, "pipeline.yaml")
+	if err := os.WriteFile(pipeline, []byte(fields+"stages:\n  - type: tfidf\n  - type: tweak\n    model: t.tweak\n  - type: lsa\n    model: l.lsa\n  - type: s2net\n    model: s.s2net\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	over := []string{"--data", data, "--index", path, "--pipeline", pipeline}
+	for _, args := range [][]string{
+		append([]string{"train", "tweak", "--alpha", "0.1", "--max-iter", "5", "--out", filepath.Join(dir, "t.tweak")}, over...),
+		append([]string{"train", "lsa", "--dim", "4", "--out", filepath.Join(dir, "l.lsa")}, over...),
+		append([]string{"train", "s2net", "--dim", "4", "--iter", "3", "--out", filepath.Join(dir, "s.s2net")}, over...),
+		append([]string{"train", "fusion", "--out", filepath.Join(dir, "p.fusion")}, over...),
+		{"attach", "--index", path, "--pipeline", pipeline},
+	} {
+		out, err := execute(args...)
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		if args[0] == "attach" {
+			for _, want := range []string{"payload tweak from model tweak-", "payload lsa from model", "payload s2net from model", "payload terms from model bleve-standard", "text: [body]"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("attach output lacks %q:\n%s", want, out)
+				}
+			}
+		}
+	}
+	// Fields name the index's documents: without an index, a mistake.
+	if out, err := execute("train", "lsa", "--data", data, "--pipeline", pipeline, "--out", filepath.Join(dir, "x.lsa")); err == nil || !strings.Contains(err.Error(), "give --index too") {
+		t.Fatalf("--pipeline without --index: %v\n%s", err, out)
+	}
+}
