@@ -57,10 +57,13 @@ func (s Source) Equal(t Source) bool {
 
 func (s Source) check() error {
 	if len(s.Title)+len(s.Text) == 0 {
-		return errors.New("index: attach: the source names no field")
+		return errors.New("the source names no field")
+	}
+	if slices.Contains(s.Title, "") || slices.Contains(s.Text, "") {
+		return errors.New("the source names an empty field")
 	}
 	if s.Analyzer == "" {
-		return errors.New("index: attach: the source names no analyzer")
+		return errors.New("the source names no analyzer")
 	}
 	return nil
 }
@@ -150,14 +153,27 @@ func readSource(path string) (*Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
+	s, err := parseSource(raw)
+	if err != nil {
+		return nil, fmt.Errorf("index: %s: %w (remove it and run semrank attach again)", filepath.Join(path, attachFile), err)
+	}
+	return s, nil
+}
+
+// parseSource reads a Source as attach records it: one JSON object with
+// no other keys, naming at least one field and the analyzer.
+func parseSource(raw []byte) (*Source, error) {
 	var s Source
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("index: %s: %w (remove it and run semrank attach again)", filepath.Join(path, attachFile), err)
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("more than one JSON value")
 	}
 	if err := s.check(); err != nil {
-		return nil, fmt.Errorf("%w, in %s (remove it and run semrank attach again)", err, filepath.Join(path, attachFile))
+		return nil, err
 	}
 	return &s, nil
 }
@@ -215,7 +231,7 @@ type AttachReport struct {
 func (a *Attached) Attach(ctx context.Context, src Source, encoders []PayloadEncoder, docs iter.Seq2[eval.Doc, error], progress Progress) (AttachReport, error) {
 	var rep AttachReport
 	if err := src.check(); err != nil {
-		return rep, err
+		return rep, fmt.Errorf("index: attach: %w", err)
 	}
 	encoders, err := attachEncoders(encoders)
 	if err != nil {
