@@ -15,7 +15,8 @@ import (
 // (tweak, lsa, s2net) and the fusion from a Bleve index semrank did not
 // build, given only queries and judgments: the documents are the index's,
 // read through the pipeline's fields, and the candidates its first stage's.
-// The stages so trained then attach their payloads to that index.
+// The stages so trained then attach their payloads to that index, and a
+// run over it reads the queries alone.
 func TestTrainFromPlainIndex(t *testing.T) {
 	ds, err := eval.LoadDataset("../../testdata/demo")
 	if err != nil {
@@ -53,6 +54,7 @@ func TestTrainFromPlainIndex(t *testing.T) {
 		append([]string{"train", "s2net", "--dim", "4", "--iter", "3", "--out", filepath.Join(dir, "s.s2net")}, over...),
 		append([]string{"train", "fusion", "--out", filepath.Join(dir, "p.fusion")}, over...),
 		{"attach", "--index", path, "--pipeline", pipeline},
+		{"run", "--data", data, "--index", path, "--pipeline", pipeline, "--out", filepath.Join(dir, "run.trec")},
 	} {
 		out, err := execute(args...)
 		if err != nil {
