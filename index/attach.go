@@ -95,8 +95,85 @@ type Attached struct {
 	// pairs one source's check with another source's payload.
 	mu     sync.RWMutex
 	source *Source // nil until Attach has run
+	keep   *keeper // set by Keep
 	// attaching serialises Attach calls.
 	attaching sync.Mutex
+}
+
+// keeper computes the payloads of documents written through an Attached
+// (see Keep).
+type keeper struct {
+	src      *Source
+	encoders []PayloadEncoder
+	read     func(ctx context.Context, ids []string) ([]eval.Doc, error)
+}
+
+// Keep makes every write through a that indexes documents (Index, Batch)
+// compute their payloads in the same call, once Bleve holds their text, as
+// Attach would: read returns those of ids the index holds, their title and
+// text as src's fields read them, and encoders are Attach's. src must be
+// the attached source (Attach first). Meanwhile readers find no payload
+// for them and score them from their text; a write whose payloads cannot
+// be computed returns the error, the document written and without
+// payloads. A later Attach from another source ends it.
+func (a *Attached) Keep(src Source, encoders []PayloadEncoder, read func(ctx context.Context, ids []string) ([]eval.Doc, error)) error {
+	encoders, err := attachEncoders(encoders)
+	if err != nil {
+		return err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.source == nil || !a.source.Equal(src) {
+		return errors.New("index: keep: no payloads are attached from these fields and analyzer: attach them first")
+	}
+	a.keep = &keeper{src: a.source, encoders: encoders, read: read}
+	return nil
+}
+
+// Index indexes data under id through Bleve, drops the document's old
+// payloads and, after Keep, computes its new ones.
+func (a *Attached) Index(id string, data any) error {
+	if err := a.x.Index(id, data); err != nil {
+		return err
+	}
+	return a.refresh([]string{id})
+}
+
+// Batch runs b through Bleve, drops the payloads of the documents it
+// indexes or deletes and, after Keep, computes those of the documents it
+// indexes.
+func (a *Attached) Batch(b *bleve.Batch) error {
+	ids, _ := readBatchIDs(b) // a layout it cannot read, x.Batch refuses
+	if err := a.x.Batch(b); err != nil {
+		return err
+	}
+	return a.refresh(ids)
+}
+
+// refresh computes the payloads of ids, just written, after Keep.
+func (a *Attached) refresh(ids []string) error {
+	a.mu.RLock()
+	k := a.keep
+	current := k != nil && a.source == k.src
+	a.mu.RUnlock()
+	if !current || len(ids) == 0 {
+		return nil
+	}
+	if err := a.x.beginWrite(); err != nil {
+		return err
+	}
+	defer a.x.endWrite()
+	ctx := context.Background()
+	docs, err := k.read(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("index: reading back the documents written: %w", err)
+	}
+	docs = slices.DeleteFunc(docs, func(d eval.Doc) bool { return d.ID == "" || len(d.ID) > maxIDLen })
+	prints := make([][]byte, len(docs))
+	for i, d := range docs {
+		prints[i] = fingerprint(d)
+	}
+	return a.encode(ctx, docs, prints, k.encoders)
 }
 
 // NewAttached returns b, a Bleve index opened from path by its
@@ -358,7 +435,7 @@ func (a *Attached) setSource(src Source) error {
 	if a.source != nil && a.source.Equal(src) {
 		return nil
 	}
-	a.source = nil
+	a.source, a.keep = nil, nil
 	ps := a.x.payloads
 	var all []string
 	for _, name := range ps.names() {

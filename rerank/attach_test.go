@@ -4,7 +4,9 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 
@@ -227,4 +229,84 @@ func TestAttachScoresAsText(t *testing.T) {
 	if want := (index.AttachReport{Docs: n - 2, Computed: 2, Kept: n - 4, Dropped: 1}); rep != want {
 		t.Fatalf("attach after writes: %+v, want %+v", rep, want)
 	}
+
+	// Kept: writes through the Attached compute their documents' payloads
+	// in the same call, those a new Attach would.
+	p = attachPipeline(t, a, dir, "")
+	if err := rerank.Keep(a, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Index(first, map[string]any{"subject": "kept", "body": "written through the attached index"}); err != nil {
+		t.Fatal(err)
+	}
+	b := a.NewBatch()
+	if err := b.Index(second, map[string]any{"subject": "back", "body": "in a batch"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Batch(b); err != nil {
+		t.Fatal(err)
+	}
+	src, _ = a.Source()
+	view = a.PayloadsFor(src)
+	st, err := index.NewStats(a, []string{"body", "subject"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, text := range map[string]string{first: "kept\nwritten through the attached index", second: "back\nin a batch"} {
+		got, ok, _ := view.Payload(index.TermsPayload, id)
+		want := index.EncodeTermCounts(st.Tokens(text))
+		if !ok || string(got) != string(want) {
+			t.Fatalf("document %s written after Keep: terms payload %v (%v), want those of its text", id, got, ok)
+		}
+	}
+	if rep, err = rerank.Attach(ctx, a, p, nil); err != nil || rep.Computed != 0 {
+		t.Fatalf("attach after kept writes: %+v, %v; want nothing to compute", rep, err)
+	}
+}
+
+// BenchmarkKeptWrite writes one document at a time through two attached
+// copies of the demo's plain index, one kept (rerank.Keep: the write
+// computes the document's payloads) and one not (the write drops them),
+// alternately, and reports each write's mean time and their ratio.
+func BenchmarkKeptWrite(b *testing.B) {
+	ctx := context.Background()
+	ds, err := eval.LoadDataset("../testdata/demo")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var as [2]*index.Attached
+	for i := range as {
+		path := filepath.Join(b.TempDir(), "plain")
+		idx := plainIndexAt(b, ds, path)
+		a, err := index.NewAttached(idx, path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer a.Close()
+		p := plainPipeline(b, a, 30)
+		if _, err := rerank.Attach(ctx, a, p, nil); err != nil {
+			b.Fatal(err)
+		}
+		if i == 1 {
+			if err := rerank.Keep(a, p); err != nil {
+				b.Fatal(err)
+			}
+		}
+		as[i] = a
+	}
+	var spent [2]time.Duration
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		d := ds.Corpus[n%len(ds.Corpus)]
+		for i, a := range as {
+			start := time.Now()
+			if err := a.Index(d.ID, map[string]any{"subject": d.Title, "body": d.Text + " " + strconv.Itoa(n)}); err != nil {
+				b.Fatal(err)
+			}
+			spent[i] += time.Since(start)
+		}
+	}
+	b.ReportMetric(float64(spent[0].Microseconds())/float64(b.N), "µs/dropped-write")
+	b.ReportMetric(float64(spent[1].Microseconds())/float64(b.N), "µs/kept-write")
+	b.ReportMetric(float64(spent[1])/float64(spent[0]), "kept/dropped")
 }

@@ -45,7 +45,7 @@ func FirstStageOf(idx bleve.Index, c *Config, window int) (*Pipeline, error) {
 func IndexCorpus(ctx context.Context, idx bleve.Index, p *Pipeline) ([]eval.Doc, error) {
 	var docs []eval.Doc
 	err := Searcher{Index: idx, Pipeline: p}.Documents(ctx, nil, func(c Candidate) error {
-		docs = append(docs, eval.Doc{ID: c.ID, Title: c.Title, Text: c.Text})
+		docs = append(docs, c.Doc())
 		return nil
 	})
 	return docs, err

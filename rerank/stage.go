@@ -38,6 +38,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 
 	"github.com/semrank/semrank/analyzers"
+	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 )
 
@@ -62,6 +63,9 @@ type Candidate struct {
 	// stored meta field), or the hit's stored fields when it has none.
 	Fields map[string]any
 }
+
+// Doc returns the candidate as a document: its id, title and text.
+func (c Candidate) Doc() eval.Doc { return eval.Doc{ID: c.ID, Title: c.Title, Text: c.Text} }
 
 // FullText returns the candidate's title and text joined.
 func (c Candidate) FullText() string {

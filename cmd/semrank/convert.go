@@ -108,7 +108,7 @@ not build, as semrank run --index ranks them.`,
 			}
 			var docs []eval.Doc
 			err = rerank.Searcher{Index: idx, Pipeline: p}.Documents(cmd.Context(), []string{"*"}, func(c rerank.Candidate) error {
-				d := eval.Doc{ID: c.ID, Title: c.Title, Text: c.Text}
+				d := c.Doc()
 				for k, v := range c.Fields {
 					if !read[k] {
 						if d.Metadata == nil {
