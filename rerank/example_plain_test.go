@@ -27,17 +27,7 @@ func Example_plainIndex() {
 		log.Fatal(err)
 	}
 	defer idx.Close()
-	docs, err := eval.LoadCorpus("../testdata/demo")
-	if err != nil {
-		log.Fatal(err)
-	}
-	b := idx.NewBatch()
-	for _, d := range docs {
-		b.Index(d.ID, map[string]any{"subject": d.Title, "body": d.Text})
-	}
-	if err := idx.Batch(b); err != nil {
-		log.Fatal(err)
-	}
+	indexDemo(idx)
 
 	// Added: a pipeline over those fields, built against the index.
 	cfg, err := rerank.ParseConfig([]byte(`
@@ -91,17 +81,7 @@ func Example_attach() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	docs, err := eval.LoadCorpus("../testdata/demo")
-	if err != nil {
-		log.Fatal(err)
-	}
-	b := idx.NewBatch()
-	for _, d := range docs {
-		b.Index(d.ID, map[string]any{"subject": d.Title, "body": d.Text})
-	}
-	if err := idx.Batch(b); err != nil {
-		log.Fatal(err)
-	}
+	indexDemo(idx)
 
 	// Added: the index with its payloads, and the pipeline built on it.
 	a, err := index.NewAttached(idx, path)
@@ -144,4 +124,20 @@ stages: [{type: tfidf}, {type: bm25}, {type: overlap}]
 	// 1. Q268_R31
 	// 2. Q268_R13
 	// 3. Q268_R5
+}
+
+// indexDemo is the application's indexing: the demo's forum questions
+// into idx, fields "subject" and "body".
+func indexDemo(idx bleve.Index) {
+	docs, err := eval.LoadCorpus("../testdata/demo")
+	if err != nil {
+		log.Fatal(err)
+	}
+	b := idx.NewBatch()
+	for _, d := range docs {
+		b.Index(d.ID, map[string]any{"subject": d.Title, "body": d.Text})
+	}
+	if err := idx.Batch(b); err != nil {
+		log.Fatal(err)
+	}
 }

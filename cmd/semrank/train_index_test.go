@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/blevesearch/bleve/v2"
-
 	"github.com/semrank/semrank/eval"
 )
 
@@ -18,25 +16,9 @@ import (
 // The stages so trained then attach their payloads to that index, and a
 // run over it reads the queries alone.
 func TestTrainFromPlainIndex(t *testing.T) {
-	ds, err := eval.LoadDataset("../../testdata/demo")
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "plain")
-	plain, err := bleve.New(path, bleve.NewIndexMapping())
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := plain.NewBatch()
-	for _, d := range ds.Corpus {
-		if err := b.Index(d.ID, map[string]any{"subject": d.Title, "body": d.Text}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := plain.Batch(b); err != nil {
-		t.Fatal(err)
-	}
+	_, plain := demoPlainIndex(t, path)
 	plain.Close()
 	data := writeDataDir(t, filepath.Join(dir, "data"), map[string]string{
 		"queries.jsonl": readFile(t, "../../testdata/demo/queries.jsonl"),

@@ -163,15 +163,11 @@ func (r *Recipe) fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 		return "", err
 	}
 	start := time.Now()
-	idx := r.Index
-	if idx == nil {
-		ci, err := CorpusIndex(ctx, train, filepath.Join(tmp, "train.idx"))
-		if err != nil {
-			return "", err
-		}
-		defer ci.Close()
-		idx = ci
+	idx, closeIdx, err := r.indexOf(ctx, train, filepath.Join(tmp, "train.idx"))
+	if err != nil {
+		return "", err
 	}
+	defer closeIdx()
 
 	// Out-of-fold stage scores for the fusion.
 	var examples []rerank.Example
@@ -225,15 +221,11 @@ func (r *Recipe) fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 	case "lambdamart":
 		var valid []rerank.Example
 		if dev != nil && dev.Qrels != nil {
-			didx := r.Index
-			if didx == nil {
-				ci, err := CorpusIndex(ctx, dev, filepath.Join(tmp, "dev.idx"))
-				if err != nil {
-					return "", err
-				}
-				defer ci.Close()
-				didx = ci
+			didx, closeDev, err := r.indexOf(ctx, dev, filepath.Join(tmp, "dev.idx"))
+			if err != nil {
+				return "", err
 			}
+			defer closeDev()
 			if valid, err = r.examples(ctx, specs, didx, dev); err != nil {
 				return "", err
 			}
@@ -431,6 +423,19 @@ func foldCount(n int) (int, error) {
 		return 0, fmt.Errorf("recipe: folds %d, want at least 2 (0 means the default, 5)", n)
 	}
 	return n, nil
+}
+
+// indexOf returns the index ds's queries are searched in: r.Index, or a
+// semrank index of ds's corpus built at dir; and what closes it.
+func (r *Recipe) indexOf(ctx context.Context, ds *eval.Dataset, dir string) (bleve.Index, func(), error) {
+	if r.Index != nil {
+		return r.Index, func() {}, nil
+	}
+	idx, err := CorpusIndex(ctx, ds, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return idx, func() { idx.Close() }, nil
 }
 
 // config is the pipeline of the stages specs describe, fused as f says,
