@@ -310,3 +310,48 @@ func BenchmarkKeptWrite(b *testing.B) {
 	b.ReportMetric(float64(spent[1].Microseconds())/float64(b.N), "µs/kept-write")
 	b.ReportMetric(float64(spent[1])/float64(spent[0]), "kept/dropped")
 }
+
+// TestAttachNewModel: a pipeline whose stage model differs from the one
+// whose payloads are attached still builds over the index, and computes
+// that stage from text; attaching it replaces those payloads.
+func TestAttachNewModel(t *testing.T) {
+	ctx := context.Background()
+	ds, err := eval.LoadDataset("../testdata/demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var texts []string
+	for _, d := range ds.Corpus {
+		texts = append(texts, d.FullText())
+	}
+	path := filepath.Join(dir, "plain")
+	a, err := index.NewAttached(plainIndexAt(t, ds, path), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	for i, dim := range []int{8, 6} {
+		lm, err := lsa.Train(texts, lsa.Config{Dim: dim})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := lm.Save(filepath.Join(dir, "lsa.model")); err != nil {
+			t.Fatal(err)
+		}
+		p := attachPipeline(t, a, dir, "") // builds over the other model's payloads
+		if i > 0 && !readsAnyDoc(p, ds) {
+			t.Fatal("a stage reads payloads another model wrote")
+		}
+		rep, err := rerank.Attach(ctx, a, p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Computed != len(ds.Corpus) {
+			t.Fatalf("attach with model %d: %+v, want every document computed", i+1, rep)
+		}
+		if readsAnyDoc(attachPipeline(t, a, dir, ""), ds) {
+			t.Fatalf("after attaching model %d, a stage still reads text", i+1)
+		}
+	}
+}
