@@ -6,7 +6,7 @@
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
 # beir-cacm-unsup, beir-cacm-d200, nojudge, bench, plain-cacm, plain-cacm-supervised,
-# plain-attach, plain-ideas, query-boost, cost, scale.
+# plain-attach, plain-ideas, plain-recipe, query-boost, cost, scale.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
 # O (BEIR directories from scripts/data.sh; default out/data), XML (the
@@ -290,28 +290,24 @@ run() {
 	plain-cacm-supervised)
 		# The supervised CACM recipe's stages (lexical, TWEAK, S2Net,
 		# LSA) and a learned fusion, trained from the plain index of
-		# plain-cacm alone (semrank train --index: its documents through
-		# the pipeline's fields, its first stage's top 100 as candidate
-		# lists; the fold directories hold queries and judgments only)
-		# and reranking it, 5-fold cross-validated over the judged
-		# queries; the fusion learns on the stage models' own training
-		# queries. Then the recipe itself over the plain index (semrank
-		# experiment beir --index), which cross-fits the fusion as over
-		# semrank's own index.
+		# plain-cacm (its documents through semrank convert bleve, its
+		# first stage's top 100 as candidate lists) and reranking it,
+		# 5-fold cross-validated over the judged queries.
 		[ -d "$R/plain/cacm.idx" ] || run plain-cacm >/dev/null
 		local c="$R/plain-sup"
 		rm -rf "$c"
 		mkdir -p "$c"
 		printf 'window: 100\nfields: {title: title, text: [abstract, authors]}\n' >"$c/fields.yaml"
 		printf 'stages:\n  - type: tfidf\n  - type: bm25\n  - type: overlap\n  - type: length\n' >>"$c/fields.yaml"
-		local plain=(--index "$R/plain/cacm.idx" --pipeline "$c/fields.yaml")
+		$SR convert bleve --index "$R/plain/cacm.idx" --pipeline "$c/fields.yaml" --out "$c/corpus" >/dev/null
 		$SR run --data "$O/cacm" --index "$R/plain/cacm.idx" --depth 100 --out "$c/first.trec" >/dev/null
 		cut -f1 "$O/cacm/qrels/test.tsv" | tail -n +2 | sort -u >"$c/judged"
 		grep -F -f <(sed 's/.*/"_id":"&"/' "$c/judged") "$O/cacm/queries.jsonl" >"$c/queries.jsonl"
 		for f in 0 1 2 3 4; do
-			for part in train test; do
+			for part in train fuse test; do
 				local d="$c/f$f-$part"
 				mkdir -p "$d/qrels"
+				ln -s "$(realpath "$c/corpus/corpus.jsonl")" "$d/corpus.jsonl"
 				if [ $part = test ]; then
 					awk -v f=$f 'NR % 5 == f' "$c/queries.jsonl" >"$d/queries.jsonl"
 				else
@@ -319,25 +315,62 @@ run() {
 				fi
 				sed 's/.*"_id":"\([^"]*\)".*/\1/' "$d/queries.jsonl" >"$d/ids"
 				{ head -1 "$O/cacm/qrels/test.tsv"; awk 'NR == FNR { q[$1] = 1; next } $1 in q' "$d/ids" <(tail -n +2 "$O/cacm/qrels/test.tsv"); } >"$d/qrels/test.tsv"
+				# Stage trainers learn from candidate lists; the
+				# fusion from searches, as the pipeline will run.
+				[ $part = train ] && awk 'NR == FNR { q[$1] = 1; next } $1 in q' "$d/ids" "$c/first.trec" >"$d/candidates.trec"
 				rm "$d/ids"
 			done
 			cp "$c/fields.yaml" "$c/f$f.yaml"
 			for m in tweak s2net lsa; do
-				$SR train $m --data "$c/f$f-train" "${plain[@]}" --out "$c/f$f.$m" >/dev/null 2>&1
+				$SR train $m --data "$c/f$f-train" --out "$c/f$f.$m" >/dev/null 2>&1
 				printf '  - type: %s\n    model: f%s.%s\n' $m $f $m >>"$c/f$f.yaml"
 			done
-			$SR train fusion --data "$c/f$f-train" --index "$R/plain/cacm.idx" --pipeline "$c/f$f.yaml" --out "$c/f$f.fusion" >/dev/null
+			$SR train fusion --data "$c/f$f-fuse" --index "$R/plain/cacm.idx" --pipeline "$c/f$f.yaml" --out "$c/f$f.fusion" >/dev/null
 			printf 'fusion: {model: f%s.fusion}\n' $f >>"$c/f$f.yaml"
 			$SR run --data "$c/f$f-test" --index "$R/plain/cacm.idx" --pipeline "$c/f$f.yaml" --out "$c/f$f.trec" >/dev/null
 		done
 		cat "$c"/f?.trec >"$c/run.trec"
-		{
-			echo "== stages and fusion trained from the plain index (semrank train --index), 5-fold"
-			$SR eval --qrels "$O/cacm/qrels/test.tsv" --run "$c/run.trec" --baseline "$c/first.trec" --metrics map,ndcg@10,p@10 --ignore-unjudged
-			echo "== the recipe over the plain index (semrank experiment beir --index), 5-fold, cross-fitted fusion"
-			$SR experiment beir --data "$O/cacm" "${plain[@]}" --folds 5 --out "$c/recipe" >/dev/null
-			$SR eval --qrels "$O/cacm/qrels/test.tsv" --run "$c/recipe/run.trec" --baseline "$c/recipe/baseline.trec" --metrics map,ndcg@10,p@10 --ignore-unjudged
-		} | tee "$R/plain-cacm-supervised.txt"
+		$SR eval --qrels "$O/cacm/qrels/test.tsv" --run "$c/run.trec" --baseline "$c/first.trec" --metrics map,ndcg@10,p@10 --ignore-unjudged | tee "$R/plain-cacm-supervised.txt"
+		;;
+	plain-recipe)
+		# The supervised BEIR recipe (5-fold, cross-fitted fusion) over a
+		# plain Bleve index (semrank experiment beir --index: nothing
+		# indexed, its documents read through the fields below, its own
+		# first stage), beside the same recipe over semrank's own index
+		# of the collection, on CACM (plain-cacm's index; the stages
+		# read title, abstract and authors) and MED (plain-ideas'
+		# index). Each collection's two runs are compared query by query.
+		# A recipe whose run.trec exists is not run again (remove
+		# $R/plain-recipe/COL-INDEX to); COLS picks the collections.
+		local c="$R/plain-recipe" col d ix
+		mkdir -p "$c"
+		printf 'fields: {title: title, text: [abstract, authors]}\nstages: [{type: tfidf}]\n' >"$c/cacm-fields.yaml"
+		printf 'fields: {title: title, text: abstract}\nstages: [{type: tfidf}]\n' >"$c/med-fields.yaml"
+		for col in ${COLS:-cacm med}; do
+			d=$O/$col
+			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$col
+			[ $col = cacm ] && { [ -d "$R/plain/cacm.idx" ] || run plain-cacm >/dev/null; }
+			[ $col = med ] && { [ -d "$R/plain-ideas/med.idx" ] || run plain-ideas >/dev/null; }
+			for ix in plain semrank; do
+				[ -f "$c/$col-$ix/run.trec" ] && continue
+				rm -rf "$c/$col-$ix"
+				if [ $ix = plain ]; then
+					local pidx=$R/plain/cacm.idx
+					[ $col = med ] && pidx=$R/plain-ideas/med.idx
+					$SR experiment beir --data "$d" --index "$pidx" --pipeline "$c/$col-fields.yaml" --folds 5 --out "$c/$col-$ix" >"$c/$col-$ix.txt"
+				else
+					$SR experiment beir --data "$d" --folds 5 --out "$c/$col-$ix" >"$c/$col-$ix.txt"
+				fi
+			done
+			{
+				for ix in plain semrank; do
+					echo "== $col, the recipe over the $ix index, against that index's first stage"
+					$SR eval --qrels "$d/qrels/test.tsv" --run "$c/$col-$ix/run.trec" --baseline "$c/$col-$ix/baseline.trec" --metrics map,ndcg@10,p@10 --ignore-unjudged
+				done
+				echo "== $col, the recipe over the plain index against the recipe over semrank's"
+				$SR eval --qrels "$d/qrels/test.tsv" --run "$c/$col-plain/run.trec" --baseline "$c/$col-semrank/run.trec" --metrics map,ndcg@10,p@10 --ignore-unjudged
+			} 2>&1 | tee "$R/plain-recipe-$col.txt"
+		done
 		;;
 	plain-attach)
 		# semrank attach over plain-cacm's index: payloads computed from
