@@ -79,13 +79,14 @@ func (s Source) termsModel() string { return TermsEncoder{Analyzer: s.Analyzer}.
 // It is itself a bleve.Index, and its writes keep the payloads in step as
 // Index's do: a document indexed again or deleted through Index, Batch or
 // Delete loses its payloads (stages then score it from its text) until the
-// next Attach computes them again. Writes made through another handle of
-// the index (the application's own bleve.Index, another process) are not
-// seen: a document replaced there keeps the payloads of its old text until
-// Attach runs again, which recomputes the payloads of every document whose
-// text changed and drops those of documents that are gone. An application
-// that keeps writing therefore writes through its Attached (NewAttached
-// wraps the handle it has), or runs Attach after its writes.
+// next Attach computes them again, or, after Keep, the write itself does.
+// Writes made through another handle of the index (the application's own
+// bleve.Index, another process) are not seen: a document replaced there
+// keeps the payloads of its old text until Attach runs again, which
+// recomputes the payloads of every document whose text changed and drops
+// those of documents that are gone. An application that keeps writing
+// therefore writes through its Attached (NewAttached wraps the handle it
+// has), or runs Attach after its writes.
 type Attached struct {
 	bleveIndex        // x: its writes drop the payloads of what they replace
 	x          *Index // the payload store, over the application's index
