@@ -128,3 +128,16 @@ func (t *trainIndex) load(ctx context.Context, flag, dir string, candidates bool
 	}
 	return ds, nil
 }
+
+// pipelineFields returns the fields: key of the pipeline file at path (a
+// file, or a directory holding pipeline.yaml), nothing when path is "".
+func pipelineFields(path string) (rerank.Fields, error) {
+	if path = pipelineFile(path); path == "" {
+		return rerank.Fields{}, nil
+	}
+	cfg, err := rerank.ReadConfig(path)
+	if err != nil {
+		return rerank.Fields{}, err
+	}
+	return cfg.Fields, nil
+}

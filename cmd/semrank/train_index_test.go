@@ -12,7 +12,8 @@ import (
 // TestTrainFromPlainIndex trains each trainer reading candidate lists
 // (tweak, lsa, s2net) and the fusion from a Bleve index semrank did not
 // build, given only queries and judgments: the documents are the index's,
-// read through the pipeline's fields, and the candidates its first stage's.
+// read through the pipeline's fields, and the candidates its first stage's;
+// and the word vectors and topics from the same documents.
 // The stages so trained then attach their payloads to that index, and a
 // run over it reads the queries alone.
 func TestTrainFromPlainIndex(t *testing.T) {
@@ -35,6 +36,8 @@ func TestTrainFromPlainIndex(t *testing.T) {
 		append([]string{"train", "lsa", "--dim", "4", "--out", filepath.Join(dir, "l.lsa")}, over...),
 		append([]string{"train", "s2net", "--dim", "4", "--iter", "3", "--out", filepath.Join(dir, "s.s2net")}, over...),
 		append([]string{"train", "fusion", "--out", filepath.Join(dir, "p.fusion")}, over...),
+		{"train", "embed", "--index", path, "--pipeline", pipeline, "--dim", "8", "--epochs", "1", "--out", filepath.Join(dir, "e.vec")},
+		{"train", "topics", "--index", path, "--pipeline", pipeline, "--topics", "3", "--out", filepath.Join(dir, "e.topics")},
 		{"attach", "--index", path, "--pipeline", pipeline},
 		{"run", "--data", data, "--index", path, "--pipeline", pipeline, "--out", filepath.Join(dir, "run.trec")},
 	} {
