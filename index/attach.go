@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/blevesearch/bleve/v2"
@@ -48,6 +49,11 @@ type Source struct {
 	Title    []string `json:"title"`
 	Text     []string `json:"text"`
 	Analyzer string   `json:"analyzer"`
+}
+
+// String describes s as the CLI prints it.
+func (s Source) String() string {
+	return fmt.Sprintf("fields title: [%s], text: [%s], analyzer %s", strings.Join(s.Title, ", "), strings.Join(s.Text, ", "), s.Analyzer)
 }
 
 // Equal reports whether s and t name the same fields and analyzer.

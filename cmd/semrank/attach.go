@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -69,7 +68,7 @@ elsewhere meanwhile.`,
 			if rep.Skipped > 0 {
 				fmt.Fprintf(out, "  %d documents have ids too long for a payload log; stages score them from their text\n", rep.Skipped)
 			}
-			fmt.Fprintf(out, "  from fields title: [%s], text: [%s], analyzer %s\n", strings.Join(src.Title, ", "), strings.Join(src.Text, ", "), src.Analyzer)
+			fmt.Fprintf(out, "  from %s\n", src)
 			for _, name := range a.PayloadNames() {
 				fmt.Fprintf(out, "  payload %s from model %s\n", name, a.PayloadModel(name))
 			}

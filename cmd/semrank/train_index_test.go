@@ -40,10 +40,14 @@ func TestTrainFromPlainIndex(t *testing.T) {
 		{"train", "topics", "--index", path, "--pipeline", pipeline, "--topics", "3", "--out", filepath.Join(dir, "e.topics")},
 		{"attach", "--index", path, "--pipeline", pipeline},
 		{"run", "--data", data, "--index", path, "--pipeline", pipeline, "--out", filepath.Join(dir, "run.trec")},
+		{"inspect", path},
 	} {
 		out, err := execute(args...)
 		if err != nil {
 			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		if args[0] == "inspect" && !strings.Contains(out, "attached   from fields title: [subject], text: [body], analyzer standard") {
+			t.Errorf("inspect does not describe the attached payloads:\n%s", out)
 		}
 		if args[0] == "attach" {
 			for _, want := range []string{"payload tweak from model tweak-", "payload lsa from model", "payload s2net from model", "payload terms from model bleve-standard", "text: [body]"} {
