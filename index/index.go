@@ -236,6 +236,10 @@ type Index struct {
 	closed atomic.Bool
 
 	readOnly bool // opened by OpenReadOnly
+	// plain is set for an index semrank did not build (Attached): its
+	// documents are the application's, whose fields FieldMeta's rule
+	// does not govern.
+	plain bool
 }
 
 // beginWrite holds off Close until endWrite; it fails once the index is
@@ -359,7 +363,7 @@ func ownField(s reflect.Value, name string) reflect.Value {
 // FieldMeta anything but a string of the metadata's JSON object (see
 // FieldMeta), which the mapping would neither store nor index.
 func (x *Index) Index(id string, data any) error {
-	if err := checkMeta(data); err != nil {
+	if err := checkMeta(data); err != nil && !x.plain {
 		return fmt.Errorf("index: document %q: %w", id, err)
 	}
 	if err := x.beginWrite(); err != nil {
@@ -537,15 +541,24 @@ func open(path string, readOnly bool) (*Index, error) {
 
 // OpenAny opens the Bleve index at path read-only, whatever its mapping:
 // a semrank index as OpenReadOnly opens it (an *Index, with its
-// payloads), any other as a plain bleve.Index, which Bleve opens as it
-// would for the application that built it.
+// payloads), any other as Bleve opens it for the application that built
+// it: an *Attached, with its payloads, when some were attached to it
+// (semrank attach), and a plain bleve.Index otherwise.
 func OpenAny(path string) (bleve.Index, error) {
 	b, err := openAt(path, true)
 	if err != nil {
 		return nil, err
 	}
 	if !isSemrank(b) {
-		return b, nil
+		if !hasAttachment(path) {
+			return b, nil
+		}
+		a, err := newAttached(b, path, true)
+		if err != nil {
+			b.Close()
+			return nil, err
+		}
+		return a, nil
 	}
 	closeMeta(b.Mapping().(*mapping.IndexMappingImpl))
 	return withPayloads(b, path, true)

@@ -961,6 +961,36 @@ func (ps *payloadStore) names() []string {
 	return slices.Sorted(maps.Keys(ps.sets))
 }
 
+// ids returns the documents holding a payload under name, sorted: the
+// segment's, but those the tail deleted or rewrote, and the tail's.
+func (ps *payloadStore) ids(name string) ([]string, error) {
+	ps.mu.RLock()
+	defer ps.mu.RUnlock()
+	s := ps.sets[name]
+	if s == nil {
+		return nil, nil
+	}
+	out := make([]string, 0, s.live)
+	if s.seg != nil {
+		for i := range s.seg.count {
+			id, err := s.seg.id(i)
+			if err != nil {
+				return nil, fmt.Errorf("index: %w (%w); semrank inspect --verify names what is damaged", err, ErrDamaged)
+			}
+			if _, inTail := s.tail[string(id)]; !inTail {
+				out = append(out, string(id))
+			}
+		}
+	}
+	for id, b := range s.tail {
+		if b != nil {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
 func (ps *payloadStore) close() error {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()

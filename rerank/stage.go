@@ -38,6 +38,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 
 	"github.com/semrank/semrank/analyzers"
+	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 )
 
@@ -62,6 +63,9 @@ type Candidate struct {
 	// stored meta field), or the hit's stored fields when it has none.
 	Fields map[string]any
 }
+
+// Doc returns the candidate as a document: its id, title and text.
+func (c Candidate) Doc() eval.Doc { return eval.Doc{ID: c.ID, Title: c.Title, Text: c.Text} }
 
 // FullText returns the candidate's title and text joined.
 func (c Candidate) FullText() string {
@@ -280,9 +284,11 @@ func (e Env) Tokens(text string) []string {
 
 // forFields returns e for stages reading fields of e.Index. A semrank
 // index read through its own fields keeps what e has (its statistics and
-// payloads, EnvFor; its statistics when e has none); any other index, or other fields, gets statistics
-// and analysis from the index and its mapping (index.Stats) and no
-// payloads, which semrank computed from its own fields. Without stages
+// payloads, EnvFor; its statistics when e has none); any other index, or
+// other fields, gets statistics and analysis from the index and its
+// mapping (index.Stats), and the payloads attached to the index from
+// those fields (index.Attached.PayloadsFor), if any: none of a semrank
+// index's, which semrank computed from its own fields. Without stages
 // (read false) nothing reads the fields, and e is kept.
 func (e Env) forFields(f Fields, read bool) (Env, error) {
 	if e.Index == nil || !read {
@@ -297,17 +303,39 @@ func (e Env) forFields(f Fields, read bool) (Env, error) {
 	if e.Stats != nil && e.Analyze != nil {
 		return e, nil // the caller's own
 	}
-	r := f.resolved()
-	fields := slices.Concat([]string(r.Text), []string(r.Title))
-	st, err := index.NewStats(e.Index, fields)
+	st, err := f.stats(e.Index)
 	if err != nil {
 		return e, err
 	}
-	if err := index.CheckStored(e.Index, fields...); err != nil {
-		return e, err
-	}
 	e.Stats, e.Analyze, e.Payloads = st, st.Tokens, nil
+	if a, ok := e.Index.(*index.Attached); ok {
+		if p := a.PayloadsFor(f.source(st)); p != nil {
+			e.Payloads = p
+		}
+	}
 	return e, nil
+}
+
+// stats returns the statistics and analysis of idx over the fields f
+// names, which must be indexed and stored.
+func (f Fields) stats(idx bleve.Index) (*index.Stats, error) {
+	r := f.resolved()
+	fields := slices.Concat([]string(r.Text), []string(r.Title))
+	st, err := index.NewStats(idx, fields)
+	if err != nil {
+		return nil, err
+	}
+	if err := index.CheckStored(idx, fields...); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// source is the index.Source of payloads computed from the fields f
+// names, analyzed as st analyzes them.
+func (f Fields) source(st *index.Stats) index.Source {
+	r := f.resolved()
+	return index.Source{Title: r.Title, Text: r.Text, Analyzer: st.Analyzer()}
 }
 
 // StageFactory builds a stage from its spec. A factory of one's own (see

@@ -6,7 +6,7 @@
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
 # beir-cacm-unsup, beir-cacm-d200, nojudge, bench, plain-cacm, plain-cacm-supervised,
-# query-boost, cost, scale, serve.
+# plain-attach, plain-ideas, plain-recipe, query-boost, cost, scale, serve.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
 # O (BEIR directories from scripts/data.sh; default out/data), XML (the
@@ -333,6 +333,134 @@ run() {
 		done
 		cat "$c"/f?.trec >"$c/run.trec"
 		$SR eval --qrels "$O/cacm/qrels/test.tsv" --run "$c/run.trec" --baseline "$c/first.trec" --metrics map,ndcg@10,p@10 --ignore-unjudged | tee "$R/plain-cacm-supervised.txt"
+		;;
+	plain-recipe)
+		# The supervised BEIR recipe (5-fold, cross-fitted fusion) over a
+		# plain Bleve index (semrank experiment beir --index: nothing
+		# indexed, its documents read through the fields below, its own
+		# first stage), beside the same recipe over semrank's own index
+		# of the collection, on CACM (plain-cacm's index; the stages
+		# read title, abstract and authors) and MED (plain-ideas'
+		# index). Each collection's two runs are compared query by query.
+		# A recipe whose run.trec exists is not run again (remove
+		# $R/plain-recipe/COL-INDEX to); COLS picks the collections.
+		local c="$R/plain-recipe" col d ix
+		mkdir -p "$c"
+		printf 'fields: {title: title, text: [abstract, authors]}\nstages: [{type: tfidf}]\n' >"$c/cacm-fields.yaml"
+		printf 'fields: {title: title, text: abstract}\nstages: [{type: tfidf}]\n' >"$c/med-fields.yaml"
+		for col in ${COLS:-cacm med}; do
+			d=$O/$col
+			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$col
+			[ $col = cacm ] && { [ -d "$R/plain/cacm.idx" ] || run plain-cacm >/dev/null; }
+			[ $col = med ] && { [ -d "$R/plain-ideas/med.idx" ] || run plain-ideas >/dev/null; }
+			for ix in plain semrank; do
+				[ -f "$c/$col-$ix/run.trec" ] && continue
+				rm -rf "$c/$col-$ix"
+				if [ $ix = plain ]; then
+					local pidx=$R/plain/cacm.idx
+					[ $col = med ] && pidx=$R/plain-ideas/med.idx
+					$SR experiment beir --data "$d" --index "$pidx" --pipeline "$c/$col-fields.yaml" --folds 5 --out "$c/$col-$ix" >"$c/$col-$ix.txt"
+				else
+					$SR experiment beir --data "$d" --folds 5 --out "$c/$col-$ix" >"$c/$col-$ix.txt"
+				fi
+			done
+			{
+				for ix in plain semrank; do
+					echo "== $col, the recipe over the $ix index, against that index's first stage"
+					$SR eval --qrels "$d/qrels/test.tsv" --run "$c/$col-$ix/run.trec" --baseline "$c/$col-$ix/baseline.trec" --metrics map,ndcg@10,p@10 --ignore-unjudged
+				done
+				echo "== $col, the recipe over the plain index against the recipe over semrank's"
+				$SR eval --qrels "$d/qrels/test.tsv" --run "$c/$col-plain/run.trec" --baseline "$c/$col-semrank/run.trec" --metrics map,ndcg@10,p@10 --ignore-unjudged
+			} 2>&1 | tee "$R/plain-recipe-$col.txt"
+		done
+		;;
+	plain-attach)
+		# semrank attach over plain-cacm's index: payloads computed from
+		# its stored text. The runs over a copy with them attached must
+		# be byte-identical to those over the index without; then the
+		# cost, each index's bench (bare and reranked interleaved),
+		# alternating between the two indexes.
+		[ -f "$R/plain/unsup-plain.trec" ] || run plain-cacm >/dev/null
+		local c="$R/plain-attach"
+		rm -rf "$c"
+		mkdir -p "$c"
+		cp -r "$R/plain/cacm.idx" "$c/cacm.idx"
+		{
+			$SR attach --index "$c/cacm.idx" --pipeline "$R/plain/unsup-plain.yaml"
+			echo "== again, nothing changed"
+			$SR attach --index "$c/cacm.idx" --pipeline "$R/plain/unsup-plain.yaml"
+			for f in lexical unsup; do
+				$SR run --data "$O/cacm" --index "$c/cacm.idx" --pipeline "$R/plain/$f-plain.yaml" --out "$c/$f.trec" >/dev/null
+				cmp "$c/$f.trec" "$R/plain/$f-plain.trec" && echo "== $f: run over the attached index identical to the run without"
+			done
+			for round in 1 2; do
+				for ix in plain attached; do
+					idx=$R/plain/cacm.idx
+					[ $ix = attached ] && idx=$c/cacm.idx
+					echo "== lexical (tfidf, bm25, length), $ix index, round $round"
+					$SR bench --index "$idx" --pipeline "$R/plain/lexical-plain.yaml" --data "$O/cacm" --rounds 3
+				done
+			done
+		} 2>&1 | tee "$R/plain-attach.txt"
+		;;
+	plain-ideas)
+		# Why the no-judgment pipeline gains little over the plain CACM
+		# index, and whether what helps there holds on MED: the stages
+		# given the authors too; the stages analyzing with semrank_en
+		# (stemming) and its statistics, reranking the plain index's own
+		# first-stage lists over the documents converted from it (what a
+		# semrank_en attachment would give); and the same over a plain
+		# index of MED (vectors trained on MED's documents).
+		[ -f "$R/plain/unsup-plain.trec" ] || run plain-cacm >/dev/null
+		local c="$R/plain-ideas" col d idx tf tag f
+		rm -rf "$c"
+		mkdir -p "$c"
+		$SR train embed --data "${CLASSIC:-../shared/data/classic}/med" --out "$c/med.vec" >/dev/null
+		$SR train topics --data "${CLASSIC:-../shared/data/classic}/med" --topics 50 --out "$c/med.topics" >/dev/null
+		cp "$R/cacm.vec" "$R/cacm.topics" "$c/"
+		go run ./examples/plainindex --corpus "${CLASSIC:-../shared/data/classic}/med/corpus.jsonl" --index "$c/med.idx" >/dev/null
+		ln -s "$(realpath "$R/plain/cacm.idx")" "$c/cacm.idx"
+		{
+			for col in cacm med; do
+				d=$O/$col
+				[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$col
+				idx=$c/$col.idx
+				$SR run --data "$d" --index "$idx" --depth 100 --out "$c/$col-first.trec" >/dev/null
+				for tf in abstract "[abstract, authors]"; do
+					tag=ab
+					[ "$tf" = abstract ] || tag=aa
+					[ $col = med ] && [ $tag = aa ] && continue # MED has no authors
+					for f in lexical unsup; do
+						{
+							printf 'window: 100\nfields: {title: title, text: %s}\nstages:\n  - type: tfidf\n  - type: bm25\n  - type: length\n' "$tf"
+							[ $f = unsup ] && printf '  - type: wmd\n    model: %s.vec\n  - type: ssg\n    model: %s.vec\n    options: {topics: %s.topics}\n' $col $col $col
+						} >"$c/$col-$f-$tag.yaml"
+						$SR run --data "$d" --index "$idx" --pipeline "$c/$col-$f-$tag.yaml" --out "$c/$col-$f-$tag.trec" >/dev/null
+						echo "== $col, $f, text: $tf, the index's analyzer (standard)"
+						$SR eval --qrels "$d/qrels/test.tsv" --run "$c/$col-$f-$tag.trec" --baseline "$c/$col-first.trec" --metrics map,ndcg@10 --ignore-unjudged
+					done
+					# semrank_en: the documents as the stages read them,
+					# the first stage's lists as given candidates, fused
+					# by their given rank (the plain first stage's), not
+					# the rank the temporary index's BM25 gives them.
+					local g="$c/$col-$tag-given"
+					mkdir -p "$g/qrels"
+					$SR convert bleve --index "$idx" --pipeline "$c/$col-lexical-$tag.yaml" --out "$g" >/dev/null
+					cp "$d/queries.jsonl" "$g/"
+					cp "$d/qrels/test.tsv" "$g/qrels/"
+					cp "$c/$col-first.trec" "$g/candidates.trec"
+					for f in lexical unsup; do
+						{
+							grep -v '^fields:' "$c/$col-$f-$tag.yaml" | sed "s#model: $col#model: ../$col#; s#topics: $col#topics: ../$col#"
+							printf 'fusion:\n  weights: {given_rank: 1, first_rank: 0, tfidf: 1, bm25: 1, length: 1%s}\n' "$([ $f = unsup ] && echo ', wmd: 1, ssg: 1')"
+						} >"$g/$f.yaml"
+						$SR rerank --data "$g" --pipeline "$g/$f.yaml" --out "$c/$col-$f-$tag-semrank_en.trec" >/dev/null
+						echo "== $col, $f, text: $tf, semrank_en (stemming) and its statistics"
+						$SR eval --qrels "$d/qrels/test.tsv" --run "$c/$col-$f-$tag-semrank_en.trec" --baseline "$c/$col-first.trec" --metrics map,ndcg@10 --ignore-unjudged
+					done
+				done
+			done
+		} 2>&1 | tee "$R/plain-ideas.txt"
 		;;
 	query-boost)
 		# first_stage.query_boost on CACM, 2-fold over the judged

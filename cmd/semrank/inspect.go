@@ -163,12 +163,44 @@ func inspectIndex(w io.Writer, path string, opened *index.Index) error {
 	idx := opened
 	if idx == nil || !sameFile(path, idx.Path) {
 		var err error
-		if idx, err = index.OpenReadOnly(path); err != nil {
+		if idx, err = index.OpenReadOnly(path); errors.Is(err, index.ErrNotSemrank) {
+			return describeOther(w, path)
+		}
+		if err != nil {
 			return err
 		}
 		defer idx.Close()
 	}
 	return describeIndex(w, idx)
+}
+
+// describeOther writes what the Bleve index at path, one semrank did not
+// build, holds: its documents and the payloads attached to it.
+func describeOther(w io.Writer, path string) error {
+	b, err := index.OpenAny(path)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	n, err := b.DocCount()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "  documents  %d (a Bleve index semrank did not build)\n", n)
+	a, ok := b.(*index.Attached)
+	src, attached := index.Source{}, false
+	if ok {
+		src, attached = a.Source()
+	}
+	if !attached {
+		fmt.Fprintln(w, "  payloads   none attached (stages compute what they need from text at query time; semrank attach computes them)")
+		return nil
+	}
+	fmt.Fprintf(w, "  attached   from %s\n", src)
+	for _, name := range a.PayloadNames() {
+		fmt.Fprintf(w, "  payload    %s from %s\n", name, a.PayloadModel(name))
+	}
+	return nil
 }
 
 // describeIndex writes what idx holds: its documents and payloads.

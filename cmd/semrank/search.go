@@ -153,7 +153,7 @@ and its first stage searches.`,
 			if err := checkOutput("--out", out, inputs...); err != nil {
 				return err
 			}
-			ds, err := loadDataset(dataDir)
+			ds, err := runDataset(dataDir)
 			if err != nil {
 				return err
 			}
@@ -329,4 +329,19 @@ func searchReranked(cmd *cobra.Command, idx bleve.Index, pipelinePath, text stri
 		}
 	}
 	return nil
+}
+
+// runDataset reads the BEIR directory a run searches: its queries (and
+// judgments and candidates, if any), and its corpus.jsonl when it has one;
+// without, the documents are the index's alone, and the judgments and
+// candidates are not checked against them.
+func runDataset(dir string) (*eval.Dataset, error) {
+	if exists(filepath.Join(dir, eval.CorpusFile)) {
+		return loadDataset(dir)
+	}
+	ds, err := eval.LoadDatasetWith(dir, nil)
+	if err != nil {
+		return nil, dataDirError("--data", dir, err)
+	}
+	return ds, nil
 }

@@ -57,8 +57,8 @@ func errNoPreference(method, flag string, dirs []string) error {
 
 func newTrainConceptCmd(method string) *cobra.Command {
 	var data, corpora []string
-	var dev, out, init, input string
-	var dim, maxTerms, iter, patience, maxPairs, d, pretrain, epochs int
+	var dev, out, init, input, indexPath, pipelinePath string
+	var dim, maxTerms, iter, patience, maxPairs, d, pretrain, epochs, depth int
 	var gamma, pairWeight, lr, mix float64
 	var seed uint64
 	short := map[string]string{
@@ -67,14 +67,17 @@ func newTrainConceptCmd(method string) *cobra.Command {
 		"dse":   "Train DSE (Wu, Min & Bai): a deep RBM-pretrained network fine-tuned on ranking triples",
 	}[method]
 	cmd := &cobra.Command{
-		Use:   method + " --data DIR [--data DIR ...] [--corpus DIR ...] [--dev DIR] [--dim K] --out MODEL",
+		Use:   method + " --data DIR [--data DIR ...] [--corpus DIR ...] [--dev DIR] [--index PATH [--pipeline FILE]] [--dim K] --out MODEL",
 		Short: short,
 		Long: short + `.
 
 --data directories give judged candidate lists (BEIR with candidates.trec
 and qrels) and their texts; --corpus directories add unlabelled text (the
 vocabulary, LSA, DSE pretraining) and comparable pairs (title–body,
-query–relevant document). ` + map[string]string{
+query–relevant document). With --index (any Bleve index), a --data or
+--dev directory without corpus.jsonl learns from the index's documents,
+read through the fields of --pipeline, and, without candidates.trec, from
+each query's first-stage top --depth over the index. ` + map[string]string{
 			"lsa": `LSA learns from the text alone: it has no iterations to stop
 early, and --dev only reports its map@10.`,
 			"s2net": `Early stopping watches map@10 on --dev, or on a fifth of the
@@ -102,9 +105,14 @@ model (MODEL.curve.png).`,
 			if err := checkTrainingDirs("--data", data, "--dev", dev); err != nil {
 				return err
 			}
+			ctx := cmd.Context()
+			ti, err := openTrainIndex(ctx, indexPath, pipelinePath, depth)
+			if err != nil {
+				return err
+			}
+			defer ti.close()
 			in := rerank.TrainInput{Seed: seed}
-			var err error
-			if in.Train, err = loadMerged(data); err != nil {
+			if in.Train, err = ti.loadAll(ctx, "--data", data); err != nil {
 				return err
 			}
 			for _, dir := range corpora {
@@ -120,7 +128,7 @@ model (MODEL.curve.png).`,
 			}
 			var devLists []concept.Judged
 			if dev != "" {
-				if in.Dev, err = eval.LoadDataset(dev); err != nil {
+				if in.Dev, err = ti.load(ctx, "--dev", dev, true); err != nil {
 					return err
 				}
 				if devLists, err = concept.JudgedLists(in.Dev); err != nil {
@@ -155,7 +163,7 @@ model (MODEL.curve.png).`,
 				curve = append(curve, concept.Iteration{Iter: s.Iter, Phase: s.Phase, Loss: s.Loss, DevMAP: s.DevMAP})
 				bar(s)
 			}
-			err = trainModel(cmd.Context(), rerank.StageSpec{Type: method, Options: opts}, in, out)
+			err = trainModel(ctx, rerank.StageSpec{Type: method, Options: opts}, in, out)
 			done()
 			if err != nil {
 				return err
@@ -204,6 +212,7 @@ model (MODEL.curve.png).`,
 			return nil
 		},
 	}
+	trainIndexFlags(cmd, &indexPath, &pipelinePath, &depth)
 	f := cmd.Flags()
 	f.StringArrayVar(&data, "data", nil, "training BEIR directory with judged candidate lists (repeatable)")
 	f.StringArrayVar(&corpora, "corpus", nil, "extra BEIR directory: unlabelled text and comparable pairs (repeatable)")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -20,15 +21,7 @@ func init() {
 
 // loadMerged reads BEIR directories as one dataset (see eval.Merge).
 func loadMerged(dirs []string) (*eval.Dataset, error) {
-	sets := make([]*eval.Dataset, len(dirs))
-	for i, d := range dirs {
-		ds, err := eval.LoadDataset(d)
-		if err != nil {
-			return nil, err
-		}
-		sets[i] = ds
-	}
-	return eval.Merge(sets...)
+	return (*trainIndex)(nil).loadAll(context.Background(), "--data", dirs)
 }
 
 func parseInts(s string) ([]int, error) {

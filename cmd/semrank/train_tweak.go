@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/tweak"
 	"github.com/semrank/semrank/rerank"
@@ -22,11 +21,11 @@ func init() {
 			return tweak.NewEncoder(m), nil
 		})
 
-	var dataDir, devDir, indexPath, lossName, alphaStr, out string
+	var dataDir, devDir, indexPath, pipelinePath, lossName, alphaStr, out string
 	var noLog bool
-	var maxIter int
+	var maxIter, depth int
 	cmd := &cobra.Command{
-		Use:   "tweak --data DIR [--dev DIR] [--index PATH] [--loss preference|sse|log] [--alpha A|auto] --out MODEL",
+		Use:   "tweak --data DIR [--dev DIR] [--index PATH [--pipeline FILE]] [--loss preference|sse|log] [--alpha A|auto] --out MODEL",
 		Short: "Train TWEAK learned term weights (Yih, 2009) from judged candidate lists",
 		Long: `Train TWEAK: a term's weight is softplus(w·φ(term, text)) over nine features
 (bias, log tf, log df, capitalised, first position, relative position, length,
@@ -38,6 +37,11 @@ labelled by qrels/test.tsv; a candidate of a judged query that it does not
 judge counts as not relevant (grade 0), in --data and --dev. Document
 frequencies come from --index when given, else from the corpora of --data and
 --dev; they are stored in the model.
+--index may be any Bleve index: a directory without corpus.jsonl then
+learns from the index's documents, read through the fields of --pipeline,
+and, without candidates.trec, from each query's first-stage top --depth
+over the index, as a pipeline over that index reranks them; over an index
+semrank did not build, document frequencies are counted in its documents.
 --alpha auto chooses α from {0.003,…,1} by dev MAP, on --dev when given, else
 on 20% of the training queries (then retrains on all of them).`,
 		Args: cobra.NoArgs,
@@ -68,21 +72,26 @@ on 20% of the training queries (then retrains on all of them).`,
 			spec := rerank.StageSpec{Type: tweak.Method, Options: map[string]any{
 				"loss": lossName, "alpha": alpha, "query_log": !noLog, "max_iter": maxIter,
 			}}
+			ctx := cmd.Context()
+			ti, err := openTrainIndex(ctx, indexPath, pipelinePath, depth)
+			if err != nil {
+				return err
+			}
+			defer ti.close()
 			in := rerank.TrainInput{Log: cmd.OutOrStdout()}
-			var err error
-			if in.Train, err = eval.LoadDataset(dataDir); err != nil {
+			if in.Train, err = ti.load(ctx, "--data", dataDir, true); err != nil {
 				return err
 			}
 			if devDir != "" {
-				if in.Dev, err = eval.LoadDataset(devDir); err != nil {
+				if in.Dev, err = ti.load(ctx, "--dev", devDir, true); err != nil {
 					return err
 				}
 			}
-			if indexPath != "" {
-				if in.Index, err = index.OpenReadOnly(indexPath); err != nil {
-					return err
-				}
-				defer in.Index.Close()
+			// A semrank index gives its own document frequencies; another
+			// index's are counted in its documents, the corpus the
+			// directories were read with.
+			if si, ok := ti.semrank(); ok {
+				in.Index = si
 				spec.Options["df"] = "index"
 			}
 			// Counting document frequencies and analyzing every candidate
@@ -91,7 +100,7 @@ on 20% of the training queries (then retrains on all of them).`,
 			fmt.Fprintf(cmd.ErrOrStderr(), "tweak: counting term statistics and building the training lists of %d queries\n", len(in.Train.Queries))
 			var done func()
 			in.Progress, done = stepBar("tweak")
-			err = trainModel(cmd.Context(), spec, in, out)
+			err = trainModel(ctx, spec, in, out)
 			done()
 			if err != nil {
 				return err
@@ -107,7 +116,7 @@ on 20% of the training queries (then retrains on all of them).`,
 	f := cmd.Flags()
 	f.StringVar(&dataDir, "data", "", "training BEIR directory with qrels and candidates.trec")
 	f.StringVar(&devDir, "dev", "", "dev BEIR directory (its metrics for the trained model, and the choice of --alpha auto)")
-	f.StringVar(&indexPath, "index", "", "semrank index to take document frequencies from")
+	trainIndexFlags(cmd, &indexPath, &pipelinePath, &depth)
 	f.StringVar(&lossName, "loss", string(tweak.LossPreference), "loss: preference, sse or log")
 	f.StringVar(&alphaStr, "alpha", "auto", "L2 weight α, or auto")
 	f.BoolVar(&noLog, "no-query-log", false, "do not use the training queries as a query log (qf feature)")

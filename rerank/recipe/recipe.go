@@ -25,6 +25,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/blevesearch/bleve/v2"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/semrank/semrank/eval"
@@ -42,6 +43,16 @@ type Recipe struct {
 	Text   []string           // unlabeled in-domain text for the trainers
 	Log    io.Writer          // progress messages; nil for none
 	Seed   uint64
+	// Index, when set, is the index the pipeline will rerank, any Bleve
+	// index: the stages' candidate lists and the fusion's examples come
+	// from its first stage and its documents, read through Fields and
+	// FirstStage, which the published pipeline names too. The training
+	// data's corpus must then be the index's documents as the pipeline
+	// reads them (rerank.IndexCorpus). Unset, fit indexes the training
+	// corpus into a semrank index of its own.
+	Index      bleve.Index
+	Fields     rerank.Fields
+	FirstStage rerank.FirstStage
 
 	// supersedes names files made from the pipeline in the output
 	// directory (a run file scored with it), which the new pipeline
@@ -161,11 +172,11 @@ func (r *Recipe) fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 		return "", err
 	}
 	start := time.Now()
-	idx, err := CorpusIndex(ctx, train, filepath.Join(tmp, "train.idx"))
+	idx, closeIdx, err := r.indexOf(ctx, train, filepath.Join(tmp, "train.idx"))
 	if err != nil {
 		return "", err
 	}
-	defer idx.Close()
+	defer closeIdx()
 
 	// Out-of-fold stage scores for the fusion, and the final stage models
 	// on every training query: independent jobs, run on every core, each
@@ -232,13 +243,12 @@ func (r *Recipe) fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 	case "lambdamart":
 		var valid []rerank.Example
 		if dev != nil && dev.Qrels != nil {
-			didx, err := CorpusIndex(ctx, dev, filepath.Join(tmp, "dev.idx"))
+			didx, closeDev, err := r.indexOf(ctx, dev, filepath.Join(tmp, "dev.idx"))
 			if err != nil {
 				return "", err
 			}
-			valid, err = r.examples(ctx, specs, didx, dev)
-			didx.Close()
-			if err != nil {
+			defer closeDev()
+			if valid, err = r.examples(ctx, specs, didx, dev); err != nil {
 				return "", err
 			}
 		}
@@ -254,7 +264,7 @@ func (r *Recipe) fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 	}
 	r.logf("fusion (%s) trained on %d queries (%s)", method, len(examples), time.Since(start).Round(time.Second))
 
-	cfg := &rerank.Config{Window: r.Window, Stages: specs, Fusion: rerank.FusionSpec{Method: method, Model: "fusion.model"}}
+	cfg := r.config(specs, rerank.FusionSpec{Method: method, Model: "fusion.model"})
 	return r.publishConfig(ctx, cfg, staging, dir)
 }
 
@@ -437,9 +447,28 @@ func foldCount(n int) (int, error) {
 	return n, nil
 }
 
+// indexOf returns the index ds's queries are searched in: r.Index, or a
+// semrank index of ds's corpus built at dir; and what closes it.
+func (r *Recipe) indexOf(ctx context.Context, ds *eval.Dataset, dir string) (bleve.Index, func(), error) {
+	if r.Index != nil {
+		return r.Index, func() {}, nil
+	}
+	idx, err := CorpusIndex(ctx, ds, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return idx, func() { idx.Close() }, nil
+}
+
+// config is the pipeline of the stages specs describe, fused as f says,
+// over r's fields and first stage.
+func (r *Recipe) config(specs []rerank.StageSpec, f rerank.FusionSpec) *rerank.Config {
+	return &rerank.Config{Window: r.Window, Fields: r.Fields, FirstStage: r.FirstStage, Stages: specs, Fusion: f}
+}
+
 // trainStages trains r's stages on train into dir, logging each trained
 // stage's time, since one can take minutes.
-func (r *Recipe) trainStages(ctx context.Context, train, dev *eval.Dataset, idx *index.Index, dir string) ([]rerank.StageSpec, error) {
+func (r *Recipe) trainStages(ctx context.Context, train, dev *eval.Dataset, idx bleve.Index, dir string) ([]rerank.StageSpec, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -452,7 +481,11 @@ func (r *Recipe) trainStages(ctx context.Context, train, dev *eval.Dataset, idx 
 		if w <= 0 {
 			w = rerank.DefaultWindow
 		}
-		run, err := rerank.FirstStageRun(ctx, idx, train, w, nil)
+		first, err := rerank.FirstStageOf(idx, r.config(nil, rerank.FusionSpec{}), w)
+		if err != nil {
+			return nil, err
+		}
+		run, _, err := rerank.RunDataset(ctx, idx, train, first, w, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -460,10 +493,11 @@ func (r *Recipe) trainStages(ctx context.Context, train, dev *eval.Dataset, idx 
 		t.Candidates = &run
 		train = &t
 	}
+	si, _ := idx.(*index.Index) // trainers read a semrank index's statistics
 	out := make([]rerank.StageSpec, len(r.Stages))
 	for i, s := range r.Stages {
 		start := time.Now()
-		t, err := rerank.TrainStage(ctx, s, rerank.TrainInput{Train: train, Dev: dev, Index: idx, Text: r.Text, Dir: dir, Seed: r.Seed})
+		t, err := rerank.TrainStage(ctx, s, rerank.TrainInput{Train: train, Dev: dev, Index: si, Text: r.Text, Dir: dir, Seed: r.Seed})
 		if err != nil {
 			return nil, err
 		}
@@ -476,9 +510,8 @@ func (r *Recipe) trainStages(ctx context.Context, train, dev *eval.Dataset, idx 
 }
 
 // examples scores ds's judged queries with the stages specs describe.
-func (r *Recipe) examples(ctx context.Context, specs []rerank.StageSpec, idx *index.Index, ds *eval.Dataset) ([]rerank.Example, error) {
-	cfg := &rerank.Config{Window: r.Window, Stages: specs, Fusion: rerank.FusionSpec{Method: "none"}}
-	p, err := cfg.Build(rerank.EnvFor(idx))
+func (r *Recipe) examples(ctx context.Context, specs []rerank.StageSpec, idx bleve.Index, ds *eval.Dataset) ([]rerank.Example, error) {
+	p, err := r.config(specs, rerank.FusionSpec{Method: "none"}).Build(rerank.EnvOf(idx))
 	if err != nil {
 		return nil, err
 	}

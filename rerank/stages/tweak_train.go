@@ -126,13 +126,19 @@ func tweakStats(in rerank.TrainInput, dfFrom string, queryLog bool) (tweak.Stats
 	var st tweak.Stats
 	switch dfFrom {
 	case "corpus":
+		// Each document once: training and dev sets read from one
+		// index share its documents.
 		var texts []string
+		seen := map[string]bool{}
 		for _, ds := range []*eval.Dataset{in.Train, in.Dev} {
 			if ds == nil {
 				continue
 			}
 			for _, d := range ds.Corpus {
-				texts = append(texts, d.FullText())
+				if !seen[d.ID] {
+					seen[d.ID] = true
+					texts = append(texts, d.FullText())
+				}
 			}
 		}
 		st.DF = tweak.CountDF(texts)
