@@ -5,7 +5,7 @@
 # Sections: tweak, tweak-cacm, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
-# beir-cacm-unsup, beir-cacm-d200, nojudge, bench, plain-cacm, plain-cacm-supervised,
+# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, bench, plain-cacm, plain-cacm-supervised,
 # plain-attach, plain-ideas, plain-recipe, query-boost, cost, scale, serve.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
@@ -19,7 +19,8 @@
 # with SR_BEFORE's tree),
 # ROUNDS (the scale section's interleaved rounds; default 2).
 # CLASSIC (the classic collections; default ../shared/data/classic), GLOVE
-# (pre-trained vectors for nojudge; default out/glove-wink-100d.txt).
+# (pre-trained vectors: nojudge-fixed's default out/glove-wink-100d.txt;
+# nojudge uses them only when set).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 O=${O:-out/data}
@@ -639,7 +640,44 @@ run() {
 			"$S/serve-runs.txt" | tee "$R/serve.txt"
 		;;
 	nojudge)
-		# Learning without judgments (issue 26): on CACM, SemEval-2016 B
+		# Learning without judgments (issue 26), self-trained: on CACM,
+		# SemEval-2016 B (train-part2 + dev, its given lists reranked) and
+		# the classic collections, the recipe (100 pseudo-queries, a
+		# title or else a sentence of a document, with its 5 nearest
+		# documents weakly relevant), the recipe with each pseudo-query's
+		# own document alone relevant (own), and the fixed-weight recipe it
+		# replaced (--pseudo none). Each run's stages.txt says what it
+		# kept; MAP and nDCG@10 against BM25 (its baseline.trec) by
+		# semrank eval go to $R/nojudge/C-RUN.eval.txt. EXTRA=1 adds the
+		# sentence and salient-terms pseudo-queries, and the recipe with
+		# GloVe vectors when GLOVE names a file (scripts/wink_glove.py).
+		local c d n args runs=(recipe own fixed)
+		[ -z "${EXTRA:-}" ] || runs+=(sentence terms vectors)
+		mkdir -p "$R/nojudge"
+		for c in cacm B-all med lisa time adi; do
+			d=$O/$c
+			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
+			for n in "${runs[@]}"; do
+				case $n in
+				recipe) args=() ;;
+				own) args=(--pseudo-neighbours 0) ;;
+				sentence | terms) args=(--pseudo "$n") ;;
+				fixed) args=(--pseudo none) ;;
+				vectors)
+					[ -s "${GLOVE:-}" ] || continue
+					args=(--vectors "$GLOVE")
+					;;
+				esac
+				rm -rf "$R/nojudge/$c-$n"
+				to "$R/nojudge/$c-$n.txt" $SR experiment beir --data "$d" --unsupervised "${args[@]}" --out "$R/nojudge/$c-$n"
+				to "$R/nojudge/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/nojudge/$c-$n/run.trec" \
+					--baseline "$R/nojudge/$c-$n/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
+			done
+		done
+		;;
+	nojudge-fixed)
+		# Learning without judgments (issue 26), the fixed-weight recipe
+		# (--pseudo none) and its variants: on CACM, SemEval-2016 B
 		# (train-part2 + dev, its given lists reranked) and the classic
 		# collections, BM25 against rm3 alone (semrank rerank with an rm3
 		# pipeline over the recipe's index), the unsupervised recipe before
@@ -647,31 +685,31 @@ run() {
 		# recipe, and the recipe with pre-trained GloVe vectors (GLOVE,
 		# written by scripts/wink_glove.py when missing). Each run's MAP
 		# and nDCG@10 against BM25 (the recipe's baseline.trec) by semrank
-		# eval go to $R/nojudge/C-RUN.eval.txt.
+		# eval go to $R/nojudge-fixed/C-RUN.eval.txt.
 		local glove=${GLOVE:-out/glove-wink-100d.txt} c d n stages
 		[ -s "$glove" ] || python3 scripts/wink_glove.py "$glove"
-		mkdir -p "$R/nojudge"
-		printf 'window: 100\nstages:\n  - type: rm3\nfusion:\n  weights: {rm3: 1}\n' >"$R/nojudge/rm3.yaml"
+		mkdir -p "$R/nojudge-fixed"
+		printf 'window: 100\nstages:\n  - type: rm3\nfusion:\n  weights: {rm3: 1}\n' >"$R/nojudge-fixed/rm3.yaml"
 		for c in cacm B-all med lisa time adi; do
 			d=$O/$c
 			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
 			for n in recipe before no-rm3 vectors rm3; do
 				case $n in
-				recipe) stages=() ;;
-				before) stages=(--stages tfidf,bm25,overlap,length,wmd,ssg) ;;
-				no-rm3) stages=(--stages tfidf,bm25,length,wmd,ssg) ;;
-				vectors) stages=(--vectors "$glove") ;;
+				recipe) stages=(--pseudo none) ;;
+				before) stages=(--pseudo none --stages tfidf,bm25,overlap,length,wmd,ssg) ;;
+				no-rm3) stages=(--pseudo none --stages tfidf,bm25,length,wmd,ssg) ;;
+				vectors) stages=(--pseudo none --vectors "$glove") ;;
 				rm3)
-					$SR rerank --data "$d" --index "$R/nojudge/$c-recipe/index" --pipeline "$R/nojudge/rm3.yaml" --out "$R/nojudge/$c-rm3.trec" >/dev/null
-					to "$R/nojudge/$c-rm3.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/nojudge/$c-rm3.trec" \
-						--baseline "$R/nojudge/$c-recipe/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
+					$SR rerank --data "$d" --index "$R/nojudge-fixed/$c-recipe/index" --pipeline "$R/nojudge-fixed/rm3.yaml" --out "$R/nojudge-fixed/$c-rm3.trec" >/dev/null
+					to "$R/nojudge-fixed/$c-rm3.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/nojudge-fixed/$c-rm3.trec" \
+						--baseline "$R/nojudge-fixed/$c-recipe/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
 					continue
 					;;
 				esac
-				rm -rf "$R/nojudge/$c-$n"
-				to "$R/nojudge/$c-$n.txt" $SR experiment beir --data "$d" --unsupervised "${stages[@]}" --out "$R/nojudge/$c-$n"
-				to "$R/nojudge/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/nojudge/$c-$n/run.trec" \
-					--baseline "$R/nojudge/$c-$n/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
+				rm -rf "$R/nojudge-fixed/$c-$n"
+				to "$R/nojudge-fixed/$c-$n.txt" $SR experiment beir --data "$d" --unsupervised "${stages[@]}" --out "$R/nojudge-fixed/$c-$n"
+				to "$R/nojudge-fixed/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/nojudge-fixed/$c-$n/run.trec" \
+					--baseline "$R/nojudge-fixed/$c-$n/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
 			done
 		done
 		;;

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -102,20 +103,28 @@ fails at once. A split it has never seen is then scored with:
 
 	var b recipe.BEIROptions
 	var beirPipeline string
+	var pseudo []string
 	beirCmd := &cobra.Command{
 		Use:   "beir --data DIR [--index PATH [--pipeline FILE]] [--folds 5] [--unsupervised] --out DIR2",
 		Short: "Full retrieval on a BEIR directory: BM25 top-100, then rerank, cross-validated",
 		Long: `Index DIR's corpus, retrieve the BM25 top --depth for every judged query, and
 rerank (when DIR has candidates.trec, as SemEval data does, its given lists
 are reranked instead, and --depth is only the rerank window). Supervised (default), each query is reranked by a pipeline trained on
-the other folds' queries only; --unsupervised uses only stages that need no
-judgments, fused with fixed weights. Writes DIR2/baseline.trec (BM25) and
+the other folds' queries only, and DIR2/pipeline.yaml is trained on them all.
+--unsupervised reads no judgments but to score the runs: it draws
+pseudo-queries from the corpus (--pseudo: a document's title for its body,
+a sentence cut from it, or its salient words), trains TWEAK, S2Net and LSA
+on them, and learns the stages and fusion weights that help on held-out
+pseudo-queries; that fusion replaces the text-only stages at fixed equal
+weights only where it beats them (and BM25) significantly there. It writes
+the kept stages to DIR2/pipeline.yaml and says why in DIR2/stages.txt;
+--pseudo none runs the fixed equal weights without pseudo-queries. Writes DIR2/baseline.trec (BM25) and
 DIR2/run.trec (reranked) and prints both runs' metrics. While it runs, DIR2 is
 locked: a second recipe on DIR2 fails at once. The index it builds stays in
-DIR2/index for serving or searching; to run the recipe again into DIR2,
+DIR2/index for serving or searching with DIR2/pipeline.yaml; to run the recipe again into DIR2,
 remove DIR2/index first (the recipe does not delete an index it finds), and,
-when switching between supervised and --unsupervised or to fewer folds, the
-earlier run's pipeline.yaml or foldN folders, which it names. --vectors FILE
+when switching to --unsupervised or to fewer folds, the
+earlier run's foldN folders, which it names. --vectors FILE
 starts the word vectors of the wmd and ssg stages from pre-trained ones
 (scripts/wink_glove.py writes a public GloVe-derived set) and fine-tunes them
 on DIR's text, as semrank train embed --vectors does.
@@ -134,7 +143,7 @@ pipelines name those fields.`,
 				// silently ignored.
 				for _, f := range []string{"folds", "fusion", "fusion-l2"} {
 					if cmd.Flags().Changed(f) {
-						return fmt.Errorf("--%s applies to supervised runs; --unsupervised fuses its stages with fixed equal weights, without folds", f)
+						return fmt.Errorf("--%s applies to supervised runs; --unsupervised learns a linear fusion on pseudo-queries, without folds", f)
 					}
 				}
 			} else if err := checkFolds(b.Folds); err != nil {
@@ -161,6 +170,20 @@ pipelines name those fields.`,
 				}
 				b.Fields, b.FirstStage = cfg.Fields, cfg.FirstStage
 			}
+			b.FixedWeights = slices.Equal(pseudo, []string{"none"})
+			b.Pseudo.Kinds = nil
+			if !b.FixedWeights {
+				b.Pseudo.Kinds = pseudo
+			}
+			if cmd.Flags().Changed("pseudo") && !b.Unsupervised {
+				return fmt.Errorf("--pseudo applies to --unsupervised runs")
+			}
+			if cmd.Flags().Changed("pseudo-queries") && (!b.Unsupervised || b.FixedWeights) {
+				return fmt.Errorf("--pseudo-queries applies to --unsupervised runs that train on pseudo-queries")
+			}
+			if err := checkPositive(cmd, "pseudo-queries"); err != nil {
+				return err
+			}
 			b.Log = cmd.OutOrStdout()
 			return recipe.BEIR(cmd.Context(), b)
 		},
@@ -173,6 +196,9 @@ pipelines name those fields.`,
 	bf.StringArrayVar(&b.Text, "text", nil, "BEIR directory whose queries and documents add unlabeled text for the stages that learn from text (repeatable; judgments not read)")
 	bf.IntVar(&b.Depth, "depth", 100, "first-stage candidates per query")
 	bf.StringVar(&b.Vectors, "vectors", "", "pre-trained word vectors (GloVe or word2vec text, word2vec binary, or a bundle) that the wmd and ssg stages fine-tune on DIR's text")
+	bf.StringSliceVar(&pseudo, "pseudo", recipe.DefaultPseudoKinds(), "--unsupervised: pseudo-query kinds drawn from the corpus to train stages and fusion on, in order of preference (title, sentence, terms), or none for the stages fused at fixed equal weights")
+	bf.IntVar(&b.Pseudo.Queries, "pseudo-queries", recipe.DefaultPseudoQueries, "--unsupervised: pseudo-queries to draw")
+	bf.IntVar(&b.Pseudo.Neighbours, "pseudo-neighbours", recipe.DefaultPseudoNeighbours, "--unsupervised: make each pseudo-query's N nearest documents (BM25 of its whole document) weakly relevant; 0 for its own document alone")
 	bf.StringVar(&b.Fusion, "fusion", "linear", "supervised fusion: linear or lambdamart")
 	bf.Float64Var(&b.FusionL2, "fusion-l2", 0, "L2 penalty of the linear fusion (0: 1e-3)")
 	bf.StringVar(&b.Index, "index", "", "an existing index (any Bleve index) to run over instead of indexing DIR's corpus")

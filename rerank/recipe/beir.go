@@ -16,6 +16,7 @@ import (
 
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
+	"github.com/semrank/semrank/internal/atomicfile"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -24,7 +25,7 @@ type BEIROptions struct {
 	Data         string  // BEIR directory with qrels
 	Out          string  // output directory
 	Folds        int     // outer cross-validation folds, at least 2; 5 when zero
-	Unsupervised bool    // only stages that need no judgments, fused with fixed weights
+	Unsupervised bool    // read no judgments: train on pseudo-queries drawn from the corpus (see FixedWeights)
 	Depth        int     // first-stage candidates; 100 when zero
 	Fusion       string  // supervised fusion: linear (default) or lambdamart
 	FusionL2     float64 // L2 penalty of a linear fusion; rerank.LinearOptions' default when zero
@@ -50,8 +51,22 @@ type BEIROptions struct {
 	Index      string
 	Fields     rerank.Fields
 	FirstStage rerank.FirstStage
-	Log        io.Writer
+	// Pseudo configures the pseudo-queries an unsupervised run trains its
+	// stages and fusion on (see Pseudo); Kinds defaults to
+	// DefaultPseudoKinds. (The command line's default Neighbours is
+	// DefaultPseudoNeighbours; here zero is none.)
+	Pseudo PseudoOptions
+	// FixedWeights makes an unsupervised run fuse UnsupervisedStages at
+	// fixed equal weights, with no pseudo-queries and no stage chosen
+	// out: the recipe before self-training, for comparison.
+	FixedWeights bool
+	Log          io.Writer
 }
+
+// DefaultPseudoKinds are the pseudo-queries an unsupervised run draws by
+// default: a document's title where it has one, otherwise one of its
+// sentences.
+func DefaultPseudoKinds() []string { return []string{PseudoTitle, PseudoSentence} }
 
 // SupervisedStages are the BEIR recipe's stages when judgments may be
 // used: lexical features, TWEAK, and the concept-vector stages S2Net and
@@ -67,7 +82,9 @@ func SupervisedStages() []rerank.StageSpec {
 
 // UnsupervisedStages need no judgments: the lexical scores tfidf, bm25
 // and length and the unsupervised semantic stages (wmd, ssg) this build
-// has, fused with the first-stage rank at fixed equal weights. Of
+// has, fused with the first-stage rank at fixed equal weights: the
+// recipe with BEIROptions.FixedWeights, and the prior the self-trained
+// recipe's learned fusion competes with (see Select). Of
 // LexicalStages, overlap is left out (UnsupervisedLeftOut): the share of
 // query words a candidate holds is what tfidf and bm25 already weigh,
 // better, and a fusion with fixed weights cannot learn to discount a third
@@ -75,7 +92,7 @@ func SupervisedStages() []rerank.StageSpec {
 // development collections of docs/RESULTS.md (CACM, MED, LISA, TIME, ADI,
 // SemEval-2016 B). Length, weak alone, stays: a document-length prior the
 // query-matching stages lack. RM3 pseudo-relevance feedback (stage rm3)
-// is not in the recipe: alone it beats BM25 on four of those collections,
+// is not among them (the self-trained recipe may choose it): alone it beats BM25 on four of those collections,
 // but added to this fusion it lowered MAP on CACM and LISA, and so did
 // pre-trained word vectors (BEIROptions.Vectors); the section "Learning
 // without judgments (issue 26)" there has the measurements, which used
@@ -102,16 +119,25 @@ func UnsupervisedLeftOut() []string {
 
 // BEIR retrieves the top Depth documents by BM25 for every query of
 // o.Data, reranks them, and writes o.Out/baseline.trec (BM25) and
-// o.Out/run.trec (reranked). Supervised, every query is reranked by a
+// o.Out/run.trec (reranked), and o.Out/pipeline.yaml, a pipeline to
+// serve against o.Out/index. Supervised, every query is reranked by a
 // pipeline trained (with cross-fitting) on the other folds' queries only,
-// so no query is scored by a model that saw its judgments. Unsupervised,
-// one pipeline with fixed equal fusion weights reranks every query.
+// so no query is scored by a model that saw its judgments, and
+// pipeline.yaml is then trained on every judged query. Unsupervised, no
+// judgment is read but to score the runs: the stages of
+// SelfTrainedStages learn from pseudo-queries drawn from the corpus,
+// Select keeps those that help on held-out pseudo-queries and learns
+// their fusion weights, and that fusion replaces UnsupervisedStages at
+// fixed equal weights where it beats them significantly there (with
+// custom Stages, where it beats the first stage; otherwise none is
+// kept); pipeline.yaml holds the kept stages and o.Out/stages.txt says
+// which were kept and why. With FixedWeights, one pipeline fuses
+// UnsupervisedStages at fixed equal weights.
 //
 // Once its options are checked, BEIR locks Out for the rest of the run,
 // and each fold's directory before training there, as Fit does: a second
-// run on Out fails at once. The pipelines (the folds', or the
-// unsupervised Out/pipeline.yaml and its models) are published as Fit
-// publishes them, and each run file is written atomically; the pair is
+// run on Out fails at once. The pipelines (the folds' and
+// Out/pipeline.yaml with its models) are published as Fit publishes them, and each run file is written atomically; the pair is
 // not (an earlier pair is removed when the first pipeline is replaced,
 // so an interrupted run leaves none rather than stale ones). Out/index is
 // built in a staging directory and renamed into place when whole, so a
@@ -129,7 +155,23 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	if err := checkFusion(o.Fusion); err != nil {
 		return err
 	}
-	supervised, unsupervised := SupervisedStages(), UnsupervisedStages()
+	supervised, unsupervised := SupervisedStages(), SelfTrainedStages()
+	if o.FixedWeights {
+		unsupervised = UnsupervisedStages()
+	}
+	if o.Unsupervised && !o.FixedWeights {
+		if o.Index != "" {
+			// Its pseudo-queries' index is semrank's, with semrank's
+			// fields, not the given index's.
+			return fmt.Errorf("recipe: self-training over a given index is not supported; run the unsupervised recipe with fixed weights over it, or without an index over the collection's corpus.jsonl")
+		}
+		if o.Pseudo.Kinds == nil {
+			o.Pseudo.Kinds = DefaultPseudoKinds()
+		}
+		if err := CheckPseudoKinds(o.Pseudo.Kinds); err != nil {
+			return err
+		}
+	}
 	if len(o.Stages) > 0 {
 		specs, err := ParseStages(o.Stages)
 		if err != nil {
@@ -159,14 +201,15 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	} else if ds, err = eval.LoadDataset(o.Data); err != nil {
 		return err
 	}
-	text := corpusText(ds)
+	var extra []string
 	for _, dir := range o.Text {
 		more, err := loadText(dir)
 		if err != nil {
 			return err
 		}
-		text = append(text, more...)
+		extra = append(extra, more...)
 	}
+	text := append(corpusText(ds), extra...)
 	if ds.Qrels == nil {
 		return fmt.Errorf("recipe: %s has no judgments (qrels/test.tsv)", o.Data)
 	}
@@ -210,9 +253,12 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	// The run files come from the pipelines: the earlier ones go when the
 	// first of those pipelines is replaced.
 	runFiles := []string{filepath.Join(o.Out, "baseline.trec"), filepath.Join(o.Out, "run.trec")}
+	stagesFile := filepath.Join(o.Out, StagesFile)
 	var runs Runs
-	if o.Unsupervised {
-		r := &Recipe{Stages: unsupervised, Window: o.Depth, Text: text, Log: o.Log, supersedes: runFiles, Index: given, Fields: o.Fields, FirstStage: o.FirstStage}
+	var selection *Selection
+	switch {
+	case o.Unsupervised && o.FixedWeights:
+		r := &Recipe{Stages: unsupervised, Window: o.Depth, Text: text, Log: o.Log, supersedes: append(runFiles, stagesFile), Index: given, Fields: o.Fields, FirstStage: o.FirstStage}
 		path, err := r.fitUnsupervised(ctx, ds, idx, o.Out)
 		if err != nil {
 			return err
@@ -220,7 +266,28 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 		if runs, err = runPipeline(ctx, path, idx, ds); err != nil {
 			return err
 		}
-	} else {
+	case o.Unsupervised:
+		r := &Recipe{Stages: unsupervised, Folds: pseudoFolds, L2: o.FusionL2, Window: o.Depth, Text: text, Log: o.Log, supersedes: append(runFiles, stagesFile), Index: given, Fields: o.Fields, FirstStage: o.FirstStage}
+		// The recipe's own stages compete with their fusion at fixed
+		// equal weights.
+		var prior *rerank.Linear
+		if len(o.Stages) == 0 {
+			prior = EqualWeights(UnsupervisedStages())
+		}
+		st, err := r.fitSelfTrained(ctx, ds, idx, o.Out, o.Pseudo, extra, prior)
+		if err != nil {
+			return err
+		}
+		selection = st.selection
+		// The reporting pipeline ranks as the published one does and
+		// also scores the stages it dropped, for their rows.
+		if runs, err = RunAll(ctx, idx, ds, st.reporting); err != nil {
+			return err
+		}
+		if err := atomicfile.Write(stagesFile, selection.Write); err != nil {
+			return err
+		}
+	default:
 		for k, fold := range ds.Folds(o.Folds) {
 			train := ds.Subset(eval.NotInSet(fold))
 			test := ds.Subset(eval.InSet(fold))
@@ -232,7 +299,7 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 			logf("training fold %d of %d on %d queries (%s)", k+1, o.Folds, len(train.Qrels), time.Since(start).Round(time.Second))
 			r := &Recipe{Stages: supervised, Fusion: o.Fusion, L2: o.FusionL2, Folds: 3, Window: o.Depth, Text: text, Index: given, Fields: o.Fields, FirstStage: o.FirstStage}
 			if k == 0 {
-				r.supersedes = runFiles
+				r.supersedes = append(runFiles, stagesFile)
 			}
 			path, err := r.fit(ctx, train, nil, dir)
 			var fr Runs
@@ -247,6 +314,12 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 			}
 			runs.Merge(fr)
 			logf("fold %d/%d: trained on %d queries, reranked %d (%s)", k+1, o.Folds, len(train.Qrels), len(test.Qrels), time.Since(start).Round(time.Second))
+		}
+		// The pipeline to serve: trained on every judged query.
+		logf("training the final pipeline on all %d judged queries (%s)", len(ds.Qrels), time.Since(start).Round(time.Second))
+		r := &Recipe{Stages: supervised, Fusion: o.Fusion, L2: o.FusionL2, Folds: 3, Window: o.Depth, Text: text}
+		if _, err := r.fit(ctx, ds, nil, o.Out); err != nil {
+			return err
 		}
 	}
 	if err := runs.Runs["first stage (BM25)"].WriteFile(runFiles[0], "bm25"); err != nil {
@@ -264,7 +337,12 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 		what = "given candidates reranked"
 	}
 	fmt.Fprintf(w, "\n%s, %s (%s):\n", o.Data, what, map[bool]string{true: "unsupervised", false: fmt.Sprintf("supervised, %d-fold cross-validation", o.Folds)}[o.Unsupervised])
-	if o.Unsupervised {
+	switch {
+	case selection != nil:
+		if err := selection.Write(w); err != nil {
+			return err
+		}
+	case o.Unsupervised:
 		fmt.Fprintln(w, unsupervisedNote(unsupervised, len(o.Stages) > 0, o.Vectors != ""))
 	}
 	// With given candidate lists (SemEval), the given order is the
@@ -273,7 +351,7 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	if ds.Candidates != nil {
 		baseline = "given order"
 	}
-	if err := Table(w, ds.Qrels, runs, baseline, eval.MustParseMetrics("map,ndcg@10,p@10,map@10,mrr@10"), false); err != nil {
+	if err := Table(w, ds.Qrels, runs, baseline, eval.MustParseMetrics("map,ndcg@10,r@100,p@10,map@10,mrr@10"), false); err != nil {
 		return err
 	}
 	logf("wrote %s and %s (%s)", filepath.Join(o.Out, "baseline.trec"), filepath.Join(o.Out, "run.trec"), time.Since(start).Round(time.Second))
@@ -364,21 +442,15 @@ func (o BEIROptions) openIndex(ctx context.Context) (bleve.Index, *eval.Dataset,
 }
 
 // earlierRun lists what an earlier run left in out that this run would
-// neither replace nor remove: the index, built afresh by every run; beside
-// supervised folds, an unsupervised run's pipeline.yaml (which did not
-// score the new run.trec) and folds beyond this run's count; beside an
-// unsupervised pipeline, any fold.
+// neither replace nor remove: the index, built afresh by every run;
+// beside an unsupervised run's pipeline, any fold; beside supervised
+// folds, folds beyond this run's count. Both kinds of run publish
+// out/pipeline.yaml and replace the other's; the folds tell a supervised
+// run's output from an unsupervised one's.
 func earlierRun(out string, unsupervised bool, folds int) []string {
 	var left []string
-	exists := func(name string) bool {
-		_, err := os.Lstat(filepath.Join(out, name))
-		return err == nil
-	}
-	if exists("index") {
+	if _, err := os.Lstat(filepath.Join(out, "index")); err == nil {
 		left = append(left, filepath.Join(out, "index"))
-	}
-	if !unsupervised && exists("pipeline.yaml") {
-		left = append(left, filepath.Join(out, "pipeline.yaml"))
 	}
 	entries, _ := os.ReadDir(out)
 	for _, e := range entries {

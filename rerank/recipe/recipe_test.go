@@ -338,7 +338,7 @@ func TestBEIROptionsCheckedFirst(t *testing.T) {
 		t.Run(fmt.Sprint(tc.depth, tc.fusion), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
 			err := BEIR(context.Background(), BEIROptions{Data: data, Out: out, Folds: 2, Depth: tc.depth,
-				Unsupervised: tc.unsupervised, Fusion: tc.fusion, Stages: []string{"overlap", "memo"}})
+				Unsupervised: tc.unsupervised, Pseudo: termQueries, Fusion: tc.fusion, Stages: []string{"overlap", "memo"}})
 			if tc.wantErr == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -360,7 +360,7 @@ func TestBEIROptionsCheckedFirst(t *testing.T) {
 func TestBEIRRerunSaysWhatToDo(t *testing.T) {
 	data := retrievalData(t)
 	out := filepath.Join(t.TempDir(), "out")
-	opts := BEIROptions{Data: data, Out: out, Folds: 2, Unsupervised: true, Stages: []string{"overlap"}}
+	opts := BEIROptions{Data: data, Out: out, Folds: 2, Unsupervised: true, Pseudo: termQueries, Stages: []string{"overlap"}}
 	if err := BEIR(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
@@ -372,20 +372,21 @@ func TestBEIRRerunSaysWhatToDo(t *testing.T) {
 
 // TestBEIRRefusesLeftoversOfAnotherRun: with the earlier run's index
 // removed, a rerun still refuses what it would neither replace nor remove
-// and a reader would take for its own: an unsupervised pipeline.yaml
-// beside supervised folds, folds beyond the new count, folds beside an
-// unsupervised pipeline. A rerun of the same kind goes ahead.
+// and a reader would take for its own: folds beyond the new count, folds
+// beside an unsupervised pipeline. A rerun of the same kind goes ahead,
+// and so does a supervised run over an unsupervised one, whose
+// pipeline.yaml it replaces and whose stages.txt it removes.
 func TestBEIRRefusesLeftoversOfAnotherRun(t *testing.T) {
 	data := retrievalData(t)
 	opts := func(out string, unsupervised bool, folds int) BEIROptions {
-		return BEIROptions{Data: data, Out: out, Folds: folds, Unsupervised: unsupervised, Stages: []string{"overlap"}}
+		return BEIROptions{Data: data, Out: out, Folds: folds, Unsupervised: unsupervised, Pseudo: termQueries, Stages: []string{"overlap"}}
 	}
 	for _, tc := range []struct {
 		name          string
 		first, second BEIROptions
 		want          []string // leftovers named; none: the rerun succeeds
 	}{
-		{"supervised after unsupervised", opts("", true, 2), opts("", false, 2), []string{"pipeline.yaml"}},
+		{"supervised after unsupervised", opts("", true, 2), opts("", false, 2), nil},
 		{"fewer folds", opts("", false, 3), opts("", false, 2), []string{"fold3"}},
 		{"unsupervised after supervised", opts("", false, 2), opts("", true, 2), []string{"fold1", "fold2"}},
 		{"the same again", opts("", false, 2), opts("", false, 2), nil},
@@ -403,6 +404,10 @@ func TestBEIRRefusesLeftoversOfAnotherRun(t *testing.T) {
 			if len(tc.want) == 0 {
 				if err != nil {
 					t.Fatalf("rerun: %v", err)
+				}
+				_, stagesErr := os.Stat(filepath.Join(out, StagesFile))
+				if _, err := rerank.ReadConfig(filepath.Join(out, "pipeline.yaml")); err != nil || (stagesErr == nil) == !tc.second.Unsupervised {
+					t.Errorf("rerun left pipeline.yaml (%v) and %s (%v), want the pipeline and, unsupervised only, the stages", err, StagesFile, stagesErr)
 				}
 				return
 			}
@@ -427,7 +432,7 @@ func TestBEIRRefusesLeftoversOfAnotherRun(t *testing.T) {
 func TestBEIRInterruptedIndexLeavesNone(t *testing.T) {
 	data := retrievalData(t)
 	out := filepath.Join(t.TempDir(), "out")
-	opts := BEIROptions{Data: data, Out: out, Folds: 2, Unsupervised: true, Stages: []string{"overlap"}}
+	opts := BEIROptions{Data: data, Out: out, Folds: 2, Unsupervised: true, Pseudo: termQueries, Stages: []string{"overlap"}}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if err := BEIR(ctx, opts); !errors.Is(err, context.Canceled) {
@@ -470,7 +475,7 @@ func TestBEIRIndexStaged(t *testing.T) {
 			t.Errorf("no index at the staging path %s: %v", staging, err)
 		}
 	}
-	opts := BEIROptions{Data: data, Out: out, Folds: 2, Unsupervised: true, Stages: []string{"overlap"}}
+	opts := BEIROptions{Data: data, Out: out, Folds: 2, Unsupervised: true, Pseudo: termQueries, Stages: []string{"overlap"}}
 	if err := BEIR(context.Background(), opts); err != nil {
 		t.Fatalf("run after a killed one: %v", err)
 	}
@@ -897,4 +902,102 @@ func retrievalData(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// termQueries draws the pseudo-queries of unsupervised runs over the
+// synthetic corpus, whose documents are too short for sentence queries:
+// from 30 of its 72 documents, so that the others keep their words.
+var termQueries = PseudoOptions{Kinds: []string{PseudoTerms}, Queries: 30}
+
+// sentenceData is a judged collection of 48 documents with titles and
+// sentences, for the default pseudo-queries, on 8 topics.
+func sentenceData() *eval.Dataset {
+	ds := &eval.Dataset{Qrels: eval.Qrels{}}
+	topics := []string{"visa", "bank", "school", "driving", "salary", "housing", "doctor", "flight"}
+	other := []string{"office", "form", "price", "week", "friend", "city"}
+	for i := range 48 {
+		a, b := topics[i%len(topics)], other[i%len(other)]
+		ds.Corpus = append(ds.Corpus, eval.Doc{ID: fmt.Sprintf("d%02d", i), Title: a + " " + b + " question",
+			Text: fmt.Sprintf("Where is the %s %s near me. Ask about the %s at the %s desk today. The %s rules changed in year %d. Bring a %s paper.", a, b, a, b, a, 2000+i, b)})
+	}
+	for q := range 8 {
+		qid := fmt.Sprintf("q%d", q)
+		ds.Queries = append(ds.Queries, eval.Query{ID: qid, Text: topics[q] + " " + other[q%len(other)]})
+		ds.Qrels.Add(qid, fmt.Sprintf("d%02d", q), 1)
+	}
+	return ds
+}
+
+// TestBEIRWritesServablePipeline: both kinds of run publish a
+// pipeline.yaml that loads against the run's index; the self-trained
+// unsupervised one ranks every query as run.trec does (the run comes from
+// a pipeline that also scores the stages it dropped, at weight zero), and
+// says in stages.txt which stages it kept.
+func TestBEIRWritesServablePipeline(t *testing.T) {
+	ds := sentenceData()
+	data := filepath.Join(t.TempDir(), "data")
+	if err := ds.Save(data); err != nil {
+		t.Fatal(err)
+	}
+	for _, unsupervised := range []bool{true, false} {
+		t.Run(fmt.Sprint("unsupervised=", unsupervised), func(t *testing.T) {
+			// A relative output folder, as on the command line.
+			t.Chdir(t.TempDir())
+			out := "out"
+			o := BEIROptions{Data: data, Out: out, Folds: 2, Unsupervised: unsupervised, Stages: []string{"tfidf", "overlap", "length", "tweak"}}
+			if err := BEIR(context.Background(), o); err != nil {
+				t.Fatal(err)
+			}
+			idx, err := index.Open(filepath.Join(out, "index"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer idx.Close()
+			ds, err := eval.LoadDataset(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs, err := runPipeline(context.Background(), filepath.Join(out, "pipeline.yaml"), idx, ds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stages, err := os.ReadFile(filepath.Join(out, StagesFile))
+			if !unsupervised {
+				if err == nil {
+					t.Errorf("a supervised run wrote %s", StagesFile)
+				}
+				return
+			}
+			if err != nil || !strings.Contains(string(stages), "fusion:") {
+				t.Fatalf("%s: %q, %v", StagesFile, stages, err)
+			}
+			// Only the kept stages' models are published.
+			cfg, err := rerank.ReadConfig(filepath.Join(out, "pipeline.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			published, _ := filepath.Glob(filepath.Join(out, "models", "*"))
+			for _, f := range published {
+				if !slices.Contains(cfg.Files(out, false), f) {
+					t.Errorf("%s published, but the pipeline (stages %v) does not read it", f, stageNames(cfg.Stages))
+				}
+			}
+			want, err := eval.ReadRunFile(filepath.Join(out, "run.trec"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := runs.Runs["fused pipeline"]
+			for _, q := range ds.Queries {
+				g, w := got.Sorted(q.ID), want.Sorted(q.ID)
+				if len(g) != len(w) {
+					t.Fatalf("query %s: %d results from pipeline.yaml, %d in run.trec", q.ID, len(g), len(w))
+				}
+				for i := range g {
+					if g[i].DocID != w[i].DocID {
+						t.Fatalf("query %s, rank %d: pipeline.yaml ranks %s, run.trec %s", q.ID, i+1, g[i].DocID, w[i].DocID)
+					}
+				}
+			}
+		})
+	}
 }
