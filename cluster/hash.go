@@ -1,0 +1,50 @@
+// Package cluster serves one collection from several machines: shards,
+// each a semrank index of the documents whose ids hash to it, served by
+// semrank serve (Handler adds what a coordinator needs), and a
+// coordinator that searches them as one index (Coordinator, a bleve.Index
+// over a bleve.IndexAlias of Remote clients) and reranks the merged window
+// once with its pipeline.
+//
+// Scores are the ones a single index of every document would give: a
+// presearch asks every shard for its document count and, for each term
+// the query reads, how many documents hold it, and the search runs on
+// each shard with those sums in place of the shard's own statistics
+// (GlobalStats). The lexical stages at the coordinator read the same sums
+// (Coordinator implements rerank.TermStats).
+package cluster
+
+import (
+	"fmt"
+	"hash/fnv"
+	"strconv"
+	"strings"
+)
+
+// Of returns the shard, 0 to n-1, that holds document id in a collection
+// of n shards: the 64-bit FNV-1a hash of the id's bytes, modulo n. The
+// hash is fixed (it decides where every document of every sharded index
+// lives); changing n moves most documents, so a collection is resharded by
+// indexing it again.
+func Of(id string, n int) int {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return int(h.Sum64() % uint64(n))
+}
+
+// MaxShards bounds the number of shards a collection is split into.
+const MaxShards = 1024
+
+// ParseShard reads "I/N", shard I (0-based) of N.
+func ParseShard(s string) (i, n int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	if ok {
+		i, err = strconv.Atoi(a)
+		if err == nil {
+			n, err = strconv.Atoi(b)
+		}
+	}
+	if !ok || err != nil || n < 1 || n > MaxShards || i < 0 || i >= n {
+		return 0, 0, fmt.Errorf("shard %q: want I/N, shard I (0 to N-1) of N shards (1 to %d), such as 0/3", s, MaxShards)
+	}
+	return i, n, nil
+}

@@ -1,0 +1,43 @@
+package cluster
+
+import (
+	"fmt"
+	"testing"
+)
+
+func TestParseShard(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		i, n int
+		ok   bool
+	}{
+		{"0/3", 0, 3, true}, {"2/3", 2, 3, true}, {"0/1", 0, 1, true},
+		{"3/3", 0, 0, false}, {"-1/3", 0, 0, false}, {"1/0", 0, 0, false},
+		{"1", 0, 0, false}, {"a/b", 0, 0, false}, {"0/1025", 0, 0, false}, {"", 0, 0, false},
+	} {
+		i, n, err := ParseShard(c.in)
+		if (err == nil) != c.ok || i != c.i || n != c.n {
+			t.Errorf("ParseShard(%q) = %d, %d, %v", c.in, i, n, err)
+		}
+	}
+}
+
+// TestOf pins the hash: documents of an index sharded by one release must
+// be found on the same shards by the next.
+func TestOf(t *testing.T) {
+	want := map[string]int{"1": 1, "2": 1, "3": 0, "doc-17": 1, "": 2}
+	for id, s := range want {
+		if got := Of(id, 3); got != s {
+			t.Errorf("Of(%q, 3) = %d, want %d", id, got, s)
+		}
+	}
+	counts := make([]int, 3)
+	for i := range 3000 {
+		counts[Of(fmt.Sprint(i), 3)]++
+	}
+	for s, c := range counts {
+		if c < 900 || c > 1100 {
+			t.Errorf("shard %d holds %d of 3000 ids", s, c)
+		}
+	}
+}
