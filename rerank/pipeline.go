@@ -34,7 +34,8 @@ type Pipeline struct {
 	// the zero value reads semrank's own.
 	Fields Fields
 
-	first firstStage // see Query
+	first   firstStage // see Query
+	prepare Preparer   // the stages' statistics, when a Preparer
 }
 
 // Scored is a candidate after reranking.
@@ -118,10 +119,15 @@ func ranked(cands []Candidate) []Candidate {
 // The stages run concurrently, up to GOMAXPROCS at once (each is safe for
 // concurrent use, and each one's scores depend on nothing the others do);
 // when several fail, the error is the first failing stage's in pipeline
-// order.
+// order. Statistics read from elsewhere (Preparer) are fetched first.
 func (p *Pipeline) ScoreStages(ctx context.Context, q Query, cands []Candidate) ([][]float64, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if p.prepare != nil && len(p.Stages) > 0 {
+		if err := p.prepare.Prepare(ctx, q, cands); err != nil {
+			return nil, err
+		}
 	}
 	scores := make([][]float64, len(p.Stages))
 	errs := make([]error, len(p.Stages))

@@ -130,6 +130,23 @@ type TermStats interface {
 	DocFreq(term string) (uint64, error)
 }
 
+// Preparer is implemented by TermStats read from elsewhere (a sharded
+// collection's coordinator, package cluster): Pipeline.Rerank calls
+// Prepare with the query and the window's candidates before the stages
+// run, so that it can fetch the statistics of their terms in one round
+// trip, which the stages then read term by term.
+type Preparer interface {
+	Prepare(ctx context.Context, q Query, cands []Candidate) error
+}
+
+// EnvIndex is implemented by indexes that give the stages an environment
+// of their own (a sharded collection's coordinator, package cluster):
+// EnvOf returns it.
+type EnvIndex interface {
+	bleve.Index
+	StageEnv() Env
+}
+
 // StageSpec is how a pipeline file describes one stage.
 type StageSpec struct {
 	Type    string         `json:"type" yaml:"type"`                       // registered stage type, e.g. "tweak"
@@ -241,6 +258,11 @@ type Env struct {
 	// stages read, the terms Stats counts; nil means semrank's analyzer
 	// (analyzers.CachedTokens), a semrank index's own.
 	Analyze func(text string) []string
+	// Semrank says that Index, though not an *index.Index, holds
+	// semrank's fields analyzed as a semrank index analyzes them (a
+	// sharded collection's coordinator, package cluster): a pipeline's
+	// first stage from text is semrank's query, as over an *index.Index.
+	Semrank bool
 
 	// verified, set by Config.Build for a pipeline file that lists
 	// checksums, holds the listed files' content as Build verified it,

@@ -76,6 +76,12 @@ type SearchResponse struct {
 	// FirstStage is the first-stage list of the same page, when
 	// rerank.compare was asked for.
 	FirstStage []Hit `json:"first_stage,omitempty"`
+	// Partial reports that some of the index's parts did not answer (a
+	// coordinator's shards, an alias's indexes): the hits are those of
+	// the others, ranked with their statistics alone. Failed names each
+	// part that did not answer, with its error.
+	Partial bool              `json:"partial,omitempty"`
+	Failed  map[string]string `json:"failed,omitempty"`
 
 	firstStageTook time.Duration // for the metrics
 }
@@ -204,6 +210,12 @@ func Search(ctx context.Context, idx bleve.Index, p *rerank.Pipeline, req *Searc
 	}
 	out := &SearchResponse{Hits: make([]Hit, len(res.Hits)), TotalHits: res.Total, MaxScore: res.MaxScore,
 		Reranked: res.Reranked, firstStageTook: res.FirstStageTook}
+	if st := res.Status; st != nil && len(st.Errors) > 0 {
+		out.Partial, out.Failed = true, make(map[string]string, len(st.Errors))
+		for name, err := range st.Errors {
+			out.Failed[name] = err.Error()
+		}
+	}
 	if res.Reranked {
 		out.Window = pl.WindowSize()
 		out.Stages = names

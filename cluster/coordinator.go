@@ -1,0 +1,502 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/semrank/semrank/analyzers"
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/rerank"
+)
+
+// Coordinator searches a collection's shards as one index: a bleve.Index
+// over a bleve.IndexAlias of Remote shards, in shard order (shard I of N
+// at position I, as semrank index --shard I/N built it). Each search
+// first asks every shard for its statistics of the query's terms
+// (presearch), then searches every shard with their sums (WithStats), so
+// BM25 scores are those of one index of every document; the alias merges
+// the shards' hits. rerank.Wrap over a Coordinator reranks the merged
+// window once, its lexical stages reading the shards' summed document
+// frequencies (Coordinator implements rerank.TermStats and Preparer).
+//
+// A shard that does not answer in time makes the answer partial: the
+// alias's SearchResult.Status lists it as failed, with its error, and the
+// statistics are those of the shards that answered.
+//
+// A Coordinator keeps no state of its own: the dictionary sizes and
+// document frequencies it has gathered are a cache, kept while every
+// shard's epoch stays the same, so coordinators can be replicated and
+// restarted freely.
+type Coordinator struct {
+	bleve.IndexAlias
+	shards []*Remote
+
+	mu    sync.Mutex
+	view  view                // the shards' state at the latest presearch
+	dicts map[string]dictSize // by field
+	df    map[string]uint64   // document frequencies, for view.key
+}
+
+// view is what the latest presearch learned: the shards' epochs (key,
+// with "-" for a shard that did not answer), which of them answered, and
+// how many documents they hold.
+type view struct {
+	key  string
+	live []bool
+	docs uint64
+}
+
+// dictSize is a field's dictionary size over the shards, for an epoch key.
+type dictSize struct {
+	key string
+	n   int
+}
+
+// Options configure a Coordinator.
+type Options struct {
+	// Timeout bounds each call to a shard; a shard that takes longer is
+	// reported as failed. Zero means 5 seconds.
+	Timeout time.Duration
+	// Client is the HTTP client; nil means http.DefaultClient.
+	Client *http.Client
+	// Token is sent as a bearer token with writes to the shards (their
+	// --admin-token).
+	Token string
+}
+
+// dfCacheMax bounds the document frequencies cached.
+const dfCacheMax = 1 << 20
+
+// NewCoordinator returns the coordinator of the shards at urls, in shard
+// order. It reads the index mapping from the shards that answer, which
+// must agree; at least one must answer.
+func NewCoordinator(ctx context.Context, urls []string, o Options) (*Coordinator, error) {
+	if len(urls) == 0 {
+		return nil, errors.New("cluster: no shards")
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 5 * time.Second
+	}
+	c := &Coordinator{dicts: map[string]dictSize{}}
+	seen := map[string]bool{}
+	for _, u := range urls {
+		r, err := NewRemote(u, o.Client, o.Timeout, o.Token)
+		if err != nil {
+			return nil, err
+		}
+		if seen[r.url] {
+			return nil, fmt.Errorf("cluster: shard %s is listed twice", r.url)
+		}
+		seen[r.url] = true
+		c.shards = append(c.shards, r)
+	}
+	infos, errs := each(c.shards, func(r *Remote) (*Info, error) { return r.info(ctx) })
+	var raw json.RawMessage
+	var from string
+	for i, in := range infos {
+		if errs[i] != nil {
+			continue
+		}
+		if raw == nil {
+			raw, from = in.Mapping, c.shards[i].name
+		} else if !bytes.Equal(raw, in.Mapping) {
+			return nil, fmt.Errorf("cluster: shards %s and %s have different index mappings: a collection's shards are built alike (semrank index --shard)", from, c.shards[i].name)
+		}
+	}
+	if raw == nil {
+		return nil, fmt.Errorf("cluster: no shard answered: %w", errors.Join(errs...))
+	}
+	var m mapping.IndexMappingImpl
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("cluster: shard %s's index mapping: %w", from, err)
+	}
+	children := make([]bleve.Index, len(c.shards))
+	for i, r := range c.shards {
+		r.mapping = &m
+		children[i] = r
+	}
+	alias := bleve.NewIndexAlias(children...)
+	if err := alias.SetIndexMapping(&m); err != nil {
+		return nil, err
+	}
+	c.IndexAlias = alias
+	return c, nil
+}
+
+// Shards returns the shards' names (their URLs), in shard order.
+func (c *Coordinator) Shards() []string {
+	out := make([]string, len(c.shards))
+	for i, r := range c.shards {
+		out[i] = r.name
+	}
+	return out
+}
+
+// each calls fn for every shard at once and returns its answers and
+// errors, in shard order.
+func each[T any](shards []*Remote, fn func(*Remote) (T, error)) ([]T, []error) {
+	out := make([]T, len(shards))
+	errs := make([]error, len(shards))
+	var wg sync.WaitGroup
+	for i, r := range shards {
+		wg.Go(func() { out[i], errs[i] = fn(r) })
+	}
+	wg.Wait()
+	return out, errs
+}
+
+// stateKey is the context key of a search's searchState.
+type stateKey struct{}
+
+// searchState is what a Coordinator's presearch found, for the Remotes
+// its alias then searches.
+type searchState struct {
+	stats *Stats
+	fail  map[string]error // by shard name
+}
+
+// failed returns the presearch error of shard name, if it failed.
+func (s *searchState) failed(name string) error {
+	if s == nil {
+		return nil
+	}
+	return s.fail[name]
+}
+
+// collection returns the collection's statistics, nil when none were
+// gathered.
+func (s *searchState) collection() *Stats {
+	if s == nil {
+		return nil
+	}
+	return s.stats
+}
+
+// SearchInContext implements bleve.Index: a presearch, then the alias's
+// search of every shard that answered it, with the collection's
+// statistics.
+func (c *Coordinator) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	if req != nil && readsTerms(req.Query) {
+		st, err := c.presearch(ctx, req.Query)
+		if err != nil {
+			return nil, err
+		}
+		ctx = context.WithValue(ctx, stateKey{}, st)
+	}
+	return c.IndexAlias.SearchInContext(ctx, req)
+}
+
+// Search implements bleve.Index.
+func (c *Coordinator) Search(req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	return c.SearchInContext(context.Background(), req)
+}
+
+// readsTerms reports whether q's scores may read term statistics: not
+// for queries by id or of every or no document, which FetchFields and
+// paging send.
+func readsTerms(q query.Query) bool {
+	switch q.(type) {
+	case nil, *query.DocIDQuery, *query.MatchAllQuery, *query.MatchNoneQuery:
+		return false
+	}
+	return true
+}
+
+// presearch gathers the collection's statistics for q: the shards'
+// document counts and term document counts summed, and the size of the
+// union of their dictionaries. Shards that do not answer are left out,
+// and named in the state's failures.
+func (c *Coordinator) presearch(ctx context.Context, q query.Query) (*searchState, error) {
+	raw, err := json.Marshal(q)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: encoding the query: %w", err)
+	}
+	answers, errs := each(c.shards, func(r *Remote) (*ShardStats, error) {
+		var s ShardStats
+		return &s, r.call(ctx, http.MethodPost, "/api/shard/presearch", PresearchBody{Query: raw}, &s)
+	})
+	st := &searchState{stats: &Stats{}, fail: map[string]error{}}
+	v := view{live: make([]bool, len(c.shards))}
+	keys := make([]string, len(c.shards))
+	for i, a := range answers {
+		if errs[i] != nil {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			st.fail[c.shards[i].name] = errs[i]
+			keys[i] = "-"
+			continue
+		}
+		v.live[i] = true
+		keys[i] = a.Epoch
+		st.stats.add(&a.Stats)
+	}
+	if len(st.fail) == len(c.shards) {
+		return nil, fmt.Errorf("cluster: no shard answered: %w", errors.Join(errs...))
+	}
+	v.key = strings.Join(keys, " ")
+	v.docs = st.stats.Docs
+	c.setView(v)
+	for name, f := range st.stats.Fields {
+		if f.Terms, err = c.dictSize(ctx, name, v); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
+// setView records v as the shards' state; when their epochs moved, the
+// cached document frequencies go.
+func (c *Coordinator) setView(v view) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v.key != c.view.key {
+		c.df = nil
+	}
+	c.view = v
+}
+
+// dictSize returns the size of the union of field's dictionaries over the
+// live shards of v: what one index of the collection, merged into one
+// segment, reports as the field's cardinality (see FieldStats.Terms).
+// Gathering it reads every dictionary, so it is kept while the shards'
+// epochs stay the same.
+func (c *Coordinator) dictSize(ctx context.Context, field string, v view) (int, error) {
+	c.mu.Lock()
+	d, ok := c.dicts[field]
+	c.mu.Unlock()
+	if ok && d.key == v.key {
+		return d.n, nil
+	}
+	union := map[string]struct{}{}
+	var mu sync.Mutex
+	var live []*Remote
+	for i, r := range c.shards {
+		if v.live[i] {
+			live = append(live, r)
+		}
+	}
+	_, errs := each(live, func(r *Remote) (struct{}, error) {
+		terms, err := r.terms(ctx, field)
+		mu.Lock()
+		for _, t := range terms {
+			union[t] = struct{}{}
+		}
+		mu.Unlock()
+		return struct{}{}, err
+	})
+	if err := errors.Join(errs...); err != nil {
+		return 0, fmt.Errorf("cluster: reading the shards' dictionaries of %s: %w", field, err)
+	}
+	c.mu.Lock()
+	if len(c.dicts) > 64 {
+		clear(c.dicts)
+	}
+	c.dicts[field] = dictSize{key: v.key, n: len(union)}
+	c.mu.Unlock()
+	return len(union), nil
+}
+
+// terms returns the terms of field's dictionary on the shard.
+func (r *Remote) terms(ctx context.Context, field string) ([]string, error) {
+	var out []string
+	err := r.call(ctx, http.MethodGet, "/api/shard/terms?field="+url.QueryEscape(field), nil, &out)
+	return out, err
+}
+
+// StageEnv implements rerank.EnvIndex: the stages read the shards'
+// summed statistics, analyze text as semrank's shards do, and compute
+// payloads from the candidates' text.
+func (c *Coordinator) StageEnv() rerank.Env {
+	return rerank.Env{Index: c, Stats: c, Analyze: analyzers.CachedTokens, Semrank: true}
+}
+
+// DocCount implements bleve.Index and rerank.TermStats: the documents of
+// the shards that answered the latest presearch, or of every shard when
+// none was made yet.
+func (c *Coordinator) DocCount() (uint64, error) {
+	c.mu.Lock()
+	v := c.view
+	c.mu.Unlock()
+	if v.key != "" {
+		return v.docs, nil
+	}
+	return c.IndexAlias.DocCount()
+}
+
+// DocFreq implements rerank.TermStats: the number of documents of the
+// shards that answered the latest presearch that hold the analyzed
+// term, summed over them. Prepare fetches the terms a search's stages
+// read in one round trip; a term it did not is fetched alone.
+func (c *Coordinator) DocFreq(term string) (uint64, error) {
+	c.mu.Lock()
+	n, ok := c.df[term]
+	c.mu.Unlock()
+	if ok {
+		return n, nil
+	}
+	if err := c.fetchDocFreq(context.Background(), []string{term}); err != nil {
+		return 0, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.df[term], nil
+}
+
+// Prepare implements rerank.Preparer: it fetches the document frequency
+// of every term of the query and of the candidates' titles and texts
+// that is not cached yet, in one request to each shard.
+func (c *Coordinator) Prepare(ctx context.Context, q rerank.Query, cands []rerank.Candidate) error {
+	want := map[string]bool{}
+	add := func(text string) {
+		for _, t := range analyzers.CachedTokens(text) {
+			want[t] = true
+		}
+	}
+	add(q.Text)
+	for _, cd := range cands {
+		add(cd.Title)
+		add(cd.Text)
+	}
+	var missing []string
+	c.mu.Lock()
+	for t := range want {
+		if _, ok := c.df[t]; !ok {
+			missing = append(missing, t)
+		}
+	}
+	c.mu.Unlock()
+	if len(missing) == 0 {
+		return nil
+	}
+	return c.fetchDocFreq(ctx, missing)
+}
+
+// fetchDocFreq asks the shards that answered the latest presearch for the
+// document frequencies of terms, and caches their sums.
+func (c *Coordinator) fetchDocFreq(ctx context.Context, terms []string) error {
+	c.mu.Lock()
+	v := c.view
+	c.mu.Unlock()
+	var live []*Remote
+	for i, r := range c.shards {
+		if v.live == nil || v.live[i] {
+			live = append(live, r)
+		}
+	}
+	answers, errs := each(live, func(r *Remote) (*ShardStats, error) {
+		var s ShardStats
+		return &s, r.call(ctx, http.MethodPost, "/api/shard/docfreq", DocFreqBody{Terms: terms}, &s)
+	})
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("cluster: document frequencies: %w", err)
+	}
+	sum := &Stats{}
+	for _, a := range answers {
+		sum.add(&a.Stats)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.view.key != v.key {
+		return nil // the shards moved on meanwhile: the next search asks again
+	}
+	if c.df == nil || len(c.df)+len(terms) > dfCacheMax {
+		c.df = make(map[string]uint64, len(terms))
+	}
+	var counts map[string]uint64
+	if f := sum.Fields[DocFreqField]; f != nil {
+		counts = f.DocFreq
+	}
+	for _, t := range terms {
+		c.df[t] = counts[t]
+	}
+	return nil
+}
+
+// DocFreqField is the field a shard's docfreq counts terms in: semrank's
+// composite field, as index.Index.DocFreq counts them.
+const DocFreqField = "_all"
+
+// Write sends each added and deleted document to the shard its id hashes
+// to (Of), as one /api/index request per shard, and returns the shards'
+// answers summed. A shard's failure is returned naming it; the other
+// shards' writes stand.
+func (c *Coordinator) Write(ctx context.Context, add []eval.Doc, del []string) (*WriteResult, error) {
+	n := len(c.shards)
+	parts := make([]writeBody, n)
+	for _, d := range add {
+		s := Of(d.ID, n)
+		parts[s].Add = append(parts[s].Add, d)
+	}
+	for _, id := range del {
+		s := Of(id, n)
+		parts[s].Delete = append(parts[s].Delete, id)
+	}
+	var send []*Remote
+	var bodies []writeBody
+	for i, p := range parts {
+		if len(p.Add)+len(p.Delete) > 0 {
+			send = append(send, c.shards[i])
+			bodies = append(bodies, p)
+		}
+	}
+	at := map[*Remote]writeBody{}
+	for i, r := range send {
+		at[r] = bodies[i]
+	}
+	answers, errs := each(send, func(r *Remote) (*WriteResult, error) {
+		var w WriteResult
+		return &w, r.call(ctx, http.MethodPost, "/api/index", at[r], &w)
+	})
+	out := &WriteResult{}
+	var failed []error
+	for i, a := range answers {
+		if errs[i] != nil {
+			failed = append(failed, errs[i])
+			continue
+		}
+		out.Added += a.Added
+		out.Deleted += a.Deleted
+		out.Missing = append(out.Missing, a.Missing...)
+		out.Payloads = a.Payloads
+		out.Shards = append(out.Shards, send[i].name)
+	}
+	if len(failed) > 0 {
+		return out, fmt.Errorf("cluster: writing to %d of %d shards failed (the others' writes stand): %w", len(failed), len(send), errors.Join(failed...))
+	}
+	return out, nil
+}
+
+// writeBody is a shard's part of a write: its /api/index request.
+type writeBody struct {
+	Add    []eval.Doc `json:"add,omitempty"`
+	Delete []string   `json:"delete,omitempty"`
+}
+
+// WriteResult is what a write did: the shards' /api/index answers summed.
+type WriteResult struct {
+	Added    int      `json:"added"`
+	Deleted  int      `json:"deleted"`
+	Missing  []string `json:"missing,omitempty"`
+	Payloads []string `json:"payloads"`
+	// Shards names the shards written.
+	Shards []string `json:"shards,omitempty"`
+}
+
+var (
+	_ rerank.EnvIndex  = (*Coordinator)(nil)
+	_ rerank.TermStats = (*Coordinator)(nil)
+	_ rerank.Preparer  = (*Coordinator)(nil)
+)

@@ -1,0 +1,175 @@
+package server
+
+import (
+	"context"
+	"math"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/semrank/semrank/cluster"
+	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/index"
+)
+
+// shardedPipeline reads every statistic a coordinator gathers: the first
+// stage's BM25, and the lexical stages' document frequencies.
+const shardedPipeline = `window: 50
+stages:
+  - type: tfidf
+  - type: bm25
+  - type: overlap
+  - type: length
+`
+
+// testCluster is three shard servers of the demo corpus and a coordinator
+// over them, on loopback, beside a server of one index of every document.
+type testCluster struct {
+	whole  *httptest.Server
+	coord  *httptest.Server
+	shards []*index.Index
+	srv    []*httptest.Server
+	handle []http.Handler
+}
+
+func newTestCluster(t *testing.T) *testCluster {
+	t.Helper()
+	_, ds := demoIndex(t)
+	const n = 3
+	c := &testCluster{}
+	_, c.whole, _ = newServer(t, newIndex(t, ds.Corpus), shardedPipeline, nil)
+	var urls []string
+	for s := range n {
+		var docs []eval.Doc
+		for _, d := range ds.Corpus {
+			if cluster.Of(d.ID, n) == s {
+				docs = append(docs, d)
+			}
+		}
+		idx := newIndex(t, docs)
+		srv, ts, _ := newServer(t, idx, shardedPipeline, nil)
+		c.shards, c.srv, c.handle = append(c.shards, idx), append(c.srv, ts), append(c.handle, srv)
+		urls = append(urls, ts.URL)
+	}
+	coord, err := cluster.NewCoordinator(context.Background(), urls, cluster.Options{Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{Index: coord, PipelinePath: writePipeline(t, t.TempDir(), shardedPipeline), Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.coord = httptest.NewServer(s)
+	t.Cleanup(c.coord.Close)
+	return c
+}
+
+// searchText asks server url for text's first page.
+func searchText(t *testing.T, url, text string) SearchResponse {
+	t.Helper()
+	var out SearchResponse
+	if code := call(t, "POST", url+"/api/search", map[string]any{"query": text, "size": 10}, &out); code != http.StatusOK {
+		t.Fatalf("search %q at %s: status %d", text, url, code)
+	}
+	return out
+}
+
+// sameHits fails t unless got has want's ids, in order, with their scores
+// and first-stage scores to 1e-9.
+func sameHits(t *testing.T, what string, got, want SearchResponse) {
+	t.Helper()
+	if len(got.Hits) != len(want.Hits) {
+		t.Fatalf("%s: %d hits, want %d", what, len(got.Hits), len(want.Hits))
+	}
+	for i, w := range want.Hits {
+		g := got.Hits[i]
+		if g.ID != w.ID || math.Abs(g.Score-w.Score) > 1e-9 || math.Abs(g.FirstStageScore-w.FirstStageScore) > 1e-9 {
+			t.Fatalf("%s: hit %d is %s (score %v, first stage %v), want %s (%v, %v)", what, i+1, g.ID, g.Score, g.FirstStageScore, w.ID, w.Score, w.FirstStageScore)
+		}
+	}
+}
+
+// TestCoordinatorRanksAsOneIndex: three shards and a coordinator answer
+// every demo query with the top 10 of one index of every document: ids,
+// order and scores; a killed shard gives a partial answer naming it, and
+// the full answer comes back with the shard; a document written through
+// the coordinator lands on its shard and is found.
+func TestCoordinatorRanksAsOneIndex(t *testing.T) {
+	c := newTestCluster(t)
+	_, ds := demoIndex(t)
+	for _, q := range ds.Queries {
+		want := searchText(t, c.whole.URL, q.Text)
+		got := searchText(t, c.coord.URL, q.Text)
+		if got.Partial || !got.Reranked {
+			t.Fatalf("query %s: partial %v (%v), reranked %v", q.ID, got.Partial, got.Failed, got.Reranked)
+		}
+		sameHits(t, "query "+q.ID, got, want)
+	}
+
+	text := ds.Queries[0].Text
+	want := searchText(t, c.whole.URL, text)
+	down := c.srv[1]
+	addr := down.Listener.Addr().String()
+	down.Close()
+	got := searchText(t, c.coord.URL, text)
+	if !got.Partial || got.Failed[down.URL] == "" || len(got.Failed) != 1 {
+		t.Fatalf("a shard down: partial %v, failed %v", got.Partial, got.Failed)
+	}
+	for _, h := range got.Hits {
+		if cluster.Of(h.ID, 3) == 1 {
+			t.Fatalf("a shard down: hit %s of that shard", h.ID)
+		}
+	}
+	// The shard comes back at its address.
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("listening on %s again: %v", addr, err)
+	}
+	back := &httptest.Server{Listener: l, Config: &http.Server{Handler: c.handle[1]}}
+	back.Start()
+	t.Cleanup(back.Close)
+	sameHits(t, "the shard back", searchText(t, c.coord.URL, text), want)
+
+	doc := map[string]any{"_id": "new-1", "title": "Camel racing season", "text": "When does the camel racing season start in Qatar?"}
+	var w IndexResponse
+	if code := call(t, "POST", c.coord.URL+"/api/index", map[string]any{"add": []any{doc}}, &w); code != http.StatusOK || w.Added != 1 {
+		t.Fatalf("write through the coordinator: status %d, %+v", code, w)
+	}
+	for s, idx := range c.shards {
+		_, ok, err := idx.Doc("new-1")
+		if err != nil || ok != (s == cluster.Of("new-1", 3)) {
+			t.Fatalf("shard %d holds new-1: %v (%v); it belongs to shard %d", s, ok, err, cluster.Of("new-1", 3))
+		}
+	}
+	found := searchText(t, c.coord.URL, "camel racing season")
+	if len(found.Hits) == 0 || found.Hits[0].ID != "new-1" {
+		t.Fatalf("the written document is not found first: %+v", found.Hits)
+	}
+}
+
+// TestRemoteRefusesWhatItLacks: a Remote's writes and internals fail with
+// ErrRemote, naming the shard.
+func TestRemoteRefusesWhatItLacks(t *testing.T) {
+	r, err := cluster.NewRemote("http://127.0.0.1:1", nil, time.Second, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, err := range map[string]error{
+		"Index": r.Index("d", nil), "Delete": r.Delete("d"), "Batch": r.Batch(nil), "SetInternal": r.SetInternal(nil, nil),
+	} {
+		if err == nil || !strings.Contains(err.Error(), "not supported on a remote shard") || !strings.Contains(err.Error(), "127.0.0.1:1") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if _, err := r.Advanced(); err == nil {
+		t.Error("Advanced: no error")
+	}
+	for _, bad := range []string{"", "localhost:80", "ftp://x", "http://"} {
+		if _, err := cluster.NewRemote(bad, nil, time.Second, ""); err == nil {
+			t.Errorf("NewRemote(%q): no error", bad)
+		}
+	}
+}
