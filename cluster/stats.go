@@ -200,12 +200,16 @@ func (q statsQuery) Searcher(ctx context.Context, r index.IndexReader, m mapping
 }
 
 // WithStats returns req searching its query with stats, a whole
-// collection's statistics, in place of idx's own (see Stats). Queries
+// collection's statistics, in place of the index's own (see Stats); req
+// itself when stats is nil. Queries
 // that expand to the terms of a dictionary (prefix, wildcard, regexp,
 // fuzzy) expand to the shard's own terms, and Bleve normalises a query's
 // scores over the terms it searches, so those queries score as one index
 // would only where every shard expands them alike.
 func WithStats(req *bleve.SearchRequest, stats *Stats) *bleve.SearchRequest {
+	if stats == nil {
+		return req
+	}
 	out := *req
 	out.Query = statsQuery{Query: req.Query, stats: stats}
 	return &out

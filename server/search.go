@@ -312,10 +312,20 @@ func parseQuery(raw json.RawMessage, p *rerank.Pipeline, m mapping.IndexMapping,
 // error: Bleve's geo shape parsing indexes coordinates it has not checked
 // (a point of one coordinate), and that is the client's malformed query.
 func parseQueryObject(raw []byte) (q query.Query, err error) {
+	err = parseBleve(func() error {
+		q, err = query.ParseQuery(raw)
+		return err
+	})
+	return q, err
+}
+
+// parseBleve runs parse, one of Bleve's parsers, returning a panic in it
+// as an error.
+func parseBleve(parse func() error) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			q, err = nil, fmt.Errorf("%v", v)
+			err = fmt.Errorf("%v", v)
 		}
 	}()
-	return query.ParseQuery(raw)
+	return parse()
 }

@@ -1,11 +1,14 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/blevesearch/bleve/v2"
 
 	"github.com/semrank/semrank/cluster"
 )
@@ -58,14 +61,29 @@ func (s *Server) shardQuery(q query.Query) error {
 }
 
 func (s *Server) handleShardSearch(w http.ResponseWriter, r *http.Request) error {
-	var body cluster.SearchBody
+	// cluster.SearchBody, its request held raw: Bleve reads a request
+	// without a query as one for nothing, not as the mistake it is.
+	var body struct {
+		Request json.RawMessage `json:"request"`
+		Stats   *cluster.Stats  `json:"stats"`
+	}
 	if err := decodeBody(w, r, s.shardBody(), &body); err != nil {
 		return err
 	}
-	req := body.Request
+	var probe struct {
+		Query json.RawMessage `json:"query"`
+	}
+	if len(body.Request) == 0 || json.Unmarshal(body.Request, &probe) != nil {
+		return badRequest("request is required: Bleve's search request, an object")
+	}
+	if q := bytes.TrimSpace(probe.Query); len(q) == 0 || bytes.Equal(q, []byte("null")) {
+		return badRequest("request.query is required")
+	}
+	req := new(bleve.SearchRequest)
+	if err := parseBleve(func() error { return json.Unmarshal(body.Request, req) }); err != nil {
+		return badRequest("request is not Bleve's search request: %v", err)
+	}
 	switch {
-	case req == nil:
-		return badRequest("request is required: Bleve's search request")
 	case req.Size < 0 || req.From < 0 || req.Size > maxShardHits-req.From:
 		return badRequest("size %d and from %d: each at least 0, and together at most %d", req.Size, req.From, maxShardHits)
 	case len(req.Fields) > s.limits.MaxFields && !(len(req.Fields) == 1 && req.Fields[0] == "*"):
@@ -75,17 +93,20 @@ func (s *Server) handleShardSearch(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	if body.Stats != nil {
-		if err := checkStats(body.Stats); err != nil {
+		n, err := s.idx.DocCount()
+		if err != nil {
 			return err
 		}
-		req = cluster.WithStats(req, body.Stats)
+		if err := checkStats(body.Stats, n); err != nil {
+			return err
+		}
 	}
-	res, err := s.idx.SearchInContext(r.Context(), req)
+	res, err := s.idx.SearchInContext(r.Context(), cluster.WithStats(req, body.Stats))
 	if err != nil {
 		if cerr := r.Context().Err(); cerr != nil {
 			return cerr
 		}
-		if queryFault(r.Context(), s.idx, body.Request.Query) {
+		if queryFault(r.Context(), s.idx, req.Query) {
 			return badRequest("query cannot be run: %v", err)
 		}
 		return err
@@ -93,13 +114,23 @@ func (s *Server) handleShardSearch(w http.ResponseWriter, r *http.Request) error
 	return writeJSON(w, http.StatusOK, res)
 }
 
-// checkStats refuses statistics no collection has: more terms than a
-// docfreq request may name, or terms that are not text.
-func checkStats(st *cluster.Stats) error {
+// checkStats refuses statistics of no collection this shard, holding
+// docs documents, belongs to: fewer documents than it holds, a term in
+// more documents than there are (whose idf is not a number), more terms
+// than a docfreq request may name.
+func checkStats(st *cluster.Stats, docs uint64) error {
+	if st.Docs < docs {
+		return badRequest("stats: %d documents in the collection, fewer than the %d of this shard", st.Docs, docs)
+	}
 	n := 0
 	for f, fs := range st.Fields {
 		if fs == nil || fs.Terms < 0 || !utf8.ValidString(f) {
 			return badRequest("stats: field %q has no valid statistics", f)
+		}
+		for t, df := range fs.DocFreq {
+			if df > st.Docs {
+				return badRequest("stats: term %q of field %q in %d documents, more than the collection's %d", t, f, df, st.Docs)
+			}
 		}
 		n += len(fs.DocFreq)
 	}
@@ -113,6 +144,9 @@ func (s *Server) handleShardPresearch(w http.ResponseWriter, r *http.Request) er
 	var body cluster.PresearchBody
 	if err := decodeBody(w, r, s.shardBody(), &body); err != nil {
 		return err
+	}
+	if q := bytes.TrimSpace(body.Query); len(q) == 0 || bytes.Equal(q, []byte("null")) {
+		return badRequest("query is required: a Bleve query object")
 	}
 	q, err := parseQueryObject(body.Query)
 	if err != nil {
