@@ -47,6 +47,7 @@ type Coordinator struct {
 	view  view                // the shards' state at the latest presearch
 	dicts map[string]dictSize // by field
 	df    map[string]uint64   // document frequencies, for view.key
+	pay   payloadCache        // payloads, for view.key
 }
 
 // view is what the latest presearch learned: the shards' epochs (key,
@@ -263,7 +264,7 @@ func (c *Coordinator) setView(v view) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if v.key != c.view.key {
-		c.df = nil
+		c.df, c.pay = nil, payloadCache{}
 	}
 	c.view = v
 }
@@ -317,10 +318,10 @@ func (r *Remote) terms(ctx context.Context, field string) ([]string, error) {
 }
 
 // StageEnv implements rerank.EnvIndex: the stages read the shards'
-// summed statistics, analyze text as semrank's shards do, and compute
-// payloads from the candidates' text.
+// summed statistics and the window's payloads, fetched from their shards
+// (FetchPayloads), and analyze text as semrank's shards do.
 func (c *Coordinator) StageEnv() rerank.Env {
-	return rerank.Env{Index: c, Stats: c, Analyze: analyzers.CachedTokens, Semrank: true}
+	return rerank.Env{Index: c, Stats: c, Payloads: c, Analyze: analyzers.CachedTokens, Semrank: true}
 }
 
 // DocCount implements bleve.Index and rerank.TermStats: the documents of
@@ -356,8 +357,9 @@ func (c *Coordinator) DocFreq(term string) (uint64, error) {
 }
 
 // Prepare implements rerank.Preparer: it fetches the document frequency
-// of every term of the query and of the candidates' titles and texts
-// that is not cached yet, in one request to each shard.
+// of every term of the query and of the candidates (their terms
+// payloads', else their text's) that is not cached yet, in one request
+// to each shard.
 func (c *Coordinator) Prepare(ctx context.Context, q rerank.Query, cands []rerank.Candidate) error {
 	want := map[string]bool{}
 	add := func(text string) {
@@ -367,8 +369,7 @@ func (c *Coordinator) Prepare(ctx context.Context, q rerank.Query, cands []reran
 	}
 	add(q.Text)
 	for _, cd := range cands {
-		add(cd.Title)
-		add(cd.Text)
+		c.termsOf(cd, func(t string) { want[t] = true })
 	}
 	var missing []string
 	c.mu.Lock()

@@ -5,8 +5,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 )
 
 // The bodies of a shard's endpoints (semrank serve, package server):
@@ -14,6 +16,7 @@ import (
 //	POST /api/shard/search     SearchBody → Bleve's SearchResult
 //	POST /api/shard/presearch  PresearchBody → ShardStats
 //	POST /api/shard/docfreq    DocFreqBody → ShardStats
+//	POST /api/shard/payloads   PayloadsBody → ShardPayloads
 //	GET  /api/shard/terms?field=F  the field's dictionary, one JSON string a line
 //	GET  /api/shard/info       Info
 
@@ -66,9 +69,12 @@ var process = func() string {
 // epoch stays the same. An index that reports no root epoch gets a new
 // epoch each time, so nothing is kept.
 func Epoch(idx bleve.Index) string {
-	if m, ok := idx.StatsMap()["index"].(map[string]any); ok {
-		if e, ok := m["CurRootEpoch"].(uint64); ok {
-			return fmt.Sprintf("%s.%d", process, e)
+	// scorch's Stats, not StatsMap, which walks the index's folder.
+	if adv, err := idx.Advanced(); err == nil {
+		if s, ok := adv.(*scorch.Scorch); ok {
+			if st, ok := s.Stats().(*scorch.Stats); ok {
+				return fmt.Sprintf("%s.%d", process, atomic.LoadUint64(&st.CurRootEpoch))
+			}
 		}
 	}
 	b := make([]byte, 8)

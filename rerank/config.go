@@ -363,6 +363,7 @@ func (c *Config) build(env Env) (*Pipeline, error) {
 	}
 	p := &Pipeline{Window: c.Window, Fields: c.Fields.resolved()}
 	p.prepare, _ = env.Stats.(Preparer)
+	p.fetch, _ = env.Payloads.(PayloadFetcher)
 	names := map[string]bool{}
 	for _, spec := range c.Stages {
 		st, err := NewStage(spec, env)

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/blevesearch/bleve/v2/search"
+
 	"github.com/semrank/semrank/index"
 )
 
@@ -34,8 +36,9 @@ type Pipeline struct {
 	// the zero value reads semrank's own.
 	Fields Fields
 
-	first   firstStage // see Query
-	prepare Preparer   // the stages' statistics, when a Preparer
+	first   firstStage     // see Query
+	prepare Preparer       // the stages' statistics, when a Preparer
+	fetch   PayloadFetcher // the stages' payloads, when a PayloadFetcher
 }
 
 // Scored is a candidate after reranking.
@@ -56,6 +59,19 @@ type Scored struct {
 // concurrent use.
 type DocReader interface {
 	ReadsDoc(id string) bool
+}
+
+// fetchPayloads fetches the payloads of hits, the window, when they are
+// read from elsewhere (PayloadFetcher).
+func (p *Pipeline) fetchPayloads(ctx context.Context, hits search.DocumentMatchCollection) error {
+	if p.fetch == nil || len(p.Stages) == 0 || len(hits) == 0 {
+		return nil
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	return p.fetch.FetchPayloads(ctx, ids)
 }
 
 // readsDoc reports whether a stage of p reads the stored document id.

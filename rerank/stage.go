@@ -27,6 +27,7 @@ package rerank
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -137,6 +138,17 @@ type TermStats interface {
 // trip, which the stages then read term by term.
 type Preparer interface {
 	Prepare(ctx context.Context, q Query, cands []Candidate) error
+}
+
+// PayloadFetcher is implemented by Payloads read from elsewhere (a
+// sharded collection's coordinator, package cluster): a search calls
+// FetchPayloads with the window's documents once its first stage has
+// found them, so that their payloads come in one round trip before the
+// search asks which documents the stages read (DocReader) and the stages
+// read the payloads one at a time. A payload it could not fetch is
+// missing, and computed from the document's text.
+type PayloadFetcher interface {
+	FetchPayloads(ctx context.Context, ids []string) error
 }
 
 // EnvIndex is implemented by indexes that give the stages an environment
@@ -289,6 +301,10 @@ func (e Env) Tokens(text string) []string {
 func (e Env) forFields(f Fields, read bool) (Env, error) {
 	if e.Index == nil || !read {
 		return e, nil
+	}
+	if e.Semrank && !f.IsDefault() {
+		// Its statistics and payloads are those of semrank's own fields.
+		return e, errors.New("this index reads semrank's title and text alone (a sharded collection's coordinator): remove the pipeline's fields")
 	}
 	if si, ok := e.Index.(*index.Index); ok && f.IsDefault() {
 		if e.Stats == nil {

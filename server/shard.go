@@ -34,6 +34,7 @@ func (s *Server) shardRoutes(api func(pattern, endpoint, method string, h func(w
 	api("/api/shard/search", "shard_search", http.MethodPost, s.handleShardSearch)
 	api("/api/shard/presearch", "shard_presearch", http.MethodPost, s.handleShardPresearch)
 	api("/api/shard/docfreq", "shard_docfreq", http.MethodPost, s.handleShardDocFreq)
+	api("/api/shard/payloads", "shard_payloads", http.MethodPost, s.handleShardPayloads)
 	api("/api/shard/terms", "shard_terms", http.MethodGet, s.handleShardTerms)
 	api("/api/shard/info", "shard_info", http.MethodGet, s.handleShardInfo)
 }
@@ -189,6 +190,32 @@ func (s *Server) handleShardDocFreq(w http.ResponseWriter, r *http.Request) erro
 		}
 	}
 	out := cluster.ShardStats{Stats: cluster.Stats{Docs: n, Fields: map[string]*cluster.FieldStats{cluster.DocFreqField: {DocFreq: df}}}, Epoch: epoch}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) handleShardPayloads(w http.ResponseWriter, r *http.Request) error {
+	var body cluster.PayloadsBody
+	if err := decodeBody(w, r, s.shardBody(), &body); err != nil {
+		return err
+	}
+	if len(body.IDs) > maxShardHits {
+		return badRequest("%d ids; the limit is %d", len(body.IDs), maxShardHits)
+	}
+	out := cluster.ShardPayloads{Models: map[string]string{}, Payloads: map[string]map[string][]byte{}}
+	for _, name := range s.store.PayloadNames() {
+		model := s.store.PayloadModel(name)
+		docs := map[string][]byte{}
+		for _, id := range body.IDs {
+			b, ok, err := s.store.PayloadFrom(name, model, id)
+			if err != nil {
+				return err
+			}
+			if ok {
+				docs[id] = b
+			}
+		}
+		out.Models[name], out.Payloads[name] = model, docs
+	}
 	return writeJSON(w, http.StatusOK, out)
 }
 

@@ -41,6 +41,7 @@ func TestShardEndpointsRefuse(t *testing.T) {
 		{"bad regexp", "POST", "/api/shard/search", `{"request": {"query": {"regexp": "[", "field": "text"}}}`, 400, "cannot be run"},
 		{"presearch not a query", "POST", "/api/shard/presearch", `{"query": 7}`, 400, "not a Bleve query object"},
 		{"presearch no query", "POST", "/api/shard/presearch", `{}`, 400, "query"},
+		{"payloads too many", "POST", "/api/shard/payloads", map[string]any{"ids": make([]string, 100_001)}, 400, "the limit is 100000"},
 		{"docfreq too many", "POST", "/api/shard/docfreq", map[string]any{"terms": many}, 400, "the limit is 200000"},
 		{"terms no field", "GET", "/api/shard/terms", nil, 400, "field"},
 		{"search by GET", "GET", "/api/shard/search", nil, 405, "use POST"},
@@ -97,7 +98,7 @@ func TestShardSearchIsBleves(t *testing.T) {
 func FuzzShardBodies(f *testing.F) {
 	idx, _ := demoIndex(f)
 	s, _, _ := newServer(f, idx, lexicalPipeline, nil)
-	paths := []string{"/api/shard/search", "/api/shard/presearch", "/api/shard/docfreq"}
+	paths := []string{"/api/shard/search", "/api/shard/presearch", "/api/shard/docfreq", "/api/shard/payloads"}
 	for _, seed := range []string{
 		`{"request": {"query": {"match": "bank visa"}, "size": 10}}`,
 		`{"request": {"query": {"match": "bank"}, "size": 5, "from": 2, "fields": ["*"], "sort": ["-_score", "_id"]}, "stats": {"docs": 10, "fields": {"_all": {"terms": 40, "doc_freq": {"bank": 3}}}}}`,
@@ -105,7 +106,7 @@ func FuzzShardBodies(f *testing.F) {
 		`{"request": {"query": {"query": "+title:visa"}, "highlight": {}}}`,
 		`{"request": {"query": {"match": "bank"}}, "stats": {"docs": 0, "fields": {"_all": {"terms": 0, "doc_freq": {"bank": 99}}}}}`,
 		`{"query": {"match": "bank visa"}}`, `{"query": {"prefix": "ba", "field": "text"}}`, `{"query": {"fuzzy": "bnak", "fuzziness": 2}}`,
-		`{"terms": ["bank", "visa", ""]}`, `{"terms": []}`, `{"terms": null}`,
+		`{"terms": ["bank", "visa", ""]}`, `{"terms": []}`, `{"terms": null}`, `{"ids": ["Q268_R4", "nope", ""]}`, `{"ids": [1]}`,
 		`{}`, `{`, `null`, `[]`, `""`, `{"request": null}`, `{"request": {"query": {"geo_shape": {"shape": {"type": "point", "coordinates": [1]}}}}}`,
 	} {
 		for i := range paths {
