@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -43,26 +44,28 @@ type Coordinator struct {
 	bleve.IndexAlias
 	shards []*Remote
 
-	mu    sync.Mutex
-	view  view                // the shards' state at the latest presearch
-	dicts map[string]dictSize // by field
-	df    map[string]uint64   // document frequencies, for view.key
-	pay   payloadCache        // payloads, for view.key
+	// What is cached, for the shards' state at the latest presearch
+	// (view): every field's dictionary size over the shards, term
+	// document frequencies by field, and payloads.
+	mu      sync.Mutex
+	view    view
+	dicts   map[string]int
+	df      map[string]map[string]uint64
+	dfTerms int // terms in df
+	pay     payloadCache
+	// prepared holds the documents whose terms' frequencies df holds.
+	prepared map[string]bool
 }
 
-// view is what the latest presearch learned: the shards' epochs (key,
-// with "-" for a shard that did not answer), which of them answered, and
-// how many documents they hold.
+// view is what the latest presearch learned: the shards' epochs ("-"
+// for a shard that did not answer) and, joined, the key of what is
+// cached for them; which shards answered; and how many documents they
+// hold.
 type view struct {
-	key  string
-	live []bool
-	docs uint64
-}
-
-// dictSize is a field's dictionary size over the shards, for an epoch key.
-type dictSize struct {
-	key string
-	n   int
+	key    string
+	epochs []string
+	live   []bool
+	docs   uint64
 }
 
 // Options configure a Coordinator.
@@ -90,7 +93,7 @@ func NewCoordinator(ctx context.Context, urls []string, o Options) (*Coordinator
 	if o.Timeout <= 0 {
 		o.Timeout = 5 * time.Second
 	}
-	c := &Coordinator{dicts: map[string]dictSize{}}
+	c := &Coordinator{dicts: map[string]int{}}
 	seen := map[string]bool{}
 	for _, u := range urls {
 		r, err := NewRemote(u, o.Client, o.Timeout, o.Token)
@@ -161,11 +164,15 @@ func each[T any](shards []*Remote, fn func(*Remote) (T, error)) ([]T, []error) {
 // stateKey is the context key of a search's searchState.
 type stateKey struct{}
 
-// searchState is what a Coordinator's presearch found, for the Remotes
-// its alias then searches.
+// searchState is the statistics a Coordinator's search sends its shards,
+// and what the shards' answers said of their state.
 type searchState struct {
 	stats *Stats
-	fail  map[string]error // by shard name
+	v     view             // the shards' state the statistics are of
+	fail  map[string]error // shards that failed the presearch, by name
+
+	mu   sync.Mutex
+	seen map[string]string // each answering shard's epoch, by name
 }
 
 // failed returns the presearch error of shard name, if it failed.
@@ -185,18 +192,60 @@ func (s *searchState) collection() *Stats {
 	return s.stats
 }
 
-// SearchInContext implements bleve.Index: a presearch, then the alias's
-// search of every shard that answered it, with the collection's
-// statistics.
-func (c *Coordinator) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
-	if req != nil && readsTerms(req.Query) {
-		st, err := c.presearch(ctx, req.Query)
-		if err != nil {
-			return nil, err
-		}
-		ctx = context.WithValue(ctx, stateKey{}, st)
+// answered records the epoch shard name answered a search from.
+func (s *searchState) answered(name, epoch string) {
+	if s == nil {
+		return
 	}
-	return c.IndexAlias.SearchInContext(ctx, req)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.seen == nil {
+		s.seen = map[string]string{}
+	}
+	s.seen[name] = epoch
+}
+
+// SearchInContext implements bleve.Index: the alias's search of every
+// shard with the collection's statistics for req's query. Those come
+// from the statistics cached for the shards' epochs when they hold every
+// term the query reads (a query by terms, whose terms the coordinator
+// finds itself: queryTerms), else from a presearch; every shard answers
+// with its epoch, and when one moved (a write, a shard back or gone)
+// since the cached statistics, they are dropped and the search is made
+// again after a presearch.
+func (c *Coordinator) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	if req == nil || !readsTerms(req.Query) {
+		return c.IndexAlias.SearchInContext(ctx, req)
+	}
+	st := c.cached(req.Query)
+	for fresh := st == nil; ; fresh = true {
+		if fresh {
+			var err error
+			if st, err = c.presearch(ctx, req.Query); err != nil {
+				return nil, err
+			}
+		}
+		res, err := c.IndexAlias.SearchInContext(context.WithValue(ctx, stateKey{}, st), req)
+		if err != nil || fresh || !c.moved(st, res) {
+			return res, err
+		}
+	}
+}
+
+// moved reports whether a shard's state differs from the one st's
+// statistics are of: its epoch moved, it answered though it had failed
+// or failed though it had answered. The cached statistics are then
+// dropped.
+func (c *Coordinator) moved(st *searchState, res *bleve.SearchResult) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for i, r := range c.shards {
+		if e, ok := st.seen[r.name]; ok != st.v.live[i] || ok && e != st.v.epochs[i] {
+			c.setView(view{})
+			return true
+		}
+	}
+	return false
 }
 
 // Search implements bleve.Index.
@@ -215,10 +264,41 @@ func readsTerms(q query.Query) bool {
 	return true
 }
 
+// cached returns the state of a search of q from the cached statistics,
+// nil when they lack one q reads, or q reads terms only the shards'
+// dictionaries know.
+func (c *Coordinator) cached(q query.Query) *searchState {
+	terms, ok := queryTerms(q, c.Mapping())
+	if !ok {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.view.key == "" {
+		return nil
+	}
+	st := &searchState{stats: &Stats{Docs: c.view.docs, Fields: make(map[string]*FieldStats, len(terms))}, v: c.view}
+	for field, ts := range terms {
+		n, ok := c.dicts[field]
+		if !ok {
+			return nil
+		}
+		f := &FieldStats{Terms: n, DocFreq: make(map[string]uint64, len(ts))}
+		for _, t := range ts {
+			if f.DocFreq[t], ok = c.df[field][t]; !ok {
+				return nil
+			}
+		}
+		st.stats.Fields[field] = f
+	}
+	return st
+}
+
 // presearch gathers the collection's statistics for q: the shards'
 // document counts and term document counts summed, and the size of the
-// union of their dictionaries. Shards that do not answer are left out,
-// and named in the state's failures.
+// union of their dictionaries; and caches them, for the shards' epochs.
+// Shards that do not answer are left out, and named in the state's
+// failures.
 func (c *Coordinator) presearch(ctx context.Context, q query.Query) (*searchState, error) {
 	raw, err := json.Marshal(q)
 	if err != nil {
@@ -229,42 +309,68 @@ func (c *Coordinator) presearch(ctx context.Context, q query.Query) (*searchStat
 		return &s, r.call(ctx, http.MethodPost, "/api/shard/presearch", PresearchBody{Query: raw}, &s)
 	})
 	st := &searchState{stats: &Stats{}, fail: map[string]error{}}
-	v := view{live: make([]bool, len(c.shards))}
-	keys := make([]string, len(c.shards))
+	v := view{live: make([]bool, len(c.shards)), epochs: make([]string, len(c.shards))}
 	for i, a := range answers {
 		if errs[i] != nil {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 			st.fail[c.shards[i].name] = errs[i]
-			keys[i] = "-"
+			v.epochs[i] = "-"
 			continue
 		}
 		v.live[i] = true
-		keys[i] = a.Epoch
+		v.epochs[i] = a.Epoch
 		st.stats.add(&a.Stats)
 	}
 	if len(st.fail) == len(c.shards) {
 		return nil, fmt.Errorf("cluster: no shard answered: %w", errors.Join(errs...))
 	}
-	v.key = strings.Join(keys, " ")
+	v.key = strings.Join(v.epochs, " ")
 	v.docs = st.stats.Docs
+	st.v = v
 	c.setView(v)
 	for name, f := range st.stats.Fields {
 		if f.Terms, err = c.dictSize(ctx, name, v); err != nil {
 			return nil, err
 		}
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.view.key == v.key {
+		for name, f := range st.stats.Fields {
+			c.cacheDocFreq(name, f.DocFreq)
+		}
+	}
 	return st, nil
 }
 
-// setView records v as the shards' state; when their epochs moved, the
-// cached document frequencies go.
+// cacheDocFreq caches the document frequencies of field's terms, within
+// dfCacheMax terms. c.mu is held.
+func (c *Coordinator) cacheDocFreq(field string, df map[string]uint64) {
+	if c.df == nil || c.dfTerms+len(df) > dfCacheMax {
+		c.df, c.dfTerms, c.prepared = map[string]map[string]uint64{}, 0, nil
+	}
+	m := c.df[field]
+	if m == nil {
+		m = make(map[string]uint64, len(df))
+		c.df[field] = m
+	}
+	for t, n := range df {
+		if _, ok := m[t]; !ok {
+			c.dfTerms++
+		}
+		m[t] = n
+	}
+}
+
+// setView records v as the shards' state; when their epochs moved, what
+// was cached for the earlier state goes.
 func (c *Coordinator) setView(v view) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if v.key != c.view.key {
-		c.df, c.pay = nil, payloadCache{}
+		c.df, c.dfTerms, c.dicts, c.pay, c.prepared = nil, 0, map[string]int{}, payloadCache{}, nil
 	}
 	c.view = v
 }
@@ -276,10 +382,10 @@ func (c *Coordinator) setView(v view) {
 // epochs stay the same.
 func (c *Coordinator) dictSize(ctx context.Context, field string, v view) (int, error) {
 	c.mu.Lock()
-	d, ok := c.dicts[field]
+	n, ok := c.dicts[field]
 	c.mu.Unlock()
-	if ok && d.key == v.key {
-		return d.n, nil
+	if ok && c.view.key == v.key {
+		return n, nil
 	}
 	union := map[string]struct{}{}
 	var mu sync.Mutex
@@ -302,10 +408,9 @@ func (c *Coordinator) dictSize(ctx context.Context, field string, v view) (int, 
 		return 0, fmt.Errorf("cluster: reading the shards' dictionaries of %s: %w", field, err)
 	}
 	c.mu.Lock()
-	if len(c.dicts) > 64 {
-		clear(c.dicts)
+	if c.view.key == v.key {
+		c.dicts[field] = len(union)
 	}
-	c.dicts[field] = dictSize{key: v.key, n: len(union)}
 	c.mu.Unlock()
 	return len(union), nil
 }
@@ -343,17 +448,13 @@ func (c *Coordinator) DocCount() (uint64, error) {
 // read in one round trip; a term it did not is fetched alone.
 func (c *Coordinator) DocFreq(term string) (uint64, error) {
 	c.mu.Lock()
-	n, ok := c.df[term]
+	n, ok := c.df[DocFreqField][term]
 	c.mu.Unlock()
 	if ok {
 		return n, nil
 	}
-	if err := c.fetchDocFreq(context.Background(), []string{term}); err != nil {
-		return 0, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.df[term], nil
+	df, err := c.fetchDocFreq(context.Background(), []string{term})
+	return df[term], err
 }
 
 // Prepare implements rerank.Preparer: it fetches the document frequency
@@ -362,32 +463,55 @@ func (c *Coordinator) DocFreq(term string) (uint64, error) {
 // to each shard.
 func (c *Coordinator) Prepare(ctx context.Context, q rerank.Query, cands []rerank.Candidate) error {
 	want := map[string]bool{}
-	add := func(text string) {
-		for _, t := range analyzers.CachedTokens(text) {
-			want[t] = true
+	for _, t := range analyzers.CachedTokens(q.Text) {
+		want[t] = true
+	}
+	c.mu.Lock()
+	key := c.view.key
+	var ids []string
+	for _, cd := range cands {
+		if !c.prepared[cd.ID] {
+			ids = append(ids, cd.ID)
 		}
 	}
-	add(q.Text)
+	c.mu.Unlock()
 	for _, cd := range cands {
-		c.termsOf(cd, func(t string) { want[t] = true })
+		if slices.Contains(ids, cd.ID) {
+			c.termsOf(cd, func(t string) { want[t] = true })
+		}
 	}
 	var missing []string
 	c.mu.Lock()
 	for t := range want {
-		if _, ok := c.df[t]; !ok {
+		if _, ok := c.df[DocFreqField][t]; !ok {
 			missing = append(missing, t)
 		}
 	}
 	c.mu.Unlock()
-	if len(missing) == 0 {
-		return nil
+	if len(missing) > 0 {
+		if _, err := c.fetchDocFreq(ctx, missing); err != nil {
+			return err
+		}
 	}
-	return c.fetchDocFreq(ctx, missing)
+	// The candidates whose every term is now cached need not be read
+	// again while the shards stay as they are.
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.view.key == key && c.df != nil {
+		if c.prepared == nil || len(c.prepared)+len(ids) > payloadCacheMax {
+			c.prepared = map[string]bool{}
+		}
+		for _, id := range ids {
+			c.prepared[id] = true
+		}
+	}
+	return nil
 }
 
-// fetchDocFreq asks the shards that answered the latest presearch for the
-// document frequencies of terms, and caches their sums.
-func (c *Coordinator) fetchDocFreq(ctx context.Context, terms []string) error {
+// fetchDocFreq asks the shards that answered the latest presearch how
+// many of their documents hold each of terms, and returns and caches the
+// sums.
+func (c *Coordinator) fetchDocFreq(ctx context.Context, terms []string) (map[string]uint64, error) {
 	c.mu.Lock()
 	v := c.view
 	c.mu.Unlock()
@@ -402,28 +526,27 @@ func (c *Coordinator) fetchDocFreq(ctx context.Context, terms []string) error {
 		return &s, r.call(ctx, http.MethodPost, "/api/shard/docfreq", DocFreqBody{Terms: terms}, &s)
 	})
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("cluster: document frequencies: %w", err)
+		return nil, fmt.Errorf("cluster: document frequencies: %w", err)
 	}
-	sum := &Stats{}
+	df := make(map[string]uint64, len(terms))
 	for _, a := range answers {
-		sum.add(&a.Stats)
+		if f := a.Fields[DocFreqField]; f != nil {
+			for t, n := range f.DocFreq {
+				df[t] += n
+			}
+		}
+	}
+	for _, t := range terms {
+		if _, ok := df[t]; !ok {
+			df[t] = 0 // no shard counted it: no document holds it
+		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.view.key != v.key {
-		return nil // the shards moved on meanwhile: the next search asks again
+	if c.view.key == v.key {
+		c.cacheDocFreq(DocFreqField, df)
 	}
-	if c.df == nil || len(c.df)+len(terms) > dfCacheMax {
-		c.df = make(map[string]uint64, len(terms))
-	}
-	var counts map[string]uint64
-	if f := sum.Fields[DocFreqField]; f != nil {
-		counts = f.DocFreq
-	}
-	for _, t := range terms {
-		c.df[t] = counts[t]
-	}
-	return nil
+	return df, nil
 }
 
 // DocFreqField is the field a shard's docfreq counts terms in: semrank's

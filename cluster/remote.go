@@ -57,19 +57,25 @@ func NewRemote(base string, client *http.Client, timeout time.Duration, token st
 // call sends a request to the shard's path with body (JSON; none when nil)
 // and decodes its JSON answer into out.
 func (r *Remote) call(ctx context.Context, method, path string, body, out any) error {
+	_, err := r.do(ctx, method, path, body, out)
+	return err
+}
+
+// do is call, returning the answer's header too.
+func (r *Remote) do(ctx context.Context, method, path string, body, out any) (http.Header, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		rd = bytes.NewReader(b)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, r.url+path, rd)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -80,29 +86,29 @@ func (r *Remote) call(ctx context.Context, method, path string, body, out any) e
 	resp, err := r.client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("shard %s did not answer within %s", r.name, r.timeout)
+			return nil, fmt.Errorf("shard %s did not answer within %s", r.name, r.timeout)
 		}
-		return fmt.Errorf("shard %s: %w", r.name, err)
+		return nil, fmt.Errorf("shard %s: %w", r.name, err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
 	if err != nil {
-		return fmt.Errorf("shard %s: reading its answer: %w", r.name, err)
+		return nil, fmt.Errorf("shard %s: reading its answer: %w", r.name, err)
 	}
 	if len(raw) > maxAnswer {
-		return fmt.Errorf("shard %s: its answer is larger than %d bytes", r.name, maxAnswer)
+		return nil, fmt.Errorf("shard %s: its answer is larger than %d bytes", r.name, maxAnswer)
 	}
 	if resp.StatusCode != http.StatusOK {
 		var e struct{ Error string }
 		if json.Unmarshal(raw, &e) != nil || e.Error == "" {
 			e.Error = strings.TrimSpace(string(raw[:min(len(raw), 200)]))
 		}
-		return &ShardError{Shard: r.name, Status: resp.StatusCode, Msg: e.Error}
+		return nil, &ShardError{Shard: r.name, Status: resp.StatusCode, Msg: e.Error}
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
-		return fmt.Errorf("shard %s: its answer to %s: %w", r.name, path, err)
+		return nil, fmt.Errorf("shard %s: its answer to %s: %w", r.name, path, err)
 	}
-	return nil
+	return resp.Header, nil
 }
 
 // ShardError is a shard's refusal of a request, with its status.
@@ -141,9 +147,11 @@ func (r *Remote) SearchInContext(ctx context.Context, req *bleve.SearchRequest) 
 		return nil, err
 	}
 	var res bleve.SearchResult
-	if err := r.call(ctx, http.MethodPost, "/api/shard/search", SearchBody{Request: req, Stats: st.collection()}, &res); err != nil {
+	h, err := r.do(ctx, http.MethodPost, "/api/shard/search", SearchBody{Request: req, Stats: st.collection()}, &res)
+	if err != nil {
 		return nil, err
 	}
+	st.answered(r.name, h.Get(EpochHeader))
 	for i, h := range res.Hits {
 		h.Index = r.name
 		h.HitNumber = uint64(i)

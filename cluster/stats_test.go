@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
@@ -157,6 +159,57 @@ func TestPresearchCounts(t *testing.T) {
 		want, err := whole.DocFreq(term)
 		if err != nil || df != want {
 			t.Errorf("df(%s) = %d, want %d (%v)", term, df, want, err)
+		}
+	}
+}
+
+// TestQueryTerms: the coordinator finds a query's terms as a shard's
+// presearch does, except for queries whose terms the shards' dictionaries
+// decide.
+func TestQueryTerms(t *testing.T) {
+	whole, _, _ := demoIndexes(t, 1)
+	m := whole.Mapping()
+	tq, err := index.TextQuery("banks in Doha and the bank")
+	if err != nil {
+		t.Fatal(err)
+	}
+	phrase := bleve.NewMatchPhraseQuery("visa renewal")
+	phrase.SetField(index.FieldText)
+	for _, tt := range []struct {
+		name string
+		q    query.Query
+		ok   bool
+	}{
+		{"match", tq, true},
+		{"phrase and term", bleve.NewDisjunctionQuery(phrase, bleve.NewTermQuery("qatar")), true},
+		{"prefix", bleve.NewPrefixQuery("ban"), false},
+		{"fuzzy", bleve.NewFuzzyQuery("bnak"), false},
+	} {
+		got, ok := queryTerms(tt.q, m)
+		if ok != tt.ok {
+			t.Errorf("%s: ok %v", tt.name, ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		st, err := Presearch(context.Background(), whole, tt.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for field, f := range st.Fields {
+			for term := range f.DocFreq {
+				if !slices.Contains(got[field], term) {
+					t.Errorf("%s: the presearch reads %s:%s, queryTerms has %v", tt.name, field, term, got)
+				}
+			}
+		}
+		for field, terms := range got {
+			for _, term := range terms {
+				if _, ok := st.Fields[field].DocFreq[term]; !ok {
+					t.Errorf("%s: queryTerms has %s:%s, the presearch does not", tt.name, field, term)
+				}
+			}
 		}
 	}
 }

@@ -20,6 +20,11 @@ import (
 //	GET  /api/shard/terms?field=F  the field's dictionary, one JSON string a line
 //	GET  /api/shard/info       Info
 
+// EpochHeader carries, with a shard's search answer, the epoch of its
+// index after the search (Epoch): a coordinator that searched with the
+// statistics it cached for another epoch searches again.
+const EpochHeader = "Semrank-Epoch"
+
 // SearchBody asks a shard for a search: Bleve's request, searched with
 // the collection's statistics when Stats is set (WithStats).
 type SearchBody struct {

@@ -103,6 +103,9 @@ func (s *Server) handleShardSearch(w http.ResponseWriter, r *http.Request) error
 		}
 	}
 	res, err := s.idx.SearchInContext(r.Context(), cluster.WithStats(req, body.Stats))
+	// After the search: a write during it moves the epoch, and the
+	// coordinator searches again.
+	w.Header().Set(cluster.EpochHeader, cluster.Epoch(s.idx))
 	if err != nil {
 		if cerr := r.Context().Err(); cerr != nil {
 			return cerr
@@ -111,6 +114,9 @@ func (s *Server) handleShardSearch(w http.ResponseWriter, r *http.Request) error
 			return badRequest("query cannot be run: %v", err)
 		}
 		return err
+	}
+	for _, h := range res.Hits {
+		h.Index = "" // the index's path here; the coordinator names the shard
 	}
 	return writeJSON(w, http.StatusOK, res)
 }
