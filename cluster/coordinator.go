@@ -430,8 +430,8 @@ func (c *Coordinator) StageEnv() rerank.Env {
 }
 
 // DocCount implements bleve.Index and rerank.TermStats: the documents of
-// the shards that answered the latest presearch, or of every shard when
-// none was made yet.
+// the shards that answered the latest presearch; before any, of the
+// shards that answer now (an error when none does).
 func (c *Coordinator) DocCount() (uint64, error) {
 	c.mu.Lock()
 	v := c.view
@@ -439,7 +439,18 @@ func (c *Coordinator) DocCount() (uint64, error) {
 	if v.key != "" {
 		return v.docs, nil
 	}
-	return c.IndexAlias.DocCount()
+	infos, errs := each(c.shards, func(r *Remote) (*Info, error) { return r.info(context.Background()) })
+	var n uint64
+	answered := false
+	for i, in := range infos {
+		if errs[i] == nil {
+			n, answered = n+in.Docs, true
+		}
+	}
+	if !answered {
+		return 0, fmt.Errorf("cluster: no shard answered: %w", errors.Join(errs...))
+	}
+	return n, nil
 }
 
 // DocFreq implements rerank.TermStats: the number of documents of the

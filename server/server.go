@@ -10,6 +10,7 @@
 //	POST /api/search        search (see SearchRequest)
 //	POST /api/index         add, update and delete documents (see IndexRequest)
 //	GET  /api/doc/{id}      one stored document
+//	     /api/shard/...     a coordinator's requests to a shard (see shard.go)
 //	POST /api/admin/reload  rebuild the pipeline from its file
 //	GET  /healthz           liveness and the loaded pipeline
 //	GET  /metrics           Prometheus metrics
