@@ -73,7 +73,8 @@ type Options struct {
 	// Timeout bounds each call to a shard; a shard that takes longer is
 	// reported as failed. Zero means 5 seconds.
 	Timeout time.Duration
-	// Client is the HTTP client; nil means http.DefaultClient.
+	// Client is the HTTP client; nil means one that keeps up to 256 idle
+	// connections to each shard.
 	Client *http.Client
 	// Token is sent as a bearer token with writes to the shards (their
 	// --admin-token).
@@ -92,6 +93,13 @@ func NewCoordinator(ctx context.Context, urls []string, o Options) (*Coordinator
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 5 * time.Second
+	}
+	if o.Client == nil {
+		// net/http's default keeps 2 idle connections a host: concurrent
+		// searches would open a connection to every shard each time.
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConnsPerHost = 256
+		o.Client = &http.Client{Transport: t}
 	}
 	c := &Coordinator{dicts: map[string]int{}}
 	seen := map[string]bool{}

@@ -41,3 +41,23 @@ func TestOf(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseShard: ParseShard accepts exactly the I/N with 0 ≤ I < N ≤
+// MaxShards it formats back to the same numbers, and never panics.
+func FuzzParseShard(f *testing.F) {
+	for _, s := range []string{"0/3", "2/3", "3/3", "-1/2", "1/0", "a/b", "", "/", "1//2", "01/3", "0/1024", "0/1025", "9999999999999999999/1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		i, n, err := ParseShard(s)
+		if err != nil {
+			return
+		}
+		if i < 0 || n < 1 || i >= n || n > MaxShards {
+			t.Fatalf("%q: accepted as %d/%d", s, i, n)
+		}
+		if j, m, err := ParseShard(fmt.Sprintf("%d/%d", i, n)); err != nil || j != i || m != n {
+			t.Fatalf("%q: %d/%d does not parse back: %d/%d, %v", s, i, n, j, m, err)
+		}
+	})
+}
