@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"net"
@@ -182,6 +183,43 @@ func TestRemoteRefusesWhatItLacks(t *testing.T) {
 	for _, bad := range []string{"", "localhost:80", "ftp://x", "http://"} {
 		if _, err := cluster.NewRemote(bad, nil, time.Second, ""); err == nil {
 			t.Errorf("NewRemote(%q): no error", bad)
+		}
+	}
+}
+
+// TestCoordinatorConcurrent: concurrent searches through one coordinator
+// share its caches and still each rank as one index.
+func TestCoordinatorConcurrent(t *testing.T) {
+	c := newTestCluster(t)
+	_, ds := demoIndex(t)
+	qs := ds.Queries[:12]
+	want := make([]SearchResponse, len(qs))
+	for i, q := range qs {
+		want[i] = searchText(t, c.whole.URL, q.Text)
+	}
+	errs := make(chan error, 4*len(qs))
+	for w := range 4 {
+		go func() {
+			for i := range qs {
+				j := (i + 3*w) % len(qs)
+				var got SearchResponse
+				code, raw, err := do("POST", c.coord.URL+"/api/search", map[string]any{"query": qs[j].Text, "size": 10}, "")
+				if err == nil && code != http.StatusOK {
+					err = fmt.Errorf("status %d: %s", code, raw)
+				}
+				if err == nil {
+					err = json.Unmarshal(raw, &got)
+				}
+				if err == nil && (len(got.Hits) != len(want[j].Hits) || len(got.Hits) > 0 && (got.Hits[0].ID != want[j].Hits[0].ID || math.Abs(got.Hits[0].Score-want[j].Hits[0].Score) > 1e-9)) {
+					err = fmt.Errorf("query %s: first hit %+v, want %+v", qs[j].ID, got.Hits, want[j].Hits)
+				}
+				errs <- err
+			}
+		}()
+	}
+	for range 4 * len(qs) {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
 		}
 	}
 }
