@@ -24,11 +24,12 @@ import (
 
 // Coordinator searches a collection's shards as one index: a bleve.Index
 // over a bleve.IndexAlias of Remote shards, in shard order (shard I of N
-// at position I, as semrank index --shard I/N built it). Each search
-// first asks every shard for its statistics of the query's terms
-// (presearch), then searches every shard with their sums (WithStats), so
-// BM25 scores are those of one index of every document; the alias merges
-// the shards' hits. rerank.Wrap over a Coordinator reranks the merged
+// at position I, as semrank index --shard I/N built it). Every shard is
+// searched with the collection's statistics for the query's terms, the
+// sums of the shards' (WithStats), so BM25 scores are those of one index
+// of every document; they come from a presearch of every shard, or from
+// the cache of an earlier one while the shards' epochs stay the same
+// (SearchInContext). The alias merges the shards' hits. rerank.Wrap over a Coordinator reranks the merged
 // window once, its lexical stages reading the shards' summed document
 // frequencies (Coordinator implements rerank.TermStats and Preparer).
 //
@@ -86,7 +87,8 @@ const dfCacheMax = 1 << 20
 
 // NewCoordinator returns the coordinator of the shards at urls, in shard
 // order. It reads the index mapping from the shards that answer, which
-// must agree; at least one must answer.
+// must agree, and refuses a shard whose index records another place
+// (MarkShard) than its position among urls; at least one must answer.
 func NewCoordinator(ctx context.Context, urls []string, o Options) (*Coordinator, error) {
 	if len(urls) == 0 {
 		return nil, errors.New("cluster: no shards")
@@ -120,6 +122,9 @@ func NewCoordinator(ctx context.Context, urls []string, o Options) (*Coordinator
 	for i, in := range infos {
 		if errs[i] != nil {
 			continue
+		}
+		if want := fmt.Sprintf("%d/%d", i, len(urls)); in.Shard != "" && in.Shard != want {
+			return nil, fmt.Errorf("cluster: %s serves shard %s, but is listed as shard %s: list the shards in order, shard I at position I (0-based), all N of them", c.shards[i].name, in.Shard, want)
 		}
 		if raw == nil {
 			raw, from = in.Mapping, c.shards[i].name

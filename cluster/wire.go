@@ -53,6 +53,9 @@ type ShardStats struct {
 
 // Info describes a shard.
 type Info struct {
+	// Shard is the shard ("I/N") the index holds, when it records one
+	// (MarkShard).
+	Shard   string          `json:"shard,omitempty"`
 	Docs    uint64          `json:"docs"`
 	Epoch   string          `json:"epoch"`
 	Fields  []string        `json:"fields"`

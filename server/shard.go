@@ -254,5 +254,9 @@ func (s *Server) handleShardInfo(w http.ResponseWriter, _ *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, cluster.Info{Docs: n, Epoch: cluster.Epoch(s.idx), Fields: fields, Mapping: m})
+	shard, _, err := cluster.ShardOfIndex(s.idx)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, cluster.Info{Shard: shard, Docs: n, Epoch: cluster.Epoch(s.idx), Fields: fields, Mapping: m})
 }

@@ -56,12 +56,12 @@ killed run leaves its staging folder, which the next run points out).`,
 				return err
 			}
 			noteEmptyDocs(cmd.ErrOrStderr(), filepath.Join(dataDir, eval.CorpusFile), corpus)
+			si, sn := -1, 0
 			if shard != "" {
-				i, n, err := cluster.ParseShard(shard)
-				if err != nil {
+				if si, sn, err = cluster.ParseShard(shard); err != nil {
 					return fmt.Errorf("--shard: %w", err)
 				}
-				corpus = slices.DeleteFunc(corpus, func(d eval.Doc) bool { return cluster.Of(d.ID, n) != i })
+				corpus = slices.DeleteFunc(corpus, func(d eval.Doc) bool { return cluster.Of(d.ID, sn) != si })
 			}
 			encs, err := loadEncoders()
 			if err != nil {
@@ -73,6 +73,13 @@ killed run leaves its staging folder, which the next run points out).`,
 			idx, target, err := openForIndex(indexPath)
 			if err != nil {
 				return err
+			}
+			if si >= 0 {
+				if err := cluster.MarkShard(idx, si, sn); err != nil {
+					idx.Close()
+					target.discard()
+					return fmt.Errorf("--shard: %w", err)
+				}
 			}
 			if pipelinePath != "" {
 				if encs, err = pipelineEncoders(pipelinePath, idx, encs); err != nil {

@@ -47,9 +47,16 @@ func TestIndexShard(t *testing.T) {
 				t.Errorf("shard %d holds %s: %v; it hashes to shard %d", s, id, ok, cluster.Of(id, 3))
 			}
 		}
+		if mark, ok, err := cluster.ShardOfIndex(idx); err != nil || !ok || mark != fmt.Sprintf("%d/3", s) {
+			t.Errorf("shard %d records %q (%v, %v)", s, mark, ok, err)
+		}
 		n, _ := idx.DocCount()
 		total += int(n)
 		idx.Close()
+	}
+	// An index of one shard takes no other shard's documents.
+	if _, err := execute("index", "--data", data, "--index", filepath.Join(dir, "s0"), "--shard", "1/3"); err == nil || !strings.Contains(err.Error(), "holds shard 0/3, not 1/3") {
+		t.Errorf("indexing shard 1/3 into shard 0/3's index: %v", err)
 	}
 	if total != 30 {
 		t.Errorf("the shards hold %d documents, want 30", total)
@@ -84,6 +91,10 @@ func TestBenchRemote(t *testing.T) {
 		ts := httptest.NewServer(srv)
 		t.Cleanup(ts.Close)
 		urls = append(urls, ts.URL)
+	}
+	reversed := []string{urls[2], urls[1], urls[0]}
+	if _, err := cluster.NewCoordinator(t.Context(), reversed, cluster.Options{}); err == nil || !strings.Contains(err.Error(), "serves shard 2/3, but is listed as shard 0/3") {
+		t.Errorf("shards out of order: %v", err)
 	}
 	out, err := execute("bench", "--index", whole, "--pipeline", pipeline, "--data", "../../testdata/demo", "--rounds", "1", "--queries", "10", "--remote", strings.Join(urls, ","))
 	if err != nil {
