@@ -150,6 +150,10 @@ func TestCoordinatorRanksAsOneIndex(t *testing.T) {
 			t.Fatalf("shard %d holds new-1: %v (%v); it belongs to shard %d", s, ok, err, cluster.Of("new-1", 3))
 		}
 	}
+	var d DocResponse
+	if code := call(t, "GET", c.coord.URL+"/api/doc/new-1", nil, &d); code != http.StatusOK || d.Title != "Camel racing season" {
+		t.Fatalf("GET /api/doc/new-1 through the coordinator: status %d, %+v", code, d)
+	}
 	found := searchText(t, c.coord.URL, "camel racing season")
 	if len(found.Hits) == 0 || found.Hits[0].ID != "new-1" {
 		t.Fatalf("the written document is not found first: %+v", found.Hits)
