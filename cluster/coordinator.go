@@ -82,6 +82,14 @@ type Options struct {
 	Token string
 }
 
+// ErrNoShard is the error of a coordinator none of whose shards answers.
+var ErrNoShard = errors.New("cluster: no shard answered")
+
+// noShard returns ErrNoShard with the shards' errors.
+func noShard(errs []error) error {
+	return fmt.Errorf("%w: %w", ErrNoShard, errors.Join(errs...))
+}
+
 // dfCacheMax bounds the document frequencies cached.
 const dfCacheMax = 1 << 20
 
@@ -133,7 +141,7 @@ func NewCoordinator(ctx context.Context, urls []string, o Options) (*Coordinator
 		}
 	}
 	if raw == nil {
-		return nil, fmt.Errorf("cluster: no shard answered: %w", errors.Join(errs...))
+		return nil, noShard(errs)
 	}
 	var m mapping.IndexMappingImpl
 	if err := json.Unmarshal(raw, &m); err != nil {
@@ -337,7 +345,7 @@ func (c *Coordinator) presearch(ctx context.Context, q query.Query) (*searchStat
 		st.stats.add(&a.Stats)
 	}
 	if len(st.fail) == len(c.shards) {
-		return nil, fmt.Errorf("cluster: no shard answered: %w", errors.Join(errs...))
+		return nil, noShard(errs)
 	}
 	v.key = strings.Join(v.epochs, " ")
 	v.docs = st.stats.Docs
@@ -461,7 +469,7 @@ func (c *Coordinator) DocCount() (uint64, error) {
 		}
 	}
 	if !answered {
-		return 0, fmt.Errorf("cluster: no shard answered: %w", errors.Join(errs...))
+		return 0, noShard(errs)
 	}
 	return n, nil
 }

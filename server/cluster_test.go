@@ -118,7 +118,6 @@ func TestCoordinatorRanksAsOneIndex(t *testing.T) {
 	text := ds.Queries[0].Text
 	want := searchText(t, c.whole.URL, text)
 	down := c.srv[1]
-	addr := down.Listener.Addr().String()
 	down.Close()
 	got := searchText(t, c.coord.URL, text)
 	if !got.Partial || got.Failed[down.URL] == "" || len(got.Failed) != 1 {
@@ -129,14 +128,23 @@ func TestCoordinatorRanksAsOneIndex(t *testing.T) {
 			t.Fatalf("a shard down: hit %s of that shard", h.ID)
 		}
 	}
-	// The shard comes back at its address.
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		t.Skipf("listening on %s again: %v", addr, err)
+	// With every shard down, a search is refused as unavailable.
+	for i, ts := range c.srv {
+		if i != 1 {
+			ts.Close()
+		}
 	}
-	back := &httptest.Server{Listener: l, Config: &http.Server{Handler: c.handle[1]}}
-	back.Start()
-	t.Cleanup(back.Close)
+	var e ErrorBody
+	if code := call(t, "POST", c.coord.URL+"/api/search", map[string]any{"query": text}, &e); code != http.StatusServiceUnavailable || !strings.Contains(e.Error, "no shard answered") {
+		t.Fatalf("every shard down: status %d, %q", code, e.Error)
+	}
+	for i := range c.srv {
+		if i != 1 {
+			c.srv[i] = restart(t, c.srv[i], c.handle[i])
+		}
+	}
+	// The shard comes back at its address.
+	c.srv[1] = restart(t, down, c.handle[1])
 	sameHits(t, "the shard back", searchText(t, c.coord.URL, text), want)
 
 	doc := map[string]any{"_id": "new-1", "title": "Camel racing season", "text": "When does the camel racing season start in Qatar?"}
@@ -226,4 +234,18 @@ func TestCoordinatorConcurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// restart serves h again at the address of ts, which was closed.
+func restart(t *testing.T, ts *httptest.Server, h http.Handler) *httptest.Server {
+	t.Helper()
+	addr := ts.Listener.Addr().String()
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("listening on %s again: %v", addr, err)
+	}
+	back := &httptest.Server{Listener: l, Config: &http.Server{Handler: h}}
+	back.Start()
+	t.Cleanup(back.Close)
+	return back
 }

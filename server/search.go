@@ -16,6 +16,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 
+	"github.com/semrank/semrank/cluster"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 )
@@ -189,6 +190,8 @@ func Search(ctx context.Context, idx bleve.Index, p *rerank.Pipeline, req *Searc
 	case err == nil:
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
+	case errors.Is(err, cluster.ErrNoShard):
+		return nil, &apiError{Status: http.StatusServiceUnavailable, Header: map[string]string{"Retry-After": "1"}, Msg: err.Error()}
 	case errors.As(err, &fe):
 		if queryFault(ctx, idx, q) {
 			return nil, badRequest("query cannot be run: %v", err)
