@@ -1,16 +1,3 @@
-// Package cluster serves one collection from several machines: shards,
-// each a semrank index of the documents whose ids hash to it, served by
-// semrank serve (Handler adds what a coordinator needs), and a
-// coordinator that searches them as one index (Coordinator, a bleve.Index
-// over a bleve.IndexAlias of Remote clients) and reranks the merged window
-// once with its pipeline.
-//
-// Scores are the ones a single index of every document would give: a
-// presearch asks every shard for its document count and, for each term
-// the query reads, how many documents hold it, and the search runs on
-// each shard with those sums in place of the shard's own statistics
-// (GlobalStats). The lexical stages at the coordinator read the same sums
-// (Coordinator implements rerank.TermStats).
 package cluster
 
 import (

@@ -6,9 +6,8 @@ import (
 	"net/http"
 	"unicode/utf8"
 
-	"github.com/blevesearch/bleve/v2/search/query"
-
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/semrank/semrank/cluster"
 )
@@ -16,8 +15,9 @@ import (
 // A semrank index's server is also a shard of a collection: the
 // /api/shard/ endpoints answer a coordinator (semrank serve --remote,
 // cluster.Coordinator) with Bleve's own search, the statistics of a
-// query's terms, the document frequencies the lexical stages read, and
-// the field dictionaries whose union a coordinator counts. They read the
+// query's terms, the document frequencies the lexical stages read, the
+// window's payloads by id, and the field dictionaries whose union a
+// coordinator counts. They read the
 // index only. Their bodies are package cluster's types; a search's
 // request and answer are Bleve's SearchRequest and SearchResult JSON.
 
@@ -25,7 +25,7 @@ import (
 // rerank window and more in one search, and for the document frequencies
 // of every term of the window's documents at once.
 const (
-	maxShardHits  = 100_000 // size + from of a shard search
+	maxShardHits  = 100_000 // size + from of a shard search; ids of a payloads request
 	maxShardTerms = 200_000 // terms of one docfreq request
 )
 
