@@ -192,8 +192,13 @@ type searchState struct {
 	v     view             // the shards' state the statistics are of
 	fail  map[string]error // shards that failed the presearch, by name
 
+	// share is the hits each shard is asked for at most (search); 0
+	// for all the search asks for.
+	share int
+
 	mu   sync.Mutex
 	seen map[string]string // each answering shard's epoch, by name
+	sent map[string]sent   // what each answering shard sent, by name
 }
 
 // failed returns the presearch error of shard name, if it failed.
@@ -211,19 +216,6 @@ func (s *searchState) collection() *Stats {
 		return nil
 	}
 	return s.stats
-}
-
-// answered records the epoch shard name answered a search from.
-func (s *searchState) answered(name, epoch string) {
-	if s == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.seen == nil {
-		s.seen = map[string]string{}
-	}
-	s.seen[name] = epoch
 }
 
 // SearchInContext implements bleve.Index: the alias's search of every
@@ -246,7 +238,7 @@ func (c *Coordinator) SearchInContext(ctx context.Context, req *bleve.SearchRequ
 				return nil, err
 			}
 		}
-		res, err := c.IndexAlias.SearchInContext(context.WithValue(ctx, stateKey{}, st), req)
+		res, err := c.search(ctx, st, req)
 		if err != nil || fresh || !c.moved(st, res) {
 			return res, err
 		}

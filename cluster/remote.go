@@ -147,11 +147,11 @@ func (r *Remote) SearchInContext(ctx context.Context, req *bleve.SearchRequest) 
 		return nil, err
 	}
 	var res bleve.SearchResult
-	h, err := r.do(ctx, http.MethodPost, "/api/shard/search", SearchBody{Request: req, Stats: st.collection()}, &res)
+	h, err := r.do(ctx, http.MethodPost, "/api/shard/search", SearchBody{Request: st.shareOfRequest(req), Stats: st.collection()}, &res)
 	if err != nil {
 		return nil, err
 	}
-	st.answered(r.name, h.Get(EpochHeader))
+	st.answered(r.name, h.Get(EpochHeader), &res)
 	for i, h := range res.Hits {
 		h.Index = r.name
 		h.HitNumber = uint64(i)

@@ -39,6 +39,13 @@ type testCluster struct {
 
 func newTestCluster(t *testing.T) *testCluster {
 	t.Helper()
+	return newTestClusterOf(t, func(d eval.Doc) int { return cluster.Of(d.ID, 3) })
+}
+
+// newTestClusterOf is newTestCluster with the documents on the shards
+// shardOf says.
+func newTestClusterOf(t *testing.T, shardOf func(eval.Doc) int) *testCluster {
+	t.Helper()
 	_, ds := demoIndex(t)
 	const n = 3
 	c := &testCluster{}
@@ -47,7 +54,7 @@ func newTestCluster(t *testing.T) *testCluster {
 	for s := range n {
 		var docs []eval.Doc
 		for _, d := range ds.Corpus {
-			if cluster.Of(d.ID, n) == s {
+			if shardOf(d) == s {
 				docs = append(docs, d)
 			}
 		}
@@ -56,7 +63,9 @@ func newTestCluster(t *testing.T) *testCluster {
 		c.shards, c.srv, c.handle = append(c.shards, idx), append(c.srv, ts), append(c.handle, srv)
 		urls = append(urls, ts.URL)
 	}
-	coord, err := cluster.NewCoordinator(context.Background(), urls, cluster.Options{Timeout: 2 * time.Second})
+	// A loaded machine may take seconds to answer; no failure this test
+	// makes is a timeout.
+	coord, err := cluster.NewCoordinator(context.Background(), urls, cluster.Options{Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,4 +257,33 @@ func restart(t *testing.T, ts *httptest.Server, h http.Handler) *httptest.Server
 	back.Start()
 	t.Cleanup(back.Close)
 	return back
+}
+
+// TestCoordinatorShares: the coordinator asks each shard for about its
+// share of the first hits; where one shard holds more than that (every
+// document about visas on one shard), it asks again for all, and still
+// ranks as one index.
+func TestCoordinatorShares(t *testing.T) {
+	c := newTestClusterOf(t, func(d eval.Doc) int {
+		if strings.Contains(strings.ToLower(d.Title+" "+d.Text), "visa") {
+			return 0
+		}
+		return cluster.Of(d.ID, 3)
+	})
+	for _, text := range []string{"visa renewal for my wife", "family visa", "work visa sponsor", "best bank in Doha"} {
+		for _, size := range []int{10, 40} {
+			want := searchSize(t, c.whole.URL, text, size)
+			sameHits(t, fmt.Sprintf("%q, size %d", text, size), searchSize(t, c.coord.URL, text, size), want)
+		}
+	}
+}
+
+// searchSize asks server url for text's first size hits.
+func searchSize(t *testing.T, url, text string, size int) SearchResponse {
+	t.Helper()
+	var out SearchResponse
+	if code := call(t, "POST", url+"/api/search", map[string]any{"query": text, "size": size, "rerank": map[string]any{"window": 80}}, &out); code != http.StatusOK {
+		t.Fatalf("search %q at %s: status %d", text, url, code)
+	}
+	return out
 }

@@ -86,7 +86,8 @@ differs), then the two timed interleaved, and the ratio of their medians
 			names := [2]string{fmt.Sprintf("bare top-%d", size), fmt.Sprintf("reranked (window %d)", p.WindowSize())}
 			base, other := bleve.Index(idx), bleve.Index(rerank.Wrap(idx, p))
 			if len(remote) > 0 {
-				coord, err := cluster.NewCoordinator(cmd.Context(), remote, cluster.Options{})
+				// A measurement waits for slow shards rather than leave them out.
+				coord, err := cluster.NewCoordinator(cmd.Context(), remote, cluster.Options{Timeout: time.Minute})
 				if err != nil {
 					return err
 				}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -93,7 +94,7 @@ func TestBenchRemote(t *testing.T) {
 		urls = append(urls, ts.URL)
 	}
 	reversed := []string{urls[2], urls[1], urls[0]}
-	if _, err := cluster.NewCoordinator(t.Context(), reversed, cluster.Options{}); err == nil || !strings.Contains(err.Error(), "serves shard 2/3, but is listed as shard 0/3") {
+	if _, err := cluster.NewCoordinator(t.Context(), reversed, cluster.Options{Timeout: time.Minute}); err == nil || !strings.Contains(err.Error(), "serves shard 2/3, but is listed as shard 0/3") {
 		t.Errorf("shards out of order: %v", err)
 	}
 	out, err := execute("bench", "--index", whole, "--pipeline", pipeline, "--data", "../../testdata/demo", "--rounds", "1", "--queries", "10", "--remote", strings.Join(urls, ","))
