@@ -362,6 +362,8 @@ func (c *Config) build(env Env) (*Pipeline, error) {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
 	p := &Pipeline{Window: c.Window, Fields: c.Fields.resolved()}
+	p.prepare, _ = env.Stats.(Preparer)
+	p.fetch, _ = env.Payloads.(PayloadFetcher)
 	names := map[string]bool{}
 	for _, spec := range c.Stages {
 		st, err := NewStage(spec, env)
@@ -444,7 +446,7 @@ func (c *Config) build(env Env) (*Pipeline, error) {
 			return nil, fmt.Errorf("pipeline: first_stage.query_boost: stage %q has no query weights", name)
 		}
 	}
-	if p.first, err = newFirstStage(env.Index, c.FirstStage.Fields, qw); err != nil {
+	if p.first, err = newFirstStage(env.Index, c.FirstStage.Fields, qw, env.Semrank); err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
 	return p, nil

@@ -93,6 +93,9 @@ func (s Searcher) Candidates(ctx context.Context, q Query, first query.Query, n 
 // loadDocs sets the stored fields of the hits whose document a stage
 // reads (see DocReader), in one search.
 func (p *Pipeline) loadDocs(ctx context.Context, idx bleve.Index, hits search.DocumentMatchCollection) error {
+	if err := p.fetchPayloads(ctx, hits); err != nil {
+		return err
+	}
 	var need search.DocumentMatchCollection
 	for _, h := range hits {
 		if p.readsDoc(h.ID) {

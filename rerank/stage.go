@@ -27,6 +27,7 @@ package rerank
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -154,6 +155,34 @@ type TermStats interface {
 	DocFreq(term string) (uint64, error)
 }
 
+// Preparer is implemented by TermStats read from elsewhere (a sharded
+// collection's coordinator, package cluster): Pipeline.Rerank calls
+// Prepare with the query and the window's candidates before the stages
+// run, so that it can fetch the statistics of their terms in one round
+// trip, which the stages then read term by term.
+type Preparer interface {
+	Prepare(ctx context.Context, q Query, cands []Candidate) error
+}
+
+// PayloadFetcher is implemented by Payloads read from elsewhere (a
+// sharded collection's coordinator, package cluster): a search calls
+// FetchPayloads with the window's documents once its first stage has
+// found them, so that their payloads come in one round trip before the
+// search asks which documents the stages read (DocReader) and the stages
+// read the payloads one at a time. A payload it could not fetch is
+// missing, and computed from the document's text.
+type PayloadFetcher interface {
+	FetchPayloads(ctx context.Context, ids []string) error
+}
+
+// EnvIndex is implemented by indexes that give the stages an environment
+// of their own (a sharded collection's coordinator, package cluster):
+// EnvOf returns it.
+type EnvIndex interface {
+	bleve.Index
+	StageEnv() Env
+}
+
 // StageSpec is how a pipeline file describes one stage.
 type StageSpec struct {
 	Type    string         `json:"type" yaml:"type"`                       // registered stage type, e.g. "tweak"
@@ -265,6 +294,11 @@ type Env struct {
 	// stages read, the terms Stats counts; nil means semrank's analyzer
 	// (analyzers.CachedTokens), a semrank index's own.
 	Analyze func(text string) []string
+	// Semrank says that Index, though not an *index.Index, holds
+	// semrank's fields analyzed as a semrank index analyzes them (a
+	// sharded collection's coordinator, package cluster): a pipeline's
+	// first stage from text is semrank's query, as over an *index.Index.
+	Semrank bool
 
 	// verified, set by Config.Build for a pipeline file that lists
 	// checksums, holds the listed files' content as Build verified it,
@@ -293,6 +327,10 @@ func (e Env) Tokens(text string) []string {
 func (e Env) forFields(f Fields, read bool) (Env, error) {
 	if e.Index == nil || !read {
 		return e, nil
+	}
+	if e.Semrank && !f.IsDefault() {
+		// Its statistics and payloads are those of semrank's own fields.
+		return e, errors.New("this index reads semrank's title and text alone (a sharded collection's coordinator): remove the pipeline's fields")
 	}
 	if si, ok := e.Index.(*index.Index); ok && f.IsDefault() {
 		if e.Stats == nil {

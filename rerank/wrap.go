@@ -318,6 +318,11 @@ func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text strin
 		if noRerank {
 			fields = req.Fields
 		}
+		if !noRerank {
+			if err := x.pipeline.fetchPayloads(ctx, res.Hits[:min(w, len(res.Hits))]); err != nil {
+				return nil, firstStageErr(err)
+			}
+		}
 		var need search.DocumentMatchCollection
 		for i, h := range res.Hits {
 			stages := !noRerank && i < w && x.pipeline.readsDoc(h.ID)

@@ -6,7 +6,7 @@
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
 # beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, bench, plain-cacm, plain-cacm-supervised,
-# plain-attach, plain-ideas, plain-recipe, query-boost, cost, scale, serve.
+# plain-attach, plain-ideas, plain-recipe, query-boost, cost, scale, serve, shards.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
 # O (BEIR directories from scripts/data.sh; default out/data), XML (the
@@ -17,7 +17,8 @@
 # SR_BEFORE (the scale and serve sections: another semrank binary, measured
 # beside SR), SERVECOST_BEFORE (the serve section: examples/servecost built
 # with SR_BEFORE's tree),
-# ROUNDS (the scale section's interleaved rounds; default 2).
+# ROUNDS (the scale section's interleaved rounds; default 2; the shards
+# section's, default 3), SHARDS (the shards section's collections; default cacm).
 # CLASSIC (the classic collections; default ../shared/data/classic), GLOVE
 # (pre-trained vectors: nojudge-fixed's default out/glove-wink-100d.txt;
 # nojudge uses them only when set).
@@ -717,6 +718,47 @@ run() {
 		go test -run '^$' -bench 'BenchmarkRerank|BenchmarkDeepMatch100' -benchtime 200x ./rerank/ ./rerank/stages/ | tee "$R/bench-rerank.txt"
 		go test -run '^$' -bench 'BenchmarkIndexing' -benchtime 3x ./models/tweak/ | tee "$R/bench-indexing.txt"
 		go test -run '^$' -bench 'BenchmarkPayloadRead' -benchtime 2000x ./index/ | tee "$R/bench-payload.txt"
+		;;
+	shards)
+		# Sharded serving (issue 28): each collection of SHARDS (default
+		# cacm; 100k is the scale section's 100,000-document collection,
+		# searched with subtask B dev's questions) indexed whole and as 3
+		# shards (semrank index --shard I/3), the shards served on
+		# loopback (semrank serve), and semrank bench --remote: every
+		# query's top 10 from one index and from a coordinator over the
+		# shards must be the same ids, order and scores (to 1e-9), then the
+		# two reranked searches are timed interleaved, ROUNDS times.
+		local S=$R/shards c data qs i url urls pids
+		mkdir -p "$S"
+		printf 'window: 100\nstages:\n  - type: tfidf\n  - type: bm25\n  - type: length\n' >"$S/lexical.yaml"
+		for c in ${SHARDS:-cacm}; do
+			data=$O/$c qs=$O/$c
+			if [ "$c" = 100k ]; then
+				data=$R/scale/100k qs=$O/B-dev
+				[ -f "$data/corpus.jsonl" ] || go run ./examples/scalecorpus --xml "$T2" --xml "$DEV" --xml "$E1" --xml "$E2" \
+					--docs 100000 --out "$data" >/dev/null
+			fi
+			rm -rf "$S/$c.idx" "$S/$c"-[0-9].idx
+			$SR index --data "$data" --index "$S/$c.idx" >/dev/null
+			urls= pids=()
+			for i in 0 1 2; do
+				$SR index --data "$data" --index "$S/$c-$i.idx" --shard "$i/3" >/dev/null
+				$SR serve --index "$S/$c-$i.idx" --pipeline "$S/lexical.yaml" --addr 127.0.0.1:0 >"$S/$c-$i.log" 2>&1 &
+				pids+=($!)
+			done
+			for i in 0 1 2; do
+				url=
+				while [ -z "$url" ]; do
+					sleep 0.2
+					url=$(grep -o 'http://[0-9.:]*' "$S/$c-$i.log" | head -1 || true)
+				done
+				urls=${urls:+$urls,}$url
+			done
+			$SR bench --index "$S/$c.idx" --pipeline "$S/lexical.yaml" --data "$qs" --remote "$urls" --rounds "${ROUNDS:-3}" 2>/dev/null |
+				tee "$S/$c-bench.txt" || true
+			kill "${pids[@]}"
+			wait "${pids[@]}" 2>/dev/null || true
+		done
 		;;
 	all)
 		for s in tweak tweak-cacm concepts-dev concepts-cv deepmatch-a deepmatch-a-cv deepmatch-b deepmatch-b-cv unsup-b unsup-cacm \
