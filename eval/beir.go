@@ -323,11 +323,33 @@ type osFS struct{}
 func (osFS) Open(name string) (fs.File, error)     { return os.Open(name) }
 func (osFS) Stat(name string) (fs.FileInfo, error) { return os.Stat(name) }
 
+// LoadDatasetWith reads the BEIR directory dir as LoadDataset does, with
+// corpus as its documents: its corpus.jsonl, which need not exist, is not
+// read. Trainers learning from an index take the documents from the
+// index. A nil corpus stands for documents that are not known here (a
+// run over an index): the judgments and candidate lists are then not
+// checked against them.
+func LoadDatasetWith(dir string, corpus []Doc) (*Dataset, error) {
+	return readDataset(osFS{}, dir, filepath.Join, func() ([]Doc, error) { return corpus, nil })
+}
+
 // loadDataset reads the BEIR directory dir of fsys, joining names with join.
 func loadDataset(fsys fs.FS, dir string, join func(...string) string) (*Dataset, error) {
+	return readDataset(fsys, dir, join, func() ([]Doc, error) {
+		docs, err := readOne(fsys, join(dir, CorpusFile), ReadCorpus)
+		if docs == nil && err == nil {
+			docs = []Doc{} // an empty corpus is known: nothing is in it
+		}
+		return docs, err
+	})
+}
+
+// readDataset reads the BEIR directory dir of fsys, its documents from
+// corpus.
+func readDataset(fsys fs.FS, dir string, join func(...string) string, corpus func() ([]Doc, error)) (*Dataset, error) {
 	ds := &Dataset{Dir: dir}
 	var err error
-	if ds.Corpus, err = readOne(fsys, join(dir, CorpusFile), ReadCorpus); err != nil {
+	if ds.Corpus, err = corpus(); err != nil {
 		return nil, err
 	}
 	if ds.Queries, err = readOne(fsys, join(dir, QueriesFile), ReadQueries); err != nil {
@@ -416,6 +438,9 @@ func (ds *Dataset) check() error {
 			unknownQ = append(unknownQ, qid)
 			continue
 		}
+		if ds.Corpus == nil {
+			continue // documents not known here
+		}
 		for _, did := range slices.Sorted(maps.Keys(ds.Qrels[qid])) {
 			if _, ok := ds.Doc(did); !ok {
 				if firstD == "" {
@@ -437,7 +462,7 @@ func (ds *Dataset) check() error {
 				return fmt.Errorf("%s: candidates for unknown query %q", filepath.Join(ds.Dir, CandidatesFile), qid)
 			}
 			for _, e := range ds.Candidates.Ranking(qid) {
-				if _, ok := ds.Doc(e.DocID); !ok {
+				if _, ok := ds.Doc(e.DocID); !ok && ds.Corpus != nil {
 					return fmt.Errorf("%s: unknown document %q (query %q)", filepath.Join(ds.Dir, CandidatesFile), e.DocID, qid)
 				}
 			}

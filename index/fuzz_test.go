@@ -100,3 +100,22 @@ func countOf(list []TermCount, term string) int {
 	}
 	return 0
 }
+
+// FuzzParseSource reads fuzzed attachment records (semrank_attach.json):
+// never a panic, and a record that reads names a field and an analyzer.
+func FuzzParseSource(f *testing.F) {
+	f.Add([]byte(`{"title":["title"],"text":["abstract"],"analyzer":"standard"}`))
+	f.Add([]byte(`{"title":[],"text":["a","b"],"analyzer":"en"}`))
+	f.Add([]byte(`{"text":["a"],"analyzer":"standard","extra":1}`))
+	f.Add([]byte(`{"text":["a"],"analyzer":"standard"} {}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		s, err := parseSource(raw)
+		if err != nil {
+			return
+		}
+		if len(s.Title)+len(s.Text) == 0 || s.Analyzer == "" {
+			t.Fatalf("%q read as %+v", raw, s)
+		}
+	})
+}

@@ -236,6 +236,10 @@ type Index struct {
 	closed atomic.Bool
 
 	readOnly bool // opened by OpenReadOnly
+	// plain is set for an index semrank did not build (Attached): its
+	// documents are the application's, whose fields FieldMeta's rule
+	// does not govern.
+	plain bool
 }
 
 // beginWrite holds off Close until endWrite; it fails once the index is
@@ -359,7 +363,7 @@ func ownField(s reflect.Value, name string) reflect.Value {
 // FieldMeta anything but a string of the metadata's JSON object (see
 // FieldMeta), which the mapping would neither store nor index.
 func (x *Index) Index(id string, data any) error {
-	if err := checkMeta(data); err != nil {
+	if err := checkMeta(data); err != nil && !x.plain {
 		return fmt.Errorf("index: document %q: %w", id, err)
 	}
 	if err := x.beginWrite(); err != nil {
@@ -537,15 +541,24 @@ func open(path string, readOnly bool) (*Index, error) {
 
 // OpenAny opens the Bleve index at path read-only, whatever its mapping:
 // a semrank index as OpenReadOnly opens it (an *Index, with its
-// payloads), any other as a plain bleve.Index, which Bleve opens as it
-// would for the application that built it.
+// payloads), any other as Bleve opens it for the application that built
+// it: an *Attached, with its payloads, when some were attached to it
+// (semrank attach), and a plain bleve.Index otherwise.
 func OpenAny(path string) (bleve.Index, error) {
 	b, err := openAt(path, true)
 	if err != nil {
 		return nil, err
 	}
 	if !isSemrank(b) {
-		return b, nil
+		if !hasAttachment(path) {
+			return b, nil
+		}
+		a, err := newAttached(b, path, true)
+		if err != nil {
+			b.Close()
+			return nil, err
+		}
+		return a, nil
 	}
 	closeMeta(b.Mapping().(*mapping.IndexMappingImpl))
 	return withPayloads(b, path, true)
@@ -598,7 +611,7 @@ func openAt(path string, readOnly bool) (bleve.Index, error) {
 
 // TermVectors reports whether the index keeps term vectors for its title
 // and text, which phrase queries and highlighting need. Indexes created
-// before semrank kept them (2026-11-24) have none: phrase queries match
+// before semrank kept them have none: phrase queries match
 // nothing there. Indexing into such an index keeps its mapping; a new
 // index (remove the old one first) has them.
 func (x *Index) TermVectors() bool {
@@ -878,16 +891,21 @@ func (x *Index) Doc(id string) (d eval.Doc, ok bool, err error) {
 
 // Payload returns the payload name holds for docID.
 func (x *Index) Payload(name, docID string) ([]byte, bool, error) {
-	b, ok := x.payloads.get(name, docID)
-	return b, ok, nil
+	return x.payloads.read(name, docID, "", false)
 }
 
 // PayloadFrom returns docID's payload under name when the model with ID
 // model wrote it, checking the model and reading the payload under one
 // lock (rerank.ModelPayloads).
 func (x *Index) PayloadFrom(name, model, docID string) ([]byte, bool, error) {
-	b, ok := x.payloads.getFrom(name, model, docID)
-	return b, ok, nil
+	return x.payloads.read(name, docID, model, true)
+}
+
+// HoldsPayloadFrom reports whether docID holds a payload under name that
+// the model with ID model wrote, without reading it: a lookup, no
+// checksum or copy (rerank.PayloadHolder).
+func (x *Index) HoldsPayloadFrom(name, model, docID string) (bool, error) {
+	return x.payloads.holdsFrom(name, docID, model)
 }
 
 // PayloadModel returns the ID of the model whose payloads name holds.
@@ -983,7 +1001,9 @@ func maxDocFreq(idx bleve.Index, term string, fields ...string) (uint64, error) 
 // BM25 takes the average field length from the field dictionaries'
 // cardinalities summed over segments, so first-stage scores depend on the
 // segment layout; compacting after bulk indexing makes them reproducible
-// from run to run. A ctx that ends first is reported (the merge is given
+// from run to run. Compact first folds every payload log holding records
+// into its segment (see payloadStore.fold), so that the index serves its
+// payloads from disk with none in the heap. A ctx that ends first is reported (the merge is given
 // up; every document stays). An in-memory index (Create("")) is left as it is:
 // scorch merges only segments it persists, and would wait forever.
 func (x *Index) Compact(ctx context.Context) error {
@@ -995,6 +1015,9 @@ func (x *Index) Compact(ctx context.Context) error {
 	}
 	if x.Path == "" {
 		return nil
+	}
+	if err := x.payloads.compact(); err != nil {
+		return err
 	}
 	adv, err := x.Advanced()
 	if err != nil {

@@ -876,8 +876,8 @@ func TestSearchTiesByIDBounded(t *testing.T) {
 		whole     bool // the group completes: the top 10 are d000..d009
 	}{
 		// The last search fetches the stored fields of the ten kept.
-		{1024, "[11 1034 10]", true},
-		{100, "[11 110 10]", false},
+		{1024, fmt.Sprintf("[%d 1034 10]", 10+tieSlack), true},
+		{100, fmt.Sprintf("[%d 110 10]", 10+tieSlack), false},
 	} {
 		maxTieHits = tc.limit
 		var sizes []int
@@ -906,6 +906,43 @@ func TestSearchTiesByIDBounded(t *testing.T) {
 		if first := got[0] == "d000" && got[9] == "d009"; first != tc.whole {
 			t.Errorf("limit %d: hits %v; lowest ids chosen = %v, want %v", tc.limit, got, first, tc.whole)
 		}
+	}
+}
+
+// TestSearchTiesByIDSlack: a tied group that crosses the cut and ends
+// within the tieSlack hits fetched past it is ordered by ID from the one
+// search, without a second.
+func TestSearchTiesByIDSlack(t *testing.T) {
+	var docs []eval.Doc
+	for i := range 12 { // tied, crossing the cut at 10
+		docs = append(docs, eval.Doc{ID: fmt.Sprintf("t%02d", (i*5)%12), Text: "bank account"})
+	}
+	for i := range 30 { // lower: longer texts
+		docs = append(docs, eval.Doc{ID: fmt.Sprintf("l%02d", i), Text: "bank account of a river and its many long winding banks"})
+	}
+	idx, err := Create("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	if err := idx.Add(context.Background(), docs, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	var sizes []int
+	q, _ := TextQuery("bank")
+	res, err := SearchTiesByID(context.Background(), countingIndex{idx, &sizes}, bleve.NewSearchRequestOptions(q, 10, 0, false), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprint([]int{10 + tieSlack}); fmt.Sprint(sizes) != want {
+		t.Errorf("searched sizes %v, want %s", sizes, want)
+	}
+	var got []string
+	for _, h := range res.Hits {
+		got = append(got, h.ID)
+	}
+	if want := "[t00 t01 t02 t03 t04 t05 t06 t07 t08 t09]"; fmt.Sprint(got) != want {
+		t.Errorf("hits %v, want %s", got, want)
 	}
 }
 
@@ -1725,7 +1762,7 @@ func TestJournalSyncedAroundBleveWrite(t *testing.T) {
 // document's payload, not with that of its old text.
 func TestFailedPayloadWriteDropsOnReopen(t *testing.T) {
 	idx, path := build(t, lenEncoder{"m1"})
-	if err := idx.payloads.logs["len"].Close(); err != nil {
+	if err := idx.payloads.sets["len"].log.Close(); err != nil {
 		t.Fatal(err)
 	}
 	replaced := eval.Doc{ID: "d1", Text: "replaced"}

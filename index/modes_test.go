@@ -10,7 +10,8 @@ import (
 // TestFileModes: an index created in an empty folder keeps the folder's
 // mode (Bleve made it anew, 0700, so 755 became 700), and the payload
 // folder and logs get the modes of Bleve's store and segments (they were
-// 0755 and 0644 beside Bleve's 0700 and 0600).
+// 0755 and 0644 beside Bleve's 0700 and 0600), as do the payload
+// segments and logs a fold writes.
 func TestFileModes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "idx")
 	if err := os.Mkdir(path, 0o755); err != nil {
@@ -24,6 +25,9 @@ func TestFileModes(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := idx.Add(context.Background(), corpus, []PayloadEncoder{lenEncoder{"m1"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.Compact(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if err := idx.Close(); err != nil {
@@ -45,10 +49,13 @@ func TestFileModes(t *testing.T) {
 	}
 	segs, _ := filepath.Glob(filepath.Join(store, "*.zap"))
 	logs, _ := filepath.Glob(filepath.Join(payloads, "*.log"))
-	if len(segs) == 0 || len(logs) == 0 {
-		t.Fatalf("segments %v, logs %v", segs, logs)
+	payloadSegs, _ := filepath.Glob(filepath.Join(payloads, "*"+segExt))
+	if len(segs) == 0 || len(logs) == 0 || len(payloadSegs) == 0 {
+		t.Fatalf("segments %v, logs %v, payload segments %v", segs, logs, payloadSegs)
 	}
-	if ms, ml := mode(segs[0]), mode(logs[0]); ms != ml {
-		t.Errorf("payload log mode %o, Bleve's segment %o", ml, ms)
+	for _, p := range append(logs, payloadSegs...) {
+		if ms, mp := mode(segs[0]), mode(p); ms != mp {
+			t.Errorf("%s mode %o, Bleve's segment %o", p, mp, ms)
+		}
 	}
 }

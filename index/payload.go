@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -54,43 +55,112 @@ type payloadRec struct {
 	data  []byte // nil means delete
 }
 
-// payloadStore keeps every payload in memory and appends changes to a log
-// per payload name:
+// payloadStore holds the payloads of each name in two parts: a segment
+// (name.seg, see segment.go), memory-mapped, with every payload as of the
+// last fold, and an append-only log (name.log) of the writes since, which
+// open replays into the heap (the tail):
 //
 //	magic | record(model id, empty data) | record(doc id, data or delete)*
 //	record = u32 idLen | u32 dataLen | crc32(idLen|dataLen) | id | data | crc32(id|data)
 //
-// A log is replayed on open. The lengths carry their own checksum, so
-// replay can tell a crash from damage: a log that ends inside a record,
-// or whose record turns to zeros up to the end of the file (the file's
-// size reached disk before its data), ends with a torn write, which is
-// dropped and truncated away; any other mismatch is an error naming the
-// log and the byte, and nothing is cut.
+// The lengths carry their own checksum, so replay can tell a crash from
+// damage: a log that ends inside a record, or whose record turns to zeros
+// up to the end of the file (the file's size reached disk before its
+// data), ends with a torn write, which is dropped and truncated away; any
+// other mismatch is an error naming the log and the byte, and nothing is
+// cut. A log written before segments existed is a tail over no segment.
+//
+// When a log outgrows its share (foldDue), and at Index.Compact, fold
+// writes segment and tail into a new segment and starts an empty log.
 type payloadStore struct {
 	dir string // "" for an in-memory index
 
-	mu     sync.RWMutex
-	data   map[string]map[string][]byte // name → doc id → payload
-	models map[string]string            // name → model id
-	logs   map[string]*os.File
+	mu   sync.RWMutex
+	sets map[string]*payloadSet // name → its payloads
 	// hidden counts, per document, the writes in flight that replace or
 	// delete it: get reports no payload for it meanwhile (see Index).
 	hidden map[string]int
 	// closed is set by close: later writes fail rather than change the
-	// payloads in memory only.
+	// payloads in memory only, and reads find nothing (the segments are
+	// unmapped).
 	closed   bool
 	readOnly bool // see openPayloads
+}
+
+// payloadSet is one payload name's payloads: the segment, and the tail
+// of writes since the segment was written.
+type payloadSet struct {
+	model string
+	seg   *segment // nil before the first fold
+	// tail maps a document to the payload written since the fold, or to
+	// nil when the segment's payload of it was deleted since.
+	tail map[string][]byte
+	live int      // documents holding a payload
+	log  *os.File // nil in memory and read-only
+	// logSize is the log's length: its header and the tail's records.
+	logSize int64
+}
+
+// lookup returns id's payload; ok is false when there is none.
+func (s *payloadSet) lookup(id string) ([]byte, bool, error) {
+	if b, ok := s.tail[id]; ok {
+		return b, b != nil, nil
+	}
+	if s.seg == nil {
+		return nil, false, nil
+	}
+	return s.seg.get(id)
+}
+
+// holds reports whether id has a payload, without reading it.
+func (s *payloadSet) holds(id string) (held, inSeg bool, err error) {
+	if s.seg != nil {
+		if _, inSeg, err = s.seg.find(id); err != nil {
+			return false, false, err
+		}
+	}
+	if b, ok := s.tail[id]; ok {
+		return b != nil, inSeg, nil
+	}
+	return inSeg, inSeg, nil
+}
+
+// set records id's payload in the tail, or its deletion when data is nil,
+// and keeps live. It writes nothing to the log.
+func (s *payloadSet) set(id string, data []byte) error {
+	held, inSeg, err := s.holds(id)
+	if err != nil {
+		return err
+	}
+	switch {
+	case data != nil:
+		s.tail[id] = data
+	case inSeg:
+		s.tail[id] = nil
+	default:
+		delete(s.tail, id)
+	}
+	switch {
+	case data != nil && !held:
+		s.live++
+	case data == nil && held:
+		s.live--
+	}
+	return nil
 }
 
 // errPayloadsClosed is returned by writes to a closed store.
 var errPayloadsClosed = errors.New("index: payload store is closed")
 
-// openPayloads reads the payload logs of the index at indexPath. readOnly
-// opens them for reading only and changes no file: the tail a crash tore
-// off a log is skipped in memory rather than cut from the file, and the
-// logs are closed once read (the Index refuses writes).
+// openPayloads opens the payloads of the index at indexPath: it maps
+// each name's segment and replays its log. readOnly opens them for
+// reading only and changes no file: the tail a crash tore off a log is
+// skipped in memory rather than cut from the file, and the logs are
+// closed once read (the Index refuses writes). Opened for writing, a name
+// whose log has outgrown its share (an index written before segments
+// existed, say) is folded.
 func openPayloads(indexPath string, readOnly bool) (*payloadStore, error) {
-	ps := &payloadStore{data: map[string]map[string][]byte{}, models: map[string]string{}, logs: map[string]*os.File{}, readOnly: readOnly}
+	ps := &payloadStore{sets: map[string]*payloadSet{}, readOnly: readOnly}
 	if indexPath == "" {
 		return ps, nil
 	}
@@ -102,12 +172,31 @@ func openPayloads(indexPath string, readOnly bool) (*payloadStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: payloads: %w", err)
 	}
+	var names []string
 	for _, e := range entries {
-		name, ok := strings.CutSuffix(e.Name(), ".log")
-		if !ok || e.IsDir() {
+		n := e.Name()
+		if e.IsDir() {
 			continue
 		}
-		if err := ps.replay(name); err != nil {
+		if strings.HasPrefix(n, foldPrefix) {
+			// A fold a kill cut short: its segment or log never replaced
+			// the name's (see fold).
+			if !readOnly {
+				if err := os.Remove(filepath.Join(ps.dir, n)); err != nil {
+					return nil, fmt.Errorf("index: payloads: %w", err)
+				}
+			}
+			continue
+		}
+		if name, ok := strings.CutSuffix(n, ".log"); ok {
+			names = append(names, name)
+		} else if name, ok := strings.CutSuffix(n, segExt); ok {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	for _, name := range slices.Compact(names) {
+		if err := ps.openSet(name); err != nil {
 			ps.close()
 			return nil, err
 		}
@@ -116,7 +205,46 @@ func openPayloads(indexPath string, readOnly bool) (*payloadStore, error) {
 		ps.close()
 		return nil, err
 	}
+	if !readOnly {
+		ps.mu.Lock()
+		defer ps.mu.Unlock()
+		for name, s := range ps.sets {
+			if ps.foldDue(s) {
+				if err := ps.fold(name, s); err != nil {
+					ps.closeLocked()
+					return nil, err
+				}
+			}
+		}
+	}
 	return ps, nil
+}
+
+// openSet opens name's segment, when it has one, and replays its log over
+// it; a name with a segment and no log (or a log a crash tore before its
+// first record) gets a new log when opened for writing.
+func (ps *payloadStore) openSet(name string) error {
+	s := &payloadSet{tail: map[string][]byte{}}
+	path := filepath.Join(ps.dir, name+segExt)
+	seg, err := openSegment(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return fmt.Errorf("index: %w (%w); restore the index from a copy, or remove it and index again", err, ErrDamaged)
+	default:
+		s.seg, s.model, s.live = seg, seg.model, int(seg.count)
+	}
+	ps.sets[name] = s
+	if err := ps.replay(name, s); err != nil {
+		return err
+	}
+	switch {
+	case s.model == "":
+		delete(ps.sets, name) // a log torn at its creation, and no segment
+	case s.log == nil && !ps.readOnly:
+		return ps.createLog(name, s)
+	}
+	return nil
 }
 
 // A write that replaces or deletes documents holding payloads first
@@ -146,8 +274,13 @@ func (ps *payloadStore) begin(ids []string) (string, error) {
 	buf := []byte(payloadMagic)
 	held := false
 	for _, id := range ids {
-		for _, m := range ps.data {
-			if _, ok := m[id]; ok {
+		for _, s := range ps.sets {
+			h, _, err := s.holds(id)
+			if err != nil {
+				ps.mu.RUnlock()
+				return "", fmt.Errorf("index: %w", err)
+			}
+			if h {
 				buf = appendRecord(buf, id, nil, true)
 				held = true
 				break
@@ -195,8 +328,11 @@ func (ps *payloadStore) end(journal string) error {
 		return nil
 	}
 	ps.mu.RLock()
-	for name, f := range ps.logs {
-		if err := syncFile(f); err != nil {
+	for name, s := range ps.sets {
+		if s.log == nil {
+			continue
+		}
+		if err := syncFile(s.log); err != nil {
 			ps.mu.RUnlock()
 			return fmt.Errorf("index: payload log %s: %w", name, err)
 		}
@@ -314,13 +450,19 @@ func (ps *payloadStore) logPath(name string) string { return filepath.Join(ps.di
 // errTorn reports a record cut short by a crash mid-write.
 var errTorn = errors.New("torn record")
 
-func (ps *payloadStore) replay(name string) error {
+// replay reads name's log, when it has one, into s: the model it names
+// and its records, applied over the segment. Opened for writing, the log
+// is kept open for appends, after its torn tail, if any, is cut away.
+func (ps *payloadStore) replay(name string, s *payloadSet) error {
 	path := ps.logPath(name)
 	flag := os.O_RDWR
 	if ps.readOnly {
 		flag = os.O_RDONLY
 	}
 	f, err := os.OpenFile(path, flag, 0)
+	if errors.Is(err, os.ErrNotExist) && s.seg != nil {
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("index: payloads: %w", err)
 	}
@@ -348,11 +490,13 @@ func (ps *payloadStore) replay(name string) error {
 			return fail(fmt.Errorf("model record: %w", err))
 		case !torn && (data == nil || len(data) > 0): // readRecord refuses an empty id
 			return fail(errors.New("no model id"))
+		case !torn && s.seg != nil && model != s.model:
+			return fail(fmt.Errorf("names model %s, its segment %s (%w)", model, s.model, ErrDamaged))
 		}
 	}
 	if torn {
 		// A crash while the log was being created, before any payload:
-		// the log holds nothing, and the next put recreates it.
+		// the log holds nothing, and is created again.
 		f.Close()
 		if ps.readOnly {
 			return nil
@@ -362,7 +506,7 @@ func (ps *payloadStore) replay(name string) error {
 		}
 		return nil
 	}
-	m := map[string][]byte{}
+	s.model = model
 	good := int64(len(payloadMagic)) + recordSize(model, nil)
 	for {
 		id, data, n, err := readRecord(r)
@@ -381,21 +525,41 @@ func (ps *payloadStore) replay(name string) error {
 			return fail(fmt.Errorf("at byte %d: %w", good, err))
 		}
 		good += n
-		if data == nil {
-			delete(m, id)
-		} else {
-			m[id] = data
+		if err := s.set(id, data); err != nil {
+			return fail(err)
 		}
 	}
-	ps.data[name] = m
-	ps.models[name] = model
 	if ps.readOnly {
 		return f.Close()
 	}
 	if _, err := f.Seek(good, io.SeekStart); err != nil {
 		return fail(err)
 	}
-	ps.logs[name] = f
+	s.log, s.logSize = f, good
+	return nil
+}
+
+// logHeader is what a log holds before its first payload record.
+func logHeader(model string) []byte {
+	return appendRecord([]byte(payloadMagic), model, []byte{}, false)
+}
+
+// createLog creates name's log, empty of payloads, for s.
+func (ps *payloadStore) createLog(name string, s *payloadSet) error {
+	if err := os.MkdirAll(ps.dir, dirMode); err != nil {
+		return fmt.Errorf("index: payloads: %w", err)
+	}
+	f, err := os.OpenFile(ps.logPath(name), os.O_CREATE|os.O_EXCL|os.O_RDWR, fileMode)
+	if err != nil {
+		return fmt.Errorf("index: payloads: %w", err)
+	}
+	hdr := logHeader(s.model)
+	if _, err := f.Write(hdr); err != nil {
+		f.Close()
+		os.Remove(ps.logPath(name))
+		return fmt.Errorf("index: payloads: %w", err)
+	}
+	s.log, s.logSize = f, int64(len(hdr))
 	return nil
 }
 
@@ -527,8 +691,8 @@ func (ps *payloadStore) checkModel(name, model string) error {
 // checkClaimLocked refuses model for name when another model's payloads
 // are stored under it. The caller holds ps.mu.
 func (ps *payloadStore) checkClaimLocked(name, model string) error {
-	if have, ok := ps.models[name]; ok && have != model {
-		return fmt.Errorf("index: %s: %w (index has %s, got %s); rebuild the index to change models", name, ErrModelMismatch, have, model)
+	if set, ok := ps.sets[name]; ok && set.model != model {
+		return fmt.Errorf("index: %s: %w (index has %s, got %s); rebuild the index to change models", name, ErrModelMismatch, set.model, model)
 	}
 	return nil
 }
@@ -577,44 +741,45 @@ func (ps *payloadStore) put(name string, recs []payloadRec) error {
 			return fmt.Errorf("index: %s payload of %q is %d bytes, more than %d", name, r.id, len(r.data), maxPayload)
 		}
 	}
-	if _, ok := ps.models[name]; !ok {
+	s := ps.sets[name]
+	if s == nil {
+		s = &payloadSet{model: recs[0].model, tail: map[string][]byte{}}
 		if ps.dir != "" {
-			if err := os.MkdirAll(ps.dir, dirMode); err != nil {
-				return fmt.Errorf("index: payloads: %w", err)
+			if err := ps.createLog(name, s); err != nil {
+				return err
 			}
-			f, err := os.OpenFile(ps.logPath(name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, fileMode)
-			if err != nil {
-				return fmt.Errorf("index: payloads: %w", err)
-			}
-			hdr := appendRecord([]byte(payloadMagic), recs[0].model, []byte{}, false)
-			if _, err := f.Write(hdr); err != nil {
-				f.Close()
-				os.Remove(ps.logPath(name))
-				return fmt.Errorf("index: payloads: %w", err)
-			}
-			ps.logs[name] = f
 		}
 		// Registered only once its log exists, so a failed create leaves
 		// no name whose payloads would silently stay in memory only.
-		ps.models[name] = recs[0].model
-		ps.data[name] = map[string][]byte{}
+		ps.sets[name] = s
 	}
 	var buf []byte
 	for _, r := range recs {
-		buf = appendRecord(buf, r.id, r.data, false)
-		ps.data[name][r.id] = r.data
+		data := r.data
+		if data == nil {
+			data = []byte{} // nil in the tail is a deletion
+		}
+		buf = appendRecord(buf, r.id, data, false)
+		if err := s.set(r.id, data); err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
 	}
-	return ps.write(name, buf)
+	if err := ps.write(name, s, buf); err != nil {
+		return err
+	}
+	return ps.foldIfDue(name, s)
 }
 
-func (ps *payloadStore) write(name string, buf []byte) error {
-	f := ps.logs[name]
-	if f == nil {
+// write appends buf, records of name's payloads already applied to s, to
+// its log.
+func (ps *payloadStore) write(name string, s *payloadSet, buf []byte) error {
+	if s.log == nil || len(buf) == 0 {
 		return nil
 	}
-	if _, err := f.Write(buf); err != nil {
+	if _, err := s.log.Write(buf); err != nil {
 		return fmt.Errorf("index: payload log %s: %w", name, err)
 	}
+	s.logSize += int64(len(buf))
 	return nil
 }
 
@@ -625,22 +790,30 @@ func (ps *payloadStore) delete(ids []string, keep map[string]string) error {
 	if ps.closed {
 		return errPayloadsClosed
 	}
-	for name, m := range ps.data {
+	for name, s := range ps.sets {
 		if _, ok := keep[name]; ok {
 			continue
 		}
 		var buf []byte
 		for _, id := range ids {
-			if _, ok := m[id]; ok {
-				delete(m, id)
+			held, _, err := s.holds(id)
+			if err != nil {
+				return fmt.Errorf("index: %w", err)
+			}
+			if held {
+				if err := s.set(id, nil); err != nil {
+					return fmt.Errorf("index: %w", err)
+				}
 				buf = appendRecord(buf, id, nil, true)
 			}
 		}
-		if err := ps.write(name, buf); err != nil {
+		if err := ps.write(name, s, buf); err != nil {
 			return err
 		}
-		if len(m) == 0 {
-			ps.drop(name)
+		if s.live == 0 {
+			ps.drop(name, s)
+		} else if err := ps.foldIfDue(name, s); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -648,60 +821,94 @@ func (ps *payloadStore) delete(ids []string, keep map[string]string) error {
 
 // drop forgets a payload name none of whose documents holds a payload any
 // more (every one re-indexed without its model, or deleted), and removes
-// its log: the model claim goes with it, so another model may store under
-// the name without a rebuild, and inspect no longer names a model whose
-// payloads are gone. It is best effort: when the log cannot be removed (a
-// file system that refuses to remove an open file), the name stays as it
-// was, claim and empty log, so that memory and disk still agree and the
-// write that emptied it does not fail after its Bleve batch. The caller
-// holds ps.mu.
-func (ps *payloadStore) drop(name string) {
-	if f := ps.logs[name]; f != nil {
+// its segment and log: the model claim goes with them, so another model
+// may store under the name without a rebuild, and inspect no longer names
+// a model whose payloads are gone. The segment goes first: its log, left
+// alone by a kill, deletes every payload it had. It is best effort: when
+// a file cannot be removed (a file system that refuses to remove an open
+// or mapped file), the name keeps its claim and the files left, which
+// hold no payload, so that memory and disk still agree and the write that
+// emptied it does not fail after its Bleve batch. The caller holds ps.mu.
+func (ps *payloadStore) drop(name string, s *payloadSet) {
+	if s.seg != nil {
+		if err := os.Remove(s.seg.path); err != nil {
+			return
+		}
+		s.seg.close()
+		s.seg = nil
+		clear(s.tail) // holds deletions of the segment's payloads alone
+	}
+	if s.log != nil {
 		if err := os.Remove(ps.logPath(name)); err != nil {
 			return
 		}
-		f.Close() // removed: nothing more will be written to it
-		delete(ps.logs, name)
+		s.log.Close() // removed: nothing more will be written to it
 	}
-	delete(ps.data, name)
-	delete(ps.models, name)
+	delete(ps.sets, name)
 }
 
 // holdsAny reports whether any document has a payload.
 func (ps *payloadStore) holdsAny() bool {
 	ps.mu.RLock()
 	defer ps.mu.RUnlock()
-	for _, m := range ps.data {
-		if len(m) > 0 {
+	for _, s := range ps.sets {
+		if s.live > 0 {
 			return true
 		}
 	}
 	return false
 }
 
+// get returns id's payload under name; a payload that cannot be read (a
+// damaged segment) is reported as none (read reports why).
 func (ps *payloadStore) get(name, id string) ([]byte, bool) {
-	ps.mu.RLock()
-	defer ps.mu.RUnlock()
-	return ps.getLocked(name, id)
+	b, ok, _ := ps.read(name, id, "", false)
+	return b, ok
 }
 
 // getFrom is get for the payloads of name only when model wrote them.
 func (ps *payloadStore) getFrom(name, model, id string) ([]byte, bool) {
-	ps.mu.RLock()
-	defer ps.mu.RUnlock()
-	if ps.models[name] != model {
-		return nil, false
-	}
-	return ps.getLocked(name, id)
+	b, ok, _ := ps.read(name, id, model, true)
+	return b, ok
 }
 
-// getLocked is get for a caller holding ps.mu.
-func (ps *payloadStore) getLocked(name, id string) ([]byte, bool) {
-	if len(ps.hidden) > 0 && ps.hidden[id] > 0 {
-		return nil, false
+// read returns id's payload under name, when model wrote it or fromModel
+// is false, or the error that kept it from being read: the store is
+// closed, or its record in the segment is damaged.
+func (ps *payloadStore) read(name, id, model string, fromModel bool) ([]byte, bool, error) {
+	ps.mu.RLock()
+	defer ps.mu.RUnlock()
+	if ps.closed {
+		return nil, false, errPayloadsClosed
 	}
-	b, ok := ps.data[name][id]
-	return b, ok
+	s := ps.sets[name]
+	if s == nil || fromModel && s.model != model || len(ps.hidden) > 0 && ps.hidden[id] > 0 {
+		return nil, false, nil
+	}
+	b, ok, err := s.lookup(id)
+	if err != nil {
+		return nil, false, fmt.Errorf("index: %w (%w); semrank inspect --verify names what is damaged", err, ErrDamaged)
+	}
+	return b, ok, nil
+}
+
+// holdsFrom reports whether read would find id's payload under name from
+// model, without reading it.
+func (ps *payloadStore) holdsFrom(name, id, model string) (bool, error) {
+	ps.mu.RLock()
+	defer ps.mu.RUnlock()
+	if ps.closed {
+		return false, errPayloadsClosed
+	}
+	s := ps.sets[name]
+	if s == nil || s.model != model || len(ps.hidden) > 0 && ps.hidden[id] > 0 {
+		return false, nil
+	}
+	held, _, err := s.holds(id)
+	if err != nil {
+		return false, fmt.Errorf("index: %w (%w); semrank inspect --verify names what is damaged", err, ErrDamaged)
+	}
+	return held, nil
 }
 
 // hide makes get report no payload for ids until as many unhide calls: a
@@ -742,33 +949,300 @@ func (ps *payloadStore) unhide(ids []string) {
 func (ps *payloadStore) model(name string) string {
 	ps.mu.RLock()
 	defer ps.mu.RUnlock()
-	return ps.models[name]
+	if s := ps.sets[name]; s != nil {
+		return s.model
+	}
+	return ""
 }
 
 func (ps *payloadStore) names() []string {
 	ps.mu.RLock()
 	defer ps.mu.RUnlock()
-	out := make([]string, 0, len(ps.models))
-	for n := range ps.models {
-		out = append(out, n)
+	return slices.Sorted(maps.Keys(ps.sets))
+}
+
+// ids returns the documents holding a payload under name, sorted: the
+// segment's, but those the tail deleted or rewrote, and the tail's.
+func (ps *payloadStore) ids(name string) ([]string, error) {
+	ps.mu.RLock()
+	defer ps.mu.RUnlock()
+	s := ps.sets[name]
+	if s == nil {
+		return nil, nil
 	}
-	sort.Strings(out)
-	return out
+	out := make([]string, 0, s.live)
+	if s.seg != nil {
+		for i := range s.seg.count {
+			id, err := s.seg.id(i)
+			if err != nil {
+				return nil, fmt.Errorf("index: %w (%w); semrank inspect --verify names what is damaged", err, ErrDamaged)
+			}
+			if _, inTail := s.tail[string(id)]; !inTail {
+				out = append(out, string(id))
+			}
+		}
+	}
+	for id, b := range s.tail {
+		if b != nil {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 func (ps *payloadStore) close() error {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
+	return ps.closeLocked()
+}
+
+// closeLocked is close for a caller holding ps.mu.
+func (ps *payloadStore) closeLocked() error {
 	var err error
-	for _, f := range ps.logs {
-		if e := f.Sync(); e != nil && err == nil {
-			err = e
+	for _, s := range ps.sets {
+		if s.log != nil {
+			if e := syncFile(s.log); e != nil && err == nil {
+				err = e
+			}
+			if e := s.log.Close(); e != nil && err == nil {
+				err = e
+			}
+			s.log = nil
 		}
-		if e := f.Close(); e != nil && err == nil {
+		if e := s.seg.close(); e != nil && err == nil {
 			err = e
 		}
 	}
-	ps.logs = map[string]*os.File{}
 	ps.closed = true
 	return err
+}
+
+// Folding. A log's tail lives in the heap, so a name's log is folded
+// with its segment into a new segment once the log outgrows the larger of
+// foldMin and a foldShare-th of the segment: the heap then holds at most
+// that share of a name's payloads, and each payload is rewritten about
+// foldShare times over as the index grows (amortised, one segment's worth
+// of writes per foldShare-th of growth). Index.Compact folds every log
+// holding a payload record, so an index built and compacted (semrank
+// index, the recipes) serves from its segments with an empty tail. A fold
+// holds the store's lock: reads wait for it, as for a write.
+var (
+	foldMin   int64 = 4 << 20 // variables for tests
+	foldShare int64 = 8
+)
+
+// foldPrefix starts the name of the files a fold writes before renaming
+// them into place; payload names cannot start with a dot.
+const foldPrefix = ".fold-"
+
+// foldDue reports whether s's log has outgrown its share.
+func (ps *payloadStore) foldDue(s *payloadSet) bool {
+	if s.log == nil || s.live == 0 {
+		return false
+	}
+	var seg int64
+	if s.seg != nil {
+		seg = int64(len(s.seg.b))
+	}
+	return s.logSize-int64(len(logHeader(s.model))) > max(foldMin, seg/foldShare)
+}
+
+// foldIfDue folds s when its log has outgrown its share.
+func (ps *payloadStore) foldIfDue(name string, s *payloadSet) error {
+	if !ps.foldDue(s) {
+		return nil
+	}
+	return ps.fold(name, s)
+}
+
+// compact folds every name whose log holds a payload record.
+func (ps *payloadStore) compact() error {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.closed {
+		return errPayloadsClosed
+	}
+	for _, name := range slices.Sorted(maps.Keys(ps.sets)) {
+		s := ps.sets[name]
+		if s.log == nil || s.logSize == int64(len(logHeader(s.model))) {
+			continue
+		}
+		if err := ps.fold(name, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// foldStep is called after each step of a fold that changes the folder;
+// tests end the folding goroutine there, as a kill would.
+var foldStep = func(step string) {}
+
+// fold writes s's segment and tail into a new segment and replaces its
+// log by an empty one, in an order that a kill or a power loss at any
+// point leaves a folder that opens to the same payloads:
+//
+//  1. the new segment is written under a temporary name and synced;
+//  2. it is renamed over name.seg, and the folder synced: the old log,
+//     replayed over the new segment, writes again what it already holds;
+//  3. an empty log is written under a temporary name, synced, renamed
+//     over name.log, and the folder synced.
+//
+// Temporary files a kill leaves are removed at the next writable open.
+// The old segment is unmapped before the rename (Windows renames over no
+// mapped file): the store's lock keeps every reader out, and get hands
+// out copies, never slices of a mapping. The caller holds ps.mu.
+func (ps *payloadStore) fold(name string, s *payloadSet) error {
+	segPath := filepath.Join(ps.dir, name+segExt)
+	fail := func(err error) error { return fmt.Errorf("index: folding payloads %s: %w", name, err) }
+	tmp, err := ps.writeSegment(s)
+	if err != nil {
+		return fail(err)
+	}
+	foldStep("segment written")
+	if err := s.seg.close(); err != nil {
+		os.Remove(tmp)
+		return fail(err)
+	}
+	if err := os.Rename(tmp, segPath); err != nil {
+		os.Remove(tmp)
+		if s.seg != nil { // map the old one again, still in place
+			seg, e := openSegment(segPath)
+			if e != nil {
+				return ps.brokenFold(name, s, e)
+			}
+			s.seg = seg
+		}
+		return fail(err)
+	}
+	foldStep("segment renamed")
+	if err := syncDir(ps.dir); err != nil {
+		return ps.brokenFold(name, s, err)
+	}
+	foldStep("segment synced")
+	seg, err := openSegment(segPath)
+	if err != nil {
+		return ps.brokenFold(name, s, err)
+	}
+	s.seg = seg
+	// The new segment holds everything: the old log over it is a tail of
+	// writes it already has, true until the new log is in place.
+	log, err := ps.writeEmptyLog(s)
+	if err != nil {
+		return fail(err)
+	}
+	foldStep("log written")
+	if err := os.Rename(log.Name(), ps.logPath(name)); err != nil {
+		log.Close()
+		os.Remove(log.Name())
+		return fail(err)
+	}
+	foldStep("log renamed")
+	err = syncDir(ps.dir)
+	s.log.Close()
+	s.log, s.logSize, s.live = log, int64(len(logHeader(s.model))), int(seg.count)
+	clear(s.tail)
+	if err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// brokenFold is fold's error once the new segment is in place but cannot
+// be synced or mapped: s, which still reads the old one, no longer
+// matches the folder, so the name refuses writes (its log is closed)
+// and reads (its segment) until the index is opened again.
+func (ps *payloadStore) brokenFold(name string, s *payloadSet, err error) error {
+	s.seg = nil
+	if s.log != nil {
+		s.log.Close()
+		s.log = nil
+	}
+	delete(ps.sets, name)
+	return fmt.Errorf("index: folding payloads %s: %w; open the index again", name, err)
+}
+
+// writeSegment writes s's payloads, segment and tail merged in id order,
+// to a new temporary file in the payload folder, synced, and returns its
+// path.
+func (ps *payloadStore) writeSegment(s *payloadSet) (string, error) {
+	f, err := os.CreateTemp(ps.dir, foldPrefix+"*"+segExt)
+	if err != nil {
+		return "", err
+	}
+	err = s.writeTo(f)
+	if err == nil {
+		err = syncFile(f)
+	}
+	if e := f.Close(); err == nil {
+		err = e
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}
+
+// writeTo writes s's payloads as a segment to f.
+func (s *payloadSet) writeTo(f *os.File) error {
+	w, err := newSegWriter(f, s.model)
+	if err != nil {
+		return err
+	}
+	tail := slices.Sorted(maps.Keys(s.tail))
+	var n uint64
+	if s.seg != nil {
+		n = s.seg.count
+	}
+	for i, j := uint64(0), 0; i < n || j < len(tail); {
+		var sid []byte
+		if i < n {
+			if sid, err = s.seg.id(i); err != nil {
+				return err
+			}
+		}
+		if j < len(tail) && (i == n || tail[j] <= string(sid)) {
+			if i < n && tail[j] == string(sid) {
+				i++ // replaced or deleted since
+			}
+			if b := s.tail[tail[j]]; b != nil {
+				if err := w.add(tail[j], b); err != nil {
+					return err
+				}
+			}
+			j++
+			continue
+		}
+		v, err := s.seg.value(i)
+		if err != nil {
+			return err
+		}
+		if err := w.add(string(sid), v); err != nil {
+			return err
+		}
+		i++
+	}
+	return w.finish()
+}
+
+// writeEmptyLog writes a log holding s's model and no payload to a new
+// temporary file in the payload folder, synced, and returns it open for
+// appends.
+func (ps *payloadStore) writeEmptyLog(s *payloadSet) (*os.File, error) {
+	f, err := os.CreateTemp(ps.dir, foldPrefix+"*.log")
+	if err != nil {
+		return nil, err
+	}
+	_, err = f.Write(logHeader(s.model))
+	if err == nil {
+		err = syncFile(f)
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return f, nil
 }

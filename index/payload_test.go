@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -238,8 +237,8 @@ func FuzzPayloadLog(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if !reflect.DeepEqual(ro.data, ps.data) || !maps.Equal(ro.models, ps.models) {
-			t.Fatalf("read-only open read %v (models %v), read-write open %v (models %v)", ro.data, ro.models, ps.data, ps.models)
+		if r, w := payloadsOf(t, ro), payloadsOf(t, ps); !reflect.DeepEqual(r, w) {
+			t.Fatalf("read-only open read %v, read-write open %v", r, w)
 		}
 		ro.close()
 		model := ps.model("len")
@@ -334,5 +333,53 @@ func TestPayloadJournalLeftovers(t *testing.T) {
 		} else if !strings.Contains(err.Error(), journal) || !strings.Contains(err.Error(), "index again") {
 			t.Errorf("err = %v, want it to name %s and say what to do", err, journal)
 		}
+	}
+}
+
+// TestHoldsPayloadFrom: a presence check agrees with reading the payload,
+// whether it lies in the log's tail or in a folded segment, for another
+// model, after a deletion, and once the index is closed.
+func TestHoldsPayloadFrom(t *testing.T) {
+	ctx := context.Background()
+	idx, err := Create(filepath.Join(t.TempDir(), "idx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := benchDocs(20)
+	if err := idx.Add(ctx, docs, []PayloadEncoder{vecEncoder{}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		for _, id := range []string{docs[0].ID, docs[7].ID, docs[19].ID, "absent"} {
+			for _, model := range []string{vecEncoder{}.ModelID(), "other"} {
+				_, want, err := idx.PayloadFrom("vec", model, id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := idx.HoldsPayloadFrom("vec", model, id)
+				if err != nil || got != want {
+					t.Errorf("%s: HoldsPayloadFrom(vec, %s, %s) = %v, %v; PayloadFrom finds it: %v", when, model, id, got, err, want)
+				}
+			}
+		}
+	}
+	check("in the log")
+	if err := idx.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("in the segment")
+	if err := idx.Delete(docs[7].ID); err != nil {
+		t.Fatal(err)
+	}
+	if held, _ := idx.HoldsPayloadFrom("vec", vecEncoder{}.ModelID(), docs[7].ID); held {
+		t.Error("a deleted document still holds its payload")
+	}
+	check("after a deletion")
+	if err := idx.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := idx.HoldsPayloadFrom("vec", vecEncoder{}.ModelID(), docs[0].ID); err == nil {
+		t.Error("no error from a closed index")
 	}
 }

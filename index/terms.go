@@ -16,21 +16,39 @@ import (
 // otherwise cost more than the search itself.
 const TermsPayload = "terms"
 
-// TermsEncoder computes the TermsPayload at index time.
-type TermsEncoder struct{}
+// TermsEncoder computes the TermsPayload at index time. Its zero value
+// counts the terms of semrank's analyzer, as a semrank index holds them;
+// over an index semrank did not build, Attach counts those of the
+// analyzer its mapping gives the fields read (Analyzer, Tokens).
+type TermsEncoder struct {
+	// Analyzer names the analyzer Tokens applies, as the index's mapping
+	// names it (Stats.Analyzer); "" for semrank's.
+	Analyzer string
+	// Tokens analyzes a document's text; nil for semrank's analyzer.
+	Tokens func(text string) []string
+}
 
 // PayloadName implements PayloadEncoder.
 func (TermsEncoder) PayloadName() string { return TermsPayload }
 
-// ModelID implements PayloadEncoder: the analyzer is the model, so the id
-// follows the version of its behaviour (analyzers.Version), and an index
-// whose term counts came from another version is refused by Add. The form
-// "semrank_en-v1" predates analyzers.ID and is kept so that existing
-// indexes stay valid.
-func (TermsEncoder) ModelID() string { return analyzers.Name + "-v" + strconv.Itoa(analyzers.Version) }
+// ModelID implements PayloadEncoder: the analyzer is the model. For
+// semrank's, the id follows the version of its behaviour
+// (analyzers.Version), and an index whose term counts came from another
+// version is refused by Add; the form "semrank_en-v1" predates
+// analyzers.ID and is kept so that existing indexes stay valid. Another
+// analyzer's id is "bleve-" and its name.
+func (e TermsEncoder) ModelID() string {
+	if e.Analyzer != "" {
+		return "bleve-" + e.Analyzer
+	}
+	return analyzers.Name + "-v" + strconv.Itoa(analyzers.Version)
+}
 
 // EncodePayload implements PayloadEncoder.
-func (TermsEncoder) EncodePayload(d eval.Doc) ([]byte, error) {
+func (e TermsEncoder) EncodePayload(d eval.Doc) ([]byte, error) {
+	if e.Tokens != nil {
+		return EncodeTermCounts(e.Tokens(d.FullText())), nil
+	}
 	return EncodeTermCounts(analyzers.Tokens(d.FullText())), nil
 }
 

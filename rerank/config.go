@@ -362,6 +362,8 @@ func (c *Config) build(env Env) (*Pipeline, error) {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
 	p := &Pipeline{Window: c.Window, Fields: c.Fields.resolved()}
+	p.prepare, _ = env.Stats.(Preparer)
+	p.fetch, _ = env.Payloads.(PayloadFetcher)
 	names := map[string]bool{}
 	for _, spec := range c.Stages {
 		st, err := NewStage(spec, env)
@@ -411,7 +413,7 @@ func (c *Config) build(env Env) (*Pipeline, error) {
 		}
 	case "lambdamart":
 		if c.Fusion.Model == "" {
-			return nil, fmt.Errorf("pipeline: fusion method lambdamart needs a model (semrank train fusion --method lambdamart)")
+			return nil, fmt.Errorf("pipeline: %w", &NeedsModelError{Type: "fusion lambdamart"})
 		}
 		m, err := LoadModel(env, Resolve(env.Dir, c.Fusion.Model), ReadLambdaMART)
 		if err != nil {
@@ -444,7 +446,7 @@ func (c *Config) build(env Env) (*Pipeline, error) {
 			return nil, fmt.Errorf("pipeline: first_stage.query_boost: stage %q has no query weights", name)
 		}
 	}
-	if p.first, err = newFirstStage(env.Index, c.FirstStage.Fields, qw); err != nil {
+	if p.first, err = newFirstStage(env.Index, c.FirstStage.Fields, qw, env.Semrank); err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
 	return p, nil

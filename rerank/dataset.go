@@ -19,11 +19,15 @@ func EnvFor(idx *index.Index) Env {
 }
 
 // EnvOf returns the stage environment backed by idx, any Bleve index: a
-// semrank index's (EnvFor), or one whose statistics and analysis a
-// pipeline takes from idx and its mapping for the fields it names.
+// semrank index's (EnvFor), an EnvIndex's own, or one whose statistics
+// and analysis a pipeline takes from idx and its mapping for the fields it
+// names.
 func EnvOf(idx bleve.Index) Env {
-	if si, ok := idx.(*index.Index); ok {
-		return EnvFor(si)
+	switch x := idx.(type) {
+	case *index.Index:
+		return EnvFor(x)
+	case EnvIndex:
+		return x.StageEnv()
 	}
 	return Env{Index: idx}
 }

@@ -21,9 +21,9 @@ type firstStage func(text string) (query.Query, error)
 // mapping's default search field, as a Bleve application sends. With
 // fields, a disjunction of match queries on each, each analyzed with its
 // field's analyzer.
-func newFirstStage(idx bleve.Index, fields FieldList, qw QueryWeighter) (firstStage, error) {
+func newFirstStage(idx bleve.Index, fields FieldList, qw QueryWeighter, semrankLike bool) (firstStage, error) {
 	_, semrank := idx.(*index.Index)
-	if idx == nil {
+	if idx == nil || semrankLike {
 		semrank = true
 	}
 	if qw != nil && (!semrank || len(fields) > 0) {

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/blevesearch/bleve/v2/search"
+
 	"github.com/semrank/semrank/index"
 )
 
@@ -34,7 +36,9 @@ type Pipeline struct {
 	// the zero value reads semrank's own.
 	Fields Fields
 
-	first firstStage // see Query
+	first   firstStage     // see Query
+	prepare Preparer       // the stages' statistics, when a Preparer
+	fetch   PayloadFetcher // the stages' payloads, when a PayloadFetcher
 }
 
 // Scored is a candidate after reranking.
@@ -55,6 +59,19 @@ type Scored struct {
 // concurrent use.
 type DocReader interface {
 	ReadsDoc(id string) bool
+}
+
+// fetchPayloads fetches the payloads of hits, the window, when they are
+// read from elsewhere (PayloadFetcher).
+func (p *Pipeline) fetchPayloads(ctx context.Context, hits search.DocumentMatchCollection) error {
+	if p.fetch == nil || len(p.Stages) == 0 || len(hits) == 0 {
+		return nil
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	return p.fetch.FetchPayloads(ctx, ids)
 }
 
 // readsDoc reports whether a stage of p reads the stored document id.
@@ -118,13 +135,19 @@ func ranked(cands []Candidate) []Candidate {
 // The stages run concurrently, up to GOMAXPROCS at once (each is safe for
 // concurrent use, and each one's scores depend on nothing the others do);
 // when several fail, the error is the first failing stage's in pipeline
-// order.
+// order. Statistics read from elsewhere (Preparer) are fetched first.
 func (p *Pipeline) ScoreStages(ctx context.Context, q Query, cands []Candidate) ([][]float64, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if p.prepare != nil && len(p.Stages) > 0 {
+		if err := p.prepare.Prepare(ctx, q, cands); err != nil {
+			return nil, err
+		}
+	}
 	scores := make([][]float64, len(p.Stages))
 	errs := make([]error, len(p.Stages))
+	ctx = withWindowMemo(ctx)
 	run := func(i int) {
 		scores[i], errs[i] = p.scoreStage(ctx, p.Stages[i], q, cands)
 	}

@@ -17,11 +17,18 @@ import (
 // into a scorch index on disk.
 func plainIndex(t testing.TB, ds *eval.Dataset) bleve.Index {
 	t.Helper()
-	idx, err := bleve.New(filepath.Join(t.TempDir(), "plain"), bleve.NewIndexMapping())
+	idx := plainIndexAt(t, ds, filepath.Join(t.TempDir(), "plain"))
+	t.Cleanup(func() { idx.Close() })
+	return idx
+}
+
+// plainIndexAt is plainIndex at path, left open for the caller to close.
+func plainIndexAt(t testing.TB, ds *eval.Dataset, path string) bleve.Index {
+	t.Helper()
+	idx, err := bleve.New(path, bleve.NewIndexMapping())
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { idx.Close() })
 	b := idx.NewBatch()
 	for _, d := range ds.Corpus {
 		if err := b.Index(d.ID, map[string]any{"subject": d.Title, "body": d.Text}); err != nil {

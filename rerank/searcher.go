@@ -8,6 +8,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 
+	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 )
 
@@ -25,7 +26,29 @@ type Searcher struct {
 // FirstStagePipeline returns the pipeline of the first stage alone over
 // idx, window hits deep: no stages, and the first stage's order.
 func FirstStagePipeline(idx bleve.Index, window int) (*Pipeline, error) {
-	return (&Config{Window: window, Fusion: FusionSpec{Method: "none"}}).Build(EnvOf(idx))
+	return FirstStageOf(idx, &Config{}, window)
+}
+
+// FirstStageOf returns the pipeline of c's fields and first stage alone
+// over idx, window hits deep: none of c's stages (whose models may not be
+// trained yet; a query boost, which names one, is left out too), and the
+// first stage's order.
+func FirstStageOf(idx bleve.Index, c *Config, window int) (*Pipeline, error) {
+	fc := &Config{Window: window, Fields: c.Fields, FirstStage: FirstStage{Fields: c.FirstStage.Fields}, Fusion: FusionSpec{Method: "none"}}
+	return fc.Build(EnvOf(idx))
+}
+
+// IndexCorpus returns every document of idx, in id order, its title and
+// text read from p's fields (Documents): the corpus trainers learn from
+// when the documents are an index's, one semrank did not build among
+// them, as p's stages will read them.
+func IndexCorpus(ctx context.Context, idx bleve.Index, p *Pipeline) ([]eval.Doc, error) {
+	var docs []eval.Doc
+	err := Searcher{Index: idx, Pipeline: p}.Documents(ctx, nil, func(c Candidate) error {
+		docs = append(docs, c.Doc())
+		return nil
+	})
+	return docs, err
 }
 
 // Search returns the first max(n, window) hits for q reranked: the
@@ -70,6 +93,9 @@ func (s Searcher) Candidates(ctx context.Context, q Query, first query.Query, n 
 // loadDocs sets the stored fields of the hits whose document a stage
 // reads (see DocReader), in one search.
 func (p *Pipeline) loadDocs(ctx context.Context, idx bleve.Index, hits search.DocumentMatchCollection) error {
+	if err := p.fetchPayloads(ctx, hits); err != nil {
+		return err
+	}
 	var need search.DocumentMatchCollection
 	for _, h := range hits {
 		if p.readsDoc(h.ID) {
@@ -159,15 +185,20 @@ func (p *Pipeline) candidates(hits search.DocumentMatchCollection) []Candidate {
 
 // Documents calls fn with every document of the index, in id order, as a
 // candidate: its title and text read from the pipeline's fields, and its
-// stored fields. Training from an index semrank did not build starts from
-// it (semrank convert bleve). It stops at fn's first error.
-func (s Searcher) Documents(ctx context.Context, fn func(Candidate) error) error {
+// stored fields (all of them with "*"; the pipeline's alone when fields
+// is nil). Training from an index semrank did not build starts from it
+// (semrank convert bleve), as attaching payloads to it does (Attach). It
+// stops at fn's first error.
+func (s Searcher) Documents(ctx context.Context, fields []string, fn func(Candidate) error) error {
 	const page = 1000
+	if fields == nil {
+		fields = s.Pipeline.Fields.All()
+	}
 	var after []string
 	for {
 		req := bleve.NewSearchRequestOptions(bleve.NewMatchAllQuery(), page, 0, false)
 		req.SortBy([]string{"_id"})
-		req.Fields = []string{"*"}
+		req.Fields = fields
 		req.SearchAfter = after
 		res, err := s.Index.SearchInContext(ctx, req)
 		if err != nil {

@@ -27,6 +27,7 @@ package rerank
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -38,6 +39,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 
 	"github.com/semrank/semrank/analyzers"
+	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 )
 
@@ -62,6 +64,9 @@ type Candidate struct {
 	// stored meta field), or the hit's stored fields when it has none.
 	Fields map[string]any
 }
+
+// Doc returns the candidate as a document: its id, title and text.
+func (c Candidate) Doc() eval.Doc { return eval.Doc{ID: c.ID, Title: c.Title, Text: c.Text} }
 
 // FullText returns the candidate's title and text joined.
 func (c Candidate) FullText() string {
@@ -121,6 +126,26 @@ func ReadPayload(p Payloads, name, model, docID string) (b []byte, ok bool, err 
 	return p.Payload(name, docID)
 }
 
+// PayloadHolder is implemented by Payloads that tell whether a document
+// holds a payload more cheaply than by reading it.
+type PayloadHolder interface {
+	// HoldsPayloadFrom reports whether PayloadFrom would find docID's
+	// payload under name from the model with ID model.
+	HoldsPayloadFrom(name, model, docID string) (bool, error)
+}
+
+var _ PayloadHolder = (*index.Index)(nil)
+
+// HoldsPayload reports whether ReadPayload would find docID's payload,
+// without reading it where p is a PayloadHolder.
+func HoldsPayload(p Payloads, name, model, docID string) (bool, error) {
+	if h, ok := p.(PayloadHolder); ok {
+		return h.HoldsPayloadFrom(name, model, docID)
+	}
+	_, ok, err := ReadPayload(p, name, model, docID)
+	return ok, err
+}
+
 // TermStats gives stages collection statistics of the indexed terms.
 // index.Index implements it.
 type TermStats interface {
@@ -128,6 +153,34 @@ type TermStats interface {
 	// DocFreq returns the number of documents containing the analyzed term
 	// in any searchable field.
 	DocFreq(term string) (uint64, error)
+}
+
+// Preparer is implemented by TermStats read from elsewhere (a sharded
+// collection's coordinator, package cluster): Pipeline.Rerank calls
+// Prepare with the query and the window's candidates before the stages
+// run, so that it can fetch the statistics of their terms in one round
+// trip, which the stages then read term by term.
+type Preparer interface {
+	Prepare(ctx context.Context, q Query, cands []Candidate) error
+}
+
+// PayloadFetcher is implemented by Payloads read from elsewhere (a
+// sharded collection's coordinator, package cluster): a search calls
+// FetchPayloads with the window's documents once its first stage has
+// found them, so that their payloads come in one round trip before the
+// search asks which documents the stages read (DocReader) and the stages
+// read the payloads one at a time. A payload it could not fetch is
+// missing, and computed from the document's text.
+type PayloadFetcher interface {
+	FetchPayloads(ctx context.Context, ids []string) error
+}
+
+// EnvIndex is implemented by indexes that give the stages an environment
+// of their own (a sharded collection's coordinator, package cluster):
+// EnvOf returns it.
+type EnvIndex interface {
+	bleve.Index
+	StageEnv() Env
 }
 
 // StageSpec is how a pipeline file describes one stage.
@@ -241,6 +294,11 @@ type Env struct {
 	// stages read, the terms Stats counts; nil means semrank's analyzer
 	// (analyzers.CachedTokens), a semrank index's own.
 	Analyze func(text string) []string
+	// Semrank says that Index, though not an *index.Index, holds
+	// semrank's fields analyzed as a semrank index analyzes them (a
+	// sharded collection's coordinator, package cluster): a pipeline's
+	// first stage from text is semrank's query, as over an *index.Index.
+	Semrank bool
 
 	// verified, set by Config.Build for a pipeline file that lists
 	// checksums, holds the listed files' content as Build verified it,
@@ -260,13 +318,19 @@ func (e Env) Tokens(text string) []string {
 
 // forFields returns e for stages reading fields of e.Index. A semrank
 // index read through its own fields keeps what e has (its statistics and
-// payloads, EnvFor; its statistics when e has none); any other index, or other fields, gets statistics
-// and analysis from the index and its mapping (index.Stats) and no
-// payloads, which semrank computed from its own fields. Without stages
+// payloads, EnvFor; its statistics when e has none); any other index, or
+// other fields, gets statistics and analysis from the index and its
+// mapping (index.Stats), and the payloads attached to the index from
+// those fields (index.Attached.PayloadsFor), if any: none of a semrank
+// index's, which semrank computed from its own fields. Without stages
 // (read false) nothing reads the fields, and e is kept.
 func (e Env) forFields(f Fields, read bool) (Env, error) {
 	if e.Index == nil || !read {
 		return e, nil
+	}
+	if e.Semrank && !f.IsDefault() {
+		// Its statistics and payloads are those of semrank's own fields.
+		return e, errors.New("this index reads semrank's title and text alone (a sharded collection's coordinator): remove the pipeline's fields")
 	}
 	if si, ok := e.Index.(*index.Index); ok && f.IsDefault() {
 		if e.Stats == nil {
@@ -277,17 +341,39 @@ func (e Env) forFields(f Fields, read bool) (Env, error) {
 	if e.Stats != nil && e.Analyze != nil {
 		return e, nil // the caller's own
 	}
-	r := f.resolved()
-	fields := slices.Concat([]string(r.Text), []string(r.Title))
-	st, err := index.NewStats(e.Index, fields)
+	st, err := f.stats(e.Index)
 	if err != nil {
 		return e, err
 	}
-	if err := index.CheckStored(e.Index, fields...); err != nil {
-		return e, err
-	}
 	e.Stats, e.Analyze, e.Payloads = st, st.Tokens, nil
+	if a, ok := e.Index.(*index.Attached); ok {
+		if p := a.PayloadsFor(f.source(st)); p != nil {
+			e.Payloads = p
+		}
+	}
 	return e, nil
+}
+
+// stats returns the statistics and analysis of idx over the fields f
+// names, which must be indexed and stored.
+func (f Fields) stats(idx bleve.Index) (*index.Stats, error) {
+	r := f.resolved()
+	fields := slices.Concat([]string(r.Text), []string(r.Title))
+	st, err := index.NewStats(idx, fields)
+	if err != nil {
+		return nil, err
+	}
+	if err := index.CheckStored(idx, fields...); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// source is the index.Source of payloads computed from the fields f
+// names, analyzed as st analyzes them.
+func (f Fields) source(st *index.Stats) index.Source {
+	r := f.resolved()
+	return index.Source{Title: r.Title, Text: r.Text, Analyzer: st.Analyzer()}
 }
 
 // StageFactory builds a stage from its spec. A factory of one's own (see
@@ -377,6 +463,21 @@ type PayloadEncoder = index.PayloadEncoder
 // stage, as configured, reads none).
 type PayloadStage interface {
 	PayloadEncoder() PayloadEncoder
+}
+
+// NeedsModelError is the error of building a stage type, or a fusion,
+// without the model it reads.
+type NeedsModelError struct {
+	Type string // the stage type, or "fusion lambdamart"
+	What string // what it needs; empty for a model file
+}
+
+func (e *NeedsModelError) Error() string {
+	what := e.What
+	if what == "" {
+		what = "a model file"
+	}
+	return e.Type + " needs " + what
 }
 
 // DisplayName returns the stage's name: Name when set, else def.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"sync"
@@ -35,6 +36,10 @@ type TrainInput struct {
 	// Text is unlabeled text from the same domain (for word vectors, topic
 	// models, unsupervised pretraining); it may be empty.
 	Text []string
+	// Corpora are more collections from the domain, judged or not: the
+	// concept trainers (lsa, s2net, dse) read their texts and comparable
+	// pairs (title–body, query–relevant document) beside Train's.
+	Corpora []*eval.Dataset
 	// Dir is the directory trainers write model files into, created when
 	// missing; the trained spec's Model (and file options such as ssg's
 	// topics) name files inside it. It must be set: TrainStage refuses an
@@ -43,6 +48,23 @@ type TrainInput struct {
 	Dir string
 	// Seed seeds the trainers' random choices.
 	Seed uint64
+	// Progress, when set, is called after each step of training (an
+	// iteration or an epoch), so that a caller can show how far a
+	// trainer that runs for minutes has come.
+	Progress func(TrainStep)
+	// Log, when set, receives a trainer's notes in lines: the sizes it
+	// trained on and the choices it made (the α TWEAK chose).
+	Log io.Writer
+}
+
+// TrainStep is one step of a trainer, reported to TrainInput.Progress.
+type TrainStep struct {
+	Phase  string  // the part of training: "lbfgs", "pretrain-1", "finetune", "epoch"
+	Iter   int     // the step within Phase, from 1; 0 is the state before the first
+	Loss   float64 // the training loss
+	DevMAP float64 // map@10 on held-out lists; NaN when there are none
+	Done   int     // steps reported so far, this one included
+	Total  int     // the most steps training can take (early stopping may end it sooner)
 }
 
 // ErrNoTrainingData is the error (wrapped) of training without data:
@@ -120,6 +142,11 @@ func TrainStage(ctx context.Context, spec StageSpec, in TrainInput) (StageSpec, 
 	}
 	tracked, read := spec.track()
 	out, err := t.train(ctx, tracked, in)
+	if err == nil {
+		// Some trainers cannot stop midway (LSA's SVD): one cancelled
+		// while it ran has not finished what it was asked.
+		err = ctx.Err()
+	}
 	if err != nil {
 		return spec, fmt.Errorf("rerank: training %s: %w", spec.Type, err)
 	}

@@ -49,25 +49,13 @@ func (x *Index) hitNumber(i int) uint64 { return uint64(i)<<32 | x.tag }
 //	idx = rerank.Wrap(idx, pipeline)
 //	res, err := idx.Search(req) // reranked hits
 //
-// A search runs the request's own query as the first stage for
-// max(window, From+Size) hits (ties at the window's cut chosen by id, as
-// index.SearchTiesByID chooses them), reranks the window and pages the
-// reranked list; hits past the window follow in first-stage order. Stored
-// fields are loaded after the search for the window's hits a stage reads
-// (DocReader) and for the page's hits, not for every hit collected, except
-// with highlighting, which loads them in the search. The stages compare
-// candidates with the query's words (QueryText, or WithQueryText's text).
-//
-// SearchAfter and SearchBefore pages of a request sorted by score (or by
-// score then _id, either direction) page the reranked list too: the cursor
-// is the hit's Score as a string (strconv.FormatFloat(h.Score, 'g', -1,
-// 64)), not Bleve's placeholder "_score", which is refused. Requests sorted
-// otherwise, an IndexAlias's pre-search, requests for no hits or no scores,
-// queries without words and all searches when p is nil pass through to
-// idx. A wrapped index can be a child of bleve.NewIndexAlias: each child
-// then reranks its own window, and the alias interleaves the children's
-// lists by their scores, which rank a child's hits against each other, not
-// across children; to rerank the merged list as one, wrap the alias.
+// A search retrieves max(window, From+Size) hits with the request's own
+// query, reranks the window and pages the reranked list; hits past the
+// window follow in first-stage order, and score cursors (SearchAfter,
+// SearchBefore) page the same list. Requests sorted otherwise, requests
+// for no hits or scores, queries without words, and every search when p is
+// nil pass through to idx. docs/ARCHITECTURE.md ("Wrap") details ties,
+// cursors, stored fields and aliases.
 func Wrap(idx bleve.Index, p *Pipeline) *Index {
 	return &Index{base: idx, pipeline: p, tag: uint64(wraps.Add(1))}
 }
@@ -329,6 +317,11 @@ func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text strin
 		fields := []string{"*"}
 		if noRerank {
 			fields = req.Fields
+		}
+		if !noRerank {
+			if err := x.pipeline.fetchPayloads(ctx, res.Hits[:min(w, len(res.Hits))]); err != nil {
+				return nil, firstStageErr(err)
+			}
 		}
 		var need search.DocumentMatchCollection
 		for i, h := range res.Hits {

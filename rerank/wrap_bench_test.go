@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 
@@ -118,4 +119,62 @@ func subtaskAIndex(b *testing.B, encs []index.PayloadEncoder) (*eval.Dataset, *i
 		b.Fatal(err)
 	}
 	return ds, idx
+}
+
+// BenchmarkAttachedCost measures, interleaved query by query in one run,
+// a bare top-10 Bleve search over the comments of SemEval subtask A's
+// training file in a plain Bleve index (bleve.NewIndexMapping(), fields
+// subject and body), the same request reranked through Wrap (window
+// 100, the four lexical stages) computing from the window's stored text,
+// and reranked with the payloads attached to that index (rerank.Attach),
+// and reports the mean time of each and the two ratios to the bare one.
+func BenchmarkAttachedCost(b *testing.B) {
+	ctx := context.Background()
+	c := convert.NewSemEval(convert.SubtaskA)
+	if err := c.AddFile(filepath.Join(sharedData(b), "SemEval2016-Task3-CQA-QL-train-part2.xml")); err != nil {
+		b.Fatal(err)
+	}
+	ds := c.Dataset()
+	path := filepath.Join(b.TempDir(), "plain")
+	plain := plainIndexAt(b, ds, path)
+	a, err := index.NewAttached(plain, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.Close()
+	cfg, err := rerank.ParseConfig([]byte("window: 100\nfields: {title: subject, text: body}\nstages: [{type: tfidf}, {type: bm25}, {type: overlap}, {type: length}]"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	fromText, err := cfg.Build(rerank.EnvOf(plain))
+	if err != nil {
+		b.Fatal(err)
+	}
+	attached, err := cfg.Build(rerank.EnvOf(a))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := rerank.Attach(ctx, a, attached, nil); err != nil {
+		b.Fatal(err)
+	}
+	systems := []bleve.Index{plain, rerank.Wrap(plain, fromText), rerank.Wrap(a, attached)}
+	var spent [3]time.Duration
+	queries := ds.Queries[:50]
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		q, err := fromText.Query(queries[n%len(queries)].FullText())
+		if err != nil {
+			continue
+		}
+		for i, sys := range systems {
+			start := time.Now()
+			if _, err := sys.Search(bleve.NewSearchRequestOptions(q, 10, 0, false)); err != nil {
+				b.Fatal(err)
+			}
+			spent[i] += time.Since(start)
+		}
+	}
+	b.ReportMetric(float64(spent[0].Microseconds())/float64(b.N), "µs/bare")
+	b.ReportMetric(float64(spent[1])/float64(spent[0]), "text/bare")
+	b.ReportMetric(float64(spent[2])/float64(spent[0]), "attached/bare")
 }

@@ -6,7 +6,7 @@
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
 # beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, bench, plain-cacm, plain-cacm-supervised,
-# query-boost, cost, scale.
+# plain-attach, plain-ideas, plain-recipe, query-boost, cost, scale, serve, shards.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
 # O (BEIR directories from scripts/data.sh; default out/data), XML (the
@@ -14,8 +14,11 @@
 # (outputs; default out/results), ABL (ablations to run; default all),
 # DEVONLY (set: ablations on dev only, without their cross-validation),
 # SCALE (the scale section's collections; default "cacm A-train 10k 100k"),
-# SR_BEFORE (the scale section: another semrank binary, measured beside SR),
-# ROUNDS (the scale section's interleaved rounds; default 2).
+# SR_BEFORE (the scale and serve sections: another semrank binary, measured
+# beside SR), SERVECOST_BEFORE (the serve section: examples/servecost built
+# with SR_BEFORE's tree),
+# ROUNDS (the scale section's interleaved rounds; default 2; the shards
+# section's, default 3), SHARDS (the shards section's collections; default cacm).
 # CLASSIC (the classic collections; default ../shared/data/classic), GLOVE
 # (pre-trained vectors: nojudge-fixed's default out/glove-wink-100d.txt;
 # nojudge uses them only when set).
@@ -333,6 +336,134 @@ run() {
 		cat "$c"/f?.trec >"$c/run.trec"
 		$SR eval --qrels "$O/cacm/qrels/test.tsv" --run "$c/run.trec" --baseline "$c/first.trec" --metrics map,ndcg@10,p@10 --ignore-unjudged | tee "$R/plain-cacm-supervised.txt"
 		;;
+	plain-recipe)
+		# The supervised BEIR recipe (5-fold, cross-fitted fusion) over a
+		# plain Bleve index (semrank experiment beir --index: nothing
+		# indexed, its documents read through the fields below, its own
+		# first stage), beside the same recipe over semrank's own index
+		# of the collection, on CACM (plain-cacm's index; the stages
+		# read title, abstract and authors) and MED (plain-ideas'
+		# index). Each collection's two runs are compared query by query.
+		# A recipe whose run.trec exists is not run again (remove
+		# $R/plain-recipe/COL-INDEX to); COLS picks the collections.
+		local c="$R/plain-recipe" col d ix
+		mkdir -p "$c"
+		printf 'fields: {title: title, text: [abstract, authors]}\nstages: [{type: tfidf}]\n' >"$c/cacm-fields.yaml"
+		printf 'fields: {title: title, text: abstract}\nstages: [{type: tfidf}]\n' >"$c/med-fields.yaml"
+		for col in ${COLS:-cacm med}; do
+			d=$O/$col
+			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$col
+			[ $col = cacm ] && { [ -d "$R/plain/cacm.idx" ] || run plain-cacm >/dev/null; }
+			[ $col = med ] && { [ -d "$R/plain-ideas/med.idx" ] || run plain-ideas >/dev/null; }
+			for ix in plain semrank; do
+				[ -f "$c/$col-$ix/run.trec" ] && continue
+				rm -rf "$c/$col-$ix"
+				if [ $ix = plain ]; then
+					local pidx=$R/plain/cacm.idx
+					[ $col = med ] && pidx=$R/plain-ideas/med.idx
+					$SR experiment beir --data "$d" --index "$pidx" --pipeline "$c/$col-fields.yaml" --folds 5 --out "$c/$col-$ix" >"$c/$col-$ix.txt"
+				else
+					$SR experiment beir --data "$d" --folds 5 --out "$c/$col-$ix" >"$c/$col-$ix.txt"
+				fi
+			done
+			{
+				for ix in plain semrank; do
+					echo "== $col, the recipe over the $ix index, against that index's first stage"
+					$SR eval --qrels "$d/qrels/test.tsv" --run "$c/$col-$ix/run.trec" --baseline "$c/$col-$ix/baseline.trec" --metrics map,ndcg@10,p@10 --ignore-unjudged
+				done
+				echo "== $col, the recipe over the plain index against the recipe over semrank's"
+				$SR eval --qrels "$d/qrels/test.tsv" --run "$c/$col-plain/run.trec" --baseline "$c/$col-semrank/run.trec" --metrics map,ndcg@10,p@10 --ignore-unjudged
+			} 2>&1 | tee "$R/plain-recipe-$col.txt"
+		done
+		;;
+	plain-attach)
+		# semrank attach over plain-cacm's index: payloads computed from
+		# its stored text. The runs over a copy with them attached must
+		# be byte-identical to those over the index without; then the
+		# cost, each index's bench (bare and reranked interleaved),
+		# alternating between the two indexes.
+		[ -f "$R/plain/unsup-plain.trec" ] || run plain-cacm >/dev/null
+		local c="$R/plain-attach"
+		rm -rf "$c"
+		mkdir -p "$c"
+		cp -r "$R/plain/cacm.idx" "$c/cacm.idx"
+		{
+			$SR attach --index "$c/cacm.idx" --pipeline "$R/plain/unsup-plain.yaml"
+			echo "== again, nothing changed"
+			$SR attach --index "$c/cacm.idx" --pipeline "$R/plain/unsup-plain.yaml"
+			for f in lexical unsup; do
+				$SR run --data "$O/cacm" --index "$c/cacm.idx" --pipeline "$R/plain/$f-plain.yaml" --out "$c/$f.trec" >/dev/null
+				cmp "$c/$f.trec" "$R/plain/$f-plain.trec" && echo "== $f: run over the attached index identical to the run without"
+			done
+			for round in 1 2; do
+				for ix in plain attached; do
+					idx=$R/plain/cacm.idx
+					[ $ix = attached ] && idx=$c/cacm.idx
+					echo "== lexical (tfidf, bm25, length), $ix index, round $round"
+					$SR bench --index "$idx" --pipeline "$R/plain/lexical-plain.yaml" --data "$O/cacm" --rounds 3
+				done
+			done
+		} 2>&1 | tee "$R/plain-attach.txt"
+		;;
+	plain-ideas)
+		# Why the no-judgment pipeline gains little over the plain CACM
+		# index, and whether what helps there holds on MED: the stages
+		# given the authors too; the stages analyzing with semrank_en
+		# (stemming) and its statistics, reranking the plain index's own
+		# first-stage lists over the documents converted from it (what a
+		# semrank_en attachment would give); and the same over a plain
+		# index of MED (vectors trained on MED's documents).
+		[ -f "$R/plain/unsup-plain.trec" ] || run plain-cacm >/dev/null
+		local c="$R/plain-ideas" col d idx tf tag f
+		rm -rf "$c"
+		mkdir -p "$c"
+		$SR train embed --data "${CLASSIC:-../shared/data/classic}/med" --out "$c/med.vec" >/dev/null
+		$SR train topics --data "${CLASSIC:-../shared/data/classic}/med" --topics 50 --out "$c/med.topics" >/dev/null
+		cp "$R/cacm.vec" "$R/cacm.topics" "$c/"
+		go run ./examples/plainindex --corpus "${CLASSIC:-../shared/data/classic}/med/corpus.jsonl" --index "$c/med.idx" >/dev/null
+		ln -s "$(realpath "$R/plain/cacm.idx")" "$c/cacm.idx"
+		{
+			for col in cacm med; do
+				d=$O/$col
+				[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$col
+				idx=$c/$col.idx
+				$SR run --data "$d" --index "$idx" --depth 100 --out "$c/$col-first.trec" >/dev/null
+				for tf in abstract "[abstract, authors]"; do
+					tag=ab
+					[ "$tf" = abstract ] || tag=aa
+					[ $col = med ] && [ $tag = aa ] && continue # MED has no authors
+					for f in lexical unsup; do
+						{
+							printf 'window: 100\nfields: {title: title, text: %s}\nstages:\n  - type: tfidf\n  - type: bm25\n  - type: length\n' "$tf"
+							[ $f = unsup ] && printf '  - type: wmd\n    model: %s.vec\n  - type: ssg\n    model: %s.vec\n    options: {topics: %s.topics}\n' $col $col $col
+						} >"$c/$col-$f-$tag.yaml"
+						$SR run --data "$d" --index "$idx" --pipeline "$c/$col-$f-$tag.yaml" --out "$c/$col-$f-$tag.trec" >/dev/null
+						echo "== $col, $f, text: $tf, the index's analyzer (standard)"
+						$SR eval --qrels "$d/qrels/test.tsv" --run "$c/$col-$f-$tag.trec" --baseline "$c/$col-first.trec" --metrics map,ndcg@10 --ignore-unjudged
+					done
+					# semrank_en: the documents as the stages read them,
+					# the first stage's lists as given candidates, fused
+					# by their given rank (the plain first stage's), not
+					# the rank the temporary index's BM25 gives them.
+					local g="$c/$col-$tag-given"
+					mkdir -p "$g/qrels"
+					$SR convert bleve --index "$idx" --pipeline "$c/$col-lexical-$tag.yaml" --out "$g" >/dev/null
+					cp "$d/queries.jsonl" "$g/"
+					cp "$d/qrels/test.tsv" "$g/qrels/"
+					cp "$c/$col-first.trec" "$g/candidates.trec"
+					for f in lexical unsup; do
+						{
+							grep -v '^fields:' "$c/$col-$f-$tag.yaml" | sed "s#model: $col#model: ../$col#; s#topics: $col#topics: ../$col#"
+							printf 'fusion:\n  weights: {given_rank: 1, first_rank: 0, tfidf: 1, bm25: 1, length: 1%s}\n' "$([ $f = unsup ] && echo ', wmd: 1, ssg: 1')"
+						} >"$g/$f.yaml"
+						$SR rerank --data "$g" --pipeline "$g/$f.yaml" --out "$c/$col-$f-$tag-semrank_en.trec" >/dev/null
+						echo "== $col, $f, text: $tf, semrank_en (stemming) and its statistics"
+						$SR eval --qrels "$d/qrels/test.tsv" --run "$c/$col-$f-$tag-semrank_en.trec" --baseline "$c/$col-first.trec" --metrics map,ndcg@10 --ignore-unjudged
+					done
+				done
+			done
+		} 2>&1 | tee "$R/plain-ideas.txt"
+		;;
 	query-boost)
 		# first_stage.query_boost on CACM, 2-fold over the judged
 		# queries: TWEAK (sum of squares) trained on one half's BM25 top
@@ -457,6 +588,58 @@ run() {
 					printf "%-20s %8.2f %8.2f %8.0f %8.2f\n", k, w[k] / n[k], cpu[k] / n[k], rss[k] / n[k] / 1024, cpu[k] / n[k] / (cpu[p] / n[p]) } }' \
 			"$S/runs.txt" | tee "$R/scale.txt"
 		;;
+	serve)
+		# Serving cost (issue 27): open time, heap once open and peak RSS
+		# (examples/servecost under /usr/bin/time; 200 title queries) of
+		# plain Bleve (examples/plainindex, match queries), and of the scale
+		# section's semrank pipeline index (term counts, TWEAK, LSA k=100
+		# payloads, compacted) searched bare and reranked by the pipeline
+		# from its stored payloads; with SR_BEFORE and SERVECOST_BEFORE (the
+		# same programs built from another tree), that build's index beside.
+		# Collections: SCALE (default "10k 100k"), as in the scale section;
+		# the indexes are built once and kept in $R/scale. ROUNDS
+		# interleaved rounds (default 2).
+		local S=$R/scale
+		mkdir -p "$S"
+		[ -f "$S/tweak.model" ] || $SR train tweak --data "$O/A-train" --loss sse --alpha 0.1 --max-iter 50 --out "$S/tweak.model" >/dev/null
+		[ -f "$S/lsa.model" ] || $SR train lsa --data "$O/A-train" --dim 100 --out "$S/lsa.model" >/dev/null
+		printf 'window: 100\nstages:\n  - type: tfidf\n  - type: tweak\n    model: tweak.model\n  - type: lsa\n    model: lsa.model\n' >"$S/pipeline.yaml"
+		go build -o out/plainindex ./examples/plainindex
+		go build -o out/servecost ./examples/servecost
+		local c n data r v
+		for c in ${SCALE:-10k 100k}; do
+			n=${c%k}
+			[ "$c" = 1M ] && n=1000
+			data=$S/$c
+			[ -f "$data/corpus.jsonl" ] || go run ./examples/scalecorpus --xml "$T2" --xml "$DEV" --xml "$E1" --xml "$E2" \
+				--docs $((n * 1000)) --out "$data" >/dev/null
+			[ -d "$S/$c-plain.idx" ] || out/plainindex --corpus "$data/corpus.jsonl" --index "$S/$c-plain.idx" >/dev/null
+			[ -d "$S/$c-serve.idx" ] || $SR index --data "$data" --index "$S/$c-serve.idx" --pipeline "$S/pipeline.yaml" >/dev/null
+			[ -z "${SR_BEFORE:-}" ] || [ -d "$S/$c-serve-before.idx" ] ||
+				$SR_BEFORE index --data "$data" --index "$S/$c-serve-before.idx" --pipeline "$S/pipeline.yaml" >/dev/null
+			for r in $(seq "${ROUNDS:-2}"); do
+				for v in plain ${SR_BEFORE:+before-bare} bare ${SR_BEFORE:+before-reranked} reranked; do
+					case $v in
+					plain) set -- out/servecost --plain --index "$S/$c-plain.idx" ;;
+					before-bare) set -- "$SERVECOST_BEFORE" --index "$S/$c-serve-before.idx" ;;
+					before-reranked) set -- "$SERVECOST_BEFORE" --index "$S/$c-serve-before.idx" --pipeline "$S/pipeline.yaml" ;;
+					bare) set -- out/servecost --index "$S/$c-serve.idx" ;;
+					reranked) set -- out/servecost --index "$S/$c-serve.idx" --pipeline "$S/pipeline.yaml" ;;
+					esac
+					printf '%s %s %s ' "$c" "$v" "$r"
+					/usr/bin/time -f '%M' -o "$S/time" "$@" --corpus "$data/corpus.jsonl" | tr '\n' ' '
+					cat "$S/time"
+				done
+			done
+		done | tee "$S/serve-runs.txt"
+		# Means over the rounds: open ms, heap MiB once open, ms per query,
+		# peak RSS MiB, and RSS as a multiple of plain Bleve.
+		awk '{ k = $1 " " $2; if (!(k in n)) order[m++] = k; n[k]++; o[k] += $4; h[k] += $5; q[k] += $6; rss[k] += $7 }
+			END { printf "%-22s %9s %9s %9s %9s %9s\n", "collection variant", "open ms", "heap MiB", "ms/query", "RSS MiB", "RSS/plain"
+				for (i = 0; i < m; i++) { k = order[i]; split(k, a, " "); p = a[1] " plain"
+					printf "%-22s %9.1f %9.1f %9.2f %9.0f %9.2f\n", k, o[k] / n[k], h[k] / n[k], q[k] / n[k], rss[k] / n[k] / 1024, rss[k] / rss[p] } }' \
+			"$S/serve-runs.txt" | tee "$R/serve.txt"
+		;;
 	nojudge)
 		# Learning without judgments (issue 26), self-training: on CACM,
 		# SemEval-2016 B (train-part2 + dev, its given lists reranked) and
@@ -536,6 +719,47 @@ run() {
 		go test -run '^$' -bench 'BenchmarkRerank|BenchmarkDeepMatch100' -benchtime 200x ./rerank/ ./rerank/stages/ | tee "$R/bench-rerank.txt"
 		go test -run '^$' -bench 'BenchmarkIndexing' -benchtime 3x ./models/tweak/ | tee "$R/bench-indexing.txt"
 		go test -run '^$' -bench 'BenchmarkPayloadRead' -benchtime 2000x ./index/ | tee "$R/bench-payload.txt"
+		;;
+	shards)
+		# Sharded serving (issue 28): each collection of SHARDS (default
+		# cacm; 100k is the scale section's 100,000-document collection,
+		# searched with subtask B dev's questions) indexed whole and as 3
+		# shards (semrank index --shard I/3), the shards served on
+		# loopback (semrank serve), and semrank bench --remote: every
+		# query's top 10 from one index and from a coordinator over the
+		# shards must be the same ids, order and scores (to 1e-9), then the
+		# two reranked searches are timed interleaved, ROUNDS times.
+		local S=$R/shards c data qs i url urls pids
+		mkdir -p "$S"
+		printf 'window: 100\nstages:\n  - type: tfidf\n  - type: bm25\n  - type: length\n' >"$S/lexical.yaml"
+		for c in ${SHARDS:-cacm}; do
+			data=$O/$c qs=$O/$c
+			if [ "$c" = 100k ]; then
+				data=$R/scale/100k qs=$O/B-dev
+				[ -f "$data/corpus.jsonl" ] || go run ./examples/scalecorpus --xml "$T2" --xml "$DEV" --xml "$E1" --xml "$E2" \
+					--docs 100000 --out "$data" >/dev/null
+			fi
+			rm -rf "$S/$c.idx" "$S/$c"-[0-9].idx
+			$SR index --data "$data" --index "$S/$c.idx" >/dev/null
+			urls= pids=()
+			for i in 0 1 2; do
+				$SR index --data "$data" --index "$S/$c-$i.idx" --shard "$i/3" >/dev/null
+				$SR serve --index "$S/$c-$i.idx" --pipeline "$S/lexical.yaml" --addr 127.0.0.1:0 >"$S/$c-$i.log" 2>&1 &
+				pids+=($!)
+			done
+			for i in 0 1 2; do
+				url=
+				while [ -z "$url" ]; do
+					sleep 0.2
+					url=$(grep -o 'http://[0-9.:]*' "$S/$c-$i.log" | head -1 || true)
+				done
+				urls=${urls:+$urls,}$url
+			done
+			$SR bench --index "$S/$c.idx" --pipeline "$S/lexical.yaml" --data "$qs" --remote "$urls" --rounds "${ROUNDS:-3}" 2>/dev/null |
+				tee "$S/$c-bench.txt" || true
+			kill "${pids[@]}"
+			wait "${pids[@]}" 2>/dev/null || true
+		done
 		;;
 	all)
 		for s in tweak tweak-cacm concepts-dev concepts-cv deepmatch-a deepmatch-a-cv deepmatch-b deepmatch-b-cv unsup-b unsup-cacm \

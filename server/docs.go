@@ -48,10 +48,10 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkWrite(r); err != nil {
 		return err
 	}
-	if s.store == nil {
+	if s.store == nil && s.coord == nil {
 		return &apiError{Status: http.StatusForbidden, Msg: "the index is not a semrank index: it is served for searching, and written by the application that built it"}
 	}
-	if s.store.ReadOnly() {
+	if s.store != nil && s.store.ReadOnly() {
 		return &apiError{Status: http.StatusForbidden, Msg: "the index is served read-only (semrank serve --read-only): write it with semrank index, or serve it without --read-only"}
 	}
 	// The body is held, read and decoded, until the request is done; the
@@ -114,6 +114,9 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) error {
 		}
 		deleting[id] = true
 	}
+	if s.coord != nil {
+		return s.writeShards(w, r, req, start)
+	}
 
 	// The models that compute payloads are the ones searches read them
 	// with: the pipeline in use now. Read under writeMu, which a reload
@@ -168,6 +171,21 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) error {
 	out.Documents = n
 	out.Took = time.Since(start)
 	return writeJSON(w, http.StatusOK, out)
+}
+
+// writeShards answers /api/index on a coordinator: each document goes to
+// its shard, whose server computes its payloads.
+func (s *Server) writeShards(w http.ResponseWriter, r *http.Request, req IndexRequest, start time.Time) error {
+	res, err := s.coord.Write(r.Context(), req.Add, req.Delete)
+	if err != nil {
+		return &apiError{Status: http.StatusBadGateway, Msg: err.Error()}
+	}
+	n, err := s.coord.IndexAlias.DocCount()
+	if err != nil {
+		return &apiError{Status: http.StatusBadGateway, Msg: fmt.Sprintf("written; counting the documents: %v", err)}
+	}
+	return writeJSON(w, http.StatusOK, IndexResponse{Added: res.Added, Deleted: res.Deleted, Missing: res.Missing,
+		Payloads: res.Payloads, Documents: n, Took: time.Since(start)})
 }
 
 // byBytes cuts docs into consecutive parts of at most limit bytes

@@ -38,6 +38,9 @@ func (s *Server) routes() http.Handler {
 	api("/api/doc/{id...}", "doc", http.MethodGet, s.handleDoc)
 	api("/api/admin/reload", "reload", http.MethodPost, s.handleReload)
 	api("/healthz", "healthz", http.MethodGet, s.handleHealth)
+	if s.store != nil {
+		s.shardRoutes(api)
+	}
 	mux.Handle("/api/", s.instrument("unknown", func(_ http.ResponseWriter, r *http.Request) error {
 		return &apiError{Status: http.StatusNotFound, Msg: fmt.Sprintf("no endpoint %s %s", r.Method, r.URL.Path)}
 	}))

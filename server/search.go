@@ -16,6 +16,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 
+	"github.com/semrank/semrank/cluster"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 )
@@ -76,6 +77,12 @@ type SearchResponse struct {
 	// FirstStage is the first-stage list of the same page, when
 	// rerank.compare was asked for.
 	FirstStage []Hit `json:"first_stage,omitempty"`
+	// Partial reports that some of the index's parts did not answer (a
+	// coordinator's shards, an alias's indexes): the hits are those of
+	// the others, ranked with their statistics alone. Failed names each
+	// part that did not answer, with its error.
+	Partial bool              `json:"partial,omitempty"`
+	Failed  map[string]string `json:"failed,omitempty"`
 
 	firstStageTook time.Duration // for the metrics
 }
@@ -183,6 +190,8 @@ func Search(ctx context.Context, idx bleve.Index, p *rerank.Pipeline, req *Searc
 	case err == nil:
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
+	case errors.Is(err, cluster.ErrNoShard):
+		return nil, &apiError{Status: http.StatusServiceUnavailable, Header: map[string]string{"Retry-After": "1"}, Msg: err.Error()}
 	case errors.As(err, &fe):
 		if queryFault(ctx, idx, q) {
 			return nil, badRequest("query cannot be run: %v", err)
@@ -204,6 +213,12 @@ func Search(ctx context.Context, idx bleve.Index, p *rerank.Pipeline, req *Searc
 	}
 	out := &SearchResponse{Hits: make([]Hit, len(res.Hits)), TotalHits: res.Total, MaxScore: res.MaxScore,
 		Reranked: res.Reranked, firstStageTook: res.FirstStageTook}
+	if st := res.Status; st != nil && len(st.Errors) > 0 {
+		out.Partial, out.Failed = true, make(map[string]string, len(st.Errors))
+		for name, err := range st.Errors {
+			out.Failed[name] = err.Error()
+		}
+	}
 	if res.Reranked {
 		out.Window = pl.WindowSize()
 		out.Stages = names
@@ -300,10 +315,20 @@ func parseQuery(raw json.RawMessage, p *rerank.Pipeline, m mapping.IndexMapping,
 // error: Bleve's geo shape parsing indexes coordinates it has not checked
 // (a point of one coordinate), and that is the client's malformed query.
 func parseQueryObject(raw []byte) (q query.Query, err error) {
+	err = parseBleve(func() error {
+		q, err = query.ParseQuery(raw)
+		return err
+	})
+	return q, err
+}
+
+// parseBleve runs parse, one of Bleve's parsers, returning a panic in it
+// as an error.
+func parseBleve(parse func() error) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			q, err = nil, fmt.Errorf("%v", v)
+			err = fmt.Errorf("%v", v)
 		}
 	}()
-	return query.ParseQuery(raw)
+	return parse()
 }

@@ -10,6 +10,7 @@
 //	POST /api/search        search (see SearchRequest)
 //	POST /api/index         add, update and delete documents (see IndexRequest)
 //	GET  /api/doc/{id}      one stored document
+//	     /api/shard/...     a coordinator's requests to a shard (see shard.go)
 //	POST /api/admin/reload  rebuild the pipeline from its file
 //	GET  /healthz           liveness and the loaded pipeline
 //	GET  /metrics           Prometheus metrics
@@ -53,6 +54,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
+	"github.com/semrank/semrank/cluster"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 )
@@ -194,8 +196,11 @@ type Config struct {
 
 // Server is the HTTP service. It is an http.Handler.
 type Server struct {
-	idx      bleve.Index
-	store    *index.Index // idx when it is a semrank index, else nil
+	idx   bleve.Index
+	store *index.Index // idx when it is a semrank index, else nil
+	// coord is idx when it is a sharded collection's coordinator, which
+	// sends writes to the shards.
+	coord    *cluster.Coordinator
 	path     string
 	limits   Limits
 	token    string
@@ -293,9 +298,11 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: registering the highlighter: %w", err)
 	}
 	store, _ := cfg.Index.(*index.Index)
+	coord, _ := cfg.Index.(*cluster.Coordinator)
 	s := &Server{
 		idx:      cfg.Index,
 		store:    store,
+		coord:    coord,
 		path:     cfg.PipelinePath,
 		limits:   cfg.Limits.withDefaults(),
 		token:    cfg.AdminToken,
@@ -313,7 +320,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	if s.store != nil && !s.store.TermVectors() {
-		s.log.Warn("the index keeps no term vectors (indexed before 2026-11-24): phrase queries match nothing and highlighting marks nothing; remove the index and index the collection again (indexing into it keeps its mapping)")
+		s.log.Warn("the index keeps no term vectors (indexed by an earlier semrank): phrase queries match nothing and highlighting marks nothing; remove the index and index the collection again (indexing into it keeps its mapping)")
 	}
 	s.handler = s.routes()
 	return s, nil

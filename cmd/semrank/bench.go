@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 	"github.com/spf13/cobra"
 
+	"github.com/semrank/semrank/cluster"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
@@ -22,16 +24,26 @@ import (
 
 func init() {
 	var indexPath, pipelinePath, dataDir string
+	var remote []string
 	var rounds, size, limit, window int
 	cmd := &cobra.Command{
-		Use:   "bench --index PATH --pipeline FILE --data DIR [--rounds 5] [-n 10] [--window N]",
+		Use:   "bench --index PATH --pipeline FILE --data DIR [--rounds 5] [-n 10] [--window N] [--remote URL,URL,...]",
 		Short: "Time a bare Bleve search and the reranked one over DIR's queries, interleaved",
 		Long: `Time, for every query of DIR/queries.jsonl, the bare Bleve search for the top
 -n hits (the pipeline's first-stage query) and the same request through
 rerank.Wrap, one after the other, --rounds times over all queries. Running
 them interleaved keeps a noisy machine's swings out of the ratio. Prints each
 path's median, quartiles and mean per search, and the ratio of the medians
-(reranked over bare), with the median of the per-query ratios.`,
+(reranked over bare), with the median of the per-query ratios.
+
+With --remote URL,URL,..., the servers of the shards of the same collection
+(semrank index --shard, semrank serve), in shard order, it compares the
+reranked search of --index, one index of every document, with the reranked
+search of a coordinator over the shards (semrank serve --remote, run here
+in-process): first that every query's top -n hits are the same ids, in the
+same order, with the same scores to 1e-9 (it fails naming the first that
+differs), then the two timed interleaved, and the ratio of their medians
+(coordinator over one index).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			pipelinePath = pipelineFile(pipelinePath)
@@ -71,11 +83,33 @@ path's median, quartiles and mean per search, and the ratio of the medians
 			if len(reqs) == 0 {
 				return fmt.Errorf("%s: no query has searchable terms", dataDir)
 			}
-			r, err := bench(cmd.Context(), idx, rerank.Wrap(idx, p), reqs, size, rounds, newBar(rounds*len(reqs), "searches"))
+			names := [2]string{fmt.Sprintf("bare top-%d", size), fmt.Sprintf("reranked (window %d)", p.WindowSize())}
+			base, other := bleve.Index(idx), bleve.Index(rerank.Wrap(idx, p))
+			if len(remote) > 0 {
+				// A measurement waits for slow shards rather than leave them out.
+				coord, err := cluster.NewCoordinator(cmd.Context(), remote, cluster.Options{Timeout: time.Minute})
+				if err != nil {
+					return err
+				}
+				pc, _, err := rerank.LoadPipeline(pipelinePath, rerank.EnvOf(coord))
+				if err != nil {
+					return err
+				}
+				pc.Window = p.Window
+				base, other = other, rerank.Wrap(coord, pc)
+				same, err := sameTop(cmd.Context(), base, other, reqs, size)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "top %d of %d queries: the same ids, order and scores (to 1e-9) from one index and from %d shards; largest score difference %.3g\n",
+					size, len(reqs), len(remote), same)
+				names = [2]string{fmt.Sprintf("one index, reranked (window %d)", p.WindowSize()), fmt.Sprintf("%d shards + coordinator, reranked", len(remote))}
+			}
+			r, err := bench(cmd.Context(), base, other, reqs, size, rounds, newBar(rounds*len(reqs), "searches"))
 			if err != nil {
 				return err
 			}
-			return r.write(cmd.OutOrStdout(), p.WindowSize(), size)
+			return r.write(cmd.OutOrStdout(), names)
 		},
 	}
 	f := cmd.Flags()
@@ -86,6 +120,7 @@ path's median, quartiles and mean per search, and the ratio of the medians
 	f.IntVarP(&size, "n", "n", 10, "hits per search")
 	f.IntVar(&limit, "queries", 0, "at most this many queries (0: all)")
 	f.IntVar(&window, "window", 0, "rerank window (0: the pipeline's)")
+	f.StringSliceVar(&remote, "remote", nil, "compare with a coordinator over these shard servers (URLs, in shard order) instead of the bare search")
 	for _, n := range []string{"index", "pipeline", "data"} {
 		_ = cmd.MarkFlagRequired(n)
 	}
@@ -112,7 +147,7 @@ type benchResult struct {
 
 // bench runs every request through bare and wrapped, interleaved, rounds
 // times.
-func bench(ctx context.Context, bare, wrapped bleve.Index, qs []query.Query, size, rounds int, bar interface{ Add(int) error }) (*benchResult, error) {
+func bench(ctx context.Context, bare, wrapped bleve.Index, qs []query.Query, size, rounds int, bar interface{ Add(int) }) (*benchResult, error) {
 	r := &benchResult{}
 	perBare := make([][]time.Duration, len(qs))
 	perRe := make([][]time.Duration, len(qs))
@@ -131,7 +166,7 @@ func bench(ctx context.Context, bare, wrapped bleve.Index, qs []query.Query, siz
 					perRe[i] = append(perRe[i], d)
 				}
 			}
-			_ = bar.Add(1)
+			bar.Add(1)
 		}
 	}
 	for i := range qs {
@@ -154,7 +189,39 @@ func quantile[T time.Duration | float64](ds []T, q float64) T {
 	return s[min(len(s)-1, int(q*float64(len(s))))]
 }
 
-func (r *benchResult) write(w io.Writer, window, size int) error {
+// sameTop checks that a and b answer every request's top size hits with
+// the same ids, in the same order, with scores within 1e-9, and returns
+// the largest score difference.
+func sameTop(ctx context.Context, a, b bleve.Index, qs []query.Query, size int) (float64, error) {
+	var most float64
+	for i, q := range qs {
+		var res [2]*bleve.SearchResult
+		for j, x := range []bleve.Index{a, b} {
+			var err error
+			if res[j], err = x.SearchInContext(ctx, bleve.NewSearchRequestOptions(q, size, 0, false)); err != nil {
+				return 0, err
+			}
+			if st := res[j].Status; st != nil && len(st.Errors) > 0 {
+				return 0, fmt.Errorf("query %d: partial answer: %v", i+1, st.Errors)
+			}
+		}
+		if len(res[0].Hits) != len(res[1].Hits) {
+			return 0, fmt.Errorf("query %d: %d hits from one index, %d from the shards", i+1, len(res[0].Hits), len(res[1].Hits))
+		}
+		for k, h := range res[0].Hits {
+			g := res[1].Hits[k]
+			d := math.Abs(g.Score - h.Score)
+			if g.ID != h.ID || d > 1e-9 {
+				return 0, fmt.Errorf("query %d, hit %d: %s (score %v) from one index, %s (%v) from the shards", i+1, k+1, h.ID, h.Score, g.ID, g.Score)
+			}
+			most = max(most, d)
+		}
+	}
+	return most, nil
+}
+
+// write prints the times of the two searches, named by names.
+func (r *benchResult) write(w io.Writer, names [2]string) error {
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.3f", float64(d.Nanoseconds())/1e6) }
 	mean := func(ds []time.Duration) time.Duration {
 		var t time.Duration
@@ -168,7 +235,7 @@ func (r *benchResult) write(w io.Writer, window, size int) error {
 	for _, row := range []struct {
 		name string
 		ds   []time.Duration
-	}{{fmt.Sprintf("bare top-%d", size), r.bare}, {fmt.Sprintf("reranked (window %d)", window), r.reranked}} {
+	}{{names[0], r.bare}, {names[1], r.reranked}} {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t\n", row.name, len(row.ds), ms(quantile(row.ds, 0.25)), ms(quantile(row.ds, 0.5)), ms(quantile(row.ds, 0.75)), ms(mean(row.ds)))
 	}
 	if err := tw.Flush(); err != nil {

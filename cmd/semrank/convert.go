@@ -107,8 +107,8 @@ not build, as semrank run --index ranks them.`,
 				read[f] = true
 			}
 			var docs []eval.Doc
-			err = rerank.Searcher{Index: idx, Pipeline: p}.Documents(cmd.Context(), func(c rerank.Candidate) error {
-				d := eval.Doc{ID: c.ID, Title: c.Title, Text: c.Text}
+			err = rerank.Searcher{Index: idx, Pipeline: p}.Documents(cmd.Context(), []string{"*"}, func(c rerank.Candidate) error {
+				d := c.Doc()
 				for k, v := range c.Fields {
 					if !read[k] {
 						if d.Metadata == nil {

@@ -7,7 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/semrank/semrank/internal/deepmatchexp"
+	"github.com/semrank/semrank/cmd/semrank/internal/deepmatchexp"
+	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/models/deepmatch"
 )
 
@@ -96,4 +97,21 @@ candidate and five random ones, nDCG@1 and nDCG@6).`,
 	f.IntVar(&epochs, "epochs", 0, "maximum epochs for every method (0: each method's default)")
 	f.Uint64Var(&seed, "seed", 1, "seed of the random pools")
 	return cmd
+}
+
+// loadQueries reads judged queries with candidates from BEIR directories.
+func loadQueries(dirs []string) ([]deepmatch.Query, error) {
+	var out []deepmatch.Query
+	for _, d := range dirs {
+		ds, err := eval.LoadDataset(d)
+		if err != nil {
+			return nil, err
+		}
+		qs, err := deepmatch.FromDataset(ds)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, qs...)
+	}
+	return out, nil
 }

@@ -7,13 +7,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/semrank/semrank/cmd/semrank/internal/unsupexp"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
-	"github.com/semrank/semrank/internal/unsupexp"
 	"github.com/semrank/semrank/models/embed"
 	"github.com/semrank/semrank/models/ssg"
 	"github.com/semrank/semrank/models/topics"
 	"github.com/semrank/semrank/models/wmd"
+	"github.com/semrank/semrank/rerank"
 )
 
 func newUnsupExperimentCmd() *cobra.Command {
@@ -80,7 +81,7 @@ No judgments are used except to score the rankings.`,
 			}
 			wd.Config.Dropout = 0
 			if len(collection) > 0 {
-				texts, err := unsupexp.CollectionTexts(cmd.Context(), collection, nil)
+				texts, err := unsupexp.CollectionTexts(cmd.Context(), collection, nil, rerank.Fields{})
 				if err != nil {
 					return err
 				}

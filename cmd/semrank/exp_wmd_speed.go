@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/semrank/semrank/cmd/semrank/internal/unsupexp"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/internal/atomicfile"
-	"github.com/semrank/semrank/internal/unsupexp"
 	"github.com/semrank/semrank/models/embed"
 	"github.com/semrank/semrank/models/wmd"
 )

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/semrank/semrank/index/convert"
+	"github.com/semrank/semrank/rerank"
 	"github.com/semrank/semrank/rerank/recipe"
 )
 
@@ -101,9 +102,10 @@ fails at once. A split it has never seen is then scored with:
 	experimentCmd.AddCommand(cmd)
 
 	var b recipe.BEIROptions
+	var beirPipeline string
 	var pseudo []string
 	beirCmd := &cobra.Command{
-		Use:   "beir --data DIR [--folds 5] [--unsupervised] --out DIR2",
+		Use:   "beir --data DIR [--index PATH [--pipeline FILE]] [--folds 5] [--unsupervised] --out DIR2",
 		Short: "Full retrieval on a BEIR directory: BM25 top-100, then rerank, cross-validated",
 		Long: `Index DIR's corpus, retrieve the BM25 top --depth for every judged query, and
 rerank (when DIR has candidates.trec, as SemEval data does, its given lists
@@ -126,7 +128,15 @@ when switching to --unsupervised or to fewer folds, the
 earlier run's foldN folders, which it names. --vectors FILE
 starts the word vectors of the wmd and ssg stages from pre-trained ones
 (scripts/wink_glove.py writes a public GloVe-derived set) and fine-tunes them
-on DIR's text, as semrank train embed --vectors does.`,
+on DIR's text, as semrank train embed --vectors does.
+
+--index PATH runs the recipe over an existing index instead, any Bleve index
+(one an application built with its own mapping): nothing is indexed, DIR's
+corpus.jsonl is not read, the documents are the index's, read through the
+fields that --pipeline's fields: key names (its first_stage: too; its stages
+are not used), and the first stage is the index's own search (for a mapping
+semrank did not write, a match query on its default field). The published
+pipelines name those fields.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if b.Unsupervised {
@@ -150,6 +160,16 @@ on DIR's text, as semrank train embed --vectors does.`,
 			}
 			if err := checkPositive(cmd, "depth"); err != nil {
 				return err
+			}
+			if beirPipeline = pipelineFile(beirPipeline); beirPipeline != "" {
+				if b.Index == "" {
+					return fmt.Errorf("--pipeline names the fields of --index's documents: give --index too")
+				}
+				cfg, err := rerank.ReadConfig(beirPipeline)
+				if err != nil {
+					return err
+				}
+				b.Fields, b.FirstStage = cfg.Fields, cfg.FirstStage
 			}
 			b.Pseudo.Kinds = nil
 			if !slices.Equal(pseudo, []string{"none"}) {
@@ -183,6 +203,8 @@ on DIR's text, as semrank train embed --vectors does.`,
 	bf.IntVar(&b.Pseudo.Neighbours, "pseudo-neighbours", recipe.DefaultPseudoNeighbours, "--unsupervised: make each pseudo-query's N nearest documents (BM25 of its whole document) weakly relevant; 0 for its own document alone")
 	bf.StringVar(&b.Fusion, "fusion", "linear", "supervised fusion: linear or lambdamart")
 	bf.Float64Var(&b.FusionL2, "fusion-l2", 0, "L2 penalty of the linear fusion (0: 1e-3)")
+	bf.StringVar(&b.Index, "index", "", "an existing index (any Bleve index) to run over instead of indexing DIR's corpus")
+	bf.StringVar(&beirPipeline, "pipeline", "", "with --index: pipeline file whose fields: and first_stage: say how its documents are read and searched")
 	bf.StringSliceVar(&b.Stages, "stages", nil, "stage types instead of the recipe's (e.g. lexical,meta,s2net; TYPE:KEY=VALUE sets an option)")
 	_ = beirCmd.MarkFlagRequired("data")
 	_ = beirCmd.MarkFlagRequired("out")

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/semrank/semrank/internal/conceptexp"
+	"github.com/semrank/semrank/cmd/semrank/internal/conceptexp"
 	"github.com/semrank/semrank/models/concept"
 )
 

@@ -5,11 +5,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/semrank/semrank/cluster"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
@@ -31,9 +33,9 @@ func addPayloadFlag(name, usage string, load func(string) (index.PayloadEncoder,
 }
 
 func init() {
-	var dataDir, indexPath, pipelinePath string
+	var dataDir, indexPath, pipelinePath, shard string
 	cmd := &cobra.Command{
-		Use:   "index --data DIR --index PATH [--pipeline FILE | --tweak MODEL ...]",
+		Use:   "index --data DIR --index PATH [--pipeline FILE | --tweak MODEL ...] [--shard I/N]",
 		Short: "Index a BEIR directory's corpus with Bleve (BM25), with optional learned payloads",
 		Long: `Index a BEIR directory's corpus with Bleve (BM25), with optional learned payloads.
 
@@ -54,6 +56,13 @@ killed run leaves its staging folder, which the next run points out).`,
 				return err
 			}
 			noteEmptyDocs(cmd.ErrOrStderr(), filepath.Join(dataDir, eval.CorpusFile), corpus)
+			si, sn := -1, 0
+			if shard != "" {
+				if si, sn, err = cluster.ParseShard(shard); err != nil {
+					return fmt.Errorf("--shard: %w", err)
+				}
+				corpus = slices.DeleteFunc(corpus, func(d eval.Doc) bool { return cluster.Of(d.ID, sn) != si })
+			}
 			encs, err := loadEncoders()
 			if err != nil {
 				return err
@@ -64,6 +73,13 @@ killed run leaves its staging folder, which the next run points out).`,
 			idx, target, err := openForIndex(indexPath)
 			if err != nil {
 				return err
+			}
+			if si >= 0 {
+				if err := cluster.MarkShard(idx, si, sn); err != nil {
+					idx.Close()
+					target.discard()
+					return fmt.Errorf("--shard: %w", err)
+				}
 			}
 			if pipelinePath != "" {
 				if encs, err = pipelineEncoders(pipelinePath, idx, encs); err != nil {
@@ -80,8 +96,8 @@ killed run leaves its staging folder, which the next run points out).`,
 			}
 			start := time.Now()
 			bar := newBar(len(corpus), "indexing")
-			err = idx.Add(cmd.Context(), corpus, encs, func(done, _ int) { _ = bar.Set(done) })
-			_ = bar.Finish()
+			err = idx.Add(cmd.Context(), corpus, encs, func(done, _ int) { bar.Set(done) })
+			bar.Finish()
 			if err == nil {
 				err = idx.Compact(cmd.Context())
 			}
@@ -118,6 +134,7 @@ killed run leaves its staging folder, which the next run points out).`,
 	cmd.Flags().StringVar(&dataDir, "data", "", "BEIR directory: its corpus.jsonl is indexed (queries and judgments, if any, are not read)")
 	cmd.Flags().StringVar(&indexPath, "index", "", "index path (created if absent or an empty folder)")
 	cmd.Flags().StringVar(&pipelinePath, "pipeline", "", "pipeline file, or a directory holding pipeline.yaml: store the payloads its stages read")
+	cmd.Flags().StringVar(&shard, "shard", "", "index only shard I of N (I/N, 0-based): the documents whose id hashes to I")
 	_ = cmd.MarkFlagRequired("data")
 	_ = cmd.MarkFlagRequired("index")
 	// Model flags (--tweak, ...) are registered by other files' init

@@ -40,8 +40,9 @@ its payloads come from the pipeline's models. The command fails when any PATH
 cannot be read or a pipeline does not build.
 
 With --verify, every index inspected (--index, and index directories among the
-PATHs) is read whole: each segment file's CRC-32 is checked against its footer
-and every stored document is read back, naming any damaged file. Without it,
+PATHs) is read whole: each segment file's CRC-32 is checked against its footer,
+each payload segment's table and records against their checksums, and every
+stored document is read back, naming any damaged file. Without it,
 opening an index checks the segment footers, and their checksums for indexes
 up to 256 MiB. "inspect --verify --index INDEX" alone verifies that index.`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -162,12 +163,44 @@ func inspectIndex(w io.Writer, path string, opened *index.Index) error {
 	idx := opened
 	if idx == nil || !sameFile(path, idx.Path) {
 		var err error
-		if idx, err = index.OpenReadOnly(path); err != nil {
+		if idx, err = index.OpenReadOnly(path); errors.Is(err, index.ErrNotSemrank) {
+			return describeOther(w, path)
+		}
+		if err != nil {
 			return err
 		}
 		defer idx.Close()
 	}
 	return describeIndex(w, idx)
+}
+
+// describeOther writes what the Bleve index at path, one semrank did not
+// build, holds: its documents and the payloads attached to it.
+func describeOther(w io.Writer, path string) error {
+	b, err := index.OpenAny(path)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	n, err := b.DocCount()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "  documents  %d (a Bleve index semrank did not build)\n", n)
+	a, ok := b.(*index.Attached)
+	src, attached := index.Source{}, false
+	if ok {
+		src, attached = a.Source()
+	}
+	if !attached {
+		fmt.Fprintln(w, "  payloads   none attached (stages compute what they need from text at query time; semrank attach computes them)")
+		return nil
+	}
+	fmt.Fprintf(w, "  attached   from %s\n", src)
+	for _, name := range a.PayloadNames() {
+		fmt.Fprintf(w, "  payload    %s from %s\n", name, a.PayloadModel(name))
+	}
+	return nil
 }
 
 // describeIndex writes what idx holds: its documents and payloads.
@@ -178,7 +211,7 @@ func describeIndex(w io.Writer, idx *index.Index) error {
 	}
 	fmt.Fprintf(w, "  documents  %d\n", n)
 	if !idx.TermVectors() {
-		fmt.Fprintln(w, "  warning    no term vectors (an index from before 2026-11-24): phrase queries match nothing and highlighting marks nothing; remove the index and index the collection again to get them (indexing into it keeps its mapping)")
+		fmt.Fprintln(w, "  warning    no term vectors (an index from an earlier semrank): phrase queries match nothing and highlighting marks nothing; remove the index and index the collection again to get them (indexing into it keeps its mapping)")
 	}
 	names := idx.PayloadNames()
 	if len(names) == 0 {
@@ -190,8 +223,8 @@ func describeIndex(w io.Writer, idx *index.Index) error {
 	return nil
 }
 
-// verifyIndex checks every segment of the index at path in full, one
-// line each, then describes the index as inspectIndex does and reads back
+// verifyIndex checks every segment of the index at path in full, Bleve's
+// and the payloads' (semrank_payloads/*.seg), one line each, then describes the index as inspectIndex does and reads back
 // every stored document. The segments are checked before the index is
 // opened, so that a damaged one is named even where opening fails.
 // opened is as for inspect.
@@ -201,6 +234,11 @@ func verifyIndex(ctx context.Context, w io.Writer, path string, opened *index.In
 	if err != nil {
 		return err
 	}
+	payloads, err := index.VerifyPayloads(path)
+	if err != nil {
+		return err
+	}
+	checks = append(checks, payloads...)
 	var damaged []string
 	for _, c := range checks {
 		rel, rerr := filepath.Rel(path, c.File)

@@ -182,3 +182,33 @@ func TestInspectVerify(t *testing.T) {
 		}
 	}
 }
+
+// TestInspectVerifyPayloads: inspect --verify reads every record of the
+// payload segments, and names one whose payload byte was flipped, which
+// opening the index does not read.
+func TestInspectVerifyPayloads(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	if out, err := execute("index", "--data", "../../testdata/tweak", "--index", idx); err != nil {
+		t.Fatalf("index: %v\n%s", err, out)
+	}
+	seg := filepath.Join(idx, "semrank_payloads", "terms.seg")
+	out, err := execute("inspect", "--verify", idx)
+	if err != nil || !strings.Contains(out, "semrank_payloads/terms.seg") {
+		t.Fatalf("inspect --verify of a whole index: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/3] ^= 1 // a record, in the first half of the file
+	if err := os.WriteFile(seg, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := execute("inspect", idx); err != nil {
+		t.Errorf("inspect without --verify reads no record: %v\n%s", err, out)
+	}
+	out, err = execute("inspect", "--verify", idx)
+	if err == nil || !strings.Contains(out+err.Error(), seg) || !strings.Contains(out, "DAMAGED") {
+		t.Errorf("inspect --verify: err = %v, want one naming %s as damaged\n%s", err, seg, out)
+	}
+}

@@ -77,7 +77,7 @@ func main() {
 				err = fmt.Errorf("%w: %w", errInterrupted, err)
 			}
 		}
-		fmt.Fprintln(os.Stderr, "semrank:", err)
+		fmt.Fprintln(os.Stderr, "semrank:", withHint(err))
 		os.Exit(1)
 	}
 }

@@ -149,25 +149,9 @@ func readRun(t *testing.T, path string) map[string][]struct {
 // would (a match query on the mapping's default field), and with a
 // pipeline naming its fields reranks that list.
 func TestRunPlainIndex(t *testing.T) {
-	ds, err := eval.LoadDataset("../../testdata/demo")
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "plain")
-	plain, err := bleve.New(path, bleve.NewIndexMapping())
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := plain.NewBatch()
-	for _, d := range ds.Corpus {
-		if err := b.Index(d.ID, map[string]any{"subject": d.Title, "body": d.Text}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := plain.Batch(b); err != nil {
-		t.Fatal(err)
-	}
+	ds, plain := demoPlainIndex(t, path)
 	// The application's own search, for the first queries: its scores,
 	// rounded to float32 as semrank's first stage rounds them (tied hits
 	// it then orders by id, Bleve by its internal numbers).
@@ -224,4 +208,29 @@ func TestRunPlainIndex(t *testing.T) {
 	if len(readRun(t, reranked)) != len(want) {
 		t.Errorf("reranked run covers %d queries, want %d", len(readRun(t, reranked)), len(want))
 	}
+}
+
+// demoPlainIndex indexes the demo's documents at path as a Bleve
+// application would (bleve.NewIndexMapping(), fields subject and body) and
+// returns the demo's dataset and the open index.
+func demoPlainIndex(t *testing.T, path string) (*eval.Dataset, bleve.Index) {
+	t.Helper()
+	ds, err := eval.LoadDataset("../../testdata/demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := bleve.New(path, bleve.NewIndexMapping())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := plain.NewBatch()
+	for _, d := range ds.Corpus {
+		if err := b.Index(d.ID, map[string]any{"subject": d.Title, "body": d.Text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := plain.Batch(b); err != nil {
+		t.Fatal(err)
+	}
+	return ds, plain
 }

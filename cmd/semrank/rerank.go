@@ -40,15 +40,15 @@ payloads the pipeline's stages read. Prints metrics when DIR has judgments.`,
 				return err
 			}
 			var bar = newBar(len(ds.Corpus), "indexing")
-			idx, p, _, closeFn, err := rerank.Open(ctx, pipelinePath, indexPath, ds, func(d, _ int) { _ = bar.Set(d) })
-			_ = bar.Finish()
+			idx, p, _, closeFn, err := rerank.Open(ctx, pipelinePath, indexPath, ds, func(d, _ int) { bar.Set(d) })
+			bar.Finish()
 			if err != nil {
 				return err
 			}
 			defer closeFn()
 			bar = newBar(len(ds.Queries), "reranking")
-			first, run, err := rerank.RunDataset(ctx, idx, ds, p, 0, func(d, _ int) { _ = bar.Set(d) })
-			_ = bar.Finish()
+			first, run, err := rerank.RunDataset(ctx, idx, ds, p, 0, func(d, _ int) { bar.Set(d) })
+			bar.Finish()
 			if err != nil {
 				return err
 			}

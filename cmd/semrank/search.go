@@ -74,7 +74,7 @@ with its first-stage rank and score and its stage scores.`,
 				}
 			}
 			if si, ok := idx.(*index.Index); ok && queryString && strings.Contains(text, `"`) && !si.TermVectors() {
-				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s keeps no term vectors (indexed before 2026-11-24), so phrases match nothing; remove it and index the collection again (indexing into it keeps its mapping)\n", indexPath)
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s keeps no term vectors (indexed by an earlier semrank), so phrases match nothing; remove it and index the collection again (indexing into it keeps its mapping)\n", indexPath)
 			}
 			if pipelinePath != "" && q != nil && strings.TrimSpace(rerank.QueryText(q)) == "" {
 				fmt.Fprintln(cmd.ErrOrStderr(), "note: the query has no words for the stages to compare candidates with; the hits are in first-stage order, without stage scores to explain")
@@ -153,7 +153,7 @@ and its first stage searches.`,
 			if err := checkOutput("--out", out, inputs...); err != nil {
 				return err
 			}
-			ds, err := loadDataset(dataDir)
+			ds, err := runDataset(dataDir)
 			if err != nil {
 				return err
 			}
@@ -168,7 +168,7 @@ and its first stage searches.`,
 			var run eval.Run
 			tag := "bm25"
 			bar := newBar(len(ds.Queries), "queries")
-			progress := func(d, _ int) { _ = bar.Set(d) }
+			progress := func(d, _ int) { bar.Set(d) }
 			if runPipeline == "" {
 				run, err = rerank.FirstStageRun(cmd.Context(), idx, ds, depth, progress)
 			} else {
@@ -178,7 +178,7 @@ and its first stage searches.`,
 				}
 				tag = "semrank"
 			}
-			_ = bar.Finish()
+			bar.Finish()
 			if err != nil {
 				return err
 			}
@@ -329,4 +329,19 @@ func searchReranked(cmd *cobra.Command, idx bleve.Index, pipelinePath, text stri
 		}
 	}
 	return nil
+}
+
+// runDataset reads the BEIR directory a run searches: its queries (and
+// judgments and candidates, if any), and its corpus.jsonl when it has one;
+// without, the documents are the index's alone, and the judgments and
+// candidates are not checked against them.
+func runDataset(dir string) (*eval.Dataset, error) {
+	if exists(filepath.Join(dir, eval.CorpusFile)) {
+		return loadDataset(dir)
+	}
+	ds, err := eval.LoadDatasetWith(dir, nil)
+	if err != nil {
+		return nil, dataDirError("--data", dir, err)
+	}
+	return ds, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/spf13/cobra"
 
+	"github.com/semrank/semrank/cluster"
 	"github.com/semrank/semrank/index"
 	_ "github.com/semrank/semrank/rerank/stages" // registers the stage types pipeline files name
 	"github.com/semrank/semrank/server"
@@ -22,12 +23,14 @@ import (
 
 func init() {
 	var indexPath, pipelinePath, addr string
+	var remote []string
+	var shardTimeout time.Duration
 	var readOnly bool
 	var token func() string // set by adminTokenFlag below
 	var grace time.Duration
 	var limits server.Limits
 	cmd := &cobra.Command{
-		Use:   "serve --index PATH --pipeline FILE [--addr 127.0.0.1:8095]",
+		Use:   "serve (--index PATH | --remote URL,URL,...) --pipeline FILE [--addr 127.0.0.1:8095]",
 		Short: "Serve search with reranking over HTTP: JSON API, metrics and a web page",
 		Long: `Serve an index over HTTP. POST /api/search takes a Bleve-style request
 ({"query": "text" or a Bleve query object, "size", "from", "fields", "explain",
@@ -66,7 +69,18 @@ thousands of long documents takes seconds, so keep batches well inside
 --timeout. Indexing one document cannot be interrupted, so --max-doc bounds
 how far a write runs past --timeout (413 for a larger document), and
 --max-index-queue the memory that /api/index bodies waiting for their turn
-hold (503 with Retry-After past it).`,
+hold (503 with Retry-After past it).
+
+Sharded serving: a server of a semrank index is also a shard (it answers a
+coordinator under /api/shard/). --remote URL,URL,... serves instead the
+collection whose shards those servers serve, in shard order (shard I of N,
+as semrank index --shard I/N built them): the same API, each search's
+statistics gathered from every shard so that scores are those of one index
+of every document, the merged window reranked once here, and each
+/api/index document sent to its shard. A shard that does not answer within
+--shard-timeout leaves it out: the answer says "partial": true and names
+it under "failed". A coordinator keeps nothing of its own; run as many as
+you like. --admin-token is also sent to the shards with writes.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			pipelinePath = pipelineFile(pipelinePath)
@@ -83,6 +97,28 @@ hold (503 with Retry-After past it).`,
 			}
 			if grace < 0 {
 				return fmt.Errorf("--grace %s: want zero (do not wait) or more", grace)
+			}
+			if (indexPath == "") == (len(remote) == 0) {
+				return errors.New("give --index PATH, the index to serve, or --remote URL,URL,..., the shards of a collection to serve as one")
+			}
+			if len(remote) > 0 {
+				if readOnly {
+					return errors.New("--read-only is for --index: a coordinator (--remote) writes only through its shards' servers")
+				}
+				if shardTimeout <= 0 {
+					return fmt.Errorf("--shard-timeout %s: want a positive duration", shardTimeout)
+				}
+				coord, err := cluster.NewCoordinator(cmd.Context(), remote, cluster.Options{Timeout: shardTimeout, Token: token()})
+				if err != nil {
+					return err
+				}
+				l, err := listen(addr)
+				if err != nil {
+					return err
+				}
+				return serve(cmd.Context(), cmd.OutOrStdout(), server.Config{
+					Index: coord, PipelinePath: pipelinePath, Limits: limits, AdminToken: token(),
+				}, l, grace, nil)
 			}
 			var idx bleve.Index
 			var err error
@@ -108,6 +144,8 @@ hold (503 with Retry-After past it).`,
 	f := cmd.Flags()
 	f.StringVar(&indexPath, "index", "", "index path")
 	f.StringVar(&pipelinePath, "pipeline", "", "pipeline file, or a directory holding pipeline.yaml (rebuilt on reload)")
+	f.StringSliceVar(&remote, "remote", nil, "serve the collection whose shards these servers serve (URLs, comma-separated, in shard order) instead of --index")
+	f.DurationVar(&shardTimeout, "shard-timeout", 2*time.Second, "with --remote: how long a shard may take to answer before the answer leaves it out (partial)")
 	f.StringVar(&addr, "addr", "127.0.0.1:8095", "listen address")
 	f.BoolVar(&readOnly, "read-only", false, "open the index read-only: POST /api/index answers 403, and other readers (searches, runs, more servers) may share the index")
 	f.DurationVar(&grace, "grace", 30*time.Second, "how long shutdown waits for in-flight requests")
@@ -123,7 +161,6 @@ hold (503 with Retry-After past it).`,
 	f.Int64Var(&limits.MaxDocBytes, "max-doc", d.MaxDocBytes, "largest document /api/index takes (title, text and metadata), bytes; a larger one gets 413")
 	f.Int64Var(&limits.MaxQueuedIndexBytes, "max-index-queue", 0, "most bytes of /api/index bodies held at once, waiting or being written; past it a request gets 503 (default twice --max-index-body)")
 	f.DurationVar(&limits.Timeout, "timeout", d.Timeout, "longest time one request may take")
-	_ = cmd.MarkFlagRequired("index")
 	_ = cmd.MarkFlagRequired("pipeline")
 	rootCmd.AddCommand(cmd)
 }

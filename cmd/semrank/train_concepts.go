@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strings"
 
@@ -11,11 +10,11 @@ import (
 
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
-	"github.com/semrank/semrank/internal/conceptexp"
 	"github.com/semrank/semrank/models/concept"
 	"github.com/semrank/semrank/models/dse"
 	"github.com/semrank/semrank/models/lsa"
 	"github.com/semrank/semrank/models/s2net"
+	"github.com/semrank/semrank/rerank"
 )
 
 func init() {
@@ -46,54 +45,6 @@ func init() {
 		})
 }
 
-// conceptTrainData reads the training lists (--data), the unlabelled texts
-// and comparable pairs (--data and --corpus) and the dev lists (--dev).
-func conceptTrainData(data, corpora []string, dev string) (concept.Data, []concept.Judged, error) {
-	var d concept.Data
-	for _, dir := range data {
-		lists, ds, err := conceptexp.LoadLists(dir)
-		if err != nil {
-			return d, nil, err
-		}
-		d.Lists = append(d.Lists, lists...)
-		d.AddCorpus(ds, false)
-	}
-	extra, err := conceptexp.LoadExtra(corpora)
-	if err != nil {
-		return d, nil, err
-	}
-	d.Texts = append(d.Texts, extra.Texts...)
-	d.Pairs = append(d.Pairs, extra.Pairs...)
-	var devLists []concept.Judged
-	if dev != "" {
-		if devLists, _, err = conceptexp.LoadLists(dev); err != nil {
-			return d, nil, err
-		}
-	}
-	return d, devLists, nil
-}
-
-// curveReporter returns a Progress that drives a progress bar (or prints
-// lines off-terminal) and the curve it collects.
-func curveReporter(method string, steps int) (concept.Progress, func()) {
-	bar := newBar(steps, method)
-	n := 0
-	return func(it concept.Iteration) {
-			n++
-			desc := fmt.Sprintf("%s %s %d loss %.4f", method, it.Phase, it.Iter, it.Loss)
-			if !math.IsNaN(it.DevMAP) {
-				desc += fmt.Sprintf(" dev MAP %.4f", it.DevMAP)
-			}
-			bar.Describe(desc)
-			_ = bar.Set(min(n, steps))
-			if !isTerminal() {
-				fmt.Fprintln(os.Stderr, desc)
-			}
-		}, func() {
-			_ = bar.Finish()
-		}
-}
-
 // errNoPreference says that no query of the directories dirs (flag's) has
 // both a relevant and a not relevant candidate, and how to get such lists.
 func errNoPreference(method, flag string, dirs []string) error {
@@ -106,25 +57,27 @@ func errNoPreference(method, flag string, dirs []string) error {
 
 func newTrainConceptCmd(method string) *cobra.Command {
 	var data, corpora []string
-	var dev, out, init string
-	var dim int
-	var scfg s2net.Config
-	var dcfg dse.Config
-	var space concept.SpaceConfig
+	var dev, out, init, input, indexPath, pipelinePath string
+	var dim, maxTerms, iter, patience, maxPairs, d, pretrain, epochs, depth int
+	var gamma, pairWeight, lr, mix float64
+	var seed uint64
 	short := map[string]string{
 		"lsa":   "Train LSA: truncated SVD of the TF-IDF term–document matrix",
 		"s2net": "Train S2Net (Yih et al. 2011): a discriminative projection to concept vectors, by L-BFGS",
 		"dse":   "Train DSE (Wu, Min & Bai): a deep RBM-pretrained network fine-tuned on ranking triples",
 	}[method]
 	cmd := &cobra.Command{
-		Use:   method + " --data DIR [--data DIR ...] [--corpus DIR ...] [--dev DIR] [--dim K] --out MODEL",
+		Use:   method + " --data DIR [--data DIR ...] [--corpus DIR ...] [--dev DIR] [--index PATH [--pipeline FILE]] [--dim K] --out MODEL",
 		Short: short,
 		Long: short + `.
 
 --data directories give judged candidate lists (BEIR with candidates.trec
 and qrels) and their texts; --corpus directories add unlabelled text (the
 vocabulary, LSA, DSE pretraining) and comparable pairs (title–body,
-query–relevant document). ` + map[string]string{
+query–relevant document). With --index (any Bleve index), a --data or
+--dev directory without corpus.jsonl learns from the index's documents,
+read through the fields of --pipeline, and, without candidates.trec, from
+each query's first-stage top --depth over the index. ` + map[string]string{
 			"lsa": `LSA learns from the text alone: it has no iterations to stop
 early, and --dev only reports its map@10.`,
 			"s2net": `Early stopping watches map@10 on --dev, or on a fifth of the
@@ -152,68 +105,88 @@ model (MODEL.curve.png).`,
 			if err := checkTrainingDirs("--data", data, "--dev", dev); err != nil {
 				return err
 			}
-			d, devLists, err := conceptTrainData(data, corpora, dev)
+			ctx := cmd.Context()
+			ti, err := openTrainIndex(ctx, indexPath, pipelinePath, depth)
 			if err != nil {
 				return err
+			}
+			defer ti.close()
+			in := rerank.TrainInput{Seed: seed}
+			if in.Train, err = ti.loadAll(ctx, "--data", data); err != nil {
+				return err
+			}
+			for _, dir := range corpora {
+				ds, err := eval.LoadDataset(dir)
+				if err != nil {
+					return err
+				}
+				in.Corpora = append(in.Corpora, ds)
+			}
+			lists, err := concept.JudgedLists(in.Train)
+			if err != nil {
+				return err
+			}
+			var devLists []concept.Judged
+			if dev != "" {
+				if in.Dev, err = ti.load(ctx, "--dev", dev, true); err != nil {
+					return err
+				}
+				if devLists, err = concept.JudgedLists(in.Dev); err != nil {
+					return err
+				}
 			}
 			if method != "lsa" {
 				// Lists whose candidates all share one grade give no
 				// ranking to learn or to stop early on: held-out MAP
 				// would be 1 whatever the model.
-				if !slices.ContainsFunc(d.Lists, concept.Judged.HasPreference) {
+				if !slices.ContainsFunc(lists, concept.Judged.HasPreference) {
 					return errNoPreference(method, "--data", data)
 				}
 				if dev != "" && !slices.ContainsFunc(devLists, concept.Judged.HasPreference) {
 					return errNoPreference(method, "--dev", []string{dev})
 				}
 			}
+			opts := map[string]any{}
+			switch method {
+			case "lsa":
+				opts["dim"], opts["max_terms"] = dim, maxTerms
+			case "s2net":
+				opts["dim"], opts["max_terms"], opts["init"], opts["gamma"] = dim, maxTerms, init, gamma
+				opts["iter"], opts["patience"], opts["pair_weight"], opts["max_pairs"] = iter, patience, pairWeight, maxPairs
+			case "dse":
+				opts["c"], opts["d"], opts["input"], opts["pretrain_epochs"] = dim, d, input, pretrain
+				opts["epochs"], opts["lr"], opts["patience"], opts["mix"] = epochs, lr, patience, mix
+			}
 			var curve []concept.Iteration
-			var save func(string) error
+			bar, done := stepBar(method)
+			in.Progress = func(s rerank.TrainStep) {
+				curve = append(curve, concept.Iteration{Iter: s.Iter, Phase: s.Phase, Loss: s.Loss, DevMAP: s.DevMAP})
+				bar(s)
+			}
+			err = trainModel(ctx, rerank.StageSpec{Type: method, Options: opts}, in, out)
+			done()
+			if err != nil {
+				return err
+			}
 			var summary string
 			switch method {
 			case "lsa":
-				texts := append([]string(nil), d.Texts...)
-				m, err := lsa.Train(texts, lsa.Config{Dim: dim, Space: space})
-				if err != nil {
-					return err
-				}
 				if len(devLists) > 0 {
+					m, err := lsa.Load(out)
+					if err != nil {
+						return err
+					}
 					summary = fmt.Sprintf("dev MAP %.4f", concept.MAP(devLists, concept.CosineScores(m, devLists)))
 				}
-				save = m.Save
-			case "s2net":
-				scfg.Dim, scfg.Init, scfg.Space = dim, init, space
-				progress, done := curveReporter(method, scfg.MaxIter+1)
-				m, c, err := s2net.Train(cmd.Context(), d, scfg, s2net.Options{Dev: devLists, Progress: progress})
-				done()
-				if err != nil {
-					return err
-				}
-				curve, save = c, m.Save
 			case "dse":
-				if dim > 0 {
-					dcfg.C = dim
-				}
-				progress, done := curveReporter(method, 4*dcfg.PretrainEpochs+dcfg.FineTuneEpochs+1)
-				m, c, err := dse.Train(cmd.Context(), d, dcfg, dse.Options{Dev: devLists, Progress: progress})
-				done()
+				m, err := dse.Load(out)
 				if err != nil {
 					return err
 				}
-				curve, save = c, m.Save
 				summary = fmt.Sprintf("TF-IDF mix λ=%g", m.Config.Mix)
-				if stalled(c, "finetune") {
+				if stalled(curve, "finetune") {
 					fmt.Fprintln(cmd.ErrOrStderr(), "note: dse: the fine-tuning loss never changed: the network learned nothing from the triples (saturated units?); try another --lr, --d or --input")
 				}
-			}
-			// lsa.Train takes no context: interrupted while it fits, the
-			// command would go on to write over an earlier model and
-			// report success.
-			if err := cmd.Context().Err(); err != nil {
-				return err
-			}
-			if err := save(out); err != nil {
-				return err
 			}
 			fmt.Printf("%s: wrote %s", method, out)
 			if len(curve) > 0 {
@@ -239,6 +212,7 @@ model (MODEL.curve.png).`,
 			return nil
 		},
 	}
+	trainIndexFlags(cmd, &indexPath, &pipelinePath, &depth)
 	f := cmd.Flags()
 	f.StringArrayVar(&data, "data", nil, "training BEIR directory with judged candidate lists (repeatable)")
 	f.StringArrayVar(&corpora, "corpus", nil, "extra BEIR directory: unlabelled text and comparable pairs (repeatable)")
@@ -247,27 +221,27 @@ model (MODEL.curve.png).`,
 	switch method {
 	case "lsa":
 		f.IntVar(&dim, "dim", 100, "concept dimensions k")
-		f.IntVar(&space.MaxTerms, "max-terms", 10000, "vocabulary size")
+		f.IntVar(&maxTerms, "max-terms", 10000, "vocabulary size")
 	case "s2net":
 		f.IntVar(&dim, "dim", 100, "concept dimensions k")
-		f.IntVar(&space.MaxTerms, "max-terms", 10000, "vocabulary size")
+		f.IntVar(&maxTerms, "max-terms", 10000, "vocabulary size")
 		f.StringVar(&init, "init", "lsa", "initial projection: lsa or random")
-		f.Float64Var(&scfg.Gamma, "gamma", 10, "loss scale γ")
-		f.IntVar(&scfg.MaxIter, "iter", 100, "L-BFGS iterations")
-		f.IntVar(&scfg.Patience, "patience", 10, "stop after this many iterations without a better dev MAP")
-		f.Float64Var(&scfg.PairWeight, "pair-weight", 1, "weight of the comparable-pair loss (<0: none)")
-		f.IntVar(&scfg.MaxPairs, "max-pairs", 0, "use at most this many comparable pairs (0: all)")
-		f.Uint64Var(&scfg.Seed, "seed", 1, "random seed")
+		f.Float64Var(&gamma, "gamma", 10, "loss scale γ")
+		f.IntVar(&iter, "iter", 100, "L-BFGS iterations")
+		f.IntVar(&patience, "patience", 10, "stop after this many iterations without a better dev MAP")
+		f.Float64Var(&pairWeight, "pair-weight", 1, "weight of the comparable-pair loss (<0: none)")
+		f.IntVar(&maxPairs, "max-pairs", 0, "use at most this many comparable pairs (0: all)")
+		f.Uint64Var(&seed, "seed", 1, "random seed")
 	case "dse":
 		f.IntVar(&dim, "dim", 50, "embedding dimensions C")
-		f.IntVar(&dcfg.D, "d", 500, "input vocabulary: the top-D terms")
-		f.StringVar((*string)(&dcfg.Input), "input", "binary", "input: binary or tfidf-l2")
-		f.IntVar(&dcfg.PretrainEpochs, "pretrain-epochs", 5, "CD-1 epochs per RBM")
-		f.IntVar(&dcfg.FineTuneEpochs, "epochs", 20, "fine-tuning epochs")
-		f.Float64Var(&dcfg.FineTuneLR, "lr", 0.001, "fine-tuning learning rate")
-		f.IntVar(&dcfg.Patience, "patience", 5, "stop after this many epochs without a better dev MAP")
-		f.Float64Var(&dcfg.Mix, "mix", -1, "TF-IDF mixing weight λ (<0: choose on the dev lists)")
-		f.Uint64Var(&dcfg.Seed, "seed", 1, "random seed")
+		f.IntVar(&d, "d", 500, "input vocabulary: the top-D terms")
+		f.StringVar(&input, "input", "binary", "input: binary or tfidf-l2")
+		f.IntVar(&pretrain, "pretrain-epochs", 5, "CD-1 epochs per RBM")
+		f.IntVar(&epochs, "epochs", 20, "fine-tuning epochs")
+		f.Float64Var(&lr, "lr", 0.001, "fine-tuning learning rate")
+		f.IntVar(&patience, "patience", 5, "stop after this many epochs without a better dev MAP")
+		f.Float64Var(&mix, "mix", -1, "TF-IDF mixing weight λ (<0: choose on the dev lists)")
+		f.Uint64Var(&seed, "seed", 1, "random seed")
 	}
 	_ = cmd.MarkFlagRequired("out")
 	return cmd

@@ -1,8 +1,8 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -10,6 +10,7 @@ import (
 
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/models/deepmatch"
+	"github.com/semrank/semrank/rerank"
 )
 
 func init() {
@@ -18,21 +19,9 @@ func init() {
 	}
 }
 
-// loadQueries reads judged queries with candidates from BEIR directories.
-func loadQueries(dirs []string) ([]deepmatch.Query, error) {
-	var out []deepmatch.Query
-	for _, d := range dirs {
-		ds, err := eval.LoadDataset(d)
-		if err != nil {
-			return nil, err
-		}
-		qs, err := deepmatch.FromDataset(ds)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, qs...)
-	}
-	return out, nil
+// loadMerged reads BEIR directories as one dataset (see eval.Merge).
+func loadMerged(dirs []string) (*eval.Dataset, error) {
+	return (*trainIndex)(nil).loadAll(context.Background(), "--data", dirs)
 }
 
 func parseInts(s string) ([]int, error) {
@@ -81,42 +70,47 @@ query is held out. A training-curve plot is written beside the model
 			if err := checkTrainingDirs("--data", data, "--dev", dev); err != nil {
 				return err
 			}
-			if method == deepmatch.MethodDeepMatch {
-				var err error
-				if cfg.Resolutions, err = parseInts(resolutions); err != nil {
-					return fmt.Errorf("--resolutions: %w", err)
-				}
-				if cfg.Neurons, err = parseInts(neurons); err != nil {
-					return fmt.Errorf("--neurons: %w", err)
-				}
+			opts := map[string]any{
+				"meta": cfg.Meta, "epochs": cfg.Epochs, "patience": cfg.Patience, "batch": cfg.Batch,
+				"lr": cfg.LearningRate, "l2": cfg.L2, "margin": cfg.Margin, "init": cfg.Init,
+				"neg_same": cfg.NegSameQuery, "neg_random": cfg.NegRandom,
 			}
-			train, err := loadQueries(data)
-			if err != nil {
+			switch method {
+			case deepmatch.MethodDeepMatch:
+				for flag, list := range map[string]string{"resolutions": resolutions, "neurons": neurons} {
+					v, err := parseInts(list)
+					if err != nil {
+						return fmt.Errorf("--%s: %w", flag, err)
+					}
+					opts[flag] = v
+				}
+				opts["rank"], opts["committee"], opts["patch_words"] = cfg.Rank, cfg.Committee, cfg.PatchWords
+				opts["lda_iterations"], opts["min_children"] = cfg.LDAIterations, cfg.MinChildren
+			case deepmatch.MethodSiamese:
+				opts["hidden"] = cfg.Hidden
+				opts["dim"] = cfg.Dim
+			case deepmatch.MethodBilinear:
+				opts["dim"] = cfg.Dim
+			}
+			in := rerank.TrainInput{Seed: cfg.Seed}
+			var err error
+			if in.Train, err = loadMerged(data); err != nil {
 				return err
 			}
-			var devQs []deepmatch.Query
 			if dev != "" {
-				if devQs, err = loadQueries([]string{dev}); err != nil {
+				if in.Dev, err = eval.LoadDataset(dev); err != nil {
 					return err
 				}
 			}
-			bar := newBar(cfg.Epochs, method+" (fitting topics)")
-			m, err := deepmatch.Train(cmd.Context(), train, devQs, cfg, func(p deepmatch.Progress) {
-				if p.Epoch == 0 {
-					bar.Describe(method)
-					return
-				}
-				bar.Describe(fmt.Sprintf("%s epoch %d loss %.4f dev MAP %.4f", method, p.Epoch, p.Loss, p.DevMAP))
-				_ = bar.Set(p.Epoch)
-				if !isTerminal() {
-					fmt.Fprintf(os.Stderr, "epoch %d loss %.4f dev MAP %.4f\n", p.Epoch, p.Loss, p.DevMAP)
-				}
-			})
-			_ = bar.Finish()
+			var done func()
+			in.Progress, done = stepBar(method)
+			err = trainModel(cmd.Context(), rerank.StageSpec{Type: method, Options: opts}, in, out)
+			done()
 			if err != nil {
 				return err
 			}
-			if err := m.Save(out); err != nil {
+			m, err := deepmatch.Load(out, method)
+			if err != nil {
 				return err
 			}
 			plotPath := out + ".curve.png"

@@ -9,13 +9,14 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/semrank/semrank/internal/unsupexp"
+	"github.com/semrank/semrank/cmd/semrank/internal/unsupexp"
 	"github.com/semrank/semrank/models/embed"
 )
 
 func init() {
 	var (
 		data, texts, indexes []string
+		pipelinePath         string
 		out                  string
 		cfg                  embed.Config
 		initPath             string
@@ -72,7 +73,11 @@ earlier names of --vectors and --vectors-format.)`,
 			if cfg.PruneTop == 0 {
 				cfg.PruneTop = -1 // leave out no word (0 would be read as the default, 30)
 			}
-			corpus, err := unsupexp.CollectionTexts(cmd.Context(), data, indexes)
+			fields, err := pipelineFields(pipelinePath)
+			if err != nil {
+				return err
+			}
+			corpus, err := unsupexp.CollectionTexts(cmd.Context(), data, indexes, fields)
 			if err != nil {
 				return err
 			}
@@ -102,8 +107,8 @@ earlier names of --vectors and --vectors-format.)`,
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "embed: %d distinct texts, %d tokens\n", len(sents), tokens)
 			bar := newBar(cfg.Epochs, "embed epochs")
-			v, err := embed.TrainWithProgress(cmd.Context(), sents, cfg, func(epoch, _ int) { _ = bar.Set(epoch) })
-			_ = bar.Finish()
+			v, err := embed.TrainWithProgress(cmd.Context(), sents, cfg, func(epoch, _ int) { bar.Set(epoch) })
+			bar.Finish()
 			if err != nil {
 				return err
 			}
@@ -116,7 +121,8 @@ earlier names of --vectors and --vectors-format.)`,
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&data, "data", nil, "BEIR directory whose corpus and queries (if it has queries.jsonl) are training text (repeatable)")
-	f.StringArrayVar(&indexes, "index", nil, "semrank index whose documents are training text (repeatable)")
+	f.StringArrayVar(&indexes, "index", nil, "index (any Bleve index; one semrank did not build reads the fields --pipeline names) whose documents are training text (repeatable)")
+	f.StringVar(&pipelinePath, "pipeline", "", "with --index: pipeline file whose fields: key names the fields holding an index's text")
 	f.StringArrayVar(&texts, "text", nil, "plain-text file, one document per line (repeatable)")
 	f.StringVar(&out, "out", "", "output model bundle")
 	f.StringVar(&initPath, "vectors", "", "pre-trained word vectors to fine-tune (GloVe or word2vec text, word2vec binary, or a bundle)")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -66,7 +67,7 @@ raw) instead. Each method's flags (linear: --loss, --l2; lambdamart: --valid,
 				return err
 			}
 			ctx := cmd.Context()
-			ds, err := loadDataset(dataDir)
+			ds, err := fusionDataset(ctx, dataDir, indexPath, pipelinePath)
 			if err != nil {
 				return err
 			}
@@ -101,9 +102,9 @@ raw) instead. Each method's flags (linear: --loss, --l2; lambdamart: --valid,
 				m, err := rerank.TrainLambdaMART(exs, valid, rerank.LambdaMARTOptions{Trees: trees, Leaves: leaves,
 					Progress: func(r int, tm, vm float64) {
 						bar.Describe(fmt.Sprintf("boosting train MAP %.4f valid MAP %.4f", tm, vm))
-						_ = bar.Set(r)
+						bar.Set(r)
 					}})
-				_ = bar.Finish()
+				bar.Finish()
 				if err != nil {
 					return err
 				}
@@ -211,4 +212,21 @@ func checkFusionFlags(method, loss string, l2 float64, trees, leaves int) error 
 		return fmt.Errorf("--method %q: want linear or lambdamart", method)
 	}
 	return nil
+}
+
+// fusionDataset reads the judged queries the fusion learns from: DIR as it
+// is, or, with an index and no corpus.jsonl in DIR, over the index's
+// documents read through the pipeline's fields (see trainIndex). Their
+// candidates are the pipeline's searches over the index, as it will run,
+// never a first-stage list written for them.
+func fusionDataset(ctx context.Context, dataDir, indexPath, pipelinePath string) (*eval.Dataset, error) {
+	if indexPath == "" {
+		return loadDataset(dataDir)
+	}
+	ti, err := openTrainIndex(ctx, indexPath, pipelinePath, 1)
+	if err != nil {
+		return nil, err
+	}
+	defer ti.close()
+	return ti.load(ctx, "--data", dataDir, false)
 }

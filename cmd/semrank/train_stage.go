@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -12,12 +13,9 @@ import (
 )
 
 // trainStageTo trains spec's model on the judged lists of the BEIR
-// directory data (flag --data) through the stage's registered trainer (the
-// one recipes use, so the command and the recipes cannot train
-// differently) and moves the model file to out (flag --out), noting on w
-// when out is a model a pipeline lists. The model is written into a
-// temporary folder beside out first: an interrupted or failed run leaves
-// out as it was.
+// directory data (flag --data) and moves the model file to out (flag
+// --out), noting on w when out is a model a pipeline lists (see
+// trainModel).
 func trainStageTo(ctx context.Context, w io.Writer, spec rerank.StageSpec, data, out string) error {
 	if data == "" || out == "" {
 		return fmt.Errorf("--data and --out are required")
@@ -35,12 +33,22 @@ func trainStageTo(ctx context.Context, w io.Writer, spec rerank.StageSpec, data,
 	if err != nil {
 		return err
 	}
+	return trainModel(ctx, spec, rerank.TrainInput{Train: ds}, out)
+}
+
+// trainModel trains spec's model on in through the stage's registered
+// trainer (the one recipes use, so the command and the recipes cannot
+// train differently) and moves the model file to out. The model is
+// written into a temporary folder beside out first (in.Dir): an
+// interrupted or failed run leaves out as it was.
+func trainModel(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput, out string) error {
 	dir, err := os.MkdirTemp(filepath.Dir(out), "."+spec.Type+"-*")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	spec, err = rerank.TrainStage(ctx, spec, rerank.TrainInput{Train: ds, Dir: dir})
+	in.Dir = dir
+	spec, err = rerank.TrainStage(ctx, spec, in)
 	if err != nil {
 		return err
 	}
@@ -48,4 +56,25 @@ func trainStageTo(ctx context.Context, w io.Writer, spec rerank.StageSpec, data,
 		return fmt.Errorf("moving the trained model to %s: %w", out, err)
 	}
 	return nil
+}
+
+// stepBar returns a TrainInput.Progress that shows a trainer's steps
+// under label, and the function that ends it.
+func stepBar(label string) (func(rerank.TrainStep), func()) {
+	var bar *progress
+	return func(s rerank.TrainStep) {
+			if bar == nil {
+				bar = newBar(s.Total, label)
+			}
+			desc := fmt.Sprintf("%s %s %d loss %.4f", label, s.Phase, s.Iter, s.Loss)
+			if !math.IsNaN(s.DevMAP) {
+				desc += fmt.Sprintf(" dev MAP %.4f", s.DevMAP)
+			}
+			bar.Describe(desc)
+			bar.Set(min(s.Done, s.Total))
+		}, func() {
+			if bar != nil {
+				bar.Finish()
+			}
+		}
 }

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/semrank/semrank/models/embed"
-	"github.com/semrank/semrank/models/tweak"
 )
 
 // TestTrainInterrupted checks that a trainer run with a cancelled context
@@ -90,26 +89,6 @@ func TestTrainMethodFlags(t *testing.T) {
 			if cmd.Flags().Lookup(name) != nil {
 				t.Errorf("train %s takes --%s, which it does not read", tt.method, name)
 			}
-		}
-	}
-}
-
-// TestTweakRuns checks the trainings train tweak's progress bar counts:
-// with --alpha auto and --dev it counted a retraining on every training
-// query that never runs, so the bar stopped short of its end.
-func TestTweakRuns(t *testing.T) {
-	grid := len(tweak.AlphaGrid)
-	for _, tt := range []struct {
-		auto, dev bool
-		want      int
-	}{
-		{false, false, 1},
-		{false, true, 1},
-		{true, true, grid},
-		{true, false, grid + 1},
-	} {
-		if got := tweakRuns(tt.auto, tt.dev); got != tt.want {
-			t.Errorf("tweakRuns(auto %v, dev %v) = %d, want %d", tt.auto, tt.dev, got, tt.want)
 		}
 	}
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/semrank/semrank/internal/unsupexp"
+	"github.com/semrank/semrank/cmd/semrank/internal/unsupexp"
 	"github.com/semrank/semrank/models/embed"
 	"github.com/semrank/semrank/models/topics"
 )
@@ -14,6 +14,7 @@ import (
 func init() {
 	var (
 		data, indexes, texts []string
+		pipelinePath         string
 		out                  string
 		cfg                  topics.Config
 	)
@@ -46,7 +47,11 @@ reranker takes its soft seeds and feature IDF weights from it.`,
 			if err := checkRetrainOutput(cmd.ErrOrStderr(), out); err != nil {
 				return err
 			}
-			corpus, err := unsupexp.CollectionTexts(cmd.Context(), data, indexes)
+			fields, err := pipelineFields(pipelinePath)
+			if err != nil {
+				return err
+			}
+			corpus, err := unsupexp.CollectionTexts(cmd.Context(), data, indexes, fields)
 			if err != nil {
 				return err
 			}
@@ -75,7 +80,8 @@ reranker takes its soft seeds and feature IDF weights from it.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&indexes, "index", nil, "semrank index whose documents form the collection (repeatable)")
+	f.StringArrayVar(&indexes, "index", nil, "index (any Bleve index; one semrank did not build reads the fields --pipeline names) whose documents form the collection (repeatable)")
+	f.StringVar(&pipelinePath, "pipeline", "", "with --index: pipeline file whose fields: key names the fields holding an index's text")
 	f.StringArrayVar(&data, "data", nil, "BEIR directory whose corpus and queries (if it has queries.jsonl) form the collection (repeatable)")
 	f.StringArrayVar(&texts, "text", nil, "plain-text file, one document per line (repeatable)")
 	f.StringVar(&out, "out", "", "output model bundle")

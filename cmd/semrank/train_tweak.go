@@ -1,19 +1,14 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"fmt"
-	"io"
-	"math"
-	"os"
 	"strconv"
 
 	"github.com/spf13/cobra"
 
-	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/tweak"
+	"github.com/semrank/semrank/rerank"
 )
 
 func init() {
@@ -26,11 +21,11 @@ func init() {
 			return tweak.NewEncoder(m), nil
 		})
 
-	var dataDir, devDir, indexPath, lossName, alphaStr, out string
+	var dataDir, devDir, indexPath, pipelinePath, lossName, alphaStr, out string
 	var noLog bool
-	var maxIter int
+	var maxIter, depth int
 	cmd := &cobra.Command{
-		Use:   "tweak --data DIR [--dev DIR] [--index PATH] [--loss preference|sse|log] [--alpha A|auto] --out MODEL",
+		Use:   "tweak --data DIR [--dev DIR] [--index PATH [--pipeline FILE]] [--loss preference|sse|log] [--alpha A|auto] --out MODEL",
 		Short: "Train TWEAK learned term weights (Yih, 2009) from judged candidate lists",
 		Long: `Train TWEAK: a term's weight is softplus(w·φ(term, text)) over nine features
 (bias, log tf, log df, capitalised, first position, relative position, length,
@@ -42,6 +37,11 @@ labelled by qrels/test.tsv; a candidate of a judged query that it does not
 judge counts as not relevant (grade 0), in --data and --dev. Document
 frequencies come from --index when given, else from the corpora of --data and
 --dev; they are stored in the model.
+--index may be any Bleve index: a directory without corpus.jsonl then
+learns from the index's documents, read through the fields of --pipeline,
+and, without candidates.trec, from each query's first-stage top --depth
+over the index, as a pipeline over that index reranks them; over an index
+semrank did not build, document frequencies are counted in its documents.
 --alpha auto chooses α from {0.003,…,1} by dev MAP, on --dev when given, else
 on 20% of the training queries (then retrains on all of them).`,
 		Args: cobra.NoArgs,
@@ -58,96 +58,65 @@ on 20% of the training queries (then retrains on all of them).`,
 			if err := checkTrainingDirs("--data", []string{dataDir}, "--dev", devDir); err != nil {
 				return err
 			}
-			loss, err := tweak.ParseLoss(lossName)
-			if err != nil {
+			if _, err := tweak.ParseLoss(lossName); err != nil {
 				return err
 			}
-			auto := alphaStr == "auto"
-			var alpha float64
-			if !auto {
-				if alpha, err = strconv.ParseFloat(alphaStr, 64); err != nil || alpha < 0 {
+			var alpha any = alphaStr
+			if alphaStr != "auto" {
+				a, err := strconv.ParseFloat(alphaStr, 64)
+				if err != nil || a < 0 {
 					return fmt.Errorf("--alpha %q: want a non-negative number or auto", alphaStr)
 				}
+				alpha = a
 			}
-			train, err := eval.LoadDataset(dataDir)
+			spec := rerank.StageSpec{Type: tweak.Method, Options: map[string]any{
+				"loss": lossName, "alpha": alpha, "query_log": !noLog, "max_iter": maxIter,
+			}}
+			ctx := cmd.Context()
+			ti, err := openTrainIndex(ctx, indexPath, pipelinePath, depth)
 			if err != nil {
 				return err
 			}
-			// The losses read judged candidates only; unjudged ones
-			// count as not relevant, as the evaluation counts them.
-			train = train.WithUnjudgedNotRelevant()
-			var dev *eval.Dataset
+			defer ti.close()
+			in := rerank.TrainInput{Log: cmd.OutOrStdout()}
+			if in.Train, err = ti.load(ctx, "--data", dataDir, true); err != nil {
+				return err
+			}
 			if devDir != "" {
-				if dev, err = eval.LoadDataset(devDir); err != nil {
+				if in.Dev, err = ti.load(ctx, "--dev", devDir, true); err != nil {
 					return err
 				}
-				dev = dev.WithUnjudgedNotRelevant()
+			}
+			// A semrank index gives its own document frequencies; another
+			// index's are counted in its documents, the corpus the
+			// directories were read with.
+			if si, ok := ti.semrank(); ok {
+				in.Index = si
+				spec.Options["df"] = "index"
 			}
 			// Counting document frequencies and analyzing every candidate
 			// take a while on large collections, before the first
 			// iteration's progress.
-			fmt.Fprintf(cmd.ErrOrStderr(), "tweak: counting term statistics and building the training lists of %d queries\n", len(train.Queries))
-			df, err := trainingDF(indexPath, train, dev)
+			fmt.Fprintf(cmd.ErrOrStderr(), "tweak: counting term statistics and building the training lists of %d queries\n", len(in.Train.Queries))
+			var done func()
+			in.Progress, done = stepBar("tweak")
+			err = trainModel(ctx, spec, in, out)
+			done()
 			if err != nil {
 				return err
 			}
-			st := tweak.Stats{DF: df}
-			cfg := tweak.Config{Loss: loss, Alpha: alpha, QueryLog: !noLog, MaxIterations: maxIter}
-			if cfg.QueryLog {
-				st.QF = tweak.CountDF(queryTexts(train))
-			}
-			trainSet, err := tweak.NewSet(train, nil, st, cfg.QueryLog)
+			m, err := tweak.Load(out)
 			if err != nil {
 				return err
 			}
-			var devSet *tweak.Set
-			if dev != nil {
-				if devSet, err = tweak.NewSet(dev, nil, st, false); err != nil {
-					return err
-				}
-			}
-			bar := newBar(tweakRuns(auto, devSet != nil)*cfg.MaxIterations, "training")
-			opt := tweak.Options{Dev: devSet, Progress: func(p tweak.Progress) {
-				desc := fmt.Sprintf("iter %d loss %.4f", p.Iteration, p.Loss)
-				if !math.IsNaN(p.DevMAP) {
-					desc += fmt.Sprintf(" dev MAP %.4f", p.DevMAP)
-				}
-				bar.Describe(desc)
-				_ = bar.Add(1)
-			}}
-			ctx := cmd.Context()
-			w := cmd.OutOrStdout()
-			var m *tweak.Model
-			if auto {
-				m, err = trainAutoAlpha(ctx, w, train, trainSet, devSet, st, cfg, opt)
-			} else {
-				m, err = tweak.Train(ctx, trainSet, cfg, opt)
-			}
-			_ = bar.Finish()
-			if err != nil {
-				return err
-			}
-			if err := m.Save(out); err != nil {
-				return err
-			}
-			pairs, prefs := trainSet.Pairs()
-			fmt.Fprintf(w, "trained on %d queries (%d candidate pairs, %d preference pairs), loss %s, alpha %g\n",
-				len(trainSet.Queries()), pairs, prefs, cfg.Loss, m.Config.Alpha)
-			for i, name := range tweak.FeatureNames {
-				fmt.Fprintf(w, "  w[%s] = %+.4f\n", name, m.W[i])
-			}
-			if devSet != nil {
-				fmt.Fprintf(w, "dev (%d queries): MAP %.4f  AUC %.4f  MRR %.4f\n", len(devSet.Queries()),
-					m.Metrics["dev_map@10"], m.Metrics["dev_auc"], m.Metrics["dev_mrr@10"])
-			}
-			fmt.Fprintf(w, "saved %s (model %s)\n", out, m.ID())
+			fmt.Fprintf(cmd.OutOrStdout(), "saved %s (model %s)\n", out, m.ID())
 			return nil
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&dataDir, "data", "", "training BEIR directory with qrels and candidates.trec")
 	f.StringVar(&devDir, "dev", "", "dev BEIR directory (its metrics for the trained model, and the choice of --alpha auto)")
-	f.StringVar(&indexPath, "index", "", "semrank index to take document frequencies from")
+	trainIndexFlags(cmd, &indexPath, &pipelinePath, &depth)
 	f.StringVar(&lossName, "loss", string(tweak.LossPreference), "loss: preference, sse or log")
 	f.StringVar(&alphaStr, "alpha", "auto", "L2 weight α, or auto")
 	f.BoolVar(&noLog, "no-query-log", false, "do not use the training queries as a query log (qf feature)")
@@ -156,196 +125,4 @@ on 20% of the training queries (then retrains on all of them).`,
 	_ = cmd.MarkFlagRequired("data")
 	_ = cmd.MarkFlagRequired("out")
 	trainCmd.AddCommand(cmd)
-}
-
-// trainAutoAlpha chooses α on the dev set, or on a held-out part of the
-// training queries (then retraining on all of them).
-func trainAutoAlpha(ctx context.Context, w io.Writer, train *eval.Dataset, trainSet, devSet *tweak.Set, st tweak.Stats, cfg tweak.Config, opt tweak.Options) (*tweak.Model, error) {
-	innerTrain, innerDev := trainSet, devSet
-	if devSet == nil {
-		tq, dq, err := tweak.HoldOut(trainSet.Queries(), 0.2, 2016)
-		if err != nil {
-			return nil, err
-		}
-		if innerTrain, err = tweak.NewSet(train, tq, st, cfg.QueryLog); err != nil {
-			return nil, err
-		}
-		if innerDev, err = tweak.NewSet(train, dq, st, cfg.QueryLog); err != nil {
-			return nil, err
-		}
-	}
-	m, table, err := tweak.SelectAlpha(ctx, innerTrain, innerDev, cfg, tweak.AlphaGrid, opt)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range table {
-		fmt.Fprintf(w, "alpha %-6g dev MAP %.4f AUC %.4f\n", r.Alpha, r.DevMAP, r.DevAUC)
-	}
-	if devSet != nil {
-		return m, nil
-	}
-	cfg.Alpha = m.Config.Alpha
-	return tweak.Train(ctx, trainSet, cfg, opt)
-}
-
-// tweakRuns returns how many trainings train tweak runs: one, or with
-// --alpha auto one per α of tweak.AlphaGrid and, without a dev set, the
-// last one on every training query (see trainAutoAlpha).
-func tweakRuns(auto, dev bool) int {
-	switch {
-	case !auto:
-		return 1
-	case dev:
-		return len(tweak.AlphaGrid)
-	default:
-		return len(tweak.AlphaGrid) + 1
-	}
-}
-
-// trainingDF freezes document frequencies from the index at indexPath, or
-// counts them over the given corpora.
-func trainingDF(indexPath string, sets ...*eval.Dataset) (*tweak.DFTable, error) {
-	if indexPath == "" {
-		var texts []string
-		for _, ds := range sets {
-			if ds == nil {
-				continue
-			}
-			for _, d := range ds.Corpus {
-				texts = append(texts, d.FullText())
-			}
-		}
-		return tweak.CountDF(texts), nil
-	}
-	idx, err := index.OpenReadOnly(indexPath)
-	if err != nil {
-		return nil, err
-	}
-	defer idx.Close()
-	dict, err := idx.FieldDict(index.FieldAll)
-	if err != nil {
-		return nil, fmt.Errorf("index %s: term dictionary: %w", indexPath, err)
-	}
-	var terms []string
-	for {
-		e, err := dict.Next()
-		if err != nil {
-			dict.Close()
-			return nil, fmt.Errorf("index %s: term dictionary: %w", indexPath, err)
-		}
-		if e == nil {
-			break
-		}
-		terms = append(terms, e.Term)
-	}
-	dict.Close()
-	return tweak.Snapshot(idx, terms)
-}
-
-func queryTexts(ds *eval.Dataset) []string {
-	out := make([]string, len(ds.Queries))
-	for i, q := range ds.Queries {
-		out[i] = q.FullText()
-	}
-	return out
-}
-
-func newTweakExperimentCmd() *cobra.Command {
-	var trainDir, devDir, allDir, out string
-	var folds int
-	var noLog bool
-	cmd := &cobra.Command{
-		Use:   "tweak [--train DIR --dev DIR] [--all DIR --folds 5] [--out FILE]",
-		Short: "Compare TWEAK (each loss) with TF-IDF cosine and the first-stage order, with paired tests",
-		Long: `Run the TWEAK experiment in docs/RESULTS.md: TWEAK cosine trained with each
-loss vs TF-IDF cosine, and each fused with the first-stage rank vs the
-first-stage order. --train/--dev trains on one directory and reports on the
-other; --all runs k-fold cross-validation over its queries. α is chosen on 20%
-of the training queries, the fusion weight on the training queries; document
-frequencies are counted over the corpora involved. Candidates without a
-judgment count as not relevant, in training as in the metrics. Writes
-markdown.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if (trainDir == "") != (devDir == "") || (trainDir == "" && allDir == "") {
-				return fmt.Errorf("give --train and --dev, or --all, or all three")
-			}
-			if err := checkHeldOut("--dev", devDir, "--train", trainDir); err != nil {
-				return err
-			}
-			// Checked before the --train/--dev part runs: its report would
-			// be lost to a --folds the cross-validation then refuses.
-			if allDir == "" {
-				if err := checkUnused(cmd, "applies to --all only", "folds"); err != nil {
-					return err
-				}
-			} else if err := checkFolds(folds); err != nil {
-				return err
-			}
-			// --out is written once the report is complete (creating it
-			// first truncated it, even when it named an input).
-			var w io.Writer = cmd.OutOrStdout()
-			var buf bytes.Buffer
-			if out != "" {
-				if err := checkOutputOf("--out", out, []string{trainDir, devDir, allDir}); err != nil {
-					return err
-				}
-				w = &buf
-			}
-			e := tweak.DefaultExperiment()
-			e.QueryLog = !noLog
-			e.Progress = func(msg string) { fmt.Fprintln(os.Stderr, msg) }
-			ctx := cmd.Context()
-			if trainDir != "" {
-				train, err := eval.LoadDataset(trainDir)
-				if err != nil {
-					return err
-				}
-				train = train.WithUnjudgedNotRelevant() // as train tweak learns
-				dev, err := eval.LoadDataset(devDir)
-				if err != nil {
-					return err
-				}
-				df, _ := trainingDF("", train, dev)
-				o, err := e.Split(ctx, train, dev, df)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(w, "## Trained on %s, reported on %s\n\n", trainDir, devDir)
-				if err := o.WriteMarkdown(w); err != nil {
-					return err
-				}
-			}
-			if allDir != "" {
-				all, err := eval.LoadDataset(allDir)
-				if err != nil {
-					return err
-				}
-				// Every fold learns as train tweak does; the metrics count
-				// a candidate without a judgment not relevant either way.
-				all = all.WithUnjudgedNotRelevant()
-				df, _ := trainingDF("", all)
-				o, err := e.CrossValidate(ctx, all, folds, df)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(w, "\n## %d-fold cross-validation over %s\n\n", folds, allDir)
-				if err := o.WriteMarkdown(w); err != nil {
-					return err
-				}
-			}
-			if out != "" {
-				return writeReport(out, buf.Bytes())
-			}
-			return nil
-		},
-	}
-	f := cmd.Flags()
-	f.StringVar(&trainDir, "train", "", "training BEIR directory")
-	f.StringVar(&devDir, "dev", "", "BEIR directory reported on")
-	f.StringVar(&allDir, "all", "", "BEIR directory for cross-validation")
-	f.IntVar(&folds, "folds", 5, "cross-validation folds")
-	f.BoolVar(&noLog, "no-query-log", false, "do not use the training queries as a query log (qf feature)")
-	f.StringVar(&out, "out", "", "write the markdown report here instead of stdout")
-	return cmd
 }

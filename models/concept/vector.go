@@ -42,16 +42,26 @@ func EncodeVector(v []float64) []byte {
 // DecodeVector decodes a payload written by EncodeVector, checking that it
 // holds exactly dim finite values.
 func DecodeVector(b []byte, dim int) ([]float64, error) {
-	if len(b) != 4*dim {
-		return nil, fmt.Errorf("concept: vector payload has %d bytes, want %d (dimension %d)", len(b), 4*dim, dim)
-	}
 	out := make([]float64, dim)
-	for i := range out {
-		x := float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, fmt.Errorf("concept: vector payload value %d is not finite", i)
-		}
-		out[i] = x
+	if err := DecodeVectorTo(out, b); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// DecodeVectorTo decodes a payload written by EncodeVector into dst, whose
+// length is the expected dimension, so that a scorer reading many vectors
+// reuses one buffer.
+func DecodeVectorTo(dst []float64, b []byte) error {
+	if len(b) != 4*len(dst) {
+		return fmt.Errorf("concept: vector payload has %d bytes, want %d (dimension %d)", len(b), 4*len(dst), len(dst))
+	}
+	for i := range dst {
+		x := float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("concept: vector payload value %d is not finite", i)
+		}
+		dst[i] = x
+	}
+	return nil
 }

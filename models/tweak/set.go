@@ -57,7 +57,7 @@ type setQuery struct {
 }
 
 // ErrNoCandidates is returned for a dataset without candidate lists.
-var ErrNoCandidates = errors.New("tweak: dataset has no candidate lists (candidates.trec); write them with semrank run --data DIR --index IDX --out DIR/candidates.trec")
+var ErrNoCandidates = errors.New("tweak: dataset has no candidate lists (candidates.trec)")
 
 // NewSet featurizes the queries qids of ds (all judged queries with
 // candidates when qids is nil) with st. queryInLog says the queries are part

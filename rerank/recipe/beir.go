@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/blevesearch/bleve/v2"
+
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/internal/atomicfile"
@@ -41,6 +43,14 @@ type BEIROptions struct {
 	// instead of starting from random ones (their training option
 	// embed_init; see WithVectors).
 	Vectors string
+	// Index, when set, names an existing index, any Bleve index, whose
+	// documents are the collection (o.Data's corpus.jsonl is not read):
+	// no index is built, its first stage gives the candidates, and the
+	// stages read its documents through Fields, the first stage
+	// searching FirstStage's fields (see rerank.Config).
+	Index      string
+	Fields     rerank.Fields
+	FirstStage rerank.FirstStage
 	// Pseudo, when its Kinds are set, makes an unsupervised run train
 	// on pseudo-queries of those kinds drawn from the corpus (see
 	// SelfTrainedStages and Select); without, an unsupervised run fuses
@@ -146,6 +156,11 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	selfTrain := o.Unsupervised && len(o.Pseudo.Kinds) > 0
 	supervised, unsupervised := SupervisedStages(), UnsupervisedStages()
 	if selfTrain {
+		if o.Index != "" {
+			// Its pseudo-queries' index is semrank's, with semrank's
+			// fields, not the given index's.
+			return fmt.Errorf("recipe: self-training over a given index is not supported; run the unsupervised recipe with fixed weights over it, or without an index over the collection's corpus.jsonl")
+		}
 		unsupervised = SelfTrainedStages()
 		if err := CheckPseudoKinds(o.Pseudo.Kinds); err != nil {
 			return err
@@ -170,8 +185,14 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 			return err
 		}
 	}
-	ds, err := eval.LoadDataset(o.Data)
-	if err != nil {
+	var given bleve.Index
+	var ds *eval.Dataset
+	if o.Index != "" {
+		if given, ds, err = o.openIndex(ctx); err != nil {
+			return err
+		}
+		defer given.Close()
+	} else if ds, err = eval.LoadDataset(o.Data); err != nil {
 		return err
 	}
 	var extra []string
@@ -212,12 +233,16 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	if o.Depth == 0 {
 		o.Depth = 100
 	}
-	idx, err := stagedIndex(ctx, ds, o.Out)
-	if err != nil {
-		return err
+	idx := given
+	if idx == nil {
+		si, err := stagedIndex(ctx, ds, o.Out)
+		if err != nil {
+			return err
+		}
+		defer si.Close()
+		idx = si
+		logf("indexed %d documents (%s)", len(ds.Corpus), time.Since(start).Round(time.Second))
 	}
-	defer idx.Close()
-	logf("indexed %d documents (%s)", len(ds.Corpus), time.Since(start).Round(time.Second))
 
 	// The run files come from the pipelines: the earlier ones go when the
 	// first of those pipelines is replaced.
@@ -227,7 +252,7 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	var selection *Selection
 	switch {
 	case o.Unsupervised && !selfTrain:
-		r := &Recipe{Stages: unsupervised, Window: o.Depth, Text: text, Log: o.Log, supersedes: append(runFiles, stagesFile)}
+		r := &Recipe{Stages: unsupervised, Window: o.Depth, Text: text, Log: o.Log, supersedes: append(runFiles, stagesFile), Index: given, Fields: o.Fields, FirstStage: o.FirstStage}
 		path, err := r.fitUnsupervised(ctx, ds, idx, o.Out)
 		if err != nil {
 			return err
@@ -236,7 +261,7 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 			return err
 		}
 	case o.Unsupervised:
-		r := &Recipe{Stages: unsupervised, Folds: pseudoFolds, L2: o.FusionL2, Window: o.Depth, Text: text, Log: o.Log, supersedes: append(runFiles, stagesFile)}
+		r := &Recipe{Stages: unsupervised, Folds: pseudoFolds, L2: o.FusionL2, Window: o.Depth, Text: text, Log: o.Log, supersedes: append(runFiles, stagesFile), Index: given, Fields: o.Fields, FirstStage: o.FirstStage}
 		// The recipe's own stages compete with their fusion at fixed
 		// equal weights.
 		var prior *rerank.Linear
@@ -266,7 +291,7 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 				return err
 			}
 			logf("training fold %d of %d on %d queries (%s)", k+1, o.Folds, len(train.Qrels), time.Since(start).Round(time.Second))
-			r := &Recipe{Stages: supervised, Fusion: o.Fusion, L2: o.FusionL2, Folds: 3, Window: o.Depth, Text: text}
+			r := &Recipe{Stages: supervised, Fusion: o.Fusion, L2: o.FusionL2, Folds: 3, Window: o.Depth, Text: text, Index: given, Fields: o.Fields, FirstStage: o.FirstStage}
 			if k == 0 {
 				r.supersedes = append(runFiles, stagesFile)
 			}
@@ -331,7 +356,7 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 // no judgments and publishes them, with a pipeline.yaml that fuses them
 // with fixed weights, as Fit publishes a pipeline. It returns the
 // pipeline file's path.
-func (r *Recipe) fitUnsupervised(ctx context.Context, ds *eval.Dataset, idx *index.Index, dir string) (string, error) {
+func (r *Recipe) fitUnsupervised(ctx context.Context, ds *eval.Dataset, idx bleve.Index, dir string) (string, error) {
 	staging, err := os.MkdirTemp(dir, stagingPattern)
 	if err != nil {
 		return "", err
@@ -341,12 +366,12 @@ func (r *Recipe) fitUnsupervised(ctx context.Context, ds *eval.Dataset, idx *ind
 	if err != nil {
 		return "", err
 	}
-	return r.publishConfig(ctx, &rerank.Config{Window: r.Window, Stages: specs}, staging, dir)
+	return r.publishConfig(ctx, r.config(specs, rerank.FusionSpec{}), staging, dir)
 }
 
 // runPipeline reranks ds with the pipeline file at path; see RunAll.
-func runPipeline(ctx context.Context, path string, idx *index.Index, ds *eval.Dataset) (Runs, error) {
-	p, _, err := rerank.LoadPipeline(path, rerank.EnvFor(idx))
+func runPipeline(ctx context.Context, path string, idx bleve.Index, ds *eval.Dataset) (Runs, error) {
+	p, _, err := rerank.LoadPipeline(path, rerank.EnvOf(idx))
 	if err != nil {
 		return Runs{}, err
 	}
@@ -381,6 +406,34 @@ func stagedIndex(ctx context.Context, ds *eval.Dataset, out string) (*index.Inde
 // testHookIndexed is called with the staging path once the index is
 // built there, before it is published.
 var testHookIndexed = func(string) {}
+
+// openIndex opens o.Index and reads o.Data's queries and judgments over
+// its documents, read through o.Fields.
+func (o BEIROptions) openIndex(ctx context.Context) (bleve.Index, *eval.Dataset, error) {
+	idx, err := index.OpenAny(o.Index)
+	if err != nil {
+		return nil, nil, err
+	}
+	ds, err := func() (*eval.Dataset, error) {
+		p, err := rerank.FirstStageOf(idx, &rerank.Config{Fields: o.Fields, FirstStage: o.FirstStage}, 0)
+		if err != nil {
+			return nil, err
+		}
+		if err := index.CheckFields(idx, p.Fields.All()...); err != nil {
+			return nil, err
+		}
+		docs, err := rerank.IndexCorpus(ctx, idx, p)
+		if err != nil {
+			return nil, err
+		}
+		return eval.LoadDatasetWith(o.Data, docs)
+	}()
+	if err != nil {
+		idx.Close()
+		return nil, nil, fmt.Errorf("recipe: %s: %w", o.Index, err)
+	}
+	return idx, ds, nil
+}
 
 // earlierRun lists what an earlier run left in out that this run would
 // neither replace nor remove: the index, built afresh by every run;

@@ -12,6 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blevesearch/bleve/v2"
+
+	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index/convert"
 	"github.com/semrank/semrank/internal/dirlock"
 	"github.com/semrank/semrank/rerank"
@@ -398,5 +401,56 @@ func TestSweepTakesNamesLiterally(t *testing.T) {
 				t.Errorf("a sibling's staging directory was removed: %v", err)
 			}
 		})
+	}
+}
+
+// TestBEIROverPlainIndex runs the recipe over an index an application
+// built (Bleve's default mapping, its own field name): nothing is
+// indexed, the folds' pipelines name the index's field, and the runs are
+// that index's first stage and its reranking.
+func TestBEIROverPlainIndex(t *testing.T) {
+	data, _ := beirDirs(t)
+	ds, err := eval.LoadDataset(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "plain")
+	plain, err := bleve.New(path, bleve.NewIndexMapping())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := plain.NewBatch()
+	for _, d := range ds.Corpus {
+		if err := b.Index(d.ID, map[string]any{"body": d.Text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := plain.Batch(b); err != nil {
+		t.Fatal(err)
+	}
+	plain.Close()
+	out := t.TempDir()
+	fields := rerank.Fields{Title: rerank.FieldList{}, Text: rerank.FieldList{"body"}}
+	if err := BEIR(context.Background(), BEIROptions{Data: data, Index: path, Fields: fields, Out: out, Folds: 2, Stages: []string{"overlap", "memo"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "index")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("an index was built beside the one given: %v", err)
+	}
+	cfg, err := rerank.ReadConfig(filepath.Join(out, "fold1", "pipeline.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(cfg.Fields, fields) {
+		t.Fatalf("fold pipeline fields %+v, want %+v", cfg.Fields, fields)
+	}
+	for _, f := range []string{"baseline.trec", "run.trec"} {
+		run, err := eval.ReadRunFile(filepath.Join(out, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.Len() != len(ds.Queries) {
+			t.Fatalf("%s ranks %d queries, want %d", f, run.Len(), len(ds.Queries))
+		}
 	}
 }

@@ -19,9 +19,14 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
@@ -38,6 +43,16 @@ type Recipe struct {
 	Text   []string           // unlabeled in-domain text for the trainers
 	Log    io.Writer          // progress messages; nil for none
 	Seed   uint64
+	// Index, when set, is the index the pipeline will rerank, any Bleve
+	// index: the stages' candidate lists and the fusion's examples come
+	// from its first stage and its documents, read through Fields and
+	// FirstStage, which the published pipeline names too. The training
+	// data's corpus must then be the index's documents as the pipeline
+	// reads them (rerank.IndexCorpus). Unset, fit indexes the training
+	// corpus into a semrank index of its own.
+	Index      bleve.Index
+	Fields     rerank.Fields
+	FirstStage rerank.FirstStage
 
 	// supersedes names files made from the pipeline in the output
 	// directory (a run file scored with it), which the new pipeline
@@ -49,12 +64,18 @@ type Recipe struct {
 
 func (r *Recipe) logf(format string, args ...any) { logTo(r.Log)(format, args...) }
 
+// logMu orders the lines of recipes' logs written from concurrent jobs.
+var logMu sync.Mutex
+
 // logTo returns a function that writes a line to w, formatted as
 // fmt.Printf formats, and nothing when w is nil: the progress log of a
-// recipe or an experiment.
+// recipe or an experiment. Lines written at once from several goroutines
+// do not interleave.
 func logTo(w io.Writer) func(format string, args ...any) {
 	return func(format string, args ...any) {
 		if w != nil {
+			logMu.Lock()
+			defer logMu.Unlock()
 			fmt.Fprintf(w, format+"\n", args...)
 		}
 	}
@@ -151,41 +172,54 @@ func (r *Recipe) fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 		return "", err
 	}
 	start := time.Now()
-	idx, err := CorpusIndex(ctx, train, filepath.Join(tmp, "train.idx"))
+	idx, closeIdx, err := r.indexOf(ctx, train, filepath.Join(tmp, "train.idx"))
 	if err != nil {
 		return "", err
 	}
-	defer idx.Close()
+	defer closeIdx()
 
-	// Out-of-fold stage scores for the fusion.
-	var examples []rerank.Example
+	// Out-of-fold stage scores for the fusion, and the final stage models
+	// on every training query: independent jobs, run on every core, each
+	// writing its own directory; examples are kept in fold order.
 	anyTrainable := false
 	for _, s := range r.Stages {
 		anyTrainable = anyTrainable || rerank.Trainable(s.Type)
 	}
+	var foldSets [][]string
 	if anyTrainable {
-		for k, fold := range train.Folds(folds) {
+		foldSets = train.Folds(folds)
+	}
+	foldExamples := make([][]rerank.Example, len(foldSets))
+	var specs []rerank.StageSpec
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for k, fold := range foldSets {
+		g.Go(func() error {
 			inner := train.Subset(eval.NotInSet(fold))
 			held := train.Subset(eval.InSet(fold))
-			specs, err := r.trainStages(ctx, inner, nil, idx, filepath.Join(tmp, fmt.Sprintf("fold%d", k)))
+			specs, err := r.trainStages(gctx, inner, nil, idx, filepath.Join(tmp, fmt.Sprintf("fold%d", k)))
 			if err != nil {
-				return "", err
+				return err
 			}
-			exs, err := r.examples(ctx, specs, idx, held)
-			if err != nil {
-				return "", err
+			if foldExamples[k], err = r.examples(gctx, specs, idx, held); err != nil {
+				return err
 			}
-			examples = append(examples, exs...)
-			r.logf("fold %d/%d: stages trained on %d queries, scored %d (%s)", k+1, folds, len(inner.Qrels), len(exs), time.Since(start).Round(time.Second))
-		}
+			r.logf("fold %d/%d: stages trained on %d queries, scored %d (%s)", k+1, folds, len(inner.Qrels), len(foldExamples[k]), time.Since(start).Round(time.Second))
+			return nil
+		})
 	}
-
-	// Final stage models on every training query.
-	specs, err := r.trainStages(ctx, train, dev, idx, filepath.Join(staging, "models"))
-	if err != nil {
+	g.Go(func() error {
+		var err error
+		if specs, err = r.trainStages(gctx, train, dev, idx, filepath.Join(staging, "models")); err != nil {
+			return err
+		}
+		r.logf("final stage models trained (%s)", time.Since(start).Round(time.Second))
+		return nil
+	})
+	if err := g.Wait(); err != nil {
 		return "", err
 	}
-	r.logf("final stage models trained (%s)", time.Since(start).Round(time.Second))
+	examples := slices.Concat(foldExamples...)
 	if !anyTrainable {
 		if examples, err = r.examples(ctx, specs, idx, train); err != nil {
 			return "", err
@@ -209,13 +243,12 @@ func (r *Recipe) fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 	case "lambdamart":
 		var valid []rerank.Example
 		if dev != nil && dev.Qrels != nil {
-			didx, err := CorpusIndex(ctx, dev, filepath.Join(tmp, "dev.idx"))
+			didx, closeDev, err := r.indexOf(ctx, dev, filepath.Join(tmp, "dev.idx"))
 			if err != nil {
 				return "", err
 			}
-			valid, err = r.examples(ctx, specs, didx, dev)
-			didx.Close()
-			if err != nil {
+			defer closeDev()
+			if valid, err = r.examples(ctx, specs, didx, dev); err != nil {
 				return "", err
 			}
 		}
@@ -231,7 +264,7 @@ func (r *Recipe) fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 	}
 	r.logf("fusion (%s) trained on %d queries (%s)", method, len(examples), time.Since(start).Round(time.Second))
 
-	cfg := &rerank.Config{Window: r.Window, Stages: specs, Fusion: rerank.FusionSpec{Method: method, Model: "fusion.model"}}
+	cfg := r.config(specs, rerank.FusionSpec{Method: method, Model: "fusion.model"})
 	return r.publishConfig(ctx, cfg, staging, dir)
 }
 
@@ -414,7 +447,28 @@ func foldCount(n int) (int, error) {
 	return n, nil
 }
 
-func (r *Recipe) trainStages(ctx context.Context, train, dev *eval.Dataset, idx *index.Index, dir string) ([]rerank.StageSpec, error) {
+// indexOf returns the index ds's queries are searched in: r.Index, or a
+// semrank index of ds's corpus built at dir; and what closes it.
+func (r *Recipe) indexOf(ctx context.Context, ds *eval.Dataset, dir string) (bleve.Index, func(), error) {
+	if r.Index != nil {
+		return r.Index, func() {}, nil
+	}
+	idx, err := CorpusIndex(ctx, ds, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return idx, func() { idx.Close() }, nil
+}
+
+// config is the pipeline of the stages specs describe, fused as f says,
+// over r's fields and first stage.
+func (r *Recipe) config(specs []rerank.StageSpec, f rerank.FusionSpec) *rerank.Config {
+	return &rerank.Config{Window: r.Window, Fields: r.Fields, FirstStage: r.FirstStage, Stages: specs, Fusion: f}
+}
+
+// trainStages trains r's stages on train into dir, logging each trained
+// stage's time, since one can take minutes.
+func (r *Recipe) trainStages(ctx context.Context, train, dev *eval.Dataset, idx bleve.Index, dir string) ([]rerank.StageSpec, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -427,7 +481,11 @@ func (r *Recipe) trainStages(ctx context.Context, train, dev *eval.Dataset, idx 
 		if w <= 0 {
 			w = rerank.DefaultWindow
 		}
-		run, err := rerank.FirstStageRun(ctx, idx, train, w, nil)
+		first, err := rerank.FirstStageOf(idx, r.config(nil, rerank.FusionSpec{}), w)
+		if err != nil {
+			return nil, err
+		}
+		run, _, err := rerank.RunDataset(ctx, idx, train, first, w, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -435,11 +493,16 @@ func (r *Recipe) trainStages(ctx context.Context, train, dev *eval.Dataset, idx 
 		t.Candidates = &run
 		train = &t
 	}
+	si, _ := idx.(*index.Index) // trainers read a semrank index's statistics
 	out := make([]rerank.StageSpec, len(r.Stages))
 	for i, s := range r.Stages {
-		t, err := rerank.TrainStage(ctx, s, rerank.TrainInput{Train: train, Dev: dev, Index: idx, Text: r.Text, Dir: dir, Seed: r.Seed})
+		start := time.Now()
+		t, err := rerank.TrainStage(ctx, s, rerank.TrainInput{Train: train, Dev: dev, Index: si, Text: r.Text, Dir: dir, Seed: r.Seed})
 		if err != nil {
 			return nil, err
+		}
+		if rerank.Trainable(s.Type) {
+			r.logf("  %s trained on %d queries (%s)", s.DisplayName(s.Type), len(train.Qrels), time.Since(start).Round(100*time.Millisecond))
 		}
 		out[i] = t
 	}
@@ -447,9 +510,8 @@ func (r *Recipe) trainStages(ctx context.Context, train, dev *eval.Dataset, idx 
 }
 
 // examples scores ds's judged queries with the stages specs describe.
-func (r *Recipe) examples(ctx context.Context, specs []rerank.StageSpec, idx *index.Index, ds *eval.Dataset) ([]rerank.Example, error) {
-	cfg := &rerank.Config{Window: r.Window, Stages: specs, Fusion: rerank.FusionSpec{Method: "none"}}
-	p, err := cfg.Build(rerank.EnvFor(idx))
+func (r *Recipe) examples(ctx context.Context, specs []rerank.StageSpec, idx bleve.Index, ds *eval.Dataset) ([]rerank.Example, error) {
+	p, err := r.config(specs, rerank.FusionSpec{Method: "none"}).Build(rerank.EnvOf(idx))
 	if err != nil {
 		return nil, err
 	}

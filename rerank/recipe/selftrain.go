@@ -10,6 +10,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/blevesearch/bleve/v2"
+
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
@@ -80,7 +82,7 @@ type selfTrained struct {
 // that learn from text alone (wmd, ssg) on the whole corpus and extra,
 // the text of r.Text beyond the corpus. A prior fusion, when given,
 // competes with the learned one (see Select).
-func (r *Recipe) fitSelfTrained(ctx context.Context, ds *eval.Dataset, idx *index.Index, dir string, po PseudoOptions, extra []string, prior *rerank.Linear) (*selfTrained, error) {
+func (r *Recipe) fitSelfTrained(ctx context.Context, ds *eval.Dataset, idx bleve.Index, dir string, po PseudoOptions, extra []string, prior *rerank.Linear) (*selfTrained, error) {
 	start := time.Now()
 	folds, err := foldCount(r.Folds)
 	if err != nil {
@@ -182,7 +184,7 @@ func (r *Recipe) fitSelfTrained(ctx context.Context, ds *eval.Dataset, idx *inde
 	if sel.Fusion != nil {
 		fusion = rerank.FusionSpec{Method: "linear", Weights: sel.Fusion.Weights}
 	}
-	reporting, err := (&rerank.Config{Window: r.Window, Stages: all, Fusion: fusion}).Build(rerank.EnvFor(idx))
+	reporting, err := r.config(all, fusion).Build(rerank.EnvOf(idx))
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +207,7 @@ func (r *Recipe) fitSelfTrained(ctx context.Context, ds *eval.Dataset, idx *inde
 			return nil, err
 		}
 	}
-	path, err := r.publishConfig(ctx, &rerank.Config{Window: r.Window, Stages: kept, Fusion: fusion}, staging, dir)
+	path, err := r.publishConfig(ctx, r.config(kept, fusion), staging, dir)
 	if err != nil {
 		return nil, err
 	}

@@ -78,18 +78,13 @@ func (s *BM25) Score(ctx context.Context, q rerank.Query, cands []rerank.Candida
 	for j, t := range terms {
 		idfs[j] = idf[t]
 	}
-	counts := make([][]int, len(cands))
+	counts, totals, err := windowCounts(ctx, s.Payloads, s.Analyze, cands, terms)
+	if err != nil {
+		return nil, err
+	}
 	lens := make([]float64, len(cands))
-	for i, c := range cands {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		counts[i] = make([]int, len(terms))
-		total, err := queryCounts(s.Payloads, s.Analyze, c, terms, counts[i])
-		if err != nil {
-			return nil, err
-		}
-		lens[i] = float64(total)
+	for i, n := range totals {
+		lens[i] = float64(n)
 	}
 	return okapi(counts, lens, idfs, nil, s.K1, s.B), nil
 }

@@ -39,7 +39,7 @@ type conceptModel interface {
 func stageModel[M any](spec rerank.StageSpec, env rerank.Env, typ string, read func(io.Reader, string) (M, error)) (m M, path string, err error) {
 	path = spec.ModelFile(env.Dir)
 	if path == "" {
-		return m, "", fmt.Errorf("%s needs a model file (semrank train %s)", typ, typ)
+		return m, "", &rerank.NeedsModelError{Type: typ}
 	}
 	m, err = rerank.LoadModel(env, path, read)
 	return m, path, err
@@ -79,11 +79,12 @@ func (s *Concept) ReadsDoc(id string) bool { return s.textScore || s.stored.miss
 func (s *Concept) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
 	qv := s.encoder.Encoder.Embed(q.Text)
 	out := make([]float64, len(cands))
+	buf := make([]float64, s.dim)
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		dv, err := s.docVector(c)
+		dv, err := s.docVector(buf, c)
 		if err != nil {
 			return nil, err
 		}
@@ -92,17 +93,18 @@ func (s *Concept) Score(ctx context.Context, q rerank.Query, cands []rerank.Cand
 	return out, nil
 }
 
-func (s *Concept) docVector(c rerank.Candidate) ([]float64, error) {
+// docVector returns c's concept vector: its stored one, decoded into buf,
+// else one embedded from its text.
+func (s *Concept) docVector(buf []float64, c rerank.Candidate) ([]float64, error) {
 	b, ok, err := s.stored.get(c.ID)
 	if err != nil {
 		return nil, err
 	}
 	if ok {
-		v, err := concept.DecodeVector(b, s.dim)
-		if err != nil {
+		if err := concept.DecodeVectorTo(buf, b); err != nil {
 			return nil, fmt.Errorf("document %s: %w", c.ID, err)
 		}
-		return v, nil
+		return buf, nil
 	}
 	return s.encoder.Encoder.Embed(c.FullText()), nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -16,14 +17,14 @@ import (
 
 func init() {
 	rerank.RegisterTrainer(lsa.Method, fitLSA, "dim", "max_terms")
-	rerank.RegisterTrainer(s2net.Method, fitS2Net, "dim", "iter", "gamma", "init", "max_terms", "pairs", "refit")
-	rerank.RegisterTrainer(dse.Method, fitDSE, "c", "d", "epochs", "mix")
+	rerank.RegisterTrainer(s2net.Method, fitS2Net, "dim", "iter", "gamma", "init", "max_terms", "pairs", "pair_weight", "max_pairs", "patience", "refit")
+	rerank.RegisterTrainer(dse.Method, fitDSE, "c", "d", "epochs", "mix", "input", "pretrain_epochs", "lr", "patience")
 }
 
 // conceptData gathers what the concept trainers learn from: in.Train's
-// judged candidate lists, its texts and title–body pairs, and the
-// recipe's unlabelled in-domain text; and in.Dev's lists for early
-// stopping, when given.
+// judged candidate lists, its texts and title–body pairs, the unlabelled
+// in-domain text, the texts and comparable pairs of in.Corpora; and
+// in.Dev's lists for early stopping, when given.
 func conceptData(in rerank.TrainInput) (concept.Data, []concept.Judged, error) {
 	var d concept.Data
 	lists, err := judgedLists(in)
@@ -33,6 +34,12 @@ func conceptData(in rerank.TrainInput) (concept.Data, []concept.Judged, error) {
 	d.Lists = lists
 	d.AddCorpus(in.Train, false)
 	d.Texts = append(d.Texts, in.Text...)
+	var extra concept.Data
+	for _, ds := range in.Corpora {
+		extra.AddCorpus(ds, true)
+	}
+	d.Texts = append(d.Texts, extra.Texts...)
+	d.Pairs = append(d.Pairs, extra.Pairs...)
 	var dev []concept.Judged
 	if in.Dev != nil && in.Dev.Qrels != nil {
 		if dev, err = concept.JudgedLists(in.Dev); err != nil {
@@ -58,6 +65,19 @@ func positiveInt(spec rerank.StageSpec, name string, def int) (int, error) {
 		return 0, fmt.Errorf("option %s: want > 0, got %d", name, v)
 	}
 	return v, nil
+}
+
+// optionalPositive reads a number option that must be positive when given,
+// and is 0, the trainer's own default, when absent.
+func optionalPositive[T int | float64](spec rerank.StageSpec, name string) (T, error) {
+	if _, ok := spec.Options[name]; !ok {
+		return 0, nil
+	}
+	v, err := spec.Float(name, 0)
+	if err == nil && !(v > 0 && v == float64(T(v)) && !math.IsInf(v, 0)) {
+		err = fmt.Errorf("option %s: want a positive %T, got %v", name, T(0), spec.Options[name])
+	}
+	return T(v), err
 }
 
 // intOption is a positive integer option, its default, and where it goes.
@@ -112,7 +132,7 @@ func saveModel(spec rerank.StageSpec, in rerank.TrainInput, method string, save 
 	return spec, nil
 }
 
-// fitLSA fits LSA for recipes. Options: dim (k, default 100), max_terms
+// fitLSA fits LSA. Options: dim (k, default 100), max_terms
 // (vocabulary, default 10,000). It uses no judgments.
 func fitLSA(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
 	dim, err := positiveInt(spec, "dim", 100)
@@ -134,14 +154,16 @@ func fitLSA(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (r
 	return saveModel(spec, in, lsa.Method, m.Save)
 }
 
-// fitS2Net trains S2Net for recipes. Options: dim (k, default 200, the best
-// k by cross-validation on SemEval B in docs/RESULTS.md), gamma (default
-// 10), init (lsa or random), iter (L-BFGS iterations, default 100),
-// max_terms (default 10,000), pairs (train on comparable title–body pairs
-// too, default true), refit (after early stopping on held-out training
-// lists, train again on all of them; default false, no gain on SemEval B
-// in docs/RESULTS.md). Early stopping watches in.Dev, or a fifth of the
-// training lists without it.
+// fitS2Net trains S2Net. Options: dim (k, default 200, the best k by
+// cross-validation on SemEval B in docs/RESULTS.md), gamma (default 10),
+// init (lsa or random), iter (L-BFGS iterations, default 100), max_terms
+// (default 10,000), pairs (train on comparable title–body pairs too,
+// default true), pair_weight (their loss's weight, default 1), max_pairs
+// (at most this many, default 0: all), patience (iterations without a
+// better dev MAP before stopping, default 10), refit (after early stopping
+// on held-out training lists, train again on all of them; default false,
+// no gain on SemEval B in docs/RESULTS.md). Early stopping watches in.Dev,
+// or a fifth of the training lists without it.
 func fitS2Net(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
 	var cfg s2net.Config
 	err := positiveInts(spec, intOption{"dim", 200, &cfg.Dim}, intOption{"iter", 100, &cfg.MaxIter})
@@ -167,6 +189,20 @@ func fitS2Net(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) 
 	if !pairs {
 		cfg.PairWeight = -1
 	}
+	if pairs {
+		if cfg.PairWeight, err = spec.Float("pair_weight", 0); err != nil {
+			return spec, err
+		}
+	}
+	if cfg.MaxPairs, err = spec.Int("max_pairs", 0); err != nil {
+		return spec, err
+	}
+	if cfg.MaxPairs < 0 {
+		return spec, fmt.Errorf("option max_pairs: want ≥ 0, got %d", cfg.MaxPairs)
+	}
+	if cfg.Patience, err = optionalPositive[int](spec, "patience"); err != nil {
+		return spec, err
+	}
 	if cfg.Refit, err = spec.Bool("refit", false); err != nil {
 		return spec, err
 	}
@@ -175,18 +211,22 @@ func fitS2Net(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) 
 	if err != nil {
 		return spec, err
 	}
-	m, _, err := s2net.Train(ctx, d, cfg, s2net.Options{Dev: dev})
+	steps := newSteps(in, cfg.MaxIter+1)
+	m, _, err := s2net.Train(ctx, d, cfg, s2net.Options{Dev: dev, Progress: steps.concept()})
 	if err != nil {
 		return spec, err
 	}
 	return saveModel(spec, in, s2net.Method, m.Save)
 }
 
-// fitDSE trains DSE for recipes. Options: c (embedding dimensions, default
-// 50), d (input vocabulary, default 500), epochs (fine-tuning epochs,
-// default 20), mix (λ of the TF-IDF cosine mix; default, or negative:
-// chosen on held-out lists, and then left out of the returned spec, as the
-// stage reads mix as an override of the model's λ).
+// fitDSE trains DSE. Options: c (embedding dimensions, default 50), d
+// (input vocabulary, default 500), input (binary or tfidf-l2, default
+// binary), pretrain_epochs (CD-1 epochs per RBM, default 5), epochs
+// (fine-tuning epochs, default 20), lr (fine-tuning learning rate, default
+// 0.001), patience (epochs without a better dev MAP, default 5), mix (λ of
+// the TF-IDF cosine mix; default, or negative: chosen on held-out lists,
+// and then left out of the returned spec, as the stage reads mix as an
+// override of the model's λ).
 func fitDSE(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
 	var cfg dse.Config
 	err := positiveInts(spec, intOption{"c", 50, &cfg.C}, intOption{"d", 500, &cfg.D}, intOption{"epochs", 20, &cfg.FineTuneEpochs})
@@ -196,12 +236,33 @@ func fitDSE(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (r
 	if cfg.Mix, err = spec.Float("mix", -1); err != nil {
 		return spec, err
 	}
+	input, err := spec.Str("input", "")
+	if err != nil {
+		return spec, err
+	}
+	cfg.Input = concept.Scheme(input)
+	if cfg.PretrainEpochs, err = optionalPositive[int](spec, "pretrain_epochs"); err != nil {
+		return spec, err
+	}
+	if cfg.FineTuneLR, err = optionalPositive[float64](spec, "lr"); err != nil {
+		return spec, err
+	}
+	if cfg.Patience, err = optionalPositive[int](spec, "patience"); err != nil {
+		return spec, err
+	}
 	cfg.Seed = in.Seed
 	d, dev, err := conceptData(in)
 	if err != nil {
 		return spec, err
 	}
-	m, _, err := dse.Train(ctx, d, cfg, dse.Options{Dev: dev})
+	// Four RBMs pretrained (by default), then fine-tuning after a first
+	// measure.
+	pretrain := cfg.PretrainEpochs
+	if pretrain == 0 {
+		pretrain = 5
+	}
+	steps := newSteps(in, 4*pretrain+cfg.FineTuneEpochs+1)
+	m, _, err := dse.Train(ctx, d, cfg, dse.Options{Dev: dev, Progress: steps.concept()})
 	if err != nil {
 		return spec, err
 	}

@@ -3,7 +3,6 @@ package stages
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 
 	"github.com/semrank/semrank/models/deepmatch"
@@ -13,11 +12,7 @@ import (
 func init() {
 	for _, method := range []string{deepmatch.MethodDeepMatch, deepmatch.MethodBilinear, deepmatch.MethodSiamese} {
 		rerank.RegisterStage(method, func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
-			path := spec.ModelFile(env.Dir)
-			if path == "" {
-				return nil, errors.New(method + " needs a model file (semrank train " + method + ")")
-			}
-			m, err := rerank.LoadModel(env, path, func(r io.Reader, name string) (*deepmatch.Model, error) { return deepmatch.Read(r, name, method) })
+			m, _, err := stageModel(spec, env, method, func(r io.Reader, name string) (*deepmatch.Model, error) { return deepmatch.Read(r, name, method) })
 			if err != nil {
 				return nil, err
 			}

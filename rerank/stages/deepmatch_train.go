@@ -69,13 +69,9 @@ var matchListOptions = map[string]func(*deepmatch.Config) *[]int{
 }
 
 // fitDeepMatch trains a matching model of package deepmatch (DeepMatch or
-// one of its bilinear and Siamese baselines) for recipes.
-//
-// Defaults are deepmatch.DefaultConfig(method), sized for SemEval on a small
-// machine and tuned per method on SemEval subtask A. Training runs on one
-// core: on subtask A's 988 training queries it takes 30–40 s for DeepMatch
-// (about 7 s of it the topic models), 6–12 s for Siamese and 2–3 s for
-// bilinear; on subtask B's 67 queries 2.5 s or less.
+// one of its bilinear and Siamese baselines). Defaults are
+// deepmatch.DefaultConfig(method), tuned per method on SemEval subtask A;
+// training runs on one core.
 //
 // Options, every method: epochs (most epochs, 25), patience (epochs without
 // a better dev MAP before stopping, 5; 0 runs every epoch), lr (AdaGrad
@@ -116,7 +112,16 @@ func fitDeepMatch(ctx context.Context, method string, spec rerank.StageSpec, in 
 			return spec, err
 		}
 	}
-	m, err := deepmatch.Train(ctx, train, dev, cfg, nil)
+	var progress func(deepmatch.Progress)
+	if in.Progress != nil {
+		steps := newSteps(in, cfg.Epochs)
+		progress = func(p deepmatch.Progress) {
+			if p.Epoch > 0 { // epoch 0: the topic models are fitted
+				steps.step("epoch", p.Epoch, p.Loss, p.DevMAP)
+			}
+		}
+	}
+	m, err := deepmatch.Train(ctx, train, dev, cfg, progress)
 	if err != nil {
 		return spec, err
 	}

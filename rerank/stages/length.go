@@ -29,13 +29,13 @@ func (s *Length) ReadsDoc(id string) bool { return termsMissing(s.Payloads, id) 
 
 // Score implements rerank.Stage.
 func (s *Length) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
+	_, totals, err := windowCounts(ctx, s.Payloads, s.Analyze, cands, nil)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]float64, len(cands))
-	for i, c := range cands {
-		total, err := queryCounts(s.Payloads, s.Analyze, c, nil, nil)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = math.Log1p(float64(total))
+	for i, n := range totals {
+		out[i] = math.Log1p(float64(n))
 	}
 	return out, nil
 }

@@ -56,25 +56,41 @@ func TestLexicalStagesPayloadOrText(t *testing.T) {
 			&Length{Payloads: p},
 		}
 	}
-	fromText, fromPayload := build(nil), build(payloads)
+	// Some documents without payloads: their counts come from the text.
+	some := termsPayloads{}
+	for i, d := range ds.Corpus {
+		if i%3 != 0 {
+			some[d.ID] = payloads[d.ID]
+		}
+	}
+	fromText := build(nil)
+	// A pipeline gives its stages one memo per window, shared by stages
+	// reading the same (comparable) payloads.
+	shared := &rerank.Pipeline{Stages: build(&some)}
 	ctx := context.Background()
 	for _, q := range ds.Queries {
 		var cands []rerank.Candidate
 		for _, e := range ds.Candidates.Ranking(q.ID) {
 			cands = append(cands, byID[e.DocID])
 		}
-		for i := range fromText {
-			want, err := fromText[i].Score(ctx, rerank.Query{Text: q.FullText()}, cands)
+		rq := rerank.Query{Text: q.FullText()}
+		memo, err := shared.ScoreStages(ctx, rq, cands)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, st := range build(payloads) {
+			want, err := fromText[i].Score(ctx, rq, cands)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := fromPayload[i].Score(ctx, rerank.Query{Text: q.FullText()}, cands)
+			got, err := st.Score(ctx, rq, cands)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for j := range want {
-				if got[j] != want[j] {
-					t.Errorf("%s, query %s, %s: %v from the payload, %v from the text", fromText[i].Name(), q.ID, cands[j].ID, got[j], want[j])
+				if got[j] != want[j] || memo[i][j] != want[j] {
+					t.Errorf("%s, query %s, %s: %v from the payload, %v from some payloads in a pipeline, %v from the text",
+						st.Name(), q.ID, cands[j].ID, got[j], memo[i][j], want[j])
 				}
 			}
 		}
@@ -129,6 +145,70 @@ func TestTFIDFNormCacheFollowsTheDocument(t *testing.T) {
 		}
 		if got[0] != want[0] {
 			t.Errorf("%q: score %v, from its text %v", text, got[0], want[0])
+		}
+	}
+}
+
+// countsStage scores a candidate by the counts windowCounts gives for its
+// terms, weighted by position, so that counts for other terms show.
+type countsStage struct {
+	p     rerank.Payloads
+	terms []string
+}
+
+func (countsStage) Name() string { return "counts" }
+
+func (s countsStage) Score(ctx context.Context, _ rerank.Query, cands []rerank.Candidate) ([]float64, error) {
+	counts, totals, err := windowCounts(ctx, s.p, nil, cands, s.terms)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(cands))
+	for i := range cands {
+		out[i] = float64(totals[i])
+		for j, n := range counts[i] {
+			out[i] += float64((j+1)*1000) * float64(n)
+		}
+	}
+	return out, nil
+}
+
+// TestWindowCountsShared: stages of one window asking for different terms'
+// counts from the same payloads each get their own terms' counts.
+func TestWindowCountsShared(t *testing.T) {
+	docs := []eval.Doc{
+		{ID: "a", Text: "bank account bank river"},
+		{ID: "b", Text: "river bank flows"},
+		{ID: "c", Text: "account closed"},
+	}
+	payloads := termsPayloads{}
+	var cands []rerank.Candidate
+	for _, d := range docs {
+		b, err := index.TermsEncoder{}.EncodePayload(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		payloads[d.ID] = b
+		cands = append(cands, rerank.Candidate{ID: d.ID, Text: d.Text})
+	}
+	sets := [][]string{{"bank", "river"}, {"account"}, nil, {"bank", "river"}, {"flow"}}
+	var stages []rerank.Stage
+	for _, terms := range sets {
+		stages = append(stages, countsStage{&payloads, terms})
+	}
+	got, err := (&rerank.Pipeline{Stages: stages}).ScoreStages(context.Background(), rerank.Query{}, cands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, st := range stages {
+		want, err := st.Score(context.Background(), rerank.Query{}, cands)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range want {
+			if got[i][j] != want[j] {
+				t.Errorf("terms %v, %s: %v in a pipeline, %v alone", sets[i], cands[j].ID, got[i][j], want[j])
+			}
 		}
 	}
 }

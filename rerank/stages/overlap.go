@@ -37,14 +37,13 @@ func (s *Overlap) Score(ctx context.Context, q rerank.Query, cands []rerank.Cand
 	if len(qterms) == 0 {
 		return out, nil
 	}
-	terms := slices.Sorted(maps.Keys(qterms))
-	counts := make([]int, len(terms))
-	for i, c := range cands {
-		if _, err := queryCounts(s.Payloads, s.Analyze, c, terms, counts); err != nil {
-			return nil, err
-		}
+	counts, _, err := windowCounts(ctx, s.Payloads, s.Analyze, cands, slices.Sorted(maps.Keys(qterms)))
+	if err != nil {
+		return nil, err
+	}
+	for i := range cands {
 		hit := 0
-		for _, n := range counts {
+		for _, n := range counts[i] {
 			if n > 0 {
 				hit++
 			}

@@ -3,6 +3,7 @@ package stages
 import (
 	"fmt"
 
+	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -21,12 +22,15 @@ type storedPayload struct {
 // newStoredPayload returns the reader of enc's payload in p (which may be
 // nil). An index whose payload another model wrote is an error naming
 // both models and how to mend it: scores from another model's payloads
-// would be silently wrong.
+// would be silently wrong. Payloads attached to an index semrank did not
+// build (index.SourcePayloads) are not: the stage computes from text what
+// they lack, reads are checked against its model, and semrank attach,
+// which builds the stage to compute its payloads, replaces them.
 func newStoredPayload(p rerank.Payloads, enc rerank.PayloadEncoder) (storedPayload, error) {
 	s := storedPayload{payloads: p, name: enc.PayloadName(), model: enc.ModelID()}
-	if p != nil {
+	if _, attached := p.(*index.SourcePayloads); p != nil && !attached {
 		if stored := p.PayloadModel(s.name); stored != "" && stored != s.model {
-			return s, fmt.Errorf("index payload %q was written by model %s, but the stage loads %s; an index holds one model's payloads: index the corpus into a new path with this model (semrank index --pipeline), or point the stage at the index's model", s.name, stored, s.model)
+			return s, fmt.Errorf("index payload %q was written by model %s, but the stage loads %s; an index holds one model's payloads: index the corpus into a new path with this model, or point the stage at the index's model", s.name, stored, s.model)
 		}
 	}
 	return s, nil
@@ -41,7 +45,7 @@ func (s storedPayload) get(docID string) (b []byte, ok bool, err error) {
 // missing reports whether docID has no payload of this model (or it
 // cannot be read): its value is then computed from the document's text.
 func (s storedPayload) missing(docID string) bool {
-	_, ok, err := s.get(docID)
+	ok, err := rerank.HoldsPayload(s.payloads, s.name, s.model, docID)
 	return err != nil || !ok
 }
 

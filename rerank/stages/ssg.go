@@ -21,7 +21,7 @@ func init() {
 			return nil, err
 		}
 		if tp == "" {
-			return nil, errors.New("needs option topics: a model from semrank train topics")
+			return nil, &rerank.NeedsModelError{Type: "ssg", What: "option topics: a topics model"}
 		}
 		tm, err := rerank.LoadModel(env, rerank.Resolve(env.Dir, tp), topics.Read)
 		if err != nil {

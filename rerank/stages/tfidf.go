@@ -7,7 +7,9 @@ import (
 	"hash/maphash"
 	"maps"
 	"math"
+	"reflect"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/semrank/semrank/analyzers"
@@ -215,6 +217,49 @@ func queryCounts(p rerank.Payloads, analyze func(string) []string, c rerank.Cand
 	return len(toks), nil
 }
 
+// windowCounts returns queryCounts for every candidate: counts[i][j], how
+// often terms[j] occurs in cands[i], and totals[i], its number of tokens.
+// Stages reading the same payloads with the same terms share one
+// computation per window (rerank.WindowMemo), so callers must not modify
+// what it returns.
+func windowCounts(ctx context.Context, p rerank.Payloads, analyze func(string) []string, cands []rerank.Candidate, terms []string) (counts [][]int, totals []int, err error) {
+	type result struct {
+		counts [][]int
+		totals []int
+	}
+	compute := func() (any, error) {
+		r := result{make([][]int, len(cands)), make([]int, len(cands))}
+		flat := make([]int, len(cands)*len(terms))
+		for i, c := range cands {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			r.counts[i] = flat[i*len(terms) : (i+1)*len(terms) : (i+1)*len(terms)]
+			var err error
+			if r.totals[i], err = queryCounts(p, analyze, c, terms, r.counts[i]); err != nil {
+				return nil, err
+			}
+		}
+		return r, nil
+	}
+	// Payloads read through an index's own fields come with its own
+	// analysis, so they and the terms name the result.
+	type key struct {
+		p     rerank.Payloads
+		terms string
+	}
+	memo := rerank.WindowMemoOf(ctx)
+	if p == nil || !reflect.TypeOf(p).Comparable() {
+		memo = nil
+	}
+	v, err := memo.Do(key{p, strings.Join(terms, "\x00")}, compute)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := v.(result)
+	return r.counts, r.totals, nil
+}
+
 // ReadsDoc implements rerank.DocReader: a candidate's text is read where
 // the index holds no term counts for it, and its title or fields when
 // options compare those.
@@ -225,7 +270,7 @@ func (t *TFIDF) ReadsDoc(id string) bool {
 // termsMissing reports whether the index's terms payload lacks id (see
 // termList).
 func termsMissing(p rerank.Payloads, id string) bool {
-	_, ok, err := rerank.ReadPayload(p, index.TermsPayload, (index.TermsEncoder{}).ModelID(), id)
+	ok, err := rerank.HoldsPayload(p, index.TermsPayload, (index.TermsEncoder{}).ModelID(), id)
 	return err != nil || !ok
 }
 
@@ -319,7 +364,10 @@ func (t *TFIDF) scoreStored(ctx context.Context, q rerank.Query, cands []rerank.
 			return nil, err
 		}
 	}
-	counts := make([]int, len(qv))
+	counts, _, err := windowCounts(ctx, t.Payloads, t.Analyze, cands, qterms)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]float64, len(cands))
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
@@ -350,14 +398,11 @@ func (t *TFIDF) scoreStored(ctx context.Context, q rerank.Query, cands []rerank.
 			sq = squares(dv)
 			t.norms.put(c.ID, h, n, sq)
 		}
-		if _, err := queryCounts(t.Payloads, t.Analyze, c, qterms, counts); err != nil {
-			return nil, err
-		}
 		dot := 0.0
 		for j, x := range qv {
 			bw := 0.0
-			if counts[j] > 0 {
-				bw = tfidfWeight(counts[j], qidf[j])
+			if n := counts[i][j]; n > 0 {
+				bw = tfidfWeight(n, qidf[j])
 			}
 			dot += x.w * bw
 		}

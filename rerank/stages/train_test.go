@@ -19,10 +19,7 @@ import (
 // The matching stages (deepmatch, bilinear, siamese) have their own, more
 // thorough table in deepmatch_train_test.go.
 func TestSupervisedTrainers(t *testing.T) {
-	ds, err := eval.LoadDataset("../../testdata/concepts/semeval-b")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ds := semevalB(t)
 	for _, tc := range []struct {
 		name    string
 		spec    rerank.StageSpec
@@ -36,11 +33,22 @@ func TestSupervisedTrainers(t *testing.T) {
 		{"s2net bad gamma", rerank.StageSpec{Type: "s2net", Options: map[string]any{"gamma": -1}}, "option gamma"},
 		{"s2net bad init", rerank.StageSpec{Type: "s2net", Options: map[string]any{"dim": 5, "iter": 1, "init": "pca"}}, "init"},
 		{"dse bad c", rerank.StageSpec{Type: "dse", Options: map[string]any{"c": "ten"}}, "option c"},
+		{"s2net bad patience", rerank.StageSpec{Type: "s2net", Options: map[string]any{"patience": 0}}, "option patience"},
+		{"s2net bad max_pairs", rerank.StageSpec{Type: "s2net", Options: map[string]any{"max_pairs": -1}}, "option max_pairs"},
+		{"dse bad lr", rerank.StageSpec{Type: "dse", Options: map[string]any{"lr": -0.1}}, "option lr"},
+		{"dse fractional pretrain_epochs", rerank.StageSpec{Type: "dse", Options: map[string]any{"pretrain_epochs": 1.5}}, "option pretrain_epochs"},
+		{"s2net every option", rerank.StageSpec{Type: "s2net", Options: map[string]any{"dim": 6, "iter": 2, "patience": 1, "pair_weight": 0.5, "max_pairs": 50}}, ""},
+		{"dse every option", rerank.StageSpec{Type: "dse", Options: map[string]any{"c": 4, "d": 40, "input": "tfidf-l2", "pretrain_epochs": 1, "epochs": 1, "lr": 0.01, "patience": 1}}, ""},
 		// Training options stay in the trained spec, which must build.
 		{"lsa every option", rerank.StageSpec{Type: "lsa", Options: map[string]any{"dim": 10, "max_terms": 500, "payload": "lsa"}}, ""},
 		{"s2net refit", rerank.StageSpec{Type: "s2net", Options: map[string]any{"dim": 8, "iter": 3, "gamma": 5, "max_terms": 500, "refit": true}}, ""},
 		{"dse mix", rerank.StageSpec{Type: "dse", Options: map[string]any{"c": 5, "d": 60, "epochs": 1, "mix": 0.5}}, ""},
-		{"tweak every option", rerank.StageSpec{Type: "tweak", Options: map[string]any{"loss": "sse", "alpha": 0.1, "query_log": true}}, ""},
+		{"tweak every option", rerank.StageSpec{Type: "tweak", Options: map[string]any{"loss": "sse", "alpha": 0.1, "query_log": true, "max_iter": 20, "df": "corpus"}}, ""},
+		{"tweak alpha auto", rerank.StageSpec{Type: "tweak", Options: map[string]any{"alpha": "auto", "max_iter": 5}}, ""},
+		{"tweak bad alpha", rerank.StageSpec{Type: "tweak", Options: map[string]any{"alpha": "best"}}, "option alpha"},
+		{"tweak negative alpha", rerank.StageSpec{Type: "tweak", Options: map[string]any{"alpha": -1}}, "option alpha"},
+		{"tweak df from no index", rerank.StageSpec{Type: "tweak", Options: map[string]any{"df": "index"}}, "TrainInput.Index is nil"},
+		{"tweak bad df", rerank.StageSpec{Type: "tweak", Options: map[string]any{"df": "web"}}, "option df"},
 		// An option neither the trainer nor the stage knows: the trained
 		// spec does not build.
 		{"lsa misspelt option", rerank.StageSpec{Type: "lsa", Options: map[string]any{"dim": 10, "dimm": 5}}, "unknown option dimm"},
@@ -84,10 +92,7 @@ func TestSupervisedTrainers(t *testing.T) {
 // λ on held-out lists, and the trained spec must score with the λ chosen,
 // which the model holds, not with the option's -1 as the stage's override.
 func TestDSEChosenMix(t *testing.T) {
-	ds, err := eval.LoadDataset("../../testdata/concepts/semeval-b")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ds := semevalB(t)
 	in := rerank.TrainInput{Train: ds, Dir: t.TempDir(), Seed: 1}
 	spec, err := rerank.TrainStage(context.Background(), rerank.StageSpec{Type: "dse", Options: map[string]any{"c": 5, "d": 60, "epochs": 1, "mix": -1}}, in)
 	if err != nil {
@@ -118,10 +123,7 @@ var errAny = errors.New("any error")
 // never panic. A training set without candidate lists is what a user has
 // before writing candidates.trec; TWEAK, which needs them, says how.
 func TestTrainersRefuseIncompleteInput(t *testing.T) {
-	ds, err := eval.LoadDataset("../../testdata/concepts/semeval-b")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ds := semevalB(t)
 	without := func(drop func(*eval.Dataset)) *eval.Dataset {
 		c := *ds
 		drop(&c)
@@ -202,4 +204,59 @@ func firstList(ds *eval.Dataset) (eval.Query, []string) {
 		cands = append(cands, d.FullText())
 	}
 	return q, cands
+}
+
+// TestTrainProgress checks the steps trainers report to
+// TrainInput.Progress: counted from 1 without gaps, never past the total
+// they announce, and each training's curve; and the notes they log.
+func TestTrainProgress(t *testing.T) {
+	ds := semevalB(t)
+	for _, tc := range []struct {
+		name    string
+		spec    rerank.StageSpec
+		total   int    // the total announced
+		logWant string // in the log
+	}{
+		// Six values of α, then the retraining on every query.
+		{"tweak alpha auto", rerank.StageSpec{Type: "tweak", Options: map[string]any{"alpha": "auto", "max_iter": 3}}, 7 * 3, "alpha 0.003"},
+		{"tweak", rerank.StageSpec{Type: "tweak", Options: map[string]any{"max_iter": 4}}, 4, "w[bias]"},
+		{"bilinear", rerank.StageSpec{Type: "bilinear", Options: map[string]any{"epochs": 2, "patience": 0}}, 2, ""},
+		{"s2net", rerank.StageSpec{Type: "s2net", Options: map[string]any{"dim": 5, "iter": 3}}, 4, ""},
+		// Four RBMs of one epoch, the measure before fine-tuning, 2 epochs.
+		{"dse", rerank.StageSpec{Type: "dse", Options: map[string]any{"c": 4, "d": 40, "pretrain_epochs": 1, "epochs": 2}}, 7, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []rerank.TrainStep
+			var log strings.Builder
+			in := rerank.TrainInput{Train: ds, Dir: t.TempDir(), Seed: 1, Log: &log,
+				Progress: func(s rerank.TrainStep) { got = append(got, s) }}
+			if _, err := rerank.TrainStage(context.Background(), tc.spec, in); err != nil {
+				t.Fatal(err)
+			}
+			if len(got) == 0 {
+				t.Fatal("no step reported")
+			}
+			for i, s := range got {
+				if s.Done != i+1 || s.Total != tc.total || s.Done > s.Total {
+					t.Fatalf("step %d: done %d of %d, want %d of %d", i, s.Done, s.Total, i+1, tc.total)
+				}
+				if math.IsNaN(s.Loss) || s.Phase == "" {
+					t.Fatalf("step %d: %+v", i, s)
+				}
+			}
+			if !strings.Contains(log.String(), tc.logWant) {
+				t.Errorf("log lacks %q:\n%s", tc.logWant, log.String())
+			}
+		})
+	}
+}
+
+// semevalB loads the SemEval B slice in testdata.
+func semevalB(t *testing.T) *eval.Dataset {
+	t.Helper()
+	ds, err := eval.LoadDataset("../../testdata/concepts/semeval-b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
 }

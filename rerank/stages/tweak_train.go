@@ -2,36 +2,36 @@ package stages
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 
 	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/tweak"
 	"github.com/semrank/semrank/rerank"
 )
 
 func init() {
-	rerank.RegisterTrainer(tweak.Method, fitTWEAK, "loss", "alpha", "query_log")
+	rerank.RegisterTrainer(tweak.Method, fitTWEAK, "loss", "alpha", "query_log", "max_iter", "df")
 }
 
-// fitTWEAK trains a TWEAK model for recipes. Options: loss (sse, log,
-// preference; default sse, which did best on SemEval B in
-// docs/RESULTS.md), alpha (L2 weight, default 0.1), query_log (default
-// true). Document frequencies are counted over the training corpus and
-// frozen into the model. A judged query's candidates that its judgments
-// leave out count as not relevant (eval.Dataset.WithUnjudgedNotRelevant).
+// fitTWEAK trains a TWEAK model. Options: loss (sse, log, preference;
+// default sse, which did best on SemEval B in docs/RESULTS.md), alpha (L2
+// weight, default 0.1, or auto: chosen from tweak.AlphaGrid by dev MAP on
+// in.Dev, else on a fifth of the training queries before retraining on
+// all), query_log (default true), max_iter (L-BFGS iterations, default
+// 200), df (where document frequencies come from: corpus, the default,
+// counts them over in.Train's and in.Dev's corpora; index reads in.Index).
+// The frequencies are frozen into the model. A judged query's candidates
+// that its judgments leave out count as not relevant
+// (eval.Dataset.WithUnjudgedNotRelevant). With in.Dev the model records
+// its dev metrics.
 func fitTWEAK(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
-	lossName, err := spec.Str("loss", string(tweak.LossSSE))
+	cfg, auto, err := tweakConfig(spec)
 	if err != nil {
 		return spec, err
 	}
-	loss, err := tweak.ParseLoss(lossName)
-	if err != nil {
-		return spec, err
-	}
-	alpha, err := spec.Float("alpha", 0.1)
-	if err != nil {
-		return spec, err
-	}
-	useLog, err := spec.Bool("query_log", true)
+	dfFrom, err := spec.Str("df", "corpus")
 	if err != nil {
 		return spec, err
 	}
@@ -39,33 +39,181 @@ func fitTWEAK(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) 
 		return spec, err
 	}
 	if in.Train.Candidates == nil {
-		// A judged dataset without candidates.trec: say how to write one.
 		return spec, tweak.ErrNoCandidates
 	}
-	texts := make([]string, len(in.Train.Corpus))
-	for i, d := range in.Train.Corpus {
-		texts[i] = d.FullText()
+	st, err := tweakStats(in, dfFrom, cfg.QueryLog)
+	if err != nil {
+		return spec, err
 	}
-	st := tweak.Stats{DF: tweak.CountDF(texts)}
-	if useLog {
+	// TWEAK's losses read judged candidates only: count the rest as
+	// not relevant, as the other trainers and the evaluation do.
+	train := in.Train.WithUnjudgedNotRelevant()
+	set, err := tweak.NewSet(train, judgedIDs(train), st, cfg.QueryLog)
+	if err != nil {
+		return spec, err
+	}
+	var dev *tweak.Set
+	if in.Dev != nil && in.Dev.Qrels != nil && in.Dev.Candidates != nil {
+		d := in.Dev.WithUnjudgedNotRelevant()
+		if dev, err = tweak.NewSet(d, judgedIDs(d), st, false); err != nil {
+			return spec, err
+		}
+	}
+	runs := 1
+	if auto {
+		runs = len(tweak.AlphaGrid)
+		if dev == nil {
+			runs++ // the retraining on every query
+		}
+	}
+	steps := newSteps(in, runs*cfg.MaxIterations)
+	opt := tweak.Options{Dev: dev}
+	if in.Progress != nil {
+		opt.Progress = func(p tweak.Progress) { steps.step("lbfgs", p.Iteration, p.Loss, p.DevMAP) }
+	}
+	var m *tweak.Model
+	if auto {
+		m, err = tweakAutoAlpha(ctx, in, train, set, dev, st, cfg, opt)
+	} else {
+		m, err = tweak.Train(ctx, set, cfg, opt)
+	}
+	if err != nil {
+		return spec, err
+	}
+	pairs, prefs := set.Pairs()
+	logf(in, "trained on %d queries (%d candidate pairs, %d preference pairs), loss %s, alpha %g",
+		len(set.Queries()), pairs, prefs, cfg.Loss, m.Config.Alpha)
+	for i, name := range tweak.FeatureNames {
+		logf(in, "  w[%s] = %+.4f", name, m.W[i])
+	}
+	if dev != nil {
+		logf(in, "dev (%d queries): MAP %.4f  AUC %.4f  MRR %.4f", len(dev.Queries()),
+			m.Metrics["dev_map@10"], m.Metrics["dev_auc"], m.Metrics["dev_mrr@10"])
+	}
+	return saveModel(spec, in, tweak.Method, m.Save)
+}
+
+// tweakConfig reads the training options of fitTWEAK but df, and whether
+// alpha is auto.
+func tweakConfig(spec rerank.StageSpec) (cfg tweak.Config, auto bool, err error) {
+	lossName, err := spec.Str("loss", string(tweak.LossSSE))
+	if err != nil {
+		return cfg, false, err
+	}
+	if cfg.Loss, err = tweak.ParseLoss(lossName); err != nil {
+		return cfg, false, err
+	}
+	if a, ok := spec.Options["alpha"].(string); ok {
+		if a != "auto" {
+			return cfg, false, fmt.Errorf("option alpha: want a non-negative number or auto, got %q", a)
+		}
+		auto = true
+	} else if cfg.Alpha, err = spec.Float("alpha", 0.1); err != nil {
+		return cfg, false, err
+	} else if !(cfg.Alpha >= 0) {
+		return cfg, false, fmt.Errorf("option alpha: want a non-negative number or auto, got %s", strconv.FormatFloat(cfg.Alpha, 'g', -1, 64))
+	}
+	if cfg.QueryLog, err = spec.Bool("query_log", true); err != nil {
+		return cfg, false, err
+	}
+	cfg.MaxIterations, err = positiveInt(spec, "max_iter", 200)
+	return cfg, auto, err
+}
+
+// tweakStats returns the document frequencies the option df names and,
+// with queryLog, the training queries' term frequencies (the qf feature).
+func tweakStats(in rerank.TrainInput, dfFrom string, queryLog bool) (tweak.Stats, error) {
+	var st tweak.Stats
+	switch dfFrom {
+	case "corpus":
+		// Each document once: training and dev sets read from one
+		// index share its documents.
+		var texts []string
+		seen := map[string]bool{}
+		for _, ds := range []*eval.Dataset{in.Train, in.Dev} {
+			if ds == nil {
+				continue
+			}
+			for _, d := range ds.Corpus {
+				if !seen[d.ID] {
+					seen[d.ID] = true
+					texts = append(texts, d.FullText())
+				}
+			}
+		}
+		st.DF = tweak.CountDF(texts)
+	case "index":
+		if in.Index == nil {
+			return st, fmt.Errorf("option df: index, but TrainInput.Index is nil")
+		}
+		df, err := indexDF(in.Index)
+		if err != nil {
+			return st, err
+		}
+		st.DF = df
+	default:
+		return st, fmt.Errorf("option df: want corpus or index, got %q", dfFrom)
+	}
+	if queryLog {
 		qs := make([]string, len(in.Train.Queries))
 		for i, q := range in.Train.Queries {
 			qs[i] = q.FullText()
 		}
 		st.QF = tweak.CountDF(qs)
 	}
-	// TWEAK's losses read judged candidates only: count the rest as
-	// not relevant, as the other trainers and the evaluation do.
-	train := in.Train.WithUnjudgedNotRelevant()
-	set, err := tweak.NewSet(train, judgedIDs(train), st, useLog)
+	return st, nil
+}
+
+// indexDF freezes the document frequencies of every term of idx.
+func indexDF(idx *index.Index) (*tweak.DFTable, error) {
+	dict, err := idx.FieldDict(index.FieldAll)
 	if err != nil {
-		return spec, err
+		return nil, fmt.Errorf("term dictionary: %w", err)
 	}
-	m, err := tweak.Train(ctx, set, tweak.Config{Loss: loss, Alpha: alpha, QueryLog: useLog, MaxIterations: 200}, tweak.Options{})
+	defer dict.Close()
+	var terms []string
+	for {
+		e, err := dict.Next()
+		if err != nil {
+			return nil, fmt.Errorf("term dictionary: %w", err)
+		}
+		if e == nil {
+			break
+		}
+		terms = append(terms, e.Term)
+	}
+	return tweak.Snapshot(idx, terms)
+}
+
+// tweakAutoAlpha chooses α by dev MAP on dev, or on a fifth of the
+// training queries held out and then retrains on all of them, logging
+// each α's dev metrics.
+func tweakAutoAlpha(ctx context.Context, in rerank.TrainInput, train *eval.Dataset, set, dev *tweak.Set, st tweak.Stats, cfg tweak.Config, opt tweak.Options) (*tweak.Model, error) {
+	innerTrain, innerDev := set, dev
+	if dev == nil {
+		tq, dq, err := tweak.HoldOut(set.Queries(), 0.2, 2016)
+		if err != nil {
+			return nil, err
+		}
+		if innerTrain, err = tweak.NewSet(train, tq, st, cfg.QueryLog); err != nil {
+			return nil, err
+		}
+		if innerDev, err = tweak.NewSet(train, dq, st, cfg.QueryLog); err != nil {
+			return nil, err
+		}
+	}
+	m, table, err := tweak.SelectAlpha(ctx, innerTrain, innerDev, cfg, tweak.AlphaGrid, opt)
 	if err != nil {
-		return spec, err
+		return nil, err
 	}
-	return saveModel(spec, in, tweak.Method, m.Save)
+	for _, r := range table {
+		logf(in, "alpha %-6g dev MAP %.4f AUC %.4f", r.Alpha, r.DevMAP, r.DevAUC)
+	}
+	if dev != nil {
+		return m, nil
+	}
+	cfg.Alpha = m.Config.Alpha
+	return tweak.Train(ctx, set, cfg, opt)
 }
 
 // judgedIDs returns the ids of ds's judged queries that have candidates.

@@ -2,7 +2,6 @@ package stages
 
 import (
 	"context"
-	"errors"
 	"io"
 	"math"
 	"sync"
@@ -28,7 +27,7 @@ func init() {
 func loadSpace(spec rerank.StageSpec, env rerank.Env) (*wmd.Space, error) {
 	path := spec.ModelFile(env.Dir)
 	if path == "" {
-		return nil, errors.New("needs model: word vectors (semrank train embed, word2vec or GloVe)")
+		return nil, &rerank.NeedsModelError{Type: spec.Type, What: "word vectors as its model"}
 	}
 	format, err := spec.Str("format", string(embed.FormatAuto))
 	if err != nil {

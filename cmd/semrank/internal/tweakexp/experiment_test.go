@@ -1,4 +1,4 @@
-package tweak
+package tweakexp
 
 import (
 	"bytes"
@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/models/tweak"
 )
 
 // smallExperiment is the documented protocol with a short α grid and few
 // iterations, so that the 12 queries of the test slice train in a moment.
 func smallExperiment() Experiment {
 	e := DefaultExperiment()
-	e.Losses = []Loss{LossLog}
+	e.Losses = []tweak.Loss{tweak.LossLog}
 	e.Alphas = []float64{0.01, 1}
 	e.MaxIterations = 20
 	e.FusionGrid = []float64{0, 0.5, 1}
@@ -129,24 +130,21 @@ func TestSplitTestsOnlyTheTestQueries(t *testing.T) {
 	}
 }
 
-// TestFuseEnds: λ = 0 is the first-stage order, λ = 1 the stage's own.
-func TestFuseEnds(t *testing.T) {
-	set := testSet(t, false)
-	scores := set.TFIDFScores()
-	order := func(s []float64) []string {
-		run := set.Run(s)
-		var ids []string
-		for _, q := range run.QueryIDs() {
-			for _, e := range run.Sorted(q) {
-				ids = append(ids, e.DocID)
-			}
-		}
-		return ids
+// testData loads the SemEval-2016 subtask B queries of testdata/tweak.
+func testData(t *testing.T) *eval.Dataset {
+	t.Helper()
+	ds, err := eval.LoadDataset("../../../../testdata/tweak")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got, want := order(Fuse(set, scores, 0)), order(set.RankScores()); !slices.Equal(got, want) {
-		t.Error("λ = 0 is not the first-stage order")
+	return ds
+}
+
+// corpusDF counts document frequencies over the dataset's corpus.
+func corpusDF(ds *eval.Dataset) *tweak.DFTable {
+	texts := make([]string, len(ds.Corpus))
+	for i, d := range ds.Corpus {
+		texts[i] = d.FullText()
 	}
-	if got, want := order(Fuse(set, scores, 1)), order(scores); !slices.Equal(got, want) {
-		t.Error("λ = 1 is not the stage's order")
-	}
+	return tweak.CountDF(texts)
 }

@@ -35,11 +35,11 @@ func TestFuse(t *testing.T) {
 // TestCrossValidateReport runs the whole experiment, tiny, on a SemEval
 // slice: every system scores every query, and the report has a row each.
 func TestCrossValidateReport(t *testing.T) {
-	lists, ds, err := LoadLists("../../testdata/concepts/semeval-b")
+	lists, ds, err := LoadLists("../../../../testdata/concepts/semeval-b")
 	if err != nil {
 		t.Fatal(err)
 	}
-	extra, err := LoadExtra([]string{"../../testdata/concepts/semeval-b"})
+	extra, err := LoadExtra([]string{"../../../../testdata/concepts/semeval-b"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestCrossValidateReport(t *testing.T) {
 // error: k = 0 left LSA unfitted and RunSplit panicked on it, and C = 0
 // pretrained DSE at its default C = 50 under the name "DSE C=0".
 func TestPrepareRefusesBadDimensions(t *testing.T) {
-	data, err := LoadExtra([]string{"../../testdata/concepts/semeval-b"})
+	data, err := LoadExtra([]string{"../../../../testdata/concepts/semeval-b"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestPrepareRefusesBadDimensions(t *testing.T) {
 // relevant, as the concept models' lists do; its preference loss had no
 // pair to learn from.
 func TestTweakTrainerRelevantOnlyJudgments(t *testing.T) {
-	lists, ds, err := LoadLists("../../testdata/concepts/semeval-b")
+	lists, ds, err := LoadLists("../../../../testdata/concepts/semeval-b")
 	if err != nil {
 		t.Fatal(err)
 	}

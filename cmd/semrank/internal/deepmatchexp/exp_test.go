@@ -13,7 +13,7 @@ import (
 )
 
 func TestCrossValidateReport(t *testing.T) {
-	ds, err := eval.LoadDataset("../../testdata/deepmatch/semeval-a")
+	ds, err := eval.LoadDataset("../../../../testdata/deepmatch/semeval-a")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"io"
 	"math/rand/v2"
 
-	"github.com/semrank/semrank/internal/conceptexp"
+	"github.com/semrank/semrank/cmd/semrank/internal/conceptexp"
 	"github.com/semrank/semrank/models/deepmatch"
 	"github.com/semrank/semrank/models/tweak"
 	"github.com/semrank/semrank/rerank"

@@ -1,15 +1,14 @@
-package tweak
+package tweakexp
 
 import (
 	"context"
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
-	"sort"
 	"strings"
 
 	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/models/tweak"
 )
 
 // Experiment compares TWEAK under each loss with TF-IDF cosine and with the
@@ -17,7 +16,7 @@ import (
 // candidate lists. Everything is chosen on training queries only: α on an
 // inner dev split of them, the fusion weight on them.
 type Experiment struct {
-	Losses        []Loss
+	Losses        []tweak.Loss
 	Alphas        []float64 // α grid; nil means AlphaGrid
 	InnerDev      float64   // fraction of training queries held out to choose α
 	QueryLog      bool      // use the training queries as a query log
@@ -31,7 +30,7 @@ type Experiment struct {
 // DefaultExperiment is the protocol of the TWEAK experiment in
 // docs/RESULTS.md (docs/results/tweak-dev.md, tweak-cv.md).
 func DefaultExperiment() Experiment {
-	return Experiment{Losses: Losses, InnerDev: 0.2, QueryLog: true, MaxIterations: 200, Seed: 2016}
+	return Experiment{Losses: tweak.Losses, InnerDev: 0.2, QueryLog: true, MaxIterations: 200, Seed: 2016}
 }
 
 // Systems compared, besides "tweak-<loss>" and "<system>+rank".
@@ -50,7 +49,7 @@ type Outcome struct {
 
 func newOutcome() *Outcome { return &Outcome{Qrels: eval.Qrels{}, Runs: map[string]*eval.Run{}} }
 
-func (o *Outcome) add(sys string, set *Set, scores []float64) {
+func (o *Outcome) add(sys string, set *tweak.Set, scores []float64) {
 	r, ok := o.Runs[sys]
 	if !ok {
 		nr := eval.NewRun()
@@ -66,7 +65,7 @@ func (o *Outcome) add(sys string, set *Set, scores []float64) {
 
 // Split trains on every judged query of train and tests on every judged
 // query of test, with document frequencies df.
-func (e Experiment) Split(ctx context.Context, train, test *eval.Dataset, df *DFTable) (*Outcome, error) {
+func (e Experiment) Split(ctx context.Context, train, test *eval.Dataset, df *tweak.DFTable) (*Outcome, error) {
 	o := newOutcome()
 	trainQ, err := judgedQueries(train)
 	if err != nil {
@@ -85,7 +84,7 @@ func (e Experiment) Split(ctx context.Context, train, test *eval.Dataset, df *DF
 // CrossValidate runs k-fold cross-validation over the judged queries of
 // ds: queries are shuffled with e.Seed and dealt into k folds, all of a
 // query's candidates staying in its fold.
-func (e Experiment) CrossValidate(ctx context.Context, ds *eval.Dataset, k int, df *DFTable) (*Outcome, error) {
+func (e Experiment) CrossValidate(ctx context.Context, ds *eval.Dataset, k int, df *tweak.DFTable) (*Outcome, error) {
 	qids, err := judgedQueries(ds)
 	if err != nil {
 		return nil, err
@@ -113,7 +112,7 @@ func (e Experiment) CrossValidate(ctx context.Context, ds *eval.Dataset, k int, 
 
 func judgedQueries(ds *eval.Dataset) ([]string, error) {
 	if ds.Candidates == nil {
-		return nil, ErrNoCandidates
+		return nil, tweak.ErrNoCandidates
 	}
 	var out []string
 	for _, q := range ds.Candidates.QueryIDs() {
@@ -128,47 +127,27 @@ func judgedQueries(ds *eval.Dataset) ([]string, error) {
 }
 
 func (e Experiment) shuffle(qids []string, salt uint64) []string {
-	return shuffled(qids, e.Seed, salt)
-}
-
-func shuffled(qids []string, seed, salt uint64) []string {
-	out := append([]string(nil), qids...)
-	sort.Strings(out)
-	rng := rand.New(rand.NewPCG(seed, salt))
-	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
-	return out
-}
-
-// HoldOut deals a seeded random fraction frac of qids (at least one) into
-// dev and the rest into train: the inner split that chooses α when no dev
-// set is given.
-func HoldOut(qids []string, frac float64, seed uint64) (train, dev []string, err error) {
-	s := shuffled(qids, seed, 1)
-	n := max(1, int(math.Round(frac*float64(len(s)))))
-	if n >= len(s) {
-		return nil, nil, fmt.Errorf("tweak: %d queries leave none to train on after holding out %g for dev", len(s), frac)
-	}
-	return s[n:], s[:n], nil
+	return tweak.Shuffled(qids, e.Seed, salt)
 }
 
 // fold trains every system on trainQ and adds their runs over testQ.
-func (e Experiment) fold(ctx context.Context, o *Outcome, name string, trainDS *eval.Dataset, trainQ []string, testDS *eval.Dataset, testQ []string, df *DFTable) error {
-	st := Stats{DF: df}
+func (e Experiment) fold(ctx context.Context, o *Outcome, name string, trainDS *eval.Dataset, trainQ []string, testDS *eval.Dataset, testQ []string, df *tweak.DFTable) error {
+	st := tweak.Stats{DF: df}
 	if e.QueryLog {
 		texts := make([]string, len(trainQ))
 		for i, q := range trainQ {
 			qq, _ := trainDS.Query(q)
 			texts[i] = qq.FullText()
 		}
-		st.QF = CountDF(texts)
+		st.QF = tweak.CountDF(texts)
 	}
 	// The inner split chooses α; the final model is retrained on all of
 	// trainQ with it.
-	innerQ, devQ, err := HoldOut(trainQ, e.InnerDev, e.Seed)
+	innerQ, devQ, err := tweak.HoldOut(trainQ, e.InnerDev, e.Seed)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	sets := map[string]*Set{}
+	sets := map[string]*tweak.Set{}
 	for key, spec := range map[string]struct {
 		ds    *eval.Dataset
 		q     []string
@@ -177,7 +156,7 @@ func (e Experiment) fold(ctx context.Context, o *Outcome, name string, trainDS *
 		"train": {trainDS, trainQ, true}, "inner": {trainDS, innerQ, true},
 		"dev": {trainDS, devQ, true}, "test": {testDS, testQ, false},
 	} {
-		s, err := NewSet(spec.ds, spec.q, st, spec.inLog)
+		s, err := tweak.NewSet(spec.ds, spec.q, st, spec.inLog)
 		if err != nil {
 			return err
 		}
@@ -197,13 +176,13 @@ func (e Experiment) fold(ctx context.Context, o *Outcome, name string, trainDS *
 		if e.Progress != nil {
 			e.Progress(fmt.Sprintf("%s: training %s", name, loss))
 		}
-		cfg := Config{Loss: loss, QueryLog: e.QueryLog, MaxIterations: e.MaxIterations}
-		chosen, _, err := SelectAlpha(ctx, sets["inner"], sets["dev"], cfg, e.Alphas, Options{})
+		cfg := tweak.Config{Loss: loss, QueryLog: e.QueryLog, MaxIterations: e.MaxIterations}
+		chosen, _, err := tweak.SelectAlpha(ctx, sets["inner"], sets["dev"], cfg, e.Alphas, tweak.Options{})
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		cfg.Alpha = chosen.Config.Alpha
-		m, err := Train(ctx, train, cfg, Options{})
+		m, err := tweak.Train(ctx, train, cfg, tweak.Options{})
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -222,53 +201,15 @@ func (e Experiment) fold(ctx context.Context, o *Outcome, name string, trainDS *
 			return err
 		}
 		notes = append(notes, fmt.Sprintf("%s+rank λ=%.2f", s.name, lambda))
-		o.add(s.name+"+rank", test, Fuse(test, s.scores, lambda))
+		o.add(s.name+"+rank", test, tweak.Fuse(test, s.scores, lambda))
 	}
 	o.Chosen = append(o.Chosen, strings.Join(notes, " "))
 	return nil
 }
 
-// Fuse combines a stage's scores with the first-stage rank, per query:
-// λ·z(score) + (1−λ)·z(−rank), z the z-score over the query's candidates
-// (0 where a query's values are all equal).
-func Fuse(set *Set, scores []float64, lambda float64) []float64 {
-	out := make([]float64, len(scores))
-	ranks := make([]float64, len(scores))
-	for i, p := range set.pairs {
-		ranks[i] = -float64(p.rank)
-	}
-	for _, q := range set.queries {
-		zs, zr := zscore(scores[q.begin:q.end]), zscore(ranks[q.begin:q.end])
-		for i := range zs {
-			out[q.begin+i] = lambda*zs[i] + (1-lambda)*zr[i]
-		}
-	}
-	return out
-}
-
-func zscore(x []float64) []float64 {
-	var mean, sq float64
-	for _, v := range x {
-		mean += v
-	}
-	mean /= float64(len(x))
-	for _, v := range x {
-		sq += (v - mean) * (v - mean)
-	}
-	sd := math.Sqrt(sq / float64(len(x)))
-	out := make([]float64, len(x))
-	if sd == 0 {
-		return out
-	}
-	for i, v := range x {
-		out[i] = (v - mean) / sd
-	}
-	return out
-}
-
 // tuneFusion picks λ by map@10 of the fused scores on the training queries
 // (ties: the smaller λ, i.e. closer to the first-stage order).
-func (e Experiment) tuneFusion(train *Set, scores []float64) (float64, error) {
+func (e Experiment) tuneFusion(train *tweak.Set, scores []float64) (float64, error) {
 	grid := e.FusionGrid
 	if grid == nil {
 		for i := 0; i <= 20; i++ {
@@ -277,7 +218,7 @@ func (e Experiment) tuneFusion(train *Set, scores []float64) (float64, error) {
 	}
 	best, bestMAP := 0.0, math.Inf(-1)
 	for _, l := range grid {
-		r, err := train.Evaluate(Fuse(train, scores, l), DevMetrics[:1])
+		r, err := train.Evaluate(tweak.Fuse(train, scores, l), tweak.DevMetrics[:1])
 		if err != nil {
 			return 0, err
 		}

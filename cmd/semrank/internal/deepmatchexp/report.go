@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/semrank/semrank/cmd/semrank/internal/conceptexp"
 	"github.com/semrank/semrank/eval"
-	"github.com/semrank/semrank/internal/conceptexp"
 	"github.com/semrank/semrank/models/deepmatch"
 )
 

@@ -1,0 +1,361 @@
+package index
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/blevesearch/mmap-go"
+)
+
+// A payload segment, name.seg in the payload folder, holds one payload
+// name's payloads as of the last fold (see payloadStore.fold), immutable
+// and memory-mapped, so that opening it reads its header and serving a
+// window touches only the pages of that window's documents:
+//
+//	header (64 bytes) | model id | records | entries | slots
+//	header  = magic | u64 count | u64 slots | u64 entriesOff | u64 slotsOff
+//	          | u32 crc32(entries|slots) | u32 modelLen | u64 size
+//	          | u32 crc32(header[:56]|model id) | u32 0
+//	record  = id | payload | crc32(id|payload)
+//	entry   = u64 record offset | u32 idLen | u32 payloadLen (sorted by id)
+//	slot    = u32 entry number + 1, 0 when empty (open addressing, FNV-1a)
+//
+// The header's checksum is checked at open, a record's when it is read:
+// a damaged record is an error naming the segment, never a wrong payload.
+// The table's checksum, and every record's, are checked by verify
+// (semrank inspect --verify). Every offset is checked against the file
+// before it is followed, so no damage can make a read panic or loop.
+const (
+	segMagic     = "SRPSEG01"
+	segHeaderLen = 64
+	segEntryLen  = 16
+	segExt       = ".seg"
+)
+
+// segment is an open payload segment.
+type segment struct {
+	path  string    // for errors
+	b     []byte    // the file's bytes
+	m     mmap.MMap // b's mapping; nil when b is in the heap
+	model string
+
+	count, slots                 uint64
+	dataOff, entriesOff, slotsOf uint64
+	tableSum                     uint32
+}
+
+// openSegment maps the segment file at path and checks its header.
+func openSegment(path string) (*segment, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close() // the mapping outlives the descriptor
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() < segHeaderLen {
+		return nil, fmt.Errorf("payload segment %s: %d bytes, too short for its header (cut short?)", path, st.Size())
+	}
+	m, err := mmap.Map(f, mmap.RDONLY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("payload segment %s: %w", path, err)
+	}
+	s, err := parseSegment(path, m)
+	if err != nil {
+		m.Unmap()
+		return nil, err
+	}
+	s.m = m
+	return s, nil
+}
+
+// parseSegment checks the header of the segment b, read from path.
+func parseSegment(path string, b []byte) (*segment, error) {
+	fail := func(format string, a ...any) (*segment, error) {
+		return nil, fmt.Errorf("payload segment %s: %s", path, fmt.Sprintf(format, a...))
+	}
+	if len(b) < segHeaderLen {
+		return fail("%d bytes, too short for its header (cut short?)", len(b))
+	}
+	if string(b[:len(segMagic)]) != segMagic {
+		return fail("not a payload segment")
+	}
+	le := binary.LittleEndian
+	s := &segment{
+		path:       path,
+		b:          b,
+		count:      le.Uint64(b[8:]),
+		slots:      le.Uint64(b[16:]),
+		entriesOff: le.Uint64(b[24:]),
+		slotsOf:    le.Uint64(b[32:]),
+		tableSum:   le.Uint32(b[40:]),
+	}
+	modelLen := uint64(le.Uint32(b[44:]))
+	size := le.Uint64(b[48:])
+	if modelLen == 0 || modelLen > maxIDLen || segHeaderLen+modelLen > uint64(len(b)) {
+		return fail("model id length %d out of range", modelLen)
+	}
+	s.dataOff = segHeaderLen + modelLen
+	sum := crc32.Update(crc32.ChecksumIEEE(b[:56]), crc32.IEEETable, b[segHeaderLen:s.dataOff])
+	if sum != le.Uint32(b[56:]) {
+		return fail("header checksum mismatch")
+	}
+	s.model = string(b[segHeaderLen:s.dataOff])
+	switch {
+	case size != uint64(len(b)):
+		return fail("%d bytes, its header says %d (cut short?)", len(b), size)
+	case s.slots == 0 || s.slots&(s.slots-1) != 0 || s.slots > size/4:
+		return fail("%d hash slots, not a power of two that fits the file", s.slots)
+	case s.count >= s.slots || s.count > size/segEntryLen:
+		return fail("%d entries for %d slots", s.count, s.slots)
+	case s.entriesOff < s.dataOff || s.entriesOff > size ||
+		s.entriesOff+s.count*segEntryLen != s.slotsOf || s.slotsOf+s.slots*4 != size:
+		return fail("table offsets %d, %d do not fit the file", s.entriesOff, s.slotsOf)
+	}
+	return s, nil
+}
+
+// close unmaps the segment; nothing may be read from it after.
+func (s *segment) close() error {
+	if s == nil || s.m == nil {
+		return nil
+	}
+	err := s.m.Unmap()
+	s.m, s.b = nil, nil
+	return err
+}
+
+// hashID is FNV-1a, 64 bits: stable across processes, unlike maphash.
+func hashID[T string | []byte](id T) uint64 {
+	h := uint64(14695981039346656037)
+	for i := range len(id) {
+		h ^= uint64(id[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// entry returns where entry i's record lies: its offset, and the lengths
+// of its id and payload, checked against the records' area.
+func (s *segment) entry(i uint64) (off, idLen, valLen uint64, err error) {
+	e := s.b[s.entriesOff+i*segEntryLen:]
+	off = binary.LittleEndian.Uint64(e)
+	idLen = uint64(binary.LittleEndian.Uint32(e[8:]))
+	valLen = uint64(binary.LittleEndian.Uint32(e[12:]))
+	if off < s.dataOff || off > s.entriesOff || idLen == 0 || s.entriesOff-off < idLen+valLen+4 {
+		return 0, 0, 0, fmt.Errorf("payload segment %s: entry %d points outside its records", s.path, i)
+	}
+	return off, idLen, valLen, nil
+}
+
+// id returns entry i's document id.
+func (s *segment) id(i uint64) ([]byte, error) {
+	off, idLen, _, err := s.entry(i)
+	if err != nil {
+		return nil, err
+	}
+	return s.b[off : off+idLen], nil
+}
+
+// value returns entry i's payload, a slice of the mapping, once its
+// record's checksum is checked.
+func (s *segment) value(i uint64) ([]byte, error) {
+	off, idLen, valLen, err := s.entry(i)
+	if err != nil {
+		return nil, err
+	}
+	end := off + idLen + valLen
+	if crc32.ChecksumIEEE(s.b[off:end]) != binary.LittleEndian.Uint32(s.b[end:]) {
+		return nil, fmt.Errorf("payload segment %s: record of %q: checksum mismatch", s.path, s.b[off:off+idLen])
+	}
+	return s.b[off+idLen : end], nil
+}
+
+// find returns the number of id's entry; ok is false when the segment
+// has no payload for id. At most every slot is probed once.
+func (s *segment) find(id string) (i uint64, ok bool, err error) {
+	mask := s.slots - 1
+	p := hashID(id) & mask
+	for range s.slots {
+		e := uint64(binary.LittleEndian.Uint32(s.b[s.slotsOf+p*4:]))
+		if e == 0 {
+			return 0, false, nil
+		}
+		if e > s.count {
+			return 0, false, fmt.Errorf("payload segment %s: slot %d names entry %d of %d", s.path, p, e-1, s.count)
+		}
+		got, err := s.id(e - 1)
+		if err != nil {
+			return 0, false, err
+		}
+		if string(got) == id {
+			return e - 1, true, nil
+		}
+		p = (p + 1) & mask
+	}
+	return 0, false, nil
+}
+
+// get returns a copy of id's payload: the mapping goes at the next fold
+// or at close, while a caller may keep what it was given.
+func (s *segment) get(id string) ([]byte, bool, error) {
+	i, ok, err := s.find(id)
+	if !ok || err != nil {
+		return nil, false, err
+	}
+	v, err := s.value(i)
+	if err != nil {
+		return nil, false, err
+	}
+	return append(make([]byte, 0, len(v)), v...), true, nil
+}
+
+// verify reads the whole segment: the table's checksum, every record's,
+// the ids' order, and that each entry is found through the slots.
+func (s *segment) verify() error {
+	if crc32.ChecksumIEEE(s.b[s.entriesOff:]) != s.tableSum {
+		return fmt.Errorf("payload segment %s: table checksum mismatch", s.path)
+	}
+	var prev []byte
+	for i := range s.count {
+		if _, err := s.value(i); err != nil {
+			return err
+		}
+		id, _ := s.id(i)
+		if i > 0 && bytes.Compare(prev, id) >= 0 {
+			return fmt.Errorf("payload segment %s: entry %d (%q) out of order", s.path, i, id)
+		}
+		if j, ok, err := s.find(string(id)); err != nil || !ok || j != i {
+			return fmt.Errorf("payload segment %s: entry %d (%q) not found through its slots (%v)", s.path, i, id, err)
+		}
+		prev = id
+	}
+	var used uint64
+	for p := range s.slots {
+		if binary.LittleEndian.Uint32(s.b[s.slotsOf+p*4:]) != 0 {
+			used++
+		}
+	}
+	if used != s.count {
+		return fmt.Errorf("payload segment %s: %d slots used for %d entries", s.path, used, s.count)
+	}
+	return nil
+}
+
+// segWriter writes a segment, its payloads given in increasing id order.
+type segWriter struct {
+	f       *os.File
+	w       *bufio.Writer
+	model   string
+	off     uint64
+	entries []byte
+	hashes  []uint64
+}
+
+func newSegWriter(f *os.File, model string) (*segWriter, error) {
+	w := &segWriter{f: f, w: bufio.NewWriterSize(f, 1<<20), model: model}
+	var hdr [segHeaderLen]byte // written again by finish
+	w.w.Write(hdr[:])
+	_, err := w.w.WriteString(model)
+	w.off = segHeaderLen + uint64(len(model))
+	return w, err
+}
+
+// add appends id's payload; ids must come in increasing order.
+func (w *segWriter) add(id string, val []byte) error {
+	sum := crc32.Update(crc32.ChecksumIEEE([]byte(id)), crc32.IEEETable, val)
+	w.entries = binary.LittleEndian.AppendUint64(w.entries, w.off)
+	w.entries = binary.LittleEndian.AppendUint32(w.entries, uint32(len(id)))
+	w.entries = binary.LittleEndian.AppendUint32(w.entries, uint32(len(val)))
+	w.hashes = append(w.hashes, hashID(id))
+	w.w.WriteString(id)
+	w.w.Write(val)
+	_, err := w.w.Write(binary.LittleEndian.AppendUint32(nil, sum))
+	w.off += uint64(len(id) + len(val) + 4)
+	return err
+}
+
+// finish writes the table and the header; the caller syncs the file.
+func (w *segWriter) finish() error {
+	n := uint64(len(w.hashes))
+	if n > 1<<32-2 {
+		return fmt.Errorf("%d payloads, more than a segment holds", n)
+	}
+	slots := uint64(1)
+	for slots < 2*n {
+		slots <<= 1
+	}
+	table := make([]uint32, slots)
+	for i, h := range w.hashes {
+		p := h & (slots - 1)
+		for table[p] != 0 {
+			p = (p + 1) & (slots - 1)
+		}
+		table[p] = uint32(i + 1)
+	}
+	tab := w.entries
+	for _, e := range table {
+		tab = binary.LittleEndian.AppendUint32(tab, e)
+	}
+	entriesOff := w.off
+	if _, err := w.w.Write(tab); err != nil {
+		return err
+	}
+	if err := w.w.Flush(); err != nil {
+		return err
+	}
+	le := binary.LittleEndian
+	hdr := make([]byte, segHeaderLen, segHeaderLen+len(w.model))
+	copy(hdr, segMagic)
+	le.PutUint64(hdr[8:], n)
+	le.PutUint64(hdr[16:], slots)
+	le.PutUint64(hdr[24:], entriesOff)
+	le.PutUint64(hdr[32:], entriesOff+n*segEntryLen)
+	le.PutUint32(hdr[40:], crc32.ChecksumIEEE(tab))
+	le.PutUint32(hdr[44:], uint32(len(w.model)))
+	le.PutUint64(hdr[48:], entriesOff+uint64(len(tab)))
+	le.PutUint32(hdr[56:], crc32.ChecksumIEEE(append(hdr[:56:56], w.model...)))
+	_, err := w.f.WriteAt(hdr, 0)
+	return err
+}
+
+// VerifyPayloads checks every payload segment of the index at path in
+// full (segment.verify: the table's checksum and every record's); the
+// payload logs are read whole whenever the index opens. A damaged segment
+// is reported in its SegmentCheck.
+func VerifyPayloads(path string) ([]SegmentCheck, error) {
+	entries, err := os.ReadDir(filepath.Join(path, payloadDir))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("index: payloads: %w", err)
+	}
+	var out []SegmentCheck
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), segExt) || strings.HasPrefix(e.Name(), foldPrefix) {
+			continue
+		}
+		c := SegmentCheck{File: filepath.Join(path, payloadDir, e.Name())}
+		if st, err := os.Stat(c.File); err == nil {
+			c.Size = st.Size()
+		}
+		s, err := openSegment(c.File)
+		if err == nil {
+			err = s.verify()
+			s.close()
+		}
+		c.Err = err
+		out = append(out, c)
+	}
+	return out, nil
+}
