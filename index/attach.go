@@ -194,7 +194,7 @@ func NewAttached(b bleve.Index, path string) (*Attached, error) {
 
 func newAttached(b bleve.Index, path string, readOnly bool) (*Attached, error) {
 	if isSemrank(b) {
-		return nil, fmt.Errorf("index: %s is a semrank index, whose payloads are computed as documents are added (semrank index --pipeline), not attached", path)
+		return nil, fmt.Errorf("index: %s is a semrank index, whose payloads are computed as documents are added with a pipeline's encoders, not attached", path)
 	}
 	if path == "" {
 		return nil, errors.New("index: attach: the index has no path (payloads are kept in its directory)")
@@ -239,7 +239,7 @@ func readSource(path string) (*Source, error) {
 	}
 	s, err := parseSource(raw)
 	if err != nil {
-		return nil, fmt.Errorf("index: %s: %w (remove it and run semrank attach again)", filepath.Join(path, attachFile), err)
+		return nil, fmt.Errorf("index: %s: %w (remove it and attach again)", filepath.Join(path, attachFile), err)
 	}
 	return s, nil
 }

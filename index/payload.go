@@ -887,10 +887,13 @@ func (ps *payloadStore) read(name, id, model string, fromModel bool) ([]byte, bo
 	}
 	b, ok, err := s.lookup(id)
 	if err != nil {
-		return nil, false, fmt.Errorf("index: %w (%w); semrank inspect --verify names what is damaged", err, ErrDamaged)
+		return nil, false, damagedErr(err)
 	}
 	return b, ok, nil
 }
+
+// damagedErr wraps err, a damaged segment's, with ErrDamaged.
+func damagedErr(err error) error { return fmt.Errorf("index: %w (%w)", err, ErrDamaged) }
 
 // holdsFrom reports whether read would find id's payload under name from
 // model, without reading it.
@@ -906,7 +909,7 @@ func (ps *payloadStore) holdsFrom(name, id, model string) (bool, error) {
 	}
 	held, _, err := s.holds(id)
 	if err != nil {
-		return false, fmt.Errorf("index: %w (%w); semrank inspect --verify names what is damaged", err, ErrDamaged)
+		return false, damagedErr(err)
 	}
 	return held, nil
 }
@@ -975,7 +978,7 @@ func (ps *payloadStore) ids(name string) ([]string, error) {
 		for i := range s.seg.count {
 			id, err := s.seg.id(i)
 			if err != nil {
-				return nil, fmt.Errorf("index: %w (%w); semrank inspect --verify names what is damaged", err, ErrDamaged)
+				return nil, damagedErr(err)
 			}
 			if _, inTail := s.tail[string(id)]; !inTail {
 				out = append(out, string(id))

@@ -246,7 +246,7 @@ func recoverDamaged(path, what string, err *error) {
 		if where == "" {
 			where = "in-memory index"
 		}
-		*err = fmt.Errorf("index: %s: %s: Bleve failed reading it (%v): %w; semrank inspect --verify --index %s names the damaged segment", where, what, r, ErrDamaged, path)
+		*err = fmt.Errorf("index: %s: %s: Bleve failed reading it (%v): %w", where, what, r, ErrDamaged)
 	}
 }
 

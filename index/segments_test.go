@@ -132,8 +132,8 @@ func TestBlevePanicIsAnError(t *testing.T) {
 		b.Close()
 		t.Fatal("openBleve succeeded")
 	}
-	if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "inspect --verify") {
-		t.Errorf("err = %v; want ErrDamaged naming %s and inspect --verify", err, path)
+	if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), path) {
+		t.Errorf("err = %v; want ErrDamaged naming %s", err, path)
 	}
 
 	idx, _ := build(t)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/tweak"
 	"github.com/semrank/semrank/rerank"
 )
@@ -25,6 +26,8 @@ func hint(err error) string {
 		case rerank.Trainable(nm.Type):
 			return "semrank train " + nm.Type + " writes one"
 		}
+	case errors.Is(err, index.ErrDamaged):
+		return "semrank inspect --verify --index PATH names every damaged file; rebuild the index, or restore it from a copy"
 	case errors.Is(err, tweak.ErrNoCandidates):
 		return "write them with semrank run --data DIR --index IDX --out DIR/candidates.trec"
 	}

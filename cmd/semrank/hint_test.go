@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/tweak"
 	"github.com/semrank/semrank/rerank"
 )
@@ -22,6 +23,8 @@ func TestHint(t *testing.T) {
 		{wrap(&rerank.NeedsModelError{Type: "fusion lambdamart"}), "fusion lambdamart needs a model file (semrank train fusion --method lambdamart writes one)"},
 		{wrap(&rerank.NeedsModelError{Type: "mystage"}), "mystage needs a model file"},
 		{wrap(tweak.ErrNoCandidates), "tweak: dataset has no candidate lists (candidates.trec) (write them with semrank run --data DIR --index IDX --out DIR/candidates.trec)"},
+		{wrap(fmt.Errorf("index: payload segment s.seg: record of \"d1\": checksum mismatch (%w)", index.ErrDamaged)),
+			"index: payload segment s.seg: record of \"d1\": checksum mismatch (the index is damaged) (semrank inspect --verify --index PATH names every damaged file; rebuild the index, or restore it from a copy)"},
 		{fmt.Errorf("other"), "other"},
 	}
 	for _, tt := range tests {
