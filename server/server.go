@@ -380,7 +380,7 @@ func (s *Server) reload(ctx context.Context) (*loaded, error) {
 	s.log.Info("pipeline loaded", "file", s.path, "generation", gen, "stages", p.StageNames(),
 		"window", p.WindowSize(), "took", time.Since(start).Round(time.Millisecond))
 	if missing := s.missingPayloads(p); len(missing) > 0 {
-		s.log.Warn("the index lacks payloads the stages read; they compute them from text for every query, several times slower (index with semrank index --pipeline, or add documents through /api/index)",
+		s.log.Warn("the index lacks payloads the stages read; they compute them from text for every query, several times slower until documents are indexed with the pipeline's payload encoders (or added through /api/index)",
 			"payloads", missing)
 	}
 	s.warnGivenList(p)
