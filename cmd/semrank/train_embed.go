@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"time"
@@ -73,20 +74,9 @@ earlier names of --vectors and --vectors-format.)`,
 			if cfg.PruneTop == 0 {
 				cfg.PruneTop = -1 // leave out no word (0 would be read as the default, 30)
 			}
-			fields, err := pipelineFields(pipelinePath)
+			corpus, err := trainingTexts(cmd.Context(), data, indexes, pipelinePath, texts)
 			if err != nil {
 				return err
-			}
-			corpus, err := unsupexp.CollectionTexts(cmd.Context(), data, indexes, fields)
-			if err != nil {
-				return err
-			}
-			for _, path := range texts {
-				lines, err := embedTextLines(path)
-				if err != nil {
-					return err
-				}
-				corpus = append(corpus, lines...)
 			}
 			if initPath != "" {
 				v, err := embed.LoadFile(initPath, embed.Format(initFormat))
@@ -147,6 +137,29 @@ earlier names of --vectors and --vectors-format.)`,
 	f.Float64Var(&cfg.Sample, "sample", def.Sample, "sub-sampling threshold (0: none)")
 	f.Int64Var(&cfg.Seed, "seed", def.Seed, "random seed")
 	trainCmd.AddCommand(cmd)
+}
+
+// trainingTexts returns the texts word vectors and topics learn from: the
+// data directories' and the indexes' (unsupexp.CollectionTexts, an index
+// semrank did not build read through the fields of the pipeline file at
+// pipelinePath), then every line of the text files.
+func trainingTexts(ctx context.Context, data, indexes []string, pipelinePath string, texts []string) ([]string, error) {
+	fields, err := pipelineFields(pipelinePath)
+	if err != nil {
+		return nil, err
+	}
+	corpus, err := unsupexp.CollectionTexts(ctx, data, indexes, fields)
+	if err != nil {
+		return nil, err
+	}
+	for _, path := range texts {
+		lines, err := embedTextLines(path)
+		if err != nil {
+			return nil, err
+		}
+		corpus = append(corpus, lines...)
+	}
+	return corpus, nil
 }
 
 func embedTextLines(path string) ([]string, error) {

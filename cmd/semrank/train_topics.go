@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/semrank/semrank/cmd/semrank/internal/unsupexp"
 	"github.com/semrank/semrank/models/embed"
 	"github.com/semrank/semrank/models/topics"
 )
@@ -47,20 +46,9 @@ reranker takes its soft seeds and feature IDF weights from it.`,
 			if err := checkRetrainOutput(cmd.ErrOrStderr(), out); err != nil {
 				return err
 			}
-			fields, err := pipelineFields(pipelinePath)
+			corpus, err := trainingTexts(cmd.Context(), data, indexes, pipelinePath, texts)
 			if err != nil {
 				return err
-			}
-			corpus, err := unsupexp.CollectionTexts(cmd.Context(), data, indexes, fields)
-			if err != nil {
-				return err
-			}
-			for _, path := range texts {
-				lines, err := embedTextLines(path)
-				if err != nil {
-					return err
-				}
-				corpus = append(corpus, lines...)
 			}
 			start := time.Now()
 			m, err := topics.Train(cmd.Context(), embed.Sentences(corpus), cfg)
