@@ -535,6 +535,58 @@ func (a *Attached) encode(ctx context.Context, docs []eval.Doc, prints [][]byte,
 	return ps.put(sourcePayload, recs)
 }
 
+// termCounts are the collection statistics of the term counts attached
+// from a Source: how many documents hold them, and how many of those hold
+// each term.
+type termCounts struct {
+	n  uint64
+	df map[string]uint64
+}
+
+// CountTerms gives st, statistics of fields analyzed with another
+// analyzer than the index's (NewStatsWith), the counts of that analyzer's
+// terms over the term counts attached from src, which must be the
+// attached source and name st's analyzer. They are the counts of the
+// payloads attached when CountTerms runs: statistics made later see later
+// writes. Statistics of the index's own analyzer read the index and are
+// left as they are.
+func (a *Attached) CountTerms(st *Stats, src Source) error {
+	if st.own {
+		return nil
+	}
+	if src.Analyzer != st.analyzer {
+		return fmt.Errorf("index: term counts of analyzer %s cannot count the terms of %s", src.Analyzer, st.analyzer)
+	}
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	if a.source == nil || !a.source.Equal(src) {
+		return st.errNotCounted()
+	}
+	ps := a.x.payloads
+	ids, err := ps.ids(TermsPayload)
+	if err != nil {
+		return err
+	}
+	c := &termCounts{df: map[string]uint64{}}
+	model := src.termsModel()
+	for _, id := range ids {
+		b, ok := ps.getFrom(TermsPayload, model, id)
+		if !ok {
+			continue
+		}
+		list, err := DecodeTermList(b)
+		if err != nil {
+			return damagedErr(fmt.Errorf("term counts of %q: %w", id, err))
+		}
+		c.n++
+		for _, tc := range list {
+			c.df[tc.Term]++
+		}
+	}
+	st.counted = c
+	return nil
+}
+
 // PayloadsFor returns the attached payloads as stages reading src ask for
 // them (rerank.Payloads), or nil when none were attached from src.
 func (a *Attached) PayloadsFor(src Source) *SourcePayloads {

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -8,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/mapping"
 
 	"github.com/semrank/semrank/analyzers"
@@ -28,11 +28,18 @@ import (
 // that leaves the count as it was (a replaced document) may leave a
 // cached count stale by that document, which moves a statistic, not a
 // result's correctness.
+//
+// Stages may also analyze the fields with another analyzer than the
+// index's (NewStatsWith): the index's term dictionary then holds none of
+// their terms, and the counts come from the term counts attached to the
+// index with that analyzer (Attached.Stats).
 type Stats struct {
 	idx      bleve.Index
 	fields   []string
 	analyzer string
 	tokens   *analyzers.Cache
+	own      bool        // analyzer is the one the mapping gives fields[0]
+	counted  *termCounts // the counts of another analyzer, nil until attached
 
 	mu    sync.Mutex
 	count uint64 // the document count the cache belongs to
@@ -44,22 +51,37 @@ type Stats struct {
 // no document of idx holds is an error naming the fields it has: a
 // misspelt name would otherwise read as empty text.
 func NewStats(idx bleve.Index, fields []string) (*Stats, error) {
+	return NewStatsWith(idx, fields, "")
+}
+
+// NewStatsWith is NewStats with the fields analyzed by the analyzer named
+// analyzer, one Bleve's registry knows ("" for the mapping's). Unless it
+// is the mapping's own, DocCount and DocFreq report an error until the
+// counts of that analyzer's terms are attached (Attached.Stats).
+func NewStatsWith(idx bleve.Index, fields []string, analyzer string) (*Stats, error) {
 	if len(fields) == 0 {
 		return nil, fmt.Errorf("index: statistics over no fields")
 	}
 	if err := CheckFields(idx, fields...); err != nil {
 		return nil, err
 	}
-	m := idx.Mapping()
-	name := m.AnalyzerNameForPath(fields[0])
-	var an analysis.Analyzer
-	if im, ok := m.(*mapping.IndexMappingImpl); ok {
-		if name == "" {
-			name = im.DefaultAnalyzer
-		}
-		an = im.AnalyzerNamed(name)
+	im, ok := idx.Mapping().(*mapping.IndexMappingImpl)
+	if !ok {
+		return nil, fmt.Errorf("index: a mapping of type %T: its analyzers cannot be read", idx.Mapping())
 	}
+	own := im.AnalyzerNameForPath(fields[0])
+	if own == "" {
+		own = im.DefaultAnalyzer
+	}
+	name := analyzer
+	if name == "" {
+		name = own
+	}
+	an := im.AnalyzerNamed(name)
 	if an == nil {
+		if analyzer != "" {
+			return nil, fmt.Errorf("index: no analyzer named %q", analyzer)
+		}
 		return nil, fmt.Errorf("index: field %s: its analyzer %q cannot be built here", fields[0], name)
 	}
 	analyze := func(text string) []string {
@@ -70,7 +92,7 @@ func NewStats(idx bleve.Index, fields []string) (*Stats, error) {
 		}
 		return out
 	}
-	return &Stats{idx: idx, fields: slices.Clone(fields), analyzer: name, tokens: analyzers.NewCache(analyze)}, nil
+	return &Stats{idx: idx, fields: slices.Clone(fields), analyzer: name, own: name == own, tokens: analyzers.NewCache(analyze)}, nil
 }
 
 // CheckFields returns an error naming the fields of names that no
@@ -105,8 +127,28 @@ func (s *Stats) Analyzer() string { return s.analyzer }
 // returned slice is shared: callers must not modify it.
 func (s *Stats) Tokens(text string) []string { return s.tokens.Tokens(text) }
 
-// DocCount returns the number of documents in the index.
+// Own reports whether s analyzes as the index analyzed its fields, so
+// that the index's term dictionary counts s's terms.
+func (s *Stats) Own() bool { return s.own }
+
+// ErrNotCounted is the error of statistics of another analyzer than the
+// index's (NewStatsWith) before term counts made with it are attached.
+var ErrNotCounted = errors.New("no term counts made with that analyzer are attached to the index")
+
+// errNotCounted returns ErrNotCounted, naming s's fields and analyzer.
+func (s *Stats) errNotCounted() error {
+	return fmt.Errorf("index: the statistics of fields %s analyzed with %s: the index analyzed them with another analyzer, and %w", strings.Join(s.fields, ", "), s.analyzer, ErrNotCounted)
+}
+
+// DocCount returns the number of documents in the index, or, for another
+// analyzer than the index's, the number holding attached term counts.
 func (s *Stats) DocCount() (uint64, error) {
+	if !s.own {
+		if s.counted == nil {
+			return 0, s.errNotCounted()
+		}
+		return s.counted.n, nil
+	}
 	n, err := s.idx.DocCount()
 	if err != nil {
 		return 0, err
@@ -122,6 +164,12 @@ func (s *Stats) DocCount() (uint64, error) {
 // DocFreq returns the number of documents holding the analyzed term (see
 // Stats).
 func (s *Stats) DocFreq(term string) (uint64, error) {
+	if !s.own {
+		if s.counted == nil {
+			return 0, s.errNotCounted()
+		}
+		return s.counted.df[term], nil
+	}
 	s.mu.Lock()
 	df, ok := s.df[term]
 	s.mu.Unlock()

@@ -147,6 +147,7 @@ func FuzzParseConfig(f *testing.F) {
 	f.Add([]byte("window: 50\nstages:\n  - type: tfidf\n  - type: tweak\n    name: tw\n    model: t.model\n    options: {alpha: 0.1}\nfusion: {method: linear, weights: {tw: 0.5}}\n"))
 	f.Add([]byte(`{"first_stage":{"query_boost":"tweak"},"stages":[{"type":"tweak"}]}`))
 	f.Add([]byte("stages: [{type: a}]\nfusion: {method: rrf, k: 60}\n"))
+	f.Add([]byte("fields: {title: t, text: [a, b], analyzer: semrank_en}\nstages: [{type: tfidf}]\n"))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		c, err := ParseConfig(raw)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search"
 	"gopkg.in/yaml.v3"
 
+	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/index"
 )
 
@@ -18,26 +19,39 @@ import (
 //	  title: title            # one field or a list
 //	  text: [abstract, body]
 //
+//	  analyzer: semrank_en    # default: the one the index's mapping gives them
+//
 // A key left out keeps semrank's own field (title, text); an empty list
 // reads none. A field indexed from several values, or several fields,
 // read as their values joined one a line.
+//
+// The lexical stages analyze the fields as the index analyzed them and
+// read its term statistics. Analyzer names another analyzer that Bleve's
+// registry knows (semrank's stemming semrank_en, Bleve's en, ...): the
+// index's term dictionary then holds none of its terms, so the stages
+// read term counts made with it and attached to the index (Attach), and
+// statistics counted from those.
 type Fields struct {
-	Title FieldList `yaml:"title,omitempty" json:"title,omitempty"`
-	Text  FieldList `yaml:"text,omitempty" json:"text,omitempty"`
+	Title    FieldList `yaml:"title,omitempty" json:"title,omitempty"`
+	Text     FieldList `yaml:"text,omitempty" json:"text,omitempty"`
+	Analyzer string    `yaml:"analyzer,omitempty" json:"analyzer,omitempty"`
 }
 
-// IsZero reports whether f leaves both keys out; an empty list is not
+// IsZero reports whether f leaves every key out; an empty list is not
 // left out (it reads no field), so a pipeline file written keeps it.
-func (f Fields) IsZero() bool { return f.Title == nil && f.Text == nil }
+func (f Fields) IsZero() bool { return f.Title == nil && f.Text == nil && f.Analyzer == "" }
 
 // MarshalYAML writes the keys f sets, an empty list as [].
 func (f Fields) MarshalYAML() (any, error) {
-	out := map[string][]string{}
+	out := map[string]any{}
 	if f.Title != nil {
-		out["title"] = f.Title
+		out["title"] = []string(f.Title)
 	}
 	if f.Text != nil {
-		out["text"] = f.Text
+		out["text"] = []string(f.Text)
+	}
+	if f.Analyzer != "" {
+		out["analyzer"] = f.Analyzer
 	}
 	return out, nil
 }
@@ -80,11 +94,12 @@ func (f Fields) resolved() Fields {
 	return f
 }
 
-// IsDefault reports whether f reads semrank's own fields, as an index
-// semrank built stores them.
+// IsDefault reports whether f reads semrank's own fields analyzed with
+// semrank's analyzer, as an index semrank built stores them.
 func (f Fields) IsDefault() bool {
 	r := f.resolved()
-	return slices.Equal(r.Title, FieldList{index.FieldTitle}) && slices.Equal(r.Text, FieldList{index.FieldText})
+	return slices.Equal(r.Title, FieldList{index.FieldTitle}) && slices.Equal(r.Text, FieldList{index.FieldText}) &&
+		(f.Analyzer == "" || f.Analyzer == analyzers.Name)
 }
 
 // All returns every field f names, title fields first.

@@ -322,8 +322,12 @@ func (e Env) Tokens(text string) []string {
 // other fields, gets statistics and analysis from the index and its
 // mapping (index.Stats), and the payloads attached to the index from
 // those fields (index.Attached.PayloadsFor), if any: none of a semrank
-// index's, which semrank computed from its own fields. Without stages
-// (read false) nothing reads the fields, and e is kept.
+// index's, which semrank computed from its own fields. With another
+// analyzer than the index's (Fields.Analyzer) the statistics are counted
+// from the attached term counts; before they are attached, stages reading
+// statistics fail with an error saying so (the pipeline still builds, to
+// compute them: Attach). Without stages (read false) nothing reads the
+// fields, and e is kept.
 func (e Env) forFields(f Fields, read bool) (Env, error) {
 	if e.Index == nil || !read {
 		return e, nil
@@ -349,6 +353,9 @@ func (e Env) forFields(f Fields, read bool) (Env, error) {
 	if a, ok := e.Index.(*index.Attached); ok {
 		if p := a.PayloadsFor(f.source(st)); p != nil {
 			e.Payloads = p
+			if err := a.CountTerms(st, f.source(st)); err != nil {
+				return e, err
+			}
 		}
 	}
 	return e, nil
@@ -359,7 +366,7 @@ func (e Env) forFields(f Fields, read bool) (Env, error) {
 func (f Fields) stats(idx bleve.Index) (*index.Stats, error) {
 	r := f.resolved()
 	fields := slices.Concat([]string(r.Text), []string(r.Title))
-	st, err := index.NewStats(idx, fields)
+	st, err := index.NewStatsWith(idx, fields, f.Analyzer)
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,8 @@ func init() {
 		Long: `Compute the payloads a pipeline's stages read (term counts, TWEAK weights,
 concept vectors) for every document of a Bleve index semrank did not build,
 from the stored text of the pipeline's fields: analyzed with the analyzer
-the index's mapping gives them, as the stages analyze them over that index.
+the index's mapping gives them, or the pipeline's fields.analyzer, as the
+stages analyze them over that index.
 They are kept in the index directory (semrank_payloads/, and
 semrank_attach.json recording the fields and analyzer), and stages of any
 pipeline reading the same fields over the index read them instead of each

@@ -28,6 +28,8 @@ func hint(err error) string {
 		}
 	case errors.Is(err, index.ErrDamaged):
 		return "semrank inspect --verify --index PATH names every damaged file; rebuild the index, or restore it from a copy"
+	case errors.Is(err, index.ErrNotCounted):
+		return "semrank attach --index PATH --pipeline FILE computes them"
 	case errors.Is(err, tweak.ErrNoCandidates):
 		return "write them with semrank run --data DIR --index IDX --out DIR/candidates.trec"
 	}

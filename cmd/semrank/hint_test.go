@@ -25,6 +25,8 @@ func TestHint(t *testing.T) {
 		{wrap(tweak.ErrNoCandidates), "tweak: dataset has no candidate lists (candidates.trec) (write them with semrank run --data DIR --index IDX --out DIR/candidates.trec)"},
 		{wrap(fmt.Errorf("index: payload segment s.seg: record of \"d1\": checksum mismatch (%w)", index.ErrDamaged)),
 			"index: payload segment s.seg: record of \"d1\": checksum mismatch (the index is damaged) (semrank inspect --verify --index PATH names every damaged file; rebuild the index, or restore it from a copy)"},
+		{wrap(fmt.Errorf("index: fields a analyzed with en: %w", index.ErrNotCounted)),
+			"index: fields a analyzed with en: no term counts made with that analyzer are attached to the index (semrank attach --index PATH --pipeline FILE computes them)"},
 		{fmt.Errorf("other"), "other"},
 	}
 	for _, tt := range tests {
