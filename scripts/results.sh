@@ -6,7 +6,7 @@
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
 # beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, bench, plain-cacm, plain-cacm-supervised,
-# plain-attach, plain-ideas, plain-recipe, query-boost, cost, scale, serve, shards.
+# plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, scale, serve, shards.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
 # O (BEIR directories from scripts/data.sh; default out/data), XML (the
@@ -404,6 +404,46 @@ run() {
 				done
 			done
 		} 2>&1 | tee "$R/plain-attach.txt"
+		;;
+	plain-analyzer)
+		# Reranking plain Bleve indexes (examples/plainindex: the standard
+		# analyzer, no stemming) with the lexical stages analyzing as the
+		# index does, and with fields.analyzer: semrank_en, its term counts
+		# attached (semrank attach) and statistics counted from them; windows
+		# 100 and 200, 100 results written either way, each against the
+		# index's own first stage (match on _all, top 100). CACM's stages
+		# read title, abstract and authors; the classic collections have
+		# no authors.
+		local c="$R/plain-analyzer" col d idx text an w y
+		rm -rf "$c"
+		mkdir -p "$c"
+		{
+			for col in cacm adi lisa med time; do
+				d=${CLASSIC:-../shared/data/classic}/$col
+				text=abstract
+				if [ $col = cacm ]; then
+					d=$O/cacm
+					text="[abstract, authors]"
+				fi
+				idx=$c/$col.idx
+				go run ./examples/plainindex --corpus "$d/corpus.jsonl" --index "$idx" >/dev/null
+				$SR run --data "$d" --index "$idx" --out "$c/$col-first.trec" >/dev/null
+				for an in index semrank_en; do
+					for w in 100 200; do
+						y=$c/$col-$an-$w.yaml
+						{
+							printf 'window: %s\nfields: {title: title, text: %s' $w "$text"
+							[ $an = index ] || printf ', analyzer: %s' $an
+							printf '}\nstages:\n  - type: tfidf\n  - type: bm25\n  - type: length\n'
+						} >"$y"
+						[ $an = index ] || $SR attach --index "$idx" --pipeline "$y" >/dev/null
+						$SR run --data "$d" --index "$idx" --pipeline "$y" --depth 100 --out "$c/$col-$an-$w.trec" >/dev/null
+						echo "== $col, lexical stages, analyzer: $an, window $w"
+						$SR eval --qrels "$d/qrels/test.tsv" --run "$c/$col-$an-$w.trec" --baseline "$c/$col-first.trec" --metrics map,ndcg@10 --ignore-unjudged
+					done
+				done
+			done
+		} 2>&1 | tee "$R/plain-analyzer.txt"
 		;;
 	plain-ideas)
 		# Why the no-judgment pipeline gains little over the plain CACM
