@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
@@ -15,6 +16,7 @@ import (
 	"github.com/semrank/semrank/models/lsa"
 	"github.com/semrank/semrank/models/s2net"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/stages"
 )
 
 func init() {
@@ -57,10 +59,10 @@ func errNoPreference(method, flag string, dirs []string) error {
 
 func newTrainConceptCmd(method string) *cobra.Command {
 	var data, corpora []string
-	var dev, out, init, input, indexPath, pipelinePath string
-	var dim, maxTerms, iter, patience, maxPairs, d, pretrain, epochs, depth int
-	var gamma, pairWeight, lr, mix float64
+	var dev, out, indexPath, pipelinePath string
+	var depth int
 	var seed uint64
+	var opts any // the method's options struct, which its flags fill
 	short := map[string]string{
 		"lsa":   "Train LSA: truncated SVD of the TF-IDF term–document matrix",
 		"s2net": "Train S2Net (Yih et al. 2011): a discriminative projection to concept vectors, by L-BFGS",
@@ -146,16 +148,9 @@ model (MODEL.curve.png).`,
 					return errNoPreference(method, "--dev", []string{dev})
 				}
 			}
-			opts := map[string]any{}
-			switch method {
-			case "lsa":
-				opts["dim"], opts["max_terms"] = dim, maxTerms
-			case "s2net":
-				opts["dim"], opts["max_terms"], opts["init"], opts["gamma"] = dim, maxTerms, init, gamma
-				opts["iter"], opts["patience"], opts["pair_weight"], opts["max_pairs"] = iter, patience, pairWeight, maxPairs
-			case "dse":
-				opts["c"], opts["d"], opts["input"], opts["pretrain_epochs"] = dim, d, input, pretrain
-				opts["epochs"], opts["lr"], opts["patience"], opts["mix"] = epochs, lr, patience, mix
+			spec, err := stageSpec(method, opts)
+			if err != nil {
+				return err
 			}
 			var curve []concept.Iteration
 			bar, done := stepBar(method)
@@ -163,7 +158,7 @@ model (MODEL.curve.png).`,
 				curve = append(curve, concept.Iteration{Iter: s.Iter, Phase: s.Phase, Loss: s.Loss, DevMAP: s.DevMAP})
 				bar(s)
 			}
-			err = trainModel(ctx, rerank.StageSpec{Type: method, Options: opts}, in, out)
+			err = trainModel(ctx, spec, in, out)
 			done()
 			if err != nil {
 				return err
@@ -218,33 +213,47 @@ model (MODEL.curve.png).`,
 	f.StringArrayVar(&corpora, "corpus", nil, "extra BEIR directory: unlabelled text and comparable pairs (repeatable)")
 	f.StringVar(&dev, "dev", "", "dev BEIR directory for early stopping")
 	f.StringVar(&out, "out", "", "model file to write")
-	switch method {
-	case "lsa":
-		f.IntVar(&dim, "dim", 100, "concept dimensions k")
-		f.IntVar(&maxTerms, "max-terms", 10000, "vocabulary size")
-	case "s2net":
-		f.IntVar(&dim, "dim", 100, "concept dimensions k")
-		f.IntVar(&maxTerms, "max-terms", 10000, "vocabulary size")
-		f.StringVar(&init, "init", "lsa", "initial projection: lsa or random")
-		f.Float64Var(&gamma, "gamma", 10, "loss scale γ")
-		f.IntVar(&iter, "iter", 100, "L-BFGS iterations")
-		f.IntVar(&patience, "patience", 10, "stop after this many iterations without a better dev MAP")
-		f.Float64Var(&pairWeight, "pair-weight", 1, "weight of the comparable-pair loss (<0: none)")
-		f.IntVar(&maxPairs, "max-pairs", 0, "use at most this many comparable pairs (0: all)")
-		f.Uint64Var(&seed, "seed", 1, "random seed")
-	case "dse":
-		f.IntVar(&dim, "dim", 50, "embedding dimensions C")
-		f.IntVar(&d, "d", 500, "input vocabulary: the top-D terms")
-		f.StringVar(&input, "input", "binary", "input: binary or tfidf-l2")
-		f.IntVar(&pretrain, "pretrain-epochs", 5, "CD-1 epochs per RBM")
-		f.IntVar(&epochs, "epochs", 20, "fine-tuning epochs")
-		f.Float64Var(&lr, "lr", 0.001, "fine-tuning learning rate")
-		f.IntVar(&patience, "patience", 5, "stop after this many epochs without a better dev MAP")
-		f.Float64Var(&mix, "mix", -1, "TF-IDF mixing weight λ (<0: choose on the dev lists)")
+	opts = conceptFlags(f, method)
+	if method != "lsa" {
 		f.Uint64Var(&seed, "seed", 1, "random seed")
 	}
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
+}
+
+// conceptFlags defines the flags of train METHOD (lsa, s2net or dse) that
+// set the stage type's options, and returns the options struct they fill.
+func conceptFlags(f *pflag.FlagSet, method string) any {
+	switch method {
+	case "lsa":
+		o := stages.DefaultLSAOptions()
+		f.IntVar(&o.Dim, "dim", 100, "concept dimensions k")
+		f.IntVar(&o.MaxTerms, "max-terms", 10000, "vocabulary size")
+		return &o
+	case "s2net":
+		o := stages.DefaultS2NetOptions()
+		o.Patience = new(int)
+		f.IntVar(&o.Dim, "dim", 100, "concept dimensions k")
+		f.IntVar(&o.MaxTerms, "max-terms", 10000, "vocabulary size")
+		f.StringVar(&o.Init, "init", "lsa", "initial projection: lsa or random")
+		f.Float64Var(&o.Gamma, "gamma", 10, "loss scale γ")
+		f.IntVar(&o.Iter, "iter", 100, "L-BFGS iterations")
+		f.IntVar(o.Patience, "patience", 10, "stop after this many iterations without a better dev MAP")
+		f.Float64Var(&o.PairWeight, "pair-weight", 1, "weight of the comparable-pair loss (<0: none)")
+		f.IntVar(&o.MaxPairs, "max-pairs", 0, "use at most this many comparable pairs (0: all)")
+		return &o
+	}
+	o := stages.DefaultDSEOptions()
+	o.PretrainEpochs, o.LR, o.Patience, o.Mix = new(int), new(float64), new(int), new(float64)
+	f.IntVar(&o.C, "dim", 50, "embedding dimensions C")
+	f.IntVar(&o.D, "d", 500, "input vocabulary: the top-D terms")
+	f.StringVar(&o.Input, "input", "binary", "input: binary or tfidf-l2")
+	f.IntVar(o.PretrainEpochs, "pretrain-epochs", 5, "CD-1 epochs per RBM")
+	f.IntVar(&o.Epochs, "epochs", 20, "fine-tuning epochs")
+	f.Float64Var(o.LR, "lr", 0.001, "fine-tuning learning rate")
+	f.IntVar(o.Patience, "patience", 5, "stop after this many epochs without a better dev MAP")
+	f.Float64Var(o.Mix, "mix", -1, "TF-IDF mixing weight λ (<0: choose on the dev lists)")
+	return &o
 }
 
 // stalled reports whether the curve's iterations of phase, two or more,

@@ -11,6 +11,7 @@ import (
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/models/deepmatch"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/stages"
 )
 
 func init() {
@@ -40,7 +41,8 @@ func parseInts(s string) ([]int, error) {
 }
 
 func newTrainDeepMatchCmd(method string) *cobra.Command {
-	cfg := deepmatch.DefaultConfig(method)
+	opts := stages.MatchOptionsFor(method) // the flags fill it
+	seed := deepmatch.DefaultConfig(method).Seed
 	var data []string
 	var dev, out, resolutions, neurons string
 	short := map[string]string{
@@ -70,30 +72,20 @@ query is held out. A training-curve plot is written beside the model
 			if err := checkTrainingDirs("--data", data, "--dev", dev); err != nil {
 				return err
 			}
-			opts := map[string]any{
-				"meta": cfg.Meta, "epochs": cfg.Epochs, "patience": cfg.Patience, "batch": cfg.Batch,
-				"lr": cfg.LearningRate, "l2": cfg.L2, "margin": cfg.Margin, "init": cfg.Init,
-				"neg_same": cfg.NegSameQuery, "neg_random": cfg.NegRandom,
-			}
-			switch method {
-			case deepmatch.MethodDeepMatch:
-				for flag, list := range map[string]string{"resolutions": resolutions, "neurons": neurons} {
-					v, err := parseInts(list)
-					if err != nil {
-						return fmt.Errorf("--%s: %w", flag, err)
-					}
-					opts[flag] = v
+			if dm, ok := opts.(*stages.DeepMatchOptions); ok {
+				var err error
+				if dm.Resolutions, err = parseInts(resolutions); err != nil {
+					return fmt.Errorf("--resolutions: %w", err)
 				}
-				opts["rank"], opts["committee"], opts["patch_words"] = cfg.Rank, cfg.Committee, cfg.PatchWords
-				opts["lda_iterations"], opts["min_children"] = cfg.LDAIterations, cfg.MinChildren
-			case deepmatch.MethodSiamese:
-				opts["hidden"] = cfg.Hidden
-				opts["dim"] = cfg.Dim
-			case deepmatch.MethodBilinear:
-				opts["dim"] = cfg.Dim
+				if dm.Neurons, err = parseInts(neurons); err != nil {
+					return fmt.Errorf("--neurons: %w", err)
+				}
 			}
-			in := rerank.TrainInput{Seed: cfg.Seed}
-			var err error
+			spec, err := stageSpec(method, opts)
+			if err != nil {
+				return err
+			}
+			in := rerank.TrainInput{Seed: seed}
 			if in.Train, err = loadMerged(data); err != nil {
 				return err
 			}
@@ -104,7 +96,7 @@ query is held out. A training-curve plot is written beside the model
 			}
 			var done func()
 			in.Progress, done = stepBar(method)
-			err = trainModel(cmd.Context(), rerank.StageSpec{Type: method, Options: opts}, in, out)
+			err = trainModel(cmd.Context(), spec, in, out)
 			done()
 			if err != nil {
 				return err
@@ -128,32 +120,36 @@ query is held out. A training-curve plot is written beside the model
 	f.StringVar(&out, "out", "", "model file to write")
 	// Each method gets only the architecture flags it reads: the others
 	// would be accepted, saved in the model's configuration and ignored.
-	switch method {
-	case deepmatch.MethodDeepMatch:
+	var m *stages.MatchOptions
+	switch o := opts.(type) {
+	case *stages.DeepMatchOptions:
+		m = &o.MatchOptions
 		f.StringVar(&resolutions, "resolutions", "20,50,100", "numbers of topics, one patch level each")
 		f.StringVar(&neurons, "neurons", "2", "neurons per patch, finest level first; one value for all levels")
-		f.IntVar(&cfg.Rank, "rank", cfg.Rank, "rank of each patch's bilinear filters")
-		f.IntVar(&cfg.Committee, "committee", cfg.Committee, "committee-layer neurons")
-		f.IntVar(&cfg.PatchWords, "patch-words", cfg.PatchWords, "at most this many words per patch side")
-		f.IntVar(&cfg.LDAIterations, "lda-iterations", cfg.LDAIterations, "Gibbs sweeps per topic model")
-		f.IntVar(&cfg.MinChildren, "min-children", cfg.MinChildren, "each coarse patch takes at least this many finer patches")
-	case deepmatch.MethodSiamese:
-		f.IntVar(&cfg.Hidden, "hidden", cfg.Hidden, "hidden units per tower")
-		fallthrough
-	case deepmatch.MethodBilinear:
-		f.IntVar(&cfg.Dim, "dim", cfg.Dim, "latent dimension")
+		f.IntVar(&o.Rank, "rank", o.Rank, "rank of each patch's bilinear filters")
+		f.IntVar(&o.Committee, "committee", o.Committee, "committee-layer neurons")
+		f.IntVar(&o.PatchWords, "patch-words", o.PatchWords, "at most this many words per patch side")
+		f.IntVar(&o.LDAIterations, "lda-iterations", o.LDAIterations, "Gibbs sweeps per topic model")
+		f.IntVar(&o.MinChildren, "min-children", o.MinChildren, "each coarse patch takes at least this many finer patches")
+	case *stages.SiameseOptions:
+		m = &o.MatchOptions
+		f.IntVar(&o.Hidden, "hidden", o.Hidden, "hidden units per tower")
+		f.IntVar(&o.Dim, "dim", o.Dim, "latent dimension")
+	case *stages.BilinearOptions:
+		m = &o.MatchOptions
+		f.IntVar(&o.Dim, "dim", o.Dim, "latent dimension")
 	}
-	f.BoolVar(&cfg.Meta, "meta", cfg.Meta, "add candidate meta tokens: length bucket and asker flag")
-	f.IntVar(&cfg.Epochs, "epochs", cfg.Epochs, "maximum epochs")
-	f.IntVar(&cfg.Patience, "patience", cfg.Patience, "stop after this many epochs without a better dev MAP (0: train every epoch; the best is kept)")
-	f.IntVar(&cfg.Batch, "batch", cfg.Batch, "triples per mini-batch")
-	f.Float64Var(&cfg.LearningRate, "lr", cfg.LearningRate, "AdaGrad learning rate")
-	f.Float64Var(&cfg.L2, "l2", cfg.L2, "ℓ2 regularisation")
-	f.Float64Var(&cfg.Margin, "margin", cfg.Margin, "ranking margin")
-	f.Float64Var(&cfg.Init, "init", cfg.Init, "scale of the random initial weights")
-	f.IntVar(&cfg.NegSameQuery, "neg-same", cfg.NegSameQuery, "negatives per positive from the query's other candidates")
-	f.IntVar(&cfg.NegRandom, "neg-random", cfg.NegRandom, "negatives per positive from random documents")
-	f.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "random seed")
+	f.BoolVar(&m.Meta, "meta", m.Meta, "add candidate meta tokens: length bucket and asker flag")
+	f.IntVar(&m.Epochs, "epochs", m.Epochs, "maximum epochs")
+	f.IntVar(&m.Patience, "patience", m.Patience, "stop after this many epochs without a better dev MAP (0: train every epoch; the best is kept)")
+	f.IntVar(&m.Batch, "batch", m.Batch, "triples per mini-batch")
+	f.Float64Var(&m.LR, "lr", m.LR, "AdaGrad learning rate")
+	f.Float64Var(&m.L2, "l2", m.L2, "ℓ2 regularisation")
+	f.Float64Var(&m.Margin, "margin", m.Margin, "ranking margin")
+	f.Float64Var(&m.Init, "init", m.Init, "scale of the random initial weights")
+	f.IntVar(&m.NegSame, "neg-same", m.NegSame, "negatives per positive from the query's other candidates")
+	f.IntVar(&m.NegRandom, "neg-random", m.NegRandom, "negatives per positive from random documents")
+	f.Uint64Var(&seed, "seed", seed, "random seed")
 	_ = cmd.MarkFlagRequired("data")
 	_ = cmd.MarkFlagRequired("out")
 	return cmd

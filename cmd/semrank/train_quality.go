@@ -7,7 +7,6 @@ import (
 
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/quality"
-	"github.com/semrank/semrank/rerank"
 	"github.com/semrank/semrank/rerank/stages"
 )
 
@@ -21,10 +20,8 @@ func init() {
 			return quality.NewEncoder(m)
 		})
 
-	var data, out, contextList string
-	var l2 float64
-	var minCount int
-	var bigrams, chars bool
+	o := stages.DefaultQualityOptions()
+	var data, out string
 	cmd := &cobra.Command{
 		Use:   "quality --data DIR [--context LIST] [--l2 X] --out MODEL",
 		Short: "Train the question-independent answer-quality model (logistic regression over a candidate's words)",
@@ -41,9 +38,10 @@ Use it in a pipeline as
 			if err := checkPositive(cmd, "l2"); err != nil {
 				return err
 			}
-			spec := rerank.StageSpec{Type: quality.Method, Options: map[string]any{
-				"l2": l2, "min_count": minCount, "bigrams": bigrams, "chars": chars, "context": contextList,
-			}}
+			spec, err := stageSpec(quality.Method, o)
+			if err != nil {
+				return err
+			}
 			if err := trainStageTo(cmd.Context(), cmd.ErrOrStderr(), spec, data, out); err != nil {
 				return err
 			}
@@ -58,10 +56,10 @@ Use it in a pipeline as
 	f := cmd.Flags()
 	f.StringVar(&data, "data", "", "BEIR directory with judged queries (and candidates.trec)")
 	f.StringVar(&out, "out", "", "model file to write")
-	f.StringVar(&contextList, "context", "", "comma-separated forum context features (default none)")
-	f.Float64Var(&l2, "l2", 3e-4, "L2 penalty per training example")
-	f.IntVar(&minCount, "min-count", 2, "drop features seen in fewer training texts")
-	f.BoolVar(&bigrams, "bigrams", true, "add word bigrams")
-	f.BoolVar(&chars, "chars", true, "add character 3- to 5-grams")
+	f.StringVar(&o.Context, "context", o.Context, "comma-separated forum context features (default none)")
+	f.Float64Var(&o.L2, "l2", o.L2, "L2 penalty per training example")
+	f.IntVar(&o.MinCount, "min-count", o.MinCount, "drop features seen in fewer training texts")
+	f.BoolVar(&o.Bigrams, "bigrams", o.Bigrams, "add word bigrams")
+	f.BoolVar(&o.Chars, "chars", o.Chars, "add character 3- to 5-grams")
 	trainCmd.AddCommand(cmd)
 }

@@ -6,13 +6,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/semrank/semrank/models/translation"
-	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/stages"
 )
 
 func init() {
 	var data, out string
-	def := translation.DefaultConfig()
-	cfg := def
+	o := stages.DefaultTranslationOptions()
 	cmd := &cobra.Command{
 		Use:   "translation --data DIR --out MODEL [--lambda X] [--beta X] [--iterations N]",
 		Short: "Train the question–answer translation model (IBM Model 1 translation language model)",
@@ -30,9 +29,10 @@ model (Xue, Jeon and Croft, SIGIR 2008). Use it in a pipeline as
 			if err := checkTranslationFlags(cmd); err != nil {
 				return err
 			}
-			spec := rerank.StageSpec{Type: translation.Method, Options: map[string]any{
-				"iterations": cfg.Iterations, "min_count": cfg.MinCount, "prune": cfg.Prune, "lambda": cfg.Lambda, "beta": cfg.Beta,
-			}}
+			spec, err := stageSpec(translation.Method, o)
+			if err != nil {
+				return err
+			}
 			if err := trainStageTo(cmd.Context(), cmd.ErrOrStderr(), spec, data, out); err != nil {
 				return err
 			}
@@ -51,11 +51,11 @@ model (Xue, Jeon and Croft, SIGIR 2008). Use it in a pipeline as
 	f := cmd.Flags()
 	f.StringVar(&data, "data", "", "BEIR directory with judged queries (and candidates.trec)")
 	f.StringVar(&out, "out", "", "model file to write")
-	f.IntVar(&cfg.Iterations, "iterations", def.Iterations, "EM iterations of IBM Model 1")
-	f.IntVar(&cfg.MinCount, "min-count", def.MinCount, "drop words seen fewer times in the collection")
-	f.Float64Var(&cfg.Prune, "prune", def.Prune, "drop translation probabilities below this")
-	f.Float64Var(&cfg.Lambda, "lambda", def.Lambda, "weight of the collection model, in (0, 1)")
-	f.Float64Var(&cfg.Beta, "beta", def.Beta, "weight of translation against word match, in [0, 1]")
+	f.IntVar(&o.Iterations, "iterations", o.Iterations, "EM iterations of IBM Model 1")
+	f.IntVar(&o.MinCount, "min-count", o.MinCount, "drop words seen fewer times in the collection")
+	f.Float64Var(&o.Prune, "prune", o.Prune, "drop translation probabilities below this")
+	f.Float64Var(&o.Lambda, "lambda", o.Lambda, "weight of the collection model, in (0, 1)")
+	f.Float64Var(&o.Beta, "beta", o.Beta, "weight of translation against word match, in [0, 1]")
 	trainCmd.AddCommand(cmd)
 }
 

@@ -2,13 +2,13 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/tweak"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/stages"
 )
 
 func init() {
@@ -21,9 +21,10 @@ func init() {
 			return tweak.NewEncoder(m), nil
 		})
 
-	var dataDir, devDir, indexPath, pipelinePath, lossName, alphaStr, out string
+	o := stages.DefaultTweakOptions()
+	var dataDir, devDir, indexPath, pipelinePath, alphaStr, out string
 	var noLog bool
-	var maxIter, depth int
+	var depth int
 	cmd := &cobra.Command{
 		Use:   "tweak --data DIR [--dev DIR] [--index PATH [--pipeline FILE]] [--loss preference|sse|log] [--alpha A|auto] --out MODEL",
 		Short: "Train TWEAK learned term weights (Yih, 2009) from judged candidate lists",
@@ -58,20 +59,13 @@ on 20% of the training queries (then retrains on all of them).`,
 			if err := checkTrainingDirs("--data", []string{dataDir}, "--dev", devDir); err != nil {
 				return err
 			}
-			if _, err := tweak.ParseLoss(lossName); err != nil {
+			if _, err := tweak.ParseLoss(o.Loss); err != nil {
 				return err
 			}
-			var alpha any = alphaStr
-			if alphaStr != "auto" {
-				a, err := strconv.ParseFloat(alphaStr, 64)
-				if err != nil || a < 0 {
-					return fmt.Errorf("--alpha %q: want a non-negative number or auto", alphaStr)
-				}
-				alpha = a
+			if err := o.Alpha.Set(alphaStr); err != nil {
+				return fmt.Errorf("--alpha %q: want a non-negative number or auto", alphaStr)
 			}
-			spec := rerank.StageSpec{Type: tweak.Method, Options: map[string]any{
-				"loss": lossName, "alpha": alpha, "query_log": !noLog, "max_iter": maxIter,
-			}}
+			o.QueryLog = !noLog
 			ctx := cmd.Context()
 			ti, err := openTrainIndex(ctx, indexPath, pipelinePath, depth)
 			if err != nil {
@@ -92,7 +86,11 @@ on 20% of the training queries (then retrains on all of them).`,
 			// directories were read with.
 			if si, ok := ti.semrank(); ok {
 				in.Index = si
-				spec.Options["df"] = "index"
+				o.DF = "index"
+			}
+			spec, err := stageSpec(tweak.Method, o)
+			if err != nil {
+				return err
 			}
 			// Counting document frequencies and analyzing every candidate
 			// take a while on large collections, before the first
@@ -117,10 +115,10 @@ on 20% of the training queries (then retrains on all of them).`,
 	f.StringVar(&dataDir, "data", "", "training BEIR directory with qrels and candidates.trec")
 	f.StringVar(&devDir, "dev", "", "dev BEIR directory (its metrics for the trained model, and the choice of --alpha auto)")
 	trainIndexFlags(cmd, &indexPath, &pipelinePath, &depth)
-	f.StringVar(&lossName, "loss", string(tweak.LossPreference), "loss: preference, sse or log")
+	f.StringVar(&o.Loss, "loss", string(tweak.LossPreference), "loss: preference, sse or log")
 	f.StringVar(&alphaStr, "alpha", "auto", "L2 weight α, or auto")
 	f.BoolVar(&noLog, "no-query-log", false, "do not use the training queries as a query log (qf feature)")
-	f.IntVar(&maxIter, "max-iter", tweak.DefaultConfig().MaxIterations, "maximum L-BFGS iterations")
+	f.IntVar(&o.MaxIter, "max-iter", tweak.DefaultConfig().MaxIterations, "maximum L-BFGS iterations")
 	f.StringVar(&out, "out", "", "model file to write")
 	_ = cmd.MarkFlagRequired("data")
 	_ = cmd.MarkFlagRequired("out")
