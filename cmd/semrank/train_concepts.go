@@ -19,34 +19,6 @@ import (
 	"github.com/semrank/semrank/rerank/stages"
 )
 
-func init() {
-	trainCmd.AddCommand(newTrainConceptCmd("lsa"), newTrainConceptCmd("s2net"), newTrainConceptCmd("dse"))
-	addPayloadFlag("lsa", "LSA model: store every document's concept vector (payload \"lsa\")",
-		func(p string) (index.PayloadEncoder, error) {
-			m, err := lsa.Load(p)
-			if err != nil {
-				return nil, err
-			}
-			return m.PayloadEncoder(""), nil
-		})
-	addPayloadFlag("s2net", "S2Net model (TF-IDF inputs): store every document's concept vector (payload \"s2net\")",
-		func(p string) (index.PayloadEncoder, error) {
-			m, err := s2net.Load(p, nil)
-			if err != nil {
-				return nil, err
-			}
-			return m.PayloadEncoder(""), nil
-		})
-	addPayloadFlag("dse", "DSE model: store every document's embedding Φ(d) (payload \"dse\")",
-		func(p string) (index.PayloadEncoder, error) {
-			m, err := dse.Load(p)
-			if err != nil {
-				return nil, err
-			}
-			return m.PayloadEncoder(""), nil
-		})
-}
-
 // errNoPreference says that no query of the directories dirs (flag's) has
 // both a relevant and a not relevant candidate, and how to get such lists.
 func errNoPreference(method, flag string, dirs []string) error {
@@ -272,4 +244,31 @@ func stalled(curve []concept.Iteration, phase string) bool {
 		n++
 	}
 	return n >= 2
+}
+
+// loadLSAPayload reads a lsa model for index --lsa.
+func loadLSAPayload(p string) (index.PayloadEncoder, error) {
+	m, err := lsa.Load(p)
+	if err != nil {
+		return nil, err
+	}
+	return m.PayloadEncoder(""), nil
+}
+
+// loadS2NetPayload reads a s2net model for index --s2net.
+func loadS2NetPayload(p string) (index.PayloadEncoder, error) {
+	m, err := s2net.Load(p, nil)
+	if err != nil {
+		return nil, err
+	}
+	return m.PayloadEncoder(""), nil
+}
+
+// loadDSEPayload reads a dse model for index --dse.
+func loadDSEPayload(p string) (index.PayloadEncoder, error) {
+	m, err := dse.Load(p)
+	if err != nil {
+		return nil, err
+	}
+	return m.PayloadEncoder(""), nil
 }

@@ -14,12 +14,6 @@ import (
 	"github.com/semrank/semrank/rerank/stages"
 )
 
-func init() {
-	for _, method := range []string{deepmatch.MethodDeepMatch, deepmatch.MethodBilinear, deepmatch.MethodSiamese} {
-		trainCmd.AddCommand(newTrainDeepMatchCmd(method))
-	}
-}
-
 // loadMerged reads BEIR directories as one dataset (see eval.Merge).
 func loadMerged(dirs []string) (*eval.Dataset, error) {
 	return (*trainIndex)(nil).loadAll(context.Background(), "--data", dirs)
