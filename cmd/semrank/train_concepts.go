@@ -29,19 +29,27 @@ func errNoPreference(method, flag string, dirs []string) error {
 		flag, strings.Join(dirs, " "), method, eval.CandidatesFile, eval.CandidatesFile)
 }
 
+// trainConceptOptions are the flags of semrank train lsa, s2net or dse.
+type trainConceptOptions struct {
+	method                            string
+	data, corpora                     []string
+	dev, out, indexPath, pipelinePath string
+	depth                             int
+	seed                              uint64
+	opts                              any // the method's options struct, which its flags fill
+}
+
+// newTrainConceptCmd returns semrank train lsa, s2net or dse.
 func newTrainConceptCmd(method string) *cobra.Command {
-	var data, corpora []string
-	var dev, out, indexPath, pipelinePath string
-	var depth int
-	var seed uint64
-	var opts any // the method's options struct, which its flags fill
+	var o trainConceptOptions
+	o.method = method
 	short := map[string]string{
 		"lsa":   "Train LSA: truncated SVD of the TF-IDF term–document matrix",
 		"s2net": "Train S2Net (Yih et al. 2011): a discriminative projection to concept vectors, by L-BFGS",
 		"dse":   "Train DSE (Wu, Min & Bai): a deep RBM-pretrained network fine-tuned on ranking triples",
 	}[method]
 	cmd := &cobra.Command{
-		Use:   method + " --data DIR [--data DIR ...] [--corpus DIR ...] [--dev DIR] [--index PATH [--pipeline FILE]] [--dim K] --out MODEL",
+		Use:   o.method + " --data DIR [--data DIR ...] [--corpus DIR ...] [--dev DIR] [--index PATH [--pipeline FILE]] [--dim K] --out MODEL",
 		Short: short,
 		Long: short + `.
 
@@ -60,137 +68,140 @@ model (MODEL.curve.png).`,
 			"dse": `Early stopping watches map@10 on --dev, or on a fifth of the
 training queries without it. A training-curve plot is written beside the
 model (MODEL.curve.png).`,
-		}[method] + ` Store document vectors at index time with
-"semrank index --` + method + ` MODEL".`,
+		}[o.method] + ` Store document vectors at index time with
+"semrank index --` + o.method + ` MODEL".`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkPositive(cmd, "dim", "max-terms", "gamma", "iter", "patience", "d", "pretrain-epochs", "epochs", "lr"); err != nil {
-				return err
-			}
-			if err := checkNonNegative(cmd, "max-pairs"); err != nil {
-				return err
-			}
-			if err := checkOutputOf("--out", out, append(append([]string{dev}, data...), corpora...)); err != nil {
-				return err
-			}
-			if err := checkRetrainOutput(cmd.ErrOrStderr(), out); err != nil {
-				return err
-			}
-			if err := checkTrainingDirs("--data", data, "--dev", dev); err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			ti, err := openTrainIndex(ctx, indexPath, pipelinePath, depth)
-			if err != nil {
-				return err
-			}
-			defer ti.close()
-			in := rerank.TrainInput{Seed: seed}
-			if in.Train, err = ti.loadAll(ctx, "--data", data); err != nil {
-				return err
-			}
-			for _, dir := range corpora {
-				ds, err := eval.LoadDataset(dir)
-				if err != nil {
-					return err
-				}
-				in.Corpora = append(in.Corpora, ds)
-			}
-			lists, err := concept.JudgedLists(in.Train)
-			if err != nil {
-				return err
-			}
-			var devLists []concept.Judged
-			if dev != "" {
-				if in.Dev, err = ti.load(ctx, "--dev", dev, true); err != nil {
-					return err
-				}
-				if devLists, err = concept.JudgedLists(in.Dev); err != nil {
-					return err
-				}
-			}
-			if method != "lsa" {
-				// Lists whose candidates all share one grade give no
-				// ranking to learn or to stop early on: held-out MAP
-				// would be 1 whatever the model.
-				if !slices.ContainsFunc(lists, concept.Judged.HasPreference) {
-					return errNoPreference(method, "--data", data)
-				}
-				if dev != "" && !slices.ContainsFunc(devLists, concept.Judged.HasPreference) {
-					return errNoPreference(method, "--dev", []string{dev})
-				}
-			}
-			spec, err := stageSpec(method, opts)
-			if err != nil {
-				return err
-			}
-			var curve []concept.Iteration
-			bar, done := stepBar(method)
-			in.Progress = func(s rerank.TrainStep) {
-				curve = append(curve, concept.Iteration{Iter: s.Iter, Phase: s.Phase, Loss: s.Loss, DevMAP: s.DevMAP})
-				bar(s)
-			}
-			err = trainModel(ctx, spec, in, out)
-			done()
-			if err != nil {
-				return err
-			}
-			var summary string
-			switch method {
-			case "lsa":
-				if len(devLists) > 0 {
-					m, err := lsa.Load(out)
-					if err != nil {
-						return err
-					}
-					summary = fmt.Sprintf("dev MAP %.4f", concept.MAP(devLists, concept.CosineScores(m, devLists)))
-				}
-			case "dse":
-				m, err := dse.Load(out)
-				if err != nil {
-					return err
-				}
-				summary = fmt.Sprintf("TF-IDF mix λ=%g", m.Config.Mix)
-				if stalled(curve, "finetune") {
-					fmt.Fprintln(cmd.ErrOrStderr(), "note: dse: the fine-tuning loss never changed: the network learned nothing from the triples (saturated units?); try another --lr, --d or --input")
-				}
-			}
-			fmt.Printf("%s: wrote %s", method, out)
-			if len(curve) > 0 {
-				plotPath := out + ".curve.png"
-				if err := concept.PlotCurve(plotPath, method+" training", curve); err != nil {
-					return err
-				}
-				best := math.Inf(-1)
-				for _, it := range curve {
-					if !math.IsNaN(it.DevMAP) {
-						best = math.Max(best, it.DevMAP)
-					}
-				}
-				fmt.Printf(" and %s", plotPath)
-				if !math.IsInf(best, -1) {
-					fmt.Printf("; best held-out MAP %.4f", best)
-				}
-			}
-			if summary != "" {
-				fmt.Printf("; %s", summary)
-			}
-			fmt.Println()
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runTrainConcept(cmd, o) },
 	}
-	trainIndexFlags(cmd, &indexPath, &pipelinePath, &depth)
+	trainIndexFlags(cmd, &o.indexPath, &o.pipelinePath, &o.depth)
 	f := cmd.Flags()
-	f.StringArrayVar(&data, "data", nil, "training BEIR directory with judged candidate lists (repeatable)")
-	f.StringArrayVar(&corpora, "corpus", nil, "extra BEIR directory: unlabelled text and comparable pairs (repeatable)")
-	f.StringVar(&dev, "dev", "", "dev BEIR directory for early stopping")
-	f.StringVar(&out, "out", "", "model file to write")
-	opts = conceptFlags(f, method)
-	if method != "lsa" {
-		f.Uint64Var(&seed, "seed", 1, "random seed")
+	f.StringArrayVar(&o.data, "data", nil, "training BEIR directory with judged candidate lists (repeatable)")
+	f.StringArrayVar(&o.corpora, "corpus", nil, "extra BEIR directory: unlabelled text and comparable pairs (repeatable)")
+	f.StringVar(&o.dev, "dev", "", "dev BEIR directory for early stopping")
+	f.StringVar(&o.out, "out", "", "model file to write")
+	o.opts = conceptFlags(f, o.method)
+	if o.method != "lsa" {
+		f.Uint64Var(&o.seed, "seed", 1, "random seed")
 	}
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
+}
+
+// runTrainConcept runs semrank train lsa, s2net or dse.
+func runTrainConcept(cmd *cobra.Command, o trainConceptOptions) error {
+	if err := checkPositive(cmd, "dim", "max-terms", "gamma", "iter", "patience", "d", "pretrain-epochs", "epochs", "lr"); err != nil {
+		return err
+	}
+	if err := checkNonNegative(cmd, "max-pairs"); err != nil {
+		return err
+	}
+	if err := checkOutputOf("--out", o.out, append(append([]string{o.dev}, o.data...), o.corpora...)); err != nil {
+		return err
+	}
+	if err := checkRetrainOutput(cmd.ErrOrStderr(), o.out); err != nil {
+		return err
+	}
+	if err := checkTrainingDirs("--data", o.data, "--dev", o.dev); err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	ti, err := openTrainIndex(ctx, o.indexPath, o.pipelinePath, o.depth)
+	if err != nil {
+		return err
+	}
+	defer ti.close()
+	in := rerank.TrainInput{Seed: o.seed}
+	if in.Train, err = ti.loadAll(ctx, "--data", o.data); err != nil {
+		return err
+	}
+	for _, dir := range o.corpora {
+		ds, err := eval.LoadDataset(dir)
+		if err != nil {
+			return err
+		}
+		in.Corpora = append(in.Corpora, ds)
+	}
+	lists, err := concept.JudgedLists(in.Train)
+	if err != nil {
+		return err
+	}
+	var devLists []concept.Judged
+	if o.dev != "" {
+		if in.Dev, err = ti.load(ctx, "--dev", o.dev, true); err != nil {
+			return err
+		}
+		if devLists, err = concept.JudgedLists(in.Dev); err != nil {
+			return err
+		}
+	}
+	if o.method != "lsa" {
+		// Lists whose candidates all share one grade give no
+		// ranking to learn or to stop early on: held-out MAP
+		// would be 1 whatever the model.
+		if !slices.ContainsFunc(lists, concept.Judged.HasPreference) {
+			return errNoPreference(o.method, "--data", o.data)
+		}
+		if o.dev != "" && !slices.ContainsFunc(devLists, concept.Judged.HasPreference) {
+			return errNoPreference(o.method, "--dev", []string{o.dev})
+		}
+	}
+	spec, err := stageSpec(o.method, o.opts)
+	if err != nil {
+		return err
+	}
+	var curve []concept.Iteration
+	bar, done := stepBar(o.method)
+	in.Progress = func(s rerank.TrainStep) {
+		curve = append(curve, concept.Iteration{Iter: s.Iter, Phase: s.Phase, Loss: s.Loss, DevMAP: s.DevMAP})
+		bar(s)
+	}
+	err = trainModel(ctx, spec, in, o.out)
+	done()
+	if err != nil {
+		return err
+	}
+	var summary string
+	switch o.method {
+	case "lsa":
+		if len(devLists) > 0 {
+			m, err := lsa.Load(o.out)
+			if err != nil {
+				return err
+			}
+			summary = fmt.Sprintf("dev MAP %.4f", concept.MAP(devLists, concept.CosineScores(m, devLists)))
+		}
+	case "dse":
+		m, err := dse.Load(o.out)
+		if err != nil {
+			return err
+		}
+		summary = fmt.Sprintf("TF-IDF mix λ=%g", m.Config.Mix)
+		if stalled(curve, "finetune") {
+			fmt.Fprintln(cmd.ErrOrStderr(), "note: dse: the fine-tuning loss never changed: the network learned nothing from the triples (saturated units?); try another --lr, --d or --input")
+		}
+	}
+	fmt.Printf("%s: wrote %s", o.method, o.out)
+	if len(curve) > 0 {
+		plotPath := o.out + ".curve.png"
+		if err := concept.PlotCurve(plotPath, o.method+" training", curve); err != nil {
+			return err
+		}
+		best := math.Inf(-1)
+		for _, it := range curve {
+			if !math.IsNaN(it.DevMAP) {
+				best = math.Max(best, it.DevMAP)
+			}
+		}
+		fmt.Printf(" and %s", plotPath)
+		if !math.IsInf(best, -1) {
+			fmt.Printf("; best held-out MAP %.4f", best)
+		}
+	}
+	if summary != "" {
+		fmt.Printf("; %s", summary)
+	}
+	fmt.Println()
+	return nil
 }
 
 // conceptFlags defines the flags of train METHOD (lsa, s2net or dse) that
