@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -75,17 +76,9 @@ killed run leaves its staging folder, which the next run points out).`,
 // runIndex runs semrank index.
 func runIndex(cmd *cobra.Command, o indexOptions) error {
 	o.pipelinePath = pipelineFile(o.pipelinePath)
-	corpus, err := loadCorpus(o.dataDir)
+	corpus, si, sn, err := indexCorpus(cmd.ErrOrStderr(), o)
 	if err != nil {
 		return err
-	}
-	noteEmptyDocs(cmd.ErrOrStderr(), filepath.Join(o.dataDir, eval.CorpusFile), corpus)
-	si, sn := -1, 0
-	if o.shard != "" {
-		if si, sn, err = cluster.ParseShard(o.shard); err != nil {
-			return fmt.Errorf("--shard: %w", err)
-		}
-		corpus = slices.DeleteFunc(corpus, func(d eval.Doc) bool { return cluster.Of(d.ID, sn) != si })
 	}
 	encs, err := loadEncoders(o.models)
 	if err != nil {
@@ -98,40 +91,18 @@ func runIndex(cmd *cobra.Command, o indexOptions) error {
 	if err != nil {
 		return err
 	}
-	if si >= 0 {
-		if err := cluster.MarkShard(idx, si, sn); err != nil {
-			idx.Close()
-			target.discard()
-			return fmt.Errorf("--shard: %w", err)
-		}
+	encs, err = prepareIndex(idx, o.pipelinePath, encs, si, sn)
+	var before uint64
+	if err == nil {
+		before, err = idx.DocCount()
 	}
-	if o.pipelinePath != "" {
-		if encs, err = pipelineEncoders(o.pipelinePath, idx, encs); err != nil {
-			idx.Close()
-			target.discard()
-			return err
-		}
-	}
-	before, err := idx.DocCount()
 	if err != nil {
 		idx.Close()
 		target.discard()
 		return err
 	}
 	start := time.Now()
-	bar := newBar(len(corpus), "indexing")
-	err = idx.Add(cmd.Context(), corpus, encs, func(done, _ int) { bar.Set(done) })
-	bar.Finish()
-	if err == nil {
-		err = idx.Compact(cmd.Context())
-	}
-	var after uint64
-	if err == nil {
-		after, err = idx.DocCount()
-	}
-	if cerr := idx.Close(); err == nil {
-		err = cerr
-	}
+	after, err := addCorpus(cmd.Context(), idx, corpus, encs)
 	if err != nil {
 		target.discard()
 		return err
@@ -140,19 +111,69 @@ func runIndex(cmd *cobra.Command, o indexOptions) error {
 		return err
 	}
 	el := time.Since(start)
-	fmt.Fprintf(cmd.OutOrStdout(), "indexed %d documents into %s in %s (%.0f docs/s)\n",
+	w := cmd.OutOrStdout()
+	fmt.Fprintf(w, "indexed %d documents into %s in %s (%.0f docs/s)\n",
 		len(corpus), o.indexPath, el.Round(time.Millisecond), float64(len(corpus))/el.Seconds())
 	if before > 0 {
 		// Adding to an existing index is allowed (documents with
 		// known ids are replaced); say so, in case the path was
 		// meant for a new one.
 		replaced := before + uint64(len(corpus)) - after
-		fmt.Fprintf(cmd.OutOrStdout(), "  the index already held %d documents; %d of them replaced by documents with the same ids\n", before, replaced)
+		fmt.Fprintf(w, "  the index already held %d documents; %d of them replaced by documents with the same ids\n", before, replaced)
 	}
 	for _, e := range encs {
-		fmt.Fprintf(cmd.OutOrStdout(), "  payload %s from model %s\n", e.PayloadName(), e.ModelID())
+		fmt.Fprintf(w, "  payload %s from model %s\n", e.PayloadName(), e.ModelID())
 	}
 	return nil
+}
+
+// indexCorpus returns the documents of --data that index adds: with
+// --shard I/N, those of shard I (si) of N (sn); si is -1 without it.
+func indexCorpus(w io.Writer, o indexOptions) (corpus []eval.Doc, si, sn int, err error) {
+	if corpus, err = loadCorpus(o.dataDir); err != nil {
+		return nil, 0, 0, err
+	}
+	noteEmptyDocs(w, filepath.Join(o.dataDir, eval.CorpusFile), corpus)
+	if o.shard == "" {
+		return corpus, -1, 0, nil
+	}
+	if si, sn, err = cluster.ParseShard(o.shard); err != nil {
+		return nil, 0, 0, fmt.Errorf("--shard: %w", err)
+	}
+	return slices.DeleteFunc(corpus, func(d eval.Doc) bool { return cluster.Of(d.ID, sn) != si }), si, sn, nil
+}
+
+// prepareIndex marks idx as shard si of sn (when si ≥ 0) and adds to encs
+// the payload encoders of the pipeline at pipelinePath, if any.
+func prepareIndex(idx *index.Index, pipelinePath string, encs []index.PayloadEncoder, si, sn int) ([]index.PayloadEncoder, error) {
+	if si >= 0 {
+		if err := cluster.MarkShard(idx, si, sn); err != nil {
+			return nil, fmt.Errorf("--shard: %w", err)
+		}
+	}
+	if pipelinePath == "" {
+		return encs, nil
+	}
+	return pipelineEncoders(pipelinePath, idx, encs)
+}
+
+// addCorpus adds corpus to idx with the payloads of encs, compacts it and
+// closes it, returning its document count after.
+func addCorpus(ctx context.Context, idx *index.Index, corpus []eval.Doc, encs []index.PayloadEncoder) (uint64, error) {
+	bar := newBar(len(corpus), "indexing")
+	err := idx.Add(ctx, corpus, encs, func(done, _ int) { bar.Set(done) })
+	bar.Finish()
+	if err == nil {
+		err = idx.Compact(ctx)
+	}
+	var after uint64
+	if err == nil {
+		after, err = idx.DocCount()
+	}
+	if cerr := idx.Close(); err == nil {
+		err = cerr
+	}
+	return after, err
 }
 
 // loadCorpus reads the documents of BEIR directory dir, its corpus.jsonl

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -89,19 +90,7 @@ model (MODEL.curve.png).`,
 
 // runTrainConcept runs semrank train lsa, s2net or dse.
 func runTrainConcept(cmd *cobra.Command, o trainConceptOptions) error {
-	if err := checkPositive(cmd, "dim", "max-terms", "gamma", "iter", "patience", "d", "pretrain-epochs", "epochs", "lr"); err != nil {
-		return err
-	}
-	if err := checkNonNegative(cmd, "max-pairs"); err != nil {
-		return err
-	}
-	if err := checkOutputOf("--out", o.out, append(append([]string{o.dev}, o.data...), o.corpora...)); err != nil {
-		return err
-	}
-	if err := checkRetrainOutput(cmd.ErrOrStderr(), o.out); err != nil {
-		return err
-	}
-	if err := checkTrainingDirs("--data", o.data, "--dev", o.dev); err != nil {
+	if err := checkConceptFlags(cmd, o); err != nil {
 		return err
 	}
 	ctx := cmd.Context()
@@ -110,40 +99,9 @@ func runTrainConcept(cmd *cobra.Command, o trainConceptOptions) error {
 		return err
 	}
 	defer ti.close()
-	in := rerank.TrainInput{Seed: o.seed}
-	if in.Train, err = ti.loadAll(ctx, "--data", o.data); err != nil {
-		return err
-	}
-	for _, dir := range o.corpora {
-		ds, err := eval.LoadDataset(dir)
-		if err != nil {
-			return err
-		}
-		in.Corpora = append(in.Corpora, ds)
-	}
-	lists, err := concept.JudgedLists(in.Train)
+	in, devLists, err := conceptInput(ctx, ti, o)
 	if err != nil {
 		return err
-	}
-	var devLists []concept.Judged
-	if o.dev != "" {
-		if in.Dev, err = ti.load(ctx, "--dev", o.dev, true); err != nil {
-			return err
-		}
-		if devLists, err = concept.JudgedLists(in.Dev); err != nil {
-			return err
-		}
-	}
-	if o.method != "lsa" {
-		// Lists whose candidates all share one grade give no
-		// ranking to learn or to stop early on: held-out MAP
-		// would be 1 whatever the model.
-		if !slices.ContainsFunc(lists, concept.Judged.HasPreference) {
-			return errNoPreference(o.method, "--data", o.data)
-		}
-		if o.dev != "" && !slices.ContainsFunc(devLists, concept.Judged.HasPreference) {
-			return errNoPreference(o.method, "--dev", []string{o.dev})
-		}
 	}
 	spec, err := stageSpec(o.method, o.opts)
 	if err != nil {
@@ -160,6 +118,72 @@ func runTrainConcept(cmd *cobra.Command, o trainConceptOptions) error {
 	if err != nil {
 		return err
 	}
+	return reportConcept(cmd, o, curve, devLists)
+}
+
+// checkConceptFlags refuses, before any work, flag values train METHOD
+// cannot use and an --out that would overwrite its inputs.
+func checkConceptFlags(cmd *cobra.Command, o trainConceptOptions) error {
+	if err := checkPositive(cmd, "dim", "max-terms", "gamma", "iter", "patience", "d", "pretrain-epochs", "epochs", "lr"); err != nil {
+		return err
+	}
+	if err := checkNonNegative(cmd, "max-pairs"); err != nil {
+		return err
+	}
+	if err := checkOutputOf("--out", o.out, append(append([]string{o.dev}, o.data...), o.corpora...)); err != nil {
+		return err
+	}
+	if err := checkRetrainOutput(cmd.ErrOrStderr(), o.out); err != nil {
+		return err
+	}
+	return checkTrainingDirs("--data", o.data, "--dev", o.dev)
+}
+
+// conceptInput reads what train METHOD learns from: the --data, --corpus
+// and --dev directories (through ti), and the judged lists of --dev.
+// Lists whose candidates all share one grade give s2net and dse no
+// ranking to learn or to stop early on (held-out MAP would be 1 whatever
+// the model): directories without any are refused.
+func conceptInput(ctx context.Context, ti *trainIndex, o trainConceptOptions) (rerank.TrainInput, []concept.Judged, error) {
+	in := rerank.TrainInput{Seed: o.seed}
+	var err error
+	if in.Train, err = ti.loadAll(ctx, "--data", o.data); err != nil {
+		return in, nil, err
+	}
+	for _, dir := range o.corpora {
+		ds, err := eval.LoadDataset(dir)
+		if err != nil {
+			return in, nil, err
+		}
+		in.Corpora = append(in.Corpora, ds)
+	}
+	lists, err := concept.JudgedLists(in.Train)
+	if err != nil {
+		return in, nil, err
+	}
+	var devLists []concept.Judged
+	if o.dev != "" {
+		if in.Dev, err = ti.load(ctx, "--dev", o.dev, true); err != nil {
+			return in, nil, err
+		}
+		if devLists, err = concept.JudgedLists(in.Dev); err != nil {
+			return in, nil, err
+		}
+	}
+	if o.method != "lsa" {
+		if !slices.ContainsFunc(lists, concept.Judged.HasPreference) {
+			return in, nil, errNoPreference(o.method, "--data", o.data)
+		}
+		if o.dev != "" && !slices.ContainsFunc(devLists, concept.Judged.HasPreference) {
+			return in, nil, errNoPreference(o.method, "--dev", []string{o.dev})
+		}
+	}
+	return in, devLists, nil
+}
+
+// reportConcept prints what train METHOD wrote, with the training curve's
+// plot and best held-out MAP, LSA's dev MAP and DSE's mixing weight.
+func reportConcept(cmd *cobra.Command, o trainConceptOptions, curve []concept.Iteration, devLists []concept.Judged) error {
 	var summary string
 	switch o.method {
 	case "lsa":

@@ -62,6 +62,32 @@ raw) instead. Each method's flags (linear: --loss, --l2; lambdamart: --valid,
 // runTrainFusion runs semrank train fusion.
 func runTrainFusion(cmd *cobra.Command, o trainFusionOptions) error {
 	o.pipelinePath = pipelineFile(o.pipelinePath)
+	if err := checkTrainFusionFlags(cmd, o); err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	ds, err := fusionDataset(ctx, o.dataDir, o.indexPath, o.pipelinePath)
+	if err != nil {
+		return err
+	}
+	idx, p, _, closeFn, err := rerank.Open(ctx, o.pipelinePath, o.indexPath, ds, nil, rerank.StagesOnly())
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	exs, err := rerank.Examples(ctx, idx, ds, p)
+	if err != nil {
+		return err
+	}
+	if o.method == "lambdamart" {
+		return trainLambdaMARTFusion(cmd, o, ds, exs)
+	}
+	return trainLinearFusion(cmd, o, ds, exs)
+}
+
+// checkTrainFusionFlags refuses, before any work, flags of the other
+// method than --method's and an --out that would overwrite an input.
+func checkTrainFusionFlags(cmd *cobra.Command, o trainFusionOptions) error {
 	if err := checkFusionFlags(o.method, o.loss, o.l2, o.trees, o.leaves); err != nil {
 		return err
 	}
@@ -92,56 +118,52 @@ func runTrainFusion(cmd *cobra.Command, o trainFusionOptions) error {
 	if err := checkFusionInPlace(o.pipelinePath, o.out, o.method); err != nil {
 		return err
 	}
-	ctx := cmd.Context()
-	ds, err := fusionDataset(ctx, o.dataDir, o.indexPath, o.pipelinePath)
-	if err != nil {
-		return err
-	}
-	idx, p, _, closeFn, err := rerank.Open(ctx, o.pipelinePath, o.indexPath, ds, nil, rerank.StagesOnly())
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	exs, err := rerank.Examples(ctx, idx, ds, p)
-	if err != nil {
-		return err
-	}
-	w := cmd.OutOrStdout()
-	if o.method == "lambdamart" {
-		var valid []rerank.Example
-		if o.validDir != "" {
-			vds, err := eval.LoadDataset(o.validDir)
-			if err != nil {
-				return err
-			}
-			vidx, vp, _, vclose, err := rerank.Open(ctx, o.pipelinePath, "", vds, nil, rerank.StagesOnly())
-			if err != nil {
-				return err
-			}
-			valid, err = rerank.Examples(ctx, vidx, vds, vp)
-			vclose()
-			if err != nil {
-				return err
-			}
-		}
-		bar := newBar(o.trees, "boosting")
-		m, err := rerank.TrainLambdaMART(exs, valid, rerank.LambdaMARTOptions{Trees: o.trees, Leaves: o.leaves,
-			Progress: func(r int, tm, vm float64) {
-				bar.Describe(fmt.Sprintf("boosting train MAP %.4f valid MAP %.4f", tm, vm))
-				bar.Set(r)
-			}})
-		bar.Finish()
+	return nil
+}
+
+// trainLambdaMARTFusion trains a LambdaMART fusion on exs (stopping on
+// --valid's examples when given) and saves it.
+func trainLambdaMARTFusion(cmd *cobra.Command, o trainFusionOptions, ds *eval.Dataset, exs []rerank.Example) error {
+	ctx, w := cmd.Context(), cmd.OutOrStdout()
+	var valid []rerank.Example
+	if o.validDir != "" {
+		vds, err := eval.LoadDataset(o.validDir)
 		if err != nil {
 			return err
 		}
-		b := m.Bundle()
-		b.Manifest.TrainingFingerprint = ds.Fingerprint()
-		if err := saveFusion(w, b, o.out, o.pipelinePath); err != nil {
+		vidx, vp, _, vclose, err := rerank.Open(ctx, o.pipelinePath, "", vds, nil, rerank.StagesOnly())
+		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "wrote %s: %d trees from %d judged queries\n", o.out, len(m.Trees), len(exs))
-		return nil
+		valid, err = rerank.Examples(ctx, vidx, vds, vp)
+		vclose()
+		if err != nil {
+			return err
+		}
 	}
+	bar := newBar(o.trees, "boosting")
+	m, err := rerank.TrainLambdaMART(exs, valid, rerank.LambdaMARTOptions{Trees: o.trees, Leaves: o.leaves,
+		Progress: func(r int, tm, vm float64) {
+			bar.Describe(fmt.Sprintf("boosting train MAP %.4f valid MAP %.4f", tm, vm))
+			bar.Set(r)
+		}})
+	bar.Finish()
+	if err != nil {
+		return err
+	}
+	b := m.Bundle()
+	b.Manifest.TrainingFingerprint = ds.Fingerprint()
+	if err := saveFusion(w, b, o.out, o.pipelinePath); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "wrote %s: %d trees from %d judged queries\n", o.out, len(m.Trees), len(exs))
+	return nil
+}
+
+// trainLinearFusion trains a linear fusion on exs, saves it and prints
+// its weights.
+func trainLinearFusion(cmd *cobra.Command, o trainFusionOptions, ds *eval.Dataset, exs []rerank.Example) error {
+	w := cmd.OutOrStdout()
 	lin, err := rerank.TrainLinear(exs, rerank.LinearOptions{Loss: o.loss, L2: o.l2})
 	if err != nil {
 		return err
