@@ -90,43 +90,17 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 	if o.window > 0 {
 		p.Window = o.window
 	}
-	var reqs []query.Query
-	for _, q := range qs {
-		bq, err := p.Query(q.FullText())
-		if errors.Is(err, index.ErrEmptyQuery) {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("query %q: %w", q.ID, err)
-		}
-		reqs = append(reqs, bq)
-	}
-	if o.limit > 0 && len(reqs) > o.limit {
-		reqs = reqs[:o.limit]
-	}
-	if len(reqs) == 0 {
-		return fmt.Errorf("%s: no query has searchable terms", o.dataDir)
+	reqs, err := benchQueries(p, qs, o)
+	if err != nil {
+		return err
 	}
 	names := [2]string{fmt.Sprintf("bare top-%d", o.size), fmt.Sprintf("reranked (window %d)", p.WindowSize())}
 	base, other := bleve.Index(idx), bleve.Index(rerank.Wrap(idx, p))
 	if len(o.remote) > 0 {
-		// A measurement waits for slow shards rather than leave them out.
-		coord, err := cluster.NewCoordinator(cmd.Context(), o.remote, cluster.Options{Timeout: time.Minute})
-		if err != nil {
+		base = other
+		if other, err = shardedBench(cmd, o, p, base, reqs); err != nil {
 			return err
 		}
-		pc, _, err := rerank.LoadPipeline(o.pipelinePath, rerank.EnvOf(coord))
-		if err != nil {
-			return err
-		}
-		pc.Window = p.Window
-		base, other = other, rerank.Wrap(coord, pc)
-		same, err := sameTop(cmd.Context(), base, other, reqs, o.size)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(cmd.OutOrStdout(), "top %d of %d queries: the same ids, order and scores (to 1e-9) from one index and from %d shards; largest score difference %.3g\n",
-			o.size, len(reqs), len(o.remote), same)
 		names = [2]string{fmt.Sprintf("one index, reranked (window %d)", p.WindowSize()), fmt.Sprintf("%d shards + coordinator, reranked", len(o.remote))}
 	}
 	r, err := bench(cmd.Context(), base, other, reqs, o.size, o.rounds, newBar(o.rounds*len(reqs), "searches"))
@@ -134,6 +108,53 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 		return err
 	}
 	return r.write(cmd.OutOrStdout(), names)
+}
+
+// benchQueries returns the first stage's queries for the texts of qs (at
+// most --limit of them), leaving out those without searchable terms.
+func benchQueries(p *rerank.Pipeline, qs []eval.Query, o benchOptions) ([]query.Query, error) {
+	var reqs []query.Query
+	for _, q := range qs {
+		bq, err := p.Query(q.FullText())
+		if errors.Is(err, index.ErrEmptyQuery) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("query %q: %w", q.ID, err)
+		}
+		reqs = append(reqs, bq)
+	}
+	if o.limit > 0 && len(reqs) > o.limit {
+		reqs = reqs[:o.limit]
+	}
+	if len(reqs) == 0 {
+		return nil, fmt.Errorf("%s: no query has searchable terms", o.dataDir)
+	}
+	return reqs, nil
+}
+
+// shardedBench returns the pipeline p reranking over a coordinator of the
+// --remote shards, after checking that it answers reqs as local, p over
+// one index, does.
+func shardedBench(cmd *cobra.Command, o benchOptions, p *rerank.Pipeline, local bleve.Index, reqs []query.Query) (bleve.Index, error) {
+	// A measurement waits for slow shards rather than leave them out.
+	coord, err := cluster.NewCoordinator(cmd.Context(), o.remote, cluster.Options{Timeout: time.Minute})
+	if err != nil {
+		return nil, err
+	}
+	pc, _, err := rerank.LoadPipeline(o.pipelinePath, rerank.EnvOf(coord))
+	if err != nil {
+		return nil, err
+	}
+	pc.Window = p.Window
+	sharded := rerank.Wrap(coord, pc)
+	same, err := sameTop(cmd.Context(), local, sharded, reqs, o.size)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "top %d of %d queries: the same ids, order and scores (to 1e-9) from one index and from %d shards; largest score difference %.3g\n",
+		o.size, len(reqs), len(o.remote), same)
+	return sharded, nil
 }
 
 // readQueries reads dir's queries.jsonl alone.

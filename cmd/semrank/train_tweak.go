@@ -62,25 +62,9 @@ on 20% of the training queries (then retrains on all of them).`,
 
 // runTrainTweak runs semrank train tweak.
 func runTrainTweak(cmd *cobra.Command, o trainTweakOptions) error {
-	if err := checkPositive(cmd, "max-iter"); err != nil {
+	if err := checkTrainTweakFlags(cmd, &o); err != nil {
 		return err
 	}
-	if err := checkOutputOf("--out", o.out, []string{o.dataDir, o.devDir}); err != nil {
-		return err
-	}
-	if err := checkRetrainOutput(cmd.ErrOrStderr(), o.out); err != nil {
-		return err
-	}
-	if err := checkTrainingDirs("--data", []string{o.dataDir}, "--dev", o.devDir); err != nil {
-		return err
-	}
-	if _, err := tweak.ParseLoss(o.stage.Loss); err != nil {
-		return err
-	}
-	if err := o.stage.Alpha.Set(o.alphaStr); err != nil {
-		return fmt.Errorf("--alpha %q: want a non-negative number or auto", o.alphaStr)
-	}
-	o.stage.QueryLog = !o.noLog
 	ctx := cmd.Context()
 	ti, err := openTrainIndex(ctx, o.indexPath, o.pipelinePath, o.depth)
 	if err != nil {
@@ -123,6 +107,32 @@ func runTrainTweak(cmd *cobra.Command, o trainTweakOptions) error {
 		return err
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "saved %s (model %s)\n", o.out, m.ID())
+	return nil
+}
+
+// checkTrainTweakFlags refuses, before any work, flag values train tweak
+// cannot use and an --out that would overwrite its inputs, and sets the
+// stage options that flags give in another form (--alpha, --no-query-log).
+func checkTrainTweakFlags(cmd *cobra.Command, o *trainTweakOptions) error {
+	if err := checkPositive(cmd, "max-iter"); err != nil {
+		return err
+	}
+	if err := checkOutputOf("--out", o.out, []string{o.dataDir, o.devDir}); err != nil {
+		return err
+	}
+	if err := checkRetrainOutput(cmd.ErrOrStderr(), o.out); err != nil {
+		return err
+	}
+	if err := checkTrainingDirs("--data", []string{o.dataDir}, "--dev", o.devDir); err != nil {
+		return err
+	}
+	if _, err := tweak.ParseLoss(o.stage.Loss); err != nil {
+		return err
+	}
+	if err := o.stage.Alpha.Set(o.alphaStr); err != nil {
+		return fmt.Errorf("--alpha %q: want a non-negative number or auto", o.alphaStr)
+	}
+	o.stage.QueryLog = !o.noLog
 	return nil
 }
 
