@@ -124,7 +124,9 @@ func (l *IntList) UnmarshalYAML(n *yaml.Node) error {
 	for i, it := range items {
 		var f float64
 		if (it.Tag != "!!int" && it.Tag != "!!float") || it.Decode(&f) != nil || f < 1 || f != math.Trunc(f) || f > math.MaxInt32 {
-			return errors.New("want a list of positive integers")
+			var v any
+			_ = n.Decode(&v)
+			return fmt.Errorf("want a list of positive integers, got %v", v)
 		}
 		out[i] = int(f)
 	}
