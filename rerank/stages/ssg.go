@@ -54,8 +54,9 @@ func init() {
 
 // SSGOptions are the options of an ssg stage: its word vectors' format
 // (see WMDOptions), its topic model (required, or trained: see
-// fitUnsup), a collection to draw seeds' statistics from, the graph's
-// settings (ssg.Config; 0 is its default), and its trainer's.
+// fitUnsup), a BEIR directory whose texts the graph draws neighbours
+// from too (collection), the graph's settings (ssg.Config; 0 is its
+// default), and its trainer's.
 type SSGOptions struct {
 	Format          string `yaml:"format"`
 	Topics          string `yaml:"topics"`
