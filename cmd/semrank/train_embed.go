@@ -81,35 +81,8 @@ earlier names of --vectors and --vectors-format.)`,
 
 // runTrainEmbed runs semrank train embed.
 func runTrainEmbed(cmd *cobra.Command, o trainEmbedOptions) error {
-	if len(o.data)+len(o.texts)+len(o.indexes) == 0 || o.out == "" {
-		return fmt.Errorf("give at least one --data DIR, --index PATH or --text FILE, and --out")
-	}
-	if err := checkOutputOf("--out", o.out, o.data, append(o.texts, o.initPath)...); err != nil {
+	if err := checkTrainEmbedFlags(cmd, &o); err != nil {
 		return err
-	}
-	if err := checkRetrainOutput(cmd.ErrOrStderr(), o.out); err != nil {
-		return err
-	}
-	if o.initPath == "" {
-		if err := checkUnused(cmd, "applies to --vectors only", "vectors-format"); err != nil {
-			return err
-		}
-	}
-	// The trainer reads a zero size as its default, so --epochs 0
-	// would silently train 5 epochs.
-	if err := checkPositive(cmd, "dim", "window", "negative", "epochs", "min-count"); err != nil {
-		return err
-	}
-	// 0 turns sub-sampling off, as in word2vec; to the model, 0
-	// means its default, and a negative value none.
-	if err := checkNonNegative(cmd, "sample"); err != nil {
-		return err
-	}
-	if o.cfg.Sample == 0 {
-		o.cfg.Sample = -1
-	}
-	if o.cfg.PruneTop == 0 {
-		o.cfg.PruneTop = -1 // leave out no word (0 would be read as the default, 30)
 	}
 	corpus, err := trainingTexts(cmd.Context(), o.data, o.indexes, o.pipelinePath, o.texts)
 	if err != nil {
@@ -143,6 +116,43 @@ func runTrainEmbed(cmd *cobra.Command, o trainEmbedOptions) error {
 		return err
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d words × %d dimensions (%.1fs)\n", o.out, v.Len(), v.Dim, time.Since(start).Seconds())
+	return nil
+}
+
+// checkTrainEmbedFlags refuses, before any work, flag values train embed
+// cannot use and an --out that would overwrite its inputs, and sets the
+// configuration's values for the flags' "none" (0).
+func checkTrainEmbedFlags(cmd *cobra.Command, o *trainEmbedOptions) error {
+	if len(o.data)+len(o.texts)+len(o.indexes) == 0 || o.out == "" {
+		return fmt.Errorf("give at least one --data DIR, --index PATH or --text FILE, and --out")
+	}
+	if err := checkOutputOf("--out", o.out, o.data, append(o.texts, o.initPath)...); err != nil {
+		return err
+	}
+	if err := checkRetrainOutput(cmd.ErrOrStderr(), o.out); err != nil {
+		return err
+	}
+	if o.initPath == "" {
+		if err := checkUnused(cmd, "applies to --vectors only", "vectors-format"); err != nil {
+			return err
+		}
+	}
+	// The trainer reads a zero size as its default, so --epochs 0
+	// would silently train 5 epochs.
+	if err := checkPositive(cmd, "dim", "window", "negative", "epochs", "min-count"); err != nil {
+		return err
+	}
+	// 0 turns sub-sampling off, as in word2vec; to the model, 0
+	// means its default, and a negative value none.
+	if err := checkNonNegative(cmd, "sample"); err != nil {
+		return err
+	}
+	if o.cfg.Sample == 0 {
+		o.cfg.Sample = -1
+	}
+	if o.cfg.PruneTop == 0 {
+		o.cfg.PruneTop = -1 // leave out no word (0 would be read as the default, 30)
+	}
 	return nil
 }
 
