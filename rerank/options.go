@@ -20,11 +20,12 @@ import (
 // that an option is named once. dst holds the defaults on entry: the
 // fields of options not given keep their values.
 //
-// Decoding is strict: an option no field names, or a value of another
-// kind than its field's (a string for a number, a fraction for an
-// integer, a number for a string), is an error naming the option and the
-// accepted names. Values are decoded by yaml.v3 (with KnownFields), so a
-// field type of one's own may implement yaml.Unmarshaler.
+// Decoding is strict: an option no field names is an error naming it and
+// the accepted names, and a value of another kind than its field's (a
+// string for a number, a fraction for an integer, a number for a string)
+// one naming the option and the kind wanted. Values are decoded by
+// yaml.v3 (with KnownFields), so a field type of one's own may implement
+// yaml.Unmarshaler.
 func (s StageSpec) DecodeOptions(dst any) error {
 	rv := reflect.ValueOf(dst)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
