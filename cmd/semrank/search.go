@@ -108,12 +108,18 @@ func runSearch(cmd *cobra.Command, args []string, o searchOptions) error {
 	if o.pipelinePath != "" {
 		return searchReranked(cmd, idx, o.pipelinePath, text, q, o.n, o.explain)
 	}
-	p, err := rerank.FirstStagePipeline(idx, o.n)
+	return searchFirstStage(cmd, idx, text, q, o.n)
+}
+
+// searchFirstStage prints the first stage's top n hits for text (or q,
+// a parsed query string, when not nil).
+func searchFirstStage(cmd *cobra.Command, idx bleve.Index, text string, q query.Query, n int) error {
+	p, err := rerank.FirstStagePipeline(idx, n)
 	if err != nil {
 		return err
 	}
 	s := rerank.Searcher{Index: idx, Pipeline: p}
-	cands, err := s.Candidates(cmd.Context(), rerank.Query{Text: text}, q, o.n)
+	cands, err := s.Candidates(cmd.Context(), rerank.Query{Text: text}, q, n)
 	if err == nil {
 		err = s.Load(cmd.Context(), cands)
 	}

@@ -118,6 +118,34 @@ you like. --admin-token is also sent to the shards with writes.`,
 // runServe runs semrank serve.
 func runServe(cmd *cobra.Command, o serveOptions) error {
 	o.pipelinePath = pipelineFile(o.pipelinePath)
+	if err := checkServeFlags(cmd, o); err != nil {
+		return err
+	}
+	if len(o.remote) > 0 {
+		return serveRemote(cmd, o)
+	}
+	var idx bleve.Index
+	var err error
+	if o.readOnly {
+		idx, err = index.OpenAny(o.indexPath)
+	} else if idx, err = index.Open(o.indexPath); errors.Is(err, index.ErrNotSemrank) {
+		err = fmt.Errorf("%w: serve another Bleve index with --read-only (searched with the pipeline's fields; your application writes it)", err)
+	}
+	if err != nil {
+		return err
+	}
+	defer idx.Close()
+	l, err := listen(o.addr)
+	if err != nil {
+		return err
+	}
+	return serve(cmd.Context(), cmd.OutOrStdout(), server.Config{
+		Index: idx, PipelinePath: o.pipelinePath, Limits: o.limits, AdminToken: o.token(),
+	}, l, o.grace, nil)
+}
+
+// checkServeFlags refuses, before any work, flag values serve cannot use.
+func checkServeFlags(cmd *cobra.Command, o serveOptions) error {
 	// The server reads a zero limit as its default; on the command
 	// line zero or less is a mistake, not a request for the default.
 	if err := checkPositive(cmd, "max-body", "max-index-body", "max-query", "max-size", "max-window", "max-from", "max-fields", "max-index-docs", "max-doc"); err != nil {
@@ -142,35 +170,23 @@ func runServe(cmd *cobra.Command, o serveOptions) error {
 		if o.shardTimeout <= 0 {
 			return fmt.Errorf("--shard-timeout %s: want a positive duration", o.shardTimeout)
 		}
-		coord, err := cluster.NewCoordinator(cmd.Context(), o.remote, cluster.Options{Timeout: o.shardTimeout, Token: o.token()})
-		if err != nil {
-			return err
-		}
-		l, err := listen(o.addr)
-		if err != nil {
-			return err
-		}
-		return serve(cmd.Context(), cmd.OutOrStdout(), server.Config{
-			Index: coord, PipelinePath: o.pipelinePath, Limits: o.limits, AdminToken: o.token(),
-		}, l, o.grace, nil)
 	}
-	var idx bleve.Index
-	var err error
-	if o.readOnly {
-		idx, err = index.OpenAny(o.indexPath)
-	} else if idx, err = index.Open(o.indexPath); errors.Is(err, index.ErrNotSemrank) {
-		err = fmt.Errorf("%w: serve another Bleve index with --read-only (searched with the pipeline's fields; your application writes it)", err)
-	}
+	return nil
+}
+
+// serveRemote serves the collection of the --remote shards through a
+// coordinator.
+func serveRemote(cmd *cobra.Command, o serveOptions) error {
+	coord, err := cluster.NewCoordinator(cmd.Context(), o.remote, cluster.Options{Timeout: o.shardTimeout, Token: o.token()})
 	if err != nil {
 		return err
 	}
-	defer idx.Close()
 	l, err := listen(o.addr)
 	if err != nil {
 		return err
 	}
 	return serve(cmd.Context(), cmd.OutOrStdout(), server.Config{
-		Index: idx, PipelinePath: o.pipelinePath, Limits: o.limits, AdminToken: o.token(),
+		Index: coord, PipelinePath: o.pipelinePath, Limits: o.limits, AdminToken: o.token(),
 	}, l, o.grace, nil)
 }
 
