@@ -37,11 +37,13 @@ func (s titleWords) Score(_ context.Context, q rerank.Query, cands []rerank.Cand
 // name.
 func ExampleRegisterStage() {
 	rerank.RegisterStage("title_words", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
-		n, err := spec.Int("min_len", 1) // an option not read so is refused
-		if err != nil {
+		o := struct {
+			MinLen int `yaml:"min_len"`
+		}{MinLen: 1} // options no field names are refused
+		if err := spec.DecodeOptions(&o); err != nil {
 			return nil, err
 		}
-		return titleWords{minLen: n}, nil
+		return titleWords{minLen: o.MinLen}, nil
 	})
 
 	cfg, err := rerank.ParseConfig([]byte(`
@@ -84,5 +86,5 @@ fusion:
 	// d3 [1 4]
 	// d2 [0.6666666666666666 2]
 	// d1 [0.3333333333333333 0]
-	// rerank: stage "title" (type title_words): unknown option minlen (known: min_len; a factory of your own reads its options through StageSpec's Str, Int, Float and Bool, or marks them with Known)
+	// rerank: stage "title" (type title_words): unknown option minlen (accepted: min_len)
 }

@@ -30,7 +30,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -190,10 +189,10 @@ type StageSpec struct {
 	Model   string         `json:"model,omitempty" yaml:"model,omitempty"` // model file, relative to the pipeline file; factories read it through ModelFile
 	Options map[string]any `json:"options,omitempty" yaml:"options,omitempty"`
 
-	// read, when set, records the options looked up through the option
-	// helpers; NewStage and TrainStage set it to find options that the
-	// factory or trainer never read. Copies of the spec record into the
-	// same set.
+	// read, when set, records the options DecodeOptions accepted and
+	// whether the model was asked for; NewStage sets it to find options
+	// and a model that the factory never read. Copies of the spec record
+	// into the same set.
 	read optionSet
 }
 
@@ -235,24 +234,6 @@ func (s StageSpec) track() (StageSpec, optionSet) {
 	return s, s.read
 }
 
-// Known marks options as known to the stage although it reads none of
-// them, so that building the stage accepts them. A factory that reads
-// options only under some conditions should mark the others.
-func (s StageSpec) Known(names ...string) {
-	if s.read != nil {
-		for _, n := range names {
-			s.read[n] = true
-		}
-	}
-}
-
-// lookup returns option name, recording that it was read.
-func (s StageSpec) lookup(name string) (any, bool) {
-	s.Known(name)
-	v, ok := s.Options[name]
-	return v, ok
-}
-
 // unknownOptions returns an error naming the options of s not in known
 // (sorted), or nil when there are none.
 func (s StageSpec) unknownOptions(known optionSet) error {
@@ -273,15 +254,7 @@ func (s StageSpec) unknownOptions(known optionSet) error {
 		}
 	}
 	sort.Strings(names)
-	list := "none"
-	if len(names) > 0 {
-		list = strings.Join(names, ", ")
-	}
-	word := "option"
-	if len(unknown) > 1 {
-		word = "options"
-	}
-	return fmt.Errorf("unknown %s %s (known: %s; a factory of your own reads its options through StageSpec's Str, Int, Float and Bool, or marks them with Known)", word, strings.Join(unknown, ", "), list)
+	return fmt.Errorf("%w; a factory of your own reads its options with StageSpec.DecodeOptions", unknownOptionsError(unknown, names))
 }
 
 // Env is what a stage factory may use to build its stage.
@@ -384,9 +357,9 @@ func (f Fields) source(st *index.Stats) index.Source {
 }
 
 // StageFactory builds a stage from its spec. A factory of one's own (see
-// RegisterStage) reads its options through the spec's Str, Int, Float and
-// Bool (or marks those it ignores with Known: NewStage refuses any other),
-// asks for a model file through ModelFile and reads it with LoadModel,
+// RegisterStage) decodes its options, its trainer's among them, into
+// one struct with DecodeOptions (NewStage refuses options it never
+// decodes), asks for a model file through ModelFile and reads it with LoadModel,
 // and refuses what the stage cannot work without (env.Stats and
 // env.Payloads are nil over a plain bleve.Index). The stage it returns
 // must be safe for concurrent use and give one finite score per
@@ -430,9 +403,8 @@ func StageTypes() []string {
 	return out
 }
 
-// NewStage builds the stage a spec describes. An option that neither the
-// stage's factory reads (through the option helpers, or marks Known) nor
-// its trainer declares (RegisterTrainer) is an error, so a misspelt
+// NewStage builds the stage a spec describes. An option the stage's
+// factory does not decode (DecodeOptions) is an error, so a misspelt
 // option is not silently ignored; so is a model the factory never asks
 // for through ModelFile.
 func NewStage(spec StageSpec, env Env) (Stage, error) {
@@ -445,12 +417,11 @@ func NewStage(spec StageSpec, env Env) (Stage, error) {
 	spec, read := spec.track()
 	st, err := f(spec, env)
 	if err != nil {
-		return nil, fmt.Errorf("rerank: stage %q: %w", spec.Type, err)
+		return nil, fmt.Errorf("rerank: stage %s: %w", spec.label(), err)
 	}
 	if st == nil {
 		return nil, fmt.Errorf("rerank: stage %q: its factory returned no stage and no error", spec.Type)
 	}
-	spec.Known(trainerOptions(spec.Type)...)
 	if err := spec.unknownOptions(read); err != nil {
 		return nil, fmt.Errorf("rerank: stage %s: %w", spec.label(), err)
 	}
@@ -493,65 +464,6 @@ func (s StageSpec) DisplayName(def string) string {
 		return s.Name
 	}
 	return def
-}
-
-// Option helpers for stage factories: spec.Options values come from YAML
-// or JSON, so numbers may arrive as int or float64, and from Go code as
-// any numeric type.
-
-// Float returns option name as a float64, or def when absent.
-func (s StageSpec) Float(name string, def float64) (float64, error) {
-	v, ok := s.lookup(name)
-	if !ok {
-		return def, nil
-	}
-	switch rv := reflect.ValueOf(v); rv.Kind() {
-	case reflect.Float32, reflect.Float64:
-		return rv.Float(), nil
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return float64(rv.Int()), nil
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return float64(rv.Uint()), nil
-	}
-	return 0, fmt.Errorf("option %s: want a number, got %v (%T)", name, v, v)
-}
-
-// Int returns option name as an int, or def when absent.
-func (s StageSpec) Int(name string, def int) (int, error) {
-	f, err := s.Float(name, float64(def))
-	if err != nil {
-		return 0, err
-	}
-	if f != float64(int(f)) {
-		return 0, fmt.Errorf("option %s: want an integer, got %v", name, f)
-	}
-	return int(f), nil
-}
-
-// Bool returns option name as a bool, or def when absent.
-func (s StageSpec) Bool(name string, def bool) (bool, error) {
-	v, ok := s.lookup(name)
-	if !ok {
-		return def, nil
-	}
-	b, ok := v.(bool)
-	if !ok {
-		return false, fmt.Errorf("option %s: want true or false, got %v", name, v)
-	}
-	return b, nil
-}
-
-// Str returns option name as a string, or def when absent.
-func (s StageSpec) Str(name, def string) (string, error) {
-	v, ok := s.lookup(name)
-	if !ok {
-		return def, nil
-	}
-	str, ok := v.(string)
-	if !ok {
-		return "", fmt.Errorf("option %s: want a string, got %v", name, v)
-	}
-	return str, nil
 }
 
 // RelativeTo returns a copy of s for a pipeline file written in dir: the

@@ -132,24 +132,28 @@ func absPath(t *testing.T, p string) string {
 }
 
 func init() {
-	// test_opts reads option a; its trainer reads (and declares) option t.
+	// test_opts reads option a; its trainer reads option t, which the
+	// stage accepts.
 	RegisterStage("test_opts", func(spec StageSpec, env Env) (Stage, error) {
-		if _, err := spec.Int("a", 0); err != nil {
+		var o testOptions
+		if err := spec.DecodeOptions(&o); err != nil {
 			return nil, err
 		}
 		spec.ModelFile(env.Dir)
 		return constStage{}, nil
 	})
 	RegisterTrainer("test_opts", func(_ context.Context, spec StageSpec, _ TrainInput) (StageSpec, error) {
-		_, err := spec.Int("t", 0)
+		var o testOptions
+		err := spec.DecodeOptions(&o)
 		spec.Model = "trained"
 		return spec, err
-	}, "t")
-	// test_undeclared's trainer reads option u without declaring it.
-	RegisterTrainer("test_undeclared", func(_ context.Context, spec StageSpec, _ TrainInput) (StageSpec, error) {
-		_, err := spec.Int("u", 0)
-		return spec, err
 	})
+}
+
+// testOptions are test_opts's options.
+type testOptions struct {
+	A int `yaml:"a"`
+	T int `yaml:"t"`
 }
 
 func TestStageOptionsChecked(t *testing.T) {
@@ -162,10 +166,10 @@ func TestStageOptionsChecked(t *testing.T) {
 		{"read option", StageSpec{Type: "test_opts", Options: map[string]any{"a": 1}}, ""},
 		{"training option", StageSpec{Type: "test_opts", Options: map[string]any{"a": 1, "t": 2}}, ""},
 		{"unknown option", StageSpec{Type: "test_opts", Options: map[string]any{"a": 1, "nosuch": 3}},
-			`stage "test_opts": unknown option nosuch (known: a, t; a factory of your own reads its options through StageSpec's Str, Int, Float and Bool, or marks them with Known)`},
+			`stage "test_opts": unknown option nosuch (accepted: a, t)`},
 		{"unknown options, named stage", StageSpec{Type: "test_opts", Name: "x", Options: map[string]any{"b": 1, "c": 2}},
-			`stage "x" (type test_opts): unknown options b, c (known: a, t;`},
-		{"stage without options", StageSpec{Type: "test_const", Options: map[string]any{"a": 1}}, "unknown option a (known: none;"},
+			`stage "x" (type test_opts): unknown options b, c (accepted: a, t)`},
+		{"stage without options", StageSpec{Type: "test_const", Options: map[string]any{"a": 1}}, "unknown option a (accepted: none); a factory of your own reads its options with StageSpec.DecodeOptions"},
 		{"bad value still reported first", StageSpec{Type: "test_opts", Options: map[string]any{"a": "x", "nosuch": 3}}, "option a: want a number"},
 		// Options set in Go code may have any numeric type.
 		{"int64 option", StageSpec{Type: "test_opts", Options: map[string]any{"a": int64(3)}}, ""},
@@ -202,7 +206,7 @@ func TestTrainStageOptions(t *testing.T) {
 	}{
 		{"declared option", StageSpec{Type: "test_opts", Options: map[string]any{"t": 1}}, ""},
 		{"stage option left to the stage", StageSpec{Type: "test_opts", Options: map[string]any{"a": 1}}, ""},
-		{"undeclared option read", StageSpec{Type: "test_undeclared"}, "undeclared options [u]"},
+		{"unknown option", StageSpec{Type: "test_opts", Options: map[string]any{"u": 1}}, `training test_opts: unknown option u (accepted: a, t)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := TrainStage(context.Background(), tc.spec, TrainInput{Train: &eval.Dataset{}, Dir: t.TempDir()})

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"sync"
 
 	"github.com/semrank/semrank/eval"
@@ -78,34 +76,21 @@ type Trainer func(ctx context.Context, spec StageSpec, in TrainInput) (StageSpec
 
 var (
 	trainersMu sync.RWMutex
-	trainers   = map[string]registeredTrainer{}
+	trainers   = map[string]Trainer{}
 )
 
-type registeredTrainer struct {
-	train   Trainer
-	options []string
-}
-
-// RegisterTrainer makes a stage type trainable by recipes. options names
-// every spec option the trainer reads through the option helpers: training
-// settings the stage itself may ignore, which a pipeline built from the
-// trained spec (it keeps them) accepts all the same. It panics when typ is
-// registered twice.
-func RegisterTrainer(typ string, t Trainer, options ...string) {
+// RegisterTrainer makes a stage type trainable by recipes. The trainer
+// decodes the spec's options with DecodeOptions into the same struct as
+// the stage's factory, which holds the training settings the stage itself
+// ignores: a pipeline built from the trained spec (it keeps them) accepts
+// them all the same. It panics when typ is registered twice.
+func RegisterTrainer(typ string, t Trainer) {
 	trainersMu.Lock()
 	defer trainersMu.Unlock()
 	if _, dup := trainers[typ]; dup {
 		panic("rerank: trainer registered twice: " + typ)
 	}
-	trainers[typ] = registeredTrainer{train: t, options: options}
-}
-
-// trainerOptions returns the options typ's trainer declares, nil when typ
-// has no trainer.
-func trainerOptions(typ string) []string {
-	trainersMu.RLock()
-	defer trainersMu.RUnlock()
-	return trainers[typ].options
+	trainers[typ] = t
 }
 
 // Trainable reports whether a stage type has a trainer.
@@ -121,12 +106,7 @@ func Trainable(typ string) bool {
 // refuses an input with neither Train nor Text (ErrNoTrainingData) and one
 // with an empty Dir; the trainer refuses a Train lacking what it needs
 // (see TrainInput).
-//
-// Options the trainer does not read are left to the stage: building the
-// trained spec (as a recipe does right after training) rejects those the
-// stage does not know either. A trainer reading an option it did not
-// declare to RegisterTrainer is an error, since pipelines built from its
-// specs would refuse that option.
+// The trainer refuses options its stage type does not know.
 func TrainStage(ctx context.Context, spec StageSpec, in TrainInput) (StageSpec, error) {
 	trainersMu.RLock()
 	t, ok := trainers[spec.Type]
@@ -140,8 +120,7 @@ func TrainStage(ctx context.Context, spec StageSpec, in TrainInput) (StageSpec, 
 	if in.Dir == "" {
 		return spec, fmt.Errorf("rerank: training %s: TrainInput.Dir is empty; give the directory to write model files into (\".\" for the working directory)", spec.Type)
 	}
-	tracked, read := spec.track()
-	out, err := t.train(ctx, tracked, in)
+	out, err := t(ctx, spec, in)
 	if err == nil {
 		// Some trainers cannot stop midway (LSA's SVD): one cancelled
 		// while it ran has not finished what it was asked.
@@ -150,13 +129,6 @@ func TrainStage(ctx context.Context, spec StageSpec, in TrainInput) (StageSpec, 
 	if err != nil {
 		return spec, fmt.Errorf("rerank: training %s: %w", spec.Type, err)
 	}
-	for _, n := range t.options {
-		delete(read, n)
-	}
-	if len(read) > 0 {
-		return spec, fmt.Errorf("rerank: training %s: the trainer read undeclared options %v (see RegisterTrainer)", spec.Type, slices.Sorted(maps.Keys(read)))
-	}
-	out.read = nil
 	if out.Name == "" {
 		out.Name = spec.Name
 	}

@@ -10,8 +10,14 @@ import (
 	"github.com/semrank/semrank/rerank"
 )
 
-func init() {
-	var indexPath, pipelinePath string
+// attachOptions are the flags of semrank attach.
+type attachOptions struct {
+	indexPath, pipelinePath string
+}
+
+// newAttachCmd returns semrank attach.
+func newAttachCmd() *cobra.Command {
+	var o attachOptions
 	cmd := &cobra.Command{
 		Use:   "attach --index PATH --pipeline FILE",
 		Short: "Compute a pipeline's payloads for a Bleve index semrank did not build, from its stored text",
@@ -36,49 +42,52 @@ payloads of what they replace or delete, and those documents are scored
 from their text until the next attach. The index must not be open
 elsewhere meanwhile.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			pipelinePath = pipelineFile(pipelinePath)
-			a, err := index.OpenAttached(indexPath)
-			if err != nil {
-				return err
-			}
-			p, _, err := rerank.LoadPipeline(pipelinePath, rerank.EnvOf(a), rerank.StagesOnly())
-			if err != nil {
-				a.Close()
-				return err
-			}
-			n, err := a.DocCount()
-			if err != nil {
-				a.Close()
-				return err
-			}
-			start := time.Now()
-			bar := newBar(int(n), "attaching")
-			rep, err := rerank.Attach(cmd.Context(), a, p, func(done, _ int) { bar.Set(done) })
-			bar.Finish()
-			if cerr := a.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			src, _ := a.Source()
-			fmt.Fprintf(out, "attached payloads to %s in %s: %d documents, %d computed, %d unchanged, %d dropped (deleted)\n",
-				indexPath, time.Since(start).Round(time.Millisecond), rep.Docs, rep.Computed, rep.Kept, rep.Dropped)
-			if rep.Skipped > 0 {
-				fmt.Fprintf(out, "  %d documents have ids too long for a payload log; stages score them from their text\n", rep.Skipped)
-			}
-			fmt.Fprintf(out, "  from %s\n", src)
-			for _, name := range a.PayloadNames() {
-				fmt.Fprintf(out, "  payload %s from model %s\n", name, a.PayloadModel(name))
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runAttach(cmd, o) },
 	}
-	cmd.Flags().StringVar(&indexPath, "index", "", "Bleve index semrank did not build (any mapping)")
-	cmd.Flags().StringVar(&pipelinePath, "pipeline", "", "pipeline file, or a directory holding pipeline.yaml: its fields and the payloads its stages read")
+	cmd.Flags().StringVar(&o.indexPath, "index", "", "Bleve index semrank did not build (any mapping)")
+	cmd.Flags().StringVar(&o.pipelinePath, "pipeline", "", "pipeline file, or a directory holding pipeline.yaml: its fields and the payloads its stages read")
 	_ = cmd.MarkFlagRequired("index")
 	_ = cmd.MarkFlagRequired("pipeline")
-	rootCmd.AddCommand(cmd)
+	return cmd
+}
+
+// runAttach runs semrank attach.
+func runAttach(cmd *cobra.Command, o attachOptions) error {
+	o.pipelinePath = pipelineFile(o.pipelinePath)
+	a, err := index.OpenAttached(o.indexPath)
+	if err != nil {
+		return err
+	}
+	p, _, err := rerank.LoadPipeline(o.pipelinePath, rerank.EnvOf(a), rerank.StagesOnly())
+	if err != nil {
+		a.Close()
+		return err
+	}
+	n, err := a.DocCount()
+	if err != nil {
+		a.Close()
+		return err
+	}
+	start := time.Now()
+	bar := newBar(int(n), "attaching")
+	rep, err := rerank.Attach(cmd.Context(), a, p, func(done, _ int) { bar.Set(done) })
+	bar.Finish()
+	if cerr := a.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	src, _ := a.Source()
+	fmt.Fprintf(out, "attached payloads to %s in %s: %d documents, %d computed, %d unchanged, %d dropped (deleted)\n",
+		o.indexPath, time.Since(start).Round(time.Millisecond), rep.Docs, rep.Computed, rep.Kept, rep.Dropped)
+	if rep.Skipped > 0 {
+		fmt.Fprintf(out, "  %d documents have ids too long for a payload log; stages score them from their text\n", rep.Skipped)
+	}
+	fmt.Fprintf(out, "  from %s\n", src)
+	for _, name := range a.PayloadNames() {
+		fmt.Fprintf(out, "  payload %s from model %s\n", name, a.PayloadModel(name))
+	}
+	return nil
 }

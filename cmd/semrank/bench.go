@@ -22,10 +22,16 @@ import (
 	"github.com/semrank/semrank/rerank"
 )
 
-func init() {
-	var indexPath, pipelinePath, dataDir string
-	var remote []string
-	var rounds, size, limit, window int
+// benchOptions are the flags of semrank bench.
+type benchOptions struct {
+	indexPath, pipelinePath, dataDir string
+	remote                           []string
+	rounds, size, limit, window      int
+}
+
+// newBenchCmd returns semrank bench.
+func newBenchCmd() *cobra.Command {
+	var o benchOptions
 	cmd := &cobra.Command{
 		Use:   "bench --index PATH --pipeline FILE --data DIR [--rounds 5] [-n 10] [--window N] [--remote URL,URL,...]",
 		Short: "Time a bare Bleve search and the reranked one over DIR's queries, interleaved",
@@ -45,86 +51,110 @@ same order, with the same scores to 1e-9 (it fails naming the first that
 differs), then the two timed interleaved, and the ratio of their medians
 (coordinator over one index).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			pipelinePath = pipelineFile(pipelinePath)
-			if rounds <= 0 || size <= 0 || window < 0 {
-				return fmt.Errorf("--rounds %d, -n %d and --window %d: want positive numbers (--window 0: the pipeline's)", rounds, size, window)
-			}
-			qs, err := readQueries(dataDir)
-			if err != nil {
-				return err
-			}
-			idx, err := index.OpenAny(indexPath)
-			if err != nil {
-				return err
-			}
-			defer idx.Close()
-			p, _, err := rerank.LoadPipeline(pipelinePath, rerank.EnvOf(idx))
-			if err != nil {
-				return err
-			}
-			if window > 0 {
-				p.Window = window
-			}
-			var reqs []query.Query
-			for _, q := range qs {
-				bq, err := p.Query(q.FullText())
-				if errors.Is(err, index.ErrEmptyQuery) {
-					continue
-				}
-				if err != nil {
-					return fmt.Errorf("query %q: %w", q.ID, err)
-				}
-				reqs = append(reqs, bq)
-			}
-			if limit > 0 && len(reqs) > limit {
-				reqs = reqs[:limit]
-			}
-			if len(reqs) == 0 {
-				return fmt.Errorf("%s: no query has searchable terms", dataDir)
-			}
-			names := [2]string{fmt.Sprintf("bare top-%d", size), fmt.Sprintf("reranked (window %d)", p.WindowSize())}
-			base, other := bleve.Index(idx), bleve.Index(rerank.Wrap(idx, p))
-			if len(remote) > 0 {
-				// A measurement waits for slow shards rather than leave them out.
-				coord, err := cluster.NewCoordinator(cmd.Context(), remote, cluster.Options{Timeout: time.Minute})
-				if err != nil {
-					return err
-				}
-				pc, _, err := rerank.LoadPipeline(pipelinePath, rerank.EnvOf(coord))
-				if err != nil {
-					return err
-				}
-				pc.Window = p.Window
-				base, other = other, rerank.Wrap(coord, pc)
-				same, err := sameTop(cmd.Context(), base, other, reqs, size)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "top %d of %d queries: the same ids, order and scores (to 1e-9) from one index and from %d shards; largest score difference %.3g\n",
-					size, len(reqs), len(remote), same)
-				names = [2]string{fmt.Sprintf("one index, reranked (window %d)", p.WindowSize()), fmt.Sprintf("%d shards + coordinator, reranked", len(remote))}
-			}
-			r, err := bench(cmd.Context(), base, other, reqs, size, rounds, newBar(rounds*len(reqs), "searches"))
-			if err != nil {
-				return err
-			}
-			return r.write(cmd.OutOrStdout(), names)
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runBench(cmd, o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&indexPath, "index", "", "index path (any Bleve index)")
-	f.StringVar(&pipelinePath, "pipeline", "", "pipeline file, or a directory holding pipeline.yaml")
-	f.StringVar(&dataDir, "data", "", "BEIR directory whose queries.jsonl is searched")
-	f.IntVar(&rounds, "rounds", 5, "passes over the queries")
-	f.IntVarP(&size, "n", "n", 10, "hits per search")
-	f.IntVar(&limit, "queries", 0, "at most this many queries (0: all)")
-	f.IntVar(&window, "window", 0, "rerank window (0: the pipeline's)")
-	f.StringSliceVar(&remote, "remote", nil, "compare with a coordinator over these shard servers (URLs, in shard order) instead of the bare search")
+	f.StringVar(&o.indexPath, "index", "", "index path (any Bleve index)")
+	f.StringVar(&o.pipelinePath, "pipeline", "", "pipeline file, or a directory holding pipeline.yaml")
+	f.StringVar(&o.dataDir, "data", "", "BEIR directory whose queries.jsonl is searched")
+	f.IntVar(&o.rounds, "rounds", 5, "passes over the queries")
+	f.IntVarP(&o.size, "n", "n", 10, "hits per search")
+	f.IntVar(&o.limit, "queries", 0, "at most this many queries (0: all)")
+	f.IntVar(&o.window, "window", 0, "rerank window (0: the pipeline's)")
+	f.StringSliceVar(&o.remote, "remote", nil, "compare with a coordinator over these shard servers (URLs, in shard order) instead of the bare search")
 	for _, n := range []string{"index", "pipeline", "data"} {
 		_ = cmd.MarkFlagRequired(n)
 	}
-	rootCmd.AddCommand(cmd)
+	return cmd
+}
+
+// runBench runs semrank bench.
+func runBench(cmd *cobra.Command, o benchOptions) error {
+	o.pipelinePath = pipelineFile(o.pipelinePath)
+	if o.rounds <= 0 || o.size <= 0 || o.window < 0 {
+		return fmt.Errorf("--rounds %d, -n %d and --window %d: want positive numbers (--window 0: the pipeline's)", o.rounds, o.size, o.window)
+	}
+	qs, err := readQueries(o.dataDir)
+	if err != nil {
+		return err
+	}
+	idx, err := index.OpenAny(o.indexPath)
+	if err != nil {
+		return err
+	}
+	defer idx.Close()
+	p, _, err := rerank.LoadPipeline(o.pipelinePath, rerank.EnvOf(idx))
+	if err != nil {
+		return err
+	}
+	if o.window > 0 {
+		p.Window = o.window
+	}
+	reqs, err := benchQueries(p, qs, o)
+	if err != nil {
+		return err
+	}
+	names := [2]string{fmt.Sprintf("bare top-%d", o.size), fmt.Sprintf("reranked (window %d)", p.WindowSize())}
+	base, other := bleve.Index(idx), bleve.Index(rerank.Wrap(idx, p))
+	if len(o.remote) > 0 {
+		base = other
+		if other, err = shardedBench(cmd, o, p, base, reqs); err != nil {
+			return err
+		}
+		names = [2]string{fmt.Sprintf("one index, reranked (window %d)", p.WindowSize()), fmt.Sprintf("%d shards + coordinator, reranked", len(o.remote))}
+	}
+	r, err := bench(cmd.Context(), base, other, reqs, o.size, o.rounds, newBar(o.rounds*len(reqs), "searches"))
+	if err != nil {
+		return err
+	}
+	return r.write(cmd.OutOrStdout(), names)
+}
+
+// benchQueries returns the first stage's queries for the texts of qs (at
+// most --limit of them), leaving out those without searchable terms.
+func benchQueries(p *rerank.Pipeline, qs []eval.Query, o benchOptions) ([]query.Query, error) {
+	var reqs []query.Query
+	for _, q := range qs {
+		bq, err := p.Query(q.FullText())
+		if errors.Is(err, index.ErrEmptyQuery) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("query %q: %w", q.ID, err)
+		}
+		reqs = append(reqs, bq)
+	}
+	if o.limit > 0 && len(reqs) > o.limit {
+		reqs = reqs[:o.limit]
+	}
+	if len(reqs) == 0 {
+		return nil, fmt.Errorf("%s: no query has searchable terms", o.dataDir)
+	}
+	return reqs, nil
+}
+
+// shardedBench returns the pipeline p reranking over a coordinator of the
+// --remote shards, after checking that it answers reqs as local, p over
+// one index, does.
+func shardedBench(cmd *cobra.Command, o benchOptions, p *rerank.Pipeline, local bleve.Index, reqs []query.Query) (bleve.Index, error) {
+	// A measurement waits for slow shards rather than leave them out.
+	coord, err := cluster.NewCoordinator(cmd.Context(), o.remote, cluster.Options{Timeout: time.Minute})
+	if err != nil {
+		return nil, err
+	}
+	pc, _, err := rerank.LoadPipeline(o.pipelinePath, rerank.EnvOf(coord))
+	if err != nil {
+		return nil, err
+	}
+	pc.Window = p.Window
+	sharded := rerank.Wrap(coord, pc)
+	same, err := sameTop(cmd.Context(), local, sharded, reqs, o.size)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "top %d of %d queries: the same ids, order and scores (to 1e-9) from one index and from %d shards; largest score difference %.3g\n",
+		o.size, len(reqs), len(o.remote), same)
+	return sharded, nil
 }
 
 // readQueries reads dir's queries.jsonl alone.

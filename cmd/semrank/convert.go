@@ -15,62 +15,100 @@ import (
 	"github.com/semrank/semrank/rerank"
 )
 
-func init() {
-	convertCmd := &cobra.Command{
+// newConvertCmd returns semrank convert, which groups the converters.
+func newConvertCmd() *cobra.Command {
+	cmd := &cobra.Command{
 		Use:   "convert",
 		Short: "Convert a collection into a BEIR directory",
 	}
-	var xmls []string
-	var subtask, out string
+	cmd.AddCommand(newConvertSemEvalCmd(), newConvertSMARTCmd(), newConvertBleveCmd())
+	return cmd
+}
+
+// convertSemEvalOptions are the flags of semrank convert semeval2016.
+type convertSemEvalOptions struct {
+	xmls         []string
+	subtask, out string
+}
+
+// newConvertSemEvalCmd returns semrank convert semeval2016.
+func newConvertSemEvalCmd() *cobra.Command {
+	var o convertSemEvalOptions
 	semevalCmd := &cobra.Command{
 		Use:   "semeval2016 --xml F [--xml F2 ...] --subtask A|B --out DIR",
 		Short: "Convert SemEval-2016 Task 3 XML (subtask A or B)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, err := convert.ParseSubtask(subtask)
-			if err != nil {
-				return err
-			}
-			if len(xmls) == 0 {
-				return fmt.Errorf("give at least one --xml file")
-			}
-			c := convert.NewSemEval(st)
-			for _, x := range xmls {
-				if err := c.AddFile(x); err != nil {
-					return err
-				}
-			}
-			notes(cmd.ErrOrStderr(), c.Clashes(), "ids read twice with different texts or labels")
-			notes(cmd.ErrOrStderr(), c.Unjudged(), "queries with unlabelled candidates among labelled ones")
-			return saveDataset(cmd, c.Dataset(), out)
-		},
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runConvertSemEval(cmd, o) },
 	}
-	semevalCmd.Flags().StringArrayVar(&xmls, "xml", nil, "SemEval-2016 Task 3 XML file (repeatable; files are merged)")
-	semevalCmd.Flags().StringVar(&subtask, "subtask", "B", "subtask: A (question→comments) or B (question→questions)")
-	semevalCmd.Flags().StringVar(&out, "out", "", "output BEIR directory")
+	semevalCmd.Flags().StringArrayVar(&o.xmls, "xml", nil, "SemEval-2016 Task 3 XML file (repeatable; files are merged)")
+	semevalCmd.Flags().StringVar(&o.subtask, "subtask", "B", "subtask: A (question→comments) or B (question→questions)")
+	semevalCmd.Flags().StringVar(&o.out, "out", "", "output BEIR directory")
 	_ = semevalCmd.MarkFlagRequired("out")
 
-	var docs, queries, qrels, smartOut string
+	return semevalCmd
+}
+
+// runConvertSemEval runs semrank convert semeval2016.
+func runConvertSemEval(cmd *cobra.Command, o convertSemEvalOptions) error {
+	st, err := convert.ParseSubtask(o.subtask)
+	if err != nil {
+		return err
+	}
+	if len(o.xmls) == 0 {
+		return fmt.Errorf("give at least one --xml file")
+	}
+	c := convert.NewSemEval(st)
+	for _, x := range o.xmls {
+		if err := c.AddFile(x); err != nil {
+			return err
+		}
+	}
+	notes(cmd.ErrOrStderr(), c.Clashes(), "ids read twice with different texts or labels")
+	notes(cmd.ErrOrStderr(), c.Unjudged(), "queries with unlabelled candidates among labelled ones")
+	return saveDataset(cmd, c.Dataset(), o.out)
+}
+
+// convertSMARTOptions are the flags of semrank convert smart.
+type convertSMARTOptions struct {
+	docs, queries, qrels, smartOut string
+}
+
+// newConvertSMARTCmd returns semrank convert smart.
+func newConvertSMARTCmd() *cobra.Command {
+	var o convertSMARTOptions
 	smartCmd := &cobra.Command{
 		Use:   "smart --docs F --queries F --qrels F --out DIR",
 		Short: "Convert a SMART collection such as CACM",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ds, err := convert.SMART(docs, queries, qrels)
-			if err != nil {
-				return err
-			}
-			return saveDataset(cmd, ds, smartOut)
-		},
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runConvertSMART(cmd, o) },
 	}
-	smartCmd.Flags().StringVar(&docs, "docs", "", "documents file (e.g. cacm.all)")
-	smartCmd.Flags().StringVar(&queries, "queries", "", "queries file (e.g. query.text)")
-	smartCmd.Flags().StringVar(&qrels, "qrels", "", "judgments file (e.g. qrels.text)")
-	smartCmd.Flags().StringVar(&smartOut, "out", "", "output BEIR directory")
+	smartCmd.Flags().StringVar(&o.docs, "docs", "", "documents file (e.g. cacm.all)")
+	smartCmd.Flags().StringVar(&o.queries, "queries", "", "queries file (e.g. query.text)")
+	smartCmd.Flags().StringVar(&o.qrels, "qrels", "", "judgments file (e.g. qrels.text)")
+	smartCmd.Flags().StringVar(&o.smartOut, "out", "", "output BEIR directory")
 	for _, f := range []string{"docs", "queries", "qrels", "out"} {
 		_ = smartCmd.MarkFlagRequired(f)
 	}
-	var bleveIndex, blevePipeline, bleveOut string
+	return smartCmd
+}
+
+// runConvertSMART runs semrank convert smart.
+func runConvertSMART(cmd *cobra.Command, o convertSMARTOptions) error {
+	ds, err := convert.SMART(o.docs, o.queries, o.qrels)
+	if err != nil {
+		return err
+	}
+	return saveDataset(cmd, ds, o.smartOut)
+}
+
+// convertBleveOptions are the flags of semrank convert bleve.
+type convertBleveOptions struct {
+	bleveIndex, blevePipeline, bleveOut string
+}
+
+// newConvertBleveCmd returns semrank convert bleve.
+func newConvertBleveCmd() *cobra.Command {
+	var o convertBleveOptions
 	bleveCmd := &cobra.Command{
 		Use:   "bleve --index PATH [--pipeline FILE] --out DIR",
 		Short: "Write the documents of any Bleve index as DIR/corpus.jsonl",
@@ -81,67 +119,69 @@ its other stored fields as metadata. With queries.jsonl and qrels/test.tsv
 beside it, the trainers learn from the documents of an index semrank did
 not build, as semrank run --index ranks them.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			blevePipeline = pipelineFile(blevePipeline)
-			idx, err := index.OpenAny(bleveIndex)
-			if err != nil {
-				return err
-			}
-			defer idx.Close()
-			p, err := rerank.FirstStagePipeline(idx, 0)
-			if err != nil {
-				return err
-			}
-			if blevePipeline != "" {
-				cfg, err := rerank.ReadConfig(blevePipeline)
-				if err != nil {
-					return err
-				}
-				p.Fields = cfg.Fields
-			}
-			if err := index.CheckFields(idx, p.Fields.All()...); err != nil {
-				return err
-			}
-			read := map[string]bool{}
-			for _, f := range p.Fields.All() {
-				read[f] = true
-			}
-			var docs []eval.Doc
-			err = rerank.Searcher{Index: idx, Pipeline: p}.Documents(cmd.Context(), []string{"*"}, func(c rerank.Candidate) error {
-				d := c.Doc()
-				for k, v := range c.Fields {
-					if !read[k] {
-						if d.Metadata == nil {
-							d.Metadata = map[string]any{}
-						}
-						d.Metadata[k] = v
-					}
-				}
-				docs = append(docs, d)
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			if err := os.MkdirAll(bleveOut, 0o755); err != nil {
-				return err
-			}
-			path := filepath.Join(bleveOut, eval.CorpusFile)
-			if err := atomicfile.Write(path, func(w io.Writer) error { return eval.WriteJSONL(w, docs) }); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d documents\n", path, len(docs))
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runConvertBleve(cmd, o) },
 	}
-	bleveCmd.Flags().StringVar(&bleveIndex, "index", "", "Bleve index (any mapping)")
-	bleveCmd.Flags().StringVar(&blevePipeline, "pipeline", "", "pipeline file whose fields: key names the title and text fields")
-	bleveCmd.Flags().StringVar(&bleveOut, "out", "", "output directory")
+	bleveCmd.Flags().StringVar(&o.bleveIndex, "index", "", "Bleve index (any mapping)")
+	bleveCmd.Flags().StringVar(&o.blevePipeline, "pipeline", "", "pipeline file whose fields: key names the title and text fields")
+	bleveCmd.Flags().StringVar(&o.bleveOut, "out", "", "output directory")
 	for _, f := range []string{"index", "out"} {
 		_ = bleveCmd.MarkFlagRequired(f)
 	}
-	convertCmd.AddCommand(semevalCmd, smartCmd, bleveCmd)
-	rootCmd.AddCommand(convertCmd)
+	return bleveCmd
+}
+
+// runConvertBleve runs semrank convert bleve.
+func runConvertBleve(cmd *cobra.Command, o convertBleveOptions) error {
+	o.blevePipeline = pipelineFile(o.blevePipeline)
+	idx, err := index.OpenAny(o.bleveIndex)
+	if err != nil {
+		return err
+	}
+	defer idx.Close()
+	p, err := rerank.FirstStagePipeline(idx, 0)
+	if err != nil {
+		return err
+	}
+	if o.blevePipeline != "" {
+		cfg, err := rerank.ReadConfig(o.blevePipeline)
+		if err != nil {
+			return err
+		}
+		p.Fields = cfg.Fields
+	}
+	if err := index.CheckFields(idx, p.Fields.All()...); err != nil {
+		return err
+	}
+	read := map[string]bool{}
+	for _, f := range p.Fields.All() {
+		read[f] = true
+	}
+	var docs []eval.Doc
+	err = rerank.Searcher{Index: idx, Pipeline: p}.Documents(cmd.Context(), []string{"*"}, func(c rerank.Candidate) error {
+		d := c.Doc()
+		for k, v := range c.Fields {
+			if !read[k] {
+				if d.Metadata == nil {
+					d.Metadata = map[string]any{}
+				}
+				d.Metadata[k] = v
+			}
+		}
+		docs = append(docs, d)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(o.bleveOut, 0o755); err != nil {
+		return err
+	}
+	path := filepath.Join(o.bleveOut, eval.CorpusFile)
+	if err := atomicfile.Write(path, func(w io.Writer) error { return eval.WriteJSONL(w, docs) }); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d documents\n", path, len(docs))
+	return nil
 }
 
 func saveDataset(cmd *cobra.Command, ds *eval.Dataset, out string) error {

@@ -13,11 +13,17 @@ import (
 	"github.com/semrank/semrank/testdata"
 )
 
-func init() {
-	var dataDir, dir, addr string
-	var noServe bool
-	var token func() string // set by adminTokenFlag below
-	var show int
+// demoOptions are the flags of semrank demo.
+type demoOptions struct {
+	dataDir, dir, addr string
+	noServe            bool
+	token              func() string // set by adminTokenFlag below
+	show               int
+}
+
+// newDemoCmd returns semrank demo.
+func newDemoCmd() *cobra.Command {
+	var o demoOptions
 	cmd := &cobra.Command{
 		Use:   "demo [--no-serve] [--dir DIR] [--addr 127.0.0.1:8095] [--admin-token TOKEN]",
 		Short: "Index the bundled SemEval data, train small models, and serve search with reranking",
@@ -32,62 +38,65 @@ and serve the web page and JSON API (see "semrank serve") at --addr.
 With --no-serve, print the first-stage and reranked lists of a few held-out
 questions, and their MAP, instead.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkNonNegative(cmd, "show"); err != nil {
-				return err
-			}
-			// Listen before the minute of training and indexing, so that
-			// an address in use fails at once; connections made meanwhile
-			// wait in the listener's queue until the demo serves them.
-			var l net.Listener
-			if !noServe {
-				var err error
-				if l, err = listen(addr); err != nil {
-					return err
-				}
-				defer l.Close() // in case the build fails; serve closes it too
-			}
-			work := dir
-			if work == "" {
-				tmp, err := os.MkdirTemp("", "semrank-demo-")
-				if err != nil {
-					return err
-				}
-				defer os.RemoveAll(tmp)
-				work = tmp
-			}
-			start := time.Now()
-			out := cmd.OutOrStdout()
-			o := demo.Options{Data: dataDir, Dir: work, Log: cmd.ErrOrStderr()}
-			if dataDir == "" {
-				// The data built into the binary: the demo runs from any
-				// directory.
-				o.Data, o.FS = testdata.DemoDir, testdata.Demo
-			}
-			d, err := demo.Build(cmd.Context(), o)
-			if err != nil {
-				return err
-			}
-			defer d.Close()
-			if noServe {
-				c, err := d.Compare(cmd.Context())
-				if err != nil {
-					return err
-				}
-				d.Print(out, c, show, 5)
-				return nil
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "demo ready in %s (pipeline %s)\n", time.Since(start).Round(100*time.Millisecond), d.PipelinePath)
-			return serve(cmd.Context(), out, server.Config{Index: d.Index, PipelinePath: d.PipelinePath, Examples: d.Examples(4), AdminToken: token()}, l, 10*time.Second, demoNextSteps)
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runDemo(cmd, o) },
 	}
-	token = adminTokenFlag(cmd)
-	cmd.Flags().StringVar(&dataDir, "data", "", "judged BEIR directory with candidates.trec (default: the bundled data, built into semrank)")
-	cmd.Flags().StringVar(&dir, "dir", "", "keep the index, models and pipeline file here, in a folder without an earlier demo (default: a temporary directory, removed at exit)")
-	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8095", "listen address")
-	cmd.Flags().BoolVar(&noServe, "no-serve", false, "print before/after rankings of held-out questions instead of serving")
-	cmd.Flags().IntVar(&show, "show", 3, "with --no-serve: how many questions to print")
-	rootCmd.AddCommand(cmd)
+	o.token = adminTokenFlag(cmd)
+	cmd.Flags().StringVar(&o.dataDir, "data", "", "judged BEIR directory with candidates.trec (default: the bundled data, built into semrank)")
+	cmd.Flags().StringVar(&o.dir, "dir", "", "keep the index, models and pipeline file here, in a folder without an earlier demo (default: a temporary directory, removed at exit)")
+	cmd.Flags().StringVar(&o.addr, "addr", "127.0.0.1:8095", "listen address")
+	cmd.Flags().BoolVar(&o.noServe, "no-serve", false, "print before/after rankings of held-out questions instead of serving")
+	cmd.Flags().IntVar(&o.show, "show", 3, "with --no-serve: how many questions to print")
+	return cmd
+}
+
+// runDemo runs semrank demo.
+func runDemo(cmd *cobra.Command, o demoOptions) error {
+	if err := checkNonNegative(cmd, "show"); err != nil {
+		return err
+	}
+	// Listen before the minute of training and indexing, so that
+	// an address in use fails at once; connections made meanwhile
+	// wait in the listener's queue until the demo serves them.
+	var l net.Listener
+	if !o.noServe {
+		var err error
+		if l, err = listen(o.addr); err != nil {
+			return err
+		}
+		defer l.Close() // in case the build fails; serve closes it too
+	}
+	work := o.dir
+	if work == "" {
+		tmp, err := os.MkdirTemp("", "semrank-demo-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		work = tmp
+	}
+	start := time.Now()
+	out := cmd.OutOrStdout()
+	do := demo.Options{Data: o.dataDir, Dir: work, Log: cmd.ErrOrStderr()}
+	if o.dataDir == "" {
+		// The data built into the binary: the demo runs from any
+		// directory.
+		do.Data, do.FS = testdata.DemoDir, testdata.Demo
+	}
+	d, err := demo.Build(cmd.Context(), do)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if o.noServe {
+		c, err := d.Compare(cmd.Context())
+		if err != nil {
+			return err
+		}
+		d.Print(out, c, o.show, 5)
+		return nil
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "demo ready in %s (pipeline %s)\n", time.Since(start).Round(100*time.Millisecond), d.PipelinePath)
+	return serve(cmd.Context(), out, server.Config{Index: d.Index, PipelinePath: d.PipelinePath, Examples: d.Examples(4), AdminToken: o.token()}, l, 10*time.Second, demoNextSteps)
 }
 
 // demoQuery is the query demoNextSteps shows; the README's curl example

@@ -9,9 +9,15 @@ import (
 	"github.com/semrank/semrank/eval"
 )
 
-func init() {
-	var qrelsPath, runPath, metrics, baseline string
-	var perQuery, asJSON, ignoreUnjudged bool
+// evalOptions are the flags of semrank eval.
+type evalOptions struct {
+	qrelsPath, runPath, metrics, baseline string
+	perQuery, asJSON, ignoreUnjudged      bool
+}
+
+// newEvalCmd returns semrank eval.
+func newEvalCmd() *cobra.Command {
+	var o evalOptions
 	cmd := &cobra.Command{
 		Use:   "eval --qrels FILE --run FILE",
 		Short: "Evaluate a TREC run against judgments (BEIR TSV, TREC or SemEval qrels)",
@@ -32,79 +38,82 @@ whatever the ranking. Tied scores keep the run's order, as in the SemEval
 scorer (trec_eval orders them by descending document id). With --baseline, a paired t-test and a paired
 randomization test compare the run with the baseline per metric.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			var ms []eval.Metric
-			if cmd.Flags().Changed("metrics") {
-				var err error
-				if ms, err = eval.ParseMetrics(metrics); err != nil {
-					return err
-				}
-			}
-			q, err := readJudgments(qrelsPath)
-			if err != nil {
-				return err
-			}
-			load := func(p string) (eval.Run, error) {
-				r, err := eval.ReadRunFile(p)
-				if err != nil {
-					return r, err
-				}
-				if ignoreUnjudged {
-					r, err = judgedOnly(r, q, qrelsPath)
-				}
-				return r, err
-			}
-			run, err := load(runPath)
-			if err != nil {
-				return err
-			}
-			// Judged queries a run does not rank count 0 in every
-			// metric, as the official scorers count them; say so, since a
-			// partial run otherwise just looks bad (and a partial
-			// baseline makes the run look good).
-			note := func(r eval.Run, path string) {
-				if n := q.UnrankedNote(r, path); n != "" {
-					fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", n)
-				}
-			}
-			note(run, runPath)
-			var base *eval.Run
-			if baseline != "" {
-				b, err := load(baseline)
-				if err != nil {
-					return err
-				}
-				note(b, baseline)
-				base = &b
-			}
-			if ms == nil {
-				if base != nil {
-					ms = eval.DefaultMetrics(run, *base)
-				} else {
-					ms = eval.DefaultMetrics(run)
-				}
-			}
-			rep, err := eval.NewReport(q, run, base, ms)
-			if err != nil {
-				return unjudgedHint(err)
-			}
-			if asJSON {
-				return rep.WriteJSON(cmd.OutOrStdout(), perQuery)
-			}
-			return rep.WriteText(cmd.OutOrStdout(), perQuery)
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runEval(cmd, o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&qrelsPath, "qrels", "", "judgments: BEIR qrels TSV, TREC qrels, or a SemEval .relevancy file")
-	f.StringVar(&runPath, "run", "", "run to evaluate: TREC, or SemEval predictions")
-	f.StringVar(&metrics, "metrics", "", "comma-separated metrics (default: SemEval's for runs of at most 10 documents a query, else BEIR's; see above)")
-	f.StringVar(&baseline, "baseline", "", "a second run to compare with (paired significance tests)")
-	f.BoolVar(&perQuery, "per-query", false, "also print each query's values")
-	f.BoolVar(&asJSON, "json", false, "print JSON")
-	f.BoolVar(&ignoreUnjudged, "ignore-unjudged", false, "drop run queries that have no judgments instead of failing")
+	f.StringVar(&o.qrelsPath, "qrels", "", "judgments: BEIR qrels TSV, TREC qrels, or a SemEval .relevancy file")
+	f.StringVar(&o.runPath, "run", "", "run to evaluate: TREC, or SemEval predictions")
+	f.StringVar(&o.metrics, "metrics", "", "comma-separated metrics (default: SemEval's for runs of at most 10 documents a query, else BEIR's; see above)")
+	f.StringVar(&o.baseline, "baseline", "", "a second run to compare with (paired significance tests)")
+	f.BoolVar(&o.perQuery, "per-query", false, "also print each query's values")
+	f.BoolVar(&o.asJSON, "json", false, "print JSON")
+	f.BoolVar(&o.ignoreUnjudged, "ignore-unjudged", false, "drop run queries that have no judgments instead of failing")
 	_ = cmd.MarkFlagRequired("qrels")
 	_ = cmd.MarkFlagRequired("run")
-	rootCmd.AddCommand(cmd)
+	return cmd
+}
+
+// runEval runs semrank eval.
+func runEval(cmd *cobra.Command, o evalOptions) error {
+	var ms []eval.Metric
+	if cmd.Flags().Changed("metrics") {
+		var err error
+		if ms, err = eval.ParseMetrics(o.metrics); err != nil {
+			return err
+		}
+	}
+	q, err := readJudgments(o.qrelsPath)
+	if err != nil {
+		return err
+	}
+	load := func(p string) (eval.Run, error) {
+		r, err := eval.ReadRunFile(p)
+		if err != nil {
+			return r, err
+		}
+		if o.ignoreUnjudged {
+			r, err = judgedOnly(r, q, o.qrelsPath)
+		}
+		return r, err
+	}
+	run, err := load(o.runPath)
+	if err != nil {
+		return err
+	}
+	// Judged queries a run does not rank count 0 in every
+	// metric, as the official scorers count them; say so, since a
+	// partial run otherwise just looks bad (and a partial
+	// baseline makes the run look good).
+	note := func(r eval.Run, path string) {
+		if n := q.UnrankedNote(r, path); n != "" {
+			fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", n)
+		}
+	}
+	note(run, o.runPath)
+	var base *eval.Run
+	if o.baseline != "" {
+		b, err := load(o.baseline)
+		if err != nil {
+			return err
+		}
+		note(b, o.baseline)
+		base = &b
+	}
+	if ms == nil {
+		if base != nil {
+			ms = eval.DefaultMetrics(run, *base)
+		} else {
+			ms = eval.DefaultMetrics(run)
+		}
+	}
+	rep, err := eval.NewReport(q, run, base, ms)
+	if err != nil {
+		return unjudgedHint(err)
+	}
+	if o.asJSON {
+		return rep.WriteJSON(cmd.OutOrStdout(), o.perQuery)
+	}
+	return rep.WriteText(cmd.OutOrStdout(), o.perQuery)
 }
 
 // readJudgments reads --qrels and refuses judgments that mark no document

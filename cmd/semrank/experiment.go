@@ -12,10 +12,18 @@ import (
 	"github.com/semrank/semrank/rerank/recipe"
 )
 
-// experimentCmd groups reproducible experiment recipes.
-var experimentCmd = &cobra.Command{
-	Use:   "experiment",
-	Short: "Reproducible experiment recipes (semeval2016, beir) and the papers' experiments",
+// newExperimentCmd returns semrank experiment, which groups the
+// reproducible recipes and the papers' experiments.
+func newExperimentCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "experiment",
+		Short: "Reproducible experiment recipes (semeval2016, beir) and the papers' experiments",
+	}
+	cmd.AddCommand(newExperimentSemEvalCmd(), newExperimentBEIRCmd())
+	for _, newCmd := range paperExperiments {
+		cmd.AddCommand(newCmd())
+	}
+	return cmd
 }
 
 // paperExperiments builds the experiments behind each paper's section of
@@ -28,24 +36,31 @@ var paperExperiments = []func() *cobra.Command{
 	newWMDSpeedExperimentCmd,
 }
 
-// addPaperExperiments registers the paper experiments under experimentCmd
-// and, hidden and deprecated, under their earlier top-level names
-// ("experiment-tweak"), so scripts written for those keep working.
-func addPaperExperiments() {
+// oldExperimentCmds returns the paper experiments under their earlier
+// top-level names ("experiment-tweak"), hidden and deprecated, so that
+// scripts written for those keep working.
+func oldExperimentCmds() []*cobra.Command {
+	var cmds []*cobra.Command
 	for _, newCmd := range paperExperiments {
-		cmd := newCmd()
-		experimentCmd.AddCommand(cmd)
 		old := newCmd()
+		name := old.Name()
 		old.Use = "experiment-" + old.Use
 		old.Hidden = true
-		old.Deprecated = "use \"semrank experiment " + cmd.Name() + "\""
-		rootCmd.AddCommand(old)
+		old.Deprecated = "use \"semrank experiment " + name + "\""
+		cmds = append(cmds, old)
 	}
+	return cmds
 }
 
-func init() {
-	var o recipe.SemEvalOptions
-	var subtask string
+// experimentSemEvalOptions are the flags of semrank experiment semeval2016.
+type experimentSemEvalOptions struct {
+	opts    recipe.SemEvalOptions
+	subtask string
+}
+
+// newExperimentSemEvalCmd returns semrank experiment semeval2016.
+func newExperimentSemEvalCmd() *cobra.Command {
+	var o experimentSemEvalOptions
 	cmd := &cobra.Command{
 		Use:   "semeval2016 --subtask A|B --train XML [--train XML ...] --dev XML --out DIR",
 		Short: "Train the best SemEval-2016 Task 3 pipeline and report dev metrics",
@@ -62,48 +77,59 @@ fails at once. A split it has never seen is then scored with:
   semrank rerank --data T --pipeline DIR/pipeline.yaml --out run.trec
   semrank export semeval2016 --run run.trec --data T --out run.pred   # for the official scorer`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, err := convert.ParseSubtask(subtask)
-			if err != nil {
-				return err
-			}
-			if err := checkFolds(o.Folds); err != nil {
-				return err
-			}
-			// The recipe checks it only after training the stages.
-			if err := checkNonNegative(cmd, "fusion-l2"); err != nil {
-				return err
-			}
-			if err := checkFusionL2(cmd, o.Fusion); err != nil {
-				return err
-			}
-			for _, t := range o.Train {
-				if o.Dev != "" && sameFile(t, o.Dev) {
-					return fmt.Errorf("--dev %s is also a --train file: the dev metrics would be measured on training queries", o.Dev)
-				}
-			}
-			o.Subtask = st
-			o.Log = cmd.OutOrStdout()
-			return recipe.SemEval(cmd.Context(), o)
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runExperimentSemEval(cmd, o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&subtask, "subtask", "B", "A (question→comments) or B (question→questions)")
-	f.StringArrayVar(&o.Train, "train", nil, "training XML (repeatable)")
-	f.StringVar(&o.Dev, "dev", "", "dev XML (the reported metrics; then trained on with the training files); without it no dev metrics are reported")
-	f.StringVar(&o.Out, "out", "", "output directory (pipeline.yaml, models/, train/, data/, dev.trec)")
-	f.StringVar(&o.Fusion, "fusion", "", "linear or lambdamart (default: the recipe's choice)")
-	f.IntVar(&o.Folds, "folds", 5, "cross-fitting folds")
-	f.StringSliceVar(&o.Stages, "stages", nil, "stage types instead of the recipe's, for ablations (e.g. tweak or lexical,meta; TYPE:KEY=VALUE sets an option, as in s2net:dim=100)")
-	f.Float64Var(&o.FusionL2, "fusion-l2", 0, "L2 penalty of the linear fusion (0: the recipe's default)")
-	f.BoolVar(&o.TrainOnly, "train-only", false, "write the pipeline trained on the training files only (no second training on train+dev)")
+	f.StringVar(&o.subtask, "subtask", "B", "A (question→comments) or B (question→questions)")
+	f.StringArrayVar(&o.opts.Train, "train", nil, "training XML (repeatable)")
+	f.StringVar(&o.opts.Dev, "dev", "", "dev XML (the reported metrics; then trained on with the training files); without it no dev metrics are reported")
+	f.StringVar(&o.opts.Out, "out", "", "output directory (pipeline.yaml, models/, train/, data/, dev.trec)")
+	f.StringVar(&o.opts.Fusion, "fusion", "", "linear or lambdamart (default: the recipe's choice)")
+	f.IntVar(&o.opts.Folds, "folds", 5, "cross-fitting folds")
+	f.StringSliceVar(&o.opts.Stages, "stages", nil, "stage types instead of the recipe's, for ablations (e.g. tweak or lexical,meta; TYPE:KEY=VALUE sets an option, as in s2net:dim=100)")
+	f.Float64Var(&o.opts.FusionL2, "fusion-l2", 0, "L2 penalty of the linear fusion (0: the recipe's default)")
+	f.BoolVar(&o.opts.TrainOnly, "train-only", false, "write the pipeline trained on the training files only (no second training on train+dev)")
 	_ = cmd.MarkFlagRequired("train")
 	_ = cmd.MarkFlagRequired("out")
-	experimentCmd.AddCommand(cmd)
+	return cmd
+}
 
-	var b recipe.BEIROptions
-	var beirPipeline string
-	var pseudo []string
+// runExperimentSemEval runs semrank experiment semeval2016.
+func runExperimentSemEval(cmd *cobra.Command, o experimentSemEvalOptions) error {
+	st, err := convert.ParseSubtask(o.subtask)
+	if err != nil {
+		return err
+	}
+	if err := checkFolds(o.opts.Folds); err != nil {
+		return err
+	}
+	// The recipe checks it only after training the stages.
+	if err := checkNonNegative(cmd, "fusion-l2"); err != nil {
+		return err
+	}
+	if err := checkFusionL2(cmd, o.opts.Fusion); err != nil {
+		return err
+	}
+	for _, t := range o.opts.Train {
+		if o.opts.Dev != "" && sameFile(t, o.opts.Dev) {
+			return fmt.Errorf("--dev %s is also a --train file: the dev metrics would be measured on training queries", o.opts.Dev)
+		}
+	}
+	o.opts.Subtask = st
+	o.opts.Log = cmd.OutOrStdout()
+	return recipe.SemEval(cmd.Context(), o.opts)
+}
+
+// experimentBEIROptions are the flags of semrank experiment beir.
+type experimentBEIROptions struct {
+	opts         recipe.BEIROptions
+	beirPipeline string
+	pseudo       []string
+}
+
+// newExperimentBEIRCmd returns semrank experiment beir.
+func newExperimentBEIRCmd() *cobra.Command {
+	var o experimentBEIROptions
 	beirCmd := &cobra.Command{
 		Use:   "beir --data DIR [--index PATH [--pipeline FILE]] [--folds 5] [--unsupervised] --out DIR2",
 		Short: "Full retrieval on a BEIR directory: BM25 top-100, then rerank, cross-validated",
@@ -138,79 +164,80 @@ are not used), and the first stage is the index's own search (for a mapping
 semrank did not write, a match query on its default field). The published
 pipelines name those fields.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if b.Unsupervised {
-				// Read by supervised runs only: refused rather than
-				// silently ignored.
-				for _, f := range []string{"folds", "fusion", "fusion-l2"} {
-					if cmd.Flags().Changed(f) {
-						return fmt.Errorf("--%s applies to supervised runs; --unsupervised learns a linear fusion on pseudo-queries, without folds", f)
-					}
-				}
-			} else if err := checkFolds(b.Folds); err != nil {
-				return err
-			}
-			// The recipe checks it only after indexing into DIR2/index,
-			// which a second run then refuses to overwrite.
-			if err := checkNonNegative(cmd, "fusion-l2", "pseudo-neighbours"); err != nil {
-				return err
-			}
-			if err := checkFusionL2(cmd, b.Fusion); err != nil {
-				return err
-			}
-			if err := checkPositive(cmd, "depth"); err != nil {
-				return err
-			}
-			if beirPipeline = pipelineFile(beirPipeline); beirPipeline != "" {
-				if b.Index == "" {
-					return fmt.Errorf("--pipeline names the fields of --index's documents: give --index too")
-				}
-				cfg, err := rerank.ReadConfig(beirPipeline)
-				if err != nil {
-					return err
-				}
-				b.Fields, b.FirstStage = cfg.Fields, cfg.FirstStage
-			}
-			b.Pseudo.Kinds = nil
-			if !slices.Equal(pseudo, []string{"none"}) {
-				b.Pseudo.Kinds = pseudo
-			}
-			if cmd.Flags().Changed("pseudo") && !b.Unsupervised {
-				return fmt.Errorf("--pseudo applies to --unsupervised runs")
-			}
-			if err := checkPositive(cmd, "pseudo-queries"); err != nil {
-				return err
-			}
-			for _, f := range []string{"pseudo-queries", "pseudo-neighbours"} {
-				if cmd.Flags().Changed(f) && (!b.Unsupervised || b.Pseudo.Kinds == nil) {
-					return fmt.Errorf("--%s applies to --unsupervised runs that train on pseudo-queries (--pseudo)", f)
-				}
-			}
-			b.Log = cmd.OutOrStdout()
-			return recipe.BEIR(cmd.Context(), b)
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runExperimentBEIR(cmd, o) },
 	}
 	bf := beirCmd.Flags()
-	bf.StringVar(&b.Data, "data", "", "BEIR directory with qrels/test.tsv")
-	bf.StringVar(&b.Out, "out", "", "output directory")
-	bf.IntVar(&b.Folds, "folds", 5, "cross-validation folds (supervised)")
-	bf.BoolVar(&b.Unsupervised, "unsupervised", false, "use only stages that need no judgments")
-	bf.StringArrayVar(&b.Text, "text", nil, "BEIR directory whose queries and documents add unlabeled text for the stages that learn from text (repeatable; judgments not read)")
-	bf.IntVar(&b.Depth, "depth", 100, "first-stage candidates per query")
-	bf.StringVar(&b.Vectors, "vectors", "", "pre-trained word vectors (GloVe or word2vec text, word2vec binary, or a bundle) that the wmd and ssg stages fine-tune on DIR's text")
-	bf.StringSliceVar(&pseudo, "pseudo", []string{"none"}, "--unsupervised: pseudo-query kinds drawn from the corpus to train stages and fusion on, in order of preference (title, sentence, terms; e.g. title,sentence), or none for the text-only stages fused at fixed equal weights")
-	bf.IntVar(&b.Pseudo.Queries, "pseudo-queries", recipe.DefaultPseudoQueries, "--unsupervised: pseudo-queries to draw")
-	bf.IntVar(&b.Pseudo.Neighbours, "pseudo-neighbours", recipe.DefaultPseudoNeighbours, "--unsupervised: make each pseudo-query's N nearest documents (BM25 of its whole document) weakly relevant; 0 for its own document alone")
-	bf.StringVar(&b.Fusion, "fusion", "linear", "supervised fusion: linear or lambdamart")
-	bf.Float64Var(&b.FusionL2, "fusion-l2", 0, "L2 penalty of the linear fusion (0: 1e-3)")
-	bf.StringVar(&b.Index, "index", "", "an existing index (any Bleve index) to run over instead of indexing DIR's corpus")
-	bf.StringVar(&beirPipeline, "pipeline", "", "with --index: pipeline file whose fields: and first_stage: say how its documents are read and searched")
-	bf.StringSliceVar(&b.Stages, "stages", nil, "stage types instead of the recipe's (e.g. lexical,meta,s2net; TYPE:KEY=VALUE sets an option)")
+	bf.StringVar(&o.opts.Data, "data", "", "BEIR directory with qrels/test.tsv")
+	bf.StringVar(&o.opts.Out, "out", "", "output directory")
+	bf.IntVar(&o.opts.Folds, "folds", 5, "cross-validation folds (supervised)")
+	bf.BoolVar(&o.opts.Unsupervised, "unsupervised", false, "use only stages that need no judgments")
+	bf.StringArrayVar(&o.opts.Text, "text", nil, "BEIR directory whose queries and documents add unlabeled text for the stages that learn from text (repeatable; judgments not read)")
+	bf.IntVar(&o.opts.Depth, "depth", 100, "first-stage candidates per query")
+	bf.StringVar(&o.opts.Vectors, "vectors", "", "pre-trained word vectors (GloVe or word2vec text, word2vec binary, or a bundle) that the wmd and ssg stages fine-tune on DIR's text")
+	bf.StringSliceVar(&o.pseudo, "pseudo", []string{"none"}, "--unsupervised: pseudo-query kinds drawn from the corpus to train stages and fusion on, in order of preference (title, sentence, terms; e.g. title,sentence), or none for the text-only stages fused at fixed equal weights")
+	bf.IntVar(&o.opts.Pseudo.Queries, "pseudo-queries", recipe.DefaultPseudoQueries, "--unsupervised: pseudo-queries to draw")
+	bf.IntVar(&o.opts.Pseudo.Neighbours, "pseudo-neighbours", recipe.DefaultPseudoNeighbours, "--unsupervised: make each pseudo-query's N nearest documents (BM25 of its whole document) weakly relevant; 0 for its own document alone")
+	bf.StringVar(&o.opts.Fusion, "fusion", "linear", "supervised fusion: linear or lambdamart")
+	bf.Float64Var(&o.opts.FusionL2, "fusion-l2", 0, "L2 penalty of the linear fusion (0: 1e-3)")
+	bf.StringVar(&o.opts.Index, "index", "", "an existing index (any Bleve index) to run over instead of indexing DIR's corpus")
+	bf.StringVar(&o.beirPipeline, "pipeline", "", "with --index: pipeline file whose fields: and first_stage: say how its documents are read and searched")
+	bf.StringSliceVar(&o.opts.Stages, "stages", nil, "stage types instead of the recipe's (e.g. lexical,meta,s2net; TYPE:KEY=VALUE sets an option)")
 	_ = beirCmd.MarkFlagRequired("data")
 	_ = beirCmd.MarkFlagRequired("out")
-	experimentCmd.AddCommand(beirCmd)
-	addPaperExperiments()
-	rootCmd.AddCommand(experimentCmd)
+	return beirCmd
+}
+
+// runExperimentBEIR runs semrank experiment beir.
+func runExperimentBEIR(cmd *cobra.Command, o experimentBEIROptions) error {
+	if o.opts.Unsupervised {
+		// Read by supervised runs only: refused rather than
+		// silently ignored.
+		for _, f := range []string{"folds", "fusion", "fusion-l2"} {
+			if cmd.Flags().Changed(f) {
+				return fmt.Errorf("--%s applies to supervised runs; --unsupervised learns a linear fusion on pseudo-queries, without folds", f)
+			}
+		}
+	} else if err := checkFolds(o.opts.Folds); err != nil {
+		return err
+	}
+	// The recipe checks it only after indexing into DIR2/index,
+	// which a second run then refuses to overwrite.
+	if err := checkNonNegative(cmd, "fusion-l2", "pseudo-neighbours"); err != nil {
+		return err
+	}
+	if err := checkFusionL2(cmd, o.opts.Fusion); err != nil {
+		return err
+	}
+	if err := checkPositive(cmd, "depth"); err != nil {
+		return err
+	}
+	if o.beirPipeline = pipelineFile(o.beirPipeline); o.beirPipeline != "" {
+		if o.opts.Index == "" {
+			return fmt.Errorf("--pipeline names the fields of --index's documents: give --index too")
+		}
+		cfg, err := rerank.ReadConfig(o.beirPipeline)
+		if err != nil {
+			return err
+		}
+		o.opts.Fields, o.opts.FirstStage = cfg.Fields, cfg.FirstStage
+	}
+	o.opts.Pseudo.Kinds = nil
+	if !slices.Equal(o.pseudo, []string{"none"}) {
+		o.opts.Pseudo.Kinds = o.pseudo
+	}
+	if cmd.Flags().Changed("pseudo") && !o.opts.Unsupervised {
+		return fmt.Errorf("--pseudo applies to --unsupervised runs")
+	}
+	if err := checkPositive(cmd, "pseudo-queries"); err != nil {
+		return err
+	}
+	for _, f := range []string{"pseudo-queries", "pseudo-neighbours"} {
+		if cmd.Flags().Changed(f) && (!o.opts.Unsupervised || o.opts.Pseudo.Kinds == nil) {
+			return fmt.Errorf("--%s applies to --unsupervised runs that train on pseudo-queries (--pseudo)", f)
+		}
+	}
+	o.opts.Log = cmd.OutOrStdout()
+	return recipe.BEIR(cmd.Context(), o.opts)
 }
 
 // checkSplit accepts either cross-validation (--cv) or a train/test split

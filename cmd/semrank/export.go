@@ -22,14 +22,26 @@ import (
 // 10.
 const defaultTop = 4
 
-func init() {
-	exportCmd := &cobra.Command{
+// newExportCmd returns semrank export, which groups the exporters.
+func newExportCmd() *cobra.Command {
+	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "Write a run in another tool's format",
 	}
-	var runPath, out, dataDir string
-	var top int
-	var threshold float64
+	cmd.AddCommand(newExportSemEvalCmd())
+	return cmd
+}
+
+// exportSemEvalOptions are the flags of semrank export semeval2016.
+type exportSemEvalOptions struct {
+	runPath, out, dataDir string
+	top                   int
+	threshold             float64
+}
+
+// newExportSemEvalCmd returns semrank export semeval2016.
+func newExportSemEvalCmd() *cobra.Command {
+	var o exportSemEvalOptions
 	semevalCmd := &cobra.Command{
 		Use:   "semeval2016 --run run.trec --out run.pred [--data T] [--top K | --threshold S]",
 		Short: "Write a TREC run as predictions for the SemEval-2016 Task 3 scorer",
@@ -65,66 +77,68 @@ compare only within a query, so no one threshold fits every query.
 --threshold S labels true instead every candidate scored above S, for runs
 whose scores mean the same in every query (probabilities).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkNonNegative(cmd, "top"); err != nil {
-				return err
-			}
-			byThreshold := cmd.Flags().Changed("threshold")
-			if byThreshold && cmd.Flags().Changed("top") {
-				return errors.New("give --top or --threshold, not both")
-			}
-			if err := checkOutputOf("--out", out, []string{dataDir}, runPath); err != nil {
-				return err
-			}
-			run, err := eval.ReadRunFile(runPath)
-			if err != nil {
-				return err
-			}
-			if err := checkFiniteScores(run); err != nil {
-				return err
-			}
-			// Labels are decided on the run's own entries: a candidate
-			// added from --data is one the run made no call on.
-			isTrue := trueLabels(run, top, threshold, byThreshold)
-			run, tied := breakTies(run)
-			if tied > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "note: %d queries rank candidates with equal scores; their scores are lowered by the smallest float steps to keep the run's order, which semrank eval follows (the scorer would break the ties by the gold file's order)\n", tied)
-			}
-			if dataDir == "" {
-				fmt.Fprintf(cmd.ErrOrStderr(), "note: without --data the lines follow %s; the scorer needs the gold file's order (give --data)\n", runPath)
-			} else if run, err = inSplitOrder(cmd.ErrOrStderr(), run, dataDir); err != nil {
-				return err
-			}
-			if err := checkRoomBelow(run); err != nil {
-				return err
-			}
-			lines, labelled := 0, 0
-			label := func(qid string, e eval.Entry) bool {
-				lines++
-				if isTrue[qid][e.DocID] {
-					labelled++
-					return true
-				}
-				return false
-			}
-			if err := atomicfile.Write(out, func(w io.Writer) error { return run.WriteSemEval(w, label) }); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d queries, %d candidates, %d labelled true\n", out, run.Len(), lines, labelled)
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runExportSemEval(cmd, o) },
 	}
 	f := semevalCmd.Flags()
-	f.StringVar(&runPath, "run", "", "TREC run to export (rerank --out)")
-	f.StringVar(&out, "out", "", "prediction file to write")
-	f.StringVar(&dataDir, "data", "", "the split the run ranks (convert semeval2016 --out): all its candidates, in the gold files' order; checks the run's ids")
-	f.IntVar(&top, "top", defaultTop, "label each query's top K true")
-	f.Float64Var(&threshold, "threshold", 0, "label true the candidates scored above this, instead of --top")
+	f.StringVar(&o.runPath, "run", "", "TREC run to export (rerank --out)")
+	f.StringVar(&o.out, "out", "", "prediction file to write")
+	f.StringVar(&o.dataDir, "data", "", "the split the run ranks (convert semeval2016 --out): all its candidates, in the gold files' order; checks the run's ids")
+	f.IntVar(&o.top, "top", defaultTop, "label each query's top K true")
+	f.Float64Var(&o.threshold, "threshold", 0, "label true the candidates scored above this, instead of --top")
 	for _, n := range []string{"run", "out"} {
 		_ = semevalCmd.MarkFlagRequired(n)
 	}
-	exportCmd.AddCommand(semevalCmd)
-	rootCmd.AddCommand(exportCmd)
+	return semevalCmd
+}
+
+// runExportSemEval runs semrank export semeval2016.
+func runExportSemEval(cmd *cobra.Command, o exportSemEvalOptions) error {
+	if err := checkNonNegative(cmd, "top"); err != nil {
+		return err
+	}
+	byThreshold := cmd.Flags().Changed("threshold")
+	if byThreshold && cmd.Flags().Changed("top") {
+		return errors.New("give --top or --threshold, not both")
+	}
+	if err := checkOutputOf("--out", o.out, []string{o.dataDir}, o.runPath); err != nil {
+		return err
+	}
+	run, err := eval.ReadRunFile(o.runPath)
+	if err != nil {
+		return err
+	}
+	if err := checkFiniteScores(run); err != nil {
+		return err
+	}
+	// Labels are decided on the run's own entries: a candidate
+	// added from --data is one the run made no call on.
+	isTrue := trueLabels(run, o.top, o.threshold, byThreshold)
+	run, tied := breakTies(run)
+	if tied > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "note: %d queries rank candidates with equal scores; their scores are lowered by the smallest float steps to keep the run's order, which semrank eval follows (the scorer would break the ties by the gold file's order)\n", tied)
+	}
+	if o.dataDir == "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "note: without --data the lines follow %s; the scorer needs the gold file's order (give --data)\n", o.runPath)
+	} else if run, err = inSplitOrder(cmd.ErrOrStderr(), run, o.dataDir); err != nil {
+		return err
+	}
+	if err := checkRoomBelow(run); err != nil {
+		return err
+	}
+	lines, labelled := 0, 0
+	label := func(qid string, e eval.Entry) bool {
+		lines++
+		if isTrue[qid][e.DocID] {
+			labelled++
+			return true
+		}
+		return false
+	}
+	if err := atomicfile.Write(o.out, func(w io.Writer) error { return run.WriteSemEval(w, label) }); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d queries, %d candidates, %d labelled true\n", o.out, run.Len(), lines, labelled)
+	return nil
 }
 
 // inSplitOrder returns run completed with the candidates of the split in

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -17,23 +18,31 @@ import (
 	"github.com/semrank/semrank/rerank"
 )
 
-// payloadFlags are the index-time models a user can name; each model's
-// file registers a flag and a loader here in init.
-var payloadFlags []payloadFlag
-
-type payloadFlag struct {
-	name  string
-	usage string
-	load  func(path string) (index.PayloadEncoder, error)
-	value *string
+// payloadModel is a model whose payloads index stores when a flag of its
+// name (--tweak, ...) gives its file.
+type payloadModel struct {
+	name, usage string
+	load        func(path string) (index.PayloadEncoder, error)
 }
 
-func addPayloadFlag(name, usage string, load func(string) (index.PayloadEncoder, error)) {
-	payloadFlags = append(payloadFlags, payloadFlag{name: name, usage: usage, load: load, value: new(string)})
+// payloadModels are the models index has a flag for.
+var payloadModels = []payloadModel{
+	{"lsa", "LSA model: store every document's concept vector (payload \"lsa\")", loadLSAPayload},
+	{"s2net", "S2Net model (TF-IDF inputs): store every document's concept vector (payload \"s2net\")", loadS2NetPayload},
+	{"dse", "DSE model: store every document's embedding Φ(d) (payload \"dse\")", loadDSEPayload},
+	{"quality", "answer quality model (without context features): store every document's score (payload \"quality\")", loadQualityPayload},
+	{"tweak", "TWEAK model: store every document's learned term-weight vector (payload \"tweak\")", loadTWEAKPayload},
 }
 
-func init() {
-	var dataDir, indexPath, pipelinePath, shard string
+// indexOptions are the flags of semrank index.
+type indexOptions struct {
+	dataDir, indexPath, pipelinePath, shard string
+	models                                  []string // the files of payloadModels
+}
+
+// newIndexCmd returns semrank index.
+func newIndexCmd() *cobra.Command {
+	var o indexOptions
 	cmd := &cobra.Command{
 		Use:   "index --data DIR --index PATH [--pipeline FILE | --tweak MODEL ...] [--shard I/N]",
 		Short: "Index a BEIR directory's corpus with Bleve (BM25), with optional learned payloads",
@@ -49,101 +58,123 @@ beside the path (.NAME.indexing-*) and moved into place once it is whole, so
 a failed, interrupted or killed run leaves no partial index at the path (a
 killed run leaves its staging folder, which the next run points out).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			pipelinePath = pipelineFile(pipelinePath)
-			corpus, err := loadCorpus(dataDir)
-			if err != nil {
-				return err
-			}
-			noteEmptyDocs(cmd.ErrOrStderr(), filepath.Join(dataDir, eval.CorpusFile), corpus)
-			si, sn := -1, 0
-			if shard != "" {
-				if si, sn, err = cluster.ParseShard(shard); err != nil {
-					return fmt.Errorf("--shard: %w", err)
-				}
-				corpus = slices.DeleteFunc(corpus, func(d eval.Doc) bool { return cluster.Of(d.ID, sn) != si })
-			}
-			encs, err := loadEncoders()
-			if err != nil {
-				return err
-			}
-			for _, left := range leftStaging(indexPath) {
-				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s is a new index that a semrank index run was building (killed before it finished, or still running); remove it once no such run is going\n", left)
-			}
-			idx, target, err := openForIndex(indexPath)
-			if err != nil {
-				return err
-			}
-			if si >= 0 {
-				if err := cluster.MarkShard(idx, si, sn); err != nil {
-					idx.Close()
-					target.discard()
-					return fmt.Errorf("--shard: %w", err)
-				}
-			}
-			if pipelinePath != "" {
-				if encs, err = pipelineEncoders(pipelinePath, idx, encs); err != nil {
-					idx.Close()
-					target.discard()
-					return err
-				}
-			}
-			before, err := idx.DocCount()
-			if err != nil {
-				idx.Close()
-				target.discard()
-				return err
-			}
-			start := time.Now()
-			bar := newBar(len(corpus), "indexing")
-			err = idx.Add(cmd.Context(), corpus, encs, func(done, _ int) { bar.Set(done) })
-			bar.Finish()
-			if err == nil {
-				err = idx.Compact(cmd.Context())
-			}
-			var after uint64
-			if err == nil {
-				after, err = idx.DocCount()
-			}
-			if cerr := idx.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				target.discard()
-				return err
-			}
-			if err := target.publish(); err != nil {
-				return err
-			}
-			el := time.Since(start)
-			fmt.Fprintf(cmd.OutOrStdout(), "indexed %d documents into %s in %s (%.0f docs/s)\n",
-				len(corpus), indexPath, el.Round(time.Millisecond), float64(len(corpus))/el.Seconds())
-			if before > 0 {
-				// Adding to an existing index is allowed (documents with
-				// known ids are replaced); say so, in case the path was
-				// meant for a new one.
-				replaced := before + uint64(len(corpus)) - after
-				fmt.Fprintf(cmd.OutOrStdout(), "  the index already held %d documents; %d of them replaced by documents with the same ids\n", before, replaced)
-			}
-			for _, e := range encs {
-				fmt.Fprintf(cmd.OutOrStdout(), "  payload %s from model %s\n", e.PayloadName(), e.ModelID())
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runIndex(cmd, o) },
 	}
-	cmd.Flags().StringVar(&dataDir, "data", "", "BEIR directory: its corpus.jsonl is indexed (queries and judgments, if any, are not read)")
-	cmd.Flags().StringVar(&indexPath, "index", "", "index path (created if absent or an empty folder)")
-	cmd.Flags().StringVar(&pipelinePath, "pipeline", "", "pipeline file, or a directory holding pipeline.yaml: store the payloads its stages read")
-	cmd.Flags().StringVar(&shard, "shard", "", "index only shard I of N (I/N, 0-based): the documents whose id hashes to I")
+	cmd.Flags().StringVar(&o.dataDir, "data", "", "BEIR directory: its corpus.jsonl is indexed (queries and judgments, if any, are not read)")
+	cmd.Flags().StringVar(&o.indexPath, "index", "", "index path (created if absent or an empty folder)")
+	cmd.Flags().StringVar(&o.pipelinePath, "pipeline", "", "pipeline file, or a directory holding pipeline.yaml: store the payloads its stages read")
+	cmd.Flags().StringVar(&o.shard, "shard", "", "index only shard I of N (I/N, 0-based): the documents whose id hashes to I")
 	_ = cmd.MarkFlagRequired("data")
 	_ = cmd.MarkFlagRequired("index")
-	// Model flags (--tweak, ...) are registered by other files' init
-	// functions, which may run after this one; main binds them.
-	indexCmd = cmd
-	rootCmd.AddCommand(cmd)
+	o.models = make([]string, len(payloadModels))
+	for i, m := range payloadModels {
+		cmd.Flags().StringVar(&o.models[i], m.name, "", m.usage)
+	}
+	return cmd
 }
 
-var indexCmd *cobra.Command
+// runIndex runs semrank index.
+func runIndex(cmd *cobra.Command, o indexOptions) error {
+	o.pipelinePath = pipelineFile(o.pipelinePath)
+	corpus, si, sn, err := indexCorpus(cmd.ErrOrStderr(), o)
+	if err != nil {
+		return err
+	}
+	encs, err := loadEncoders(o.models)
+	if err != nil {
+		return err
+	}
+	for _, left := range leftStaging(o.indexPath) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "note: %s is a new index that a semrank index run was building (killed before it finished, or still running); remove it once no such run is going\n", left)
+	}
+	idx, target, err := openForIndex(o.indexPath)
+	if err != nil {
+		return err
+	}
+	encs, err = prepareIndex(idx, o.pipelinePath, encs, si, sn)
+	var before uint64
+	if err == nil {
+		before, err = idx.DocCount()
+	}
+	if err != nil {
+		idx.Close()
+		target.discard()
+		return err
+	}
+	start := time.Now()
+	after, err := addCorpus(cmd.Context(), idx, corpus, encs)
+	if err != nil {
+		target.discard()
+		return err
+	}
+	if err := target.publish(); err != nil {
+		return err
+	}
+	el := time.Since(start)
+	w := cmd.OutOrStdout()
+	fmt.Fprintf(w, "indexed %d documents into %s in %s (%.0f docs/s)\n",
+		len(corpus), o.indexPath, el.Round(time.Millisecond), float64(len(corpus))/el.Seconds())
+	if before > 0 {
+		// Adding to an existing index is allowed (documents with
+		// known ids are replaced); say so, in case the path was
+		// meant for a new one.
+		replaced := before + uint64(len(corpus)) - after
+		fmt.Fprintf(w, "  the index already held %d documents; %d of them replaced by documents with the same ids\n", before, replaced)
+	}
+	for _, e := range encs {
+		fmt.Fprintf(w, "  payload %s from model %s\n", e.PayloadName(), e.ModelID())
+	}
+	return nil
+}
+
+// indexCorpus returns the documents of --data that index adds: with
+// --shard I/N, those of shard I (si) of N (sn); si is -1 without it.
+func indexCorpus(w io.Writer, o indexOptions) (corpus []eval.Doc, si, sn int, err error) {
+	if corpus, err = loadCorpus(o.dataDir); err != nil {
+		return nil, 0, 0, err
+	}
+	noteEmptyDocs(w, filepath.Join(o.dataDir, eval.CorpusFile), corpus)
+	if o.shard == "" {
+		return corpus, -1, 0, nil
+	}
+	if si, sn, err = cluster.ParseShard(o.shard); err != nil {
+		return nil, 0, 0, fmt.Errorf("--shard: %w", err)
+	}
+	return slices.DeleteFunc(corpus, func(d eval.Doc) bool { return cluster.Of(d.ID, sn) != si }), si, sn, nil
+}
+
+// prepareIndex marks idx as shard si of sn (when si ≥ 0) and adds to encs
+// the payload encoders of the pipeline at pipelinePath, if any.
+func prepareIndex(idx *index.Index, pipelinePath string, encs []index.PayloadEncoder, si, sn int) ([]index.PayloadEncoder, error) {
+	if si >= 0 {
+		if err := cluster.MarkShard(idx, si, sn); err != nil {
+			return nil, fmt.Errorf("--shard: %w", err)
+		}
+	}
+	if pipelinePath == "" {
+		return encs, nil
+	}
+	return pipelineEncoders(pipelinePath, idx, encs)
+}
+
+// addCorpus adds corpus to idx with the payloads of encs, compacts it and
+// closes it, returning its document count after.
+func addCorpus(ctx context.Context, idx *index.Index, corpus []eval.Doc, encs []index.PayloadEncoder) (uint64, error) {
+	bar := newBar(len(corpus), "indexing")
+	err := idx.Add(ctx, corpus, encs, func(done, _ int) { bar.Set(done) })
+	bar.Finish()
+	if err == nil {
+		err = idx.Compact(ctx)
+	}
+	var after uint64
+	if err == nil {
+		after, err = idx.DocCount()
+	}
+	if cerr := idx.Close(); err == nil {
+		err = cerr
+	}
+	return after, err
+}
 
 // loadCorpus reads the documents of BEIR directory dir, its corpus.jsonl
 // alone: indexing needs no queries or judgments, so a folder holding only
@@ -207,25 +238,18 @@ func isIndex(dir string) bool {
 	return err == nil
 }
 
-// bindPayloadFlags adds the payload model flags to the index command; main
-// calls it after every init has run.
-func bindPayloadFlags() {
-	for _, p := range payloadFlags {
-		indexCmd.Flags().StringVar(p.value, p.name, "", p.usage)
-	}
-}
-
 // loadEncoders returns the built-in term-count payload plus the payloads
-// of the models named by flags.
-func loadEncoders() ([]index.PayloadEncoder, error) {
+// of the models whose files paths gives (one per payloadModels entry, ""
+// for none).
+func loadEncoders(paths []string) ([]index.PayloadEncoder, error) {
 	out := []index.PayloadEncoder{index.TermsEncoder{}}
-	for _, p := range payloadFlags {
-		if *p.value == "" {
+	for i, m := range payloadModels {
+		if paths[i] == "" {
 			continue
 		}
-		e, err := p.load(*p.value)
+		e, err := m.load(paths[i])
 		if err != nil {
-			return nil, fmt.Errorf("--%s: %w", p.name, err)
+			return nil, fmt.Errorf("--%s: %w", m.name, err)
 		}
 		out = append(out, e)
 	}

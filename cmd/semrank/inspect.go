@@ -22,9 +22,15 @@ import (
 	"github.com/semrank/semrank/rerank"
 )
 
-func init() {
-	var indexPath string
-	var verify bool
+// inspectOptions are the flags of semrank inspect.
+type inspectOptions struct {
+	indexPath string
+	verify    bool
+}
+
+// newInspectCmd returns semrank inspect.
+func newInspectCmd() *cobra.Command {
+	var o inspectOptions
 	cmd := &cobra.Command{
 		Use:   "inspect [--verify] [--index INDEX] PATH...",
 		Short: "Describe model files, pipeline files and indexes, and check that they load",
@@ -46,52 +52,55 @@ stored document is read back, naming any damaged file. Without it,
 opening an index checks the segment footers, and their checksums for indexes
 up to 256 MiB. "inspect --verify --index INDEX" alone verifies that index.`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 && !(verify && indexPath != "") {
+			if len(args) == 0 && !(o.verify && o.indexPath != "") {
 				return errors.New("requires at least 1 arg(s), only received 0 (or --verify --index INDEX)")
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			env := rerank.Env{}
-			var opened *index.Index
-			out := cmd.OutOrStdout()
-			if verify && indexPath != "" {
-				if err := verifyIndex(cmd.Context(), out, indexPath, nil); err != nil {
-					fmt.Fprintf(out, "  error: %v\n", err)
-					return fmt.Errorf("inspect: %s: see the errors above", indexPath)
-				}
-				if len(args) == 0 {
-					return nil
-				}
-				fmt.Fprintln(out)
-			}
-			if indexPath != "" {
-				idx, err := index.OpenReadOnly(indexPath)
-				if err != nil {
-					return err
-				}
-				defer idx.Close()
-				env, opened = rerank.EnvFor(idx), idx
-			}
-			var failed []string
-			for i, p := range args {
-				if i > 0 {
-					fmt.Fprintln(out)
-				}
-				if err := inspect(cmd.Context(), out, p, env, opened, verify); err != nil {
-					fmt.Fprintf(out, "  error: %v\n", err)
-					failed = append(failed, p)
-				}
-			}
-			if len(failed) > 0 {
-				return fmt.Errorf("inspect: %s: see the errors above", strings.Join(failed, ", "))
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runInspect(cmd, args, o) },
 	}
-	cmd.Flags().StringVar(&indexPath, "index", "", "build pipelines against this index (checks its payloads)")
-	cmd.Flags().BoolVar(&verify, "verify", false, "read every index inspected whole: check each segment's CRC-32 and read back every stored document")
-	rootCmd.AddCommand(cmd)
+	cmd.Flags().StringVar(&o.indexPath, "index", "", "build pipelines against this index (checks its payloads)")
+	cmd.Flags().BoolVar(&o.verify, "verify", false, "read every index inspected whole: check each segment's CRC-32 and read back every stored document")
+	return cmd
+}
+
+// runInspect runs semrank inspect.
+func runInspect(cmd *cobra.Command, args []string, o inspectOptions) error {
+	env := rerank.Env{}
+	var opened *index.Index
+	out := cmd.OutOrStdout()
+	if o.verify && o.indexPath != "" {
+		if err := verifyIndex(cmd.Context(), out, o.indexPath, nil); err != nil {
+			fmt.Fprintf(out, "  error: %v\n", err)
+			return fmt.Errorf("inspect: %s: see the errors above", o.indexPath)
+		}
+		if len(args) == 0 {
+			return nil
+		}
+		fmt.Fprintln(out)
+	}
+	if o.indexPath != "" {
+		idx, err := index.OpenReadOnly(o.indexPath)
+		if err != nil {
+			return err
+		}
+		defer idx.Close()
+		env, opened = rerank.EnvFor(idx), idx
+	}
+	var failed []string
+	for i, p := range args {
+		if i > 0 {
+			fmt.Fprintln(out)
+		}
+		if err := inspect(cmd.Context(), out, p, env, opened, o.verify); err != nil {
+			fmt.Fprintf(out, "  error: %v\n", err)
+			failed = append(failed, p)
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("inspect: %s: see the errors above", strings.Join(failed, ", "))
+	}
+	return nil
 }
 
 // inspect describes one path: an index directory, a pipeline file (YAML)

@@ -15,34 +15,46 @@ import (
 	"github.com/spf13/cobra"
 
 	_ "github.com/semrank/semrank/analyzers" // registers the semrank_en analyzer
+	"github.com/semrank/semrank/models/deepmatch"
 )
 
-var rootCmd = &cobra.Command{
-	Use:   "semrank",
-	Short: "Semantic reranking for Bleve search",
-	Long: `semrank indexes document collections with Bleve (BM25), stores learned
+// newRootCmd returns the semrank command with all its subcommands.
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "semrank",
+		Short: "Semantic reranking for Bleve search",
+		Long: `semrank indexes document collections with Bleve (BM25), stores learned
 per-document payloads at index time, reranks the top candidates with learned
 and unsupervised semantic stages, and evaluates rankings against judgments.`,
-	SilenceUsage:  true,
-	SilenceErrors: true,
-	// Every command: a NaN or infinite number flag is never meant, and the
-	// trainers would otherwise run for minutes before failing to save it.
-	PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return checkFinite(cmd) },
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		// Every command: a NaN or infinite number flag is never meant, and the
+		// trainers would otherwise run for minutes before failing to save it.
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return checkFinite(cmd) },
+	}
+	root.AddCommand(
+		newAttachCmd(), newBenchCmd(), newConvertCmd(), newDemoCmd(), newEvalCmd(),
+		newExperimentCmd(), newExportCmd(), newIndexCmd(), newInspectCmd(), newLoadtestCmd(),
+		newReportCmd(), newRerankCmd(), newRunCmd(), newSearchCmd(), newServeCmd(), newTrainCmd(),
+	)
+	root.AddCommand(oldExperimentCmds()...)
+	refuseUnknownSubcommands(root)
+	return root
 }
 
-// trainCmd groups "semrank train <model>"; each model's file adds its own
-// subcommand in init.
-var trainCmd = &cobra.Command{
-	Use:   "train",
-	Short: "Train a model (tweak, lsa, s2net, dse, deepmatch, bilinear, siamese, quality, translation, embed, topics, fusion)",
-}
-
-// finishCommands completes the command tree once every file's init has
-// registered its commands (payload flags come from those files' models).
-func finishCommands() {
-	rootCmd.AddCommand(trainCmd)
-	bindPayloadFlags()
-	refuseUnknownSubcommands(rootCmd)
+// newTrainCmd returns semrank train, which groups the trainers: "semrank
+// train <model>".
+func newTrainCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "train",
+		Short: "Train a model (tweak, lsa, s2net, dse, deepmatch, bilinear, siamese, quality, translation, embed, topics, fusion)",
+	}
+	cmd.AddCommand(newTrainTweakCmd(), newTrainConceptCmd("lsa"), newTrainConceptCmd("s2net"), newTrainConceptCmd("dse"))
+	for _, method := range []string{deepmatch.MethodDeepMatch, deepmatch.MethodBilinear, deepmatch.MethodSiamese} {
+		cmd.AddCommand(newTrainDeepMatchCmd(method))
+	}
+	cmd.AddCommand(newTrainQualityCmd(), newTrainTranslationCmd(), newTrainEmbedCmd(), newTrainTopicsCmd(), newTrainFusionCmd())
+	return cmd
 }
 
 // refuseUnknownSubcommands makes every command that only groups others
@@ -60,14 +72,13 @@ func refuseUnknownSubcommands(c *cobra.Command) {
 }
 
 func main() {
-	finishCommands()
 	// SIGINT and SIGTERM cancel the command's context, so a long command
 	// stops at its next check and cleans up: an index closes after its
 	// last whole batch, and a recipe leaves an earlier pipeline in its
 	// output directory as it was (see recipe.Fit). A second signal kills
 	// the process at once.
 	ctx, stop := notifyInterrupt(context.Background(), os.Stderr)
-	err := rootCmd.ExecuteContext(ctx)
+	err := newRootCmd().ExecuteContext(ctx)
 	stop()
 	if err != nil {
 		if errors.Is(context.Cause(ctx), errInterrupted) && errors.Is(err, context.Canceled) {

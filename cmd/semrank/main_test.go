@@ -20,8 +20,11 @@ import (
 	"github.com/semrank/semrank/models/concept"
 )
 
+// rootCmd is the command tree the tests run.
+var rootCmd *cobra.Command
+
 func TestMain(m *testing.M) {
-	finishCommands()
+	rootCmd = newRootCmd()
 	os.Exit(m.Run())
 }
 

@@ -19,10 +19,16 @@ import (
 	"github.com/semrank/semrank/server"
 )
 
-func init() {
-	var indexPath, pipelinePath string
-	var n int
-	var explain, queryString, jsonOut bool
+// searchOptions are the flags of semrank search.
+type searchOptions struct {
+	indexPath, pipelinePath       string
+	n                             int
+	explain, queryString, jsonOut bool
+}
+
+// newSearchCmd returns semrank search.
+func newSearchCmd() *cobra.Command {
+	var o searchOptions
 	cmd := &cobra.Command{
 		Use:   "search --index PATH [-n 10] [--pipeline FILE] [--query-string] [--json] \"query text\"",
 		Short: "Search an index with BM25 (and a rerank pipeline) and print the hits",
@@ -50,63 +56,7 @@ with its first-stage rank and score and its stage scores.`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			pipelinePath = pipelineFile(pipelinePath)
-			if n <= 0 {
-				return fmt.Errorf("-n %d: want a positive number of results", n)
-			}
-			if explain && pipelinePath == "" {
-				return errors.New("--explain shows the stages' scores: give a --pipeline")
-			}
-			idx, err := index.OpenAny(indexPath)
-			if err != nil {
-				return err
-			}
-			defer idx.Close()
-			text := strings.Join(args, " ")
-			if jsonOut {
-				return searchJSON(cmd, idx, pipelinePath, text, queryString, n, explain)
-			}
-			var q query.Query
-			if queryString {
-				if q, err = parseQueryString(text); err != nil {
-					return err
-				}
-			}
-			if si, ok := idx.(*index.Index); ok && queryString && strings.Contains(text, `"`) && !si.TermVectors() {
-				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s keeps no term vectors (indexed by an earlier semrank), so phrases match nothing; remove it and index the collection again (indexing into it keeps its mapping)\n", indexPath)
-			}
-			if pipelinePath != "" && q != nil && strings.TrimSpace(rerank.QueryText(q)) == "" {
-				fmt.Fprintln(cmd.ErrOrStderr(), "note: the query has no words for the stages to compare candidates with; the hits are in first-stage order, without stage scores to explain")
-				pipelinePath = ""
-			}
-			if pipelinePath != "" {
-				return searchReranked(cmd, idx, pipelinePath, text, q, n, explain)
-			}
-			p, err := rerank.FirstStagePipeline(idx, n)
-			if err != nil {
-				return err
-			}
-			s := rerank.Searcher{Index: idx, Pipeline: p}
-			cands, err := s.Candidates(cmd.Context(), rerank.Query{Text: text}, q, n)
-			if err == nil {
-				err = s.Load(cmd.Context(), cands)
-			}
-			if err != nil {
-				return err
-			}
-			if q == nil && cands == nil {
-				return fmt.Errorf("%q: %w", text, index.ErrEmptyQuery)
-			}
-			w := cmd.OutOrStdout()
-			for _, c := range cands {
-				fmt.Fprintf(w, "%3d  %-14s %8.4f  %s\n", c.Rank, c.ID, c.Score, snippet(c, 70))
-			}
-			if len(cands) == 0 {
-				fmt.Fprintln(w, "no results")
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runSearch(cmd, args, o) },
 	}
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		if strings.HasPrefix(err.Error(), "unknown") || strings.HasPrefix(err.Error(), "invalid argument") {
@@ -114,17 +64,90 @@ with its first-stage rank and score and its stage scores.`,
 		}
 		return err
 	})
-	cmd.Flags().StringVar(&indexPath, "index", "", "index path")
-	cmd.Flags().IntVarP(&n, "n", "n", 10, "number of results")
-	cmd.Flags().StringVar(&pipelinePath, "pipeline", "", "rerank with this pipeline file (or a directory holding pipeline.yaml)")
-	cmd.Flags().BoolVar(&explain, "explain", false, "with --pipeline: print each stage's score")
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the JSON answer of POST /api/search for the same request")
-	cmd.Flags().BoolVar(&queryString, "query-string", false, `read the query in Bleve's query-string syntax (title:word, +must, -not, "phrase")`)
+	cmd.Flags().StringVar(&o.indexPath, "index", "", "index path")
+	cmd.Flags().IntVarP(&o.n, "n", "n", 10, "number of results")
+	cmd.Flags().StringVar(&o.pipelinePath, "pipeline", "", "rerank with this pipeline file (or a directory holding pipeline.yaml)")
+	cmd.Flags().BoolVar(&o.explain, "explain", false, "with --pipeline: print each stage's score")
+	cmd.Flags().BoolVar(&o.jsonOut, "json", false, "print the JSON answer of POST /api/search for the same request")
+	cmd.Flags().BoolVar(&o.queryString, "query-string", false, `read the query in Bleve's query-string syntax (title:word, +must, -not, "phrase")`)
 	_ = cmd.MarkFlagRequired("index")
-	rootCmd.AddCommand(cmd)
+	return cmd
+}
 
-	var dataDir, out, runPipeline string
-	var depth int
+// runSearch runs semrank search.
+func runSearch(cmd *cobra.Command, args []string, o searchOptions) error {
+	o.pipelinePath = pipelineFile(o.pipelinePath)
+	if o.n <= 0 {
+		return fmt.Errorf("-n %d: want a positive number of results", o.n)
+	}
+	if o.explain && o.pipelinePath == "" {
+		return errors.New("--explain shows the stages' scores: give a --pipeline")
+	}
+	idx, err := index.OpenAny(o.indexPath)
+	if err != nil {
+		return err
+	}
+	defer idx.Close()
+	text := strings.Join(args, " ")
+	if o.jsonOut {
+		return searchJSON(cmd, idx, o.pipelinePath, text, o.queryString, o.n, o.explain)
+	}
+	var q query.Query
+	if o.queryString {
+		if q, err = parseQueryString(text); err != nil {
+			return err
+		}
+	}
+	if si, ok := idx.(*index.Index); ok && o.queryString && strings.Contains(text, `"`) && !si.TermVectors() {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s keeps no term vectors (indexed by an earlier semrank), so phrases match nothing; remove it and index the collection again (indexing into it keeps its mapping)\n", o.indexPath)
+	}
+	if o.pipelinePath != "" && q != nil && strings.TrimSpace(rerank.QueryText(q)) == "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), "note: the query has no words for the stages to compare candidates with; the hits are in first-stage order, without stage scores to explain")
+		o.pipelinePath = ""
+	}
+	if o.pipelinePath != "" {
+		return searchReranked(cmd, idx, o.pipelinePath, text, q, o.n, o.explain)
+	}
+	return searchFirstStage(cmd, idx, text, q, o.n)
+}
+
+// searchFirstStage prints the first stage's top n hits for text (or q,
+// a parsed query string, when not nil).
+func searchFirstStage(cmd *cobra.Command, idx bleve.Index, text string, q query.Query, n int) error {
+	p, err := rerank.FirstStagePipeline(idx, n)
+	if err != nil {
+		return err
+	}
+	s := rerank.Searcher{Index: idx, Pipeline: p}
+	cands, err := s.Candidates(cmd.Context(), rerank.Query{Text: text}, q, n)
+	if err == nil {
+		err = s.Load(cmd.Context(), cands)
+	}
+	if err != nil {
+		return err
+	}
+	if q == nil && cands == nil {
+		return fmt.Errorf("%q: %w", text, index.ErrEmptyQuery)
+	}
+	w := cmd.OutOrStdout()
+	for _, c := range cands {
+		fmt.Fprintf(w, "%3d  %-14s %8.4f  %s\n", c.Rank, c.ID, c.Score, snippet(c, 70))
+	}
+	if len(cands) == 0 {
+		fmt.Fprintln(w, "no results")
+	}
+	return nil
+}
+
+// runOptions are the flags of semrank run.
+type runOptions struct {
+	dataDir, indexPath, out, runPipeline string
+	depth                                int
+}
+
+// newRunCmd returns semrank run.
+func newRunCmd() *cobra.Command {
+	var o runOptions
 	runCmd := &cobra.Command{
 		Use:   "run --data DIR --index PATH [--pipeline FILE] [--depth 100] --out run.trec",
 		Short: "Run every query of a BEIR directory over any Bleve index and write a TREC run",
@@ -139,69 +162,72 @@ field, as a Bleve application sends. With --pipeline the hits are reranked, and
 the pipeline's fields: and first_stage: keys name the fields its stages read
 and its first stage searches.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			runPipeline = pipelineFile(runPipeline)
-			if depth <= 0 {
-				return fmt.Errorf("--depth %d: want a positive number of candidates", depth)
-			}
-			// An absent DIR/candidates.trec is not read: --out may
-			// create it (the trainers' candidate lists).
-			inputs := readDatasetFiles(dataDir)
-			if runPipeline != "" {
-				inputs = append(inputs, pipelineFiles(runPipeline, true)...)
-			}
-			if err := checkOutput("--out", out, inputs...); err != nil {
-				return err
-			}
-			ds, err := runDataset(dataDir)
-			if err != nil {
-				return err
-			}
-			if ds.Candidates != nil && cmd.Flags().Changed("depth") {
-				fmt.Fprintf(cmd.ErrOrStderr(), "note: --depth is not used: %s lists the candidates, and each is scored\n", filepath.Join(dataDir, eval.CandidatesFile))
-			}
-			idx, err := index.OpenAny(indexPath)
-			if err != nil {
-				return err
-			}
-			defer idx.Close()
-			var run eval.Run
-			tag := "bm25"
-			bar := newBar(len(ds.Queries), "queries")
-			progress := func(d, _ int) { bar.Set(d) }
-			if runPipeline == "" {
-				run, err = rerank.FirstStageRun(cmd.Context(), idx, ds, depth, progress)
-			} else {
-				var p *rerank.Pipeline
-				if p, _, err = rerank.LoadPipeline(runPipeline, rerank.EnvOf(idx)); err == nil {
-					_, run, err = rerank.RunDataset(cmd.Context(), idx, ds, p, depth, progress)
-				}
-				tag = "semrank"
-			}
-			bar.Finish()
-			if err != nil {
-				return err
-			}
-			if err := checkRanked(ds, run); err != nil {
-				return err
-			}
-			if err := run.WriteFile(out, tag); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d queries\n", out, run.Len())
-			noteUnrankedQueries(cmd.ErrOrStderr(), ds, run)
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd, o) },
 	}
-	runCmd.Flags().StringVar(&dataDir, "data", "", "BEIR directory")
-	runCmd.Flags().StringVar(&indexPath, "index", "", "index path")
-	runCmd.Flags().IntVar(&depth, "depth", 100, "candidates per query when the directory has no candidates.trec (at least the pipeline's window)")
-	runCmd.Flags().StringVar(&runPipeline, "pipeline", "", "rerank with this pipeline file (or a directory holding pipeline.yaml)")
-	runCmd.Flags().StringVar(&out, "out", "", "output TREC run")
+	runCmd.Flags().StringVar(&o.dataDir, "data", "", "BEIR directory")
+	runCmd.Flags().StringVar(&o.indexPath, "index", "", "index path")
+	runCmd.Flags().IntVar(&o.depth, "depth", 100, "candidates per query when the directory has no candidates.trec (at least the pipeline's window)")
+	runCmd.Flags().StringVar(&o.runPipeline, "pipeline", "", "rerank with this pipeline file (or a directory holding pipeline.yaml)")
+	runCmd.Flags().StringVar(&o.out, "out", "", "output TREC run")
 	for _, f := range []string{"data", "index", "out"} {
 		_ = runCmd.MarkFlagRequired(f)
 	}
-	rootCmd.AddCommand(runCmd)
+	return runCmd
+}
+
+// runRun runs semrank run.
+func runRun(cmd *cobra.Command, o runOptions) error {
+	o.runPipeline = pipelineFile(o.runPipeline)
+	if o.depth <= 0 {
+		return fmt.Errorf("--depth %d: want a positive number of candidates", o.depth)
+	}
+	// An absent DIR/candidates.trec is not read: --out may
+	// create it (the trainers' candidate lists).
+	inputs := readDatasetFiles(o.dataDir)
+	if o.runPipeline != "" {
+		inputs = append(inputs, pipelineFiles(o.runPipeline, true)...)
+	}
+	if err := checkOutput("--out", o.out, inputs...); err != nil {
+		return err
+	}
+	ds, err := runDataset(o.dataDir)
+	if err != nil {
+		return err
+	}
+	if ds.Candidates != nil && cmd.Flags().Changed("depth") {
+		fmt.Fprintf(cmd.ErrOrStderr(), "note: --depth is not used: %s lists the candidates, and each is scored\n", filepath.Join(o.dataDir, eval.CandidatesFile))
+	}
+	idx, err := index.OpenAny(o.indexPath)
+	if err != nil {
+		return err
+	}
+	defer idx.Close()
+	var run eval.Run
+	tag := "bm25"
+	bar := newBar(len(ds.Queries), "queries")
+	progress := func(d, _ int) { bar.Set(d) }
+	if o.runPipeline == "" {
+		run, err = rerank.FirstStageRun(cmd.Context(), idx, ds, o.depth, progress)
+	} else {
+		var p *rerank.Pipeline
+		if p, _, err = rerank.LoadPipeline(o.runPipeline, rerank.EnvOf(idx)); err == nil {
+			_, run, err = rerank.RunDataset(cmd.Context(), idx, ds, p, o.depth, progress)
+		}
+		tag = "semrank"
+	}
+	bar.Finish()
+	if err != nil {
+		return err
+	}
+	if err := checkRanked(ds, run); err != nil {
+		return err
+	}
+	if err := run.WriteFile(o.out, tag); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d queries\n", o.out, run.Len())
+	noteUnrankedQueries(cmd.ErrOrStderr(), ds, run)
+	return nil
 }
 
 // snippet returns the start of c's title, else of its text, else of its

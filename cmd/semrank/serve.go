@@ -21,14 +21,20 @@ import (
 	"github.com/semrank/semrank/server"
 )
 
-func init() {
-	var indexPath, pipelinePath, addr string
-	var remote []string
-	var shardTimeout time.Duration
-	var readOnly bool
-	var token func() string // set by adminTokenFlag below
-	var grace time.Duration
-	var limits server.Limits
+// serveOptions are the flags of semrank serve.
+type serveOptions struct {
+	indexPath, pipelinePath, addr string
+	remote                        []string
+	shardTimeout                  time.Duration
+	readOnly                      bool
+	token                         func() string // set by adminTokenFlag below
+	grace                         time.Duration
+	limits                        server.Limits
+}
+
+// newServeCmd returns semrank serve.
+func newServeCmd() *cobra.Command {
+	var o serveOptions
 	cmd := &cobra.Command{
 		Use:   "serve (--index PATH | --remote URL,URL,...) --pipeline FILE [--addr 127.0.0.1:8095]",
 		Short: "Serve search with reranking over HTTP: JSON API, metrics and a web page",
@@ -82,87 +88,106 @@ of every document, the merged window reranked once here, and each
 it under "failed". A coordinator keeps nothing of its own; run as many as
 you like. --admin-token is also sent to the shards with writes.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			pipelinePath = pipelineFile(pipelinePath)
-			// The server reads a zero limit as its default; on the command
-			// line zero or less is a mistake, not a request for the default.
-			if err := checkPositive(cmd, "max-body", "max-index-body", "max-query", "max-size", "max-window", "max-from", "max-fields", "max-index-docs", "max-doc"); err != nil {
-				return err
-			}
-			if cmd.Flags().Changed("max-index-queue") && limits.MaxQueuedIndexBytes <= 0 {
-				return fmt.Errorf("--max-index-queue %d: want a positive number", limits.MaxQueuedIndexBytes)
-			}
-			if limits.Timeout <= 0 {
-				return fmt.Errorf("--timeout %s: want a positive duration", limits.Timeout)
-			}
-			if grace < 0 {
-				return fmt.Errorf("--grace %s: want zero (do not wait) or more", grace)
-			}
-			if (indexPath == "") == (len(remote) == 0) {
-				return errors.New("give --index PATH, the index to serve, or --remote URL,URL,..., the shards of a collection to serve as one")
-			}
-			if len(remote) > 0 {
-				if readOnly {
-					return errors.New("--read-only is for --index: a coordinator (--remote) writes only through its shards' servers")
-				}
-				if shardTimeout <= 0 {
-					return fmt.Errorf("--shard-timeout %s: want a positive duration", shardTimeout)
-				}
-				coord, err := cluster.NewCoordinator(cmd.Context(), remote, cluster.Options{Timeout: shardTimeout, Token: token()})
-				if err != nil {
-					return err
-				}
-				l, err := listen(addr)
-				if err != nil {
-					return err
-				}
-				return serve(cmd.Context(), cmd.OutOrStdout(), server.Config{
-					Index: coord, PipelinePath: pipelinePath, Limits: limits, AdminToken: token(),
-				}, l, grace, nil)
-			}
-			var idx bleve.Index
-			var err error
-			if readOnly {
-				idx, err = index.OpenAny(indexPath)
-			} else if idx, err = index.Open(indexPath); errors.Is(err, index.ErrNotSemrank) {
-				err = fmt.Errorf("%w: serve another Bleve index with --read-only (searched with the pipeline's fields; your application writes it)", err)
-			}
-			if err != nil {
-				return err
-			}
-			defer idx.Close()
-			l, err := listen(addr)
-			if err != nil {
-				return err
-			}
-			return serve(cmd.Context(), cmd.OutOrStdout(), server.Config{
-				Index: idx, PipelinePath: pipelinePath, Limits: limits, AdminToken: token(),
-			}, l, grace, nil)
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd, o) },
 	}
-	token = adminTokenFlag(cmd)
+	o.token = adminTokenFlag(cmd)
 	f := cmd.Flags()
-	f.StringVar(&indexPath, "index", "", "index path")
-	f.StringVar(&pipelinePath, "pipeline", "", "pipeline file, or a directory holding pipeline.yaml (rebuilt on reload)")
-	f.StringSliceVar(&remote, "remote", nil, "serve the collection whose shards these servers serve (URLs, comma-separated, in shard order) instead of --index")
-	f.DurationVar(&shardTimeout, "shard-timeout", 2*time.Second, "with --remote: how long a shard may take to answer before the answer leaves it out (partial)")
-	f.StringVar(&addr, "addr", "127.0.0.1:8095", "listen address")
-	f.BoolVar(&readOnly, "read-only", false, "open the index read-only: POST /api/index answers 403, and other readers (searches, runs, more servers) may share the index")
-	f.DurationVar(&grace, "grace", 30*time.Second, "how long shutdown waits for in-flight requests")
+	f.StringVar(&o.indexPath, "index", "", "index path")
+	f.StringVar(&o.pipelinePath, "pipeline", "", "pipeline file, or a directory holding pipeline.yaml (rebuilt on reload)")
+	f.StringSliceVar(&o.remote, "remote", nil, "serve the collection whose shards these servers serve (URLs, comma-separated, in shard order) instead of --index")
+	f.DurationVar(&o.shardTimeout, "shard-timeout", 2*time.Second, "with --remote: how long a shard may take to answer before the answer leaves it out (partial)")
+	f.StringVar(&o.addr, "addr", "127.0.0.1:8095", "listen address")
+	f.BoolVar(&o.readOnly, "read-only", false, "open the index read-only: POST /api/index answers 403, and other readers (searches, runs, more servers) may share the index")
+	f.DurationVar(&o.grace, "grace", 30*time.Second, "how long shutdown waits for in-flight requests")
 	d := server.DefaultLimits
-	f.Int64Var(&limits.MaxBodyBytes, "max-body", d.MaxBodyBytes, "largest search request body, bytes")
-	f.Int64Var(&limits.MaxIndexBodyBytes, "max-index-body", d.MaxIndexBodyBytes, "largest /api/index request body, bytes")
-	f.IntVar(&limits.MaxQueryBytes, "max-query", d.MaxQueryBytes, "longest query, bytes")
-	f.IntVar(&limits.MaxSize, "max-size", d.MaxSize, "most hits per page")
-	f.IntVar(&limits.MaxWindow, "max-window", d.MaxWindow, "largest rerank window a request may ask for")
-	f.IntVar(&limits.MaxFrom, "max-from", d.MaxFrom, "largest paging offset (from)")
-	f.IntVar(&limits.MaxFields, "max-fields", d.MaxFields, "most stored fields a request may ask for")
-	f.IntVar(&limits.MaxIndexDocs, "max-index-docs", d.MaxIndexDocs, "most documents (added plus deleted) per /api/index request")
-	f.Int64Var(&limits.MaxDocBytes, "max-doc", d.MaxDocBytes, "largest document /api/index takes (title, text and metadata), bytes; a larger one gets 413")
-	f.Int64Var(&limits.MaxQueuedIndexBytes, "max-index-queue", 0, "most bytes of /api/index bodies held at once, waiting or being written; past it a request gets 503 (default twice --max-index-body)")
-	f.DurationVar(&limits.Timeout, "timeout", d.Timeout, "longest time one request may take")
+	f.Int64Var(&o.limits.MaxBodyBytes, "max-body", d.MaxBodyBytes, "largest search request body, bytes")
+	f.Int64Var(&o.limits.MaxIndexBodyBytes, "max-index-body", d.MaxIndexBodyBytes, "largest /api/index request body, bytes")
+	f.IntVar(&o.limits.MaxQueryBytes, "max-query", d.MaxQueryBytes, "longest query, bytes")
+	f.IntVar(&o.limits.MaxSize, "max-size", d.MaxSize, "most hits per page")
+	f.IntVar(&o.limits.MaxWindow, "max-window", d.MaxWindow, "largest rerank window a request may ask for")
+	f.IntVar(&o.limits.MaxFrom, "max-from", d.MaxFrom, "largest paging offset (from)")
+	f.IntVar(&o.limits.MaxFields, "max-fields", d.MaxFields, "most stored fields a request may ask for")
+	f.IntVar(&o.limits.MaxIndexDocs, "max-index-docs", d.MaxIndexDocs, "most documents (added plus deleted) per /api/index request")
+	f.Int64Var(&o.limits.MaxDocBytes, "max-doc", d.MaxDocBytes, "largest document /api/index takes (title, text and metadata), bytes; a larger one gets 413")
+	f.Int64Var(&o.limits.MaxQueuedIndexBytes, "max-index-queue", 0, "most bytes of /api/index bodies held at once, waiting or being written; past it a request gets 503 (default twice --max-index-body)")
+	f.DurationVar(&o.limits.Timeout, "timeout", d.Timeout, "longest time one request may take")
 	_ = cmd.MarkFlagRequired("pipeline")
-	rootCmd.AddCommand(cmd)
+	return cmd
+}
+
+// runServe runs semrank serve.
+func runServe(cmd *cobra.Command, o serveOptions) error {
+	o.pipelinePath = pipelineFile(o.pipelinePath)
+	if err := checkServeFlags(cmd, o); err != nil {
+		return err
+	}
+	if len(o.remote) > 0 {
+		return serveRemote(cmd, o)
+	}
+	var idx bleve.Index
+	var err error
+	if o.readOnly {
+		idx, err = index.OpenAny(o.indexPath)
+	} else if idx, err = index.Open(o.indexPath); errors.Is(err, index.ErrNotSemrank) {
+		err = fmt.Errorf("%w: serve another Bleve index with --read-only (searched with the pipeline's fields; your application writes it)", err)
+	}
+	if err != nil {
+		return err
+	}
+	defer idx.Close()
+	l, err := listen(o.addr)
+	if err != nil {
+		return err
+	}
+	return serve(cmd.Context(), cmd.OutOrStdout(), server.Config{
+		Index: idx, PipelinePath: o.pipelinePath, Limits: o.limits, AdminToken: o.token(),
+	}, l, o.grace, nil)
+}
+
+// checkServeFlags refuses, before any work, flag values serve cannot use.
+func checkServeFlags(cmd *cobra.Command, o serveOptions) error {
+	// The server reads a zero limit as its default; on the command
+	// line zero or less is a mistake, not a request for the default.
+	if err := checkPositive(cmd, "max-body", "max-index-body", "max-query", "max-size", "max-window", "max-from", "max-fields", "max-index-docs", "max-doc"); err != nil {
+		return err
+	}
+	if cmd.Flags().Changed("max-index-queue") && o.limits.MaxQueuedIndexBytes <= 0 {
+		return fmt.Errorf("--max-index-queue %d: want a positive number", o.limits.MaxQueuedIndexBytes)
+	}
+	if o.limits.Timeout <= 0 {
+		return fmt.Errorf("--timeout %s: want a positive duration", o.limits.Timeout)
+	}
+	if o.grace < 0 {
+		return fmt.Errorf("--grace %s: want zero (do not wait) or more", o.grace)
+	}
+	if (o.indexPath == "") == (len(o.remote) == 0) {
+		return errors.New("give --index PATH, the index to serve, or --remote URL,URL,..., the shards of a collection to serve as one")
+	}
+	if len(o.remote) > 0 {
+		if o.readOnly {
+			return errors.New("--read-only is for --index: a coordinator (--remote) writes only through its shards' servers")
+		}
+		if o.shardTimeout <= 0 {
+			return fmt.Errorf("--shard-timeout %s: want a positive duration", o.shardTimeout)
+		}
+	}
+	return nil
+}
+
+// serveRemote serves the collection of the --remote shards through a
+// coordinator.
+func serveRemote(cmd *cobra.Command, o serveOptions) error {
+	coord, err := cluster.NewCoordinator(cmd.Context(), o.remote, cluster.Options{Timeout: o.shardTimeout, Token: o.token()})
+	if err != nil {
+		return err
+	}
+	l, err := listen(o.addr)
+	if err != nil {
+		return err
+	}
+	return serve(cmd.Context(), cmd.OutOrStdout(), server.Config{
+		Index: coord, PipelinePath: o.pipelinePath, Limits: o.limits, AdminToken: o.token(),
+	}, l, o.grace, nil)
 }
 
 // adminTokenEnv names the environment variable that gives the admin token

@@ -11,13 +11,8 @@ import (
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/models/deepmatch"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/stages"
 )
-
-func init() {
-	for _, method := range []string{deepmatch.MethodDeepMatch, deepmatch.MethodBilinear, deepmatch.MethodSiamese} {
-		trainCmd.AddCommand(newTrainDeepMatchCmd(method))
-	}
-}
 
 // loadMerged reads BEIR directories as one dataset (see eval.Merge).
 func loadMerged(dirs []string) (*eval.Dataset, error) {
@@ -39,17 +34,28 @@ func parseInts(s string) ([]int, error) {
 	return out, nil
 }
 
+// trainDeepMatchOptions are the flags of semrank train deepmatch, bilinear or siamese.
+type trainDeepMatchOptions struct {
+	method                         string
+	opts                           any // the flags fill it
+	seed                           uint64
+	data                           []string
+	dev, out, resolutions, neurons string
+}
+
+// newTrainDeepMatchCmd returns semrank train deepmatch, bilinear or siamese.
 func newTrainDeepMatchCmd(method string) *cobra.Command {
-	cfg := deepmatch.DefaultConfig(method)
-	var data []string
-	var dev, out, resolutions, neurons string
+	var o trainDeepMatchOptions
+	o.method = method
+	o.opts = stages.MatchOptionsFor(method)
+	o.seed = deepmatch.DefaultConfig(method).Seed
 	short := map[string]string{
 		deepmatch.MethodDeepMatch: "Train DeepMatch (Lu & Li 2013): a topic-patch deep network over the query–candidate interaction space",
 		deepmatch.MethodBilinear:  "Train the low-rank bilinear (PLS-like) matching baseline of the DeepMatch paper",
 		deepmatch.MethodSiamese:   "Train the Siamese-network matching baseline of the DeepMatch paper",
 	}[method]
 	cmd := &cobra.Command{
-		Use:   method + " --data DIR [--data DIR2 ...] [--dev DIR] --out MODEL",
+		Use:   o.method + " --data DIR [--data DIR2 ...] [--dev DIR] --out MODEL",
 		Short: short,
 		Long: short + `.
 
@@ -60,101 +66,98 @@ with the best dev MAP (map@10) is kept; without --dev every tenth training
 query is held out. A training-curve plot is written beside the model
 (MODEL.curve.png).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutputOf("--out", out, append([]string{dev}, data...)); err != nil {
-				return err
-			}
-			if err := checkRetrainOutput(cmd.ErrOrStderr(), out); err != nil {
-				return err
-			}
-			if err := checkTrainingDirs("--data", data, "--dev", dev); err != nil {
-				return err
-			}
-			opts := map[string]any{
-				"meta": cfg.Meta, "epochs": cfg.Epochs, "patience": cfg.Patience, "batch": cfg.Batch,
-				"lr": cfg.LearningRate, "l2": cfg.L2, "margin": cfg.Margin, "init": cfg.Init,
-				"neg_same": cfg.NegSameQuery, "neg_random": cfg.NegRandom,
-			}
-			switch method {
-			case deepmatch.MethodDeepMatch:
-				for flag, list := range map[string]string{"resolutions": resolutions, "neurons": neurons} {
-					v, err := parseInts(list)
-					if err != nil {
-						return fmt.Errorf("--%s: %w", flag, err)
-					}
-					opts[flag] = v
-				}
-				opts["rank"], opts["committee"], opts["patch_words"] = cfg.Rank, cfg.Committee, cfg.PatchWords
-				opts["lda_iterations"], opts["min_children"] = cfg.LDAIterations, cfg.MinChildren
-			case deepmatch.MethodSiamese:
-				opts["hidden"] = cfg.Hidden
-				opts["dim"] = cfg.Dim
-			case deepmatch.MethodBilinear:
-				opts["dim"] = cfg.Dim
-			}
-			in := rerank.TrainInput{Seed: cfg.Seed}
-			var err error
-			if in.Train, err = loadMerged(data); err != nil {
-				return err
-			}
-			if dev != "" {
-				if in.Dev, err = eval.LoadDataset(dev); err != nil {
-					return err
-				}
-			}
-			var done func()
-			in.Progress, done = stepBar(method)
-			err = trainModel(cmd.Context(), rerank.StageSpec{Type: method, Options: opts}, in, out)
-			done()
-			if err != nil {
-				return err
-			}
-			m, err := deepmatch.Load(out, method)
-			if err != nil {
-				return err
-			}
-			plotPath := out + ".curve.png"
-			if err := deepmatch.PlotCurve(plotPath, method+" training", m.Curve); err != nil {
-				return err
-			}
-			fmt.Printf("%s: %d parameters, best dev MAP %.4f after %d epochs; wrote %s and %s\n",
-				method, m.Params(), m.DevMAP, len(m.Curve), out, plotPath)
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runTrainDeepMatch(cmd, o) },
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&data, "data", nil, "training BEIR directory with candidates.trec and qrels (repeatable)")
-	f.StringVar(&dev, "dev", "", "dev BEIR directory for early stopping")
-	f.StringVar(&out, "out", "", "model file to write")
+	f.StringArrayVar(&o.data, "data", nil, "training BEIR directory with candidates.trec and qrels (repeatable)")
+	f.StringVar(&o.dev, "dev", "", "dev BEIR directory for early stopping")
+	f.StringVar(&o.out, "out", "", "model file to write")
 	// Each method gets only the architecture flags it reads: the others
 	// would be accepted, saved in the model's configuration and ignored.
-	switch method {
-	case deepmatch.MethodDeepMatch:
-		f.StringVar(&resolutions, "resolutions", "20,50,100", "numbers of topics, one patch level each")
-		f.StringVar(&neurons, "neurons", "2", "neurons per patch, finest level first; one value for all levels")
-		f.IntVar(&cfg.Rank, "rank", cfg.Rank, "rank of each patch's bilinear filters")
-		f.IntVar(&cfg.Committee, "committee", cfg.Committee, "committee-layer neurons")
-		f.IntVar(&cfg.PatchWords, "patch-words", cfg.PatchWords, "at most this many words per patch side")
-		f.IntVar(&cfg.LDAIterations, "lda-iterations", cfg.LDAIterations, "Gibbs sweeps per topic model")
-		f.IntVar(&cfg.MinChildren, "min-children", cfg.MinChildren, "each coarse patch takes at least this many finer patches")
-	case deepmatch.MethodSiamese:
-		f.IntVar(&cfg.Hidden, "hidden", cfg.Hidden, "hidden units per tower")
-		fallthrough
-	case deepmatch.MethodBilinear:
-		f.IntVar(&cfg.Dim, "dim", cfg.Dim, "latent dimension")
+	var m *stages.MatchOptions
+	switch s := o.opts.(type) {
+	case *stages.DeepMatchOptions:
+		m = &s.MatchOptions
+		f.StringVar(&o.resolutions, "resolutions", "20,50,100", "numbers of topics, one patch level each")
+		f.StringVar(&o.neurons, "neurons", "2", "neurons per patch, finest level first; one value for all levels")
+		f.IntVar(&s.Rank, "rank", s.Rank, "rank of each patch's bilinear filters")
+		f.IntVar(&s.Committee, "committee", s.Committee, "committee-layer neurons")
+		f.IntVar(&s.PatchWords, "patch-words", s.PatchWords, "at most this many words per patch side")
+		f.IntVar(&s.LDAIterations, "lda-iterations", s.LDAIterations, "Gibbs sweeps per topic model")
+		f.IntVar(&s.MinChildren, "min-children", s.MinChildren, "each coarse patch takes at least this many finer patches")
+	case *stages.SiameseOptions:
+		m = &s.MatchOptions
+		f.IntVar(&s.Hidden, "hidden", s.Hidden, "hidden units per tower")
+		f.IntVar(&s.Dim, "dim", s.Dim, "latent dimension")
+	case *stages.BilinearOptions:
+		m = &s.MatchOptions
+		f.IntVar(&s.Dim, "dim", s.Dim, "latent dimension")
 	}
-	f.BoolVar(&cfg.Meta, "meta", cfg.Meta, "add candidate meta tokens: length bucket and asker flag")
-	f.IntVar(&cfg.Epochs, "epochs", cfg.Epochs, "maximum epochs")
-	f.IntVar(&cfg.Patience, "patience", cfg.Patience, "stop after this many epochs without a better dev MAP (0: train every epoch; the best is kept)")
-	f.IntVar(&cfg.Batch, "batch", cfg.Batch, "triples per mini-batch")
-	f.Float64Var(&cfg.LearningRate, "lr", cfg.LearningRate, "AdaGrad learning rate")
-	f.Float64Var(&cfg.L2, "l2", cfg.L2, "ℓ2 regularisation")
-	f.Float64Var(&cfg.Margin, "margin", cfg.Margin, "ranking margin")
-	f.Float64Var(&cfg.Init, "init", cfg.Init, "scale of the random initial weights")
-	f.IntVar(&cfg.NegSameQuery, "neg-same", cfg.NegSameQuery, "negatives per positive from the query's other candidates")
-	f.IntVar(&cfg.NegRandom, "neg-random", cfg.NegRandom, "negatives per positive from random documents")
-	f.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "random seed")
+	f.BoolVar(&m.Meta, "meta", m.Meta, "add candidate meta tokens: length bucket and asker flag")
+	f.IntVar(&m.Epochs, "epochs", m.Epochs, "maximum epochs")
+	f.IntVar(&m.Patience, "patience", m.Patience, "stop after this many epochs without a better dev MAP (0: train every epoch; the best is kept)")
+	f.IntVar(&m.Batch, "batch", m.Batch, "triples per mini-batch")
+	f.Float64Var(&m.LR, "lr", m.LR, "AdaGrad learning rate")
+	f.Float64Var(&m.L2, "l2", m.L2, "ℓ2 regularisation")
+	f.Float64Var(&m.Margin, "margin", m.Margin, "ranking margin")
+	f.Float64Var(&m.Init, "init", m.Init, "scale of the random initial weights")
+	f.IntVar(&m.NegSame, "neg-same", m.NegSame, "negatives per positive from the query's other candidates")
+	f.IntVar(&m.NegRandom, "neg-random", m.NegRandom, "negatives per positive from random documents")
+	f.Uint64Var(&o.seed, "seed", o.seed, "random seed")
 	_ = cmd.MarkFlagRequired("data")
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
+}
+
+// runTrainDeepMatch runs semrank train deepmatch, bilinear or siamese.
+func runTrainDeepMatch(cmd *cobra.Command, o trainDeepMatchOptions) error {
+	if err := checkOutputOf("--out", o.out, append([]string{o.dev}, o.data...)); err != nil {
+		return err
+	}
+	if err := checkRetrainOutput(cmd.ErrOrStderr(), o.out); err != nil {
+		return err
+	}
+	if err := checkTrainingDirs("--data", o.data, "--dev", o.dev); err != nil {
+		return err
+	}
+	if dm, ok := o.opts.(*stages.DeepMatchOptions); ok {
+		var err error
+		if dm.Resolutions, err = parseInts(o.resolutions); err != nil {
+			return fmt.Errorf("--resolutions: %w", err)
+		}
+		if dm.Neurons, err = parseInts(o.neurons); err != nil {
+			return fmt.Errorf("--neurons: %w", err)
+		}
+	}
+	spec, err := stageSpec(o.method, o.opts)
+	if err != nil {
+		return err
+	}
+	in := rerank.TrainInput{Seed: o.seed}
+	if in.Train, err = loadMerged(o.data); err != nil {
+		return err
+	}
+	if o.dev != "" {
+		if in.Dev, err = eval.LoadDataset(o.dev); err != nil {
+			return err
+		}
+	}
+	var done func()
+	in.Progress, done = stepBar(o.method)
+	err = trainModel(cmd.Context(), spec, in, o.out)
+	done()
+	if err != nil {
+		return err
+	}
+	m, err := deepmatch.Load(o.out, o.method)
+	if err != nil {
+		return err
+	}
+	plotPath := o.out + ".curve.png"
+	if err := deepmatch.PlotCurve(plotPath, o.method+" training", m.Curve); err != nil {
+		return err
+	}
+	fmt.Printf("%s: %d parameters, best dev MAP %.4f after %d epochs; wrote %s and %s\n",
+		o.method, m.Params(), m.DevMAP, len(m.Curve), o.out, plotPath)
+	return nil
 }

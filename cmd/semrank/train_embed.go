@@ -14,15 +14,19 @@ import (
 	"github.com/semrank/semrank/models/embed"
 )
 
-func init() {
-	var (
-		data, texts, indexes []string
-		pipelinePath         string
-		out                  string
-		cfg                  embed.Config
-		initPath             string
-		initFormat           string
-	)
+// trainEmbedOptions are the flags of semrank train embed.
+type trainEmbedOptions struct {
+	data, texts, indexes []string
+	pipelinePath         string
+	out                  string
+	cfg                  embed.Config
+	initPath             string
+	initFormat           string
+}
+
+// newTrainEmbedCmd returns semrank train embed.
+func newTrainEmbedCmd() *cobra.Command {
+	var o trainEmbedOptions
 	cmd := &cobra.Command{
 		Use:   "embed (--data DIR | --index PATH | --text FILE) ... --out VECTORS",
 		Short: "Train skip-gram word vectors (negative sampling) for WMD and SSG",
@@ -43,80 +47,16 @@ words the collection uses too rarely to learn alone keep what general text
 taught them. The dimension is FILE's. (--init and --init-format are the
 earlier names of --vectors and --vectors-format.)`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if len(data)+len(texts)+len(indexes) == 0 || out == "" {
-				return fmt.Errorf("give at least one --data DIR, --index PATH or --text FILE, and --out")
-			}
-			if err := checkOutputOf("--out", out, data, append(texts, initPath)...); err != nil {
-				return err
-			}
-			if err := checkRetrainOutput(cmd.ErrOrStderr(), out); err != nil {
-				return err
-			}
-			if initPath == "" {
-				if err := checkUnused(cmd, "applies to --vectors only", "vectors-format"); err != nil {
-					return err
-				}
-			}
-			// The trainer reads a zero size as its default, so --epochs 0
-			// would silently train 5 epochs.
-			if err := checkPositive(cmd, "dim", "window", "negative", "epochs", "min-count"); err != nil {
-				return err
-			}
-			// 0 turns sub-sampling off, as in word2vec; to the model, 0
-			// means its default, and a negative value none.
-			if err := checkNonNegative(cmd, "sample"); err != nil {
-				return err
-			}
-			if cfg.Sample == 0 {
-				cfg.Sample = -1
-			}
-			if cfg.PruneTop == 0 {
-				cfg.PruneTop = -1 // leave out no word (0 would be read as the default, 30)
-			}
-			corpus, err := trainingTexts(cmd.Context(), data, indexes, pipelinePath, texts)
-			if err != nil {
-				return err
-			}
-			if initPath != "" {
-				v, err := embed.LoadFile(initPath, embed.Format(initFormat))
-				if err != nil {
-					return err
-				}
-				if cmd.Flags().Changed("dim") && cfg.Dim != v.Dim {
-					return fmt.Errorf("--dim %d, but the --vectors have %d dimensions", cfg.Dim, v.Dim)
-				}
-				cfg.Init = v
-				cfg.Dim = v.Dim
-			}
-			start := time.Now()
-			sents := embed.Sentences(corpus)
-			var tokens int
-			for _, s := range sents {
-				tokens += len(s)
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "embed: %d distinct texts, %d tokens\n", len(sents), tokens)
-			bar := newBar(cfg.Epochs, "embed epochs")
-			v, err := embed.TrainWithProgress(cmd.Context(), sents, cfg, func(epoch, _ int) { bar.Set(epoch) })
-			bar.Finish()
-			if err != nil {
-				return err
-			}
-			if err := v.Save(out, cfg); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d words × %d dimensions (%.1fs)\n", out, v.Len(), v.Dim, time.Since(start).Seconds())
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runTrainEmbed(cmd, o) },
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&data, "data", nil, "BEIR directory whose corpus and queries (if it has queries.jsonl) are training text (repeatable)")
-	f.StringArrayVar(&indexes, "index", nil, "index (any Bleve index; one semrank did not build reads the fields --pipeline names) whose documents are training text (repeatable)")
-	f.StringVar(&pipelinePath, "pipeline", "", "with --index: pipeline file whose fields: key names the fields holding an index's text")
-	f.StringArrayVar(&texts, "text", nil, "plain-text file, one document per line (repeatable)")
-	f.StringVar(&out, "out", "", "output model bundle")
-	f.StringVar(&initPath, "vectors", "", "pre-trained word vectors to fine-tune (GloVe or word2vec text, word2vec binary, or a bundle)")
-	f.StringVar(&initFormat, "vectors-format", "auto", "format of --vectors: auto, semrank, word2vec, word2vec-bin, glove")
+	f.StringArrayVar(&o.data, "data", nil, "BEIR directory whose corpus and queries (if it has queries.jsonl) are training text (repeatable)")
+	f.StringArrayVar(&o.indexes, "index", nil, "index (any Bleve index; one semrank did not build reads the fields --pipeline names) whose documents are training text (repeatable)")
+	f.StringVar(&o.pipelinePath, "pipeline", "", "with --index: pipeline file whose fields: key names the fields holding an index's text")
+	f.StringArrayVar(&o.texts, "text", nil, "plain-text file, one document per line (repeatable)")
+	f.StringVar(&o.out, "out", "", "output model bundle")
+	f.StringVar(&o.initPath, "vectors", "", "pre-trained word vectors to fine-tune (GloVe or word2vec text, word2vec binary, or a bundle)")
+	f.StringVar(&o.initFormat, "vectors-format", "auto", "format of --vectors: auto, semrank, word2vec, word2vec-bin, glove")
 	// The flags' earlier names, kept so that scripts using them work.
 	f.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
 		switch name {
@@ -128,15 +68,92 @@ earlier names of --vectors and --vectors-format.)`,
 		return pflag.NormalizedName(name)
 	})
 	def := embed.DefaultConfig() // the defaults recipes train with too
-	f.IntVar(&cfg.Dim, "dim", def.Dim, "vector dimension")
-	f.IntVar(&cfg.Window, "window", def.Window, "context window")
-	f.IntVar(&cfg.Negative, "negative", def.Negative, "negative samples per context")
-	f.IntVar(&cfg.Epochs, "epochs", def.Epochs, "passes over the text")
-	f.IntVar(&cfg.MinCount, "min-count", def.MinCount, "minimum word count")
-	f.IntVar(&cfg.PruneTop, "prune-top", def.PruneTop, "leave out the N most frequent words (0 or -1: none)")
-	f.Float64Var(&cfg.Sample, "sample", def.Sample, "sub-sampling threshold (0: none)")
-	f.Int64Var(&cfg.Seed, "seed", def.Seed, "random seed")
-	trainCmd.AddCommand(cmd)
+	f.IntVar(&o.cfg.Dim, "dim", def.Dim, "vector dimension")
+	f.IntVar(&o.cfg.Window, "window", def.Window, "context window")
+	f.IntVar(&o.cfg.Negative, "negative", def.Negative, "negative samples per context")
+	f.IntVar(&o.cfg.Epochs, "epochs", def.Epochs, "passes over the text")
+	f.IntVar(&o.cfg.MinCount, "min-count", def.MinCount, "minimum word count")
+	f.IntVar(&o.cfg.PruneTop, "prune-top", def.PruneTop, "leave out the N most frequent words (0 or -1: none)")
+	f.Float64Var(&o.cfg.Sample, "sample", def.Sample, "sub-sampling threshold (0: none)")
+	f.Int64Var(&o.cfg.Seed, "seed", def.Seed, "random seed")
+	return cmd
+}
+
+// runTrainEmbed runs semrank train embed.
+func runTrainEmbed(cmd *cobra.Command, o trainEmbedOptions) error {
+	if err := checkTrainEmbedFlags(cmd, &o); err != nil {
+		return err
+	}
+	corpus, err := trainingTexts(cmd.Context(), o.data, o.indexes, o.pipelinePath, o.texts)
+	if err != nil {
+		return err
+	}
+	if o.initPath != "" {
+		v, err := embed.LoadFile(o.initPath, embed.Format(o.initFormat))
+		if err != nil {
+			return err
+		}
+		if cmd.Flags().Changed("dim") && o.cfg.Dim != v.Dim {
+			return fmt.Errorf("--dim %d, but the --vectors have %d dimensions", o.cfg.Dim, v.Dim)
+		}
+		o.cfg.Init = v
+		o.cfg.Dim = v.Dim
+	}
+	start := time.Now()
+	sents := embed.Sentences(corpus)
+	var tokens int
+	for _, s := range sents {
+		tokens += len(s)
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "embed: %d distinct texts, %d tokens\n", len(sents), tokens)
+	bar := newBar(o.cfg.Epochs, "embed epochs")
+	v, err := embed.TrainWithProgress(cmd.Context(), sents, o.cfg, func(epoch, _ int) { bar.Set(epoch) })
+	bar.Finish()
+	if err != nil {
+		return err
+	}
+	if err := v.Save(o.out, o.cfg); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d words × %d dimensions (%.1fs)\n", o.out, v.Len(), v.Dim, time.Since(start).Seconds())
+	return nil
+}
+
+// checkTrainEmbedFlags refuses, before any work, flag values train embed
+// cannot use and an --out that would overwrite its inputs, and sets the
+// configuration's values for the flags' "none" (0).
+func checkTrainEmbedFlags(cmd *cobra.Command, o *trainEmbedOptions) error {
+	if len(o.data)+len(o.texts)+len(o.indexes) == 0 || o.out == "" {
+		return fmt.Errorf("give at least one --data DIR, --index PATH or --text FILE, and --out")
+	}
+	if err := checkOutputOf("--out", o.out, o.data, append(o.texts, o.initPath)...); err != nil {
+		return err
+	}
+	if err := checkRetrainOutput(cmd.ErrOrStderr(), o.out); err != nil {
+		return err
+	}
+	if o.initPath == "" {
+		if err := checkUnused(cmd, "applies to --vectors only", "vectors-format"); err != nil {
+			return err
+		}
+	}
+	// The trainer reads a zero size as its default, so --epochs 0
+	// would silently train 5 epochs.
+	if err := checkPositive(cmd, "dim", "window", "negative", "epochs", "min-count"); err != nil {
+		return err
+	}
+	// 0 turns sub-sampling off, as in word2vec; to the model, 0
+	// means its default, and a negative value none.
+	if err := checkNonNegative(cmd, "sample"); err != nil {
+		return err
+	}
+	if o.cfg.Sample == 0 {
+		o.cfg.Sample = -1
+	}
+	if o.cfg.PruneTop == 0 {
+		o.cfg.PruneTop = -1 // leave out no word (0 would be read as the default, 30)
+	}
+	return nil
 }
 
 // trainingTexts returns the texts word vectors and topics learn from: the

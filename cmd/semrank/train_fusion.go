@@ -16,10 +16,16 @@ import (
 	"github.com/semrank/semrank/rerank"
 )
 
-func init() {
-	var dataDir, validDir, indexPath, pipelinePath, method, loss, out string
-	var l2 float64
-	var trees, leaves int
+// trainFusionOptions are the flags of semrank train fusion.
+type trainFusionOptions struct {
+	dataDir, validDir, indexPath, pipelinePath, method, loss, out string
+	l2                                                            float64
+	trees, leaves                                                 int
+}
+
+// newTrainFusionCmd returns semrank train fusion.
+func newTrainFusionCmd() *cobra.Command {
+	var o trainFusionOptions
 	cmd := &cobra.Command{
 		Use:   "fusion --data DIR [--index PATH] --pipeline FILE --out MODEL",
 		Short: "Learn linear fusion weights for a pipeline's stages from judgments",
@@ -34,124 +40,149 @@ or the fusion learns to trust overfitted stages.
 raw) instead. Each method's flags (linear: --loss, --l2; lambdamart: --valid,
 --trees, --leaves) are refused with the other method.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			pipelinePath = pipelineFile(pipelinePath)
-			if err := checkFusionFlags(method, loss, l2, trees, leaves); err != nil {
-				return err
-			}
-			// One method's flags, refused for the other rather than ignored.
-			other, unused := "lambdamart", []string{"valid", "trees", "leaves"}
-			if method == "lambdamart" {
-				other, unused = "linear", []string{"loss", "l2"}
-			}
-			if err := checkUnused(cmd, "applies to --method "+other+" only", unused...); err != nil {
-				return err
-			}
-			// The fusion model the pipeline names may be retrained in
-			// place; the pipeline file, its stage models and the data may
-			// not be overwritten.
-			inputs := append(datasetFiles(dataDir), pipelineFiles(pipelinePath, false)...)
-			if validDir != "" {
-				inputs = append(inputs, datasetFiles(validDir)...)
-			}
-			if err := checkOutput("--out", out, inputs...); err != nil {
-				return err
-			}
-			if err := checkModelOutput("--out", out); err != nil {
-				return err
-			}
-			if err := checkTrainingDirs("--data", []string{dataDir}, "--valid", validDir); err != nil {
-				return err
-			}
-			if err := checkFusionInPlace(pipelinePath, out, method); err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			ds, err := fusionDataset(ctx, dataDir, indexPath, pipelinePath)
-			if err != nil {
-				return err
-			}
-			idx, p, _, closeFn, err := rerank.Open(ctx, pipelinePath, indexPath, ds, nil, rerank.StagesOnly())
-			if err != nil {
-				return err
-			}
-			defer closeFn()
-			exs, err := rerank.Examples(ctx, idx, ds, p)
-			if err != nil {
-				return err
-			}
-			w := cmd.OutOrStdout()
-			if method == "lambdamart" {
-				var valid []rerank.Example
-				if validDir != "" {
-					vds, err := eval.LoadDataset(validDir)
-					if err != nil {
-						return err
-					}
-					vidx, vp, _, vclose, err := rerank.Open(ctx, pipelinePath, "", vds, nil, rerank.StagesOnly())
-					if err != nil {
-						return err
-					}
-					valid, err = rerank.Examples(ctx, vidx, vds, vp)
-					vclose()
-					if err != nil {
-						return err
-					}
-				}
-				bar := newBar(trees, "boosting")
-				m, err := rerank.TrainLambdaMART(exs, valid, rerank.LambdaMARTOptions{Trees: trees, Leaves: leaves,
-					Progress: func(r int, tm, vm float64) {
-						bar.Describe(fmt.Sprintf("boosting train MAP %.4f valid MAP %.4f", tm, vm))
-						bar.Set(r)
-					}})
-				bar.Finish()
-				if err != nil {
-					return err
-				}
-				b := m.Bundle()
-				b.Manifest.TrainingFingerprint = ds.Fingerprint()
-				if err := saveFusion(w, b, out, pipelinePath); err != nil {
-					return err
-				}
-				fmt.Fprintf(w, "wrote %s: %d trees from %d judged queries\n", out, len(m.Trees), len(exs))
-				return nil
-			}
-			lin, err := rerank.TrainLinear(exs, rerank.LinearOptions{Loss: loss, L2: l2})
-			if err != nil {
-				return err
-			}
-			b := lin.Bundle()
-			b.Manifest.TrainingFingerprint = ds.Fingerprint()
-			if err := saveFusion(w, b, out, pipelinePath); err != nil {
-				return err
-			}
-			fmt.Fprintf(w, "wrote %s from %d judged queries\n", out, len(exs))
-			names := make([]string, 0, len(lin.Weights))
-			for n := range lin.Weights {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-			for _, n := range names {
-				fmt.Fprintf(w, "  %-14s %+.4f\n", n, lin.Weights[n])
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runTrainFusion(cmd, o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&dataDir, "data", "", "BEIR directory with judgments")
-	f.StringVar(&indexPath, "index", "", "index path (default: a temporary index of DIR's corpus)")
-	f.StringVar(&pipelinePath, "pipeline", "", "pipeline file whose stages are fused (or a directory holding pipeline.yaml)")
-	f.StringVar(&method, "method", "linear", "linear (learned weights) or lambdamart (boosted trees)")
-	f.StringVar(&validDir, "valid", "", "lambdamart: BEIR directory for early stopping")
-	f.IntVar(&trees, "trees", 300, "lambdamart: maximum number of trees")
-	f.IntVar(&leaves, "leaves", 8, "lambdamart: leaves per tree")
-	f.StringVar(&loss, "loss", "pairwise", "linear: pairwise (RankNet logistic) or logistic (pointwise)")
-	f.Float64Var(&l2, "l2", 1e-3, "linear: L2 penalty on the weights")
-	f.StringVar(&out, "out", "", "output fusion model")
+	f.StringVar(&o.dataDir, "data", "", "BEIR directory with judgments")
+	f.StringVar(&o.indexPath, "index", "", "index path (default: a temporary index of DIR's corpus)")
+	f.StringVar(&o.pipelinePath, "pipeline", "", "pipeline file whose stages are fused (or a directory holding pipeline.yaml)")
+	f.StringVar(&o.method, "method", "linear", "linear (learned weights) or lambdamart (boosted trees)")
+	f.StringVar(&o.validDir, "valid", "", "lambdamart: BEIR directory for early stopping")
+	f.IntVar(&o.trees, "trees", 300, "lambdamart: maximum number of trees")
+	f.IntVar(&o.leaves, "leaves", 8, "lambdamart: leaves per tree")
+	f.StringVar(&o.loss, "loss", "pairwise", "linear: pairwise (RankNet logistic) or logistic (pointwise)")
+	f.Float64Var(&o.l2, "l2", 1e-3, "linear: L2 penalty on the weights")
+	f.StringVar(&o.out, "out", "", "output fusion model")
 	for _, n := range []string{"data", "pipeline", "out"} {
 		_ = cmd.MarkFlagRequired(n)
 	}
-	trainCmd.AddCommand(cmd)
+	return cmd
+}
+
+// runTrainFusion runs semrank train fusion.
+func runTrainFusion(cmd *cobra.Command, o trainFusionOptions) error {
+	o.pipelinePath = pipelineFile(o.pipelinePath)
+	if err := checkTrainFusionFlags(cmd, o); err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	ds, err := fusionDataset(ctx, o.dataDir, o.indexPath, o.pipelinePath)
+	if err != nil {
+		return err
+	}
+	idx, p, _, closeFn, err := rerank.Open(ctx, o.pipelinePath, o.indexPath, ds, nil, rerank.StagesOnly())
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	exs, err := rerank.Examples(ctx, idx, ds, p)
+	if err != nil {
+		return err
+	}
+	if o.method == "lambdamart" {
+		return trainLambdaMARTFusion(cmd, o, ds, exs)
+	}
+	return trainLinearFusion(cmd, o, ds, exs)
+}
+
+// checkTrainFusionFlags refuses, before any work, flags of the other
+// method than --method's and an --out that would overwrite an input.
+func checkTrainFusionFlags(cmd *cobra.Command, o trainFusionOptions) error {
+	if err := checkFusionFlags(o.method, o.loss, o.l2, o.trees, o.leaves); err != nil {
+		return err
+	}
+	// One method's flags, refused for the other rather than ignored.
+	other, unused := "lambdamart", []string{"valid", "trees", "leaves"}
+	if o.method == "lambdamart" {
+		other, unused = "linear", []string{"loss", "l2"}
+	}
+	if err := checkUnused(cmd, "applies to --method "+other+" only", unused...); err != nil {
+		return err
+	}
+	// The fusion model the pipeline names may be retrained in
+	// place; the pipeline file, its stage models and the data may
+	// not be overwritten.
+	inputs := append(datasetFiles(o.dataDir), pipelineFiles(o.pipelinePath, false)...)
+	if o.validDir != "" {
+		inputs = append(inputs, datasetFiles(o.validDir)...)
+	}
+	if err := checkOutput("--out", o.out, inputs...); err != nil {
+		return err
+	}
+	if err := checkModelOutput("--out", o.out); err != nil {
+		return err
+	}
+	if err := checkTrainingDirs("--data", []string{o.dataDir}, "--valid", o.validDir); err != nil {
+		return err
+	}
+	if err := checkFusionInPlace(o.pipelinePath, o.out, o.method); err != nil {
+		return err
+	}
+	return nil
+}
+
+// trainLambdaMARTFusion trains a LambdaMART fusion on exs (stopping on
+// --valid's examples when given) and saves it.
+func trainLambdaMARTFusion(cmd *cobra.Command, o trainFusionOptions, ds *eval.Dataset, exs []rerank.Example) error {
+	ctx, w := cmd.Context(), cmd.OutOrStdout()
+	var valid []rerank.Example
+	if o.validDir != "" {
+		vds, err := eval.LoadDataset(o.validDir)
+		if err != nil {
+			return err
+		}
+		vidx, vp, _, vclose, err := rerank.Open(ctx, o.pipelinePath, "", vds, nil, rerank.StagesOnly())
+		if err != nil {
+			return err
+		}
+		valid, err = rerank.Examples(ctx, vidx, vds, vp)
+		vclose()
+		if err != nil {
+			return err
+		}
+	}
+	bar := newBar(o.trees, "boosting")
+	m, err := rerank.TrainLambdaMART(exs, valid, rerank.LambdaMARTOptions{Trees: o.trees, Leaves: o.leaves,
+		Progress: func(r int, tm, vm float64) {
+			bar.Describe(fmt.Sprintf("boosting train MAP %.4f valid MAP %.4f", tm, vm))
+			bar.Set(r)
+		}})
+	bar.Finish()
+	if err != nil {
+		return err
+	}
+	b := m.Bundle()
+	b.Manifest.TrainingFingerprint = ds.Fingerprint()
+	if err := saveFusion(w, b, o.out, o.pipelinePath); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "wrote %s: %d trees from %d judged queries\n", o.out, len(m.Trees), len(exs))
+	return nil
+}
+
+// trainLinearFusion trains a linear fusion on exs, saves it and prints
+// its weights.
+func trainLinearFusion(cmd *cobra.Command, o trainFusionOptions, ds *eval.Dataset, exs []rerank.Example) error {
+	w := cmd.OutOrStdout()
+	lin, err := rerank.TrainLinear(exs, rerank.LinearOptions{Loss: o.loss, L2: o.l2})
+	if err != nil {
+		return err
+	}
+	b := lin.Bundle()
+	b.Manifest.TrainingFingerprint = ds.Fingerprint()
+	if err := saveFusion(w, b, o.out, o.pipelinePath); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "wrote %s from %d judged queries\n", o.out, len(exs))
+	names := make([]string, 0, len(lin.Weights))
+	for n := range lin.Weights {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-14s %+.4f\n", n, lin.Weights[n])
+	}
+	return nil
 }
 
 // checkFusionInPlace refuses to retrain the fusion model the pipeline

@@ -36,6 +36,14 @@ func trainStageTo(ctx context.Context, w io.Writer, spec rerank.StageSpec, data,
 	return trainModel(ctx, spec, rerank.TrainInput{Train: ds}, out)
 }
 
+// stageSpec returns the spec of a stage of type typ with options o: the
+// stage type's options struct (package stages), which the command's
+// flags filled.
+func stageSpec(typ string, o any) (rerank.StageSpec, error) {
+	opts, err := rerank.OptionsOf(o)
+	return rerank.StageSpec{Type: typ, Options: opts}, err
+}
+
 // trainModel trains spec's model on in through the stage's registered
 // trainer (the one recipes use, so the command and the recipes cannot
 // train differently) and moves the model file to out. The model is

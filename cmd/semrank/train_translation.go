@@ -6,13 +6,19 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/semrank/semrank/models/translation"
-	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/stages"
 )
 
-func init() {
-	var data, out string
-	def := translation.DefaultConfig()
-	cfg := def
+// trainTranslationOptions are the flags of semrank train translation.
+type trainTranslationOptions struct {
+	data, out string
+	stage     stages.TranslationOptions
+}
+
+// newTrainTranslationCmd returns semrank train translation.
+func newTrainTranslationCmd() *cobra.Command {
+	var o trainTranslationOptions
+	o.stage = stages.DefaultTranslationOptions()
 	cmd := &cobra.Command{
 		Use:   "translation --data DIR --out MODEL [--lambda X] [--beta X] [--iterations N]",
 		Short: "Train the question–answer translation model (IBM Model 1 translation language model)",
@@ -26,37 +32,41 @@ model (Xue, Jeon and Croft, SIGIR 2008). Use it in a pipeline as
   - type: translation
     model: MODEL`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkTranslationFlags(cmd); err != nil {
-				return err
-			}
-			spec := rerank.StageSpec{Type: translation.Method, Options: map[string]any{
-				"iterations": cfg.Iterations, "min_count": cfg.MinCount, "prune": cfg.Prune, "lambda": cfg.Lambda, "beta": cfg.Beta,
-			}}
-			if err := trainStageTo(cmd.Context(), cmd.ErrOrStderr(), spec, data, out); err != nil {
-				return err
-			}
-			m, err := translation.Load(out)
-			if err != nil {
-				return err
-			}
-			var entries int
-			for _, r := range m.Rows {
-				entries += len(r.P)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "translation: %d words, %d translation probabilities from %s; wrote %s\n", len(m.Vocab), entries, data, out)
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runTrainTranslation(cmd, o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&data, "data", "", "BEIR directory with judged queries (and candidates.trec)")
-	f.StringVar(&out, "out", "", "model file to write")
-	f.IntVar(&cfg.Iterations, "iterations", def.Iterations, "EM iterations of IBM Model 1")
-	f.IntVar(&cfg.MinCount, "min-count", def.MinCount, "drop words seen fewer times in the collection")
-	f.Float64Var(&cfg.Prune, "prune", def.Prune, "drop translation probabilities below this")
-	f.Float64Var(&cfg.Lambda, "lambda", def.Lambda, "weight of the collection model, in (0, 1)")
-	f.Float64Var(&cfg.Beta, "beta", def.Beta, "weight of translation against word match, in [0, 1]")
-	trainCmd.AddCommand(cmd)
+	f.StringVar(&o.data, "data", "", "BEIR directory with judged queries (and candidates.trec)")
+	f.StringVar(&o.out, "out", "", "model file to write")
+	f.IntVar(&o.stage.Iterations, "iterations", o.stage.Iterations, "EM iterations of IBM Model 1")
+	f.IntVar(&o.stage.MinCount, "min-count", o.stage.MinCount, "drop words seen fewer times in the collection")
+	f.Float64Var(&o.stage.Prune, "prune", o.stage.Prune, "drop translation probabilities below this")
+	f.Float64Var(&o.stage.Lambda, "lambda", o.stage.Lambda, "weight of the collection model, in (0, 1)")
+	f.Float64Var(&o.stage.Beta, "beta", o.stage.Beta, "weight of translation against word match, in [0, 1]")
+	return cmd
+}
+
+// runTrainTranslation runs semrank train translation.
+func runTrainTranslation(cmd *cobra.Command, o trainTranslationOptions) error {
+	if err := checkTranslationFlags(cmd); err != nil {
+		return err
+	}
+	spec, err := stageSpec(translation.Method, o.stage)
+	if err != nil {
+		return err
+	}
+	if err := trainStageTo(cmd.Context(), cmd.ErrOrStderr(), spec, o.data, o.out); err != nil {
+		return err
+	}
+	m, err := translation.Load(o.out)
+	if err != nil {
+		return err
+	}
+	var entries int
+	for _, r := range m.Rows {
+		entries += len(r.P)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "translation: %d words, %d translation probabilities from %s; wrote %s\n", len(m.Vocab), entries, o.data, o.out)
+	return nil
 }
 
 // checkTranslationFlags refuses, before any work, a value of train

@@ -2,28 +2,27 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/tweak"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/stages"
 )
 
-func init() {
-	addPayloadFlag("tweak", "TWEAK model: store every document's learned term-weight vector (payload \"tweak\")",
-		func(path string) (index.PayloadEncoder, error) {
-			m, err := tweak.Load(path)
-			if err != nil {
-				return nil, err
-			}
-			return tweak.NewEncoder(m), nil
-		})
+// trainTweakOptions are the flags of semrank train tweak.
+type trainTweakOptions struct {
+	stage                                                   stages.TweakOptions
+	dataDir, devDir, indexPath, pipelinePath, alphaStr, out string
+	noLog                                                   bool
+	depth                                                   int
+}
 
-	var dataDir, devDir, indexPath, pipelinePath, lossName, alphaStr, out string
-	var noLog bool
-	var maxIter, depth int
+// newTrainTweakCmd returns semrank train tweak.
+func newTrainTweakCmd() *cobra.Command {
+	var o trainTweakOptions
+	o.stage = stages.DefaultTweakOptions()
 	cmd := &cobra.Command{
 		Use:   "tweak --data DIR [--dev DIR] [--index PATH [--pipeline FILE]] [--loss preference|sse|log] [--alpha A|auto] --out MODEL",
 		Short: "Train TWEAK learned term weights (Yih, 2009) from judged candidate lists",
@@ -45,84 +44,103 @@ semrank did not build, document frequencies are counted in its documents.
 --alpha auto chooses α from {0.003,…,1} by dev MAP, on --dev when given, else
 on 20% of the training queries (then retrains on all of them).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkPositive(cmd, "max-iter"); err != nil {
-				return err
-			}
-			if err := checkOutputOf("--out", out, []string{dataDir, devDir}); err != nil {
-				return err
-			}
-			if err := checkRetrainOutput(cmd.ErrOrStderr(), out); err != nil {
-				return err
-			}
-			if err := checkTrainingDirs("--data", []string{dataDir}, "--dev", devDir); err != nil {
-				return err
-			}
-			if _, err := tweak.ParseLoss(lossName); err != nil {
-				return err
-			}
-			var alpha any = alphaStr
-			if alphaStr != "auto" {
-				a, err := strconv.ParseFloat(alphaStr, 64)
-				if err != nil || a < 0 {
-					return fmt.Errorf("--alpha %q: want a non-negative number or auto", alphaStr)
-				}
-				alpha = a
-			}
-			spec := rerank.StageSpec{Type: tweak.Method, Options: map[string]any{
-				"loss": lossName, "alpha": alpha, "query_log": !noLog, "max_iter": maxIter,
-			}}
-			ctx := cmd.Context()
-			ti, err := openTrainIndex(ctx, indexPath, pipelinePath, depth)
-			if err != nil {
-				return err
-			}
-			defer ti.close()
-			in := rerank.TrainInput{Log: cmd.OutOrStdout()}
-			if in.Train, err = ti.load(ctx, "--data", dataDir, true); err != nil {
-				return err
-			}
-			if devDir != "" {
-				if in.Dev, err = ti.load(ctx, "--dev", devDir, true); err != nil {
-					return err
-				}
-			}
-			// A semrank index gives its own document frequencies; another
-			// index's are counted in its documents, the corpus the
-			// directories were read with.
-			if si, ok := ti.semrank(); ok {
-				in.Index = si
-				spec.Options["df"] = "index"
-			}
-			// Counting document frequencies and analyzing every candidate
-			// take a while on large collections, before the first
-			// iteration's progress.
-			fmt.Fprintf(cmd.ErrOrStderr(), "tweak: counting term statistics and building the training lists of %d queries\n", len(in.Train.Queries))
-			var done func()
-			in.Progress, done = stepBar("tweak")
-			err = trainModel(ctx, spec, in, out)
-			done()
-			if err != nil {
-				return err
-			}
-			m, err := tweak.Load(out)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "saved %s (model %s)\n", out, m.ID())
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runTrainTweak(cmd, o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&dataDir, "data", "", "training BEIR directory with qrels and candidates.trec")
-	f.StringVar(&devDir, "dev", "", "dev BEIR directory (its metrics for the trained model, and the choice of --alpha auto)")
-	trainIndexFlags(cmd, &indexPath, &pipelinePath, &depth)
-	f.StringVar(&lossName, "loss", string(tweak.LossPreference), "loss: preference, sse or log")
-	f.StringVar(&alphaStr, "alpha", "auto", "L2 weight α, or auto")
-	f.BoolVar(&noLog, "no-query-log", false, "do not use the training queries as a query log (qf feature)")
-	f.IntVar(&maxIter, "max-iter", tweak.DefaultConfig().MaxIterations, "maximum L-BFGS iterations")
-	f.StringVar(&out, "out", "", "model file to write")
+	f.StringVar(&o.dataDir, "data", "", "training BEIR directory with qrels and candidates.trec")
+	f.StringVar(&o.devDir, "dev", "", "dev BEIR directory (its metrics for the trained model, and the choice of --alpha auto)")
+	trainIndexFlags(cmd, &o.indexPath, &o.pipelinePath, &o.depth)
+	f.StringVar(&o.stage.Loss, "loss", string(tweak.LossPreference), "loss: preference, sse or log")
+	f.StringVar(&o.alphaStr, "alpha", "auto", "L2 weight α, or auto")
+	f.BoolVar(&o.noLog, "no-query-log", false, "do not use the training queries as a query log (qf feature)")
+	f.IntVar(&o.stage.MaxIter, "max-iter", tweak.DefaultConfig().MaxIterations, "maximum L-BFGS iterations")
+	f.StringVar(&o.out, "out", "", "model file to write")
 	_ = cmd.MarkFlagRequired("data")
 	_ = cmd.MarkFlagRequired("out")
-	trainCmd.AddCommand(cmd)
+	return cmd
+}
+
+// runTrainTweak runs semrank train tweak.
+func runTrainTweak(cmd *cobra.Command, o trainTweakOptions) error {
+	if err := checkTrainTweakFlags(cmd, &o); err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	ti, err := openTrainIndex(ctx, o.indexPath, o.pipelinePath, o.depth)
+	if err != nil {
+		return err
+	}
+	defer ti.close()
+	in := rerank.TrainInput{Log: cmd.OutOrStdout()}
+	if in.Train, err = ti.load(ctx, "--data", o.dataDir, true); err != nil {
+		return err
+	}
+	if o.devDir != "" {
+		if in.Dev, err = ti.load(ctx, "--dev", o.devDir, true); err != nil {
+			return err
+		}
+	}
+	// A semrank index gives its own document frequencies; another
+	// index's are counted in its documents, the corpus the
+	// directories were read with.
+	if si, ok := ti.semrank(); ok {
+		in.Index = si
+		o.stage.DF = "index"
+	}
+	spec, err := stageSpec(tweak.Method, o.stage)
+	if err != nil {
+		return err
+	}
+	// Counting document frequencies and analyzing every candidate
+	// take a while on large collections, before the first
+	// iteration's progress.
+	fmt.Fprintf(cmd.ErrOrStderr(), "tweak: counting term statistics and building the training lists of %d queries\n", len(in.Train.Queries))
+	var done func()
+	in.Progress, done = stepBar("tweak")
+	err = trainModel(ctx, spec, in, o.out)
+	done()
+	if err != nil {
+		return err
+	}
+	m, err := tweak.Load(o.out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "saved %s (model %s)\n", o.out, m.ID())
+	return nil
+}
+
+// checkTrainTweakFlags refuses, before any work, flag values train tweak
+// cannot use and an --out that would overwrite its inputs, and sets the
+// stage options that flags give in another form (--alpha, --no-query-log).
+func checkTrainTweakFlags(cmd *cobra.Command, o *trainTweakOptions) error {
+	if err := checkPositive(cmd, "max-iter"); err != nil {
+		return err
+	}
+	if err := checkOutputOf("--out", o.out, []string{o.dataDir, o.devDir}); err != nil {
+		return err
+	}
+	if err := checkRetrainOutput(cmd.ErrOrStderr(), o.out); err != nil {
+		return err
+	}
+	if err := checkTrainingDirs("--data", []string{o.dataDir}, "--dev", o.devDir); err != nil {
+		return err
+	}
+	if _, err := tweak.ParseLoss(o.stage.Loss); err != nil {
+		return err
+	}
+	if err := o.stage.Alpha.Set(o.alphaStr); err != nil {
+		return fmt.Errorf("--alpha %q: want a non-negative number or auto", o.alphaStr)
+	}
+	o.stage.QueryLog = !o.noLog
+	return nil
+}
+
+// loadTWEAKPayload reads a tweak model for index --tweak.
+func loadTWEAKPayload(path string) (index.PayloadEncoder, error) {
+	m, err := tweak.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	return tweak.NewEncoder(m), nil
 }

@@ -206,7 +206,7 @@ func TestParseStages(t *testing.T) {
 		{[]string{"meta", "tfidf:titles=true"}, "position asker asker_after user_repeats asker_next asker_thanks asker_names dialogue questions urls digits tfidf_titlestrue", ""},
 		{[]string{"tfidf:foo=1"}, "", `unknown option foo`},
 		{[]string{"surface"}, "", `option "feature" must be`},
-		{[]string{"meta:feild=position"}, "", `needs option "field"`},
+		{[]string{"meta:feild=position"}, "", `unknown option feild (accepted: default, field, transform)`},
 	}
 	for _, tt := range tests {
 		specs, err := ParseStages(tt.names)

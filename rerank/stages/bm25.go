@@ -16,14 +16,11 @@ func init() {
 		if env.Stats == nil {
 			return nil, errors.New("bm25 needs collection statistics: build the pipeline against a semrank index with rerank.EnvFor(idx) (index.Open or index.Create); a plain bleve.Index has none")
 		}
-		k1, err := spec.Float("k1", 1.2)
-		if err != nil {
+		o := BM25Options{K1: 1.2, B: 0.75}
+		if err := spec.DecodeOptions(&o); err != nil {
 			return nil, err
 		}
-		b, err := spec.Float("b", 0.75)
-		if err != nil {
-			return nil, err
-		}
+		k1, b := o.K1, o.B
 		// Outside these ranges a score can divide by zero or by a
 		// negative length norm; NaN would fail every search.
 		if !(k1 >= 0) || math.IsInf(k1, 0) {
@@ -34,6 +31,13 @@ func init() {
 		}
 		return &BM25{Stats: env.Stats, Payloads: env.Payloads, Analyze: env.Analyze, K1: k1, B: b}, nil
 	})
+}
+
+// BM25Options are the options of a bm25 stage: BM25's k1 (default 1.2)
+// and b (default 0.75).
+type BM25Options struct {
+	K1 float64 `yaml:"k1"`
+	B  float64 `yaml:"b"`
 }
 
 // BM25 is textbook Okapi BM25 recomputed over the candidates: tf is the raw

@@ -49,16 +49,13 @@ func stageModel[M any](spec rerank.StageSpec, env rerank.Env, typ string, read f
 // index's payload (option "payload", default the stage's name, so that two
 // stages of one type, e.g. S2Net at two dimensions, store two payloads)
 // was written by m.
-func newConcept(spec rerank.StageSpec, env rerank.Env, typ string, m conceptModel, dim int,
+func newConcept(spec rerank.StageSpec, env rerank.Env, typ, payload string, m conceptModel, dim int,
 	score func(qv, dv []float64, qText, dText string) float64) (*Concept, error) {
-	payload, err := spec.Str("payload", spec.DisplayName(typ))
-	if err != nil {
-		return nil, err
+	if payload == "" {
+		payload = spec.DisplayName(typ)
 	}
-	s := &Concept{name: spec.Name, encoder: m.PayloadEncoder(payload), dim: dim, score: score}
-	if s.name == "" {
-		s.name = typ
-	}
+	s := &Concept{name: spec.DisplayName(typ), encoder: m.PayloadEncoder(payload), dim: dim, score: score}
+	var err error
 	if s.stored, err = newStoredPayload(env.Payloads, s.encoder); err != nil {
 		return nil, err
 	}

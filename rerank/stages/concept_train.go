@@ -16,10 +16,66 @@ import (
 )
 
 func init() {
-	rerank.RegisterTrainer(lsa.Method, fitLSA, "dim", "max_terms")
-	rerank.RegisterTrainer(s2net.Method, fitS2Net, "dim", "iter", "gamma", "init", "max_terms", "pairs", "pair_weight", "max_pairs", "patience", "refit")
-	rerank.RegisterTrainer(dse.Method, fitDSE, "c", "d", "epochs", "mix", "input", "pretrain_epochs", "lr", "patience")
+	rerank.RegisterTrainer(lsa.Method, fitLSA)
+	rerank.RegisterTrainer(s2net.Method, fitS2Net)
+	rerank.RegisterTrainer(dse.Method, fitDSE)
 }
+
+// LSAOptions are the options of an lsa stage: the payload its vectors are
+// stored under (default the stage's name), and its trainer's (see
+// fitLSA).
+type LSAOptions struct {
+	Payload  string `yaml:"payload"`
+	Dim      int    `yaml:"dim"`
+	MaxTerms int    `yaml:"max_terms"`
+}
+
+// DefaultLSAOptions returns the options an lsa stage takes when its spec
+// gives none.
+func DefaultLSAOptions() LSAOptions { return LSAOptions{Dim: 100, MaxTerms: 10000} }
+
+// S2NetOptions are the options of an s2net stage: the payload its vectors
+// are stored under (default the stage's name), and its trainer's (see
+// fitS2Net). Patience, when nil, is the trainer's own default.
+type S2NetOptions struct {
+	Payload    string  `yaml:"payload"`
+	Dim        int     `yaml:"dim"`
+	Iter       int     `yaml:"iter"`
+	Gamma      float64 `yaml:"gamma"`
+	Init       string  `yaml:"init"`
+	MaxTerms   int     `yaml:"max_terms"`
+	Pairs      bool    `yaml:"pairs"`
+	PairWeight float64 `yaml:"pair_weight"`
+	MaxPairs   int     `yaml:"max_pairs"`
+	Patience   *int    `yaml:"patience,omitempty"`
+	Refit      bool    `yaml:"refit"`
+}
+
+// DefaultS2NetOptions returns the options an s2net stage takes when its
+// spec gives none.
+func DefaultS2NetOptions() S2NetOptions {
+	return S2NetOptions{Dim: 200, Iter: 100, Gamma: 10, Init: "lsa", MaxTerms: 10000, Pairs: true}
+}
+
+// DSEOptions are the options of a dse stage: the payload its vectors are
+// stored under (default the stage's name), mix (the stage's override of
+// the model's λ), and its trainer's (see fitDSE). The pointers, when nil,
+// are the trainer's own defaults.
+type DSEOptions struct {
+	Payload        string   `yaml:"payload"`
+	C              int      `yaml:"c"`
+	D              int      `yaml:"d"`
+	Epochs         int      `yaml:"epochs"`
+	Input          string   `yaml:"input"`
+	Mix            *float64 `yaml:"mix,omitempty"`
+	PretrainEpochs *int     `yaml:"pretrain_epochs,omitempty"`
+	LR             *float64 `yaml:"lr,omitempty"`
+	Patience       *int     `yaml:"patience,omitempty"`
+}
+
+// DefaultDSEOptions returns the options a dse stage takes when its spec
+// gives none.
+func DefaultDSEOptions() DSEOptions { return DSEOptions{C: 50, D: 500, Epochs: 20} }
 
 // conceptData gathers what the concept trainers learn from: in.Train's
 // judged candidate lists, its texts and title–body pairs, the unlabelled
@@ -49,52 +105,35 @@ func conceptData(in rerank.TrainInput) (concept.Data, []concept.Judged, error) {
 	return d, dev, nil
 }
 
-// spaceConfig reads the vocabulary size option shared by LSA and S2Net.
-func spaceConfig(spec rerank.StageSpec) (concept.SpaceConfig, error) {
-	n, err := positiveInt(spec, "max_terms", 10000)
-	return concept.SpaceConfig{MaxTerms: n}, err
+// positive refuses a non-positive value of option name.
+func positive[T int | float64](name string, v T) error {
+	if !(v > 0) || math.IsInf(float64(v), 0) {
+		return fmt.Errorf("option %s: want > 0, got %v", name, v)
+	}
+	return nil
 }
 
-// positiveInt reads an integer option that must be positive.
-func positiveInt(spec rerank.StageSpec, name string, def int) (int, error) {
-	v, err := spec.Int(name, def)
-	if err != nil {
-		return 0, err
-	}
-	if v <= 0 {
-		return 0, fmt.Errorf("option %s: want > 0, got %d", name, v)
-	}
-	return v, nil
-}
-
-// optionalPositive reads a number option that must be positive when given,
-// and is 0, the trainer's own default, when absent.
-func optionalPositive[T int | float64](spec rerank.StageSpec, name string) (T, error) {
-	if _, ok := spec.Options[name]; !ok {
+// optionalPositive returns the value of option name, which must be
+// positive when given, and 0, the trainer's own default, when nil.
+func optionalPositive[T int | float64](name string, p *T) (T, error) {
+	if p == nil {
 		return 0, nil
 	}
-	v, err := spec.Float(name, 0)
-	if err == nil && !(v > 0 && v == float64(T(v)) && !math.IsInf(v, 0)) {
-		err = fmt.Errorf("option %s: want a positive %T, got %v", name, T(0), spec.Options[name])
-	}
-	return T(v), err
+	return *p, positive(name, *p)
 }
 
-// intOption is a positive integer option, its default, and where it goes.
+// intOption is the value of an integer option, with its name.
 type intOption struct {
 	name string
-	def  int
-	dst  *int
+	v    int
 }
 
-// positiveInts reads every option of opts, stopping at the first error.
-func positiveInts(spec rerank.StageSpec, opts ...intOption) error {
+// positives refuses the first non-positive value of opts.
+func positives(opts ...intOption) error {
 	for _, o := range opts {
-		v, err := positiveInt(spec, o.name, o.def)
-		if err != nil {
+		if err := positive(o.name, o.v); err != nil {
 			return err
 		}
-		*o.dst = v
 	}
 	return nil
 }
@@ -135,19 +174,18 @@ func saveModel(spec rerank.StageSpec, in rerank.TrainInput, method string, save 
 // fitLSA fits LSA. Options: dim (k, default 100), max_terms
 // (vocabulary, default 10,000). It uses no judgments.
 func fitLSA(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
-	dim, err := positiveInt(spec, "dim", 100)
-	if err != nil {
+	o := DefaultLSAOptions()
+	if err := spec.DecodeOptions(&o); err != nil {
 		return spec, err
 	}
-	space, err := spaceConfig(spec)
-	if err != nil {
+	if err := positives(intOption{"dim", o.Dim}, intOption{"max_terms", o.MaxTerms}); err != nil {
 		return spec, err
 	}
 	d, _, err := conceptData(in)
 	if err != nil {
 		return spec, err
 	}
-	m, err := lsa.Train(d.Texts, lsa.Config{Dim: dim, Space: space, Seed: in.Seed})
+	m, err := lsa.Train(d.Texts, lsa.Config{Dim: o.Dim, Space: concept.SpaceConfig{MaxTerms: o.MaxTerms}, Seed: in.Seed})
 	if err != nil {
 		return spec, err
 	}
@@ -165,45 +203,26 @@ func fitLSA(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (r
 // no gain on SemEval B in docs/RESULTS.md). Early stopping watches in.Dev,
 // or a fifth of the training lists without it.
 func fitS2Net(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
-	var cfg s2net.Config
-	err := positiveInts(spec, intOption{"dim", 200, &cfg.Dim}, intOption{"iter", 100, &cfg.MaxIter})
+	o := DefaultS2NetOptions()
+	if err := spec.DecodeOptions(&o); err != nil {
+		return spec, err
+	}
+	err := positives(intOption{"dim", o.Dim}, intOption{"iter", o.Iter}, intOption{"max_terms", o.MaxTerms})
 	if err != nil {
 		return spec, err
 	}
-	if cfg.Gamma, err = spec.Float("gamma", 10); err != nil {
-		return spec, err
+	if o.Gamma <= 0 {
+		return spec, fmt.Errorf("option gamma: want > 0, got %g", o.Gamma)
 	}
-	if cfg.Gamma <= 0 {
-		return spec, fmt.Errorf("option gamma: want > 0, got %g", cfg.Gamma)
+	if o.MaxPairs < 0 {
+		return spec, fmt.Errorf("option max_pairs: want ≥ 0, got %d", o.MaxPairs)
 	}
-	if cfg.Init, err = spec.Str("init", "lsa"); err != nil {
-		return spec, err
-	}
-	if cfg.Space, err = spaceConfig(spec); err != nil {
-		return spec, err
-	}
-	pairs, err := spec.Bool("pairs", true)
-	if err != nil {
-		return spec, err
-	}
-	if !pairs {
+	cfg := s2net.Config{Dim: o.Dim, MaxIter: o.Iter, Gamma: o.Gamma, Init: o.Init, Space: concept.SpaceConfig{MaxTerms: o.MaxTerms},
+		PairWeight: o.PairWeight, MaxPairs: o.MaxPairs, Refit: o.Refit}
+	if !o.Pairs {
 		cfg.PairWeight = -1
 	}
-	if pairs {
-		if cfg.PairWeight, err = spec.Float("pair_weight", 0); err != nil {
-			return spec, err
-		}
-	}
-	if cfg.MaxPairs, err = spec.Int("max_pairs", 0); err != nil {
-		return spec, err
-	}
-	if cfg.MaxPairs < 0 {
-		return spec, fmt.Errorf("option max_pairs: want ≥ 0, got %d", cfg.MaxPairs)
-	}
-	if cfg.Patience, err = optionalPositive[int](spec, "patience"); err != nil {
-		return spec, err
-	}
-	if cfg.Refit, err = spec.Bool("refit", false); err != nil {
+	if cfg.Patience, err = optionalPositive("patience", o.Patience); err != nil {
 		return spec, err
 	}
 	cfg.Seed = in.Seed
@@ -228,26 +247,25 @@ func fitS2Net(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) 
 // and then left out of the returned spec, as the stage reads mix as an
 // override of the model's λ).
 func fitDSE(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
-	var cfg dse.Config
-	err := positiveInts(spec, intOption{"c", 50, &cfg.C}, intOption{"d", 500, &cfg.D}, intOption{"epochs", 20, &cfg.FineTuneEpochs})
+	o := DefaultDSEOptions()
+	if err := spec.DecodeOptions(&o); err != nil {
+		return spec, err
+	}
+	err := positives(intOption{"c", o.C}, intOption{"d", o.D}, intOption{"epochs", o.Epochs})
 	if err != nil {
 		return spec, err
 	}
-	if cfg.Mix, err = spec.Float("mix", -1); err != nil {
+	cfg := dse.Config{C: o.C, D: o.D, FineTuneEpochs: o.Epochs, Mix: -1, Input: concept.Scheme(o.Input)}
+	if o.Mix != nil {
+		cfg.Mix = *o.Mix
+	}
+	if cfg.PretrainEpochs, err = optionalPositive("pretrain_epochs", o.PretrainEpochs); err != nil {
 		return spec, err
 	}
-	input, err := spec.Str("input", "")
-	if err != nil {
+	if cfg.FineTuneLR, err = optionalPositive("lr", o.LR); err != nil {
 		return spec, err
 	}
-	cfg.Input = concept.Scheme(input)
-	if cfg.PretrainEpochs, err = optionalPositive[int](spec, "pretrain_epochs"); err != nil {
-		return spec, err
-	}
-	if cfg.FineTuneLR, err = optionalPositive[float64](spec, "lr"); err != nil {
-		return spec, err
-	}
-	if cfg.Patience, err = optionalPositive[int](spec, "patience"); err != nil {
+	if cfg.Patience, err = optionalPositive("patience", o.Patience); err != nil {
 		return spec, err
 	}
 	cfg.Seed = in.Seed

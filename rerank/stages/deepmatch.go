@@ -12,6 +12,9 @@ import (
 func init() {
 	for _, method := range []string{deepmatch.MethodDeepMatch, deepmatch.MethodBilinear, deepmatch.MethodSiamese} {
 		rerank.RegisterStage(method, func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
+			if err := spec.DecodeOptions(matchOptionsFor(method)); err != nil { // its trainer's: the stage reads none
+				return nil, err
+			}
 			m, _, err := stageModel(spec, env, method, func(r io.Reader, name string) (*deepmatch.Model, error) { return deepmatch.Read(r, name, method) })
 			if err != nil {
 				return nil, err

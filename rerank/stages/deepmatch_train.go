@@ -2,11 +2,11 @@ package stages
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"maps"
 	"math"
-	"slices"
-	"strings"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/semrank/semrank/models/deepmatch"
 	"github.com/semrank/semrank/rerank"
@@ -16,56 +16,158 @@ func init() {
 	for _, method := range []string{deepmatch.MethodDeepMatch, deepmatch.MethodBilinear, deepmatch.MethodSiamese} {
 		rerank.RegisterTrainer(method, func(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
 			return fitDeepMatch(ctx, method, spec, in)
-		}, matchOptions()...)
+		})
 	}
 }
 
-var (
-	allMatchers = []string{deepmatch.MethodDeepMatch, deepmatch.MethodBilinear, deepmatch.MethodSiamese}
-	deepOnly    = []string{deepmatch.MethodDeepMatch}
-)
-
-// matchIntOptions are the integer training options of the matching stages:
-// the least value each takes, the methods it applies to, and the
-// deepmatch.Config field it sets.
-var matchIntOptions = map[string]struct {
-	min     int
-	methods []string
-	field   func(*deepmatch.Config) *int
-}{
-	"epochs":         {1, allMatchers, func(c *deepmatch.Config) *int { return &c.Epochs }},
-	"patience":       {0, allMatchers, func(c *deepmatch.Config) *int { return &c.Patience }},
-	"batch":          {1, allMatchers, func(c *deepmatch.Config) *int { return &c.Batch }},
-	"min_df":         {1, allMatchers, func(c *deepmatch.Config) *int { return &c.MinDF }},
-	"max_vocab":      {1, allMatchers, func(c *deepmatch.Config) *int { return &c.MaxVocab }},
-	"neg_same":       {0, allMatchers, func(c *deepmatch.Config) *int { return &c.NegSameQuery }},
-	"neg_random":     {0, allMatchers, func(c *deepmatch.Config) *int { return &c.NegRandom }},
-	"lda_iterations": {1, deepOnly, func(c *deepmatch.Config) *int { return &c.LDAIterations }},
-	"patch_words":    {1, deepOnly, func(c *deepmatch.Config) *int { return &c.PatchWords }},
-	"min_children":   {1, deepOnly, func(c *deepmatch.Config) *int { return &c.MinChildren }},
-	"rank":           {1, deepOnly, func(c *deepmatch.Config) *int { return &c.Rank }},
-	"committee":      {1, deepOnly, func(c *deepmatch.Config) *int { return &c.Committee }},
-	"dim":            {1, []string{deepmatch.MethodBilinear, deepmatch.MethodSiamese}, func(c *deepmatch.Config) *int { return &c.Dim }},
-	"hidden":         {1, []string{deepmatch.MethodSiamese}, func(c *deepmatch.Config) *int { return &c.Hidden }},
+// MatchOptions are the training options every matching stage type
+// (deepmatch, bilinear, siamese) takes; see fitDeepMatch.
+type MatchOptions struct {
+	Epochs    int     `yaml:"epochs"`
+	Patience  int     `yaml:"patience"`
+	Batch     int     `yaml:"batch"`
+	MinDF     int     `yaml:"min_df"`
+	MaxVocab  int     `yaml:"max_vocab"`
+	NegSame   int     `yaml:"neg_same"`
+	NegRandom int     `yaml:"neg_random"`
+	LR        float64 `yaml:"lr"`
+	L2        float64 `yaml:"l2"`
+	Margin    float64 `yaml:"margin"`
+	Init      float64 `yaml:"init"`
+	Meta      bool    `yaml:"meta"`
 }
 
-// matchFloatOptions are the real-valued training options (all methods):
-// whether 0 is allowed (else the value must be positive) and the field.
-var matchFloatOptions = map[string]struct {
+// DeepMatchOptions are the options of a deepmatch stage, its trainer's.
+type DeepMatchOptions struct {
+	MatchOptions  `yaml:",inline"`
+	Resolutions   IntList `yaml:"resolutions"`
+	Neurons       IntList `yaml:"neurons"`
+	LDAIterations int     `yaml:"lda_iterations"`
+	PatchWords    int     `yaml:"patch_words"`
+	MinChildren   int     `yaml:"min_children"`
+	Rank          int     `yaml:"rank"`
+	Committee     int     `yaml:"committee"`
+}
+
+// BilinearOptions are the options of a bilinear stage, its trainer's.
+type BilinearOptions struct {
+	MatchOptions `yaml:",inline"`
+	Dim          int `yaml:"dim"`
+}
+
+// SiameseOptions are the options of a siamese stage, its trainer's.
+type SiameseOptions struct {
+	BilinearOptions `yaml:",inline"`
+	Hidden          int `yaml:"hidden"`
+}
+
+// matchOptions is the options struct of a matching stage type.
+type matchOptions interface {
+	// apply sets the training configuration's fields of its options.
+	apply(c *deepmatch.Config)
+}
+
+// MatchOptionsFor returns the options struct of the matching stage type
+// method (a *DeepMatchOptions, *BilinearOptions or *SiameseOptions)
+// holding deepmatch.DefaultConfig(method)'s values.
+func MatchOptionsFor(method string) any { return matchOptionsFor(method) }
+
+func matchOptionsFor(method string) matchOptions {
+	c := deepmatch.DefaultConfig(method)
+	m := MatchOptions{Epochs: c.Epochs, Patience: c.Patience, Batch: c.Batch, MinDF: c.MinDF, MaxVocab: c.MaxVocab,
+		NegSame: c.NegSameQuery, NegRandom: c.NegRandom, LR: c.LearningRate, L2: c.L2, Margin: c.Margin, Init: c.Init, Meta: c.Meta}
+	switch method {
+	case deepmatch.MethodDeepMatch:
+		return &DeepMatchOptions{MatchOptions: m, Resolutions: c.Resolutions, Neurons: c.Neurons, LDAIterations: c.LDAIterations,
+			PatchWords: c.PatchWords, MinChildren: c.MinChildren, Rank: c.Rank, Committee: c.Committee}
+	case deepmatch.MethodBilinear:
+		return &BilinearOptions{MatchOptions: m, Dim: c.Dim}
+	}
+	return &SiameseOptions{BilinearOptions: BilinearOptions{MatchOptions: m, Dim: c.Dim}, Hidden: c.Hidden}
+}
+
+func (o *MatchOptions) apply(c *deepmatch.Config) {
+	c.Epochs, c.Patience, c.Batch, c.MinDF, c.MaxVocab = o.Epochs, o.Patience, o.Batch, o.MinDF, o.MaxVocab
+	c.NegSameQuery, c.NegRandom, c.LearningRate, c.L2, c.Margin, c.Init, c.Meta = o.NegSame, o.NegRandom, o.LR, o.L2, o.Margin, o.Init, o.Meta
+}
+
+func (o *DeepMatchOptions) apply(c *deepmatch.Config) {
+	o.MatchOptions.apply(c)
+	c.Resolutions, c.Neurons, c.LDAIterations, c.PatchWords = o.Resolutions, o.Neurons, o.LDAIterations, o.PatchWords
+	c.MinChildren, c.Rank, c.Committee = o.MinChildren, o.Rank, o.Committee
+}
+
+func (o *BilinearOptions) apply(c *deepmatch.Config) {
+	o.MatchOptions.apply(c)
+	c.Dim = o.Dim
+}
+
+func (o *SiameseOptions) apply(c *deepmatch.Config) {
+	o.BilinearOptions.apply(c)
+	c.Hidden = o.Hidden
+}
+
+// IntList is a non-empty list of positive integers; in YAML a list
+// ([20, 50, 100]) or a single number, a list of one.
+type IntList []int
+
+// UnmarshalYAML reads a list of positive integers or one.
+func (l *IntList) UnmarshalYAML(n *yaml.Node) error {
+	items := n.Content
+	if n.Kind != yaml.SequenceNode {
+		items = []*yaml.Node{n}
+	}
+	if len(items) == 0 {
+		return errors.New("empty list")
+	}
+	out := make(IntList, len(items))
+	for i, it := range items {
+		var f float64
+		if (it.Tag != "!!int" && it.Tag != "!!float") || it.Decode(&f) != nil || f < 1 || f != math.Trunc(f) || f > math.MaxInt32 {
+			var v any
+			_ = n.Decode(&v)
+			return fmt.Errorf("want a list of positive integers, got %v", v)
+		}
+		out[i] = int(f)
+	}
+	*l = out
+	return nil
+}
+
+// matchIntMins are the least values of the matching stages' integer
+// training options, and the deepmatch.Config fields they set.
+var matchIntMins = []struct {
+	name  string
+	min   int
+	field func(*deepmatch.Config) int
+}{
+	{"epochs", 1, func(c *deepmatch.Config) int { return c.Epochs }},
+	{"patience", 0, func(c *deepmatch.Config) int { return c.Patience }},
+	{"batch", 1, func(c *deepmatch.Config) int { return c.Batch }},
+	{"min_df", 1, func(c *deepmatch.Config) int { return c.MinDF }},
+	{"max_vocab", 1, func(c *deepmatch.Config) int { return c.MaxVocab }},
+	{"neg_same", 0, func(c *deepmatch.Config) int { return c.NegSameQuery }},
+	{"neg_random", 0, func(c *deepmatch.Config) int { return c.NegRandom }},
+	{"lda_iterations", 1, func(c *deepmatch.Config) int { return c.LDAIterations }},
+	{"patch_words", 1, func(c *deepmatch.Config) int { return c.PatchWords }},
+	{"min_children", 1, func(c *deepmatch.Config) int { return c.MinChildren }},
+	{"rank", 1, func(c *deepmatch.Config) int { return c.Rank }},
+	{"committee", 1, func(c *deepmatch.Config) int { return c.Committee }},
+	{"dim", 1, func(c *deepmatch.Config) int { return c.Dim }},
+	{"hidden", 1, func(c *deepmatch.Config) int { return c.Hidden }},
+}
+
+// matchFloats are the real-valued training options: whether 0 is allowed
+// (else the value must be positive) and the field.
+var matchFloats = []struct {
+	name   string
 	zeroOK bool
-	field  func(*deepmatch.Config) *float64
+	field  func(*deepmatch.Config) float64
 }{
-	"lr":     {false, func(c *deepmatch.Config) *float64 { return &c.LearningRate }},
-	"l2":     {true, func(c *deepmatch.Config) *float64 { return &c.L2 }},
-	"margin": {true, func(c *deepmatch.Config) *float64 { return &c.Margin }},
-	"init":   {false, func(c *deepmatch.Config) *float64 { return &c.Init }},
-}
-
-// matchListOptions are the DeepMatch options that take a list of positive
-// integers.
-var matchListOptions = map[string]func(*deepmatch.Config) *[]int{
-	"resolutions": func(c *deepmatch.Config) *[]int { return &c.Resolutions },
-	"neurons":     func(c *deepmatch.Config) *[]int { return &c.Neurons },
+	{"init", false, func(c *deepmatch.Config) float64 { return c.Init }},
+	{"l2", true, func(c *deepmatch.Config) float64 { return c.L2 }},
+	{"lr", false, func(c *deepmatch.Config) float64 { return c.LearningRate }},
+	{"margin", true, func(c *deepmatch.Config) float64 { return c.Margin }},
 }
 
 // fitDeepMatch trains a matching model of package deepmatch (DeepMatch or
@@ -128,120 +230,31 @@ func fitDeepMatch(ctx context.Context, method string, spec rerank.StageSpec, in 
 	return saveModel(spec, in, method, m.Save)
 }
 
-// matchOptions returns the training options of the matching stages, sorted.
-func matchOptions() []string {
-	known := []string{"meta"}
-	for _, names := range [][]string{
-		slices.Collect(maps.Keys(matchIntOptions)),
-		slices.Collect(maps.Keys(matchFloatOptions)),
-		slices.Collect(maps.Keys(matchListOptions)),
-	} {
-		known = append(known, names...)
-	}
-	slices.Sort(known)
-	return known
-}
-
 // matchConfig returns the training config spec's options ask for.
 func matchConfig(method string, spec rerank.StageSpec, seed uint64) (deepmatch.Config, error) {
 	cfg := deepmatch.DefaultConfig(method)
 	cfg.Seed = max(seed, 1)
-	known := matchOptions()
-	for _, name := range slices.Sorted(maps.Keys(spec.Options)) {
-		if !slices.Contains(known, name) {
-			return cfg, fmt.Errorf("option %s: unknown for stage type %s (known: %s)", name, method, strings.Join(known, ", "))
-		}
-		o, isInt := matchIntOptions[name]
-		_, isList := matchListOptions[name]
-		if (isInt && !slices.Contains(o.methods, method)) || (isList && method != deepmatch.MethodDeepMatch) {
-			methods := deepOnly
-			if isInt {
-				methods = o.methods
-			}
-			return cfg, fmt.Errorf("option %s: applies to %s only, not to %s", name, strings.Join(methods, " and "), method)
-		}
+	o := matchOptionsFor(method)
+	if err := spec.DecodeOptions(o); err != nil {
+		return cfg, err
 	}
-	for _, name := range slices.Sorted(maps.Keys(matchIntOptions)) {
-		o := matchIntOptions[name]
-		dst := o.field(&cfg)
-		v, err := spec.Int(name, *dst)
-		if err != nil {
-			return cfg, err
+	o.apply(&cfg)
+	for _, m := range matchIntMins {
+		if v := m.field(&cfg); v < m.min {
+			return cfg, fmt.Errorf("option %s: want ≥ %d, got %d", m.name, m.min, v)
 		}
-		if v < o.min {
-			return cfg, fmt.Errorf("option %s: want ≥ %d, got %d", name, o.min, v)
-		}
-		*dst = v
 	}
 	if cfg.NegSameQuery+cfg.NegRandom == 0 {
 		return cfg, fmt.Errorf("options neg_same and neg_random: both 0, want at least one negative per positive")
 	}
-	for _, name := range slices.Sorted(maps.Keys(matchFloatOptions)) {
-		o := matchFloatOptions[name]
-		dst := o.field(&cfg)
-		v, err := spec.Float(name, *dst)
-		if err != nil {
-			return cfg, err
-		}
-		if ok := v > 0 || (v == 0 && o.zeroOK); !ok || math.IsInf(v, 0) {
+	for _, m := range matchFloats {
+		if v := m.field(&cfg); !(v > 0 || (v == 0 && m.zeroOK)) || math.IsInf(v, 0) {
 			want := "> 0"
-			if o.zeroOK {
+			if m.zeroOK {
 				want = "≥ 0"
 			}
-			return cfg, fmt.Errorf("option %s: want %s, got %g", name, want, v)
+			return cfg, fmt.Errorf("option %s: want %s, got %g", m.name, want, v)
 		}
-		*dst = v
-	}
-	for _, name := range slices.Sorted(maps.Keys(matchListOptions)) {
-		dst := matchListOptions[name](&cfg)
-		v, err := intList(spec, name, *dst)
-		if err != nil {
-			return cfg, err
-		}
-		*dst = v
-	}
-	var err error
-	if cfg.Meta, err = spec.Bool("meta", cfg.Meta); err != nil {
-		return cfg, err
 	}
 	return cfg, cfg.Validate()
-}
-
-// intList returns option name as a non-empty list of positive integers, or
-// def when absent. A pipeline file gives a list ([20, 50, 100]); a single
-// number is a list of one.
-func intList(spec rerank.StageSpec, name string, def []int) ([]int, error) {
-	v, ok := spec.Options[name]
-	if !ok {
-		return def, nil
-	}
-	var items []any
-	switch t := v.(type) {
-	case []any:
-		items = t
-	case []int:
-		for _, n := range t {
-			items = append(items, n)
-		}
-	case []float64:
-		for _, f := range t {
-			items = append(items, f)
-		}
-	case int, float64:
-		items = []any{t}
-	default:
-		return nil, fmt.Errorf("option %s: want a list of positive integers, got %v", name, v)
-	}
-	if len(items) == 0 {
-		return nil, fmt.Errorf("option %s: empty list", name)
-	}
-	out := make([]int, len(items))
-	for i, it := range items {
-		n, err := rerank.StageSpec{Options: map[string]any{name: it}}.Int(name, 0)
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("option %s: want a list of positive integers, got %v", name, v)
-		}
-		out[i] = n
-	}
-	return out, nil
 }

@@ -2,6 +2,9 @@
 // metadata stages (tfidf, bm25, rm3, overlap, length, meta, surface,
 // thread), and registers each under a type name for pipeline files, with a
 // trainer (rerank.RegisterTrainer) for the stage types recipes train.
+// Each stage type's options are one struct (TFIDFOptions, TweakOptions,
+// ...), which its factory and its trainer decode with
+// rerank.StageSpec.DecodeOptions and semrank train's flags fill.
 // Import it for its side effects:
 //
 //	import _ "github.com/semrank/semrank/rerank/stages"

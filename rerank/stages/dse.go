@@ -11,6 +11,10 @@ import (
 
 func init() {
 	rerank.RegisterStage(dse.Method, func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
+		o := DefaultDSEOptions()
+		if err := spec.DecodeOptions(&o); err != nil {
+			return nil, err
+		}
 		m, _, err := stageModel(spec, env, dse.Method, dse.Read)
 		if err != nil {
 			return nil, err
@@ -18,11 +22,11 @@ func init() {
 		// Option "mix" overrides the TF-IDF mixing weight λ the model chose
 		// (the model itself, and so its ID, stays as loaded); unlike
 		// training's, it cannot be negative.
-		mix, err := spec.Float("mix", m.Config.Mix)
-		if err != nil {
-			return nil, err
+		mix := m.Config.Mix
+		if o.Mix != nil {
+			mix = *o.Mix
 		}
-		if _, set := spec.Options["mix"]; set && (!(mix >= 0) || math.IsInf(mix, 0)) {
+		if o.Mix != nil && (!(mix >= 0) || math.IsInf(mix, 0)) {
 			// Training reads a negative mix as "choose λ"; here it
 			// would be a weight.
 			return nil, fmt.Errorf("dse: option mix %g: want a finite weight ≥ 0 (leave it out for the model's, %g)", mix, m.Config.Mix)
@@ -34,7 +38,7 @@ func init() {
 			}
 			return s
 		}
-		c, err := newConcept(spec, env, dse.Method, m, m.Config.C, score)
+		c, err := newConcept(spec, env, dse.Method, o.Payload, m, m.Config.C, score)
 		if err != nil {
 			return nil, err
 		}

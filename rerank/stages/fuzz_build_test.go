@@ -24,6 +24,11 @@ func FuzzBuildConfig(f *testing.F) {
 		"stages:\n  - type: tfidf\nfusion: {method: lambdamart, model: f.model}\n",
 		"first_stage: {query_boost: tfidf}\nstages:\n  - type: tfidf\n",
 		"stages:\n  - type: surface\n  - type: thread\n  - type: quality\n",
+		"stages:\n  - type: rm3\n    options: {k: 2.5, terms: x, lambda: 0.3, b: .nan}\n",
+		"stages:\n  - type: tfidf\n    options: {titles: yes, field: 7}\n",
+		"stages:\n  - type: deepmatch\n    options: {resolutions: [5, 0.5], neurons: 2, meta: false}\n",
+		"stages:\n  - type: ssg\n    options: {topics: t, embed_dim: [1], k: 1e99}\n",
+		"stages:\n  - type: tweak\n    options: {alpha: auto, payload: {a: 1}}\n",
 	} {
 		f.Add([]byte(seed))
 	}

@@ -7,10 +7,14 @@ import (
 
 func init() {
 	rerank.RegisterStage(lsa.Method, func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
+		o := DefaultLSAOptions()
+		if err := spec.DecodeOptions(&o); err != nil {
+			return nil, err
+		}
 		m, _, err := stageModel(spec, env, lsa.Method, lsa.Read)
 		if err != nil {
 			return nil, err
 		}
-		return newConcept(spec, env, lsa.Method, m, m.Dim(), cosine)
+		return newConcept(spec, env, lsa.Method, o.Payload, m, m.Dim(), cosine)
 	})
 }

@@ -12,25 +12,18 @@ import (
 
 func init() {
 	rerank.RegisterStage("meta", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
-		field, err := spec.Str("field", "")
-		if err != nil {
+		o := MetaOptions{Transform: "identity"}
+		if err := spec.DecodeOptions(&o); err != nil {
 			return nil, err
 		}
+		field, tr, def := o.Field, o.Transform, o.Default
 		if field == "" {
 			return nil, errors.New(`meta needs option "field" (a metadata key, e.g. position)`)
-		}
-		tr, err := spec.Str("transform", "identity")
-		if err != nil {
-			return nil, err
 		}
 		switch tr {
 		case "identity", "neglog", "negate":
 		default:
 			return nil, fmt.Errorf("meta: unknown transform %q (identity, negate, neglog)", tr)
-		}
-		def, err := spec.Float("default", 0)
-		if err != nil {
-			return nil, err
 		}
 		if math.IsNaN(def) || math.IsInf(def, 0) {
 			return nil, fmt.Errorf("meta: option default %g is not a finite number", def)
@@ -41,6 +34,15 @@ func init() {
 		}
 		return &Meta{name: name, Field: field, Transform: tr, Default: def}, nil
 	})
+}
+
+// MetaOptions are the options of a meta stage: the metadata field scored
+// (required), its transform (identity, negate or neglog) and the score
+// of a candidate without it (default 0).
+type MetaOptions struct {
+	Field     string  `yaml:"field"`
+	Transform string  `yaml:"transform"`
+	Default   float64 `yaml:"default"`
 }
 
 // Meta turns a document metadata value into a score: a number, a boolean

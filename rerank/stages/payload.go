@@ -61,12 +61,11 @@ type namedPayload struct {
 // PayloadName implements rerank.PayloadEncoder.
 func (e namedPayload) PayloadName() string { return e.name }
 
-// payloadOption returns enc stored under the name given by spec's option
-// "payload", enc's own name by default.
-func payloadOption(spec rerank.StageSpec, enc rerank.PayloadEncoder) (rerank.PayloadEncoder, error) {
-	name, err := spec.Str("payload", enc.PayloadName())
-	if err != nil || name == enc.PayloadName() {
-		return enc, err
+// payloadNamed returns enc stored under name (a stage's option "payload"),
+// under enc's own name when name is empty.
+func payloadNamed(name string, enc rerank.PayloadEncoder) rerank.PayloadEncoder {
+	if name == "" || name == enc.PayloadName() {
+		return enc
 	}
-	return namedPayload{enc, name}, nil
+	return namedPayload{enc, name}
 }

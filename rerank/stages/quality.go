@@ -14,6 +14,10 @@ import (
 
 func init() {
 	rerank.RegisterStage(quality.Method, func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
+		o := DefaultQualityOptions()
+		if err := spec.DecodeOptions(&o); err != nil {
+			return nil, err
+		}
 		m, path, err := stageModel(spec, env, quality.Method, quality.Read)
 		if err != nil {
 			return nil, err
@@ -21,9 +25,27 @@ func init() {
 		if err := checkQualityContext(m.Config.Context); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		return newQuality(spec, m, env.Payloads)
+		return newQuality(spec, o.Payload, m, env.Payloads)
 	})
-	rerank.RegisterTrainer(quality.Method, fitQuality, "l2", "min_count", "bigrams", "chars", "context")
+	rerank.RegisterTrainer(quality.Method, fitQuality)
+}
+
+// QualityOptions are the options of a quality stage: the payload its
+// scores are stored under (default "quality"), and its trainer's (see
+// fitQuality), which semrank train quality's flags fill too.
+type QualityOptions struct {
+	Payload  string  `yaml:"payload"`
+	L2       float64 `yaml:"l2"`
+	MinCount int     `yaml:"min_count"`
+	Bigrams  bool    `yaml:"bigrams"`
+	Chars    bool    `yaml:"chars"`
+	Context  string  `yaml:"context"`
+}
+
+// DefaultQualityOptions returns the options a quality stage takes when
+// its spec gives none.
+func DefaultQualityOptions() QualityOptions {
+	return QualityOptions{L2: 3e-4, MinCount: 2, Bigrams: true, Chars: true}
 }
 
 // Quality scores each candidate by how much it reads like a good answer,
@@ -41,7 +63,7 @@ type Quality struct {
 // (payload "quality", or the name option "payload" gives) when m wrote
 // them; an index whose scores another model wrote is an error, naming
 // both.
-func newQuality(spec rerank.StageSpec, m *quality.Model, payloads rerank.Payloads) (*Quality, error) {
+func newQuality(spec rerank.StageSpec, payload string, m *quality.Model, payloads rerank.Payloads) (*Quality, error) {
 	s := &Quality{name: spec.DisplayName(quality.Method), model: m}
 	if len(m.Config.Context) > 0 {
 		return s, nil
@@ -50,9 +72,7 @@ func newQuality(spec rerank.StageSpec, m *quality.Model, payloads rerank.Payload
 	if err != nil {
 		return nil, err
 	}
-	if s.encoder, err = payloadOption(spec, enc); err != nil {
-		return nil, err
-	}
+	s.encoder = payloadNamed(payload, enc)
 	if s.stored, err = newStoredPayload(payloads, s.encoder); err != nil {
 		return nil, err
 	}
@@ -211,28 +231,18 @@ func qualityContext(ctx context.Context, names []string, q rerank.Query, cands [
 // SemEval A, docs/RESULTS.md), context (comma-separated context features, default none; see
 // QualityContextAll).
 func fitQuality(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
-	cfg := quality.Config{}
-	var err error
-	if cfg.L2, err = spec.Float("l2", 3e-4); err != nil {
+	o := DefaultQualityOptions()
+	if err := spec.DecodeOptions(&o); err != nil {
 		return spec, err
 	}
-	if cfg.L2 <= 0 {
-		return spec, fmt.Errorf("option l2: want > 0, got %v", cfg.L2)
+	if o.L2 <= 0 {
+		return spec, fmt.Errorf("option l2: want > 0, got %v", o.L2)
 	}
-	if cfg.MinCount, err = positiveInt(spec, "min_count", 2); err != nil {
+	if err := positive("min_count", o.MinCount); err != nil {
 		return spec, err
 	}
-	if cfg.Bigrams, err = spec.Bool("bigrams", true); err != nil {
-		return spec, err
-	}
-	if cfg.Chars, err = spec.Bool("chars", true); err != nil {
-		return spec, err
-	}
-	cs, err := spec.Str("context", "")
-	if err != nil {
-		return spec, err
-	}
-	for _, n := range strings.Split(cs, ",") {
+	cfg := quality.Config{L2: o.L2, MinCount: o.MinCount, Bigrams: o.Bigrams, Chars: o.Chars}
+	for _, n := range strings.Split(o.Context, ",") {
 		if n = strings.TrimSpace(n); n != "" {
 			cfg.Context = append(cfg.Context, n)
 		}

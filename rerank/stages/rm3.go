@@ -19,28 +19,27 @@ func init() {
 		if env.Stats == nil {
 			return nil, errors.New("rm3 needs collection statistics: build the pipeline against a semrank index with rerank.EnvFor(idx) (index.Open or index.Create), or any Bleve index through rerank.Open or LoadPipeline")
 		}
-		s := &RM3{Stats: env.Stats, Payloads: env.Payloads, Analyze: env.Analyze, name: spec.DisplayName("rm3")}
-		var err error
-		if s.Docs, err = spec.Int("k", 10); err != nil {
+		o := RM3Options{K: 10, Terms: 30, Lambda: 0.5, BM25Options: BM25Options{K1: 1.2, B: 0.75}}
+		if err := spec.DecodeOptions(&o); err != nil {
 			return nil, err
 		}
-		if s.Terms, err = spec.Int("terms", 30); err != nil {
-			return nil, err
-		}
-		if s.Lambda, err = spec.Float("lambda", 0.5); err != nil {
-			return nil, err
-		}
-		if s.K1, err = spec.Float("k1", 1.2); err != nil {
-			return nil, err
-		}
-		if s.B, err = spec.Float("b", 0.75); err != nil {
-			return nil, err
-		}
+		s := &RM3{Stats: env.Stats, Payloads: env.Payloads, Analyze: env.Analyze, name: spec.DisplayName("rm3"),
+			Docs: o.K, Terms: o.Terms, Lambda: o.Lambda, K1: o.K1, B: o.B}
 		if err := s.check(); err != nil {
 			return nil, fmt.Errorf("rm3: %w", err)
 		}
 		return s, nil
 	})
+}
+
+// RM3Options are the options of an rm3 stage: k (feedback documents,
+// default 10), terms (expansion terms, default 30), lambda (the query's
+// weight in the mix, default 0.5), and BM25's k1 and b for the scoring.
+type RM3Options struct {
+	K           int     `yaml:"k"`
+	Terms       int     `yaml:"terms"`
+	Lambda      float64 `yaml:"lambda"`
+	BM25Options `yaml:",inline"`
 }
 
 // RM3 reranks candidates by pseudo-relevance feedback: it takes the Docs

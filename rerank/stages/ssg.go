@@ -12,14 +12,15 @@ import (
 
 func init() {
 	rerank.RegisterStage("ssg", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
-		space, err := loadSpace(spec, env)
+		var o SSGOptions
+		if err := spec.DecodeOptions(&o); err != nil {
+			return nil, err
+		}
+		space, err := loadSpace(spec, env, o.Format)
 		if err != nil {
 			return nil, err
 		}
-		tp, err := spec.Str("topics", "")
-		if err != nil {
-			return nil, err
-		}
+		tp := o.Topics
 		if tp == "" {
 			return nil, &rerank.NeedsModelError{Type: "ssg", What: "option topics: a topics model"}
 		}
@@ -27,32 +28,13 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		var cfg ssg.Config
-		for _, o := range []struct {
-			name string
-			dst  *int
-		}{{"k", &cfg.K}, {"hops", &cfg.Hops}, {"seeds", &cfg.Seeds}, {"max_iter", &cfg.MaxIter}} {
-			if *o.dst, err = spec.Int(o.name, 0); err != nil {
-				return nil, err
-			}
-		}
-		for _, o := range []struct {
-			name string
-			dst  *float64
-		}{{"dropout", &cfg.Dropout}, {"max_dist", &cfg.MaxDist}, {"mu_pp", &cfg.MuPP}, {"mu_np", &cfg.MuNP}, {"tol", &cfg.Tol}, {"damping", &cfg.Damping}} {
-			if *o.dst, err = spec.Float(o.name, 0); err != nil {
-				return nil, err
-			}
-		}
-		m, err := ssg.New(space, tm, cfg)
+		g := o.SSGGraphOptions
+		m, err := ssg.New(space, tm, ssg.Config{K: g.K, Hops: g.Hops, Seeds: g.Seeds, MaxIter: g.MaxIter,
+			Dropout: g.Dropout, MaxDist: g.MaxDist, MuPP: g.MuPP, MuNP: g.MuNP, Tol: g.Tol, Damping: g.Damping})
 		if err != nil {
 			return nil, err
 		}
-		coll, err := spec.Str("collection", "")
-		if err != nil {
-			return nil, err
-		}
-		if coll != "" {
+		if coll := o.Collection; coll != "" {
 			ds, err := eval.LoadDataset(rerank.Resolve(env.Dir, coll))
 			if err != nil {
 				return nil, err
@@ -68,6 +50,35 @@ func init() {
 		}
 		return &SSG{Model: m}, nil
 	})
+}
+
+// SSGOptions are the options of an ssg stage: its word vectors' format
+// (see WMDOptions), its topic model (required, or trained: see
+// fitUnsup), a BEIR directory whose texts the graph draws neighbours
+// from too (collection), the graph's settings (ssg.Config; 0 is its
+// default), and its trainer's.
+type SSGOptions struct {
+	Format          string `yaml:"format"`
+	Topics          string `yaml:"topics"`
+	Collection      string `yaml:"collection"`
+	SSGGraphOptions `yaml:",inline"`
+	EmbedOptions    `yaml:",inline"`
+	TopicsOptions   `yaml:",inline"`
+}
+
+// SSGGraphOptions are ssg.Config's settings under the option names of an
+// ssg stage.
+type SSGGraphOptions struct {
+	K       int     `yaml:"k"`
+	Hops    int     `yaml:"hops"`
+	Seeds   int     `yaml:"seeds"`
+	MaxIter int     `yaml:"max_iter"`
+	Dropout float64 `yaml:"dropout"`
+	MaxDist float64 `yaml:"max_dist"`
+	MuPP    float64 `yaml:"mu_pp"`
+	MuNP    float64 `yaml:"mu_np"`
+	Tol     float64 `yaml:"tol"`
+	Damping float64 `yaml:"damping"`
 }
 
 // SSG scores candidates by their label after soft-seeded label

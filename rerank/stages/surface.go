@@ -30,16 +30,23 @@ var urlRE = regexp.MustCompile(`(?i)\b(?:https?://|www\.)\S+`)
 
 func init() {
 	rerank.RegisterStage("surface", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
-		f, err := spec.Str("feature", "")
-		if err != nil {
+		var o FeatureOptions
+		if err := spec.DecodeOptions(&o); err != nil {
 			return nil, err
 		}
+		f := o.Feature
 		fn, ok := surfaceFeatures[f]
 		if !ok {
 			return nil, fmt.Errorf(`surface: option "feature" must be questions, urls, digits or chars, not %q`, f)
 		}
 		return &Surface{name: spec.DisplayName("surface:" + f), fn: fn}, nil
 	})
+}
+
+// FeatureOptions are the options of the surface and thread stages: the
+// one feature the stage computes.
+type FeatureOptions struct {
+	Feature string `yaml:"feature"`
 }
 
 // Surface computes one surface feature of each candidate's raw text

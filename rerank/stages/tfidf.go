@@ -23,23 +23,24 @@ func init() {
 		if env.Stats == nil {
 			return nil, errors.New("tfidf needs collection statistics: build the pipeline against a semrank index with rerank.EnvFor(idx) (index.Open or index.Create); a plain bleve.Index has none")
 		}
-		field, err := spec.Str("field", "")
-		if err != nil {
+		var o TFIDFOptions
+		if err := spec.DecodeOptions(&o); err != nil {
 			return nil, err
 		}
-		titles, err := spec.Bool("titles", false)
-		if err != nil {
-			return nil, err
-		}
-		peers, err := spec.Bool("peers", false)
-		if err != nil {
-			return nil, err
-		}
-		if b2f(titles)+b2f(field != "")+b2f(peers) > 1 {
+		if b2f(o.Titles)+b2f(o.Field != "")+b2f(o.Peers) > 1 {
 			return nil, errors.New(`tfidf: options "titles", "field" and "peers" exclude each other`)
 		}
-		return &TFIDF{Stats: env.Stats, Payloads: env.Payloads, Analyze: env.Analyze, Field: field, Titles: titles, Peers: peers, name: spec.DisplayName("tfidf")}, nil
+		return &TFIDF{Stats: env.Stats, Payloads: env.Payloads, Analyze: env.Analyze, Field: o.Field, Titles: o.Titles, Peers: o.Peers, name: spec.DisplayName("tfidf")}, nil
 	})
+}
+
+// TFIDFOptions are the options of a tfidf stage: what the candidates are
+// compared with (see TFIDF's fields of the same names); at most one is
+// set.
+type TFIDFOptions struct {
+	Field  string `yaml:"field"`
+	Titles bool   `yaml:"titles"`
+	Peers  bool   `yaml:"peers"`
 }
 
 // TFIDF scores candidates by the cosine of query and document TF-IDF

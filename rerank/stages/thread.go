@@ -18,10 +18,11 @@ var thanksRE = regexp.MustCompile(`(?i)\b(?:thank|thanx|thnx|thx|appreciate)`)
 
 func init() {
 	rerank.RegisterStage("thread", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
-		f, err := spec.Str("feature", "")
-		if err != nil {
+		var o FeatureOptions
+		if err := spec.DecodeOptions(&o); err != nil {
 			return nil, err
 		}
+		f := o.Feature
 		if !slices.Contains(threadFeatures, f) {
 			return nil, fmt.Errorf(`thread: option "feature" must be one of %s, not %q`, strings.Join(threadFeatures, ", "), f)
 		}

@@ -11,13 +11,34 @@ import (
 
 func init() {
 	rerank.RegisterStage(translation.Method, func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
+		var o TranslationOptions // its trainer's: the stage reads none
+		if err := spec.DecodeOptions(&o); err != nil {
+			return nil, err
+		}
 		m, _, err := stageModel(spec, env, translation.Method, translation.Read)
 		if err != nil {
 			return nil, err
 		}
 		return &Translation{name: spec.DisplayName(translation.Method), model: m}, nil
 	})
-	rerank.RegisterTrainer(translation.Method, fitTranslation, "iterations", "min_count", "prune", "lambda", "beta")
+	rerank.RegisterTrainer(translation.Method, fitTranslation)
+}
+
+// TranslationOptions are the options of a translation stage, its
+// trainer's (see fitTranslation and translation.Config), which semrank
+// train translation's flags fill too.
+type TranslationOptions struct {
+	Iterations int     `yaml:"iterations"`
+	MinCount   int     `yaml:"min_count"`
+	Prune      float64 `yaml:"prune"`
+	Lambda     float64 `yaml:"lambda"`
+	Beta       float64 `yaml:"beta"`
+}
+
+// DefaultTranslationOptions returns the options of translation.DefaultConfig.
+func DefaultTranslationOptions() TranslationOptions {
+	c := translation.DefaultConfig()
+	return TranslationOptions{Iterations: c.Iterations, MinCount: c.MinCount, Prune: c.Prune, Lambda: c.Lambda, Beta: c.Beta}
 }
 
 // Translation scores each candidate by the likelihood of the query's words
@@ -71,25 +92,16 @@ func fitTranslation(ctx context.Context, spec rerank.StageSpec, in rerank.TrainI
 	return saveModel(spec, in, translation.Method, m.Save)
 }
 
-// translationConfig reads the trainer's options over
-// translation.DefaultConfig.
+// translationConfig returns the training configuration spec's options
+// ask for.
 func translationConfig(spec rerank.StageSpec) (translation.Config, error) {
+	o := DefaultTranslationOptions()
+	if err := spec.DecodeOptions(&o); err != nil {
+		return translation.Config{}, err
+	}
 	cfg := translation.DefaultConfig()
-	err := positiveInts(spec,
-		intOption{"iterations", cfg.Iterations, &cfg.Iterations},
-		intOption{"min_count", cfg.MinCount, &cfg.MinCount})
-	if err != nil {
-		return cfg, err
-	}
-	for _, o := range []struct {
-		name string
-		dst  *float64
-	}{{"prune", &cfg.Prune}, {"lambda", &cfg.Lambda}, {"beta", &cfg.Beta}} {
-		if *o.dst, err = spec.Float(o.name, *o.dst); err != nil {
-			return cfg, err
-		}
-	}
-	return cfg, nil
+	cfg.Iterations, cfg.MinCount, cfg.Prune, cfg.Lambda, cfg.Beta = o.Iterations, o.MinCount, o.Prune, o.Lambda, o.Beta
+	return cfg, positives(intOption{"iterations", o.Iterations}, intOption{"min_count", o.MinCount})
 }
 
 // translationPairs returns the question–answer pairs of lists, each query

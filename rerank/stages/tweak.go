@@ -3,6 +3,9 @@ package stages
 import (
 	"context"
 	"fmt"
+	"strconv"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/semrank/semrank/models/tweak"
 	"github.com/semrank/semrank/rerank"
@@ -10,16 +13,89 @@ import (
 
 func init() {
 	rerank.RegisterStage(tweak.Method, func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
+		o := DefaultTweakOptions()
+		if err := spec.DecodeOptions(&o); err != nil {
+			return nil, err
+		}
 		m, _, err := stageModel(spec, env, tweak.Method, tweak.Read)
 		if err != nil {
 			return nil, err
 		}
-		enc, err := payloadOption(spec, tweak.NewEncoder(m))
-		if err != nil {
-			return nil, err
-		}
-		return newTWEAK(spec.Name, m, enc, env.Payloads)
+		return newTWEAK(spec.Name, m, payloadNamed(o.Payload, tweak.NewEncoder(m)), env.Payloads)
 	})
+}
+
+// TweakOptions are the options of a tweak stage: the payload its
+// vectors are stored under (default "tweak"), and its trainer's (see
+// fitTWEAK), which semrank train tweak's flags fill too.
+type TweakOptions struct {
+	Payload  string     `yaml:"payload"`
+	Loss     string     `yaml:"loss"`
+	Alpha    TweakAlpha `yaml:"alpha"`
+	QueryLog bool       `yaml:"query_log"`
+	MaxIter  int        `yaml:"max_iter"`
+	DF       string     `yaml:"df"`
+}
+
+// DefaultTweakOptions returns the options a tweak stage takes when its
+// spec gives none.
+func DefaultTweakOptions() TweakOptions {
+	return TweakOptions{Loss: string(tweak.LossSSE), Alpha: TweakAlpha{Alpha: 0.1}, QueryLog: true, MaxIter: 200, DF: "corpus"}
+}
+
+// TweakAlpha is TWEAK's L2 weight α, a number ≥ 0, or auto: chosen by dev
+// MAP (see fitTWEAK). It reads and writes "auto" or the number, in YAML
+// and as a flag value.
+type TweakAlpha struct {
+	Alpha float64
+	Auto  bool
+}
+
+// String returns "auto" or α.
+func (a TweakAlpha) String() string {
+	if a.Auto {
+		return "auto"
+	}
+	return strconv.FormatFloat(a.Alpha, 'g', -1, 64)
+}
+
+// Set sets a from "auto" or a number ≥ 0.
+func (a *TweakAlpha) Set(s string) error {
+	if s == "auto" {
+		*a = TweakAlpha{Auto: true}
+		return nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(f >= 0) {
+		return fmt.Errorf("want a non-negative number or auto, got %q", s)
+	}
+	*a = TweakAlpha{Alpha: f}
+	return nil
+}
+
+// Type names the flag value's type.
+func (a *TweakAlpha) Type() string { return "string" }
+
+// UnmarshalYAML reads auto or a number ≥ 0.
+func (a *TweakAlpha) UnmarshalYAML(n *yaml.Node) error {
+	var f float64
+	switch {
+	case n.Tag == "!!str" && n.Value == "auto":
+		*a = TweakAlpha{Auto: true}
+		return nil
+	case (n.Tag == "!!int" || n.Tag == "!!float") && n.Decode(&f) == nil && f >= 0:
+		*a = TweakAlpha{Alpha: f}
+		return nil
+	}
+	return fmt.Errorf("want a non-negative number or auto, got %s", n.Value)
+}
+
+// MarshalYAML writes auto or α.
+func (a TweakAlpha) MarshalYAML() (any, error) {
+	if a.Auto {
+		return "auto", nil
+	}
+	return a.Alpha, nil
 }
 
 // TWEAK scores candidates by the cosine of the query's and the candidate's

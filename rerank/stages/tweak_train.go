@@ -3,7 +3,6 @@ package stages
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
@@ -12,7 +11,7 @@ import (
 )
 
 func init() {
-	rerank.RegisterTrainer(tweak.Method, fitTWEAK, "loss", "alpha", "query_log", "max_iter", "df")
+	rerank.RegisterTrainer(tweak.Method, fitTWEAK)
 }
 
 // fitTWEAK trains a TWEAK model. Options: loss (sse, log, preference;
@@ -27,14 +26,15 @@ func init() {
 // (eval.Dataset.WithUnjudgedNotRelevant). With in.Dev the model records
 // its dev metrics.
 func fitTWEAK(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
-	cfg, auto, err := tweakConfig(spec)
+	o := DefaultTweakOptions()
+	if err := spec.DecodeOptions(&o); err != nil {
+		return spec, err
+	}
+	cfg, err := o.config()
 	if err != nil {
 		return spec, err
 	}
-	dfFrom, err := spec.Str("df", "corpus")
-	if err != nil {
-		return spec, err
-	}
+	auto, dfFrom := o.Alpha.Auto, o.DF
 	if err := needJudged(in); err != nil {
 		return spec, err
 	}
@@ -93,31 +93,17 @@ func fitTWEAK(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) 
 	return saveModel(spec, in, tweak.Method, m.Save)
 }
 
-// tweakConfig reads the training options of fitTWEAK but df, and whether
-// alpha is auto.
-func tweakConfig(spec rerank.StageSpec) (cfg tweak.Config, auto bool, err error) {
-	lossName, err := spec.Str("loss", string(tweak.LossSSE))
-	if err != nil {
-		return cfg, false, err
+// config returns the training configuration o asks for (with α 0 when
+// it is auto).
+func (o TweakOptions) config() (cfg tweak.Config, err error) {
+	if cfg.Loss, err = tweak.ParseLoss(o.Loss); err != nil {
+		return cfg, err
 	}
-	if cfg.Loss, err = tweak.ParseLoss(lossName); err != nil {
-		return cfg, false, err
+	if o.MaxIter <= 0 {
+		return cfg, fmt.Errorf("option max_iter: want > 0, got %d", o.MaxIter)
 	}
-	if a, ok := spec.Options["alpha"].(string); ok {
-		if a != "auto" {
-			return cfg, false, fmt.Errorf("option alpha: want a non-negative number or auto, got %q", a)
-		}
-		auto = true
-	} else if cfg.Alpha, err = spec.Float("alpha", 0.1); err != nil {
-		return cfg, false, err
-	} else if !(cfg.Alpha >= 0) {
-		return cfg, false, fmt.Errorf("option alpha: want a non-negative number or auto, got %s", strconv.FormatFloat(cfg.Alpha, 'g', -1, 64))
-	}
-	if cfg.QueryLog, err = spec.Bool("query_log", true); err != nil {
-		return cfg, false, err
-	}
-	cfg.MaxIterations, err = positiveInt(spec, "max_iter", 200)
-	return cfg, auto, err
+	cfg.Alpha, cfg.QueryLog, cfg.MaxIterations = o.Alpha.Alpha, o.QueryLog, o.MaxIter
+	return cfg, nil
 }
 
 // tweakStats returns the document frequencies the option df names and,

@@ -8,8 +8,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"sync"
 
 	"github.com/semrank/semrank/analyzers"
@@ -21,8 +19,8 @@ import (
 )
 
 func init() {
-	rerank.RegisterTrainer("wmd", fitWMD, embedOptions...)
-	rerank.RegisterTrainer("ssg", fitSSG, slices.Concat(embedOptions, topicsOptions, []string{"topics"})...)
+	rerank.RegisterTrainer("wmd", fitWMD)
+	rerank.RegisterTrainer("ssg", fitSSG)
 }
 
 // Training options of the wmd and ssg stages (the stages themselves ignore
@@ -53,29 +51,90 @@ const (
 	recipeMinCount = 5
 )
 
-var (
-	embedIntOptions = map[string]func(*embed.Config) *int{
-		"embed_dim":       func(c *embed.Config) *int { return &c.Dim },
-		"embed_window":    func(c *embed.Config) *int { return &c.Window },
-		"embed_negative":  func(c *embed.Config) *int { return &c.Negative },
-		"embed_epochs":    func(c *embed.Config) *int { return &c.Epochs },
-		"embed_min_count": func(c *embed.Config) *int { return &c.MinCount },
-		"embed_prune_top": func(c *embed.Config) *int { return &c.PruneTop },
+// EmbedOptions are the word-vector training options of the wmd and ssg
+// stages (see above); nil or empty, the default.
+type EmbedOptions struct {
+	Dim      *int     `yaml:"embed_dim,omitempty"`
+	Epochs   *int     `yaml:"embed_epochs,omitempty"`
+	MinCount *int     `yaml:"embed_min_count,omitempty"`
+	Negative *int     `yaml:"embed_negative,omitempty"`
+	PruneTop *int     `yaml:"embed_prune_top,omitempty"`
+	Window   *int     `yaml:"embed_window,omitempty"`
+	Init     string   `yaml:"embed_init,omitempty"`
+	Sample   *float64 `yaml:"embed_sample,omitempty"`
+}
+
+// TopicsOptions are the topic-model training options of the ssg stage
+// (see above); nil, the default.
+type TopicsOptions struct {
+	K     *int     `yaml:"topics_k,omitempty"`
+	Gamma *float64 `yaml:"topics_gamma,omitempty"`
+}
+
+// embedInts returns e's integer options in name order, with the least
+// value each takes and the embed.Config field it sets.
+func (e EmbedOptions) embedInts(c *embed.Config) []struct {
+	name string
+	v    *int
+	lo   int
+	dst  *int
+} {
+	return []struct {
+		name string
+		v    *int
+		lo   int
+		dst  *int
+	}{
+		{"embed_dim", e.Dim, 1, &c.Dim}, {"embed_epochs", e.Epochs, 1, &c.Epochs}, {"embed_min_count", e.MinCount, 1, &c.MinCount},
+		{"embed_negative", e.Negative, 1, &c.Negative}, {"embed_prune_top", e.PruneTop, -1, &c.PruneTop}, {"embed_window", e.Window, 1, &c.Window},
 	}
-	embedOptions  = append(slices.Sorted(maps.Keys(embedIntOptions)), "embed_init", "embed_sample")
-	topicsOptions = []string{"topics_k", "topics_gamma"}
-)
+}
+
+// given returns the name of the first option e sets, or "".
+func (e EmbedOptions) given() string {
+	for _, o := range e.embedInts(&embed.Config{}) {
+		if o.v != nil {
+			return o.name
+		}
+	}
+	switch {
+	case e.Init != "":
+		return "embed_init"
+	case e.Sample != nil:
+		return "embed_sample"
+	}
+	return ""
+}
+
+// given returns the name of the first option t sets, or "".
+func (t TopicsOptions) given() string {
+	switch {
+	case t.K != nil:
+		return "topics_k"
+	case t.Gamma != nil:
+		return "topics_gamma"
+	}
+	return ""
+}
 
 // fitWMD trains the word vectors of a wmd stage unless spec.Model names
 // some already (see fitUnsup).
 func fitWMD(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
-	return fitUnsup(ctx, spec, in, false)
+	var o WMDOptions
+	if err := spec.DecodeOptions(&o); err != nil {
+		return spec, err
+	}
+	return fitUnsup(ctx, spec, in, o.EmbedOptions, nil, "")
 }
 
 // fitSSG trains the word vectors and the topic model of an ssg stage,
 // each unless the spec names one already (model, option topics).
 func fitSSG(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
-	return fitUnsup(ctx, spec, in, true)
+	var o SSGOptions
+	if err := spec.DecodeOptions(&o); err != nil {
+		return spec, err
+	}
+	return fitUnsup(ctx, spec, in, o.EmbedOptions, &o.TopicsOptions, o.Topics)
 }
 
 // fitUnsup trains what a wmd or ssg stage lacks from unlabeled text: no
@@ -94,43 +153,31 @@ func fitSSG(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (r
 // another directory (an earlier cross-fitting fold) is copied rather than
 // retrained, since training is deterministic. A model the spec already
 // names (pre-trained vectors, a topic model) is kept, and then training
-// options for it are an error rather than silently ignored.
-func fitUnsup(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput, wantTopics bool) (rerank.StageSpec, error) {
-	var opts []string
-	if wantTopics {
-		opts = topicsOptions
-	}
-	if err := checkTrainOptions(spec, append(slices.Clone(embedOptions), opts...)); err != nil {
-		return spec, err
-	}
-	ecfg, err := embedConfig(spec, in.Seed)
+// options for it are an error rather than silently ignored. t holds the
+// topic model's training options of an ssg stage (nil for wmd), and
+// topicsPath its option topics.
+func fitUnsup(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput, e EmbedOptions, t *TopicsOptions, topicsPath string) (rerank.StageSpec, error) {
+	ecfg, err := e.config(in.Seed)
 	if err != nil {
 		return spec, err
 	}
-	initPath, err := spec.Str("embed_init", "")
-	if err != nil {
-		return spec, err
-	}
-	_, dimGiven := spec.Options["embed_dim"]
+	initPath, dimGiven := e.Init, e.Dim != nil
+	wantTopics := t != nil
 	var tcfg topics.Config
-	var topicsPath string
 	if wantTopics {
-		if topicsPath, err = spec.Str("topics", ""); err != nil {
-			return spec, err
-		}
-		if tcfg, err = topicsConfig(spec, in.Seed); err != nil {
+		if tcfg, err = t.config(in.Seed); err != nil {
 			return spec, err
 		}
 	}
 	trainVectors := spec.Model == ""
 	trainTopics := wantTopics && topicsPath == ""
 	if !trainVectors {
-		if o := givenOption(spec, embedOptions); o != "" {
+		if o := e.given(); o != "" {
 			return spec, fmt.Errorf("option %s trains word vectors, but model %s is given", o, spec.Model)
 		}
 	}
 	if wantTopics && !trainTopics {
-		if o := givenOption(spec, topicsOptions); o != "" {
+		if o := t.given(); o != "" {
 			return spec, fmt.Errorf("option %s trains a topic model, but option topics names %s", o, topicsPath)
 		}
 	}
@@ -227,55 +274,27 @@ func fitUnsup(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput, 
 	return spec, nil
 }
 
-// checkTrainOptions rejects options with a training prefix (embed_,
-// topics_) that are not among known: a misspelt training option would
-// otherwise be ignored.
-func checkTrainOptions(spec rerank.StageSpec, known []string) error {
-	for _, name := range slices.Sorted(maps.Keys(spec.Options)) {
-		if (strings.HasPrefix(name, "embed_") || strings.HasPrefix(name, "topics_")) && !slices.Contains(known, name) {
-			return fmt.Errorf("unknown training option %s for stage type %s (known: %s)", name, spec.Type, strings.Join(known, ", "))
-		}
-	}
-	return nil
-}
-
-// givenOption returns the first of names that spec sets, or "".
-func givenOption(spec rerank.StageSpec, names []string) string {
-	for _, n := range names {
-		if _, ok := spec.Options[n]; ok {
-			return n
-		}
-	}
-	return ""
-}
-
-func embedConfig(spec rerank.StageSpec, seed uint64) (embed.Config, error) {
+// config returns the word-vector training configuration e asks for.
+func (e EmbedOptions) config(seed uint64) (embed.Config, error) {
 	cfg := embed.DefaultConfig()
 	cfg.Epochs, cfg.MinCount = recipeEpochs, recipeMinCount
-	for _, name := range slices.Sorted(maps.Keys(embedIntOptions)) {
-		dst := embedIntOptions[name](&cfg)
-		v, err := spec.Int(name, *dst)
-		if err != nil {
-			return cfg, err
+	for _, o := range e.embedInts(&cfg) {
+		if o.v == nil {
+			continue
 		}
-		lo := 1
-		if name == "embed_prune_top" {
-			lo = -1
+		if v := *o.v; v < o.lo {
+			return cfg, fmt.Errorf("option %s: %d, want ≥ %d", o.name, v, o.lo)
 		}
-		if v < lo {
-			return cfg, fmt.Errorf("option %s: %d, want ≥ %d", name, v, lo)
-		}
-		if name == "embed_dim" && v > embed.MaxDim {
-			return cfg, fmt.Errorf("option embed_dim: %d, want ≤ %d", v, embed.MaxDim)
-		}
-		*dst = v
+		*o.dst = *o.v
+	}
+	if cfg.Dim > embed.MaxDim {
+		return cfg, fmt.Errorf("option embed_dim: %d, want ≤ %d", cfg.Dim, embed.MaxDim)
 	}
 	if cfg.PruneTop == 0 {
 		cfg.PruneTop = -1 // 0 means the default to embed.Config; here, none
 	}
-	var err error
-	if cfg.Sample, err = spec.Float("embed_sample", cfg.Sample); err != nil {
-		return cfg, err
+	if e.Sample != nil {
+		cfg.Sample = *e.Sample
 	}
 	if cfg.Sample <= 0 {
 		return cfg, fmt.Errorf("option embed_sample: %g, want > 0 (1 keeps every word)", cfg.Sample)
@@ -286,17 +305,17 @@ func embedConfig(spec rerank.StageSpec, seed uint64) (embed.Config, error) {
 	return cfg, nil
 }
 
-func topicsConfig(spec rerank.StageSpec, seed uint64) (topics.Config, error) {
-	k, err := spec.Int("topics_k", topics.DefaultK)
-	if err != nil {
-		return topics.Config{}, err
+// config returns the topic-model training configuration t asks for.
+func (t TopicsOptions) config(seed uint64) (topics.Config, error) {
+	k, gamma := topics.DefaultK, 1.1
+	if t.K != nil {
+		k = *t.K
+	}
+	if t.Gamma != nil {
+		gamma = *t.Gamma
 	}
 	if k < 2 {
 		return topics.Config{}, fmt.Errorf("option topics_k: %d topics, want ≥ 2", k)
-	}
-	gamma, err := spec.Float("topics_gamma", 1.1)
-	if err != nil {
-		return topics.Config{}, err
 	}
 	if gamma < 1 {
 		return topics.Config{}, fmt.Errorf("option topics_gamma: %g, want ≥ 1 (a catchword's margin over every other topic)", gamma)

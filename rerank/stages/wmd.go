@@ -14,7 +14,11 @@ import (
 
 func init() {
 	rerank.RegisterStage("wmd", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
-		space, err := loadSpace(spec, env)
+		var o WMDOptions
+		if err := spec.DecodeOptions(&o); err != nil {
+			return nil, err
+		}
+		space, err := loadSpace(spec, env, o.Format)
 		if err != nil {
 			return nil, err
 		}
@@ -22,16 +26,22 @@ func init() {
 	})
 }
 
+// WMDOptions are the options of a wmd stage: the format of its word
+// vectors file (default auto), and its trainer's (see EmbedOptions).
+type WMDOptions struct {
+	Format       string `yaml:"format"`
+	EmbedOptions `yaml:",inline"`
+}
+
 // loadSpace loads the word vectors a stage's model names (an embed bundle,
 // or a word2vec/GloVe file with option "format").
-func loadSpace(spec rerank.StageSpec, env rerank.Env) (*wmd.Space, error) {
+func loadSpace(spec rerank.StageSpec, env rerank.Env, format string) (*wmd.Space, error) {
 	path := spec.ModelFile(env.Dir)
 	if path == "" {
 		return nil, &rerank.NeedsModelError{Type: spec.Type, What: "word vectors as its model"}
 	}
-	format, err := spec.Str("format", string(embed.FormatAuto))
-	if err != nil {
-		return nil, err
+	if format == "" {
+		format = string(embed.FormatAuto)
 	}
 	v, err := rerank.LoadModel(env, path, func(r io.Reader, name string) (*embed.Vectors, error) {
 		return embed.ReadFormat(r, name, embed.Format(format))
