@@ -10,6 +10,7 @@ import (
 
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/offline"
 )
 
 // plainIndex indexes ds's corpus as a Bleve application would, with
@@ -78,7 +79,7 @@ func TestPlainIndexOnePath(t *testing.T) {
 	ds.Candidates = nil // retrieve, as a search does
 	idx := plainIndex(t, ds)
 	p := plainPipeline(t, idx, 30)
-	_, run, err := rerank.RunDataset(ctx, idx, ds, p, 0, nil)
+	_, run, err := offline.RunDataset(ctx, idx, ds, p, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +222,7 @@ func TestFirstStageRunOnGivenCandidates(t *testing.T) {
 		run.Add("q", eval.Entry{DocID: id, Rank: i + 1, Score: 1 / float64(i+1)})
 	}
 	ds := &eval.Dataset{Corpus: corpus, Queries: []eval.Query{{ID: "q", Text: "bank loan"}}, Candidates: &run}
-	got, err := rerank.FirstStageRun(context.Background(), idx, ds, 100, nil)
+	got, err := offline.FirstStageRun(context.Background(), idx, ds, 100, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,25 @@ type Searcher struct {
 	Pipeline *Pipeline
 }
 
+// EnvFor returns the stage environment backed by idx.
+func EnvFor(idx *index.Index) Env {
+	return Env{Index: idx, Payloads: idx, Stats: idx}
+}
+
+// EnvOf returns the stage environment backed by idx, any Bleve index: a
+// semrank index's (EnvFor), an EnvIndex's own, or one whose statistics
+// and analysis a pipeline takes from idx and its mapping for the fields it
+// names.
+func EnvOf(idx bleve.Index) Env {
+	switch x := idx.(type) {
+	case *index.Index:
+		return EnvFor(x)
+	case EnvIndex:
+		return x.StageEnv()
+	}
+	return Env{Index: idx}
+}
+
 // FirstStagePipeline returns the pipeline of the first stage alone over
 // idx, window hits deep: no stages, and the first stage's order.
 func FirstStagePipeline(idx bleve.Index, window int) (*Pipeline, error) {

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/semrank/semrank/eval"
-	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/offline"
 	_ "github.com/semrank/semrank/rerank/stages" // registers the stage types
 )
 
@@ -40,14 +40,15 @@ payloads the pipeline's stages read. Prints metrics when DIR has judgments.`,
 				return err
 			}
 			var bar = newBar(len(ds.Corpus), "indexing")
-			idx, p, _, closeFn, err := rerank.Open(ctx, pipelinePath, indexPath, ds, func(d, _ int) { bar.Set(d) })
+			o, err := offline.Open(ctx, pipelinePath, indexPath, ds, func(d, _ int) { bar.Set(d) })
 			bar.Finish()
 			if err != nil {
 				return err
 			}
-			defer closeFn()
+			defer o.Close()
+			idx, p := o.Index, o.Pipeline
 			bar = newBar(len(ds.Queries), "reranking")
-			first, run, err := rerank.RunDataset(ctx, idx, ds, p, 0, func(d, _ int) { bar.Set(d) })
+			first, run, err := offline.RunDataset(ctx, idx, ds, p, 0, func(d, _ int) { bar.Set(d) })
 			bar.Finish()
 			if err != nil {
 				return err

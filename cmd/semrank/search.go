@@ -16,6 +16,7 @@ import (
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/offline"
 	"github.com/semrank/semrank/server"
 )
 
@@ -170,11 +171,11 @@ and its first stage searches.`,
 			bar := newBar(len(ds.Queries), "queries")
 			progress := func(d, _ int) { bar.Set(d) }
 			if runPipeline == "" {
-				run, err = rerank.FirstStageRun(cmd.Context(), idx, ds, depth, progress)
+				run, err = offline.FirstStageRun(cmd.Context(), idx, ds, depth, progress)
 			} else {
 				var p *rerank.Pipeline
 				if p, _, err = rerank.LoadPipeline(runPipeline, rerank.EnvOf(idx)); err == nil {
-					_, run, err = rerank.RunDataset(cmd.Context(), idx, ds, p, depth, progress)
+					_, run, err = offline.RunDataset(cmd.Context(), idx, ds, p, depth, progress)
 				}
 				tag = "semrank"
 			}

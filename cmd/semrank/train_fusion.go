@@ -14,6 +14,8 @@ import (
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/models"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/learn"
+	"github.com/semrank/semrank/rerank/offline"
 )
 
 func init() {
@@ -71,35 +73,35 @@ raw) instead. Each method's flags (linear: --loss, --l2; lambdamart: --valid,
 			if err != nil {
 				return err
 			}
-			idx, p, _, closeFn, err := rerank.Open(ctx, pipelinePath, indexPath, ds, nil, rerank.StagesOnly())
+			o, err := offline.Open(ctx, pipelinePath, indexPath, ds, nil, rerank.StagesOnly())
 			if err != nil {
 				return err
 			}
-			defer closeFn()
-			exs, err := rerank.Examples(ctx, idx, ds, p)
+			defer o.Close()
+			exs, err := offline.Examples(ctx, o.Index, ds, o.Pipeline)
 			if err != nil {
 				return err
 			}
 			w := cmd.OutOrStdout()
 			if method == "lambdamart" {
-				var valid []rerank.Example
+				var valid []learn.Example
 				if validDir != "" {
 					vds, err := eval.LoadDataset(validDir)
 					if err != nil {
 						return err
 					}
-					vidx, vp, _, vclose, err := rerank.Open(ctx, pipelinePath, "", vds, nil, rerank.StagesOnly())
+					vo, err := offline.Open(ctx, pipelinePath, "", vds, nil, rerank.StagesOnly())
 					if err != nil {
 						return err
 					}
-					valid, err = rerank.Examples(ctx, vidx, vds, vp)
-					vclose()
+					valid, err = offline.Examples(ctx, vo.Index, vds, vo.Pipeline)
+					vo.Close()
 					if err != nil {
 						return err
 					}
 				}
 				bar := newBar(trees, "boosting")
-				m, err := rerank.TrainLambdaMART(exs, valid, rerank.LambdaMARTOptions{Trees: trees, Leaves: leaves,
+				m, err := learn.TrainLambdaMART(exs, valid, learn.LambdaMARTOptions{Trees: trees, Leaves: leaves,
 					Progress: func(r int, tm, vm float64) {
 						bar.Describe(fmt.Sprintf("boosting train MAP %.4f valid MAP %.4f", tm, vm))
 						bar.Set(r)
@@ -116,7 +118,7 @@ raw) instead. Each method's flags (linear: --loss, --l2; lambdamart: --valid,
 				fmt.Fprintf(w, "wrote %s: %d trees from %d judged queries\n", out, len(m.Trees), len(exs))
 				return nil
 			}
-			lin, err := rerank.TrainLinear(exs, rerank.LinearOptions{Loss: loss, L2: l2})
+			lin, err := learn.TrainLinear(exs, learn.LinearOptions{Loss: loss, L2: l2})
 			if err != nil {
 				return err
 			}

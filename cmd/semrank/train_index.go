@@ -12,6 +12,7 @@ import (
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/offline"
 )
 
 // trainIndex is the index a trainer learns from (--index): any Bleve
@@ -120,7 +121,7 @@ func (t *trainIndex) load(ctx context.Context, flag, dir string, candidates bool
 		return nil, fmt.Errorf("%s %s: %w", flag, dir, err)
 	}
 	if candidates && ds.Candidates == nil {
-		first, _, err := rerank.RunDataset(ctx, t.idx, ds, t.first, t.depth, nil)
+		first, _, err := offline.RunDataset(ctx, t.idx, ds, t.first, t.depth, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -28,7 +28,7 @@ type BEIROptions struct {
 	Unsupervised bool    // read no judgments but to score the runs (see Pseudo)
 	Depth        int     // first-stage candidates; 100 when zero
 	Fusion       string  // supervised fusion: linear (default) or lambdamart
-	FusionL2     float64 // L2 penalty of a linear fusion; rerank.LinearOptions' default when zero
+	FusionL2     float64 // L2 penalty of a linear fusion; learn.LinearOptions' default when zero
 	// Stages are stage type names used instead of the recipe's (see
 	// ParseStages), e.g. a SemEval pipeline cross-validated over queries.
 	Stages []string

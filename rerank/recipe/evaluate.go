@@ -14,6 +14,7 @@ import (
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/offline"
 )
 
 // Runs holds named runs over the same queries, in presentation order.
@@ -61,7 +62,7 @@ func RunAll(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *rerank.Pi
 	}
 	// Every stage scores each query once, inside the pipeline; each
 	// stage's own order comes from the raw scores the pipeline keeps.
-	err := rerank.EachQuery(ctx, idx, ds, p, func(_ int, q eval.Query, hits []rerank.Candidate, scored []rerank.Scored) error {
+	err := offline.EachQuery(ctx, idx, ds, p, func(_ int, q eval.Query, hits []rerank.Candidate, scored []rerank.Scored) error {
 		for _, h := range hits {
 			first.Add(q.ID, eval.Entry{DocID: h.ID, Rank: h.Rank, Score: index.DistinctScore(h.Score, h.Rank)})
 		}

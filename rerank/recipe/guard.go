@@ -9,6 +9,7 @@ import (
 
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/learn"
 )
 
 // Selection is what Select decided: the stages the fusion keeps, its
@@ -79,7 +80,7 @@ const minGainP = 0.05
 // judge the stages less well than the judgments the prior was chosen on:
 // on CACM and LISA the learned fusions they preferred, and the first
 // stage, rank far below the prior (docs/RESULTS.md).
-func Select(examples []rerank.Example, opt rerank.LinearOptions, prior *rerank.Linear) (*Selection, error) {
+func Select(examples []learn.Example, opt learn.LinearOptions, prior *rerank.Linear) (*Selection, error) {
 	s := &Selection{Queries: len(examples)}
 	for _, ex := range examples {
 		if hasRelevant(ex) {
@@ -214,7 +215,7 @@ func Select(examples []rerank.Example, opt rerank.LinearOptions, prior *rerank.L
 		s.Fusion = prior
 	case len(kept) > 0:
 		var err error
-		if s.Fusion, err = rerank.TrainLinear(onlyStages(examples, kept), opt); err != nil {
+		if s.Fusion, err = learn.TrainLinear(onlyStages(examples, kept), opt); err != nil {
 			return nil, err
 		}
 	}
@@ -231,7 +232,7 @@ type apResult struct {
 // stages named keep over examples (selectFolds folds, example i in fold
 // i mod selectFolds) and returns each example's average precision when
 // its fold was held out. With keep empty it is the first stage's order.
-func heldOutAP(examples []rerank.Example, keep []string, opt rerank.LinearOptions) apResult {
+func heldOutAP(examples []learn.Example, keep []string, opt learn.LinearOptions) apResult {
 	sub := onlyStages(examples, keep)
 	ap := make([]float64, len(sub))
 	for k := range selectFolds {
@@ -244,20 +245,20 @@ func heldOutAP(examples []rerank.Example, keep []string, opt rerank.LinearOption
 			}
 		}
 		var f rerank.Fusion = firstStageOrder{}
-		exs := make([]rerank.Example, len(train))
+		exs := make([]learn.Example, len(train))
 		for j, i := range train {
 			exs[j] = sub[i]
 		}
 		// Training folds without a relevant candidate teach nothing: the
 		// first stage's order stands.
 		if len(keep) > 0 && slices.ContainsFunc(exs, hasRelevant) {
-			lin, err := rerank.TrainLinear(exs, opt)
+			lin, err := learn.TrainLinear(exs, opt)
 			if err != nil {
 				return apResult{err: err}
 			}
 			f = lin
 		}
-		held := make([]rerank.Example, len(test))
+		held := make([]learn.Example, len(test))
 		apt := make([]float64, len(test))
 		for j, i := range test {
 			held[j] = sub[i]
@@ -273,7 +274,7 @@ func heldOutAP(examples []rerank.Example, keep []string, opt rerank.LinearOption
 }
 
 // fuseAll sets ap[i] to the average precision of examples[i] ranked by f.
-func fuseAll(examples []rerank.Example, f rerank.Fusion, ap []float64) error {
+func fuseAll(examples []learn.Example, f rerank.Fusion, ap []float64) error {
 	for i, ex := range examples {
 		scores, err := f.Fuse(ex.Input)
 		if err != nil {
@@ -297,7 +298,7 @@ func (firstStageOrder) Fuse(in rerank.FusionInput) ([]float64, error) {
 
 // averagePrecision is trec AP (eval's "map") of ex's candidates ranked by
 // scores, over the relevant candidates in the list.
-func averagePrecision(ex rerank.Example, scores []float64) float64 {
+func averagePrecision(ex learn.Example, scores []float64) float64 {
 	run, judged := eval.NewRun(), map[string]int{}
 	for i, c := range ex.Input.Candidates {
 		run.Add("q", eval.Entry{DocID: c.ID, Score: scores[i], Rank: i + 1})
@@ -314,8 +315,8 @@ var mapMetric = eval.MustParseMetrics("map")
 
 // onlyStages returns examples with the stage scores of the stages named
 // keep alone.
-func onlyStages(examples []rerank.Example, keep []string) []rerank.Example {
-	out := make([]rerank.Example, len(examples))
+func onlyStages(examples []learn.Example, keep []string) []learn.Example {
+	out := make([]learn.Example, len(examples))
 	for i, ex := range examples {
 		in := rerank.FusionInput{Candidates: ex.Input.Candidates}
 		for s, n := range ex.Input.Names {
@@ -324,13 +325,13 @@ func onlyStages(examples []rerank.Example, keep []string) []rerank.Example {
 				in.Scores = append(in.Scores, ex.Input.Scores[s])
 			}
 		}
-		out[i] = rerank.Example{Input: in, Labels: ex.Labels}
+		out[i] = learn.Example{Input: in, Labels: ex.Labels}
 	}
 	return out
 }
 
 // hasRelevant reports whether ex has a relevant candidate.
-func hasRelevant(ex rerank.Example) bool {
+func hasRelevant(ex learn.Example) bool {
 	return slices.ContainsFunc(ex.Labels, func(y int) bool { return y > 0 })
 }
 

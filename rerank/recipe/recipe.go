@@ -31,13 +31,15 @@ import (
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/learn"
+	"github.com/semrank/semrank/rerank/offline"
 )
 
 // Recipe describes a pipeline to train.
 type Recipe struct {
 	Stages []rerank.StageSpec // trainable stages have a registered trainer
 	Fusion string             // "linear" (default) or "lambdamart"
-	L2     float64            // L2 penalty of a linear fusion; see rerank.LinearOptions
+	L2     float64            // L2 penalty of a linear fusion; see learn.LinearOptions
 	Folds  int                // cross-fitting folds, at least 2; 5 when zero
 	Window int                // rerank window; rerank.DefaultWindow when zero
 	Text   []string           // unlabeled in-domain text for the trainers
@@ -189,7 +191,7 @@ func (r *Recipe) fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 	if anyTrainable {
 		foldSets = train.Folds(folds)
 	}
-	foldExamples := make([][]rerank.Example, len(foldSets))
+	foldExamples := make([][]learn.Example, len(foldSets))
 	var specs []rerank.StageSpec
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
@@ -231,7 +233,7 @@ func (r *Recipe) fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 	switch method {
 	case "", "linear":
 		method = "linear"
-		lin, err := rerank.TrainLinear(examples, rerank.LinearOptions{L2: r.L2})
+		lin, err := learn.TrainLinear(examples, learn.LinearOptions{L2: r.L2})
 		if err != nil {
 			return "", err
 		}
@@ -241,7 +243,7 @@ func (r *Recipe) fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 			return "", err
 		}
 	case "lambdamart":
-		var valid []rerank.Example
+		var valid []learn.Example
 		if dev != nil && dev.Qrels != nil {
 			didx, closeDev, err := r.indexOf(ctx, dev, filepath.Join(tmp, "dev.idx"))
 			if err != nil {
@@ -252,7 +254,7 @@ func (r *Recipe) fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 				return "", err
 			}
 		}
-		m, err := rerank.TrainLambdaMART(examples, valid, rerank.LambdaMARTOptions{})
+		m, err := learn.TrainLambdaMART(examples, valid, learn.LambdaMARTOptions{})
 		if err != nil {
 			return "", err
 		}
@@ -485,7 +487,7 @@ func (r *Recipe) trainStages(ctx context.Context, train, dev *eval.Dataset, idx 
 		if err != nil {
 			return nil, err
 		}
-		run, _, err := rerank.RunDataset(ctx, idx, train, first, w, nil)
+		run, _, err := offline.RunDataset(ctx, idx, train, first, w, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -510,10 +512,10 @@ func (r *Recipe) trainStages(ctx context.Context, train, dev *eval.Dataset, idx 
 }
 
 // examples scores ds's judged queries with the stages specs describe.
-func (r *Recipe) examples(ctx context.Context, specs []rerank.StageSpec, idx bleve.Index, ds *eval.Dataset) ([]rerank.Example, error) {
+func (r *Recipe) examples(ctx context.Context, specs []rerank.StageSpec, idx bleve.Index, ds *eval.Dataset) ([]learn.Example, error) {
 	p, err := r.config(specs, rerank.FusionSpec{Method: "none"}).Build(rerank.EnvOf(idx))
 	if err != nil {
 		return nil, err
 	}
-	return rerank.Examples(ctx, idx, ds, p)
+	return offline.Examples(ctx, idx, ds, p)
 }

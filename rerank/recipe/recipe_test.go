@@ -20,6 +20,7 @@ import (
 	"github.com/semrank/semrank/index/convert"
 	"github.com/semrank/semrank/models"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/offline"
 	"github.com/semrank/semrank/rerank/stages"
 )
 
@@ -129,12 +130,12 @@ func TestFitCrossFitsTheFusion(t *testing.T) {
 		t.Errorf("model path %q is absolute", m)
 	}
 	test := synthetic(20)
-	idx, p, _, closeFn, err := rerank.Open(ctx, path, "", test, nil)
+	o, err := offline.Open(ctx, path, "", test, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer closeFn()
-	runs, err := RunAll(ctx, idx, test, p)
+	defer o.Close()
+	runs, err := RunAll(ctx, o.Index, test, o.Pipeline)
 	if err != nil {
 		t.Fatal(err)
 	}

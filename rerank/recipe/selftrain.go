@@ -15,6 +15,8 @@ import (
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/learn"
+	"github.com/semrank/semrank/rerank/offline"
 )
 
 // SelfTrainedStages are the stages the no-judgment recipe chooses from
@@ -141,7 +143,7 @@ func (r *Recipe) fitSelfTrained(ctx context.Context, ds *eval.Dataset, idx bleve
 		}
 		return out
 	}
-	var examples []rerank.Example
+	var examples []learn.Example
 	if len(fromLabels.Stages) == 0 {
 		folds = 1
 	}
@@ -163,7 +165,7 @@ func (r *Recipe) fitSelfTrained(ctx context.Context, ds *eval.Dataset, idx bleve
 		examples = append(examples, exs...)
 		r.logf("pseudo-query fold %d/%d: stages trained on %d pseudo-queries, scored %d (%s)", k+1, folds, len(inner.Qrels), len(exs), time.Since(start).Round(time.Second))
 	}
-	sel, err := Select(examples, rerank.LinearOptions{L2: r.L2}, prior)
+	sel, err := Select(examples, learn.LinearOptions{L2: r.L2}, prior)
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +233,7 @@ func addNeighbours(ctx context.Context, pseudo, orig *eval.Dataset, idx *index.I
 		}
 		docs.Queries = append(docs.Queries, eval.Query{ID: q.ID, Text: d.FullText()})
 	}
-	run, err := rerank.FirstStageRun(ctx, idx, docs, k+1, nil)
+	run, err := offline.FirstStageRun(ctx, idx, docs, k+1, nil)
 	if err != nil {
 		return err
 	}

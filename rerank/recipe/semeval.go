@@ -15,6 +15,7 @@ import (
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index/convert"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/offline"
 )
 
 // SemEvalStages returns the stages of the SemEval-2016 recipe for a
@@ -60,7 +61,7 @@ type SemEvalOptions struct {
 	Out     string   // output directory
 	Fusion  string   // linear or lambdamart; "" picks the recipe's default
 	// FusionL2 is the L2 penalty of a linear fusion; 0 picks
-	// rerank.LinearOptions' default, which did best by CV on both
+	// learn.LinearOptions' default, which did best by CV on both
 	// subtasks (docs/RESULTS.md).
 	FusionL2 float64
 	Stages   []string // stage types to use instead of the recipe's (ablations); see ParseStages
@@ -242,12 +243,12 @@ func reportDev(ctx context.Context, path string, dev *eval.Dataset, runPath stri
 		return err
 	}
 	defer os.RemoveAll(scratch)
-	idx, p, _, err := rerank.IndexFor(ctx, path, filepath.Join(scratch, "dev.idx"), dev, nil)
+	o, err := offline.IndexFor(ctx, path, filepath.Join(scratch, "dev.idx"), dev, nil)
 	if err != nil {
 		return err
 	}
-	defer idx.Close()
-	runs, err := RunAll(ctx, idx, dev, p)
+	defer o.Close()
+	runs, err := RunAll(ctx, o.Index, dev, o.Pipeline)
 	if err != nil {
 		return err
 	}

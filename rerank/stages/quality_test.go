@@ -144,7 +144,7 @@ func TestQualityCache(t *testing.T) {
 }
 
 // TestQualityPayload checks that an index built with the model's encoder
-// (as rerank.Open builds one for a pipeline) gives the stage the same
+// (as offline.Open builds one for a pipeline) gives the stage the same
 // scores from stored payloads, even for a candidate without text; that a
 // different model's payloads are refused, naming both; and that a model
 // with context features asks for no payload.

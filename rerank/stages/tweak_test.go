@@ -97,7 +97,7 @@ func TestTWEAKStage(t *testing.T) {
 		t.Fatalf("stored vector not read: %d terms, %v", len(v.Terms), err)
 	}
 
-	// A stage built before the index held the payloads (rerank.Open's
+	// A stage built before the index held the payloads (offline.Open's
 	// temporary index, a server started empty) reads them once stored.
 	later, err := index.Create("")
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/offline"
 )
 
 // Metrics are the measures Compare reports.
@@ -29,7 +30,7 @@ func (d *Demo) Compare(ctx context.Context) (*Comparison, error) {
 		return nil, err
 	}
 	test := retrieval(d.Dataset.Subset(eval.InSet(d.Test)))
-	first, reranked, err := rerank.RunDataset(ctx, d.Index, test, p, 0, nil)
+	first, reranked, err := offline.RunDataset(ctx, d.Index, test, p, 0, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -34,6 +34,8 @@ import (
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/tweak"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/learn"
+	"github.com/semrank/semrank/rerank/offline"
 )
 
 // Window is the demo pipeline's rerank window.
@@ -177,11 +179,11 @@ func (d *Demo) fill(ctx context.Context, cfg *rerank.Config, train *eval.Dataset
 	// The stages read the payloads just stored: they look for them at
 	// each score, not only when built.
 	d.Stages = p.StageNames()
-	examples, err := rerank.Examples(ctx, d.Index, retrieval(train), p)
+	examples, err := offline.Examples(ctx, d.Index, retrieval(train), p)
 	if err != nil {
 		return err
 	}
-	lin, err := rerank.TrainLinear(examples, rerank.LinearOptions{})
+	lin, err := learn.TrainLinear(examples, learn.LinearOptions{})
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/semrank/semrank/models/ssg"
 	"github.com/semrank/semrank/models/wmd"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/offline"
 	"github.com/semrank/semrank/rerank/stages"
 )
 
@@ -375,7 +376,7 @@ func IndexLists(ctx context.Context, idx *index.Index, ds *eval.Dataset, depth i
 	}
 	s := rerank.Searcher{Index: idx, Pipeline: p}
 	for _, q := range ds.Queries {
-		qhits, err := s.DatasetCandidates(ctx, ds, q, depth)
+		qhits, err := offline.Candidates(ctx, s, ds, q, depth)
 		if err == nil {
 			err = s.Load(ctx, qhits)
 		}

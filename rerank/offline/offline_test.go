@@ -1,4 +1,4 @@
-package rerank
+package offline
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
+	"github.com/semrank/semrank/rerank"
+	_ "github.com/semrank/semrank/rerank/stages"
 )
 
 // TestExamplesKeepTheWindow: fusion training sees what reranking sees.
@@ -32,8 +34,8 @@ func TestExamplesKeepTheWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, window := range []int{2, 5, 8} {
-		cfg := &Config{Window: window, Stages: []StageSpec{{Type: "test_const"}}, Fusion: FusionSpec{Method: "none"}}
-		p, err := cfg.Build(EnvFor(idx))
+		cfg := &rerank.Config{Window: window, Stages: []rerank.StageSpec{{Type: "length"}}, Fusion: rerank.FusionSpec{Method: "none"}}
+		p, err := cfg.Build(rerank.EnvFor(idx))
 		if err != nil {
 			t.Fatal(err)
 		}

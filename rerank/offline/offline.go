@@ -1,4 +1,8 @@
-package rerank
+// Package offline runs pipelines over datasets: a run for every query
+// (RunDataset, FirstStageRun, EachQuery), fusion training examples from
+// judged queries (Examples), and an index built for a dataset's corpus
+// (Open, IndexFor). Package rerank holds the query path these call.
+package offline
 
 import (
 	"context"
@@ -11,92 +15,75 @@ import (
 
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
+	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/learn"
 )
 
-// EnvFor returns the stage environment backed by idx.
-func EnvFor(idx *index.Index) Env {
-	return Env{Index: idx, Payloads: idx, Stats: idx}
+// Opened is an index and the pipeline built against it, as Open and
+// IndexFor return them.
+type Opened struct {
+	Index    bleve.Index
+	Pipeline *rerank.Pipeline
+	Config   *rerank.Config // the pipeline file as read, after the LoadOptions
+	close    func() error
 }
 
-// EnvOf returns the stage environment backed by idx, any Bleve index: a
-// semrank index's (EnvFor), an EnvIndex's own, or one whose statistics
-// and analysis a pipeline takes from idx and its mapping for the fields it
-// names.
-func EnvOf(idx bleve.Index) Env {
-	switch x := idx.(type) {
-	case *index.Index:
-		return EnvFor(x)
-	case EnvIndex:
-		return x.StageEnv()
-	}
-	return Env{Index: idx}
-}
-
-// OpenOption changes how Open builds the pipeline.
-type OpenOption func(*Config)
-
-// StagesOnly makes Open ignore the pipeline file's fusion, for learning a
-// fusion of its stages. The fusion model is not loaded, so its checksum
-// is not checked either: it may be the file being retrained.
-func StagesOnly() OpenOption {
-	return func(c *Config) {
-		if c.Fusion.Model != "" {
-			delete(c.Checksums, checksumKey(c.Fusion.Model))
-		}
-		c.Fusion = FusionSpec{Method: "none"}
-	}
-}
+// Close closes the index, and removes it when Open built it in a
+// temporary directory.
+func (o *Opened) Close() error { return o.close() }
 
 // Open opens the Bleve index at indexPath read-only (index.OpenAny: any
 // mapping; other readers may share it) and builds the pipeline file at
 // pipelinePath against it. With an empty indexPath it indexes ds's corpus
 // into a temporary index (see IndexFor), in the system's temporary
-// directory; close removes it.
-func Open(ctx context.Context, pipelinePath, indexPath string, ds *eval.Dataset, progress index.Progress, opts ...OpenOption) (idx bleve.Index, p *Pipeline, cfg *Config, closeFn func() error, err error) {
+// directory, which Close removes.
+func Open(ctx context.Context, pipelinePath, indexPath string, ds *eval.Dataset, progress index.Progress, opts ...rerank.LoadOption) (*Opened, error) {
 	if indexPath != "" {
-		idx, err = index.OpenAny(indexPath)
+		idx, err := index.OpenAny(indexPath)
 		if err != nil {
-			return nil, nil, nil, nil, err
+			return nil, err
 		}
-		p, cfg, err = LoadPipeline(pipelinePath, EnvOf(idx), opts...)
+		p, cfg, err := rerank.LoadPipeline(pipelinePath, rerank.EnvOf(idx), opts...)
 		if err != nil {
 			idx.Close()
-			return nil, nil, nil, nil, err
+			return nil, err
 		}
-		return idx, p, cfg, idx.Close, nil
+		return &Opened{Index: idx, Pipeline: p, Config: cfg, close: idx.Close}, nil
 	}
 	tmp, err := os.MkdirTemp("", "semrank-index-")
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, err
 	}
-	si, p, cfg, err := IndexFor(ctx, pipelinePath, filepath.Join(tmp, "index"), ds, progress, opts...)
+	o, err := IndexFor(ctx, pipelinePath, filepath.Join(tmp, "index"), ds, progress, opts...)
 	if err != nil {
 		os.RemoveAll(tmp)
-		return nil, nil, nil, nil, err
+		return nil, err
 	}
-	closeFn = func() error {
-		err := si.Close()
+	closeIndex := o.close
+	o.close = func() error {
+		err := closeIndex()
 		if e := os.RemoveAll(tmp); err == nil {
 			err = e
 		}
 		return err
 	}
-	return si, p, cfg, closeFn, nil
+	return o, nil
 }
 
-// IndexFor indexes ds's corpus into a new index at dir, with the payloads
-// the stages of the pipeline file at pipelinePath read, and returns the
-// index and the pipeline built against it. On error it closes the index
-// and leaves dir for the caller to remove.
-func IndexFor(ctx context.Context, pipelinePath, dir string, ds *eval.Dataset, progress index.Progress, opts ...OpenOption) (*index.Index, *Pipeline, *Config, error) {
+// IndexFor indexes ds's corpus into a new semrank index at dir, with the
+// payloads the stages of the pipeline file at pipelinePath read, and
+// returns the index and the pipeline built against it; Close closes the
+// index and leaves dir. On error it closes the index and leaves dir for
+// the caller to remove.
+func IndexFor(ctx context.Context, pipelinePath, dir string, ds *eval.Dataset, progress index.Progress, opts ...rerank.LoadOption) (*Opened, error) {
 	if ds == nil {
-		return nil, nil, nil, errors.New("rerank: no index and no corpus to index")
+		return nil, errors.New("rerank: no index and no corpus to index")
 	}
 	idx, err := index.Create(dir)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	p, cfg, err := LoadPipeline(pipelinePath, EnvFor(idx), opts...)
+	p, cfg, err := rerank.LoadPipeline(pipelinePath, rerank.EnvFor(idx), opts...)
 	if err == nil {
 		encs := append([]index.PayloadEncoder{index.TermsEncoder{}}, p.Encoders()...)
 		err = idx.Add(ctx, ds.Corpus, encs, progress)
@@ -106,17 +93,17 @@ func IndexFor(ctx context.Context, pipelinePath, dir string, ds *eval.Dataset, p
 	}
 	if err != nil {
 		idx.Close()
-		return nil, nil, nil, err
+		return nil, err
 	}
-	return idx, p, cfg, nil
+	return &Opened{Index: idx, Pipeline: p, Config: cfg, close: idx.Close}, nil
 }
 
 // RunDataset reranks every query of ds (its given candidates, or the
 // first stage's top depth hits, at least the window) with p over idx, any
 // Bleve index, and returns the first-stage run and the reranked run.
-func RunDataset(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *Pipeline, depth int, progress index.Progress) (first, reranked eval.Run, err error) {
+func RunDataset(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *rerank.Pipeline, depth int, progress index.Progress) (first, reranked eval.Run, err error) {
 	first, reranked = eval.NewRun(), eval.NewRun()
-	err = eachQuery(ctx, idx, ds, p, depth, func(i int, q eval.Query, cands []Candidate, scored []Scored) error {
+	err = eachQuery(ctx, idx, ds, p, depth, func(i int, q eval.Query, cands []rerank.Candidate, scored []rerank.Scored) error {
 		for _, c := range cands {
 			first.Add(q.ID, eval.Entry{DocID: c.ID, Rank: c.Rank, Score: index.DistinctScore(c.Score, c.Rank)})
 		}
@@ -135,7 +122,7 @@ func RunDataset(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *Pipel
 // for every query of ds: its given candidates scored, or its top depth
 // documents (see RunDataset).
 func FirstStageRun(ctx context.Context, idx bleve.Index, ds *eval.Dataset, depth int, progress index.Progress) (eval.Run, error) {
-	p, err := FirstStagePipeline(idx, depth)
+	p, err := rerank.FirstStagePipeline(idx, depth)
 	if err != nil {
 		return eval.Run{}, err
 	}
@@ -148,21 +135,21 @@ func FirstStageRun(ctx context.Context, idx bleve.Index, ds *eval.Dataset, depth
 // reranked candidates (whose StageScores keep every stage's raw score), so
 // callers that need both the fused order and each stage's own order score
 // every stage once.
-func EachQuery(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *Pipeline,
-	fn func(i int, q eval.Query, cands []Candidate, scored []Scored) error) error {
+func EachQuery(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *rerank.Pipeline,
+	fn func(i int, q eval.Query, cands []rerank.Candidate, scored []rerank.Scored) error) error {
 	return eachQuery(ctx, idx, ds, p, 0, fn)
 }
 
 // eachQuery is EachQuery retrieving depth hits (at least the window).
-func eachQuery(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *Pipeline, depth int,
-	fn func(i int, q eval.Query, cands []Candidate, scored []Scored) error) error {
-	s := Searcher{Index: idx, Pipeline: p}
+func eachQuery(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *rerank.Pipeline, depth int,
+	fn func(i int, q eval.Query, cands []rerank.Candidate, scored []rerank.Scored) error) error {
+	s := rerank.Searcher{Index: idx, Pipeline: p}
 	for i, q := range ds.Queries {
-		cands, err := s.DatasetCandidates(ctx, ds, q, depth)
+		cands, err := Candidates(ctx, s, ds, q, depth)
 		if err != nil {
 			return fmt.Errorf("query %q: %w", q.ID, err)
 		}
-		scored, err := p.Rerank(ctx, Query{ID: q.ID, Text: q.FullText()}, cands)
+		scored, err := p.Rerank(ctx, rerank.Query{ID: q.ID, Text: q.FullText()}, cands)
 		if err != nil {
 			return fmt.Errorf("query %q: %w", q.ID, err)
 		}
@@ -173,12 +160,12 @@ func eachQuery(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *Pipeli
 	return nil
 }
 
-// DatasetCandidates returns the first-stage candidates of q, a query of
+// Candidates returns the first-stage candidates s finds for q, a query of
 // ds: ds's given list for q when it has candidate lists
-// (GivenCandidates), else the top depth, at least the window
-// (Candidates).
-func (s Searcher) DatasetCandidates(ctx context.Context, ds *eval.Dataset, q eval.Query, depth int) ([]Candidate, error) {
-	rq := Query{ID: q.ID, Text: q.FullText()}
+// (Searcher.GivenCandidates), else the top depth, at least the window
+// (Searcher.Candidates).
+func Candidates(ctx context.Context, s rerank.Searcher, ds *eval.Dataset, q eval.Query, depth int) ([]rerank.Candidate, error) {
+	rq := rerank.Query{ID: q.ID, Text: q.FullText()}
 	if ds.Candidates != nil {
 		var ids []string
 		for _, e := range ds.Candidates.Ranking(q.ID) {
@@ -197,17 +184,17 @@ func (s Searcher) DatasetCandidates(ctx context.Context, ds *eval.Dataset, q eva
 // a fusion trained on them may weigh; searches (Wrap, the server)
 // retrieve their candidates and never have it (see
 // Pipeline.GivenListWeights).
-func Examples(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *Pipeline) ([]Example, error) {
+func Examples(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *rerank.Pipeline) ([]learn.Example, error) {
 	if ds.Qrels == nil {
 		return nil, fmt.Errorf("rerank: %s has no judgments to learn fusion weights from", ds.Dir)
 	}
-	var out []Example
+	var out []learn.Example
 	for _, q := range ds.Queries {
 		judged, ok := ds.Qrels[q.ID]
 		if !ok {
 			continue
 		}
-		cands, err := Searcher{Index: idx, Pipeline: p}.DatasetCandidates(ctx, ds, q, 0)
+		cands, err := Candidates(ctx, rerank.Searcher{Index: idx, Pipeline: p}, ds, q, 0)
 		if err != nil {
 			return nil, fmt.Errorf("query %q: %w", q.ID, err)
 		}
@@ -216,7 +203,7 @@ func Examples(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *Pipelin
 		if len(cands) == 0 {
 			continue
 		}
-		scores, err := p.ScoreStages(ctx, Query{ID: q.ID, Text: q.FullText()}, cands)
+		scores, err := p.ScoreStages(ctx, rerank.Query{ID: q.ID, Text: q.FullText()}, cands)
 		if err != nil {
 			return nil, fmt.Errorf("query %q: %w", q.ID, err)
 		}
@@ -224,7 +211,7 @@ func Examples(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *Pipelin
 		for i, c := range cands {
 			labels[i] = judged[c.ID]
 		}
-		out = append(out, Example{Input: FusionInput{Names: p.StageNames(), Candidates: cands, Scores: scores}, Labels: labels})
+		out = append(out, learn.Example{Input: rerank.FusionInput{Names: p.StageNames(), Candidates: cands, Scores: scores}, Labels: labels})
 	}
 	return out, nil
 }
