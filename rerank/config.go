@@ -62,7 +62,7 @@ type Config struct {
 	// Checksums maps files the pipeline reads (relative to the pipeline
 	// file, slash-separated) to their SHA-256, hex; Build refuses a
 	// listed file whose content differs. Recipes list every model they
-	// publish. See FileSHA256.
+	// publish (package rerank/publish writes them).
 	Checksums map[string]string `yaml:"sha256,omitempty" json:"sha256,omitempty"`
 }
 
@@ -524,7 +524,7 @@ type LoadOption func(*Config)
 func StagesOnly() LoadOption {
 	return func(c *Config) {
 		if c.Fusion.Model != "" {
-			delete(c.Checksums, checksumKey(c.Fusion.Model))
+			delete(c.Checksums, ChecksumKey(c.Fusion.Model))
 		}
 		c.Fusion = FusionSpec{Method: "none"}
 	}

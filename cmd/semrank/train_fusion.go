@@ -16,6 +16,7 @@ import (
 	"github.com/semrank/semrank/rerank"
 	"github.com/semrank/semrank/rerank/learn"
 	"github.com/semrank/semrank/rerank/offline"
+	"github.com/semrank/semrank/rerank/publish"
 )
 
 func init() {
@@ -181,7 +182,7 @@ func saveFusion(w io.Writer, b *models.Bundle, out, pipelinePath string) error {
 	if err := b.Save(out); err != nil {
 		return err
 	}
-	updated, err := rerank.UpdateChecksum(pipelinePath, out)
+	updated, err := publish.UpdateChecksum(pipelinePath, out)
 	if err != nil {
 		return fmt.Errorf("wrote %s, but updating its sha256 in %s failed (the pipeline will refuse the new model until that line is updated or removed): %w", out, pipelinePath, err)
 	}

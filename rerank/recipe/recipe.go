@@ -33,6 +33,7 @@ import (
 	"github.com/semrank/semrank/rerank"
 	"github.com/semrank/semrank/rerank/learn"
 	"github.com/semrank/semrank/rerank/offline"
+	"github.com/semrank/semrank/rerank/publish"
 )
 
 // Recipe describes a pipeline to train.
@@ -295,7 +296,7 @@ func (r *Recipe) publishConfig(ctx context.Context, cfg *rerank.Config, staging,
 	if cfg.Fusion.Model != "" {
 		files = append(files, cfg.Fusion.Model)
 	}
-	if err := cfg.RecordChecksums(staging, files...); err != nil {
+	if err := publish.RecordChecksums(cfg, staging, files...); err != nil {
 		return "", err
 	}
 	if err := rerank.WriteConfig(filepath.Join(staging, "pipeline.yaml"), cfg); err != nil {
@@ -317,7 +318,7 @@ func (r *Recipe) publishConfig(ctx context.Context, cfg *rerank.Config, staging,
 			return "", fmt.Errorf("recipe: removing %s, made from the pipeline being replaced: %w (nothing in %s was replaced)", f, err, dir)
 		}
 	}
-	if err := publish(staging, dir, append(files, "pipeline.yaml")); err != nil {
+	if err := renameInto(staging, dir, append(files, "pipeline.yaml")); err != nil {
 		if len(removed) > 0 {
 			err = fmt.Errorf("%w; before that, %s, made from the pipeline being replaced, was removed", err, strings.Join(removed, " and "))
 		}
@@ -353,12 +354,12 @@ func stagedModels(staging string) ([]string, error) {
 	return files, err
 }
 
-// publish moves the files, relative to staging and in order, into dir;
+// renameInto moves the files, relative to staging and in order, into dir;
 // files under models/ go to dir/models, keeping the files there they do
 // not replace. Each rename replaces its file atomically; together they
 // are not atomic, so a failed rename is reported as possibly leaving the
 // pipeline in dir inconsistent.
-func publish(staging, dir string, files []string) error {
+func renameInto(staging, dir string, files []string) error {
 	if err := os.MkdirAll(filepath.Join(dir, "models"), 0o755); err != nil {
 		return err
 	}

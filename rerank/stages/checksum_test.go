@@ -7,6 +7,7 @@ import (
 
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/publish"
 )
 
 func init() {
@@ -58,7 +59,7 @@ func TestStagesParseCheckedBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range files {
-		if err := c.RecordChecksums(dir, filepath.Base(f)); err != nil {
+		if err := publish.RecordChecksums(c, dir, filepath.Base(f)); err != nil {
 			t.Fatal(err)
 		}
 	}
