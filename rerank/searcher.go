@@ -8,7 +8,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 )
 
@@ -61,8 +61,8 @@ func FirstStageOf(idx bleve.Index, c *Config, window int) (*Pipeline, error) {
 // text read from p's fields (Documents): the corpus trainers learn from
 // when the documents are an index's, one semrank did not build among
 // them, as p's stages will read them.
-func IndexCorpus(ctx context.Context, idx bleve.Index, p *Pipeline) ([]eval.Doc, error) {
-	var docs []eval.Doc
+func IndexCorpus(ctx context.Context, idx bleve.Index, p *Pipeline) ([]dataset.Doc, error) {
+	var docs []dataset.Doc
 	err := Searcher{Index: idx, Pipeline: p}.Documents(ctx, nil, func(c Candidate) error {
 		docs = append(docs, c.Doc())
 		return nil

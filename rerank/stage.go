@@ -39,7 +39,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 
 	"github.com/semrank/semrank/analyzers"
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 )
 
@@ -66,7 +66,7 @@ type Candidate struct {
 }
 
 // Doc returns the candidate as a document: its id, title and text.
-func (c Candidate) Doc() eval.Doc { return eval.Doc{ID: c.ID, Title: c.Title, Text: c.Text} }
+func (c Candidate) Doc() dataset.Doc { return dataset.Doc{ID: c.ID, Title: c.Title, Text: c.Text} }
 
 // FullText returns the candidate's title and text joined.
 func (c Candidate) FullText() string {

@@ -17,7 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/semrank/semrank/cluster"
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 )
@@ -128,14 +128,14 @@ differs), then the two timed interleaved, and the ratio of their medians
 }
 
 // readQueries reads dir's queries.jsonl alone.
-func readQueries(dir string) ([]eval.Query, error) {
+func readQueries(dir string) ([]dataset.Query, error) {
 	path := filepath.Join(dir, "queries.jsonl")
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, dataDirError("--data", dir, err)
 	}
 	defer f.Close()
-	return eval.ReadQueries(f, path)
+	return dataset.ReadQueries(f, path)
 }
 
 // benchResult holds the times of each query's searches, bare and

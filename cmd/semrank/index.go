@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/semrank/semrank/cluster"
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 )
@@ -55,13 +55,13 @@ killed run leaves its staging folder, which the next run points out).`,
 			if err != nil {
 				return err
 			}
-			noteEmptyDocs(cmd.ErrOrStderr(), filepath.Join(dataDir, eval.CorpusFile), corpus)
+			noteEmptyDocs(cmd.ErrOrStderr(), filepath.Join(dataDir, dataset.CorpusFile), corpus)
 			si, sn := -1, 0
 			if shard != "" {
 				if si, sn, err = cluster.ParseShard(shard); err != nil {
 					return fmt.Errorf("--shard: %w", err)
 				}
-				corpus = slices.DeleteFunc(corpus, func(d eval.Doc) bool { return cluster.Of(d.ID, sn) != si })
+				corpus = slices.DeleteFunc(corpus, func(d dataset.Doc) bool { return cluster.Of(d.ID, sn) != si })
 			}
 			encs, err := loadEncoders()
 			if err != nil {
@@ -148,18 +148,18 @@ var indexCmd *cobra.Command
 // loadCorpus reads the documents of BEIR directory dir, its corpus.jsonl
 // alone: indexing needs no queries or judgments, so a folder holding only
 // a corpus is enough.
-func loadCorpus(dir string) ([]eval.Doc, error) {
-	docs, err := eval.LoadCorpus(dir)
+func loadCorpus(dir string) ([]dataset.Doc, error) {
+	docs, err := dataset.LoadCorpus(dir)
 	if err != nil {
 		return nil, dataDirError("--data", dir, err)
 	}
 	return docs, nil
 }
 
-// loadDataset is eval.LoadDataset, explaining a --data that names a file
+// loadDataset is dataset.Load, explaining a --data that names a file
 // or an index.
-func loadDataset(dir string) (*eval.Dataset, error) {
-	ds, err := eval.LoadDataset(dir)
+func loadDataset(dir string) (*dataset.Dataset, error) {
+	ds, err := dataset.Load(dir)
 	if err != nil {
 		return nil, dataDirError("--data", dir, err)
 	}
@@ -171,7 +171,7 @@ func loadDataset(dir string) (*eval.Dataset, error) {
 // the text is under another key ("body", "contents"), which a corpus line
 // may carry and which is not read. (POST /api/index refuses such a
 // document.)
-func noteEmptyDocs(w io.Writer, path string, docs []eval.Doc) {
+func noteEmptyDocs(w io.Writer, path string, docs []dataset.Doc) {
 	var empty []string
 	for _, d := range docs {
 		if strings.TrimSpace(d.Title) == "" && strings.TrimSpace(d.Text) == "" {
@@ -194,9 +194,9 @@ func dataDirError(flag, dir string, err error) error {
 	case serr != nil:
 		return err
 	case !st.IsDir():
-		return fmt.Errorf("%s %s is a file: give the folder that holds %s (and, for the commands that need them, %s and %s): %w", flag, dir, eval.CorpusFile, eval.QueriesFile, eval.QrelsFile, err)
+		return fmt.Errorf("%s %s is a file: give the folder that holds %s (and, for the commands that need them, %s and %s): %w", flag, dir, dataset.CorpusFile, dataset.QueriesFile, dataset.QrelsFile, err)
 	case isIndex(dir):
-		return fmt.Errorf("%s %s is a semrank index, not a BEIR directory (--index names the index, %s the folder holding %s): %w", flag, dir, flag, eval.CorpusFile, err)
+		return fmt.Errorf("%s %s is a semrank index, not a BEIR directory (--index names the index, %s the folder holding %s): %w", flag, dir, flag, dataset.CorpusFile, err)
 	}
 	return err
 }

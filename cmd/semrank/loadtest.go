@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/server"
 	"github.com/semrank/semrank/testdata"
 )
@@ -32,12 +32,12 @@ percentiles and errors. Only loopback URLs are accepted.`,
 			if err := server.CheckLoopback(url); err != nil {
 				return err
 			}
-			var ds *eval.Dataset
+			var ds *dataset.Dataset
 			var err error
 			if dataDir == "" {
-				ds, err = eval.LoadDatasetFS(testdata.Demo, testdata.DemoDir) // the demo's queries, built in
+				ds, err = dataset.LoadFS(testdata.Demo, testdata.DemoDir) // the demo's queries, built in
 			} else {
-				ds, err = eval.LoadDataset(dataDir)
+				ds, err = dataset.Load(dataDir)
 			}
 			if err != nil {
 				return err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/eval/report"
 )
@@ -46,7 +47,7 @@ also as a table), and each run's metric cut to depth k (depth).`,
 					return fmt.Errorf("--run %q: two runs named %q", r, name)
 				}
 				seen[name] = true
-				run, err := eval.ReadRunFile(path)
+				run, err := dataset.ReadRunFile(path)
 				if errors.Is(err, fs.ErrNotExist) && strings.Contains(path, "=") {
 					return fmt.Errorf("--run %q: %w (the name ends at the first \"=\": name %q, file %q)", r, err, name, path)
 				}

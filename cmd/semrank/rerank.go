@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/rerank/offline"
 	_ "github.com/semrank/semrank/rerank/stages" // registers the stage types
@@ -99,7 +100,7 @@ payloads the pipeline's stages read. Prints metrics when DIR has judgments.`,
 // checkRanked refuses a run that ranks none of ds's queries, before it is
 // written: a run file with no line is one every reader of runs (eval,
 // report, export) refuses, so it would only defer the error.
-func checkRanked(ds *eval.Dataset, run eval.Run) error {
+func checkRanked(ds *dataset.Dataset, run dataset.Run) error {
 	if run.Len() > 0 {
 		return nil
 	}
@@ -110,7 +111,7 @@ func checkRanked(ds *eval.Dataset, run eval.Run) error {
 // (an empty given list, no searchable terms, or nothing in the index
 // matched), naming a few:
 // the run file simply lacks them, and an evaluation counts them 0.
-func noteUnrankedQueries(w io.Writer, ds *eval.Dataset, run eval.Run) {
+func noteUnrankedQueries(w io.Writer, ds *dataset.Dataset, run dataset.Run) {
 	var ids []string
 	for _, q := range ds.Queries {
 		if len(run.Ranking(q.ID)) == 0 {

@@ -13,7 +13,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 	"github.com/spf13/cobra"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 	"github.com/semrank/semrank/rerank/offline"
@@ -159,14 +159,14 @@ and its first stage searches.`,
 				return err
 			}
 			if ds.Candidates != nil && cmd.Flags().Changed("depth") {
-				fmt.Fprintf(cmd.ErrOrStderr(), "note: --depth is not used: %s lists the candidates, and each is scored\n", filepath.Join(dataDir, eval.CandidatesFile))
+				fmt.Fprintf(cmd.ErrOrStderr(), "note: --depth is not used: %s lists the candidates, and each is scored\n", filepath.Join(dataDir, dataset.CandidatesFile))
 			}
 			idx, err := index.OpenAny(indexPath)
 			if err != nil {
 				return err
 			}
 			defer idx.Close()
-			var run eval.Run
+			var run dataset.Run
 			tag := "bm25"
 			bar := newBar(len(ds.Queries), "queries")
 			progress := func(d, _ int) { bar.Set(d) }
@@ -336,11 +336,11 @@ func searchReranked(cmd *cobra.Command, idx bleve.Index, pipelinePath, text stri
 // judgments and candidates, if any), and its corpus.jsonl when it has one;
 // without, the documents are the index's alone, and the judgments and
 // candidates are not checked against them.
-func runDataset(dir string) (*eval.Dataset, error) {
-	if exists(filepath.Join(dir, eval.CorpusFile)) {
+func runDataset(dir string) (*dataset.Dataset, error) {
+	if exists(filepath.Join(dir, dataset.CorpusFile)) {
 		return loadDataset(dir)
 	}
-	ds, err := eval.LoadDatasetWith(dir, nil)
+	ds, err := dataset.LoadWith(dir, nil)
 	if err != nil {
 		return nil, dataDirError("--data", dir, err)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/concept"
 	"github.com/semrank/semrank/models/dse"
@@ -52,7 +52,7 @@ func errNoPreference(method, flag string, dirs []string) error {
 		"(held-out MAP would be 1 whatever it learned); without %s a query's candidates are its judged documents alone: "+
 		"write BM25 candidate lists, where documents not judged count as not relevant, with "+
 		"semrank run --data DIR --index IDX --out DIR/%s",
-		flag, strings.Join(dirs, " "), method, eval.CandidatesFile, eval.CandidatesFile)
+		flag, strings.Join(dirs, " "), method, dataset.CandidatesFile, dataset.CandidatesFile)
 }
 
 func newTrainConceptCmd(method string) *cobra.Command {
@@ -116,7 +116,7 @@ model (MODEL.curve.png).`,
 				return err
 			}
 			for _, dir := range corpora {
-				ds, err := eval.LoadDataset(dir)
+				ds, err := dataset.Load(dir)
 				if err != nil {
 					return err
 				}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models/deepmatch"
 	"github.com/semrank/semrank/rerank"
 )
@@ -19,8 +19,8 @@ func init() {
 	}
 }
 
-// loadMerged reads BEIR directories as one dataset (see eval.Merge).
-func loadMerged(dirs []string) (*eval.Dataset, error) {
+// loadMerged reads BEIR directories as one dataset (see dataset.Merge).
+func loadMerged(dirs []string) (*dataset.Dataset, error) {
 	return (*trainIndex)(nil).loadAll(context.Background(), "--data", dirs)
 }
 
@@ -98,7 +98,7 @@ query is held out. A training-curve plot is written beside the model
 				return err
 			}
 			if dev != "" {
-				if in.Dev, err = eval.LoadDataset(dev); err != nil {
+				if in.Dev, err = dataset.Load(dev); err != nil {
 					return err
 				}
 			}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models"
 	"github.com/semrank/semrank/rerank"
 	"github.com/semrank/semrank/rerank/learn"
@@ -87,7 +87,7 @@ raw) instead. Each method's flags (linear: --loss, --l2; lambdamart: --valid,
 			if method == "lambdamart" {
 				var valid []learn.Example
 				if validDir != "" {
-					vds, err := eval.LoadDataset(validDir)
+					vds, err := dataset.Load(validDir)
 					if err != nil {
 						return err
 					}
@@ -222,7 +222,7 @@ func checkFusionFlags(method, loss string, l2 float64, trees, leaves int) error 
 // documents read through the pipeline's fields (see trainIndex). Their
 // candidates are the pipeline's searches over the index, as it will run,
 // never a first-stage list written for them.
-func fusionDataset(ctx context.Context, dataDir, indexPath, pipelinePath string) (*eval.Dataset, error) {
+func fusionDataset(ctx context.Context, dataDir, indexPath, pipelinePath string) (*dataset.Dataset, error) {
 	if indexPath == "" {
 		return loadDataset(dataDir)
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 	"github.com/semrank/semrank/rerank/learn"
@@ -37,7 +37,7 @@ func (o *Opened) Close() error { return o.close() }
 // pipelinePath against it. With an empty indexPath it indexes ds's corpus
 // into a temporary index (see IndexFor), in the system's temporary
 // directory, which Close removes.
-func Open(ctx context.Context, pipelinePath, indexPath string, ds *eval.Dataset, progress index.Progress, opts ...rerank.LoadOption) (*Opened, error) {
+func Open(ctx context.Context, pipelinePath, indexPath string, ds *dataset.Dataset, progress index.Progress, opts ...rerank.LoadOption) (*Opened, error) {
 	if indexPath != "" {
 		idx, err := index.OpenAny(indexPath)
 		if err != nil {
@@ -75,7 +75,7 @@ func Open(ctx context.Context, pipelinePath, indexPath string, ds *eval.Dataset,
 // returns the index and the pipeline built against it; Close closes the
 // index and leaves dir. On error it closes the index and leaves dir for
 // the caller to remove.
-func IndexFor(ctx context.Context, pipelinePath, dir string, ds *eval.Dataset, progress index.Progress, opts ...rerank.LoadOption) (*Opened, error) {
+func IndexFor(ctx context.Context, pipelinePath, dir string, ds *dataset.Dataset, progress index.Progress, opts ...rerank.LoadOption) (*Opened, error) {
 	if ds == nil {
 		return nil, errors.New("rerank: no index and no corpus to index")
 	}
@@ -101,14 +101,14 @@ func IndexFor(ctx context.Context, pipelinePath, dir string, ds *eval.Dataset, p
 // RunDataset reranks every query of ds (its given candidates, or the
 // first stage's top depth hits, at least the window) with p over idx, any
 // Bleve index, and returns the first-stage run and the reranked run.
-func RunDataset(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *rerank.Pipeline, depth int, progress index.Progress) (first, reranked eval.Run, err error) {
-	first, reranked = eval.NewRun(), eval.NewRun()
-	err = eachQuery(ctx, idx, ds, p, depth, func(i int, q eval.Query, cands []rerank.Candidate, scored []rerank.Scored) error {
+func RunDataset(ctx context.Context, idx bleve.Index, ds *dataset.Dataset, p *rerank.Pipeline, depth int, progress index.Progress) (first, reranked dataset.Run, err error) {
+	first, reranked = dataset.NewRun(), dataset.NewRun()
+	err = eachQuery(ctx, idx, ds, p, depth, func(i int, q dataset.Query, cands []rerank.Candidate, scored []rerank.Scored) error {
 		for _, c := range cands {
-			first.Add(q.ID, eval.Entry{DocID: c.ID, Rank: c.Rank, Score: index.DistinctScore(c.Score, c.Rank)})
+			first.Add(q.ID, dataset.Entry{DocID: c.ID, Rank: c.Rank, Score: index.DistinctScore(c.Score, c.Rank)})
 		}
 		for j, s := range scored {
-			reranked.Add(q.ID, eval.Entry{DocID: s.ID, Rank: j + 1, Score: s.Score})
+			reranked.Add(q.ID, dataset.Entry{DocID: s.ID, Rank: j + 1, Score: s.Score})
 		}
 		if progress != nil {
 			progress(i+1, len(ds.Queries))
@@ -121,10 +121,10 @@ func RunDataset(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *reran
 // FirstStageRun returns the first stage's run over idx, any Bleve index,
 // for every query of ds: its given candidates scored, or its top depth
 // documents (see RunDataset).
-func FirstStageRun(ctx context.Context, idx bleve.Index, ds *eval.Dataset, depth int, progress index.Progress) (eval.Run, error) {
+func FirstStageRun(ctx context.Context, idx bleve.Index, ds *dataset.Dataset, depth int, progress index.Progress) (dataset.Run, error) {
 	p, err := rerank.FirstStagePipeline(idx, depth)
 	if err != nil {
-		return eval.Run{}, err
+		return dataset.Run{}, err
 	}
 	first, _, err := RunDataset(ctx, idx, ds, p, depth, progress)
 	return first, err
@@ -135,14 +135,14 @@ func FirstStageRun(ctx context.Context, idx bleve.Index, ds *eval.Dataset, depth
 // reranked candidates (whose StageScores keep every stage's raw score), so
 // callers that need both the fused order and each stage's own order score
 // every stage once.
-func EachQuery(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *rerank.Pipeline,
-	fn func(i int, q eval.Query, cands []rerank.Candidate, scored []rerank.Scored) error) error {
+func EachQuery(ctx context.Context, idx bleve.Index, ds *dataset.Dataset, p *rerank.Pipeline,
+	fn func(i int, q dataset.Query, cands []rerank.Candidate, scored []rerank.Scored) error) error {
 	return eachQuery(ctx, idx, ds, p, 0, fn)
 }
 
 // eachQuery is EachQuery retrieving depth hits (at least the window).
-func eachQuery(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *rerank.Pipeline, depth int,
-	fn func(i int, q eval.Query, cands []rerank.Candidate, scored []rerank.Scored) error) error {
+func eachQuery(ctx context.Context, idx bleve.Index, ds *dataset.Dataset, p *rerank.Pipeline, depth int,
+	fn func(i int, q dataset.Query, cands []rerank.Candidate, scored []rerank.Scored) error) error {
 	s := rerank.Searcher{Index: idx, Pipeline: p}
 	for i, q := range ds.Queries {
 		cands, err := Candidates(ctx, s, ds, q, depth)
@@ -164,7 +164,7 @@ func eachQuery(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *rerank
 // ds: ds's given list for q when it has candidate lists
 // (Searcher.GivenCandidates), else the top depth, at least the window
 // (Searcher.Candidates).
-func Candidates(ctx context.Context, s rerank.Searcher, ds *eval.Dataset, q eval.Query, depth int) ([]rerank.Candidate, error) {
+func Candidates(ctx context.Context, s rerank.Searcher, ds *dataset.Dataset, q dataset.Query, depth int) ([]rerank.Candidate, error) {
 	rq := rerank.Query{ID: q.ID, Text: q.FullText()}
 	if ds.Candidates != nil {
 		var ids []string
@@ -184,7 +184,7 @@ func Candidates(ctx context.Context, s rerank.Searcher, ds *eval.Dataset, q eval
 // a fusion trained on them may weigh; searches (Wrap, the server)
 // retrieve their candidates and never have it (see
 // Pipeline.GivenListWeights).
-func Examples(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *rerank.Pipeline) ([]learn.Example, error) {
+func Examples(ctx context.Context, idx bleve.Index, ds *dataset.Dataset, p *rerank.Pipeline) ([]learn.Example, error) {
 	if ds.Qrels == nil {
 		return nil, fmt.Errorf("rerank: %s has no judgments to learn fusion weights from", ds.Dir)
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 	_ "github.com/semrank/semrank/rerank/stages"
@@ -17,12 +17,12 @@ import (
 // train the fusion on other candidates and other scales.
 func TestExamplesKeepTheWindow(t *testing.T) {
 	ctx := context.Background()
-	ds := &eval.Dataset{Qrels: eval.Qrels{"q1": {"d1": 1}}, Queries: []eval.Query{{ID: "q1", Text: "bank account"}}}
-	given := eval.NewRun()
+	ds := &dataset.Dataset{Qrels: dataset.Qrels{"q1": {"d1": 1}}, Queries: []dataset.Query{{ID: "q1", Text: "bank account"}}}
+	given := dataset.NewRun()
 	for i := 1; i <= 5; i++ {
 		id := fmt.Sprintf("d%d", i)
-		ds.Corpus = append(ds.Corpus, eval.Doc{ID: id, Text: "bank account number " + id})
-		given.Add("q1", eval.Entry{DocID: id, Rank: i, Score: float64(10 - i)})
+		ds.Corpus = append(ds.Corpus, dataset.Doc{ID: id, Text: "bank account number " + id})
+		given.Add("q1", dataset.Entry{DocID: id, Rank: i, Score: float64(10 - i)})
 	}
 	ds.Candidates = &given
 	idx, err := index.Create("")

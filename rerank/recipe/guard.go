@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/rerank"
 	"github.com/semrank/semrank/rerank/learn"
@@ -299,12 +300,12 @@ func (firstStageOrder) Fuse(in rerank.FusionInput) ([]float64, error) {
 // averagePrecision is trec AP (eval's "map") of ex's candidates ranked by
 // scores, over the relevant candidates in the list.
 func averagePrecision(ex learn.Example, scores []float64) float64 {
-	run, judged := eval.NewRun(), map[string]int{}
+	run, judged := dataset.NewRun(), map[string]int{}
 	for i, c := range ex.Input.Candidates {
-		run.Add("q", eval.Entry{DocID: c.ID, Score: scores[i], Rank: i + 1})
+		run.Add("q", dataset.Entry{DocID: c.ID, Score: scores[i], Rank: i + 1})
 		judged[c.ID] = ex.Labels[i]
 	}
-	res, err := eval.Evaluate(eval.Qrels{"q": judged}, run, mapMetric)
+	res, err := eval.Evaluate(dataset.Qrels{"q": judged}, run, mapMetric)
 	if err != nil {
 		return 0 // unreachable: one query, distinct candidates, finite scores
 	}

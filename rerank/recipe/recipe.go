@@ -28,7 +28,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 	"github.com/semrank/semrank/rerank/learn"
@@ -88,7 +88,7 @@ func logTo(w io.Writer) func(format string, args ...any) {
 // index under dir. When indexing fails or ctx is cancelled, the index is
 // removed if dir did not exist before, so that no partial index is left
 // to be taken for a whole one (or to stop the next run).
-func CorpusIndex(ctx context.Context, ds *eval.Dataset, dir string) (*index.Index, error) {
+func CorpusIndex(ctx context.Context, ds *dataset.Dataset, dir string) (*index.Index, error) {
 	_, statErr := os.Lstat(dir)
 	idx, err := index.Create(dir)
 	if err != nil {
@@ -129,7 +129,7 @@ func CorpusIndex(ctx context.Context, ds *eval.Dataset, dir string) (*index.Inde
 // Fit holds dir's lock while it runs (see lockOut): a second Fit or
 // recipe run on dir fails at once, and staging directories of a killed
 // one are removed first.
-func (r *Recipe) Fit(ctx context.Context, train, dev *eval.Dataset, dir string) (string, error) {
+func (r *Recipe) Fit(ctx context.Context, train, dev *dataset.Dataset, dir string) (string, error) {
 	if _, err := r.check(train); err != nil {
 		return "", err
 	}
@@ -143,7 +143,7 @@ func (r *Recipe) Fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 
 // check refuses what fit cannot train, before anything is written, and
 // returns the number of cross-fitting folds.
-func (r *Recipe) check(train *eval.Dataset) (int, error) {
+func (r *Recipe) check(train *dataset.Dataset) (int, error) {
 	if train.Qrels == nil {
 		return 0, fmt.Errorf("recipe: training data %s has no judgments", train.Dir)
 	}
@@ -155,7 +155,7 @@ func (r *Recipe) check(train *eval.Dataset) (int, error) {
 }
 
 // fit is Fit in a directory whose lock the caller holds.
-func (r *Recipe) fit(ctx context.Context, train, dev *eval.Dataset, dir string) (string, error) {
+func (r *Recipe) fit(ctx context.Context, train, dev *dataset.Dataset, dir string) (string, error) {
 	folds, err := r.check(train)
 	if err != nil {
 		return "", err
@@ -198,8 +198,8 @@ func (r *Recipe) fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for k, fold := range foldSets {
 		g.Go(func() error {
-			inner := train.Subset(eval.NotInSet(fold))
-			held := train.Subset(eval.InSet(fold))
+			inner := train.Subset(dataset.NotInSet(fold))
+			held := train.Subset(dataset.InSet(fold))
 			specs, err := r.trainStages(gctx, inner, nil, idx, filepath.Join(tmp, fmt.Sprintf("fold%d", k)))
 			if err != nil {
 				return err
@@ -439,7 +439,7 @@ func checkFusion(method string) error {
 }
 
 // foldCount returns the number of folds n asks for: 5 when n is 0. Fewer
-// than 2 folds leave nothing to train on, or panic eval.Dataset.Folds.
+// than 2 folds leave nothing to train on, or panic dataset.Dataset.Folds.
 func foldCount(n int) (int, error) {
 	switch {
 	case n == 0:
@@ -452,7 +452,7 @@ func foldCount(n int) (int, error) {
 
 // indexOf returns the index ds's queries are searched in: r.Index, or a
 // semrank index of ds's corpus built at dir; and what closes it.
-func (r *Recipe) indexOf(ctx context.Context, ds *eval.Dataset, dir string) (bleve.Index, func(), error) {
+func (r *Recipe) indexOf(ctx context.Context, ds *dataset.Dataset, dir string) (bleve.Index, func(), error) {
 	if r.Index != nil {
 		return r.Index, func() {}, nil
 	}
@@ -471,7 +471,7 @@ func (r *Recipe) config(specs []rerank.StageSpec, f rerank.FusionSpec) *rerank.C
 
 // trainStages trains r's stages on train into dir, logging each trained
 // stage's time, since one can take minutes.
-func (r *Recipe) trainStages(ctx context.Context, train, dev *eval.Dataset, idx bleve.Index, dir string) ([]rerank.StageSpec, error) {
+func (r *Recipe) trainStages(ctx context.Context, train, dev *dataset.Dataset, idx bleve.Index, dir string) ([]rerank.StageSpec, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -513,7 +513,7 @@ func (r *Recipe) trainStages(ctx context.Context, train, dev *eval.Dataset, idx 
 }
 
 // examples scores ds's judged queries with the stages specs describe.
-func (r *Recipe) examples(ctx context.Context, specs []rerank.StageSpec, idx bleve.Index, ds *eval.Dataset) ([]learn.Example, error) {
+func (r *Recipe) examples(ctx context.Context, specs []rerank.StageSpec, idx bleve.Index, ds *dataset.Dataset) ([]learn.Example, error) {
 	p, err := r.config(specs, rerank.FusionSpec{Method: "none"}).Build(rerank.EnvOf(idx))
 	if err != nil {
 		return nil, err

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/rerank"
 	"github.com/semrank/semrank/rerank/publish"
 )
@@ -35,7 +35,7 @@ func TestStagesParseCheckedBytes(t *testing.T) {
 	dir := t.TempDir()
 	wmdFixture(t, dir)
 	_, concepts := conceptModels(t, dir)
-	ds, err := eval.LoadDataset("../../testdata/tweak")
+	ds, err := dataset.Load("../../testdata/tweak")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models/concept"
 	"github.com/semrank/semrank/models/dse"
 	"github.com/semrank/semrank/models/lsa"
@@ -39,7 +39,7 @@ func (p memPayloads) PayloadModel(name string) string {
 
 // conceptModels trains a tiny model of every concept type on the SemEval
 // slice and saves them in dir.
-func conceptModels(t *testing.T, dir string) (*eval.Dataset, map[string]string) {
+func conceptModels(t *testing.T, dir string) (*dataset.Dataset, map[string]string) {
 	t.Helper()
 	data, ds, err := concept.LoadDir("../../testdata/concepts/semeval-b", false)
 	if err != nil {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 )
@@ -32,7 +32,7 @@ func FuzzBuildConfig(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { idx.Close() })
-	docs := []eval.Doc{
+	docs := []dataset.Doc{
 		{ID: "a", Title: "Bank fees", Text: "Which bank charges no fees for an expat account?", Metadata: map[string]any{"votes": 3}},
 		{ID: "b", Text: "Visa renewal office hours"},
 	}

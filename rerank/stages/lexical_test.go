@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/tweak"
 	"github.com/semrank/semrank/rerank"
@@ -30,7 +30,7 @@ func (termsPayloads) PayloadModel(name string) string {
 // stages reading term counts score every candidate bit for bit the same
 // from the index's terms payload as from the text.
 func TestLexicalStagesPayloadOrText(t *testing.T) {
-	ds, err := eval.LoadDataset("../../testdata/tweak")
+	ds, err := dataset.Load("../../testdata/tweak")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestCosine(t *testing.T) {
 func TestTFIDFNormCacheFollowsTheDocument(t *testing.T) {
 	stats := tweak.CountDF([]string{"bank doha", "visa wife", "bank loan card", "visa"})
 	encode := func(text string) []byte {
-		b, err := index.TermsEncoder{}.EncodePayload(eval.Doc{Text: text})
+		b, err := index.TermsEncoder{}.EncodePayload(dataset.Doc{Text: text})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +176,7 @@ func (s countsStage) Score(ctx context.Context, _ rerank.Query, cands []rerank.C
 // TestWindowCountsShared: stages of one window asking for different terms'
 // counts from the same payloads each get their own terms' counts.
 func TestWindowCountsShared(t *testing.T) {
-	docs := []eval.Doc{
+	docs := []dataset.Doc{
 		{ID: "a", Text: "bank account bank river"},
 		{ID: "b", Text: "river bank flows"},
 		{ID: "c", Text: "account closed"},

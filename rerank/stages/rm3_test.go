@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
@@ -206,7 +207,7 @@ func TestRM3Demo(t *testing.T) {
 		t.Skip("indexes 500 documents")
 	}
 	ctx := context.Background()
-	ds, err := eval.LoadDataset("../../testdata/demo")
+	ds, err := dataset.Load("../../testdata/demo")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +232,7 @@ func TestRM3Demo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, reranked := eval.NewRun(), eval.NewRun()
+	first, reranked := dataset.NewRun(), dataset.NewRun()
 	compared := 0
 	for _, q := range ds.Queries {
 		tq, err := index.TextQuery(q.FullText())
@@ -275,8 +276,8 @@ func TestRM3Demo(t *testing.T) {
 					t.Fatalf("query %s: lambda 1 orders %s and %s unlike bm25 (%v, %v; bm25 %v, %v)", q.ID, c.ID, cands[j].ID, plain[i], plain[j], ref[i], ref[j])
 				}
 			}
-			first.Add(q.ID, eval.Entry{DocID: c.ID, Score: -float64(c.Rank)})
-			reranked.Add(q.ID, eval.Entry{DocID: c.ID, Score: scores[i]})
+			first.Add(q.ID, dataset.Entry{DocID: c.ID, Score: -float64(c.Rank)})
+			reranked.Add(q.ID, dataset.Entry{DocID: c.ID, Score: scores[i]})
 		}
 	}
 	if compared == 0 {

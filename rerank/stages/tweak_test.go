@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/tweak"
 	"github.com/semrank/semrank/rerank"
 )
 
 // trainTWEAK trains a small TWEAK model on the SemEval B slice.
-func trainTWEAK(t *testing.T, ds *eval.Dataset, alpha float64) *tweak.Model {
+func trainTWEAK(t *testing.T, ds *dataset.Dataset, alpha float64) *tweak.Model {
 	t.Helper()
 	texts := make([]string, len(ds.Corpus))
 	for i, d := range ds.Corpus {
@@ -32,7 +32,7 @@ func trainTWEAK(t *testing.T, ds *eval.Dataset, alpha float64) *tweak.Model {
 }
 
 func TestTWEAKStage(t *testing.T) {
-	ds, err := eval.LoadDataset("../../testdata/tweak")
+	ds, err := dataset.Load("../../testdata/tweak")
 	if err != nil {
 		t.Fatal(err)
 	}

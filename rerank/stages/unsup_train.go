@@ -13,7 +13,7 @@ import (
 	"sync"
 
 	"github.com/semrank/semrank/analyzers"
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models"
 	"github.com/semrank/semrank/models/embed"
 	"github.com/semrank/semrank/models/topics"
@@ -309,7 +309,7 @@ func topicsConfig(spec rerank.StageSpec, seed uint64) (topics.Config, error) {
 }
 
 // datasetTexts returns the full text of ds's documents and queries.
-func datasetTexts(ds *eval.Dataset) []string {
+func datasetTexts(ds *dataset.Dataset) []string {
 	if ds == nil {
 		return nil
 	}

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models/embed"
 	"github.com/semrank/semrank/models/ssg/ssgtest"
 	"github.com/semrank/semrank/rerank"
@@ -20,9 +20,9 @@ func wmdFixture(t *testing.T, dir string) {
 	if err := tm.Save(filepath.Join(dir, "topics.model")); err != nil {
 		t.Fatal(err)
 	}
-	coll := &eval.Dataset{
-		Corpus:  []eval.Doc{{ID: "c1", Text: "loan account"}, {ID: "c2", Text: "sand camping"}},
-		Queries: []eval.Query{{ID: "q1", Text: "salary bank"}},
+	coll := &dataset.Dataset{
+		Corpus:  []dataset.Doc{{ID: "c1", Text: "loan account"}, {ID: "c2", Text: "sand camping"}},
+		Queries: []dataset.Query{{ID: "q1", Text: "salary bank"}},
 	}
 	if err := coll.Save(filepath.Join(dir, "coll")); err != nil {
 		t.Fatal(err)
