@@ -41,7 +41,7 @@ const (
 	FieldText  = "text"
 	// FieldMeta holds the record's metadata as one string: a JSON object
 	// such as {"category":"Money"}. It is stored, never indexed: it can be
-	// read back (Doc, Hit.Meta, the stages) but not searched or faceted.
+	// read back (Doc, Hit.Metadata, the stages) but not searched or faceted.
 	// A raw Bleve document (Index, or bleve.Batch.Index run through Batch)
 	// must give it in that form, as Add does:
 	//

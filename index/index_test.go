@@ -67,7 +67,7 @@ func TestTopNAndDocs(t *testing.T) {
 	if len(hits) != 2 || hits[0].ID != "d1" || hits[1].ID != "d3" {
 		t.Fatalf("hits = %+v, want d1 then d3", hits)
 	}
-	if hits[0].Rank != 1 || hits[0].Title != "Good bank in Doha" || hits[0].Meta["user_id"] != "U1" {
+	if hits[0].Rank != 1 || hits[0].Title != "Good bank in Doha" || hits[0].Metadata["user_id"] != "U1" {
 		t.Errorf("hit fields = %+v", hits[0])
 	}
 	d, ok, err := idx.Doc("d2")

@@ -32,7 +32,7 @@ func Attach(ctx context.Context, a *index.Attached, p *Pipeline, progress index.
 	docs := func(yield func(dataset.Doc, error) bool) {
 		stop := errors.New("stop")
 		err := Searcher{Index: a, Pipeline: p}.Documents(ctx, nil, func(c Candidate) error {
-			if !yield(c.Doc(), nil) {
+			if !yield(textDoc(c), nil) {
 				return stop
 			}
 			return nil
@@ -69,7 +69,7 @@ func Keep(a *index.Attached, p *Pipeline) error {
 		}
 		docs := make([]dataset.Doc, len(res.Hits))
 		for i, h := range res.Hits {
-			docs[i] = p.Fields.candidate(h, 0).Doc()
+			docs[i] = textDoc(p.Fields.candidate(h, 0))
 		}
 		return docs, nil
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models"
 )
 
@@ -23,7 +24,7 @@ func abs(x float64) float64 {
 func TestRRF(t *testing.T) {
 	in := FusionInput{
 		Names:      []string{"s"},
-		Candidates: []Candidate{{ID: "x", Rank: 1}, {ID: "y", Rank: 2}, {ID: "z", Rank: 3}},
+		Candidates: []Candidate{{Doc: dataset.Doc{ID: "x"}, Rank: 1}, {Doc: dataset.Doc{ID: "y"}, Rank: 2}, {Doc: dataset.Doc{ID: "z"}, Rank: 3}},
 		Scores:     [][]float64{{0.1, 0.9, 0.5}},
 	}
 	got, err := (&RRF{K: 1}).Fuse(in)
@@ -120,7 +121,7 @@ func TestRerankRefusesNonFiniteFusion(t *testing.T) {
 	for _, n := range []int{1, 3, 10} {
 		var cands []Candidate
 		for i := 0; i < n; i++ {
-			cands = append(cands, Candidate{ID: string(rune('a' + i)), Rank: i + 1, Score: float64(n - i)})
+			cands = append(cands, Candidate{Doc: dataset.Doc{ID: string(rune('a' + i))}, Rank: i + 1, Score: float64(n - i)})
 		}
 		p := &Pipeline{Stages: []Stage{constStage{}}, Fusion: nanFusion{}}
 		out, err := p.Rerank(context.Background(), Query{Text: "q"}, cands)

@@ -53,7 +53,7 @@ func TestWrapMatchesDatasetPath(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		scored, err := p.Rerank(ctx, rerank.Query{ID: q.ID, Text: q.FullText()}, rerank.FromHits(hits))
+		scored, err := p.Rerank(ctx, rerank.Query{ID: q.ID, Text: q.FullText()}, hits)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -64,10 +64,17 @@ func FirstStageOf(idx bleve.Index, c *Config, window int) (*Pipeline, error) {
 func IndexCorpus(ctx context.Context, idx bleve.Index, p *Pipeline) ([]dataset.Doc, error) {
 	var docs []dataset.Doc
 	err := Searcher{Index: idx, Pipeline: p}.Documents(ctx, nil, func(c Candidate) error {
-		docs = append(docs, c.Doc())
+		docs = append(docs, textDoc(c))
 		return nil
 	})
 	return docs, err
+}
+
+// textDoc returns c's document without its metadata, which on an index
+// semrank did not build holds every stored field: the id and the text the
+// pipeline's fields read, which is what trainers and payload encoders see.
+func textDoc(c Candidate) dataset.Doc {
+	return dataset.Doc{ID: c.ID, Title: c.Title, Text: c.Text}
 }
 
 // Search returns the first max(n, window) hits for q reranked: the
@@ -132,7 +139,7 @@ func (s Searcher) Load(ctx context.Context, cands []Candidate) error {
 	var hits search.DocumentMatchCollection
 	var at []int
 	for i, c := range cands {
-		if c.Fields == nil && c.Title == "" && c.Text == "" {
+		if c.Metadata == nil && c.Title == "" && c.Text == "" {
 			hits = append(hits, &search.DocumentMatch{ID: c.ID})
 			at = append(at, i)
 		}
@@ -142,7 +149,7 @@ func (s Searcher) Load(ctx context.Context, cands []Candidate) error {
 	}
 	for j, h := range hits {
 		c := s.Pipeline.Fields.candidate(h, cands[at[j]].Rank)
-		cands[at[j]].Title, cands[at[j]].Text, cands[at[j]].Fields = c.Title, c.Text, c.Fields
+		cands[at[j]].Title, cands[at[j]].Text, cands[at[j]].Metadata = c.Title, c.Text, c.Metadata
 	}
 	return nil
 }

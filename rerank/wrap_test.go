@@ -378,16 +378,16 @@ func TestPipelineEncodersIndex(t *testing.T) {
 }
 
 // positionStage prefers a lower metadata "position", which stages read
-// from Candidate.Fields.
+// from Candidate.Metadata.
 type positionStage struct{}
 
 func (positionStage) Name() string { return "position" }
 func (positionStage) Score(_ context.Context, _ rerank.Query, cs []rerank.Candidate) ([]float64, error) {
 	out := make([]float64, len(cs))
 	for i, c := range cs {
-		p, ok := c.Fields["position"].(float64)
+		p, ok := c.Metadata["position"].(float64)
 		if !ok {
-			return nil, fmt.Errorf("candidate %s has no position in %v", c.ID, c.Fields)
+			return nil, fmt.Errorf("candidate %s has no position in %v", c.ID, c.Metadata)
 		}
 		out[i] = -p
 	}
@@ -628,7 +628,7 @@ func (orderStage) Name() string { return "order" }
 func (orderStage) Score(_ context.Context, _ rerank.Query, cs []rerank.Candidate) ([]float64, error) {
 	out := make([]float64, len(cs))
 	for i, c := range cs {
-		out[i], _ = c.Fields["order"].(float64)
+		out[i], _ = c.Metadata["order"].(float64)
 	}
 	return out, nil
 }

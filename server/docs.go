@@ -329,14 +329,14 @@ func (s *Server) doc(ctx context.Context, id string) (dataset.Doc, bool, error) 
 	if s.store != nil {
 		return s.store.Doc(id)
 	}
-	c := []rerank.Candidate{{ID: id}}
+	c := []rerank.Candidate{{Doc: dataset.Doc{ID: id}}}
 	if err := (rerank.Searcher{Index: s.idx, Pipeline: s.current.Load().pipeline}).Load(ctx, c); err != nil {
 		return dataset.Doc{}, false, err
 	}
-	if c[0].Fields == nil && c[0].Title == "" && c[0].Text == "" {
+	if c[0].Metadata == nil && c[0].Title == "" && c[0].Text == "" {
 		return dataset.Doc{}, false, nil
 	}
-	return dataset.Doc{ID: id, Title: c[0].Title, Text: c[0].Text, Metadata: c[0].Fields}, true, nil
+	return dataset.Doc{ID: id, Title: c[0].Title, Text: c[0].Text, Metadata: c[0].Metadata}, true, nil
 }
 
 // quote quotes s for an error message as Go does (quotes, control

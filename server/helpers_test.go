@@ -186,7 +186,7 @@ func libraryRerank(t testing.TB, idx *index.Index, p *rerank.Pipeline, text stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	scored, err := p.Rerank(context.Background(), rerank.Query{Text: text}, rerank.FromHits(hits))
+	scored, err := p.Rerank(context.Background(), rerank.Query{Text: text}, hits)
 	if err != nil {
 		t.Fatal(err)
 	}

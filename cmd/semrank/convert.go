@@ -108,8 +108,8 @@ not build, as semrank run --index ranks them.`,
 			}
 			var docs []dataset.Doc
 			err = rerank.Searcher{Index: idx, Pipeline: p}.Documents(cmd.Context(), []string{"*"}, func(c rerank.Candidate) error {
-				d := c.Doc()
-				for k, v := range c.Fields {
+				d := dataset.Doc{ID: c.ID, Title: c.Title, Text: c.Text}
+				for k, v := range c.Metadata {
 					if !read[k] {
 						if d.Metadata == nil {
 							d.Metadata = map[string]any{}

@@ -219,8 +219,8 @@ func TestConvertBleve(t *testing.T) {
 	}
 	for _, d := range docs {
 		want, _ := ds.Doc(d.ID)
-		if d.Title != want.Title || d.Text != want.Text || d.Metadata["user"] != "u-"+d.ID {
-			t.Fatalf("document %s: %q %q %v, want %q %q and its user", d.ID, d.Title, d.Text, d.Metadata, want.Title, want.Text)
+		if d.Title != want.Title || d.Text != want.Text || d.Metadata["user"] != "u-"+d.ID || len(d.Metadata) != 1 {
+			t.Fatalf("document %s: %q %q %v, want %q %q and its user only", d.ID, d.Title, d.Text, d.Metadata, want.Title, want.Text)
 		}
 	}
 	if out, err := execute("convert", "bleve", "--index", filepath.Join(dir, "plain"), "--out", filepath.Join(dir, "out2")); err == nil || !strings.Contains(err.Error(), "body, subject") {

@@ -214,8 +214,8 @@ func snippet(c rerank.Candidate, n int) string {
 		s = c.Text
 	}
 	if s == "" {
-		for _, k := range slices.Sorted(maps.Keys(c.Fields)) {
-			if v, ok := c.Fields[k].(string); ok && v != "" {
+		for _, k := range slices.Sorted(maps.Keys(c.Metadata)) {
+			if v, ok := c.Metadata[k].(string); ok && v != "" {
 				s = v
 				break
 			}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -29,7 +30,7 @@ func xorExamples(n int, seed uint64) []Example {
 		labels := make([]int, 10)
 		for i := 0; i < 10; i++ {
 			a, b := rng.NormFloat64(), rng.NormFloat64()
-			in.Candidates = append(in.Candidates, rerank.Candidate{ID: string(rune('a' + i)), Rank: i + 1, Score: rng.Float64()})
+			in.Candidates = append(in.Candidates, rerank.Candidate{Doc: dataset.Doc{ID: string(rune('a' + i))}, Rank: i + 1, Score: rng.Float64()})
 			in.Scores[0][i], in.Scores[1][i] = a, b
 			if (a > 0) != (b > 0) {
 				labels[i] = 1
@@ -201,7 +202,7 @@ func TestFusionTrainingRefusesNothingToLearn(t *testing.T) {
 	example := func(labels ...int) Example {
 		in := rerank.FusionInput{Names: []string{"s"}, Scores: [][]float64{nil}}
 		for i := range labels {
-			in.Candidates = append(in.Candidates, rerank.Candidate{ID: fmt.Sprint(i), Rank: i + 1, Score: float64(10 - i)})
+			in.Candidates = append(in.Candidates, rerank.Candidate{Doc: dataset.Doc{ID: fmt.Sprint(i)}, Rank: i + 1, Score: float64(10 - i)})
 			in.Scores[0] = append(in.Scores[0], float64(i%2))
 		}
 		return Example{Input: in, Labels: labels}
@@ -240,7 +241,7 @@ func TestLambdaMARTRefusesTooFewToSplit(t *testing.T) {
 		in := rerank.FusionInput{Names: []string{"s"}, Scores: [][]float64{nil}}
 		var labels []int
 		for i := range 10 {
-			in.Candidates = append(in.Candidates, rerank.Candidate{ID: fmt.Sprint(q, "-", i), Rank: i + 1, Score: float64(10 - i)})
+			in.Candidates = append(in.Candidates, rerank.Candidate{Doc: dataset.Doc{ID: fmt.Sprint(q, "-", i)}, Rank: i + 1, Score: float64(10 - i)})
 			in.Scores[0] = append(in.Scores[0], float64((i+q)%3))
 			labels = append(labels, (i+q)%3/2)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/rerank"
 	"github.com/semrank/semrank/rerank/learn"
 )
@@ -25,7 +26,7 @@ func guardExamples(n int, stages ...string) []learn.Example {
 		ex := learn.Example{Input: rerank.FusionInput{Names: stages}, Labels: make([]int, 20)}
 		ex.Labels[rel] = 1
 		for i := range 20 {
-			ex.Input.Candidates = append(ex.Input.Candidates, rerank.Candidate{ID: fmt.Sprintf("d%d", i), Rank: i + 1, Score: float64(20 - i)})
+			ex.Input.Candidates = append(ex.Input.Candidates, rerank.Candidate{Doc: dataset.Doc{ID: fmt.Sprintf("d%d", i)}, Rank: i + 1, Score: float64(20 - i)})
 		}
 		for _, s := range stages {
 			col := make([]float64, 20)

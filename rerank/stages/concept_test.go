@@ -74,7 +74,7 @@ func TestConceptStagesPayloadsAndText(t *testing.T) {
 	q := rerank.Query{ID: "Q201", Text: "which mobile is best under 2000QR"}
 	var cands []rerank.Candidate
 	for _, d := range ds.Corpus[:10] {
-		cands = append(cands, rerank.Candidate{ID: d.ID, Title: d.Title, Text: d.Text})
+		cands = append(cands, rerank.Candidate{Doc: dataset.Doc{ID: d.ID, Title: d.Title, Text: d.Text}})
 	}
 	for typ, path := range paths {
 		t.Run(typ, func(t *testing.T) {

@@ -28,7 +28,7 @@ func BenchmarkDeepMatch100(b *testing.B) {
 	for _, q := range qs {
 		for _, c := range q.Cands {
 			if len(cands) < 100 {
-				cands = append(cands, rerank.Candidate{ID: c.ID, Text: c.Text, Fields: c.Meta})
+				cands = append(cands, rerank.Candidate{Doc: dataset.Doc{ID: c.ID, Text: c.Text, Metadata: c.Meta}})
 			}
 			texts = append(texts, c.Text)
 		}

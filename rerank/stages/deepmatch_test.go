@@ -39,7 +39,7 @@ func TestDeepMatchStage(t *testing.T) {
 	for i, c := range q.Cands {
 		// The metadata arrives decoded from the pipeline, or as the
 		// stored JSON field from a wrapped index; both must score alike.
-		cands[i] = rerank.Candidate{ID: c.ID, Text: c.Text, Fields: c.Meta}
+		cands[i] = rerank.Candidate{Doc: dataset.Doc{ID: c.ID, Text: c.Text, Metadata: c.Meta}}
 	}
 	got, err := st.Score(context.Background(), rerank.Query{ID: q.ID, Text: q.Text}, cands)
 	if err != nil {
@@ -50,7 +50,7 @@ func TestDeepMatchStage(t *testing.T) {
 	}
 	asJSON := slices.Clone(cands)
 	for i := range asJSON {
-		asJSON[i].Fields = map[string]any{"meta": `{"by_question_author": ` + map[bool]string{true: "true", false: "false"}[q.Cands[i].Meta["by_question_author"] == true] + `}`}
+		asJSON[i].Metadata = map[string]any{"meta": `{"by_question_author": ` + map[bool]string{true: "true", false: "false"}[q.Cands[i].Meta["by_question_author"] == true] + `}`}
 	}
 	got2, err := st.Score(context.Background(), rerank.Query{Text: q.Text}, asJSON)
 	if err != nil {

@@ -101,7 +101,7 @@ func TestDeepMatchTrainers(t *testing.T) {
 			q := devQs[0]
 			cands := make([]rerank.Candidate, len(q.Cands))
 			for i, c := range q.Cands {
-				cands[i] = rerank.Candidate{ID: c.ID, Text: c.Text, Fields: c.Meta}
+				cands[i] = rerank.Candidate{Doc: dataset.Doc{ID: c.ID, Text: c.Text, Metadata: c.Meta}}
 			}
 			scores, err := p.ScoreStages(context.Background(), rerank.Query{ID: q.ID, Text: q.Text}, cands)
 			if err != nil {

@@ -37,7 +37,7 @@ func TestScoresDeterministic(t *testing.T) {
 				var cands []rerank.Candidate
 				for i, e := range ds.Candidates.Ranking(q.ID) {
 					d, _ := ds.Doc(e.DocID)
-					cands = append(cands, rerank.Candidate{ID: d.ID, Title: d.Title, Text: d.Text, Rank: i + 1})
+					cands = append(cands, rerank.Candidate{Doc: dataset.Doc{ID: d.ID, Title: d.Title, Text: d.Text}, Rank: i + 1})
 				}
 				rq := rerank.Query{ID: q.ID, Text: q.FullText()}
 				first, err := st.Score(context.Background(), rq, cands)

@@ -52,8 +52,8 @@ func FuzzBuildConfig(f *testing.F) {
 			return
 		}
 		cands := []rerank.Candidate{
-			{ID: "a", Title: docs[0].Title, Text: docs[0].Text, Rank: 1, Score: 2, Fields: map[string]any{"votes": 3.0}},
-			{ID: "b", Text: docs[1].Text, Rank: 2, Score: 1},
+			{Doc: dataset.Doc{ID: "a", Title: docs[0].Title, Text: docs[0].Text, Metadata: map[string]any{"votes": 3.0}}, Rank: 1, Score: 2},
+			{Doc: dataset.Doc{ID: "b", Text: docs[1].Text}, Rank: 2, Score: 1},
 		}
 		_, _ = p.Rerank(context.Background(), rerank.Query{Text: "bank fees"}, cands)
 	})

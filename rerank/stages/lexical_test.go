@@ -44,7 +44,7 @@ func TestLexicalStagesPayloadOrText(t *testing.T) {
 			t.Fatal(err)
 		}
 		payloads[d.ID] = b
-		byID[d.ID] = rerank.Candidate{ID: d.ID, Title: d.Title, Text: d.Text, Fields: d.Metadata}
+		byID[d.ID] = rerank.Candidate{Doc: dataset.Doc{ID: d.ID, Title: d.Title, Text: d.Text, Metadata: d.Metadata}}
 	}
 	stats := tweak.CountDF(texts)
 	build := func(p rerank.Payloads) []rerank.Stage {
@@ -130,7 +130,7 @@ func TestTFIDFNormCacheFollowsTheDocument(t *testing.T) {
 	}
 	ctx := context.Background()
 	q := rerank.Query{Text: "bank in doha"}
-	cands := []rerank.Candidate{{ID: "d"}}
+	cands := []rerank.Candidate{{Doc: dataset.Doc{ID: "d"}}}
 	p := termsPayloads{"d": encode("bank doha")}
 	st := &TFIDF{Stats: stats, Payloads: p}
 	for _, text := range []string{"bank doha", "bank loan card bank bank", "bank doha"} {
@@ -139,7 +139,7 @@ func TestTFIDFNormCacheFollowsTheDocument(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := (&TFIDF{Stats: stats}).Score(ctx, q, []rerank.Candidate{{ID: "d", Text: text}})
+		want, err := (&TFIDF{Stats: stats}).Score(ctx, q, []rerank.Candidate{{Doc: dataset.Doc{ID: "d", Text: text}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,7 +189,7 @@ func TestWindowCountsShared(t *testing.T) {
 			t.Fatal(err)
 		}
 		payloads[d.ID] = b
-		cands = append(cands, rerank.Candidate{ID: d.ID, Text: d.Text})
+		cands = append(cands, rerank.Candidate{Doc: dataset.Doc{ID: d.ID, Text: d.Text}})
 	}
 	sets := [][]string{{"bank", "river"}, {"account"}, nil, {"bank", "river"}, {"flow"}}
 	var stages []rerank.Stage

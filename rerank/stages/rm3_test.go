@@ -27,9 +27,9 @@ func (s mapStats) DocFreq(t string) (uint64, error) { return s.df[t], nil }
 // first-stage scores 3, 1 and 0.5. Analyzed by strings.Fields, d1 is
 // {a:2 b:1}, d2 {a:1 c:1}, d3 {b:1 c:1 d:2}.
 var rm3Cands = []rerank.Candidate{
-	{ID: "d1", Text: "a a b", Score: 3, Rank: 1},
-	{ID: "d2", Text: "a c", Score: 1, Rank: 2},
-	{ID: "d3", Text: "b c d d", Score: 0.5, Rank: 3},
+	{Doc: dataset.Doc{ID: "d1", Text: "a a b"}, Score: 3, Rank: 1},
+	{Doc: dataset.Doc{ID: "d2", Text: "a c"}, Score: 1, Rank: 2},
+	{Doc: dataset.Doc{ID: "d3", Text: "b c d d"}, Score: 0.5, Rank: 3},
 }
 
 // TestRM3Expand checks the expanded query model against values worked
@@ -172,8 +172,8 @@ func TestRM3Edge(t *testing.T) {
 		query string
 		cands []rerank.Candidate
 	}{
-		{"", []rerank.Candidate{{ID: "x"}, {ID: "y", Rank: 1}}},
-		{"visa", []rerank.Candidate{{ID: "x", Text: "the of"}}},
+		{"", []rerank.Candidate{{Doc: dataset.Doc{ID: "x"}}, {Doc: dataset.Doc{ID: "y"}, Rank: 1}}},
+		{"visa", []rerank.Candidate{{Doc: dataset.Doc{ID: "x", Text: "the of"}}}},
 		{"visa", nil},
 	} {
 		got, err := s.Score(context.Background(), rerank.Query{Text: tc.query}, tc.cands)
@@ -243,7 +243,7 @@ func TestRM3Demo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cands := rerank.FromHits(hits)
+		cands := hits
 		rq := rerank.Query{ID: q.ID, Text: q.FullText()}
 		scores, err := rm3.Score(ctx, rq, cands)
 		if err != nil {

@@ -45,7 +45,7 @@ func TestTWEAKStage(t *testing.T) {
 	var cands []rerank.Candidate
 	for i, e := range ds.Candidates.Ranking(q.ID) {
 		d, _ := ds.Doc(e.DocID)
-		cands = append(cands, rerank.Candidate{ID: d.ID, Title: d.Title, Text: d.Text, Rank: i + 1})
+		cands = append(cands, rerank.Candidate{Doc: dataset.Doc{ID: d.ID, Title: d.Title, Text: d.Text}, Rank: i + 1})
 	}
 	rq := rerank.Query{ID: q.ID, Text: q.FullText()}
 
@@ -93,7 +93,7 @@ func TestTWEAKStage(t *testing.T) {
 	}
 	// The payload is what is read: a candidate without text still gets
 	// its stored vector.
-	if v, err := st.(*TWEAK).docVector(rerank.Candidate{ID: cands[0].ID}); err != nil || len(v.Terms) == 0 {
+	if v, err := st.(*TWEAK).docVector(rerank.Candidate{Doc: dataset.Doc{ID: cands[0].ID}}); err != nil || len(v.Terms) == 0 {
 		t.Fatalf("stored vector not read: %d terms, %v", len(v.Terms), err)
 	}
 
@@ -108,7 +108,7 @@ func TestTWEAKStage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bare := rerank.Candidate{ID: cands[0].ID}
+	bare := rerank.Candidate{Doc: dataset.Doc{ID: cands[0].ID}}
 	if v, err := st.(*TWEAK).docVector(bare); err != nil || len(v.Terms) != 0 {
 		t.Fatalf("empty index: %d terms, %v; want none computed from no text", len(v.Terms), err)
 	}

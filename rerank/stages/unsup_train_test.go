@@ -70,7 +70,7 @@ func scoreWith(t *testing.T, specs []rerank.StageSpec, query string, cands []str
 	}
 	cs := make([]rerank.Candidate, len(cands))
 	for i, c := range cands {
-		cs[i] = rerank.Candidate{ID: string(rune('a' + i)), Text: c}
+		cs[i] = rerank.Candidate{Doc: dataset.Doc{ID: string(rune('a' + i)), Text: c}}
 	}
 	scores, err := p.ScoreStages(context.Background(), rerank.Query{Text: query}, cs)
 	if err != nil {

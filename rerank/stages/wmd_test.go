@@ -33,9 +33,9 @@ func TestWMDAndSSGStages(t *testing.T) {
 	dir := t.TempDir()
 	wmdFixture(t, dir)
 	cands := []rerank.Candidate{
-		{ID: "far", Text: "beach desert camping"},
-		{ID: "near", Title: "Bank", Text: "loan salary"},
-		{ID: "empty", Text: "the of and"},
+		{Doc: dataset.Doc{ID: "far", Text: "beach desert camping"}},
+		{Doc: dataset.Doc{ID: "near", Title: "Bank", Text: "loan salary"}},
+		{Doc: dataset.Doc{ID: "empty", Text: "the of and"}},
 	}
 	specs := []rerank.StageSpec{
 		{Type: "wmd", Model: "vec.model"},
