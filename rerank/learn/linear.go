@@ -29,10 +29,10 @@ type LinearOptions struct {
 	L2   float64 // L2 penalty on the weights; 1e-3 when zero
 }
 
-// TrainLinear learns Linear fusion weights from judged queries with L-BFGS.
-// It refuses examples it can learn nothing from, where it would return
-// weights that are all zero: no query with candidates of different grades
-// (for the logistic loss, with a relevant candidate and another).
+// TrainLinear learns rerank.Linear fusion weights from judged queries with
+// L-BFGS. It refuses examples it can learn nothing from, where it would
+// return weights that are all zero: no query with candidates of different
+// grades (for the logistic loss, with a relevant candidate and another).
 func TrainLinear(examples []Example, opt LinearOptions) (*rerank.Linear, error) {
 	if opt.L2 < 0 || math.IsNaN(opt.L2) || math.IsInf(opt.L2, 0) {
 		return nil, fmt.Errorf("rerank: fusion L2 penalty %g, want ≥ 0 (0 means the default, 1e-3)", opt.L2)
