@@ -18,7 +18,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/semrank/semrank/analyzers"
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -581,7 +581,7 @@ const DocFreqField = "_all"
 // to (Of), as one /api/index request per shard, and returns the shards'
 // answers summed. A shard's failure is returned naming it; the other
 // shards' writes stand.
-func (c *Coordinator) Write(ctx context.Context, add []eval.Doc, del []string) (*WriteResult, error) {
+func (c *Coordinator) Write(ctx context.Context, add []dataset.Doc, del []string) (*WriteResult, error) {
 	n := len(c.shards)
 	parts := make([]writeBody, n)
 	for _, d := range add {
@@ -629,8 +629,8 @@ func (c *Coordinator) Write(ctx context.Context, add []eval.Doc, del []string) (
 
 // writeBody is a shard's part of a write: its /api/index request.
 type writeBody struct {
-	Add    []eval.Doc `json:"add,omitempty"`
-	Delete []string   `json:"delete,omitempty"`
+	Add    []dataset.Doc `json:"add,omitempty"`
+	Delete []string      `json:"delete,omitempty"`
 }
 
 // WriteResult is what a write did: the shards' /api/index answers summed.

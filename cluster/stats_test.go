@@ -12,27 +12,27 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/testdata"
 )
 
 // demoIndexes builds, from the demo corpus, one index of every document
 // and n shards of it, each compacted as semrank index leaves it.
-func demoIndexes(t testing.TB, n int) (whole *index.Index, shards []*index.Index, ds *eval.Dataset) {
+func demoIndexes(t testing.TB, n int) (whole *index.Index, shards []*index.Index, ds *dataset.Dataset) {
 	t.Helper()
-	ds, err := eval.LoadDatasetFS(testdata.Demo, testdata.DemoDir)
+	ds, err := dataset.LoadFS(testdata.Demo, testdata.DemoDir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	build := func(name string, keep func(eval.Doc) bool) *index.Index {
+	build := func(name string, keep func(dataset.Doc) bool) *index.Index {
 		idx, err := index.Create(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { idx.Close() })
-		var docs []eval.Doc
+		var docs []dataset.Doc
 		for _, d := range ds.Corpus {
 			if keep(d) {
 				docs = append(docs, d)
@@ -47,9 +47,9 @@ func demoIndexes(t testing.TB, n int) (whole *index.Index, shards []*index.Index
 		}
 		return idx
 	}
-	whole = build("whole", func(eval.Doc) bool { return true })
+	whole = build("whole", func(dataset.Doc) bool { return true })
 	for s := range n {
-		shards = append(shards, build(fmt.Sprint("shard", s), func(d eval.Doc) bool { return Of(d.ID, n) == s }))
+		shards = append(shards, build(fmt.Sprint("shard", s), func(d dataset.Doc) bool { return Of(d.ID, n) == s }))
 	}
 	return whole, shards, ds
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 )
 
@@ -16,7 +16,7 @@ func TestEpochMovesWithWrites(t *testing.T) {
 	if e2 := Epoch(whole); e2 != e {
 		t.Fatalf("epoch moved without a write: %s, %s", e, e2)
 	}
-	if err := whole.Add(context.Background(), []eval.Doc{{ID: "new", Text: "camel racing"}}, []index.PayloadEncoder{index.TermsEncoder{}}, nil); err != nil {
+	if err := whole.Add(context.Background(), []dataset.Doc{{ID: "new", Text: "camel racing"}}, []index.PayloadEncoder{index.TermsEncoder{}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if e2 := Epoch(whole); e2 == e {

@@ -1,8 +1,6 @@
-// Package eval measures rankings against relevance judgments and reads and
-// writes the file formats rankings and judgments travel in: BEIR
-// directories (corpus.jsonl, queries.jsonl, qrels/test.tsv), TREC qrels and
-// runs, and the SemEval gold (.relevancy) files, in whose form the task's
-// scorer also reads predictions.
+// Package eval measures rankings (dataset.Run) against relevance
+// judgments (dataset.Qrels): metrics, reports and paired significance
+// tests.
 //
 // Metrics follow two conventions, named so that a number can be checked
 // against the tool that defines it:
@@ -18,7 +16,7 @@
 // run lacks scores 0, like trec_eval -c). Relevance is grade > 0; nDCG uses
 // the grade as gain with a log2 rank discount, as trec_eval does.
 //
-// Equal scores keep the run's order (see Run.Sorted), as the SemEval
+// Equal scores keep the run's order (see dataset.Run.Sorted), as the SemEval
 // scorer's stable sort does; trec_eval instead orders them by descending
 // document id, so on a run with tied scores its numbers can differ from
 // these. Runs semrank writes have no ties.
@@ -30,6 +28,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/semrank/semrank/dataset"
 )
 
 // Metric is a parsed metric name such as "map@10" or "auc".
@@ -126,7 +126,7 @@ var RetrievalMetrics = MustParseMetrics("ndcg@10,map,r@100")
 // RetrievalMetrics otherwise. On a retrieval run map@10 would mislead: it
 // averages precision over the relevant documents found in the top 10 only,
 // so it can be several times trec MAP.
-func DefaultMetrics(runs ...Run) []Metric {
+func DefaultMetrics(runs ...dataset.Run) []Metric {
 	for _, r := range runs {
 		for _, qid := range r.QueryIDs() {
 			if len(r.Ranking(qid)) > 10 {
@@ -177,14 +177,14 @@ func (r Result) Column(i int) []float64 {
 // not know are an error (see Run.CheckQueries); filter them first to
 // ignore them deliberately. So are a document listed twice for one query
 // and a NaN score, which ReadRun refuses and a run built in memory may hold.
-func Evaluate(q Qrels, run Run, metrics []Metric) (Result, error) {
+func Evaluate(q dataset.Qrels, run dataset.Run, metrics []Metric) (Result, error) {
 	if err := run.CheckQueries(q); err != nil {
 		return Result{}, err
 	}
-	if err := run.checkEntries(); err != nil {
+	if err := run.CheckEntries(); err != nil {
 		return Result{}, err
 	}
-	res := Result{Metrics: metrics, Queries: SortedKeys(q), PerQuery: map[string][]float64{}}
+	res := Result{Metrics: metrics, Queries: dataset.SortedKeys(q), PerQuery: map[string][]float64{}}
 	res.Mean = make([]float64, len(metrics))
 	for _, qid := range res.Queries {
 		ranked := run.Sorted(qid)
@@ -206,7 +206,7 @@ func Evaluate(q Qrels, run Run, metrics []Metric) (Result, error) {
 	return res, nil
 }
 
-func score(m Metric, judged map[string]int, ranked []Entry) float64 {
+func score(m Metric, judged map[string]int, ranked []dataset.Entry) float64 {
 	top := ranked
 	if m.K > 0 && len(top) > m.K {
 		top = top[:m.K]
@@ -245,7 +245,7 @@ func score(m Metric, judged map[string]int, ranked []Entry) float64 {
 	return math.NaN()
 }
 
-func countRel(judged map[string]int, es []Entry) int {
+func countRel(judged map[string]int, es []dataset.Entry) int {
 	n := 0
 	for _, e := range es {
 		if judged[e.DocID] > 0 {
@@ -257,7 +257,7 @@ func countRel(judged map[string]int, es []Entry) int {
 
 // semevalAP is the SemEval scorer's AP: precision averaged over the
 // relevant positions found in the (already cut) list.
-func semevalAP(judged map[string]int, top []Entry) float64 {
+func semevalAP(judged map[string]int, top []dataset.Entry) float64 {
 	hits, sum := 0, 0.0
 	for i, e := range top {
 		if judged[e.DocID] > 0 {
@@ -271,7 +271,7 @@ func semevalAP(judged map[string]int, top []Entry) float64 {
 	return sum / float64(hits)
 }
 
-func trecAP(judged map[string]int, ranked []Entry) float64 {
+func trecAP(judged map[string]int, ranked []dataset.Entry) float64 {
 	nrel := 0
 	for _, g := range judged {
 		if g > 0 {
@@ -291,7 +291,7 @@ func trecAP(judged map[string]int, ranked []Entry) float64 {
 	return sum / float64(nrel)
 }
 
-func ndcg(judged map[string]int, top []Entry, k int) float64 {
+func ndcg(judged map[string]int, top []dataset.Entry, k int) float64 {
 	dcg := 0.0
 	for i, e := range top {
 		if g := judged[e.DocID]; g > 0 {
@@ -324,7 +324,7 @@ func ndcg(judged map[string]int, top []Entry, k int) float64 {
 // must be in rank order, so that tied scores are adjacent, as Run.Sorted
 // gives them. Unjudged documents are ignored; a list without both kinds
 // scores 0.5.
-func AUC(judged map[string]int, ranked []Entry) float64 {
+func AUC(judged map[string]int, ranked []dataset.Entry) float64 {
 	pos, neg := 0, 0
 	correct := 0.0
 	for i := 0; i < len(ranked); {

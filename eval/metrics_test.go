@@ -7,23 +7,25 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/semrank/semrank/dataset"
 )
 
 // ranked returns entries for ids in the given order with strictly
 // decreasing scores, so that Run.Sorted keeps that order.
-func ranked(ids ...string) []Entry {
-	es := make([]Entry, len(ids))
+func ranked(ids ...string) []dataset.Entry {
+	es := make([]dataset.Entry, len(ids))
 	for i, id := range ids {
-		es[i] = Entry{DocID: id, Score: float64(len(ids) - i), Rank: i + 1}
+		es[i] = dataset.Entry{DocID: id, Score: float64(len(ids) - i), Rank: i + 1}
 	}
 	return es
 }
 
 // scored returns entries with the given scores, in the given order.
-func scored(pairs ...any) []Entry {
-	var es []Entry
+func scored(pairs ...any) []dataset.Entry {
+	var es []dataset.Entry
 	for i := 0; i < len(pairs); i += 2 {
-		es = append(es, Entry{DocID: pairs[i].(string), Score: pairs[i+1].(float64), Rank: i/2 + 1})
+		es = append(es, dataset.Entry{DocID: pairs[i].(string), Score: pairs[i+1].(float64), Rank: i/2 + 1})
 	}
 	return es
 }
@@ -42,7 +44,7 @@ func TestMetrics(t *testing.T) {
 		name   string
 		metric string
 		judged map[string]int
-		ranked []Entry
+		ranked []dataset.Entry
 		want   float64
 	}{
 		// SemEval MAP: precision at each relevant position in the top k,
@@ -107,11 +109,11 @@ func TestMetrics(t *testing.T) {
 			}
 			// Through a Run: Evaluate sorts by score, which must give the
 			// same ranking.
-			run := NewRun()
+			run := dataset.NewRun()
 			for _, e := range tc.ranked {
 				run.Add("q", e)
 			}
-			res, err := Evaluate(Qrels{"q": tc.judged}, run, ms)
+			res, err := Evaluate(dataset.Qrels{"q": tc.judged}, run, ms)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,7 +125,7 @@ func TestMetrics(t *testing.T) {
 }
 
 func TestSortedKeepsGivenOrderOnTies(t *testing.T) {
-	run := NewRun()
+	run := dataset.NewRun()
 	for _, e := range scored("b", 1.0, "a", 2.0, "d", 1.0, "c", 1.0) {
 		run.Add("q", e)
 	}
@@ -135,7 +137,7 @@ func TestSortedKeepsGivenOrderOnTies(t *testing.T) {
 		t.Errorf("Sorted = %v, want [a b d c]", got)
 	}
 	// map@10 follows that order: relevant d at rank 3.
-	res, err := Evaluate(Qrels{"q": {"d": 1}}, run, MustParseMetrics("map@10"))
+	res, err := Evaluate(dataset.Qrels{"q": {"d": 1}}, run, MustParseMetrics("map@10"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,12 +147,12 @@ func TestSortedKeepsGivenOrderOnTies(t *testing.T) {
 }
 
 func TestEvaluateAveragesOverJudgedQueries(t *testing.T) {
-	q := Qrels{
+	q := dataset.Qrels{
 		"q1": {"a": 1, "b": 0, "c": 1},
 		"q2": {"a": 0, "b": 0}, // no relevant document: counts, as 0
 		"q3": {"x": 1},         // absent from the run: counts, as 0
 	}
-	run := NewRun()
+	run := dataset.NewRun()
 	for _, e := range ranked("a", "b", "c") {
 		run.Add("q1", e)
 	}
@@ -195,9 +197,9 @@ func TestEvaluateAveragesOverJudgedQueries(t *testing.T) {
 }
 
 func TestEvaluateUnknownQuery(t *testing.T) {
-	q := Qrels{"q1": {"a": 1}}
+	q := dataset.Qrels{"q1": {"a": 1}}
 	const text = "q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\nq9 Q0 a 1 1 t\n"
-	run, err := ReadRun(strings.NewReader(text), "runs/x.trec")
+	run, err := dataset.ReadRun(strings.NewReader(text), "runs/x.trec")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +207,7 @@ func TestEvaluateUnknownQuery(t *testing.T) {
 	if err == nil {
 		t.Fatal("Evaluate accepted a run naming a query without judgments")
 	}
-	if !errors.Is(err, ErrUnknownQuery) || !strings.Contains(err.Error(), "runs/x.trec:3:") || !strings.Contains(err.Error(), `"q9"`) {
+	if !errors.Is(err, dataset.ErrUnknownQuery) || !strings.Contains(err.Error(), "runs/x.trec:3:") || !strings.Contains(err.Error(), `"q9"`) {
 		t.Errorf("error %q does not name the file, line 3 and query q9", err)
 	}
 	// Filtering the query away is the deliberate way to ignore it.
@@ -214,8 +216,8 @@ func TestEvaluateUnknownQuery(t *testing.T) {
 		t.Errorf("filtered run: %v", err)
 	}
 	// A run built in memory has no file; the error still says "run".
-	mem := NewRun()
-	mem.Add("q9", Entry{DocID: "a", Score: 1})
+	mem := dataset.NewRun()
+	mem.Add("q9", dataset.Entry{DocID: "a", Score: 1})
 	if err := mem.CheckQueries(q); err == nil || !strings.HasPrefix(err.Error(), "run:") {
 		t.Errorf("in-memory run error = %v, want prefix run:", err)
 	}
@@ -226,30 +228,33 @@ func TestEvaluateUnknownQuery(t *testing.T) {
 // credited twice (p@2 = 1 with one relevant document, trec AP above 1), and
 // a NaN score has no place in a descending order.
 func TestEvaluateRefusesBadEntries(t *testing.T) {
-	q := Qrels{"q1": {"a": 1, "b": 0}, "q2": {"a": 1}}
+	q := dataset.Qrels{"q1": {"a": 1, "b": 0}, "q2": {"a": 1}}
 	tests := []struct {
 		name    string
-		entries map[string][]Entry
+		entries map[string][]dataset.Entry
 		msg     string
 	}{
-		{"duplicate", map[string][]Entry{"q1": {{DocID: "b", Score: 3}, {DocID: "a", Score: 2}, {DocID: "a", Score: 1}}}, `document "a" listed twice for query "q1"`},
-		{"duplicate in second query", map[string][]Entry{"q2": {{DocID: "a", Score: 2}, {DocID: "a", Score: 2}}}, `document "a" listed twice for query "q2"`},
-		{"NaN score", map[string][]Entry{"q1": {{DocID: "a", Score: 1}, {DocID: "b", Score: math.NaN()}}}, `query "q1", document "b": score is NaN`},
+		{"duplicate", map[string][]dataset.Entry{"q1": {{DocID: "b", Score: 3}, {DocID: "a", Score: 2}, {DocID: "a", Score: 1}}}, `document "a" listed twice for query "q1"`},
+		{"duplicate in second query", map[string][]dataset.Entry{"q2": {{DocID: "a", Score: 2}, {DocID: "a", Score: 2}}}, `document "a" listed twice for query "q2"`},
+		{"NaN score", map[string][]dataset.Entry{"q1": {{DocID: "a", Score: 1}, {DocID: "b", Score: math.NaN()}}}, `query "q1", document "b": score is NaN`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			run := NewRun()
-			for _, qid := range SortedKeys(tc.entries) {
+			run := dataset.NewRun()
+			for _, qid := range dataset.SortedKeys(tc.entries) {
 				run.Set(qid, tc.entries[qid])
 			}
 			_, err := Evaluate(q, run, MustParseMetrics("map,p@2"))
-			wantParseError(t, err, "run", 0, tc.msg)
+			var pe *dataset.ParseError
+			if !errors.As(err, &pe) || pe.File != "run" || pe.Line != 0 || !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("err = %v, want a *dataset.ParseError of file run, line 0, containing %q", err, tc.msg)
+			}
 		})
 	}
 	// The same document for two queries is fine.
-	run := NewRun()
-	run.Add("q1", Entry{DocID: "a", Score: 1})
-	run.Add("q2", Entry{DocID: "a", Score: 1})
+	run := dataset.NewRun()
+	run.Add("q1", dataset.Entry{DocID: "a", Score: 1})
+	run.Add("q2", dataset.Entry{DocID: "a", Score: 1})
 	if _, err := Evaluate(q, run, MustParseMetrics("map")); err != nil {
 		t.Errorf("one document for two queries: %v", err)
 	}
@@ -316,11 +321,11 @@ func TestParseMetrics(t *testing.T) {
 // TestTrecEvalNamesScoreAlike: a trec_eval name scores what the metric it
 // stands for scores.
 func TestTrecEvalNamesScoreAlike(t *testing.T) {
-	q := Qrels{"q1": {"d1": 2, "d3": 1, "d9": 1}, "q2": {"d2": 1}}
-	run := NewRun()
+	q := dataset.Qrels{"q1": {"d1": 2, "d3": 1, "d9": 1}, "q2": {"d2": 1}}
+	run := dataset.NewRun()
 	for i, id := range []string{"d4", "d1", "d2", "d3"} {
-		run.Add("q1", Entry{DocID: id, Score: float64(10 - i)})
-		run.Add("q2", Entry{DocID: id, Score: float64(10 - i)})
+		run.Add("q1", dataset.Entry{DocID: id, Score: float64(10 - i)})
+		run.Add("q2", dataset.Entry{DocID: id, Score: float64(10 - i)})
 	}
 	ours, err := Evaluate(q, run, MustParseMetrics("ndcg@3,r@2,map,p@2,mrr"))
 	if err != nil {
@@ -338,14 +343,14 @@ func TestTrecEvalNamesScoreAlike(t *testing.T) {
 // TestDefaultMetrics: runs of SemEval's 10 candidates a query get SemEval's
 // metrics, and a run ranking more for any query BEIR's.
 func TestDefaultMetrics(t *testing.T) {
-	short, long := NewRun(), NewRun()
+	short, long := dataset.NewRun(), dataset.NewRun()
 	for i := range 10 {
-		short.Add("q1", Entry{DocID: fmt.Sprint("d", i), Score: float64(-i)})
-		long.Add("q1", Entry{DocID: fmt.Sprint("d", i), Score: float64(-i)})
+		short.Add("q1", dataset.Entry{DocID: fmt.Sprint("d", i), Score: float64(-i)})
+		long.Add("q1", dataset.Entry{DocID: fmt.Sprint("d", i), Score: float64(-i)})
 	}
-	long.Add("q2", Entry{DocID: "d0", Score: 1})
+	long.Add("q2", dataset.Entry{DocID: "d0", Score: 1})
 	for i := range 11 {
-		long.Add("q3", Entry{DocID: fmt.Sprint("d", i), Score: float64(-i)})
+		long.Add("q3", dataset.Entry{DocID: fmt.Sprint("d", i), Score: float64(-i)})
 	}
 	names := func(ms []Metric) string {
 		var out []string
@@ -355,12 +360,12 @@ func TestDefaultMetrics(t *testing.T) {
 		return strings.Join(out, ",")
 	}
 	for _, tc := range []struct {
-		runs []Run
+		runs []dataset.Run
 		want string
 	}{
-		{[]Run{short}, "map@10,mrr@10,ndcg@10,p@1,auc"},
-		{[]Run{long}, "ndcg@10,map,r@100"},
-		{[]Run{short, long}, "ndcg@10,map,r@100"},
+		{[]dataset.Run{short}, "map@10,mrr@10,ndcg@10,p@1,auc"},
+		{[]dataset.Run{long}, "ndcg@10,map,r@100"},
+		{[]dataset.Run{short, long}, "ndcg@10,map,r@100"},
 	} {
 		if got := names(DefaultMetrics(tc.runs...)); got != tc.want {
 			t.Errorf("DefaultMetrics of %d runs = %s, want %s", len(tc.runs), got, tc.want)

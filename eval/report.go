@@ -6,6 +6,8 @@ import (
 	"io"
 	"slices"
 	"text/tabwriter"
+
+	"github.com/semrank/semrank/dataset"
 )
 
 // Report is a Result, optionally compared with a baseline, in a form that
@@ -19,7 +21,7 @@ type Report struct {
 
 // NewReport evaluates run (and baseline, when not nil) against qrels,
 // leaving out with a note the metrics DefinedMetrics drops.
-func NewReport(q Qrels, run Run, baseline *Run, metrics []Metric) (*Report, error) {
+func NewReport(q dataset.Qrels, run dataset.Run, baseline *dataset.Run, metrics []Metric) (*Report, error) {
 	rep := &Report{}
 	metrics, note := DefinedMetrics(q, metrics)
 	if note != "" {
@@ -55,7 +57,7 @@ func NewReport(q Qrels, run Run, baseline *Run, metrics []Metric) (*Report, erro
 // would be 0.5 for every query a run ranks (0 for the others) whatever
 // the ranking, which reads as a measurement but is not one.
 // Otherwise it returns metrics and "".
-func DefinedMetrics(q Qrels, metrics []Metric) ([]Metric, string) {
+func DefinedMetrics(q dataset.Qrels, metrics []Metric) ([]Metric, string) {
 	if q.JudgesNonRelevant() {
 		return metrics, ""
 	}

@@ -6,11 +6,13 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/semrank/semrank/dataset"
 )
 
 func TestReport(t *testing.T) {
-	q := Qrels{"q1": {"a": 1, "b": 0}, "q2": {"a": 0, "b": 1}}
-	run, base := NewRun(), NewRun()
+	q := dataset.Qrels{"q1": {"a": 1, "b": 0}, "q2": {"a": 0, "b": 1}}
+	run, base := dataset.NewRun(), dataset.NewRun()
 	for _, e := range ranked("a", "b") {
 		run.Add("q1", e)
 		base.Add("q1", e)
@@ -82,8 +84,8 @@ func TestReport(t *testing.T) {
 	}
 
 	// A baseline naming an unjudged query is refused.
-	bad := NewRun()
-	bad.Add("q9", Entry{DocID: "a", Score: 1})
+	bad := dataset.NewRun()
+	bad.Add("q9", dataset.Entry{DocID: "a", Score: 1})
 	if _, err := NewReport(q, run, &bad, ms); err == nil {
 		t.Error("NewReport accepted a baseline naming an unjudged query")
 	}
@@ -93,14 +95,14 @@ func TestReport(t *testing.T) {
 // relevant (CACM's) give no AUC row, which would read 0.5 for every run,
 // but a note saying why, and that AUC stays where a judgment is 0.
 func TestReportLeavesOutUndefinedAUC(t *testing.T) {
-	run := NewRun()
+	run := dataset.NewRun()
 	for _, e := range ranked("a", "b", "c") {
 		run.Add("q1", e)
 	}
 	ms := MustParseMetrics("map@10,auc")
 	const note = "note: auc left out: the judgments mark no document not relevant"
 
-	onlyRelevant := Qrels{"q1": {"b": 1}}
+	onlyRelevant := dataset.Qrels{"q1": {"b": 1}}
 	rep, err := NewReport(onlyRelevant, run, &run, ms)
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +140,7 @@ func TestReportLeavesOutUndefinedAUC(t *testing.T) {
 
 	// One judgment of 0 makes AUC a measurement again: 0.5 here, b being
 	// ranked between a and c, and reported as such.
-	judged := Qrels{"q1": {"b": 1, "c": 0}, "q2": {"x": 1}}
+	judged := dataset.Qrels{"q1": {"b": 1, "c": 0}, "q2": {"x": 1}}
 	rep, err = NewReport(judged, run, nil, ms)
 	if err != nil {
 		t.Fatal(err)

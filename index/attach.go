@@ -18,7 +18,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/internal/atomicfile"
 )
 
@@ -112,7 +112,7 @@ type Attached struct {
 type keeper struct {
 	src      *Source
 	encoders []PayloadEncoder
-	read     func(ctx context.Context, ids []string) ([]eval.Doc, error)
+	read     func(ctx context.Context, ids []string) ([]dataset.Doc, error)
 }
 
 // Keep makes every write through a that indexes documents (Index, Batch)
@@ -123,7 +123,7 @@ type keeper struct {
 // for them and score them from their text; a write whose payloads cannot
 // be computed returns the error, the document written and without
 // payloads. A later Attach from another source ends it.
-func (a *Attached) Keep(src Source, encoders []PayloadEncoder, read func(ctx context.Context, ids []string) ([]eval.Doc, error)) error {
+func (a *Attached) Keep(src Source, encoders []PayloadEncoder, read func(ctx context.Context, ids []string) ([]dataset.Doc, error)) error {
 	encoders, err := attachEncoders(encoders)
 	if err != nil {
 		return err
@@ -175,7 +175,7 @@ func (a *Attached) refresh(ids []string) error {
 	if err != nil {
 		return fmt.Errorf("index: reading back the documents written: %w", err)
 	}
-	docs = slices.DeleteFunc(docs, func(d eval.Doc) bool { return d.ID == "" || len(d.ID) > maxIDLen })
+	docs = slices.DeleteFunc(docs, func(d dataset.Doc) bool { return d.ID == "" || len(d.ID) > maxIDLen })
 	prints := make([][]byte, len(docs))
 	for i, d := range docs {
 		prints[i] = fingerprint(d)
@@ -312,7 +312,7 @@ type AttachReport struct {
 // payloads, so that a run that fails or is killed part way leaves
 // payloads of the documents' current text, and the next run computes the
 // rest. An encoder's panic is raised again in Attach's goroutine.
-func (a *Attached) Attach(ctx context.Context, src Source, encoders []PayloadEncoder, docs iter.Seq2[eval.Doc, error], progress Progress) (AttachReport, error) {
+func (a *Attached) Attach(ctx context.Context, src Source, encoders []PayloadEncoder, docs iter.Seq2[dataset.Doc, error], progress Progress) (AttachReport, error) {
 	var rep AttachReport
 	if err := src.check(); err != nil {
 		return rep, fmt.Errorf("index: attach: %w", err)
@@ -347,7 +347,7 @@ func (a *Attached) Attach(ctx context.Context, src Source, encoders []PayloadEnc
 		total = int(n)
 	}
 	seen := map[string]bool{}
-	var stale []eval.Doc
+	var stale []dataset.Doc
 	var prints [][]byte
 	flush := func() error {
 		if err := a.encode(ctx, stale, prints, encoders); err != nil {
@@ -479,7 +479,7 @@ func (a *Attached) setSource(src Source) error {
 }
 
 // fingerprint hashes the text a document's payloads are computed from.
-func fingerprint(d eval.Doc) []byte {
+func fingerprint(d dataset.Doc) []byte {
 	h := sha256.New()
 	io.WriteString(h, d.Title)
 	h.Write([]byte{0})
@@ -504,7 +504,7 @@ func (a *Attached) upToDate(id string, fp []byte, encoders []PayloadEncoder) boo
 
 // encode computes every encoder's payload of docs on every core and
 // stores them, then the documents' fingerprints, prints.
-func (a *Attached) encode(ctx context.Context, docs []eval.Doc, prints [][]byte, encoders []PayloadEncoder) error {
+func (a *Attached) encode(ctx context.Context, docs []dataset.Doc, prints [][]byte, encoders []PayloadEncoder) error {
 	if len(docs) == 0 {
 		return nil
 	}

@@ -11,12 +11,12 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 )
 
 // docsOf yields docs, as rerank.Attach yields an index's documents.
-func docsOf(docs ...eval.Doc) iter.Seq2[eval.Doc, error] {
-	return func(yield func(eval.Doc, error) bool) {
+func docsOf(docs ...dataset.Doc) iter.Seq2[dataset.Doc, error] {
+	return func(yield func(dataset.Doc, error) bool) {
 		for _, d := range docs {
 			if !yield(d, nil) {
 				return
@@ -51,17 +51,17 @@ func TestAttachRecomputesWhatChanged(t *testing.T) {
 	ctx := context.Background()
 	a, _ := plainAttached(t)
 	src := Source{Title: []string{"t"}, Text: []string{"body"}, Analyzer: "standard"}
-	docs := []eval.Doc{{ID: "a", Text: "one"}, {ID: "b", Text: "two two"}, {ID: "c", Title: "x", Text: "three"}}
+	docs := []dataset.Doc{{ID: "a", Text: "one"}, {ID: "b", Text: "two two"}, {ID: "c", Title: "x", Text: "three"}}
 	steps := []struct {
 		name string
 		src  Source
 		enc  lenEncoder
-		docs []eval.Doc
+		docs []dataset.Doc
 		want AttachReport
 	}{
 		{"first", src, lenEncoder{model: "len-1"}, docs, AttachReport{Docs: 3, Computed: 3}},
 		{"again", src, lenEncoder{model: "len-1"}, docs, AttachReport{Docs: 3, Kept: 3}},
-		{"one text changed", src, lenEncoder{model: "len-1"}, []eval.Doc{docs[0], {ID: "b", Text: "changed"}, docs[2]}, AttachReport{Docs: 3, Computed: 1, Kept: 2}},
+		{"one text changed", src, lenEncoder{model: "len-1"}, []dataset.Doc{docs[0], {ID: "b", Text: "changed"}, docs[2]}, AttachReport{Docs: 3, Computed: 1, Kept: 2}},
 		{"back as it was", src, lenEncoder{model: "len-1"}, docs, AttachReport{Docs: 3, Computed: 1, Kept: 2}},
 		{"another model", src, lenEncoder{model: "len-2"}, docs, AttachReport{Docs: 3, Computed: 3}},
 		{"another source", Source{Text: []string{"body"}, Analyzer: "standard"}, lenEncoder{model: "len-2"}, docs, AttachReport{Docs: 3, Computed: 3}},
@@ -104,7 +104,7 @@ func TestAttachTermsAsStagesAskForThem(t *testing.T) {
 	a, _ := plainAttached(t)
 	src := Source{Text: []string{"body"}, Analyzer: "standard"}
 	enc := TermsEncoder{Analyzer: "standard", Tokens: strings.Fields}
-	if _, err := a.Attach(context.Background(), src, []PayloadEncoder{enc}, docsOf(eval.Doc{ID: "a", Text: "x y x"}), nil); err != nil {
+	if _, err := a.Attach(context.Background(), src, []PayloadEncoder{enc}, docsOf(dataset.Doc{ID: "a", Text: "x y x"}), nil); err != nil {
 		t.Fatal(err)
 	}
 	if m := a.PayloadModel(TermsPayload); m != "bleve-standard" {
@@ -136,7 +136,7 @@ func TestAttachRefuses(t *testing.T) {
 	ctx := context.Background()
 	a, path := plainAttached(t)
 	src := Source{Text: []string{"body"}, Analyzer: "standard"}
-	doc := docsOf(eval.Doc{ID: "a", Text: "one"}, eval.Doc{ID: "b", Text: "two"})
+	doc := docsOf(dataset.Doc{ID: "a", Text: "one"}, dataset.Doc{ID: "b", Text: "two"})
 	for _, c := range []struct {
 		name string
 		src  Source

@@ -14,25 +14,25 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/semrank/semrank/analyzers"
+	"github.com/semrank/semrank/dataset"
 )
 
-// Hit is one first-stage candidate: a document, its BM25 score and rank,
-// and its stored fields.
+// Hit is one first-stage candidate: a document, its first-stage score
+// and rank, and its place in a given list. Package rerank's stages take
+// it as rerank.Candidate. The document's Metadata is decoded from
+// FieldMeta (nil when it has none); on an index semrank did not build,
+// where there is no FieldMeta, rerank puts the hit's stored fields there.
 type Hit struct {
-	ID string
-	// Score is the BM25 score, rounded by StableScore; 0 for a given
-	// candidate that matches no query term (see Given).
+	dataset.Doc
+	// Score is the first-stage score (on a semrank index BM25, rounded by
+	// StableScore); 0 for a given candidate that matches no query term
+	// (see Given).
 	Score float64
 	Rank  int // 1-based
 	// GivenRank is the 1-based position in a given candidate list (Given),
 	// 0 for retrieved hits. Such lists often come from a strong external
 	// ranker (SemEval's are a search engine's), so the position is signal.
 	GivenRank int
-	Title     string
-	Text      string
-	// Meta is the document's metadata, decoded from FieldMeta; nil when
-	// it has none.
-	Meta map[string]any
 }
 
 // ErrEmptyQuery is returned when a query has no searchable terms (empty, or
@@ -388,10 +388,10 @@ func StableOrder(dms search.DocumentMatchCollection) {
 func StableScore(s float64) float64 { return float64(float32(s)) }
 
 func hitFrom(h *search.DocumentMatch) Hit {
-	hit := Hit{ID: h.ID, Score: h.Score}
+	hit := Hit{Doc: dataset.Doc{ID: h.ID}, Score: h.Score}
 	hit.Title, _ = h.Fields[FieldTitle].(string)
 	hit.Text, _ = h.Fields[FieldText].(string)
-	hit.Meta = StoredMeta(h.Fields)
+	hit.Metadata = StoredMeta(h.Fields)
 	return hit
 }
 

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 )
 
 // encodeChunk is the number of documents whose payloads are computed
@@ -50,7 +50,7 @@ type payloadChunk struct {
 // done, and the channel is closed when every chunk was sent or ctx ended.
 // The returned wait blocks until no worker runs: Add cancels ctx and
 // waits before it returns, so that no encoder runs once Add has returned.
-func encodeAhead(ctx context.Context, docs []eval.Doc, encoders []PayloadEncoder) (<-chan payloadChunk, func()) {
+func encodeAhead(ctx context.Context, docs []dataset.Doc, encoders []PayloadEncoder) (<-chan payloadChunk, func()) {
 	ch := make(chan payloadChunk, 1)
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -71,7 +71,7 @@ func encodeAhead(ctx context.Context, docs []eval.Doc, encoders []PayloadEncoder
 
 // encodeDocs computes the payloads of docs on up to GOMAXPROCS workers,
 // each taking the next document not yet taken.
-func encodeDocs(ctx context.Context, docs []eval.Doc, encoders []PayloadEncoder) []encoded {
+func encodeDocs(ctx context.Context, docs []dataset.Doc, encoders []PayloadEncoder) []encoded {
 	out := make([]encoded, len(docs)*len(encoders))
 	workers := min(runtime.GOMAXPROCS(0), len(docs))
 	var next atomic.Int64
@@ -95,7 +95,7 @@ func encodeDocs(ctx context.Context, docs []eval.Doc, encoders []PayloadEncoder)
 
 // encodeDoc runs encoders over d in order, into out, stopping at the first
 // that fails or panics.
-func encodeDoc(d eval.Doc, encoders []PayloadEncoder, out []encoded) {
+func encodeDoc(d dataset.Doc, encoders []PayloadEncoder, out []encoded) {
 	for e, enc := range encoders {
 		out[e] = encodeOne(d, enc)
 		if out[e].err != nil || out[e].panicked {
@@ -104,7 +104,7 @@ func encodeDoc(d eval.Doc, encoders []PayloadEncoder, out []encoded) {
 	}
 }
 
-func encodeOne(d eval.Doc, enc PayloadEncoder) (r encoded) {
+func encodeOne(d dataset.Doc, enc PayloadEncoder) (r encoded) {
 	defer func() {
 		if v := recover(); v != nil {
 			r = encoded{panicked: true, panicVal: v, done: true}

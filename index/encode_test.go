@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models/concept"
 	"github.com/semrank/semrank/models/lsa"
 	"github.com/semrank/semrank/models/tweak"
@@ -22,9 +22,9 @@ import (
 // indexed a second time with other text (so that the logs hold rewrites),
 // and the encoders of real models trained on it: term counts, TWEAK and
 // LSA.
-func demoEncoders(t *testing.T) ([]eval.Doc, []PayloadEncoder) {
+func demoEncoders(t *testing.T) ([]dataset.Doc, []PayloadEncoder) {
 	t.Helper()
-	ds, err := eval.LoadDataset("../testdata/demo")
+	ds, err := dataset.Load("../testdata/demo")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestAddParallelByteIdentical(t *testing.T) {
 				t.Fatal(err)
 			}
 			if i == 1 {
-				last := map[string]eval.Doc{}
+				last := map[string]dataset.Doc{}
 				for _, d := range docs {
 					last[d.ID] = d
 				}
@@ -130,7 +130,7 @@ type failEncoder struct {
 
 func (failEncoder) PayloadName() string { return "fail" }
 func (failEncoder) ModelID() string     { return "fail-v1" }
-func (e failEncoder) EncodePayload(d eval.Doc) ([]byte, error) {
+func (e failEncoder) EncodePayload(d dataset.Doc) ([]byte, error) {
 	if e.fail[d.ID] {
 		if e.panic {
 			panic("encoder panicked on " + d.ID)
@@ -140,10 +140,10 @@ func (e failEncoder) EncodePayload(d eval.Doc) ([]byte, error) {
 	return []byte(d.ID), nil
 }
 
-func manyDocs(n int) []eval.Doc {
-	docs := make([]eval.Doc, n)
+func manyDocs(n int) []dataset.Doc {
+	docs := make([]dataset.Doc, n)
 	for i := range docs {
-		docs[i] = eval.Doc{ID: fmt.Sprintf("d%04d", i), Text: fmt.Sprintf("document number %d", i)}
+		docs[i] = dataset.Doc{ID: fmt.Sprintf("d%04d", i), Text: fmt.Sprintf("document number %d", i)}
 	}
 	return docs
 }

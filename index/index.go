@@ -32,7 +32,7 @@ import (
 	bindex "github.com/blevesearch/bleve_index_api"
 
 	"github.com/semrank/semrank/analyzers"
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 )
 
 // Field names of a semrank document.
@@ -41,7 +41,7 @@ const (
 	FieldText  = "text"
 	// FieldMeta holds the record's metadata as one string: a JSON object
 	// such as {"category":"Money"}. It is stored, never indexed: it can be
-	// read back (Doc, Hit.Meta, the stages) but not searched or faceted.
+	// read back (Doc, Hit.Metadata, the stages) but not searched or faceted.
 	// A raw Bleve document (Index, or bleve.Batch.Index run through Batch)
 	// must give it in that form, as Add does:
 	//
@@ -682,7 +682,7 @@ type PayloadEncoder interface {
 	// EncodePayload returns doc's payload. It must be a pure function of
 	// doc, safe to call from several goroutines at once: Add computes a
 	// batch's payloads on every core.
-	EncodePayload(doc eval.Doc) ([]byte, error)
+	EncodePayload(doc dataset.Doc) ([]byte, error)
 }
 
 // Progress is told how many of total documents are done.
@@ -699,7 +699,7 @@ type Progress func(done, total int)
 // and their order, the errors (the first failing document, in document
 // order) and the progress calls are those of one core, byte for byte. An
 // encoder's panic is raised again in Add's goroutine.
-func (x *Index) Add(ctx context.Context, docs []eval.Doc, encoders []PayloadEncoder, progress Progress) error {
+func (x *Index) Add(ctx context.Context, docs []dataset.Doc, encoders []PayloadEncoder, progress Progress) error {
 	models := map[string]string{} // payload name → model, the payloads computed
 	var uniq []PayloadEncoder
 	for _, enc := range encoders {
@@ -856,7 +856,7 @@ func (x *Index) DeleteDocs(ids ...string) error {
 	})
 }
 
-func bleveDoc(d eval.Doc) map[string]any {
+func bleveDoc(d dataset.Doc) map[string]any {
 	m := map[string]any{FieldTitle: d.Title, FieldText: d.Text}
 	if len(d.Metadata) > 0 {
 		if raw, err := json.Marshal(d.Metadata); err == nil {
@@ -867,7 +867,7 @@ func bleveDoc(d eval.Doc) map[string]any {
 }
 
 // Doc returns a stored document; ok is false when the index lacks id.
-func (x *Index) Doc(id string) (d eval.Doc, ok bool, err error) {
+func (x *Index) Doc(id string) (d dataset.Doc, ok bool, err error) {
 	doc, err := x.Document(id)
 	if err != nil {
 		return d, false, fmt.Errorf("index: document %q: %w", id, err)

@@ -20,10 +20,10 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	bindex "github.com/blevesearch/bleve_index_api"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 )
 
-var corpus = []eval.Doc{
+var corpus = []dataset.Doc{
 	{ID: "d1", Title: "Good bank in Doha", Text: "Which bank is best for an expat salary account?", Metadata: map[string]any{"user_id": "U1"}},
 	{ID: "d2", Title: "Driving licence", Text: "How do I convert my driving licence in Qatar?"},
 	{ID: "d3", Title: "Bank loans", Text: "Personal loan from a bank after work termination"},
@@ -36,7 +36,7 @@ type lenEncoder struct{ model string }
 
 func (lenEncoder) PayloadName() string { return "len" }
 func (e lenEncoder) ModelID() string   { return e.model }
-func (lenEncoder) EncodePayload(d eval.Doc) ([]byte, error) {
+func (lenEncoder) EncodePayload(d dataset.Doc) ([]byte, error) {
 	return []byte(fmt.Sprint(len(d.Text))), nil
 }
 
@@ -67,7 +67,7 @@ func TestTopNAndDocs(t *testing.T) {
 	if len(hits) != 2 || hits[0].ID != "d1" || hits[1].ID != "d3" {
 		t.Fatalf("hits = %+v, want d1 then d3", hits)
 	}
-	if hits[0].Rank != 1 || hits[0].Title != "Good bank in Doha" || hits[0].Meta["user_id"] != "U1" {
+	if hits[0].Rank != 1 || hits[0].Title != "Good bank in Doha" || hits[0].Metadata["user_id"] != "U1" {
 		t.Errorf("hit fields = %+v", hits[0])
 	}
 	d, ok, err := idx.Doc("d2")
@@ -278,8 +278,8 @@ func TestPayloadConcurrentModels(t *testing.T) {
 // when written, instead of making the index fail to open.
 func TestPayloadLongID(t *testing.T) {
 	idx, path := build(t, lenEncoder{"m1"})
-	long := eval.Doc{ID: strings.Repeat("x", 70000), Text: "long id"}
-	if err := idx.Add(context.Background(), []eval.Doc{long}, []PayloadEncoder{lenEncoder{"m1"}}, nil); err == nil {
+	long := dataset.Doc{ID: strings.Repeat("x", 70000), Text: "long id"}
+	if err := idx.Add(context.Background(), []dataset.Doc{long}, []PayloadEncoder{lenEncoder{"m1"}}, nil); err == nil {
 		t.Error("no error for a 70000-byte id")
 	}
 	idx.Close()
@@ -411,7 +411,7 @@ func TestBatchUnknownLayout(t *testing.T) {
 			if _, ok, _ := idx.Payload("len", "d2"); ok != tc.wantErr {
 				t.Errorf("payload of d2 present = %v, want %v", ok, tc.wantErr)
 			}
-			if err := idx.Add(context.Background(), []eval.Doc{{ID: "d1", Text: "replaced"}}, tc.encs, nil); err != nil {
+			if err := idx.Add(context.Background(), []dataset.Doc{{ID: "d1", Text: "replaced"}}, tc.encs, nil); err != nil {
 				t.Fatal(err)
 			}
 			if err := idx.DeleteDocs("d3"); err != nil {
@@ -478,7 +478,7 @@ func TestBatchLayout(t *testing.T) {
 // of a payload it rewrites gets the new payload and no deletion record.
 func TestAddWritesNoDeletionOfWhatItRewrites(t *testing.T) {
 	idx, path := build(t, lenEncoder{"m1"})
-	if err := idx.Add(context.Background(), []eval.Doc{{ID: "d1", Text: "replaced"}}, []PayloadEncoder{lenEncoder{"m1"}}, nil); err != nil {
+	if err := idx.Add(context.Background(), []dataset.Doc{{ID: "d1", Text: "replaced"}}, []PayloadEncoder{lenEncoder{"m1"}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	idx.Close()
@@ -520,11 +520,11 @@ func TestTopNTiesByID(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var docs []eval.Doc
+			var docs []dataset.Doc
 			for i := range 60 {
-				docs = append(docs, eval.Doc{ID: fmt.Sprintf("d%02d", i), Text: tc.text})
+				docs = append(docs, dataset.Doc{ID: fmt.Sprintf("d%02d", i), Text: tc.text})
 				if tc.filler {
-					docs = append(docs, eval.Doc{ID: fmt.Sprintf("o%02d", i), Text: strings.Fields(tc.query)[i%14] + " filler"})
+					docs = append(docs, dataset.Doc{ID: fmt.Sprintf("o%02d", i), Text: strings.Fields(tc.query)[i%14] + " filler"})
 				}
 			}
 			q, err := TextQuery(tc.query)
@@ -593,7 +593,7 @@ func TestOpenLockedIndex(t *testing.T) {
 // keeps only payloads of its new text: those its encoders compute anew,
 // none from the encoders it was first indexed with and is not now.
 func TestAddDropsStalePayloads(t *testing.T) {
-	replaced := eval.Doc{ID: "d1", Title: "New", Text: "replaced"}
+	replaced := dataset.Doc{ID: "d1", Title: "New", Text: "replaced"}
 	tests := []struct {
 		name     string
 		encs     []PayloadEncoder
@@ -607,7 +607,7 @@ func TestAddDropsStalePayloads(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			idx, path := build(t, lenEncoder{"m1"})
-			if err := idx.Add(context.Background(), []eval.Doc{replaced}, tc.encs, nil); err != nil {
+			if err := idx.Add(context.Background(), []dataset.Doc{replaced}, tc.encs, nil); err != nil {
 				t.Fatal(err)
 			}
 			for round := range 2 {
@@ -643,7 +643,7 @@ func TestDocFreqAfterConcurrentWrite(t *testing.T) {
 		want  uint64
 	}{
 		{"add", func(x *Index) error {
-			return x.Add(ctx, []eval.Doc{{ID: "d5", Text: "bank account"}}, nil, nil)
+			return x.Add(ctx, []dataset.Doc{{ID: "d5", Text: "bank account"}}, nil, nil)
 		}, 3},
 		{"delete", func(x *Index) error { return x.DeleteDocs("d3") }, 1},
 		{"index", func(x *Index) error {
@@ -676,7 +676,7 @@ func TestDocFreqAfterConcurrentWrite(t *testing.T) {
 // two dimensions) must not write one payload name, or the store would hold
 // one model's id over the other's bytes.
 func TestAddRefusesTwoModelsForOnePayload(t *testing.T) {
-	docs := []eval.Doc{{ID: "d1", Text: "bank account"}}
+	docs := []dataset.Doc{{ID: "d1", Text: "bank account"}}
 	for _, tc := range []struct {
 		name    string
 		encs    []PayloadEncoder
@@ -714,9 +714,9 @@ func TestAddRefusesTwoModelsForOnePayload(t *testing.T) {
 // nameEncoder writes an empty payload under a given name.
 type nameEncoder string
 
-func (e nameEncoder) PayloadName() string                  { return string(e) }
-func (nameEncoder) ModelID() string                        { return "m" }
-func (nameEncoder) EncodePayload(eval.Doc) ([]byte, error) { return []byte{1}, nil }
+func (e nameEncoder) PayloadName() string                     { return string(e) }
+func (nameEncoder) ModelID() string                           { return "m" }
+func (nameEncoder) EncodePayload(dataset.Doc) ([]byte, error) { return []byte{1}, nil }
 
 func TestPayloadNames(t *testing.T) {
 	for name, ok := range map[string]bool{
@@ -728,7 +728,7 @@ func TestPayloadNames(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = idx.Add(context.Background(), []eval.Doc{{ID: "d1", Text: "bank"}}, []PayloadEncoder{nameEncoder(name)}, nil)
+		err = idx.Add(context.Background(), []dataset.Doc{{ID: "d1", Text: "bank"}}, []PayloadEncoder{nameEncoder(name)}, nil)
 		idx.Close()
 		if (err == nil) != ok {
 			t.Errorf("payload name %q: err = %v, want ok %v", name, err, ok)
@@ -746,7 +746,7 @@ func TestCompact(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, d := range corpus { // one segment each
-			if err := idx.Add(context.Background(), []eval.Doc{d}, nil, nil); err != nil {
+			if err := idx.Add(context.Background(), []dataset.Doc{d}, nil, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -779,7 +779,7 @@ func TestCompactCancelled(t *testing.T) {
 	}
 	defer func() { idx.Close() }()
 	for _, d := range corpus { // one segment each
-		if err := idx.Add(context.Background(), []eval.Doc{d}, []PayloadEncoder{lenEncoder{"m1"}}, nil); err != nil {
+		if err := idx.Add(context.Background(), []dataset.Doc{d}, []PayloadEncoder{lenEncoder{"m1"}}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -847,9 +847,9 @@ func (x countingIndex) SearchInContext(ctx context.Context, req *bleve.SearchReq
 // tied for "bank", added out of ID order.
 func tiedIndex(t *testing.T) *Index {
 	t.Helper()
-	var docs []eval.Doc
+	var docs []dataset.Doc
 	for i := range 300 {
-		docs = append(docs, eval.Doc{ID: fmt.Sprintf("d%03d", (i*7)%300), Text: "bank account"})
+		docs = append(docs, dataset.Doc{ID: fmt.Sprintf("d%03d", (i*7)%300), Text: "bank account"})
 	}
 	idx, err := Create("")
 	if err != nil {
@@ -913,12 +913,12 @@ func TestSearchTiesByIDBounded(t *testing.T) {
 // within the tieSlack hits fetched past it is ordered by ID from the one
 // search, without a second.
 func TestSearchTiesByIDSlack(t *testing.T) {
-	var docs []eval.Doc
+	var docs []dataset.Doc
 	for i := range 12 { // tied, crossing the cut at 10
-		docs = append(docs, eval.Doc{ID: fmt.Sprintf("t%02d", (i*5)%12), Text: "bank account"})
+		docs = append(docs, dataset.Doc{ID: fmt.Sprintf("t%02d", (i*5)%12), Text: "bank account"})
 	}
 	for i := range 30 { // lower: longer texts
-		docs = append(docs, eval.Doc{ID: fmt.Sprintf("l%02d", i), Text: "bank account of a river and its many long winding banks"})
+		docs = append(docs, dataset.Doc{ID: fmt.Sprintf("l%02d", i), Text: "bank account of a river and its many long winding banks"})
 	}
 	idx, err := Create("")
 	if err != nil {
@@ -1030,7 +1030,7 @@ func TestMetaNeverIndexed(t *testing.T) {
 			if err := idx.Batch(b); err != nil {
 				t.Fatal(err)
 			}
-			if err := idx.Add(ctx, []eval.Doc{{ID: "s", Title: "bank", Text: "bank account",
+			if err := idx.Add(ctx, []dataset.Doc{{ID: "s", Title: "bank", Text: "bank account",
 				Metadata: map[string]any{"user_name": "quuxbar", "category": "Money"}}}, nil, nil); err != nil {
 				t.Fatal(err)
 			}
@@ -1209,7 +1209,7 @@ func rewritingWrites(ctx context.Context) []indexOp {
 }
 
 // replacedD1 is the new version of corpus's d1 that replacingWrites write.
-var replacedD1 = eval.Doc{ID: "d1", Title: "New", Text: "replaced"}
+var replacedD1 = dataset.Doc{ID: "d1", Title: "New", Text: "replaced"}
 
 // replacingWrites are the ways to replace d1 of corpus with replacedD1.
 func replacingWrites(ctx context.Context) []indexOp {
@@ -1224,10 +1224,10 @@ func replacingWrites(ctx context.Context) []indexOp {
 			return x.Batch(b)
 		}},
 		{"Add, same payload", func(x *Index) error {
-			return x.Add(ctx, []eval.Doc{replacedD1}, []PayloadEncoder{lenEncoder{"m1"}}, nil)
+			return x.Add(ctx, []dataset.Doc{replacedD1}, []PayloadEncoder{lenEncoder{"m1"}}, nil)
 		}},
 		{"Add, another payload", func(x *Index) error {
-			return x.Add(ctx, []eval.Doc{replacedD1}, []PayloadEncoder{TermsEncoder{}}, nil)
+			return x.Add(ctx, []dataset.Doc{replacedD1}, []PayloadEncoder{TermsEncoder{}}, nil)
 		}},
 	}
 }
@@ -1368,9 +1368,9 @@ func TestCreateInEmptyDir(t *testing.T) {
 // id; the payload is the document's text.
 type modelEncoder struct{ name, model string }
 
-func (e modelEncoder) PayloadName() string                    { return e.name }
-func (e modelEncoder) ModelID() string                        { return e.model }
-func (modelEncoder) EncodePayload(d eval.Doc) ([]byte, error) { return []byte(d.Text), nil }
+func (e modelEncoder) PayloadName() string                       { return e.name }
+func (e modelEncoder) ModelID() string                           { return e.model }
+func (modelEncoder) EncodePayload(d dataset.Doc) ([]byte, error) { return []byte(d.Text), nil }
 
 // TestAddRefusesBeforeWriting: what the payload store cannot hold is
 // refused before Bleve holds the batch's new text, so a refused Add
@@ -1379,32 +1379,32 @@ func (modelEncoder) EncodePayload(d eval.Doc) ([]byte, error) { return []byte(d.
 // names being rewritten beside the new text).
 func TestAddRefusesBeforeWriting(t *testing.T) {
 	defer func(old int) { maxPayload = old }(maxPayload)
-	replaced := eval.Doc{ID: "d1", Title: "New", Text: "replaced"}
+	replaced := dataset.Doc{ID: "d1", Title: "New", Text: "replaced"}
 	tests := []struct {
 		name       string
 		maxPayload int
-		bad        eval.Doc
+		bad        dataset.Doc
 		encs       []PayloadEncoder
 		wantErr    string
 	}{
-		{"id too long", maxPayload, eval.Doc{ID: strings.Repeat("L", maxIDLen+1), Text: "x"},
+		{"id too long", maxPayload, dataset.Doc{ID: strings.Repeat("L", maxIDLen+1), Text: "x"},
 			[]PayloadEncoder{lenEncoder{"m1"}}, "more than the 65536"},
-		{"model without an id", maxPayload, eval.Doc{ID: "d9", Text: "x"},
+		{"model without an id", maxPayload, dataset.Doc{ID: "d9", Text: "x"},
 			[]PayloadEncoder{lenEncoder{"m1"}, modelEncoder{"other", ""}}, "without an id"},
-		{"model id too long", maxPayload, eval.Doc{ID: "d9", Text: "x"},
+		{"model id too long", maxPayload, dataset.Doc{ID: "d9", Text: "x"},
 			[]PayloadEncoder{lenEncoder{"m1"}, modelEncoder{"other", strings.Repeat("m", maxIDLen+1)}}, "model id of"},
-		{"payload name too long for a file", maxPayload, eval.Doc{ID: "d9", Text: "x"},
+		{"payload name too long for a file", maxPayload, dataset.Doc{ID: "d9", Text: "x"},
 			[]PayloadEncoder{lenEncoder{"m1"}, modelEncoder{strings.Repeat("n", 300), "m"}}, "invalid payload name"},
-		{"payload name with a NUL byte", maxPayload, eval.Doc{ID: "d9", Text: "x"},
+		{"payload name with a NUL byte", maxPayload, dataset.Doc{ID: "d9", Text: "x"},
 			[]PayloadEncoder{lenEncoder{"m1"}, modelEncoder{"a\x00b", "m"}}, "invalid payload name"},
-		{"payload too large", 2, eval.Doc{ID: "big", Text: strings.Repeat("x", 100)},
+		{"payload too large", 2, dataset.Doc{ID: "big", Text: strings.Repeat("x", 100)},
 			[]PayloadEncoder{lenEncoder{"m1"}}, "more than 2"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			idx, path := build(t, lenEncoder{"m1"})
 			maxPayload = tc.maxPayload
-			err := idx.Add(context.Background(), []eval.Doc{replaced, tc.bad}, tc.encs, nil)
+			err := idx.Add(context.Background(), []dataset.Doc{replaced, tc.bad}, tc.encs, nil)
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("Add: err = %v, want one saying %q", err, tc.wantErr)
 			}
@@ -1491,7 +1491,7 @@ func documentWrites(ctx context.Context) []indexOp {
 // used to close the logs under the write, whose payload records then went
 // nowhere, without an error).
 func TestCloseWaitsForWrite(t *testing.T) {
-	replaced := eval.Doc{ID: "d1", Title: "New", Text: "replaced"}
+	replaced := dataset.Doc{ID: "d1", Title: "New", Text: "replaced"}
 	raw := map[string]any{FieldTitle: replaced.Title, FieldText: replaced.Text}
 	tests := []struct {
 		name    string
@@ -1499,7 +1499,7 @@ func TestCloseWaitsForWrite(t *testing.T) {
 		wantLen string // payload len of d1 after the reopen; "" for none
 	}{
 		{"Add", func(x *Index) error {
-			return x.Add(context.Background(), []eval.Doc{replaced}, []PayloadEncoder{lenEncoder{"m1"}}, nil)
+			return x.Add(context.Background(), []dataset.Doc{replaced}, []PayloadEncoder{lenEncoder{"m1"}}, nil)
 		}, "8"},
 		{"Index", func(x *Index) error { return x.Index("d1", raw) }, ""},
 		{"Batch", func(x *Index) error {
@@ -1765,8 +1765,8 @@ func TestFailedPayloadWriteDropsOnReopen(t *testing.T) {
 	if err := idx.payloads.sets["len"].log.Close(); err != nil {
 		t.Fatal(err)
 	}
-	replaced := eval.Doc{ID: "d1", Text: "replaced"}
-	if err := idx.Add(context.Background(), []eval.Doc{replaced}, []PayloadEncoder{lenEncoder{"m1"}}, nil); err == nil {
+	replaced := dataset.Doc{ID: "d1", Text: "replaced"}
+	if err := idx.Add(context.Background(), []dataset.Doc{replaced}, []PayloadEncoder{lenEncoder{"m1"}}, nil); err == nil {
 		t.Fatal("Add wrote to a closed log")
 	}
 	_ = idx.Close() // fails to sync the closed log

@@ -12,7 +12,7 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	bindex "github.com/blevesearch/bleve_index_api"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 )
 
 // vecEncoder stores a 100-float32 vector per document, the size of a
@@ -21,7 +21,7 @@ type vecEncoder struct{}
 
 func (vecEncoder) PayloadName() string { return "vec" }
 func (vecEncoder) ModelID() string     { return "bench" }
-func (vecEncoder) EncodePayload(d eval.Doc) ([]byte, error) {
+func (vecEncoder) EncodePayload(d dataset.Doc) ([]byte, error) {
 	b := make([]byte, 0, 400)
 	for i := 0; i < 100; i++ {
 		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(len(d.Text)+i)))
@@ -29,10 +29,10 @@ func (vecEncoder) EncodePayload(d eval.Doc) ([]byte, error) {
 	return b, nil
 }
 
-func benchDocs(n int) []eval.Doc {
-	docs := make([]eval.Doc, n)
+func benchDocs(n int) []dataset.Doc {
+	docs := make([]dataset.Doc, n)
 	for i := range docs {
-		docs[i] = eval.Doc{ID: fmt.Sprintf("d%05d", i), Title: "question about banks and visas", Text: fmt.Sprintf("body %d of a forum post about living in Doha, Qatar", i)}
+		docs[i] = dataset.Doc{ID: fmt.Sprintf("d%05d", i), Title: "question about banks and visas", Text: fmt.Sprintf("body %d of a forum post about living in Doha, Qatar", i)}
 	}
 	return docs
 }
@@ -145,11 +145,11 @@ func BenchmarkWriteOne(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				i++
-				d := eval.Doc{ID: fmt.Sprintf("new%d", i), Text: fmt.Sprint("text number ", i)}
+				d := dataset.Doc{ID: fmt.Sprintf("new%d", i), Text: fmt.Sprint("text number ", i)}
 				if replace {
 					d.ID = "d00001"
 				}
-				if err := idx.Add(ctx, []eval.Doc{d}, []PayloadEncoder{vecEncoder{}}, nil); err != nil {
+				if err := idx.Add(ctx, []dataset.Doc{d}, []PayloadEncoder{vecEncoder{}}, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

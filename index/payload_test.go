@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 )
 
 // TestPayloadLogReplay damages a log in the ways a crash and a bad disk
@@ -285,8 +285,8 @@ func TestPayloadTooLarge(t *testing.T) {
 	defer func(old int) { maxPayload = old }(maxPayload)
 	maxPayload = 2 // the lenEncoder payloads of corpus are two bytes
 	idx, path := build(t, lenEncoder{"m1"})
-	big := eval.Doc{ID: "big", Text: strings.Repeat("x", 100)} // a three-byte payload
-	if err := idx.Add(context.Background(), []eval.Doc{big}, []PayloadEncoder{lenEncoder{"m1"}}, nil); err == nil || !strings.Contains(err.Error(), "more than 2") {
+	big := dataset.Doc{ID: "big", Text: strings.Repeat("x", 100)} // a three-byte payload
+	if err := idx.Add(context.Background(), []dataset.Doc{big}, []PayloadEncoder{lenEncoder{"m1"}}, nil); err == nil || !strings.Contains(err.Error(), "more than 2") {
 		t.Errorf("oversize payload: err = %v", err)
 	}
 	idx.Close()

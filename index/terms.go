@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/semrank/semrank/analyzers"
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 )
 
 // TermsPayload is the name of the built-in payload holding each document's
@@ -45,7 +45,7 @@ func (e TermsEncoder) ModelID() string {
 }
 
 // EncodePayload implements PayloadEncoder.
-func (e TermsEncoder) EncodePayload(d eval.Doc) ([]byte, error) {
+func (e TermsEncoder) EncodePayload(d dataset.Doc) ([]byte, error) {
 	if e.Tokens != nil {
 		return EncodeTermCounts(e.Tokens(d.FullText())), nil
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 )
@@ -22,7 +22,7 @@ import (
 // out.)
 func TestAnalyzerOverPlainIndex(t *testing.T) {
 	ctx := context.Background()
-	ds, err := eval.LoadDataset("../testdata/demo")
+	ds, err := dataset.Load("../testdata/demo")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestAnalyzerOverPlainIndex(t *testing.T) {
 // TestAnalyzerUnknown: a pipeline naming an analyzer no registry holds is
 // refused when built, naming it.
 func TestAnalyzerUnknown(t *testing.T) {
-	ds, err := eval.LoadDataset("../testdata/demo")
+	ds, err := dataset.Load("../testdata/demo")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 )
 
@@ -29,16 +29,16 @@ func Attach(ctx context.Context, a *index.Attached, p *Pipeline, progress index.
 	if err != nil {
 		return index.AttachReport{}, err
 	}
-	docs := func(yield func(eval.Doc, error) bool) {
+	docs := func(yield func(dataset.Doc, error) bool) {
 		stop := errors.New("stop")
 		err := Searcher{Index: a, Pipeline: p}.Documents(ctx, nil, func(c Candidate) error {
-			if !yield(c.Doc(), nil) {
+			if !yield(textDoc(c), nil) {
 				return stop
 			}
 			return nil
 		})
 		if err != nil && !errors.Is(err, stop) {
-			yield(eval.Doc{}, fmt.Errorf("rerank: attach: reading documents: %w", err))
+			yield(dataset.Doc{}, fmt.Errorf("rerank: attach: reading documents: %w", err))
 		}
 	}
 	return a.Attach(ctx, p.Fields.source(st), attachEncoders(p, st), docs, progress)
@@ -60,16 +60,16 @@ func Keep(a *index.Attached, p *Pipeline) error {
 	if err != nil {
 		return err
 	}
-	read := func(ctx context.Context, ids []string) ([]eval.Doc, error) {
+	read := func(ctx context.Context, ids []string) ([]dataset.Doc, error) {
 		req := bleve.NewSearchRequestOptions(bleve.NewDocIDQuery(ids), len(ids), 0, false)
 		req.Fields = p.Fields.All()
 		res, err := a.SearchInContext(ctx, req)
 		if err != nil {
 			return nil, err
 		}
-		docs := make([]eval.Doc, len(res.Hits))
+		docs := make([]dataset.Doc, len(res.Hits))
 		for i, h := range res.Hits {
-			docs[i] = p.Fields.candidate(h, 0).Doc()
+			docs[i] = textDoc(p.Fields.candidate(h, 0))
 		}
 		return docs, nil
 	}

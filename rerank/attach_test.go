@@ -10,7 +10,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/lsa"
 	"github.com/semrank/semrank/rerank"
@@ -49,7 +49,7 @@ stages:
 }
 
 // searchAll returns every query's reranked hits over idx.
-func searchAll(t *testing.T, idx bleve.Index, p *rerank.Pipeline, ds *eval.Dataset) [][]rerank.Scored {
+func searchAll(t *testing.T, idx bleve.Index, p *rerank.Pipeline, ds *dataset.Dataset) [][]rerank.Scored {
 	t.Helper()
 	var out [][]rerank.Scored
 	for _, q := range ds.Queries {
@@ -65,7 +65,7 @@ func searchAll(t *testing.T, idx bleve.Index, p *rerank.Pipeline, ds *eval.Datas
 // readsAnyDoc reports whether a stage of p that says which documents it
 // reads (rerank.DocReader; rm3 reads every candidate's) reads the stored
 // text of one of ds's documents: one whose payloads are missing.
-func readsAnyDoc(p *rerank.Pipeline, ds *eval.Dataset) bool {
+func readsAnyDoc(p *rerank.Pipeline, ds *dataset.Dataset) bool {
 	for _, st := range p.Stages {
 		r, ok := st.(rerank.DocReader)
 		if !ok {
@@ -99,7 +99,7 @@ func tolerance(stage string) float64 {
 // Attach, leave no payload of text a document no longer has.
 func TestAttachScoresAsText(t *testing.T) {
 	ctx := context.Background()
-	ds, err := eval.LoadDataset("../testdata/demo")
+	ds, err := dataset.Load("../testdata/demo")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +270,7 @@ func TestAttachScoresAsText(t *testing.T) {
 // alternately, and reports each write's mean time and their ratio.
 func BenchmarkKeptWrite(b *testing.B) {
 	ctx := context.Background()
-	ds, err := eval.LoadDataset("../testdata/demo")
+	ds, err := dataset.Load("../testdata/demo")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -316,7 +316,7 @@ func BenchmarkKeptWrite(b *testing.B) {
 // that stage from text; attaching it replaces those payloads.
 func TestAttachNewModel(t *testing.T) {
 	ctx := context.Background()
-	ds, err := eval.LoadDataset("../testdata/demo")
+	ds, err := dataset.Load("../testdata/demo")
 	if err != nil {
 		t.Fatal(err)
 	}

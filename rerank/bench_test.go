@@ -176,7 +176,7 @@ func BenchmarkRerank(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				cands[i] = rerank.FromHits(hits)
+				cands[i] = hits
 			}
 			p.Window = window
 			b.Run(name+"/window"+itoa(window), func(b *testing.B) {

@@ -16,9 +16,6 @@ import (
 	"strings"
 	"sync"
 
-	"gopkg.in/yaml.v3"
-
-	"github.com/semrank/semrank/internal/atomicfile"
 	"github.com/semrank/semrank/internal/regfile"
 	"github.com/semrank/semrank/models"
 )
@@ -66,23 +63,6 @@ func FileSHA256(path string) (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// RecordChecksums lists the SHA-256 of each file in c.Checksums. Paths
-// are relative to the pipeline file's folder, which is dir when the
-// files are read.
-func (c *Config) RecordChecksums(dir string, paths ...string) error {
-	for _, p := range paths {
-		sum, err := FileSHA256(Resolve(dir, filepath.FromSlash(p)))
-		if err != nil {
-			return fmt.Errorf("pipeline: checksum: %w", err)
-		}
-		if c.Checksums == nil {
-			c.Checksums = map[string]string{}
-		}
-		c.Checksums[checksumKey(p)] = sum
-	}
-	return nil
 }
 
 // checkChecksums refuses listed digests that are not SHA-256 digests, so
@@ -245,100 +225,10 @@ func LoadModel[M any](env Env, path string, read func(r io.Reader, name string) 
 	return models.LoadWith(path, read)
 }
 
-// checksumKey is the name a file at p, relative to the pipeline file's
-// folder, is listed under: slash-separated and clean.
-func checksumKey(p string) string {
+// ChecksumKey is the name a file at p, relative to the pipeline file's
+// folder, is listed under in Config.Checksums: slash-separated and clean.
+func ChecksumKey(p string) string {
 	return path.Clean(filepath.ToSlash(p))
-}
-
-// UpdateChecksum sets the listed SHA-256 of file, a file the pipeline at
-// pipelinePath lists under sha256, to the file's content now, for a
-// model retrained in place. The rest of the pipeline file, comments
-// included, is kept. It reports whether the file is listed; a pipeline
-// that does not list it is left as it is.
-func UpdateChecksum(pipelinePath, file string) (bool, error) {
-	raw, err := regfile.ReadFile(pipelinePath, MaxConfigSize)
-	if err != nil {
-		return false, err
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(raw, &doc); err != nil {
-		return false, fmt.Errorf("pipeline %s: %w", pipelinePath, err)
-	}
-	dir, err := filepath.Abs(filepath.Dir(pipelinePath))
-	if err != nil {
-		return false, err
-	}
-	abs, err := filepath.Abs(file)
-	if err != nil {
-		return false, err
-	}
-	rel, err := filepath.Rel(dir, abs)
-	if err != nil {
-		return false, nil // on another volume: not listed
-	}
-	entry := listedChecksum(&doc, checksumKey(rel))
-	if entry == nil {
-		return false, nil
-	}
-	sum, err := FileSHA256(file)
-	if err != nil {
-		return false, err
-	}
-	// A string, whatever the old value read as (a digest of digits
-	// alone reads as a number).
-	entry.Value, entry.Tag, entry.Style = sum, "!!str", 0
-	var out bytes.Buffer
-	enc := yaml.NewEncoder(&out)
-	enc.SetIndent(indentOf(raw))
-	if err := enc.Encode(&doc); err != nil {
-		return false, err
-	}
-	if err := enc.Close(); err != nil {
-		return false, err
-	}
-	return true, atomicfile.Write(pipelinePath, func(w io.Writer) error {
-		_, err := w.Write(out.Bytes())
-		return err
-	})
-}
-
-// indentOf returns the indentation under the first top-level key of a
-// YAML document that opens a block (2 to 8 spaces), or 4, yaml.v3's, so
-// that rewriting a pipeline file keeps its look.
-func indentOf(raw []byte) int {
-	lines := bytes.Split(raw, []byte("\n"))
-	for i := 1; i < len(lines); i++ {
-		prev := bytes.TrimRight(lines[i-1], " \r")
-		if len(prev) == 0 || prev[0] == ' ' || prev[0] == '#' || prev[len(prev)-1] != ':' {
-			continue
-		}
-		if n := len(lines[i]) - len(bytes.TrimLeft(lines[i], " ")); n > 0 {
-			return min(max(n, 2), 8)
-		}
-	}
-	return 4
-}
-
-// listedChecksum returns the value node of key under the document's
-// sha256 mapping, or nil.
-func listedChecksum(doc *yaml.Node, key string) *yaml.Node {
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil
-	}
-	top := doc.Content[0].Content
-	for i := 0; i+1 < len(top); i += 2 {
-		if top[i].Value != "sha256" || top[i+1].Kind != yaml.MappingNode {
-			continue
-		}
-		sums := top[i+1].Content
-		for j := 0; j+1 < len(sums); j += 2 {
-			if checksumKey(sums[j].Value) == key {
-				return sums[j+1]
-			}
-		}
-	}
-	return nil
 }
 
 // changedError reports a listed file whose content differs; it wraps

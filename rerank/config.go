@@ -62,7 +62,7 @@ type Config struct {
 	// Checksums maps files the pipeline reads (relative to the pipeline
 	// file, slash-separated) to their SHA-256, hex; Build refuses a
 	// listed file whose content differs. Recipes list every model they
-	// publish. See FileSHA256.
+	// publish (package rerank/publish writes them).
 	Checksums map[string]string `yaml:"sha256,omitempty" json:"sha256,omitempty"`
 }
 
@@ -515,9 +515,24 @@ func (p *Pipeline) checkFusion() error {
 	return nil
 }
 
+// LoadOption changes how LoadPipeline builds the pipeline.
+type LoadOption func(*Config)
+
+// StagesOnly makes LoadPipeline ignore the pipeline file's fusion, for learning a
+// fusion of its stages. The fusion model is not loaded, so its checksum
+// is not checked either: it may be the file being retrained.
+func StagesOnly() LoadOption {
+	return func(c *Config) {
+		if c.Fusion.Model != "" {
+			delete(c.Checksums, ChecksumKey(c.Fusion.Model))
+		}
+		c.Fusion = FusionSpec{Method: "none"}
+	}
+}
+
 // LoadPipeline reads and builds a pipeline file; relative model paths
 // resolve against the file's directory.
-func LoadPipeline(path string, env Env, opts ...OpenOption) (*Pipeline, *Config, error) {
+func LoadPipeline(path string, env Env, opts ...LoadOption) (*Pipeline, *Config, error) {
 	c, err := ReadConfig(path)
 	if err != nil {
 		return nil, nil, err

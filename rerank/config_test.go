@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/semrank/semrank/dataset"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -133,7 +135,7 @@ func TestBuildChecksFusion(t *testing.T) {
 			if !errMatches(t, err, tt.wantErr) {
 				return
 			}
-			if _, err := p.Rerank(context.Background(), Query{Text: "q"}, []Candidate{{ID: "a", Rank: 1}, {ID: "b", Rank: 2}}); err != nil {
+			if _, err := p.Rerank(context.Background(), Query{Text: "q"}, []Candidate{{Doc: dataset.Doc{ID: "a"}, Rank: 1}, {Doc: dataset.Doc{ID: "b"}, Rank: 2}}); err != nil {
 				t.Fatalf("a pipeline that builds fails to rerank: %v", err)
 			}
 		})

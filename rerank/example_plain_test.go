@@ -9,7 +9,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 	_ "github.com/semrank/semrank/rerank/stages" // registers the stage types
@@ -129,7 +129,7 @@ stages: [{type: tfidf}, {type: bm25}, {type: overlap}]
 // indexDemo is the application's indexing: the demo's forum questions
 // into idx, fields "subject" and "body".
 func indexDemo(idx bleve.Index) {
-	docs, err := eval.LoadCorpus("../testdata/demo")
+	docs, err := dataset.LoadCorpus("../testdata/demo")
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"log"
 	"strings"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -64,9 +65,9 @@ fusion:
 		log.Fatal(err)
 	}
 	cands := []rerank.Candidate{ // first-stage order
-		{ID: "d1", Rank: 1, Title: "Car loans", Text: "Which bank gives car loans in Doha?"},
-		{ID: "d2", Rank: 2, Title: "Opening a bank account", Text: "Documents for a salary account."},
-		{ID: "d3", Rank: 3, Title: "Bank account for expats", Text: "Which bank is best for an expat account?"},
+		{Doc: dataset.Doc{ID: "d1", Title: "Car loans", Text: "Which bank gives car loans in Doha?"}, Rank: 1},
+		{Doc: dataset.Doc{ID: "d2", Title: "Opening a bank account", Text: "Documents for a salary account."}, Rank: 2},
+		{Doc: dataset.Doc{ID: "d3", Title: "Bank account for expats", Text: "Which bank is best for an expat account?"}, Rank: 3},
 	}
 	scored, err := p.Rerank(context.Background(), rerank.Query{Text: "bank account for expats"}, cands)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/semrank/semrank/analyzers"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 )
 
@@ -130,8 +131,8 @@ func (f Fields) check() error {
 // read from the hit's stored fields, at 1-based rank.
 func (f Fields) candidate(h *search.DocumentMatch, rank int) Candidate {
 	r := f.resolved()
-	return Candidate{ID: h.ID, Score: h.Score, Rank: rank, Fields: candidateFields(h.Fields),
-		Title: joinedText(h.Fields, r.Title), Text: joinedText(h.Fields, r.Text)}
+	doc := dataset.Doc{ID: h.ID, Title: joinedText(h.Fields, r.Title), Text: joinedText(h.Fields, r.Text), Metadata: candidateFields(h.Fields)}
+	return Candidate{Doc: doc, Score: h.Score, Rank: rank}
 }
 
 // joinedText returns the stored text of fields in stored, one value a

@@ -7,7 +7,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -20,7 +20,7 @@ import (
 // texts (peers), which a difference in what Wrap hands them would show.
 func TestWrapMatchesDatasetPath(t *testing.T) {
 	ctx := context.Background()
-	ds, err := eval.LoadDataset("../testdata/deepmatch/semeval-a")
+	ds, err := dataset.Load("../testdata/deepmatch/semeval-a")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestWrapMatchesDatasetPath(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		scored, err := p.Rerank(ctx, rerank.Query{ID: q.ID, Text: q.FullText()}, rerank.FromHits(hits))
+		scored, err := p.Rerank(ctx, rerank.Query{ID: q.ID, Text: q.FullText()}, hits)
 		if err != nil {
 			t.Fatal(err)
 		}

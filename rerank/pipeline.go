@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2/search"
-
-	"github.com/semrank/semrank/index"
 )
 
 // DefaultWindow is the number of first-stage candidates reranked when a
@@ -51,7 +49,7 @@ type Scored struct {
 }
 
 // DocReader is implemented by stages that read a candidate's stored
-// document (its Title, Text and Fields) for some candidates only: a stage
+// document (its Title, Text and Metadata) for some candidates only: a stage
 // that scores from payloads stored at index time reads the document only
 // where its payload is missing. A search loads the stored fields of the
 // candidates some stage reads and of no other, so a stage without this
@@ -321,13 +319,4 @@ func checkFused(fused []float64, cands []Candidate) error {
 		}
 	}
 	return nil
-}
-
-// FromHits converts first-stage hits to candidates.
-func FromHits(hits []index.Hit) []Candidate {
-	out := make([]Candidate, len(hits))
-	for i, h := range hits {
-		out[i] = Candidate{ID: h.ID, Title: h.Title, Text: h.Text, Score: h.Score, Rank: h.Rank, GivenRank: h.GivenRank, Fields: h.Meta}
-	}
-	return out
 }

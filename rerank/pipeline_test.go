@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/semrank/semrank/dataset"
 )
 
 // badStage misbehaves as its mode says.
@@ -34,7 +36,7 @@ func (b badStage) Score(_ context.Context, _ Query, cs []Candidate) ([]float64, 
 // scores, a score that is not finite, an error or a panic fails the
 // rerank with an error naming the stage, never a panic.
 func TestRerankRefusesBadStages(t *testing.T) {
-	cands := []Candidate{{ID: "a", Rank: 1}, {ID: "b", Rank: 2}, {ID: "c", Rank: 3}}
+	cands := []Candidate{{Doc: dataset.Doc{ID: "a"}, Rank: 1}, {Doc: dataset.Doc{ID: "b"}, Rank: 2}, {Doc: dataset.Doc{ID: "c"}, Rank: 3}}
 	for _, tc := range []struct{ mode, want string }{
 		{"short", "stage bad returned 2 scores for 3 candidates"},
 		{"nan", `stage bad gave candidate "b" a non-finite score`},
@@ -96,8 +98,8 @@ func TestRerankUnsetRanks(t *testing.T) {
 				}
 				var given, want []Candidate
 				for i, s := range texts {
-					given = append(given, Candidate{ID: s[:1], Text: s, Rank: tc.ranks[i]})
-					want = append(want, Candidate{ID: s[:1], Text: s, Rank: i + 1})
+					given = append(given, Candidate{Doc: dataset.Doc{ID: s[:1], Text: s}, Rank: tc.ranks[i]})
+					want = append(want, Candidate{Doc: dataset.Doc{ID: s[:1], Text: s}, Rank: i + 1})
 				}
 				got, err := p.Rerank(context.Background(), Query{Text: "q"}, given)
 				if err != nil {

@@ -8,14 +8,15 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/offline"
 )
 
 // plainIndex indexes ds's corpus as a Bleve application would, with
 // bleve.NewIndexMapping() and field names of its own, subject and body,
 // into a scorch index on disk.
-func plainIndex(t testing.TB, ds *eval.Dataset) bleve.Index {
+func plainIndex(t testing.TB, ds *dataset.Dataset) bleve.Index {
 	t.Helper()
 	idx := plainIndexAt(t, ds, filepath.Join(t.TempDir(), "plain"))
 	t.Cleanup(func() { idx.Close() })
@@ -23,7 +24,7 @@ func plainIndex(t testing.TB, ds *eval.Dataset) bleve.Index {
 }
 
 // plainIndexAt is plainIndex at path, left open for the caller to close.
-func plainIndexAt(t testing.TB, ds *eval.Dataset, path string) bleve.Index {
+func plainIndexAt(t testing.TB, ds *dataset.Dataset, path string) bleve.Index {
 	t.Helper()
 	idx, err := bleve.New(path, bleve.NewIndexMapping())
 	if err != nil {
@@ -71,14 +72,14 @@ stages:
 // positive TF-IDF score.
 func TestPlainIndexOnePath(t *testing.T) {
 	ctx := context.Background()
-	ds, err := eval.LoadDataset("../testdata/demo")
+	ds, err := dataset.Load("../testdata/demo")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ds.Candidates = nil // retrieve, as a search does
 	idx := plainIndex(t, ds)
 	p := plainPipeline(t, idx, 30)
-	_, run, err := rerank.RunDataset(ctx, idx, ds, p, 0, nil)
+	_, run, err := offline.RunDataset(ctx, idx, ds, p, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func TestPlainIndexOnePath(t *testing.T) {
 // TestPlainIndexFieldErrors: a field no document holds is an error naming
 // it and the fields the index has, not empty text.
 func TestPlainIndexFieldErrors(t *testing.T) {
-	ds, err := eval.LoadDataset("../testdata/demo")
+	ds, err := dataset.Load("../testdata/demo")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +162,7 @@ func TestPlainIndexFieldErrors(t *testing.T) {
 // fields only.
 func TestPlainIndexFirstStage(t *testing.T) {
 	ctx := context.Background()
-	ds, err := eval.LoadDataset("../testdata/demo")
+	ds, err := dataset.Load("../testdata/demo")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,19 +210,19 @@ func TestPlainIndexFirstStage(t *testing.T) {
 // TestFirstStageRunOnGivenCandidates: a given list is scored by the first
 // stage, matching documents by score, the others after in the given order.
 func TestFirstStageRunOnGivenCandidates(t *testing.T) {
-	corpus := []eval.Doc{
+	corpus := []dataset.Doc{
 		{ID: "d1", Title: "Good bank in Doha", Text: "Which bank is best for an expat salary account?"},
 		{ID: "d2", Title: "Driving licence", Text: "How do I convert my driving licence in Qatar?"},
 		{ID: "d3", Title: "Bank loans", Text: "Personal loan from a bank after work termination"},
 		{ID: "d4", Title: "Weekend trips", Text: "Where to go camping in the desert this weekend"},
 	}
 	idx := newIndex(t, corpus)
-	run := eval.NewRun()
+	run := dataset.NewRun()
 	for i, id := range []string{"d2", "d4", "d1", "d3"} {
-		run.Add("q", eval.Entry{DocID: id, Rank: i + 1, Score: 1 / float64(i+1)})
+		run.Add("q", dataset.Entry{DocID: id, Rank: i + 1, Score: 1 / float64(i+1)})
 	}
-	ds := &eval.Dataset{Corpus: corpus, Queries: []eval.Query{{ID: "q", Text: "bank loan"}}, Candidates: &run}
-	got, err := rerank.FirstStageRun(context.Background(), idx, ds, 100, nil)
+	ds := &dataset.Dataset{Corpus: corpus, Queries: []dataset.Query{{ID: "q", Text: "bank loan"}}, Candidates: &run}
+	got, err := offline.FirstStageRun(context.Background(), idx, ds, 100, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 )
 
@@ -21,6 +21,25 @@ import (
 type Searcher struct {
 	Index    bleve.Index
 	Pipeline *Pipeline
+}
+
+// EnvFor returns the stage environment backed by idx.
+func EnvFor(idx *index.Index) Env {
+	return Env{Index: idx, Payloads: idx, Stats: idx}
+}
+
+// EnvOf returns the stage environment backed by idx, any Bleve index: a
+// semrank index's (EnvFor), an EnvIndex's own, or one whose statistics
+// and analysis a pipeline takes from idx and its mapping for the fields it
+// names.
+func EnvOf(idx bleve.Index) Env {
+	switch x := idx.(type) {
+	case *index.Index:
+		return EnvFor(x)
+	case EnvIndex:
+		return x.StageEnv()
+	}
+	return Env{Index: idx}
 }
 
 // FirstStagePipeline returns the pipeline of the first stage alone over
@@ -42,13 +61,20 @@ func FirstStageOf(idx bleve.Index, c *Config, window int) (*Pipeline, error) {
 // text read from p's fields (Documents): the corpus trainers learn from
 // when the documents are an index's, one semrank did not build among
 // them, as p's stages will read them.
-func IndexCorpus(ctx context.Context, idx bleve.Index, p *Pipeline) ([]eval.Doc, error) {
-	var docs []eval.Doc
+func IndexCorpus(ctx context.Context, idx bleve.Index, p *Pipeline) ([]dataset.Doc, error) {
+	var docs []dataset.Doc
 	err := Searcher{Index: idx, Pipeline: p}.Documents(ctx, nil, func(c Candidate) error {
-		docs = append(docs, c.Doc())
+		docs = append(docs, textDoc(c))
 		return nil
 	})
 	return docs, err
+}
+
+// textDoc returns c's document without its metadata, which on an index
+// semrank did not build holds every stored field: the id and the text the
+// pipeline's fields read, which is what trainers and payload encoders see.
+func textDoc(c Candidate) dataset.Doc {
+	return dataset.Doc{ID: c.ID, Title: c.Title, Text: c.Text}
 }
 
 // Search returns the first max(n, window) hits for q reranked: the
@@ -113,7 +139,7 @@ func (s Searcher) Load(ctx context.Context, cands []Candidate) error {
 	var hits search.DocumentMatchCollection
 	var at []int
 	for i, c := range cands {
-		if c.Fields == nil && c.Title == "" && c.Text == "" {
+		if c.Metadata == nil && c.Title == "" && c.Text == "" {
 			hits = append(hits, &search.DocumentMatch{ID: c.ID})
 			at = append(at, i)
 		}
@@ -123,7 +149,7 @@ func (s Searcher) Load(ctx context.Context, cands []Candidate) error {
 	}
 	for j, h := range hits {
 		c := s.Pipeline.Fields.candidate(h, cands[at[j]].Rank)
-		cands[at[j]].Title, cands[at[j]].Text, cands[at[j]].Fields = c.Title, c.Text, c.Fields
+		cands[at[j]].Title, cands[at[j]].Text, cands[at[j]].Metadata = c.Title, c.Text, c.Metadata
 	}
 	return nil
 }

@@ -38,7 +38,6 @@ import (
 	"github.com/blevesearch/bleve/v2"
 
 	"github.com/semrank/semrank/analyzers"
-	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 )
 
@@ -48,35 +47,12 @@ type Query struct {
 	Text string // the full query text (title and body joined)
 }
 
-// Candidate is one first-stage hit handed to the stages.
-type Candidate struct {
-	ID    string
-	Title string
-	Text  string
-	// Score and Rank are the first-stage (BM25) score and 1-based rank.
-	Score float64
-	Rank  int
-	// GivenRank is the position in a given candidate list (e.g. SemEval's
-	// search-engine order), 0 when candidates were retrieved.
-	GivenRank int
-	// Fields holds the document's metadata (decoded from the index's
-	// stored meta field), or the hit's stored fields when it has none.
-	Fields map[string]any
-}
-
-// Doc returns the candidate as a document: its id, title and text.
-func (c Candidate) Doc() eval.Doc { return eval.Doc{ID: c.ID, Title: c.Title, Text: c.Text} }
-
-// FullText returns the candidate's title and text joined.
-func (c Candidate) FullText() string {
-	switch {
-	case c.Title == "":
-		return c.Text
-	case c.Text == "":
-		return c.Title
-	}
-	return c.Title + "\n" + c.Text
-}
+// Candidate is one first-stage hit handed to the stages: the document
+// (its Metadata decoded from the index's stored meta field, or the hit's
+// stored fields when it has none), its first-stage score and 1-based
+// rank, and its position in a given candidate list (e.g. SemEval's
+// search-engine order), 0 when candidates were retrieved.
+type Candidate = index.Hit
 
 // Stage scores candidates for a query: one score per candidate, in
 // candidate order, higher is better. Scores need not be normalised;

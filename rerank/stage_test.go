@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 )
 
 func TestStageSpecRelativeTo(t *testing.T) {
@@ -209,7 +209,7 @@ func TestTrainStageOptions(t *testing.T) {
 		{"unknown option", StageSpec{Type: "test_opts", Options: map[string]any{"u": 1}}, `training test_opts: unknown option u (accepted: a, t)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := TrainStage(context.Background(), tc.spec, TrainInput{Train: &eval.Dataset{}, Dir: t.TempDir()})
+			out, err := TrainStage(context.Background(), tc.spec, TrainInput{Train: &dataset.Dataset{}, Dir: t.TempDir()})
 			if !errMatches(t, err, tc.wantErr) {
 				return
 			}
@@ -227,7 +227,7 @@ func TestTrainStageOptions(t *testing.T) {
 // without data to learn from or a directory to write into; a type without
 // a trainer needs neither.
 func TestTrainStageRefusesMissingInput(t *testing.T) {
-	ds := &eval.Dataset{}
+	ds := &dataset.Dataset{}
 	for _, tc := range []struct {
 		name    string
 		typ     string

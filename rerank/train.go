@@ -7,7 +7,7 @@ import (
 	"io"
 	"sync"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 )
 
@@ -24,10 +24,10 @@ type TrainInput struct {
 	// with an error. Only the unsupervised trainers (wmd, ssg) train
 	// without it, on Text; for every other trainer a nil Train is
 	// ErrNoTrainingData.
-	Train *eval.Dataset
+	Train *dataset.Dataset
 	// Dev holds optional judged queries for early stopping (s2net, dse and
 	// the matching stages); never queries scored later. It may be nil.
-	Dev *eval.Dataset
+	Dev *dataset.Dataset
 	// Index holds the corpus the stage will rerank (for term statistics);
 	// it may be nil.
 	Index *index.Index
@@ -37,7 +37,7 @@ type TrainInput struct {
 	// Corpora are more collections from the domain, judged or not: the
 	// concept trainers (lsa, s2net, dse) read their texts and comparable
 	// pairs (title–body, query–relevant document) beside Train's.
-	Corpora []*eval.Dataset
+	Corpora []*dataset.Dataset
 	// Dir is the directory trainers write model files into, created when
 	// missing; the trained spec's Model (and file options such as ssg's
 	// topics) name files inside it. It must be set: TrainStage refuses an

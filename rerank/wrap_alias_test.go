@@ -6,7 +6,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -52,7 +52,7 @@ func TestAliasPagesOverTiedShards(t *testing.T) {
 
 // shards deals ds into two halves, alternately: the two children of an
 // IndexAlias whose hits interleave.
-func shards(ds []eval.Doc) (a, b []eval.Doc) {
+func shards(ds []dataset.Doc) (a, b []dataset.Doc) {
 	for i, d := range ds {
 		if i%2 == 0 {
 			a = append(a, d)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/index/convert"
 	"github.com/semrank/semrank/rerank"
@@ -100,7 +100,7 @@ func BenchmarkSearchCost(b *testing.B) {
 
 // subtaskAIndex indexes the comments of SemEval subtask A's training file
 // with encs' payloads into a compacted semrank index, closed when b ends.
-func subtaskAIndex(b *testing.B, encs []index.PayloadEncoder) (*eval.Dataset, *index.Index) {
+func subtaskAIndex(b *testing.B, encs []index.PayloadEncoder) (*dataset.Dataset, *index.Index) {
 	c := convert.NewSemEval(convert.SubtaskA)
 	if err := c.AddFile(filepath.Join(sharedData(b), "SemEval2016-Task3-CQA-QL-train-part2.xml")); err != nil {
 		b.Fatal(err)

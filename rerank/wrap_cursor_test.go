@@ -11,7 +11,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -24,7 +24,7 @@ func TestWrapCursorPages(t *testing.T) {
 	p := shortFirst()
 	p.Window = 5
 	idx := newIndex(t, docs("d", 30))
-	other := newIndex(t, []eval.Doc{{ID: "x", Text: "nothing to match"}})
+	other := newIndex(t, []dataset.Doc{{ID: "x", Text: "nothing to match"}})
 	for _, tc := range []struct {
 		name string
 		idx  bleve.Index
@@ -227,9 +227,9 @@ func TestWrapSortValuesAsBleve(t *testing.T) {
 // come by id, whatever the window, and its cursor pages, from its first
 // page on, follow its From/Size pages, through an IndexAlias too.
 func TestWrapWithoutRerankByScoreAndID(t *testing.T) {
-	var ds []eval.Doc // hits tie in groups of 5
+	var ds []dataset.Doc // hits tie in groups of 5
 	for i := 0; i < 20; i++ {
-		ds = append(ds, eval.Doc{ID: fmt.Sprintf("t%02d", (i*7)%20), Title: "bank", Text: "bank " + strings.Repeat("money ", i%4+1)})
+		ds = append(ds, dataset.Doc{ID: fmt.Sprintf("t%02d", (i*7)%20), Title: "bank", Text: "bank " + strings.Repeat("money ", i%4+1)})
 	}
 	p := shortFirst()
 	p.Window = 3

@@ -13,7 +13,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -143,13 +143,13 @@ func TestWrapDeepPageFields(t *testing.T) {
 	// documents score apart: an alias orders hits of different children
 	// that tie in score as they arrive, which varies from search to
 	// search, and past the window the list keeps the alias's order.
-	var all []eval.Doc
+	var all []dataset.Doc
 	for i := range 60 {
-		all = append(all, eval.Doc{ID: fmt.Sprintf("d%02d", i), Title: "bank account", Text: "bank " + strings.Repeat("money ", i+1)})
+		all = append(all, dataset.Doc{ID: fmt.Sprintf("d%02d", i), Title: "bank account", Text: "bank " + strings.Repeat("money ", i+1)})
 	}
 	for _, tc := range []struct {
 		name     string
-		one, two []eval.Doc
+		one, two []dataset.Doc
 	}{
 		{"wrapped alias", all[:30], all[30:]},
 		{"wrapped alias, children sharing ids", all[:40], append(slices.Clone(all[1:10]), all[40:]...)},
@@ -193,9 +193,9 @@ func TestWrapPagesAsTheList(t *testing.T) {
 	// workers happened to analyze them in (rarely the ids' order: 1 in
 	// 720). No tie crosses the window's edge (hits 9 and 10 differ),
 	// where index.SearchTiesByID would order the whole window by id.
-	var ds []eval.Doc
+	var ds []dataset.Doc
 	for i := range 6 {
-		ds = append(ds, eval.Doc{ID: fmt.Sprintf("a%d", 5-i), Title: "bank", Text: "bank bank bank"})
+		ds = append(ds, dataset.Doc{ID: fmt.Sprintf("a%d", 5-i), Title: "bank", Text: "bank bank bank"})
 	}
 	idx := newIndex(t, append(ds, docs("d", 60)...))
 	p := shortFirst()

@@ -14,7 +14,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 )
@@ -32,10 +32,10 @@ func (lengthStage) Score(_ context.Context, _ rerank.Query, cs []rerank.Candidat
 	return out, nil
 }
 
-func docs(prefix string, n int) []eval.Doc {
-	var out []eval.Doc
+func docs(prefix string, n int) []dataset.Doc {
+	var out []dataset.Doc
 	for i := 0; i < n; i++ {
-		out = append(out, eval.Doc{
+		out = append(out, dataset.Doc{
 			ID:    fmt.Sprintf("%s%02d", prefix, i),
 			Title: "bank account in Doha",
 			Text:  "bank " + strings.Repeat("words about money ", (i*7)%13+1) + strings.Repeat("bank ", i%3),
@@ -44,7 +44,7 @@ func docs(prefix string, n int) []eval.Doc {
 	return out
 }
 
-func newIndex(t *testing.T, ds []eval.Doc) *index.Index {
+func newIndex(t *testing.T, ds []dataset.Doc) *index.Index {
 	t.Helper()
 	idx, err := index.Create(t.TempDir() + "/idx")
 	if err != nil {
@@ -353,9 +353,9 @@ func (constScores) Score(_ context.Context, _ rerank.Query, cs []rerank.Candidat
 
 type idEncoder struct{}
 
-func (idEncoder) PayloadName() string                      { return "doc_id" }
-func (idEncoder) ModelID() string                          { return "doc_id/1" }
-func (idEncoder) EncodePayload(d eval.Doc) ([]byte, error) { return []byte(d.ID), nil }
+func (idEncoder) PayloadName() string                         { return "doc_id" }
+func (idEncoder) ModelID() string                             { return "doc_id/1" }
+func (idEncoder) EncodePayload(d dataset.Doc) ([]byte, error) { return []byte(d.ID), nil }
 
 // TestPipelineEncodersIndex: a pipeline's payload encoders are index
 // encoders, so they go to index.Index.Add as they are.
@@ -378,16 +378,16 @@ func TestPipelineEncodersIndex(t *testing.T) {
 }
 
 // positionStage prefers a lower metadata "position", which stages read
-// from Candidate.Fields.
+// from Candidate.Metadata.
 type positionStage struct{}
 
 func (positionStage) Name() string { return "position" }
 func (positionStage) Score(_ context.Context, _ rerank.Query, cs []rerank.Candidate) ([]float64, error) {
 	out := make([]float64, len(cs))
 	for i, c := range cs {
-		p, ok := c.Fields["position"].(float64)
+		p, ok := c.Metadata["position"].(float64)
 		if !ok {
-			return nil, fmt.Errorf("candidate %s has no position in %v", c.ID, c.Fields)
+			return nil, fmt.Errorf("candidate %s has no position in %v", c.ID, c.Metadata)
 		}
 		out[i] = -p
 	}
@@ -396,9 +396,9 @@ func (positionStage) Score(_ context.Context, _ rerank.Query, cs []rerank.Candid
 
 func TestWrapCandidates(t *testing.T) {
 	// Later documents come first by position, last by BM25 (longer text).
-	var ds []eval.Doc
+	var ds []dataset.Doc
 	for i := 0; i < 6; i++ {
-		ds = append(ds, eval.Doc{ID: fmt.Sprintf("c%d", i), Text: "bank " + strings.Repeat("money ", i),
+		ds = append(ds, dataset.Doc{ID: fmt.Sprintf("c%d", i), Text: "bank " + strings.Repeat("money ", i),
 			Metadata: map[string]any{"position": float64(6 - i)}})
 	}
 	p := &rerank.Pipeline{Stages: []rerank.Stage{positionStage{}}, Fusion: &rerank.Linear{Weights: map[string]float64{"position": 1}}}
@@ -439,9 +439,9 @@ func TestWrapCandidates(t *testing.T) {
 
 func TestWrapPagesWithTies(t *testing.T) {
 	// Every document scores the same, so only tie-breaking orders them.
-	var ds []eval.Doc
+	var ds []dataset.Doc
 	for i := 0; i < 23; i++ {
-		ds = append(ds, eval.Doc{ID: fmt.Sprintf("d%02d", (i*7)%23), Text: "bank money"})
+		ds = append(ds, dataset.Doc{ID: fmt.Sprintf("d%02d", (i*7)%23), Text: "bank money"})
 	}
 	idx := newIndex(t, ds)
 	for _, tc := range []struct{ window, page int }{{5, 4}, {5, 3}, {5, 5}, {10, 7}, {100, 6}, {1, 2}} {
@@ -500,9 +500,9 @@ func TestWrapPagesWithTies(t *testing.T) {
 func TestWrapPagesWithLargeTies(t *testing.T) {
 	// Added with the lowest ids last, past the 1024 Bleve puts first.
 	const n = 1100
-	var ds []eval.Doc
+	var ds []dataset.Doc
 	for i := range n {
-		ds = append(ds, eval.Doc{ID: fmt.Sprintf("d%04d", n-1-i), Text: "bank money"})
+		ds = append(ds, dataset.Doc{ID: fmt.Sprintf("d%04d", n-1-i), Text: "bank money"})
 	}
 	w := rerank.Wrap(newIndex(t, ds), shortFirst())
 	seen := map[string]bool{}
@@ -628,7 +628,7 @@ func (orderStage) Name() string { return "order" }
 func (orderStage) Score(_ context.Context, _ rerank.Query, cs []rerank.Candidate) ([]float64, error) {
 	out := make([]float64, len(cs))
 	for i, c := range cs {
-		out[i], _ = c.Fields["order"].(float64)
+		out[i], _ = c.Metadata["order"].(float64)
 	}
 	return out, nil
 }

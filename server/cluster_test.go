@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/semrank/semrank/cluster"
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 )
 
@@ -39,12 +39,12 @@ type testCluster struct {
 
 func newTestCluster(t *testing.T) *testCluster {
 	t.Helper()
-	return newTestClusterOf(t, func(d eval.Doc) int { return cluster.Of(d.ID, 3) })
+	return newTestClusterOf(t, func(d dataset.Doc) int { return cluster.Of(d.ID, 3) })
 }
 
 // newTestClusterOf is newTestCluster with the documents on the shards
 // shardOf says.
-func newTestClusterOf(t *testing.T, shardOf func(eval.Doc) int) *testCluster {
+func newTestClusterOf(t *testing.T, shardOf func(dataset.Doc) int) *testCluster {
 	t.Helper()
 	_, ds := demoIndex(t)
 	const n = 3
@@ -52,7 +52,7 @@ func newTestClusterOf(t *testing.T, shardOf func(eval.Doc) int) *testCluster {
 	_, c.whole, _ = newServer(t, newIndex(t, ds.Corpus), shardedPipeline, nil)
 	var urls []string
 	for s := range n {
-		var docs []eval.Doc
+		var docs []dataset.Doc
 		for _, d := range ds.Corpus {
 			if shardOf(d) == s {
 				docs = append(docs, d)
@@ -264,7 +264,7 @@ func restart(t *testing.T, ts *httptest.Server, h http.Handler) *httptest.Server
 // document about visas on one shard), it asks again for all, and still
 // ranks as one index.
 func TestCoordinatorShares(t *testing.T) {
-	c := newTestClusterOf(t, func(d eval.Doc) int {
+	c := newTestClusterOf(t, func(d dataset.Doc) int {
 		if strings.Contains(strings.ToLower(d.Title+" "+d.Text), "visa") {
 			return 0
 		}

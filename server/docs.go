@@ -10,7 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 )
@@ -28,8 +28,8 @@ import (
 //	{"add": [{"_id": "d1", "title": "…", "text": "…", "metadata": {…}}],
 //	 "delete": ["d7"]}
 type IndexRequest struct {
-	Add    []eval.Doc `json:"add,omitempty"`
-	Delete []string   `json:"delete,omitempty"`
+	Add    []dataset.Doc `json:"add,omitempty"`
+	Delete []string      `json:"delete,omitempty"`
 }
 
 // IndexResponse answers /api/index.
@@ -195,8 +195,8 @@ func (s *Server) writeShards(w http.ResponseWriter, r *http.Request, req IndexRe
 // far past its timeout (15 documents of 2 MB: 18 s and 2.1 GB); a part
 // takes about as long as the largest document allowed, and as much
 // memory.
-func byBytes(docs []eval.Doc, limit int64) [][]eval.Doc {
-	var parts [][]eval.Doc
+func byBytes(docs []dataset.Doc, limit int64) [][]dataset.Doc {
+	var parts [][]dataset.Doc
 	start, n := 0, int64(0)
 	for i, d := range docs {
 		b := docBytes(d)
@@ -214,7 +214,7 @@ func byBytes(docs []eval.Doc, limit int64) [][]eval.Doc {
 
 // docBytes is the size of d that Limits.MaxDocBytes bounds: its title and
 // text, and its metadata as JSON.
-func docBytes(d eval.Doc) int64 {
+func docBytes(d dataset.Doc) int64 {
 	n := int64(len(d.Title) + len(d.Text))
 	if len(d.Metadata) > 0 {
 		m, err := json.Marshal(d.Metadata)
@@ -293,7 +293,7 @@ func (s *Server) checkID(id string) error {
 	if !utf8.ValidString(id) {
 		return badRequest("id %q is not valid UTF-8", id)
 	}
-	return eval.CheckID(id)
+	return dataset.CheckID(id)
 }
 
 // DocResponse answers GET /api/doc/{id}.
@@ -325,18 +325,18 @@ func (s *Server) handleDoc(w http.ResponseWriter, r *http.Request) error {
 // doc returns the stored document id: a semrank index's, or, from
 // another index, its title and text as the pipeline's fields name them
 // and every stored field as its metadata.
-func (s *Server) doc(ctx context.Context, id string) (eval.Doc, bool, error) {
+func (s *Server) doc(ctx context.Context, id string) (dataset.Doc, bool, error) {
 	if s.store != nil {
 		return s.store.Doc(id)
 	}
-	c := []rerank.Candidate{{ID: id}}
+	c := []rerank.Candidate{{Doc: dataset.Doc{ID: id}}}
 	if err := (rerank.Searcher{Index: s.idx, Pipeline: s.current.Load().pipeline}).Load(ctx, c); err != nil {
-		return eval.Doc{}, false, err
+		return dataset.Doc{}, false, err
 	}
-	if c[0].Fields == nil && c[0].Title == "" && c[0].Text == "" {
-		return eval.Doc{}, false, nil
+	if c[0].Metadata == nil && c[0].Title == "" && c[0].Text == "" {
+		return dataset.Doc{}, false, nil
 	}
-	return eval.Doc{ID: id, Title: c[0].Title, Text: c[0].Text, Metadata: c[0].Fields}, true, nil
+	return dataset.Doc{ID: id, Title: c[0].Title, Text: c[0].Text, Metadata: c[0].Metadata}, true, nil
 }
 
 // quote quotes s for an error message as Go does (quotes, control

@@ -14,7 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 )
 
@@ -26,7 +26,7 @@ func TestIndexAndDoc(t *testing.T) {
 		c.Limits.MaxIndexBodyBytes = 4 << 10
 	})
 	url := ts.URL + "/api/index"
-	add := IndexRequest{Add: []eval.Doc{
+	add := IndexRequest{Add: []dataset.Doc{
 		{ID: "new-1", Title: "Camel racing season", Text: "When does the camel racing season start at Al Shahaniya?", Metadata: map[string]any{"source": "test"}},
 		{ID: "new-2", Title: "Falcon souq", Text: "Where can I buy a falcon hood in Souq Waqif?"},
 	}}
@@ -51,7 +51,7 @@ func TestIndexAndDoc(t *testing.T) {
 	}
 
 	// Update new-1, delete new-2 and an id the index never held.
-	upd := IndexRequest{Add: []eval.Doc{{ID: "new-1", Title: "Camel racing", Text: "Races start in October."}}, Delete: []string{"new-2", "never-there"}}
+	upd := IndexRequest{Add: []dataset.Doc{{ID: "new-1", Title: "Camel racing", Text: "Races start in October."}}, Delete: []string{"new-2", "never-there"}}
 	res = IndexResponse{}
 	if code := call(t, "POST", url, upd, &res); code != http.StatusOK {
 		t.Fatalf("update: status %d", code)
@@ -215,7 +215,7 @@ func TestIndexWaitTimesOut(t *testing.T) {
 // /api/index answers 403 saying why, and searches are answered.
 func TestReadOnlyIndexRefusesWrites(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "idx")
-	idx, err := buildIndex(path, []eval.Doc{{ID: "d1", Text: "visa renewal at the immigration office"}})
+	idx, err := buildIndex(path, []dataset.Doc{{ID: "d1", Text: "visa renewal at the immigration office"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,14 +8,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 )
 
 // FuzzIndexBody sends arbitrary bodies to /api/index: every answer is 200
 // or a 4xx with a JSON error, never a 5xx or a panic, and a 200 wrote
 // documents whose text is the valid UTF-8 that was sent.
 func FuzzIndexBody(f *testing.F) {
-	idx := newIndex(f, []eval.Doc{{ID: "d1", Text: "visa renewal"}, {ID: "d2", Title: "bank", Text: "bank account in Doha"}})
+	idx := newIndex(f, []dataset.Doc{{ID: "d1", Text: "visa renewal"}, {ID: "d2", Title: "bank", Text: "bank account in Doha"}})
 	s, _, _ := newServer(f, idx, lexicalPipeline, func(c *Config) {
 		c.Limits.MaxDocBytes = 2000
 		c.Limits.MaxIndexBodyBytes = 8000

@@ -15,7 +15,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2/search"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -96,11 +96,11 @@ func TestAnswerEncodingFails(t *testing.T) {
 // fragment against every match, quadratic in the matches, and never looks
 // at the request's context: unbounded, this search ran for minutes.
 func TestHighlightLongField(t *testing.T) {
-	idx := newIndex(t, []eval.Doc{{ID: "d1", Title: "Visa office", Text: "Where to renew a visa in Doha"}})
+	idx := newIndex(t, []dataset.Doc{{ID: "d1", Title: "Visa office", Text: "Where to renew a visa in Doha"}})
 	_, ts, _ := newServer(t, idx, lexicalPipeline, func(c *Config) { c.Limits.Timeout = 30 * time.Second })
 	long := strings.Repeat("visa renewal ", 100_000) // 1.3 MB, 200,000 matches
 	var ir IndexResponse
-	if code := call(t, "POST", ts.URL+"/api/index", IndexRequest{Add: []eval.Doc{{ID: "long", Title: "Visa renewal", Text: long}}}, &ir); code != http.StatusOK {
+	if code := call(t, "POST", ts.URL+"/api/index", IndexRequest{Add: []dataset.Doc{{ID: "long", Title: "Visa renewal", Text: long}}}, &ir); code != http.StatusOK {
 		t.Fatalf("adding the long document: status %d", code)
 	}
 	client := &http.Client{Timeout: 45 * time.Second}
@@ -187,7 +187,7 @@ func manyLocations(n int) (search.TermLocationMap, []*search.Location) {
 // the browser marks as another site's (Sec-Fetch-Site, or an Origin that
 // is not the Host); searches do not change.
 func TestWritesRefuseOtherOrigins(t *testing.T) {
-	idx := newIndex(t, []eval.Doc{{ID: "d1", Text: "visa renewal"}})
+	idx := newIndex(t, []dataset.Doc{{ID: "d1", Text: "visa renewal"}})
 	_, ts, _ := newServer(t, idx, lexicalPipeline, nil)
 	host := strings.TrimPrefix(ts.URL, "http://")
 	add := `{"add": [{"_id": "csrf", "text": "bank"}]}`
@@ -248,7 +248,7 @@ func TestWritesRefuseOtherOrigins(t *testing.T) {
 // valid UTF-8 is a 400 naming the document that holds the bad bytes,
 // rather than being read with the bytes replaced.
 func TestIndexDocumentLimits(t *testing.T) {
-	idx := newIndex(t, []eval.Doc{{ID: "d1", Text: "visa renewal"}})
+	idx := newIndex(t, []dataset.Doc{{ID: "d1", Text: "visa renewal"}})
 	_, ts, _ := newServer(t, idx, lexicalPipeline, func(c *Config) { c.Limits.MaxDocBytes = 1000 })
 	big := strings.Repeat("visa ", 200) // 1000 bytes of text, with the title past the limit
 	for _, tc := range []struct {
@@ -368,7 +368,7 @@ type slowEncoder struct{}
 
 func (slowEncoder) PayloadName() string { return "test_slow" }
 func (slowEncoder) ModelID() string     { return "slow-1" }
-func (slowEncoder) EncodePayload(eval.Doc) ([]byte, error) {
+func (slowEncoder) EncodePayload(dataset.Doc) ([]byte, error) {
 	time.Sleep(20 * time.Millisecond)
 	return []byte{1}, nil
 }
@@ -399,7 +399,7 @@ func TestIndexWritesInParts(t *testing.T) {
 	})
 	var req IndexRequest
 	for i := range 40 {
-		req.Add = append(req.Add, eval.Doc{ID: fmt.Sprintf("p%02d", i), Text: strings.Repeat("visa ", 12)}) // 60 bytes: a part each
+		req.Add = append(req.Add, dataset.Doc{ID: fmt.Sprintf("p%02d", i), Text: strings.Repeat("visa ", 12)}) // 60 bytes: a part each
 	}
 	start := time.Now()
 	var e ErrorBody
@@ -419,7 +419,7 @@ func TestIndexWritesInParts(t *testing.T) {
 }
 
 func TestByBytes(t *testing.T) {
-	doc := func(n int) eval.Doc { return eval.Doc{ID: "d", Text: strings.Repeat("x", n)} }
+	doc := func(n int) dataset.Doc { return dataset.Doc{ID: "d", Text: strings.Repeat("x", n)} }
 	for _, tc := range []struct {
 		sizes []int
 		limit int64
@@ -431,7 +431,7 @@ func TestByBytes(t *testing.T) {
 		{[]int{11, 2, 20, 3}, 10, "[1 1 1 1]"},
 		{[]int{4, 4, 12, 1, 1}, 10, "[2 1 2]"},
 	} {
-		var docs []eval.Doc
+		var docs []dataset.Doc
 		for _, n := range tc.sizes {
 			docs = append(docs, doc(n))
 		}

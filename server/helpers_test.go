@@ -14,7 +14,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 	"github.com/semrank/semrank/rerank/recipe"
@@ -26,7 +26,7 @@ const demoDir = "../testdata/demo"
 
 var (
 	demoOnce sync.Once
-	demoDS   *eval.Dataset
+	demoDS   *dataset.Dataset
 	demoIdx  *index.Index
 	demoErr  error
 	demoTmp  string
@@ -34,10 +34,10 @@ var (
 
 // demoIndex returns a read-only index of the demo corpus, built once per
 // test binary. Tests that write build their own with newIndex.
-func demoIndex(t testing.TB) (*index.Index, *eval.Dataset) {
+func demoIndex(t testing.TB) (*index.Index, *dataset.Dataset) {
 	t.Helper()
 	demoOnce.Do(func() {
-		demoDS, demoErr = eval.LoadDataset(demoDir)
+		demoDS, demoErr = dataset.Load(demoDir)
 		if demoErr != nil {
 			return
 		}
@@ -55,8 +55,8 @@ func demoIndex(t testing.TB) (*index.Index, *eval.Dataset) {
 
 // buildIndex indexes docs (with term-count payloads) into a new index at
 // path, as the recipes do.
-func buildIndex(path string, docs []eval.Doc) (*index.Index, error) {
-	return recipe.CorpusIndex(context.Background(), &eval.Dataset{Corpus: docs}, path)
+func buildIndex(path string, docs []dataset.Doc) (*index.Index, error) {
+	return recipe.CorpusIndex(context.Background(), &dataset.Dataset{Corpus: docs}, path)
 }
 
 func TestMain(m *testing.M) {
@@ -71,7 +71,7 @@ func TestMain(m *testing.M) {
 }
 
 // newIndex returns a fresh writable index holding docs.
-func newIndex(t testing.TB, docs []eval.Doc) *index.Index {
+func newIndex(t testing.TB, docs []dataset.Doc) *index.Index {
 	t.Helper()
 	idx, err := buildIndex(filepath.Join(t.TempDir(), "idx"), docs)
 	if err != nil {
@@ -186,7 +186,7 @@ func libraryRerank(t testing.TB, idx *index.Index, p *rerank.Pipeline, text stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	scored, err := p.Rerank(context.Background(), rerank.Query{Text: text}, rerank.FromHits(hits))
+	scored, err := p.Rerank(context.Background(), rerank.Query{Text: text}, hits)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -32,7 +32,7 @@ func init() {
 // 500 naming the stage, the log has the stage's stack, and the server
 // goes on serving.
 func TestStagePanicAnswered(t *testing.T) {
-	idx := newIndex(t, []eval.Doc{{ID: "d1", Text: "bank account"}, {ID: "d2", Text: "bank visa"}})
+	idx := newIndex(t, []dataset.Doc{{ID: "d1", Text: "bank account"}, {ID: "d2", Text: "bank visa"}})
 	var log lockedBuffer
 	_, ts, _ := newServer(t, idx, "stages:\n  - type: test_panic\n", func(c *Config) {
 		c.Logger = slog.New(slog.NewTextHandler(&log, nil))

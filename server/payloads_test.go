@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 )
@@ -15,9 +15,9 @@ import (
 // probeEncoder writes one byte per document under "test_probe".
 type probeEncoder struct{}
 
-func (probeEncoder) PayloadName() string                    { return "test_probe" }
-func (probeEncoder) ModelID() string                        { return "probe-1" }
-func (probeEncoder) EncodePayload(eval.Doc) ([]byte, error) { return []byte{1}, nil }
+func (probeEncoder) PayloadName() string                       { return "test_probe" }
+func (probeEncoder) ModelID() string                           { return "probe-1" }
+func (probeEncoder) EncodePayload(dataset.Doc) ([]byte, error) { return []byte{1}, nil }
 
 // probeStage reads test_probe payloads (scores 0: only its encoder matters).
 type probeStage struct{}
@@ -35,7 +35,7 @@ func init() {
 // TestWarnsOfMissingPayloads: serving an index built without the
 // pipeline's payloads works, but slowly; the log says which are missing.
 func TestWarnsOfMissingPayloads(t *testing.T) {
-	docs := []eval.Doc{{ID: "d1", Text: "bank account"}, {ID: "d2", Text: "visa"}}
+	docs := []dataset.Doc{{ID: "d1", Text: "bank account"}, {ID: "d2", Text: "visa"}}
 	for _, tc := range []struct {
 		name     string
 		encoders []index.PayloadEncoder

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -385,7 +385,7 @@ func (lockCheckStage) PayloadName() string { return "lock_check" }
 
 func (lockCheckStage) ModelID() string { return "lock-check-v1" }
 
-func (lockCheckStage) EncodePayload(eval.Doc) ([]byte, error) { return []byte{1}, nil }
+func (lockCheckStage) EncodePayload(dataset.Doc) ([]byte, error) { return []byte{1}, nil }
 
 func TestWriteLockCoversPipeline(t *testing.T) {
 	_, ds := demoIndex(t)

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -228,9 +228,9 @@ func TestSearchOptions(t *testing.T) {
 
 func TestSearchPagesWithTies(t *testing.T) {
 	// Every document scores the same, so only tie-breaking orders them.
-	var docs []eval.Doc
+	var docs []dataset.Doc
 	for i := 0; i < 23; i++ {
-		docs = append(docs, eval.Doc{ID: fmt.Sprintf("d%02d", (i*7)%23), Text: "bank money"})
+		docs = append(docs, dataset.Doc{ID: fmt.Sprintf("d%02d", (i*7)%23), Text: "bank money"})
 	}
 	_, ts, _ := newServer(t, newIndex(t, docs), lexicalPipeline, nil)
 	for _, tc := range []struct{ window, page int }{{5, 4}, {5, 3}, {10, 7}, {1, 2}} {
@@ -267,9 +267,9 @@ func TestSearchPagesWithTies(t *testing.T) {
 // in; and the first stage, searched twice to break the tie, is one sample
 // in the metrics.
 func TestSearchTieAtWindowEdge(t *testing.T) {
-	docs := []eval.Doc{{ID: "a1", Text: "bank bank bank money"}, {ID: "a2", Text: "bank bank money"}}
+	docs := []dataset.Doc{{ID: "a1", Text: "bank bank bank money"}, {ID: "a2", Text: "bank bank money"}}
 	for i := 9; i >= 0; i-- { // indexed against id order
-		docs = append(docs, eval.Doc{ID: fmt.Sprintf("t%d", i), Text: "bank loan"})
+		docs = append(docs, dataset.Doc{ID: fmt.Sprintf("t%d", i), Text: "bank loan"})
 	}
 	idx := newIndex(t, docs)
 	const yaml = "window: 4\nstages:\n  - type: tfidf\n  - type: overlap\nfusion:\n  weights: {first_rank: 1, tfidf: 2, overlap: 0.5}\n"

@@ -17,7 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/semrank/semrank/cluster"
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 )
@@ -112,7 +112,7 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 
 // benchQueries returns the first stage's queries for the texts of qs (at
 // most --limit of them), leaving out those without searchable terms.
-func benchQueries(p *rerank.Pipeline, qs []eval.Query, o benchOptions) ([]query.Query, error) {
+func benchQueries(p *rerank.Pipeline, qs []dataset.Query, o benchOptions) ([]query.Query, error) {
 	var reqs []query.Query
 	for _, q := range qs {
 		bq, err := p.Query(q.FullText())
@@ -158,14 +158,14 @@ func shardedBench(cmd *cobra.Command, o benchOptions, p *rerank.Pipeline, local 
 }
 
 // readQueries reads dir's queries.jsonl alone.
-func readQueries(dir string) ([]eval.Query, error) {
+func readQueries(dir string) ([]dataset.Query, error) {
 	path := filepath.Join(dir, "queries.jsonl")
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, dataDirError("--data", dir, err)
 	}
 	defer f.Close()
-	return eval.ReadQueries(f, path)
+	return dataset.ReadQueries(f, path)
 }
 
 // benchResult holds the times of each query's searches, bare and

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/index/convert"
 	"github.com/semrank/semrank/internal/atomicfile"
@@ -156,10 +156,10 @@ func runConvertBleve(cmd *cobra.Command, o convertBleveOptions) error {
 	for _, f := range p.Fields.All() {
 		read[f] = true
 	}
-	var docs []eval.Doc
+	var docs []dataset.Doc
 	err = rerank.Searcher{Index: idx, Pipeline: p}.Documents(cmd.Context(), []string{"*"}, func(c rerank.Candidate) error {
-		d := c.Doc()
-		for k, v := range c.Fields {
+		d := dataset.Doc{ID: c.ID, Title: c.Title, Text: c.Text}
+		for k, v := range c.Metadata {
 			if !read[k] {
 				if d.Metadata == nil {
 					d.Metadata = map[string]any{}
@@ -176,15 +176,15 @@ func runConvertBleve(cmd *cobra.Command, o convertBleveOptions) error {
 	if err := os.MkdirAll(o.bleveOut, 0o755); err != nil {
 		return err
 	}
-	path := filepath.Join(o.bleveOut, eval.CorpusFile)
-	if err := atomicfile.Write(path, func(w io.Writer) error { return eval.WriteJSONL(w, docs) }); err != nil {
+	path := filepath.Join(o.bleveOut, dataset.CorpusFile)
+	if err := atomicfile.Write(path, func(w io.Writer) error { return dataset.WriteJSONL(w, docs) }); err != nil {
 		return err
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d documents\n", path, len(docs))
 	return nil
 }
 
-func saveDataset(cmd *cobra.Command, ds *eval.Dataset, out string) error {
+func saveDataset(cmd *cobra.Command, ds *dataset.Dataset, out string) error {
 	if err := ds.Save(out); err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
 )
 
@@ -66,8 +67,8 @@ func runEval(cmd *cobra.Command, o evalOptions) error {
 	if err != nil {
 		return err
 	}
-	load := func(p string) (eval.Run, error) {
-		r, err := eval.ReadRunFile(p)
+	load := func(p string) (dataset.Run, error) {
+		r, err := dataset.ReadRunFile(p)
 		if err != nil {
 			return r, err
 		}
@@ -84,13 +85,13 @@ func runEval(cmd *cobra.Command, o evalOptions) error {
 	// metric, as the official scorers count them; say so, since a
 	// partial run otherwise just looks bad (and a partial
 	// baseline makes the run look good).
-	note := func(r eval.Run, path string) {
+	note := func(r dataset.Run, path string) {
 		if n := q.UnrankedNote(r, path); n != "" {
 			fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", n)
 		}
 	}
 	note(run, o.runPath)
-	var base *eval.Run
+	var base *dataset.Run
 	if o.baseline != "" {
 		b, err := load(o.baseline)
 		if err != nil {
@@ -119,8 +120,8 @@ func runEval(cmd *cobra.Command, o evalOptions) error {
 // readJudgments reads --qrels and refuses judgments that mark no document
 // relevant: every metric would be 0, and such a file is usually one in
 // another form read as TREC qrels (SMART's "qid docid 0 0" lines, say).
-func readJudgments(path string) (eval.Qrels, error) {
-	q, err := eval.ReadQrelsFile(path)
+func readJudgments(path string) (dataset.Qrels, error) {
+	q, err := dataset.ReadQrelsFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -131,10 +132,10 @@ func readJudgments(path string) (eval.Qrels, error) {
 }
 
 // unjudgedHint adds to err, when a run names a query the judgments lack
-// (eval.ErrUnknownQuery), the flag that skips such queries; eval and
+// (dataset.ErrUnknownQuery), the flag that skips such queries; eval and
 // report both take it.
 func unjudgedHint(err error) error {
-	if errors.Is(err, eval.ErrUnknownQuery) {
+	if errors.Is(err, dataset.ErrUnknownQuery) {
 		return fmt.Errorf("%w (use --ignore-unjudged to skip queries without judgments)", err)
 	}
 	return err
@@ -142,7 +143,7 @@ func unjudgedHint(err error) error {
 
 // judgedOnly drops run's queries that q does not judge (--ignore-unjudged),
 // and refuses a run left with none: it would score 0 on every metric.
-func judgedOnly(run eval.Run, q eval.Qrels, qrelsPath string) (eval.Run, error) {
+func judgedOnly(run dataset.Run, q dataset.Qrels, qrelsPath string) (dataset.Run, error) {
 	r := run.Filter(func(qid string) bool { _, ok := q[qid]; return ok })
 	if r.Len() == 0 {
 		return r, fmt.Errorf("%s: none of its %d queries has judgments in %s", run.File, run.Len(), qrelsPath)

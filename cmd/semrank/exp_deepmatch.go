@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/semrank/semrank/cmd/semrank/internal/deepmatchexp"
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models/deepmatch"
 )
 
@@ -103,7 +103,7 @@ candidate and five random ones, nDCG@1 and nDCG@6).`,
 func loadQueries(dirs []string) ([]deepmatch.Query, error) {
 	var out []deepmatch.Query
 	for _, d := range dirs {
-		ds, err := eval.LoadDataset(d)
+		ds, err := dataset.Load(d)
 		if err != nil {
 			return nil, err
 		}

@@ -9,12 +9,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/semrank/semrank/cmd/semrank/internal/tweakexp"
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models/tweak"
 )
 
 // corpusDF counts document frequencies over the corpora of sets.
-func corpusDF(sets ...*eval.Dataset) *tweak.DFTable {
+func corpusDF(sets ...*dataset.Dataset) *tweak.DFTable {
 	var texts []string
 	for _, ds := range sets {
 		for _, d := range ds.Corpus {
@@ -71,12 +71,12 @@ markdown.`,
 			e.Progress = func(msg string) { fmt.Fprintln(os.Stderr, msg) }
 			ctx := cmd.Context()
 			if trainDir != "" {
-				train, err := eval.LoadDataset(trainDir)
+				train, err := dataset.Load(trainDir)
 				if err != nil {
 					return err
 				}
 				train = train.WithUnjudgedNotRelevant() // as train tweak learns
-				dev, err := eval.LoadDataset(devDir)
+				dev, err := dataset.Load(devDir)
 				if err != nil {
 					return err
 				}
@@ -91,7 +91,7 @@ markdown.`,
 				}
 			}
 			if allDir != "" {
-				all, err := eval.LoadDataset(allDir)
+				all, err := dataset.Load(allDir)
 				if err != nil {
 					return err
 				}

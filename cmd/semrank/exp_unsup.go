@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/semrank/semrank/cmd/semrank/internal/unsupexp"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/embed"
@@ -51,7 +52,7 @@ No judgments are used except to score the rankings.`,
 			if names := unsupexp.SystemNames(); !slices.Contains(names, base) {
 				return fmt.Errorf("--base %q: want one of %q", base, names)
 			}
-			ds, err := eval.LoadDataset(data)
+			ds, err := dataset.Load(data)
 			if err != nil {
 				return err
 			}
@@ -110,7 +111,7 @@ No judgments are used except to score the rankings.`,
 			}
 			statsDS := ds
 			if statsDir != "" {
-				if statsDS, err = eval.LoadDataset(statsDir); err != nil {
+				if statsDS, err = dataset.Load(statsDir); err != nil {
 					return err
 				}
 			}

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/semrank/semrank/cmd/semrank/internal/unsupexp"
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/internal/atomicfile"
 	"github.com/semrank/semrank/models/embed"
 	"github.com/semrank/semrank/models/wmd"
@@ -58,7 +58,7 @@ writes the pairs for scripts/wmd_reference.py (POT's ot.emd2);
 					return fmt.Errorf("%s has %d values for %d pairs", potValues, len(pot), n)
 				}
 			}
-			ds, err := eval.LoadDataset(data)
+			ds, err := dataset.Load(data)
 			if err != nil {
 				return err
 			}

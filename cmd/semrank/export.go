@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/internal/atomicfile"
 )
 
@@ -103,7 +103,7 @@ func runExportSemEval(cmd *cobra.Command, o exportSemEvalOptions) error {
 	if err := checkOutputOf("--out", o.out, []string{o.dataDir}, o.runPath); err != nil {
 		return err
 	}
-	run, err := eval.ReadRunFile(o.runPath)
+	run, err := dataset.ReadRunFile(o.runPath)
 	if err != nil {
 		return err
 	}
@@ -126,7 +126,7 @@ func runExportSemEval(cmd *cobra.Command, o exportSemEvalOptions) error {
 		return err
 	}
 	lines, labelled := 0, 0
-	label := func(qid string, e eval.Entry) bool {
+	label := func(qid string, e dataset.Entry) bool {
 		lines++
 		if isTrue[qid][e.DocID] {
 			labelled++
@@ -143,11 +143,11 @@ func runExportSemEval(cmd *cobra.Command, o exportSemEvalOptions) error {
 
 // inSplitOrder returns run completed with the candidates of the split in
 // dataDir, in their order (completeRun), and notes on w how many it lacked.
-func inSplitOrder(w io.Writer, run eval.Run, dataDir string) (eval.Run, error) {
-	candsPath := filepath.Join(dataDir, eval.CandidatesFile)
-	cands, err := eval.ReadRunFile(candsPath)
+func inSplitOrder(w io.Writer, run dataset.Run, dataDir string) (dataset.Run, error) {
+	candsPath := filepath.Join(dataDir, dataset.CandidatesFile)
+	cands, err := dataset.ReadRunFile(candsPath)
 	if errors.Is(err, fs.ErrNotExist) {
-		return run, fmt.Errorf("--data %s has no %s: want a split written by convert semeval2016", dataDir, eval.CandidatesFile)
+		return run, fmt.Errorf("--data %s has no %s: want a split written by convert semeval2016", dataDir, dataset.CandidatesFile)
 	}
 	if err != nil {
 		return run, err
@@ -179,7 +179,7 @@ type completion struct {
 
 // trueLabels returns the entries of run labelled true, per query: its top
 // k by score, or with byThreshold those scored above threshold.
-func trueLabels(run eval.Run, k int, threshold float64, byThreshold bool) map[string]map[string]bool {
+func trueLabels(run dataset.Run, k int, threshold float64, byThreshold bool) map[string]map[string]bool {
 	out := map[string]map[string]bool{}
 	for _, qid := range run.QueryIDs() {
 		out[qid] = map[string]bool{}
@@ -199,8 +199,8 @@ func trueLabels(run eval.Run, k int, threshold float64, byThreshold bool) map[st
 // scorer sorts by score alone and would order tied candidates as the gold
 // file lists them; so lowered, the ranking it reads is the run's. It also
 // returns how many queries had ties.
-func breakTies(run eval.Run) (eval.Run, int) {
-	out := eval.NewRun()
+func breakTies(run dataset.Run) (dataset.Run, int) {
+	out := dataset.NewRun()
 	out.File = run.File
 	tied := 0
 	for _, qid := range run.QueryIDs() {
@@ -232,7 +232,7 @@ func breakTies(run eval.Run) (eval.Run, int) {
 // its query (below 0 for a query run lacks), lower the later it comes, so
 // the missing ones rank last in their given order. A query or document of
 // run that cands does not have is an error naming the run's file and line.
-func completeRun(run, cands eval.Run) (eval.Run, completion, error) {
+func completeRun(run, cands dataset.Run) (dataset.Run, completion, error) {
 	var c completion
 	isCand := map[string]map[string]bool{}
 	for _, qid := range cands.QueryIDs() {
@@ -242,9 +242,9 @@ func completeRun(run, cands eval.Run) (eval.Run, completion, error) {
 		}
 	}
 	if err := checkRunIn(run, isCand, cands.File); err != nil {
-		return eval.Run{}, c, err
+		return dataset.Run{}, c, err
 	}
-	full := eval.NewRun()
+	full := dataset.NewRun()
 	full.File = run.File
 	for _, qid := range cands.QueryIDs() {
 		scores := map[string]float64{}
@@ -266,7 +266,7 @@ func completeRun(run, cands eval.Run) (eval.Run, completion, error) {
 				s = floor
 				c.candidates++
 			}
-			full.Add(qid, eval.Entry{DocID: e.DocID, Score: s})
+			full.Add(qid, dataset.Entry{DocID: e.DocID, Score: s})
 		}
 	}
 	return full, c, nil
@@ -275,11 +275,11 @@ func completeRun(run, cands eval.Run) (eval.Run, completion, error) {
 // checkFiniteScores refuses an infinite score: ties among infinities
 // cannot be broken by a float step, and the scorer reads "inf" as no
 // number it ranks sensibly.
-func checkFiniteScores(run eval.Run) error {
+func checkFiniteScores(run dataset.Run) error {
 	for _, qid := range run.QueryIDs() {
 		for _, e := range run.Ranking(qid) {
 			if math.IsInf(e.Score, 0) {
-				return &eval.ParseError{File: run.File, Line: e.Line,
+				return &dataset.ParseError{File: run.File, Line: e.Line,
 					Err: fmt.Errorf("query %q, document %q: score %v is not finite", qid, e.DocID, e.Score)}
 			}
 		}
@@ -293,7 +293,7 @@ func checkFiniteScores(run eval.Run) error {
 // -Inf and the scorer would order them as the gold file does, not as the
 // run and its notes say. checkFiniteScores has refused an infinite score
 // in the run itself, so any here came from lowering.
-func checkRoomBelow(run eval.Run) error {
+func checkRoomBelow(run dataset.Run) error {
 	for _, qid := range run.QueryIDs() {
 		for _, e := range run.Ranking(qid) {
 			if math.IsInf(e.Score, -1) {
@@ -308,7 +308,7 @@ func checkRoomBelow(run eval.Run) error {
 // checkRunIn refuses run's queries that isCand (query → candidate set, read
 // from candsFile) lacks, naming them all, and then the first document that
 // is not one of its query's candidates.
-func checkRunIn(run eval.Run, isCand map[string]map[string]bool, candsFile string) error {
+func checkRunIn(run dataset.Run, isCand map[string]map[string]bool, candsFile string) error {
 	var unknown []string
 	line := 0
 	for _, qid := range run.QueryIDs() {
@@ -324,13 +324,13 @@ func checkRunIn(run eval.Run, isCand map[string]map[string]bool, candsFile strin
 		if len(unknown) > show {
 			unknown = append(unknown[:show], fmt.Sprintf("and %d more", len(unknown)-show))
 		}
-		return &eval.ParseError{File: run.File, Line: line,
+		return &dataset.ParseError{File: run.File, Line: line,
 			Err: fmt.Errorf("queries not in %s: %s", candsFile, strings.Join(unknown, ", "))}
 	}
 	for _, qid := range run.QueryIDs() {
 		for _, e := range run.Ranking(qid) {
 			if !isCand[qid][e.DocID] {
-				return &eval.ParseError{File: run.File, Line: e.Line,
+				return &dataset.ParseError{File: run.File, Line: e.Line,
 					Err: fmt.Errorf("document %q is not a candidate of query %q in %s", e.DocID, qid, candsFile)}
 			}
 		}

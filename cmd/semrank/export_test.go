@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 )
 
 // demoSplit is a converted SemEval split (subtask B dev) with judgments.
@@ -19,11 +19,11 @@ const demoSplit = "../../testdata/demo"
 // returns its path.
 func writeDemoRun(t *testing.T, dir string, drop func(qid string, i int) bool) string {
 	t.Helper()
-	cands, err := eval.ReadRunFile(filepath.Join(demoSplit, eval.CandidatesFile))
+	cands, err := dataset.ReadRunFile(filepath.Join(demoSplit, dataset.CandidatesFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := eval.NewRun()
+	run := dataset.NewRun()
 	for _, qid := range cands.QueryIDs() {
 		for i, e := range cands.Ranking(qid) {
 			if drop(qid, i) {
@@ -31,7 +31,7 @@ func writeDemoRun(t *testing.T, dir string, drop func(qid string, i int) bool) s
 			}
 			h := fnv.New32a()
 			h.Write([]byte(e.DocID))
-			run.Add(qid, eval.Entry{DocID: e.DocID, Score: float64(h.Sum32()) / 1e8}) // distinct: no ties
+			run.Add(qid, dataset.Entry{DocID: e.DocID, Score: float64(h.Sum32()) / 1e8}) // distinct: no ties
 		}
 	}
 	p := filepath.Join(dir, "run.trec")
@@ -68,11 +68,11 @@ func TestExportSemEvalScoresAlike(t *testing.T) {
 
 	// The gold file as the task gives it: qid, candidate, IR rank, IR
 	// score, label, in the XML's order, which candidates.trec keeps.
-	q, err := eval.ReadQrelsFile(filepath.Join(demoSplit, eval.QrelsFile))
+	q, err := dataset.ReadQrelsFile(filepath.Join(demoSplit, dataset.QrelsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cands, err := eval.ReadRunFile(filepath.Join(demoSplit, eval.CandidatesFile))
+	cands, err := dataset.ReadRunFile(filepath.Join(demoSplit, dataset.CandidatesFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestExportSemEvalScoresAlike(t *testing.T) {
 	}
 	goldPath := writeTestFile(t, filepath.Join(dir, "dev.relevancy"), gold.String())
 	const metrics = "map@10,map,mrr@10,p@1,auc"
-	want, err := execute("eval", "--qrels", filepath.Join(demoSplit, eval.QrelsFile), "--run", run, "--metrics", metrics, "--per-query")
+	want, err := execute("eval", "--qrels", filepath.Join(demoSplit, dataset.QrelsFile), "--run", run, "--metrics", metrics, "--per-query")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,17 +146,17 @@ func TestExportSemEvalCompletes(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v\n%s", tc.flags, err, out)
 		}
-		if want := "note: " + run + " lacks 17 of the 500 candidates in " + filepath.Join(demoSplit, eval.CandidatesFile) + " (among them every candidate of 1 query); they get scores below its own and the label false"; !strings.Contains(out, want) {
+		if want := "note: " + run + " lacks 17 of the 500 candidates in " + filepath.Join(demoSplit, dataset.CandidatesFile) + " (among them every candidate of 1 query); they get scores below its own and the label false"; !strings.Contains(out, want) {
 			t.Errorf("%v: output lacks %q:\n%s", tc.flags, want, out)
 		}
 		if want := fmt.Sprintf("500 candidates, %d labelled true", tc.trues); !strings.Contains(out, want) {
 			t.Errorf("%v: output lacks %q:\n%s", tc.flags, want, out)
 		}
-		back, err := eval.ReadRunFile(pred)
+		back, err := dataset.ReadRunFile(pred)
 		if err != nil {
 			t.Fatal(err)
 		}
-		labels, err := eval.ReadQrelsFile(pred)
+		labels, err := dataset.ReadQrelsFile(pred)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,8 +170,8 @@ func TestExportSemEvalCompletes(t *testing.T) {
 		// The lines in the given order; ranked by score, Q268's 3 ranked
 		// entries first, in the run's order, then the others in the given
 		// order; Q269 in the given order.
-		given, _ := eval.ReadRunFile(filepath.Join(demoSplit, eval.CandidatesFile))
-		ranked, _ := eval.ReadRunFile(run)
+		given, _ := dataset.ReadRunFile(filepath.Join(demoSplit, dataset.CandidatesFile))
+		ranked, _ := dataset.ReadRunFile(run)
 		for _, qid := range []string{"Q268", "Q269"} {
 			want := entryIDs(given.Ranking(qid))
 			if got := entryIDs(back.Ranking(qid)); got != want {
@@ -188,7 +188,7 @@ func TestExportSemEvalCompletes(t *testing.T) {
 }
 
 // entryIDs joins the entries' document ids.
-func entryIDs(es []eval.Entry) string {
+func entryIDs(es []dataset.Entry) string {
 	s := make([]string, len(es))
 	for i, e := range es {
 		s[i] = e.DocID
@@ -255,7 +255,7 @@ func TestExportSemEvalBadInput(t *testing.T) {
 		{export(floorTied), floorTied + `: query "Q268": its scores reach the lowest float64`},
 		{export(floorAlone), floorAlone + `: query "Q268": its scores reach the lowest float64`},
 		{[]string{"export", "semeval2016", "--run", floorTied, "--out", nowhere}, floorTied + `: query "Q268": its scores reach the lowest float64`},
-		{export(unknownQ), unknownQ + `:2: queries not in ` + filepath.Join(demoSplit, eval.CandidatesFile) + `: "Q999", "Q998"`},
+		{export(unknownQ), unknownQ + `:2: queries not in ` + filepath.Join(demoSplit, dataset.CandidatesFile) + `: "Q999", "Q998"`},
 		{export(unknownD), unknownD + `:2: document "Q269_R1" is not a candidate of query "Q268"`},
 		{export(filepath.Join(dir, "missing.trec")), "missing.trec"},
 		{export(good, "--top", "-1"), "--top -1: want zero or a positive number"},
@@ -263,7 +263,7 @@ func TestExportSemEvalBadInput(t *testing.T) {
 		{export(good, "--threshold", "NaN"), "--threshold NaN: want a finite number"},
 		{[]string{"export", "semeval2016", "--run", good, "--data", noCands, "--out", nowhere}, "--data " + noCands + " has no candidates.trec"},
 		{[]string{"export", "semeval2016", "--run", good, "--out", good}, "--out " + good + " would overwrite"},
-		{[]string{"export", "semeval2016", "--run", good, "--data", demoSplit, "--out", filepath.Join(demoSplit, eval.CandidatesFile)}, "would overwrite"},
+		{[]string{"export", "semeval2016", "--run", good, "--data", demoSplit, "--out", filepath.Join(demoSplit, dataset.CandidatesFile)}, "would overwrite"},
 		{[]string{"export", "semeval2016", "--out", nowhere}, `"run"`},
 		{[]string{"export", "trec"}, `unknown command "trec"`},
 	}
@@ -288,7 +288,7 @@ func TestExportSemEvalBadInput(t *testing.T) {
 // and the predictions score as the run does.
 func TestExportSemEvalKeepsTiedOrder(t *testing.T) {
 	dir := t.TempDir()
-	cands, err := eval.ReadRunFile(filepath.Join(demoSplit, eval.CandidatesFile))
+	cands, err := dataset.ReadRunFile(filepath.Join(demoSplit, dataset.CandidatesFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +308,7 @@ func TestExportSemEvalKeepsTiedOrder(t *testing.T) {
 	if !strings.Contains(out, "note: 50 queries rank candidates with equal scores") {
 		t.Errorf("no note about the ties:\n%s", out)
 	}
-	qrels := filepath.Join(demoSplit, eval.QrelsFile)
+	qrels := filepath.Join(demoSplit, dataset.QrelsFile)
 	want, err := execute("eval", "--qrels", qrels, "--run", run, "--metrics", "map@10,mrr@10", "--per-query")
 	if err != nil {
 		t.Fatal(err)

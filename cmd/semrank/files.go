@@ -12,7 +12,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/internal/atomicfile"
 	"github.com/semrank/semrank/models"
 	"github.com/semrank/semrank/rerank"
@@ -122,7 +122,7 @@ func checkJudged(flag string, dirs ...string) error {
 		if dir == "" {
 			continue
 		}
-		q, err := eval.ReadQrelsFile(filepath.Join(dir, eval.QrelsFile))
+		q, err := dataset.ReadQrelsFile(filepath.Join(dir, dataset.QrelsFile))
 		if err != nil {
 			continue
 		}
@@ -207,7 +207,7 @@ func checkOutputOf(flag, out string, dirs []string, files ...string) error {
 // datasetFiles returns the files of BEIR directory dir.
 func datasetFiles(dir string) []string {
 	var out []string
-	for _, f := range []string{eval.CorpusFile, eval.QueriesFile, eval.QrelsFile, eval.CandidatesFile} {
+	for _, f := range []string{dataset.CorpusFile, dataset.QueriesFile, dataset.QrelsFile, dataset.CandidatesFile} {
 		out = append(out, filepath.Join(dir, f))
 	}
 	return out
@@ -219,9 +219,9 @@ func datasetFiles(dir string) []string {
 // "semrank run --out DIR/candidates.trec" writes the candidate lists that
 // the trainers ask for.
 func readDatasetFiles(dir string) []string {
-	out := []string{filepath.Join(dir, eval.CorpusFile), filepath.Join(dir, eval.QueriesFile)}
-	for _, f := range []string{eval.QrelsFile, eval.CandidatesFile} {
-		// As eval.LoadDataset decides: only a file that does not
+	out := []string{filepath.Join(dir, dataset.CorpusFile), filepath.Join(dir, dataset.QueriesFile)}
+	for _, f := range []string{dataset.QrelsFile, dataset.CandidatesFile} {
+		// As dataset.Load decides: only a file that does not
 		// exist is absent.
 		p := filepath.Join(dir, f)
 		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {

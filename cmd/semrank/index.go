@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/semrank/semrank/cluster"
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 )
@@ -129,18 +129,18 @@ func runIndex(cmd *cobra.Command, o indexOptions) error {
 
 // indexCorpus returns the documents of --data that index adds: with
 // --shard I/N, those of shard I (si) of N (sn); si is -1 without it.
-func indexCorpus(w io.Writer, o indexOptions) (corpus []eval.Doc, si, sn int, err error) {
+func indexCorpus(w io.Writer, o indexOptions) (corpus []dataset.Doc, si, sn int, err error) {
 	if corpus, err = loadCorpus(o.dataDir); err != nil {
 		return nil, 0, 0, err
 	}
-	noteEmptyDocs(w, filepath.Join(o.dataDir, eval.CorpusFile), corpus)
+	noteEmptyDocs(w, filepath.Join(o.dataDir, dataset.CorpusFile), corpus)
 	if o.shard == "" {
 		return corpus, -1, 0, nil
 	}
 	if si, sn, err = cluster.ParseShard(o.shard); err != nil {
 		return nil, 0, 0, fmt.Errorf("--shard: %w", err)
 	}
-	return slices.DeleteFunc(corpus, func(d eval.Doc) bool { return cluster.Of(d.ID, sn) != si }), si, sn, nil
+	return slices.DeleteFunc(corpus, func(d dataset.Doc) bool { return cluster.Of(d.ID, sn) != si }), si, sn, nil
 }
 
 // prepareIndex marks idx as shard si of sn (when si ≥ 0) and adds to encs
@@ -159,7 +159,7 @@ func prepareIndex(idx *index.Index, pipelinePath string, encs []index.PayloadEnc
 
 // addCorpus adds corpus to idx with the payloads of encs, compacts it and
 // closes it, returning its document count after.
-func addCorpus(ctx context.Context, idx *index.Index, corpus []eval.Doc, encs []index.PayloadEncoder) (uint64, error) {
+func addCorpus(ctx context.Context, idx *index.Index, corpus []dataset.Doc, encs []index.PayloadEncoder) (uint64, error) {
 	bar := newBar(len(corpus), "indexing")
 	err := idx.Add(ctx, corpus, encs, func(done, _ int) { bar.Set(done) })
 	bar.Finish()
@@ -179,18 +179,18 @@ func addCorpus(ctx context.Context, idx *index.Index, corpus []eval.Doc, encs []
 // loadCorpus reads the documents of BEIR directory dir, its corpus.jsonl
 // alone: indexing needs no queries or judgments, so a folder holding only
 // a corpus is enough.
-func loadCorpus(dir string) ([]eval.Doc, error) {
-	docs, err := eval.LoadCorpus(dir)
+func loadCorpus(dir string) ([]dataset.Doc, error) {
+	docs, err := dataset.LoadCorpus(dir)
 	if err != nil {
 		return nil, dataDirError("--data", dir, err)
 	}
 	return docs, nil
 }
 
-// loadDataset is eval.LoadDataset, explaining a --data that names a file
+// loadDataset is dataset.Load, explaining a --data that names a file
 // or an index.
-func loadDataset(dir string) (*eval.Dataset, error) {
-	ds, err := eval.LoadDataset(dir)
+func loadDataset(dir string) (*dataset.Dataset, error) {
+	ds, err := dataset.Load(dir)
 	if err != nil {
 		return nil, dataDirError("--data", dir, err)
 	}
@@ -202,7 +202,7 @@ func loadDataset(dir string) (*eval.Dataset, error) {
 // the text is under another key ("body", "contents"), which a corpus line
 // may carry and which is not read. (POST /api/index refuses such a
 // document.)
-func noteEmptyDocs(w io.Writer, path string, docs []eval.Doc) {
+func noteEmptyDocs(w io.Writer, path string, docs []dataset.Doc) {
 	var empty []string
 	for _, d := range docs {
 		if strings.TrimSpace(d.Title) == "" && strings.TrimSpace(d.Text) == "" {
@@ -225,9 +225,9 @@ func dataDirError(flag, dir string, err error) error {
 	case serr != nil:
 		return err
 	case !st.IsDir():
-		return fmt.Errorf("%s %s is a file: give the folder that holds %s (and, for the commands that need them, %s and %s): %w", flag, dir, eval.CorpusFile, eval.QueriesFile, eval.QrelsFile, err)
+		return fmt.Errorf("%s %s is a file: give the folder that holds %s (and, for the commands that need them, %s and %s): %w", flag, dir, dataset.CorpusFile, dataset.QueriesFile, dataset.QrelsFile, err)
 	case isIndex(dir):
-		return fmt.Errorf("%s %s is a semrank index, not a BEIR directory (--index names the index, %s the folder holding %s): %w", flag, dir, flag, eval.CorpusFile, err)
+		return fmt.Errorf("%s %s is a semrank index, not a BEIR directory (--index names the index, %s the folder holding %s): %w", flag, dir, flag, dataset.CorpusFile, err)
 	}
 	return err
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 )
 
@@ -22,7 +22,7 @@ func TestIndexPublishKeepsAnIndexMadeMeanwhile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := idx.Add(context.Background(), []eval.Doc{{ID: "mine", Text: "visa"}}, nil, nil); err != nil {
+	if err := idx.Add(context.Background(), []dataset.Doc{{ID: "mine", Text: "visa"}}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := idx.Close(); err != nil {
@@ -32,7 +32,7 @@ func TestIndexPublishKeepsAnIndexMadeMeanwhile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := other.Add(context.Background(), []eval.Doc{{ID: "d1", Text: "bank"}}, nil, nil); err != nil {
+	if err := other.Add(context.Background(), []dataset.Doc{{ID: "d1", Text: "bank"}}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := other.Close(); err != nil {

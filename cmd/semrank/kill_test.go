@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 )
 
@@ -43,18 +43,18 @@ func TestKilledIndexRun(t *testing.T) {
 	}
 	// A real slice, the TWEAK test corpus, repeated under other ids to
 	// fill several batches of index.BatchSize.
-	seed, err := eval.LoadCorpus("../../testdata/tweak")
+	seed, err := dataset.LoadCorpus("../../testdata/tweak")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var docs []eval.Doc
+	var docs []dataset.Doc
 	for i := 0; len(docs) < 2*index.BatchSize+index.BatchSize/2; i++ {
 		for _, d := range seed {
 			d.ID = fmt.Sprintf("%s-%d", d.ID, i)
 			docs = append(docs, d)
 		}
 	}
-	revised := make([]eval.Doc, len(docs))
+	revised := make([]dataset.Doc, len(docs))
 	for i, d := range docs {
 		d.Text = "revised " + strings.ToUpper(d.Text) + " amended"
 		revised[i] = d
@@ -122,7 +122,7 @@ func TestKilledIndexRun(t *testing.T) {
 // checkKilled opens the index at path, as a next run would, and checks
 // that it holds every document of docs, in the text of docs or of
 // revised, each with no terms payload or the one of its text.
-func checkKilled(t *testing.T, path string, docs, revised []eval.Doc) {
+func checkKilled(t *testing.T, path string, docs, revised []dataset.Doc) {
 	t.Helper()
 	idx, err := index.Open(path)
 	if err != nil {
@@ -160,7 +160,7 @@ func checkKilled(t *testing.T, path string, docs, revised []eval.Doc) {
 }
 
 // writeCorpus writes docs as the corpus.jsonl of a BEIR folder at dir.
-func writeCorpus(t *testing.T, dir string, docs []eval.Doc) string {
+func writeCorpus(t *testing.T, dir string, docs []dataset.Doc) string {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -173,7 +173,7 @@ func writeCorpus(t *testing.T, dir string, docs []eval.Doc) string {
 		}
 		b.Write(append(line, '\n'))
 	}
-	if err := os.WriteFile(filepath.Join(dir, eval.CorpusFile), b.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, dataset.CorpusFile), b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return dir

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/server"
 	"github.com/semrank/semrank/testdata"
 )
@@ -52,12 +52,12 @@ func runLoadtest(cmd *cobra.Command, o loadtestOptions) error {
 	if err := server.CheckLoopback(o.url); err != nil {
 		return err
 	}
-	var ds *eval.Dataset
+	var ds *dataset.Dataset
 	var err error
 	if o.dataDir == "" {
-		ds, err = eval.LoadDatasetFS(testdata.Demo, testdata.DemoDir) // the demo's queries, built in
+		ds, err = dataset.LoadFS(testdata.Demo, testdata.DemoDir) // the demo's queries, built in
 	} else {
-		ds, err = eval.LoadDataset(o.dataDir)
+		ds, err = dataset.Load(o.dataDir)
 	}
 	if err != nil {
 		return err

@@ -12,7 +12,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/server"
 )
 
@@ -23,7 +23,7 @@ import (
 func TestOnePipelineEverywhere(t *testing.T) {
 	idx, pipeline := demoIndex(t, "window: 30\nstages:\n  - type: tfidf\n  - type: bm25\n  - type: overlap\n  - type: length\n")
 	dir := t.TempDir()
-	ds, err := eval.LoadDataset("../../testdata/demo")
+	ds, err := dataset.Load("../../testdata/demo")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestOnePipelineEverywhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := eval.WriteJSONL(f, queries); err != nil {
+	if err := dataset.WriteJSONL(f, queries); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
@@ -174,7 +174,7 @@ func TestRunPlainIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := eval.WriteJSONL(f, ds.Queries[:5]); err != nil {
+	if err := dataset.WriteJSONL(f, ds.Queries[:5]); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
@@ -213,9 +213,9 @@ func TestRunPlainIndex(t *testing.T) {
 // demoPlainIndex indexes the demo's documents at path as a Bleve
 // application would (bleve.NewIndexMapping(), fields subject and body) and
 // returns the demo's dataset and the open index.
-func demoPlainIndex(t *testing.T, path string) (*eval.Dataset, bleve.Index) {
+func demoPlainIndex(t *testing.T, path string) (*dataset.Dataset, bleve.Index) {
 	t.Helper()
-	ds, err := eval.LoadDataset("../../testdata/demo")
+	ds, err := dataset.Load("../../testdata/demo")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/eval/report"
 )
@@ -68,7 +69,7 @@ func runReport(cmd *cobra.Command, o reportOptions) error {
 			return fmt.Errorf("--run %q: two runs named %q", r, name)
 		}
 		seen[name] = true
-		run, err := eval.ReadRunFile(path)
+		run, err := dataset.ReadRunFile(path)
 		if errors.Is(err, fs.ErrNotExist) && strings.Contains(path, "=") {
 			return fmt.Errorf("--run %q: %w (the name ends at the first \"=\": name %q, file %q)", r, err, name, path)
 		}

@@ -8,8 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
-	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/offline"
 	_ "github.com/semrank/semrank/rerank/stages" // registers the stage types
 )
 
@@ -61,14 +62,15 @@ func runRerank(cmd *cobra.Command, o rerankOptions) error {
 		return err
 	}
 	var bar = newBar(len(ds.Corpus), "indexing")
-	idx, p, _, closeFn, err := rerank.Open(ctx, o.pipelinePath, o.indexPath, ds, func(d, _ int) { bar.Set(d) })
+	opened, err := offline.Open(ctx, o.pipelinePath, o.indexPath, ds, func(d, _ int) { bar.Set(d) })
 	bar.Finish()
 	if err != nil {
 		return err
 	}
-	defer closeFn()
+	defer opened.Close()
+	idx, p := opened.Index, opened.Pipeline
 	bar = newBar(len(ds.Queries), "reranking")
-	first, run, err := rerank.RunDataset(ctx, idx, ds, p, 0, func(d, _ int) { bar.Set(d) })
+	first, run, err := offline.RunDataset(ctx, idx, ds, p, 0, func(d, _ int) { bar.Set(d) })
 	bar.Finish()
 	if err != nil {
 		return err
@@ -107,7 +109,7 @@ func runRerank(cmd *cobra.Command, o rerankOptions) error {
 // checkRanked refuses a run that ranks none of ds's queries, before it is
 // written: a run file with no line is one every reader of runs (eval,
 // report, export) refuses, so it would only defer the error.
-func checkRanked(ds *eval.Dataset, run eval.Run) error {
+func checkRanked(ds *dataset.Dataset, run dataset.Run) error {
 	if run.Len() > 0 {
 		return nil
 	}
@@ -118,7 +120,7 @@ func checkRanked(ds *eval.Dataset, run eval.Run) error {
 // (an empty given list, no searchable terms, or nothing in the index
 // matched), naming a few:
 // the run file simply lacks them, and an evaluation counts them 0.
-func noteUnrankedQueries(w io.Writer, ds *eval.Dataset, run eval.Run) {
+func noteUnrankedQueries(w io.Writer, ds *dataset.Dataset, run dataset.Run) {
 	var ids []string
 	for _, q := range ds.Queries {
 		if len(run.Ranking(q.ID)) == 0 {

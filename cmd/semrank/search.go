@@ -13,9 +13,10 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 	"github.com/spf13/cobra"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/offline"
 	"github.com/semrank/semrank/server"
 )
 
@@ -195,23 +196,23 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 		return err
 	}
 	if ds.Candidates != nil && cmd.Flags().Changed("depth") {
-		fmt.Fprintf(cmd.ErrOrStderr(), "note: --depth is not used: %s lists the candidates, and each is scored\n", filepath.Join(o.dataDir, eval.CandidatesFile))
+		fmt.Fprintf(cmd.ErrOrStderr(), "note: --depth is not used: %s lists the candidates, and each is scored\n", filepath.Join(o.dataDir, dataset.CandidatesFile))
 	}
 	idx, err := index.OpenAny(o.indexPath)
 	if err != nil {
 		return err
 	}
 	defer idx.Close()
-	var run eval.Run
+	var run dataset.Run
 	tag := "bm25"
 	bar := newBar(len(ds.Queries), "queries")
 	progress := func(d, _ int) { bar.Set(d) }
 	if o.runPipeline == "" {
-		run, err = rerank.FirstStageRun(cmd.Context(), idx, ds, o.depth, progress)
+		run, err = offline.FirstStageRun(cmd.Context(), idx, ds, o.depth, progress)
 	} else {
 		var p *rerank.Pipeline
 		if p, _, err = rerank.LoadPipeline(o.runPipeline, rerank.EnvOf(idx)); err == nil {
-			_, run, err = rerank.RunDataset(cmd.Context(), idx, ds, p, o.depth, progress)
+			_, run, err = offline.RunDataset(cmd.Context(), idx, ds, p, o.depth, progress)
 		}
 		tag = "semrank"
 	}
@@ -239,8 +240,8 @@ func snippet(c rerank.Candidate, n int) string {
 		s = c.Text
 	}
 	if s == "" {
-		for _, k := range slices.Sorted(maps.Keys(c.Fields)) {
-			if v, ok := c.Fields[k].(string); ok && v != "" {
+		for _, k := range slices.Sorted(maps.Keys(c.Metadata)) {
+			if v, ok := c.Metadata[k].(string); ok && v != "" {
 				s = v
 				break
 			}
@@ -361,11 +362,11 @@ func searchReranked(cmd *cobra.Command, idx bleve.Index, pipelinePath, text stri
 // judgments and candidates, if any), and its corpus.jsonl when it has one;
 // without, the documents are the index's alone, and the judgments and
 // candidates are not checked against them.
-func runDataset(dir string) (*eval.Dataset, error) {
-	if exists(filepath.Join(dir, eval.CorpusFile)) {
+func runDataset(dir string) (*dataset.Dataset, error) {
+	if exists(filepath.Join(dir, dataset.CorpusFile)) {
 		return loadDataset(dir)
 	}
-	ds, err := eval.LoadDatasetWith(dir, nil)
+	ds, err := dataset.LoadWith(dir, nil)
 	if err != nil {
 		return nil, dataDirError("--data", dir, err)
 	}

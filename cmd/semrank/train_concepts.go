@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/concept"
 	"github.com/semrank/semrank/models/dse"
@@ -27,7 +27,7 @@ func errNoPreference(method, flag string, dirs []string) error {
 		"(held-out MAP would be 1 whatever it learned); without %s a query's candidates are its judged documents alone: "+
 		"write BM25 candidate lists, where documents not judged count as not relevant, with "+
 		"semrank run --data DIR --index IDX --out DIR/%s",
-		flag, strings.Join(dirs, " "), method, eval.CandidatesFile, eval.CandidatesFile)
+		flag, strings.Join(dirs, " "), method, dataset.CandidatesFile, dataset.CandidatesFile)
 }
 
 // trainConceptOptions are the flags of semrank train lsa, s2net or dse.
@@ -151,7 +151,7 @@ func conceptInput(ctx context.Context, ti *trainIndex, o trainConceptOptions) (r
 		return in, nil, err
 	}
 	for _, dir := range o.corpora {
-		ds, err := eval.LoadDataset(dir)
+		ds, err := dataset.Load(dir)
 		if err != nil {
 			return in, nil, err
 		}

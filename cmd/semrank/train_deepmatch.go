@@ -8,14 +8,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models/deepmatch"
 	"github.com/semrank/semrank/rerank"
 	"github.com/semrank/semrank/rerank/stages"
 )
 
-// loadMerged reads BEIR directories as one dataset (see eval.Merge).
-func loadMerged(dirs []string) (*eval.Dataset, error) {
+// loadMerged reads BEIR directories as one dataset (see dataset.Merge).
+func loadMerged(dirs []string) (*dataset.Dataset, error) {
 	return (*trainIndex)(nil).loadAll(context.Background(), "--data", dirs)
 }
 
@@ -138,7 +138,7 @@ func runTrainDeepMatch(cmd *cobra.Command, o trainDeepMatchOptions) error {
 		return err
 	}
 	if o.dev != "" {
-		if in.Dev, err = eval.LoadDataset(o.dev); err != nil {
+		if in.Dev, err = dataset.Load(o.dev); err != nil {
 			return err
 		}
 	}

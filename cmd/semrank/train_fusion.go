@@ -11,9 +11,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/learn"
+	"github.com/semrank/semrank/rerank/offline"
+	"github.com/semrank/semrank/rerank/publish"
 )
 
 // trainFusionOptions are the flags of semrank train fusion.
@@ -70,12 +73,12 @@ func runTrainFusion(cmd *cobra.Command, o trainFusionOptions) error {
 	if err != nil {
 		return err
 	}
-	idx, p, _, closeFn, err := rerank.Open(ctx, o.pipelinePath, o.indexPath, ds, nil, rerank.StagesOnly())
+	opened, err := offline.Open(ctx, o.pipelinePath, o.indexPath, ds, nil, rerank.StagesOnly())
 	if err != nil {
 		return err
 	}
-	defer closeFn()
-	exs, err := rerank.Examples(ctx, idx, ds, p)
+	defer opened.Close()
+	exs, err := offline.Examples(ctx, opened.Index, ds, opened.Pipeline)
 	if err != nil {
 		return err
 	}
@@ -123,26 +126,26 @@ func checkTrainFusionFlags(cmd *cobra.Command, o trainFusionOptions) error {
 
 // trainLambdaMARTFusion trains a LambdaMART fusion on exs (stopping on
 // --valid's examples when given) and saves it.
-func trainLambdaMARTFusion(cmd *cobra.Command, o trainFusionOptions, ds *eval.Dataset, exs []rerank.Example) error {
+func trainLambdaMARTFusion(cmd *cobra.Command, o trainFusionOptions, ds *dataset.Dataset, exs []learn.Example) error {
 	ctx, w := cmd.Context(), cmd.OutOrStdout()
-	var valid []rerank.Example
+	var valid []learn.Example
 	if o.validDir != "" {
-		vds, err := eval.LoadDataset(o.validDir)
+		vds, err := dataset.Load(o.validDir)
 		if err != nil {
 			return err
 		}
-		vidx, vp, _, vclose, err := rerank.Open(ctx, o.pipelinePath, "", vds, nil, rerank.StagesOnly())
+		vo, err := offline.Open(ctx, o.pipelinePath, "", vds, nil, rerank.StagesOnly())
 		if err != nil {
 			return err
 		}
-		valid, err = rerank.Examples(ctx, vidx, vds, vp)
-		vclose()
+		valid, err = offline.Examples(ctx, vo.Index, vds, vo.Pipeline)
+		vo.Close()
 		if err != nil {
 			return err
 		}
 	}
 	bar := newBar(o.trees, "boosting")
-	m, err := rerank.TrainLambdaMART(exs, valid, rerank.LambdaMARTOptions{Trees: o.trees, Leaves: o.leaves,
+	m, err := learn.TrainLambdaMART(exs, valid, learn.LambdaMARTOptions{Trees: o.trees, Leaves: o.leaves,
 		Progress: func(r int, tm, vm float64) {
 			bar.Describe(fmt.Sprintf("boosting train MAP %.4f valid MAP %.4f", tm, vm))
 			bar.Set(r)
@@ -162,9 +165,9 @@ func trainLambdaMARTFusion(cmd *cobra.Command, o trainFusionOptions, ds *eval.Da
 
 // trainLinearFusion trains a linear fusion on exs, saves it and prints
 // its weights.
-func trainLinearFusion(cmd *cobra.Command, o trainFusionOptions, ds *eval.Dataset, exs []rerank.Example) error {
+func trainLinearFusion(cmd *cobra.Command, o trainFusionOptions, ds *dataset.Dataset, exs []learn.Example) error {
 	w := cmd.OutOrStdout()
-	lin, err := rerank.TrainLinear(exs, rerank.LinearOptions{Loss: o.loss, L2: o.l2})
+	lin, err := learn.TrainLinear(exs, learn.LinearOptions{Loss: o.loss, L2: o.l2})
 	if err != nil {
 		return err
 	}
@@ -210,7 +213,7 @@ func saveFusion(w io.Writer, b *models.Bundle, out, pipelinePath string) error {
 	if err := b.Save(out); err != nil {
 		return err
 	}
-	updated, err := rerank.UpdateChecksum(pipelinePath, out)
+	updated, err := publish.UpdateChecksum(pipelinePath, out)
 	if err != nil {
 		return fmt.Errorf("wrote %s, but updating its sha256 in %s failed (the pipeline will refuse the new model until that line is updated or removed): %w", out, pipelinePath, err)
 	}
@@ -250,7 +253,7 @@ func checkFusionFlags(method, loss string, l2 float64, trees, leaves int) error 
 // documents read through the pipeline's fields (see trainIndex). Their
 // candidates are the pipeline's searches over the index, as it will run,
 // never a first-stage list written for them.
-func fusionDataset(ctx context.Context, dataDir, indexPath, pipelinePath string) (*eval.Dataset, error) {
+func fusionDataset(ctx context.Context, dataDir, indexPath, pipelinePath string) (*dataset.Dataset, error) {
 	if indexPath == "" {
 		return loadDataset(dataDir)
 	}

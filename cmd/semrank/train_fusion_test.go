@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/publish"
 )
 
 // TestTrainFusionInPlace retrains the fusion model a pipeline lists under
@@ -19,7 +20,7 @@ func TestTrainFusionInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := &rerank.Config{Stages: []rerank.StageSpec{{Type: "tfidf"}}, Fusion: rerank.FusionSpec{Model: "fusion.model"}}
-	if err := c.RecordChecksums(dir, "fusion.model"); err != nil {
+	if err := publish.RecordChecksums(c, dir, "fusion.model"); err != nil {
 		t.Fatal(err)
 	}
 	pipeline := filepath.Join(dir, "pipeline.yaml")
@@ -97,7 +98,7 @@ func TestRetrainListedModelNotes(t *testing.T) {
 		t.Errorf("a note without a pipeline:\n%s", out)
 	}
 	c := &rerank.Config{Stages: []rerank.StageSpec{{Type: "tweak", Model: "models/tweak.model"}}}
-	if err := c.RecordChecksums(dir, "models/tweak.model"); err != nil {
+	if err := publish.RecordChecksums(c, dir, "models/tweak.model"); err != nil {
 		t.Fatal(err)
 	}
 	pipeline := filepath.Join(dir, "pipeline.yaml")

@@ -9,9 +9,10 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/spf13/cobra"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/offline"
 )
 
 // trainIndex is the index a trainer learns from (--index): any Bleve
@@ -24,7 +25,7 @@ type trainIndex struct {
 	idx    bleve.Index
 	first  *rerank.Pipeline
 	depth  int
-	corpus []eval.Doc // read on first use
+	corpus []dataset.Doc // read on first use
 }
 
 // trainIndexFlags registers --index, --pipeline and --depth on cmd.
@@ -87,7 +88,7 @@ func (t *trainIndex) close() {
 
 // documents returns the index's documents, read through the pipeline's
 // fields.
-func (t *trainIndex) documents(ctx context.Context) ([]eval.Doc, error) {
+func (t *trainIndex) documents(ctx context.Context) ([]dataset.Doc, error) {
 	if t.corpus == nil {
 		docs, err := rerank.IndexCorpus(ctx, t.idx, t.first)
 		if err != nil {
@@ -103,9 +104,9 @@ func (t *trainIndex) documents(ctx context.Context) ([]eval.Doc, error) {
 // judgments and candidate lists over the index's documents, and, with
 // candidates and no candidates.trec in dir, each query's first-stage top
 // depth over the index.
-func (t *trainIndex) load(ctx context.Context, flag, dir string, candidates bool) (*eval.Dataset, error) {
-	if t == nil || exists(filepath.Join(dir, eval.CorpusFile)) {
-		ds, err := eval.LoadDataset(dir)
+func (t *trainIndex) load(ctx context.Context, flag, dir string, candidates bool) (*dataset.Dataset, error) {
+	if t == nil || exists(filepath.Join(dir, dataset.CorpusFile)) {
+		ds, err := dataset.Load(dir)
 		if err != nil {
 			return nil, dataDirError(flag, dir, err)
 		}
@@ -115,12 +116,12 @@ func (t *trainIndex) load(ctx context.Context, flag, dir string, candidates bool
 	if err != nil {
 		return nil, err
 	}
-	ds, err := eval.LoadDatasetWith(dir, docs)
+	ds, err := dataset.LoadWith(dir, docs)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", flag, dir, err)
 	}
 	if candidates && ds.Candidates == nil {
-		first, _, err := rerank.RunDataset(ctx, t.idx, ds, t.first, t.depth, nil)
+		first, _, err := offline.RunDataset(ctx, t.idx, ds, t.first, t.depth, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -130,9 +131,9 @@ func (t *trainIndex) load(ctx context.Context, flag, dir string, candidates bool
 }
 
 // loadAll reads the directories dirs as load does, as one dataset
-// (eval.Merge).
-func (t *trainIndex) loadAll(ctx context.Context, flag string, dirs []string) (*eval.Dataset, error) {
-	sets := make([]*eval.Dataset, len(dirs))
+// (dataset.Merge).
+func (t *trainIndex) loadAll(ctx context.Context, flag string, dirs []string) (*dataset.Dataset, error) {
+	sets := make([]*dataset.Dataset, len(dirs))
 	for i, d := range dirs {
 		ds, err := t.load(ctx, flag, d, true)
 		if err != nil {
@@ -140,7 +141,7 @@ func (t *trainIndex) loadAll(ctx context.Context, flag string, dirs []string) (*
 		}
 		sets[i] = ds
 	}
-	return eval.Merge(sets...)
+	return dataset.Merge(sets...)
 }
 
 // pipelineFields returns the fields: key of the pipeline file at path (a

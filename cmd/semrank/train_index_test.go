@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 )
 
 // TestTrainFromPlainIndex trains each trainer reading candidate lists
@@ -22,8 +22,8 @@ func TestTrainFromPlainIndex(t *testing.T) {
 	_, plain := demoPlainIndex(t, path)
 	plain.Close()
 	data := writeDataDir(t, filepath.Join(dir, "data"), map[string]string{
-		"queries.jsonl": readFile(t, "../../testdata/demo/queries.jsonl"),
-		eval.QrelsFile:  readFile(t, "../../testdata/demo/"+eval.QrelsFile),
+		"queries.jsonl":   readFile(t, "../../testdata/demo/queries.jsonl"),
+		dataset.QrelsFile: readFile(t, "../../testdata/demo/"+dataset.QrelsFile),
 	})
 	fields := "window: 30\nfields: {title: subject, text: [body]}\n"
 	pipeline := filepath.Join(dir, "pipeline.yaml")

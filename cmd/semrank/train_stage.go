@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -29,7 +29,7 @@ func trainStageTo(ctx context.Context, w io.Writer, spec rerank.StageSpec, data,
 	if err := checkJudged("--data", data); err != nil {
 		return err
 	}
-	ds, err := eval.LoadDataset(data)
+	ds, err := dataset.Load(data)
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/internal/atomicfile"
 )
@@ -27,7 +28,7 @@ import (
 // Named is a run with the name it is reported under.
 type Named struct {
 	Name string
-	Run  eval.Run
+	Run  dataset.Run
 }
 
 // Options configure Write.
@@ -42,7 +43,7 @@ type Options struct {
 // dir/ap-change.<fmt> and dir/window.<fmt> (the first metric by rerank
 // window size; see windowRun). Depths are both the depth plot's cutoffs
 // and the window plot's window sizes.
-func Write(dir string, qrels eval.Qrels, runs []Named, o Options) error {
+func Write(dir string, qrels dataset.Qrels, runs []Named, o Options) error {
 	if len(runs) == 0 {
 		return fmt.Errorf("report: no runs")
 	}
@@ -217,7 +218,7 @@ func apChange(path string, runs []Named, results []eval.Result) error {
 
 // depthPlot plots metric m with each run cut to depth k, for every k: how
 // much of a run's quality sits in its top k, the window a reranker sees.
-func depthPlot(path string, qrels eval.Qrels, runs []Named, m eval.Metric, depths []int) error {
+func depthPlot(path string, qrels dataset.Qrels, runs []Named, m eval.Metric, depths []int) error {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s by ranking depth", m.Name)
 	p.X.Label.Text = "depth k (run cut to its top k)"
@@ -262,7 +263,7 @@ func saveLogX(p *plot.Plot, path string) error {
 // ones, so it would plot another measure than the table's map (and not
 // meet it at full depth). That one is scored as map over the run cut to
 // its top k, as trec_eval's map_cut.
-func depthPoints(qrels eval.Qrels, run eval.Run, m eval.Metric, depths []int) (plotter.XYs, error) {
+func depthPoints(qrels dataset.Qrels, run dataset.Run, m eval.Metric, depths []int) (plotter.XYs, error) {
 	ks := slices.Compact(slices.Sorted(slices.Values(depths)))
 	pts := make(plotter.XYs, 0, len(ks))
 	for _, k := range ks {
@@ -281,8 +282,8 @@ func depthPoints(qrels eval.Qrels, run eval.Run, m eval.Metric, depths []int) (p
 
 // cutRun returns run with each query's ranking cut to its top k, in the
 // order Sorted gives (ties in the order given).
-func cutRun(run eval.Run, k int) eval.Run {
-	out := eval.NewRun()
+func cutRun(run dataset.Run, k int) dataset.Run {
+	out := dataset.NewRun()
 	out.File = run.File
 	for _, qid := range run.QueryIDs() {
 		es := run.Sorted(qid)

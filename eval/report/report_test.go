@@ -10,21 +10,22 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
 )
 
 // judgedRuns returns judgments with one relevant and one non-relevant
 // document per query, a run ranking the non-relevant one first and a run
 // ranking the relevant one first.
-func judgedRuns(qids ...string) (q eval.Qrels, worse, better eval.Run) {
-	q, worse, better = eval.Qrels{}, eval.NewRun(), eval.NewRun()
+func judgedRuns(qids ...string) (q dataset.Qrels, worse, better dataset.Run) {
+	q, worse, better = dataset.Qrels{}, dataset.NewRun(), dataset.NewRun()
 	for _, qid := range qids {
 		q.Add(qid, qid+"-rel", 1)
 		q.Add(qid, qid+"-non", 0)
-		worse.Add(qid, eval.Entry{DocID: qid + "-non", Score: 2})
-		worse.Add(qid, eval.Entry{DocID: qid + "-rel", Score: 1})
-		better.Add(qid, eval.Entry{DocID: qid + "-rel", Score: 2})
-		better.Add(qid, eval.Entry{DocID: qid + "-non", Score: 1})
+		worse.Add(qid, dataset.Entry{DocID: qid + "-non", Score: 2})
+		worse.Add(qid, dataset.Entry{DocID: qid + "-rel", Score: 1})
+		better.Add(qid, dataset.Entry{DocID: qid + "-rel", Score: 2})
+		better.Add(qid, dataset.Entry{DocID: qid + "-non", Score: 1})
 	}
 	return q, worse, better
 }
@@ -196,15 +197,15 @@ func TestDepthPoints(t *testing.T) {
 // map@k (AP over the relevant documents found in the top k), 1 here where
 // the table says 1/3.
 func TestDepthPointsMatchTable(t *testing.T) {
-	q := eval.Qrels{}
+	q := dataset.Qrels{}
 	for _, d := range []string{"a", "b", "c"} {
 		q.Add("q1", d, 1)
 	}
 	q.Add("q1", "x", 0)
-	run := eval.NewRun()
-	run.Add("q1", eval.Entry{DocID: "a", Score: 3})
-	run.Add("q1", eval.Entry{DocID: "x", Score: 2})
-	run.Add("q1", eval.Entry{DocID: "y", Score: 1})
+	run := dataset.NewRun()
+	run.Add("q1", dataset.Entry{DocID: "a", Score: 3})
+	run.Add("q1", dataset.Entry{DocID: "x", Score: 2})
+	run.Add("q1", dataset.Entry{DocID: "y", Score: 1})
 	tests := []struct {
 		metric string
 		depth  int
@@ -247,13 +248,13 @@ func TestDepthPointsMatchTable(t *testing.T) {
 // every run, and says why; with both kinds judged AUC stays.
 func TestWriteLeavesOutUndefinedAUC(t *testing.T) {
 	q, worse, better := judgedRuns("q1", "q2")
-	onlyRel := eval.Qrels{}
+	onlyRel := dataset.Qrels{}
 	for _, qid := range []string{"q1", "q2"} {
 		onlyRel.Add(qid, qid+"-rel", 1)
 	}
 	tests := []struct {
 		name    string
-		qrels   eval.Qrels
+		qrels   dataset.Qrels
 		metrics string
 		wantAUC bool
 		wantErr bool
@@ -290,8 +291,8 @@ func TestWriteLeavesOutUndefinedAUC(t *testing.T) {
 // fails to evaluate, and the report's directory is not created.
 func TestWriteBadRunWritesNothing(t *testing.T) {
 	q, base, _ := judgedRuns("q1")
-	stray := eval.NewRun()
-	stray.Add("q9", eval.Entry{DocID: "d", Score: 1})
+	stray := dataset.NewRun()
+	stray.Add("q9", dataset.Entry{DocID: "d", Score: 1})
 	dir := filepath.Join(t.TempDir(), "report")
 	if err := Write(dir, q, []Named{{"a", base}, {"stray", stray}}, Options{Metrics: eval.MustParseMetrics("map@10")}); err == nil {
 		t.Fatal("a run with an unjudged query was accepted")

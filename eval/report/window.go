@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
 )
 
@@ -23,14 +24,14 @@ import (
 // It is exact for rerankers whose score for a candidate does not depend on
 // the other candidates in the window; semrank's linear fusion normalises
 // its features per window, so a real k-window ranks slightly differently.
-func windowRun(base, reranked eval.Run, k int) eval.Run {
-	out := eval.NewRun()
+func windowRun(base, reranked dataset.Run, k int) dataset.Run {
+	out := dataset.NewRun()
 	for _, qid := range base.QueryIDs() {
 		order := map[string]int{}
 		for i, e := range reranked.Sorted(qid) {
 			order[e.DocID] = i
 		}
-		pos := func(e eval.Entry) int {
+		pos := func(e dataset.Entry) int {
 			if i, ok := order[e.DocID]; ok {
 				return i
 			}
@@ -38,9 +39,9 @@ func windowRun(base, reranked eval.Run, k int) eval.Run {
 		}
 		es := base.Sorted(qid)
 		top := slices.Clone(es[:min(k, len(es))])
-		slices.SortStableFunc(top, func(a, b eval.Entry) int { return pos(a) - pos(b) })
+		slices.SortStableFunc(top, func(a, b dataset.Entry) int { return pos(a) - pos(b) })
 		for i, e := range append(top, es[len(top):]...) {
-			out.Add(qid, eval.Entry{DocID: e.DocID, Score: float64(len(es) - i)})
+			out.Add(qid, dataset.Entry{DocID: e.DocID, Score: float64(len(es) - i)})
 		}
 	}
 	return out
@@ -48,7 +49,7 @@ func windowRun(base, reranked eval.Run, k int) eval.Run {
 
 // windowPoints returns metric m of windowRun(base, reranked, k) for each
 // distinct window k in increasing order.
-func windowPoints(qrels eval.Qrels, base, reranked eval.Run, m eval.Metric, windows []int) (plotter.XYs, error) {
+func windowPoints(qrels dataset.Qrels, base, reranked dataset.Run, m eval.Metric, windows []int) (plotter.XYs, error) {
 	ks := slices.Compact(slices.Sorted(slices.Values(windows)))
 	pts := make(plotter.XYs, 0, len(ks))
 	for _, k := range ks {

@@ -7,14 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
 )
 
 // ranked returns a run of one query "q" ranking ids in order.
-func ranked(ids ...string) eval.Run {
-	r := eval.NewRun()
+func ranked(ids ...string) dataset.Run {
+	r := dataset.NewRun()
 	for i, id := range ids {
-		r.Add("q", eval.Entry{DocID: id, Score: float64(len(ids) - i)})
+		r.Add("q", dataset.Entry{DocID: id, Score: float64(len(ids) - i)})
 	}
 	return r
 }
@@ -23,7 +24,7 @@ func TestWindowRun(t *testing.T) {
 	base := ranked("a", "b", "c", "d", "e")
 	tests := []struct {
 		name     string
-		reranked eval.Run
+		reranked dataset.Run
 		k        int
 		want     []string
 	}{
@@ -49,7 +50,7 @@ func TestWindowRun(t *testing.T) {
 // the reranker puts it first, so AP is the baseline's 1/3 for windows 1
 // and 2 and 1 from window 3 on.
 func TestWindowPoints(t *testing.T) {
-	q := eval.Qrels{}
+	q := dataset.Qrels{}
 	q.Add("q", "c", 1)
 	q.Add("q", "a", 0)
 	pts, err := windowPoints(q, ranked("a", "b", "c", "d"), ranked("c", "a", "b", "d"), eval.MustParseMetrics("map@10")[0], []int{3, 1, 2, 10, 3})

@@ -25,7 +25,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index/convert"
 )
 
@@ -125,7 +125,7 @@ func write(dir string, n, size int, seed uint64, titles, sentences []string) err
 	enc := json.NewEncoder(w)
 	rng := rand.New(rand.NewPCG(seed, 0))
 	for i := range n {
-		d := eval.Doc{ID: fmt.Sprintf("s%07d", i), Title: titles[rng.IntN(len(titles))]}
+		d := dataset.Doc{ID: fmt.Sprintf("s%07d", i), Title: titles[rng.IntN(len(titles))]}
 		var text strings.Builder
 		for len(d.Title)+text.Len() < size {
 			if text.Len() > 0 {

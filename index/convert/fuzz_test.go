@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 )
 
 // addSeedFile adds the bytes of a testdata file to f's seed corpus.
@@ -31,9 +31,9 @@ func FuzzSemEval(f *testing.F) {
 		for _, st := range []Subtask{SubtaskA, SubtaskB} {
 			c := NewSemEval(st)
 			if err := c.Add(bytes.NewReader(data), "in.xml"); err != nil {
-				var pe *eval.ParseError
+				var pe *dataset.ParseError
 				if !errors.As(err, &pe) || pe.File != "in.xml" {
-					t.Fatalf("subtask %s: error %v (%T) is not a *eval.ParseError naming in.xml", st, err, err)
+					t.Fatalf("subtask %s: error %v (%T) is not a *dataset.ParseError naming in.xml", st, err, err)
 				}
 				continue
 			}
@@ -45,7 +45,7 @@ func FuzzSemEval(f *testing.F) {
 			if err := ds.Save(dir); err != nil {
 				t.Fatalf("subtask %s: %v", st, err)
 			}
-			if _, err := eval.LoadDataset(dir); err != nil {
+			if _, err := dataset.Load(dir); err != nil {
 				t.Fatalf("subtask %s: converted dataset does not load back: %v", st, err)
 			}
 		}
@@ -61,9 +61,9 @@ func FuzzReadSMART(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		recs, err := readSMART(bytes.NewReader(data), "in")
 		if err != nil {
-			var pe *eval.ParseError
+			var pe *dataset.ParseError
 			if !errors.As(err, &pe) || pe.File != "in" {
-				t.Fatalf("error %v (%T) is not a *eval.ParseError naming in", err, err)
+				t.Fatalf("error %v (%T) is not a *dataset.ParseError naming in", err, err)
 			}
 			return
 		}
@@ -103,9 +103,9 @@ func FuzzReadSMARTQrels(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		q, err := readSMARTQrels(bytes.NewReader(data), "in", queries, docs)
 		if err != nil {
-			var pe *eval.ParseError
+			var pe *dataset.ParseError
 			if !errors.As(err, &pe) || pe.File != "in" {
-				t.Fatalf("error %v (%T) is not a *eval.ParseError naming in", err, err)
+				t.Fatalf("error %v (%T) is not a *dataset.ParseError naming in", err, err)
 			}
 			return
 		}

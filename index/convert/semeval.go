@@ -17,7 +17,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 )
 
 // Subtask selects which SemEval-2016 Task 3 ranking task to convert.
@@ -113,12 +113,12 @@ func (t *xmlText) UnmarshalXML(dec *xml.Decoder, start xml.StartElement) error {
 type SemEval struct {
 	Subtask Subtask
 
-	docs      []eval.Doc
+	docs      []dataset.Doc
 	docSeen   map[string]string // id → full text, to tell a repeat from a clash
-	queries   []eval.Query
+	queries   []dataset.Query
 	querySeen map[string]string
 	clashes   []string // ids seen twice with different texts or labels
-	qrels     eval.Qrels
+	qrels     dataset.Qrels
 	cands     map[string][]rankedID // qid → candidates with their given order
 	candOrder []string
 	read      int // query records read, repeats included
@@ -139,7 +139,7 @@ func NewSemEval(st Subtask) *SemEval {
 		Subtask:   st,
 		docSeen:   map[string]string{},
 		querySeen: map[string]string{},
-		qrels:     eval.Qrels{},
+		qrels:     dataset.Qrels{},
 		cands:     map[string][]rankedID{},
 	}
 }
@@ -197,7 +197,7 @@ func (c *SemEval) Add(r io.Reader, name string) error {
 				perr = c.addThread(th)
 			}
 			if perr != nil {
-				return &eval.ParseError{File: name, Line: line, Err: perr}
+				return &dataset.ParseError{File: name, Line: line, Err: perr}
 			}
 		case xml.EndElement:
 			depth--
@@ -206,7 +206,7 @@ func (c *SemEval) Add(r io.Reader, name string) error {
 	// A file may repeat queries an earlier one introduced (an original
 	// question's threads split over files), so count records, not new ids.
 	if c.read == before {
-		return &eval.ParseError{File: name, Err: fmt.Errorf("no subtask %s queries in file", c.Subtask)}
+		return &dataset.ParseError{File: name, Err: fmt.Errorf("no subtask %s queries in file", c.Subtask)}
 	}
 	return nil
 }
@@ -219,7 +219,7 @@ func xmlError(name string, line int, what string, err error) error {
 	if errors.As(err, &se) {
 		line = se.Line
 	}
-	return &eval.ParseError{File: name, Line: line, Err: fmt.Errorf("%s: %v", what, err)}
+	return &dataset.ParseError{File: name, Line: line, Err: fmt.Errorf("%s: %v", what, err)}
 }
 
 func clean(s xmlText) string { return strings.TrimSpace(string(s)) }
@@ -229,7 +229,7 @@ func clean(s xmlText) string { return strings.TrimSpace(string(s)) }
 // with another text is a clash the files should not hold, reported by
 // Clashes.
 
-func (c *SemEval) addQuery(q eval.Query) {
+func (c *SemEval) addQuery(q dataset.Query) {
 	if text, ok := c.querySeen[q.ID]; ok {
 		c.clash("query", q.ID, text, q.FullText())
 		return
@@ -239,7 +239,7 @@ func (c *SemEval) addQuery(q eval.Query) {
 	c.candOrder = append(c.candOrder, q.ID)
 }
 
-func (c *SemEval) addDoc(d eval.Doc) {
+func (c *SemEval) addDoc(d dataset.Doc) {
 	if text, ok := c.docSeen[d.ID]; ok {
 		c.clash("document", d.ID, text, d.FullText())
 		return
@@ -315,7 +315,7 @@ func relQuestionMeta(rq xmlRelQuestion) map[string]any {
 }
 
 func (c *SemEval) addOrgQuestion(oq xmlOrgQuestion) error {
-	if err := eval.CheckID(oq.ID); err != nil {
+	if err := dataset.CheckID(oq.ID); err != nil {
 		return fmt.Errorf("OrgQuestion ORGQ_ID: %v", err)
 	}
 	// The task's files repeat an OrgQuestion once per thread; one holding
@@ -342,7 +342,7 @@ func (c *SemEval) addOrgQuestion(oq xmlOrgQuestion) error {
 // query, the thread's related question a candidate.
 func (c *SemEval) addRelQuestion(oq xmlOrgQuestion, th xmlThread) error {
 	rq := th.RelQ
-	if err := eval.CheckID(rq.ID); err != nil {
+	if err := dataset.CheckID(rq.ID); err != nil {
 		return fmt.Errorf("OrgQuestion %s: RelQuestion RELQ_ID: %v", oq.ID, err)
 	}
 	order, err := strconv.ParseFloat(rq.Order, 64)
@@ -354,7 +354,7 @@ func (c *SemEval) addRelQuestion(oq xmlOrgQuestion, th xmlThread) error {
 		return fmt.Errorf("RelQuestion %s: %v", rq.ID, err)
 	}
 	c.read++
-	c.addQuery(eval.Query{ID: oq.ID, Title: clean(oq.Subject), Text: clean(oq.Body)})
+	c.addQuery(dataset.Query{ID: oq.ID, Title: clean(oq.Subject), Text: clean(oq.Body)})
 	meta := relQuestionMeta(rq)
 	meta["ranking_order"] = order
 	meta["comments"] = len(th.Comments)
@@ -363,7 +363,7 @@ func (c *SemEval) addRelQuestion(oq xmlOrgQuestion, th xmlThread) error {
 	if t := threadText(th.Comments); t != "" {
 		meta["thread_text"] = t
 	}
-	c.addDoc(eval.Doc{ID: rq.ID, Title: clean(rq.Subject), Text: clean(rq.Body), Metadata: meta})
+	c.addDoc(dataset.Doc{ID: rq.ID, Title: clean(rq.Subject), Text: clean(rq.Body), Metadata: meta})
 	c.addCandidate(oq.ID, rq.ID, order)
 	if labelled {
 		c.judge(oq.ID, rq.ID, grade)
@@ -424,11 +424,11 @@ func (c *SemEval) addThread(th xmlThread) error {
 		return nil // nothing to rank (one 2015 dev thread), so no query
 	}
 	rq := th.RelQ
-	if err := eval.CheckID(rq.ID); err != nil {
+	if err := dataset.CheckID(rq.ID); err != nil {
 		return fmt.Errorf("Thread RELQ_ID: %v", err)
 	}
 	c.read++
-	q := eval.Query{ID: rq.ID, Title: clean(rq.Subject), Text: clean(rq.Body)}
+	q := dataset.Query{ID: rq.ID, Title: clean(rq.Subject), Text: clean(rq.Body)}
 	if text, ok := c.querySeen[rq.ID]; ok {
 		// The thread again (in a second file): its comments are there.
 		c.clash("query", rq.ID, text, q.FullText())
@@ -438,14 +438,14 @@ func (c *SemEval) addThread(th xmlThread) error {
 	q.Metadata["comments"] = len(th.Comments)
 	c.addQuery(q)
 	for i, cm := range th.Comments {
-		if err := eval.CheckID(cm.ID); err != nil {
+		if err := dataset.CheckID(cm.ID); err != nil {
 			return fmt.Errorf("thread %s: RelComment RELC_ID: %v", rq.ID, err)
 		}
 		grade, labelled, err := gradeA(cm.Relevance2Q)
 		if err != nil {
 			return fmt.Errorf("RelComment %s: %v", cm.ID, err)
 		}
-		c.addDoc(eval.Doc{ID: cm.ID, Text: clean(cm.Text), Metadata: map[string]any{
+		c.addDoc(dataset.Doc{ID: cm.ID, Text: clean(cm.Text), Metadata: map[string]any{
 			"date":               cm.Date,
 			"user_id":            cm.UserID,
 			"user_name":          cm.UserName,
@@ -469,8 +469,8 @@ func (c *SemEval) addThread(th xmlThread) error {
 // ranked in the given order (RELQ_RANKING_ORDER for B, thread order for A)
 // with score 1/rank, as in the task's IR baseline. Qrels is nil when no
 // input carried labels.
-func (c *SemEval) Dataset() *eval.Dataset {
-	run := eval.NewRun()
+func (c *SemEval) Dataset() *dataset.Dataset {
+	run := dataset.NewRun()
 	for _, qid := range c.candOrder {
 		rs := append([]rankedID(nil), c.cands[qid]...)
 		sort.SliceStable(rs, func(i, j int) bool {
@@ -480,10 +480,10 @@ func (c *SemEval) Dataset() *eval.Dataset {
 			return rs[i].seq < rs[j].seq
 		})
 		for i, r := range rs {
-			run.Add(qid, eval.Entry{DocID: r.id, Rank: i + 1, Score: 1 / float64(i+1)})
+			run.Add(qid, dataset.Entry{DocID: r.id, Rank: i + 1, Score: 1 / float64(i+1)})
 		}
 	}
-	ds := &eval.Dataset{Corpus: c.docs, Queries: c.queries, Candidates: &run}
+	ds := &dataset.Dataset{Corpus: c.docs, Queries: c.queries, Candidates: &run}
 	if len(c.qrels) > 0 {
 		ds.Qrels = c.qrels
 	}

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
 )
 
@@ -73,7 +74,7 @@ func TestSemEvalDevIRBaseline(t *testing.T) {
 			checkRounded(t, "converted qrels", res, tc.mapAt10, tc.mrr)
 
 			// The official gold file: the same judgments...
-			gold, err := eval.ReadQrelsFile(filepath.Join(data, tc.gold))
+			gold, err := dataset.ReadQrelsFile(filepath.Join(data, tc.gold))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,8 +115,8 @@ func checkRounded(t *testing.T, what string, res eval.Result, mapAt10, mrr float
 }
 
 // binary maps graded judgments to the gold files' true (1) / false (0).
-func binary(q eval.Qrels) eval.Qrels {
-	out := eval.Qrels{}
+func binary(q dataset.Qrels) dataset.Qrels {
+	out := dataset.Qrels{}
 	for qid, docs := range q {
 		for did, g := range docs {
 			out.Add(qid, did, min(g, 1))

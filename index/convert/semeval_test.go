@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
 )
 
@@ -20,7 +21,7 @@ const (
 )
 
 // convertFiles converts files for subtask st, failing the test on error.
-func convertFiles(t *testing.T, st Subtask, files ...string) *eval.Dataset {
+func convertFiles(t *testing.T, st Subtask, files ...string) *dataset.Dataset {
 	t.Helper()
 	c := NewSemEval(st)
 	for _, f := range files {
@@ -39,19 +40,21 @@ func ids[T any](xs []T, id func(T) string) string {
 	return strings.Join(out, " ")
 }
 
-func docIDs(ds *eval.Dataset) string { return ids(ds.Corpus, func(d eval.Doc) string { return d.ID }) }
-func queryIDs(ds *eval.Dataset) string {
-	return ids(ds.Queries, func(q eval.Query) string { return q.ID })
+func docIDs(ds *dataset.Dataset) string {
+	return ids(ds.Corpus, func(d dataset.Doc) string { return d.ID })
+}
+func queryIDs(ds *dataset.Dataset) string {
+	return ids(ds.Queries, func(q dataset.Query) string { return q.ID })
 }
 
 // saveAndLoad saves ds to a new directory and loads it back.
-func saveAndLoad(t *testing.T, ds *eval.Dataset) *eval.Dataset {
+func saveAndLoad(t *testing.T, ds *dataset.Dataset) *dataset.Dataset {
 	t.Helper()
 	dir := t.TempDir()
 	if err := ds.Save(dir); err != nil {
 		t.Fatal(err)
 	}
-	back, err := eval.LoadDataset(dir)
+	back, err := dataset.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,8 +62,8 @@ func saveAndLoad(t *testing.T, ds *eval.Dataset) *eval.Dataset {
 }
 
 // candidates renders qid's given candidates as "id:rank:score ...".
-func candidates(ds *eval.Dataset, qid string) string {
-	return ids(ds.Candidates.Ranking(qid), func(e eval.Entry) string {
+func candidates(ds *dataset.Dataset, qid string) string {
+	return ids(ds.Candidates.Ranking(qid), func(e dataset.Entry) string {
 		return fmt.Sprintf("%s:%d:%.4g", e.DocID, e.Rank, e.Score)
 	})
 }
@@ -105,7 +108,7 @@ func TestSemEvalSubtaskB(t *testing.T) {
 		t.Errorf("Q269 candidates = %s, want %s", got, want)
 	}
 	// PerfectMatch 2, Relevant 1, Irrelevant 0.
-	wantQrels := eval.Qrels{
+	wantQrels := dataset.Qrels{
 		"Q268": {"Q268_R4": 2, "Q268_R16": 1, "Q268_R27": 0},
 		"Q269": {"Q269_R3": 1, "Q269_R10": 0, "Q269_R20": 0},
 	}
@@ -224,7 +227,7 @@ func TestSemEvalMerge(t *testing.T) {
 	back := saveAndLoad(t, ds)
 	if queryIDs(back) != queryIDs(ds) || docIDs(back) != docIDs(ds) || !reflect.DeepEqual(back.Qrels, ds.Qrels) ||
 		candidates(back, "Q2481") != candidates(ds, "Q2481") {
-		t.Error("merged dataset changed through Save and LoadDataset")
+		t.Error("merged dataset changed through Save and dataset.Load")
 	}
 
 	// Subtask B: one original question split over two files keeps one query
@@ -354,7 +357,7 @@ func TestSemEvalCandidateOrder(t *testing.T) {
 		t.Errorf("candidates = %s, want %s", got, want)
 	}
 	// "?" leaves Q1_R2 unjudged while its neighbours are judged.
-	if want := (eval.Qrels{"Q1": {"Q1_R9": 1, "Q1_R10": 0}}); !reflect.DeepEqual(ds.Qrels, want) {
+	if want := (dataset.Qrels{"Q1": {"Q1_R9": 1, "Q1_R10": 0}}); !reflect.DeepEqual(ds.Qrels, want) {
 		t.Errorf("qrels = %v, want %v", ds.Qrels, want)
 	}
 }
@@ -395,9 +398,9 @@ func TestSemEvalErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			err := NewSemEval(tc.st).Add(bytes.NewReader(tc.in), "data/dev.xml")
-			var pe *eval.ParseError
+			var pe *dataset.ParseError
 			if !errors.As(err, &pe) {
-				t.Fatalf("error %v (%T) is not a *eval.ParseError", err, err)
+				t.Fatalf("error %v (%T) is not a *dataset.ParseError", err, err)
 			}
 			if pe.Line != tc.line || pe.File != "data/dev.xml" || !strings.Contains(err.Error(), tc.msg) {
 				t.Errorf("error %q: want data/dev.xml:%d and %q", err, tc.line, tc.msg)
@@ -487,7 +490,7 @@ func TestSemEvalRobust(t *testing.T) {
 			if d, ok := ds.Doc("Q1_R1"); !ok || d.Title != tc.relqTitle || d.Text != tc.relqText {
 				t.Errorf("document Q1_R1 = %q / %q, %v; want %q / %q", d.Title, d.Text, ok, tc.relqTitle, tc.relqText)
 			}
-			if got := ids(ds.Candidates.Ranking("Q1"), func(e eval.Entry) string { return e.DocID }); got != tc.bCands {
+			if got := ids(ds.Candidates.Ranking("Q1"), func(e dataset.Entry) string { return e.DocID }); got != tc.bCands {
 				t.Errorf("subtask B candidates %s, want %s", got, tc.bCands)
 			}
 			if ds.Qrels != nil {

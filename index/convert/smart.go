@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 )
 
 // smartRecord is one ".I id" record of a SMART file: its fields by their
@@ -52,10 +52,10 @@ func readSMART(r io.Reader, name string) ([]smartRecord, error) {
 			flush()
 			id := strings.TrimSpace(line[2:])
 			if id == "" {
-				return nil, &eval.ParseError{File: name, Line: n, Err: fmt.Errorf(".I record without an id")}
+				return nil, &dataset.ParseError{File: name, Line: n, Err: fmt.Errorf(".I record without an id")}
 			}
 			if _, err := strconv.Atoi(id); err != nil {
-				return nil, &eval.ParseError{File: name, Line: n, Err: fmt.Errorf("record id %q is not a number", id)}
+				return nil, &dataset.ParseError{File: name, Line: n, Err: fmt.Errorf("record id %q is not a number", id)}
 			}
 			recs = append(recs, smartRecord{id: normalizeID(id), line: n, fields: map[string]string{}})
 			cur = &recs[len(recs)-1]
@@ -67,7 +67,7 @@ func readSMART(r io.Reader, name string) ([]smartRecord, error) {
 		if tag := strings.TrimRight(line, " \t"); len(tag) == 2 && tag[0] == '.' && tag[1] >= 'A' && tag[1] <= 'Z' {
 			flush()
 			if cur == nil {
-				return nil, &eval.ParseError{File: name, Line: n, Err: fmt.Errorf("field %s before the first .I record", tag)}
+				return nil, &dataset.ParseError{File: name, Line: n, Err: fmt.Errorf("field %s before the first .I record", tag)}
 			}
 			field = tag[1:]
 			continue
@@ -76,19 +76,19 @@ func readSMART(r io.Reader, name string) ([]smartRecord, error) {
 			if strings.TrimSpace(line) == "" {
 				continue
 			}
-			return nil, &eval.ParseError{File: name, Line: n, Err: fmt.Errorf("text before the first .I record")}
+			return nil, &dataset.ParseError{File: name, Line: n, Err: fmt.Errorf("text before the first .I record")}
 		}
 		if field == "" {
 			if strings.TrimSpace(line) == "" {
 				continue
 			}
-			return nil, &eval.ParseError{File: name, Line: n, Err: fmt.Errorf("text outside any field in record %s", cur.id)}
+			return nil, &dataset.ParseError{File: name, Line: n, Err: fmt.Errorf("text outside any field in record %s", cur.id)}
 		}
 		sb.WriteString(line)
 		sb.WriteByte('\n')
 	}
 	if err := sc.Err(); err != nil {
-		return nil, &eval.ParseError{File: name, Line: n + 1, Err: err}
+		return nil, &dataset.ParseError{File: name, Line: n + 1, Err: err}
 	}
 	flush()
 	// Drop empty records (the trailing ".I 0").
@@ -105,7 +105,7 @@ func readSMART(r io.Reader, name string) ([]smartRecord, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, &eval.ParseError{File: name, Err: eval.ErrEmpty}
+		return nil, &dataset.ParseError{File: name, Err: dataset.ErrEmpty}
 	}
 	return out, nil
 }
@@ -124,7 +124,7 @@ func normalizeID(id string) string {
 // the .X citations dropped), queries (.W text) and qrels lines
 // "qid docid ..." (each listed pair is relevant, grade 1). Judgments for
 // unknown queries or documents are an error naming the line.
-func SMART(docsPath, queriesPath, qrelsPath string) (*eval.Dataset, error) {
+func SMART(docsPath, queriesPath, qrelsPath string) (*dataset.Dataset, error) {
 	docRecs, err := readSMARTFile(docsPath)
 	if err != nil {
 		return nil, err
@@ -133,11 +133,11 @@ func SMART(docsPath, queriesPath, qrelsPath string) (*eval.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	ds := &eval.Dataset{}
+	ds := &dataset.Dataset{}
 	docIDs := map[string]bool{}
 	for _, r := range docRecs {
 		if docIDs[r.id] {
-			return nil, &eval.ParseError{File: docsPath, Line: r.line, Err: fmt.Errorf("duplicate document id %s", r.id)}
+			return nil, &dataset.ParseError{File: docsPath, Line: r.line, Err: fmt.Errorf("duplicate document id %s", r.id)}
 		}
 		docIDs[r.id] = true
 		meta := map[string]any{}
@@ -150,19 +150,19 @@ func SMART(docsPath, queriesPath, qrelsPath string) (*eval.Dataset, error) {
 		if len(meta) == 0 {
 			meta = nil
 		}
-		ds.Corpus = append(ds.Corpus, eval.Doc{ID: r.id, Title: oneLine(r.fields["T"]), Text: docText(r), Metadata: meta})
+		ds.Corpus = append(ds.Corpus, dataset.Doc{ID: r.id, Title: oneLine(r.fields["T"]), Text: docText(r), Metadata: meta})
 	}
 	qIDs := map[string]bool{}
 	for _, r := range qRecs {
 		if qIDs[r.id] {
-			return nil, &eval.ParseError{File: queriesPath, Line: r.line, Err: fmt.Errorf("duplicate query id %s", r.id)}
+			return nil, &dataset.ParseError{File: queriesPath, Line: r.line, Err: fmt.Errorf("duplicate query id %s", r.id)}
 		}
 		qIDs[r.id] = true
 		text := oneLine(r.fields["W"])
 		if text == "" {
-			return nil, &eval.ParseError{File: queriesPath, Line: r.line, Err: fmt.Errorf("query %s has no .W text", r.id)}
+			return nil, &dataset.ParseError{File: queriesPath, Line: r.line, Err: fmt.Errorf("query %s has no .W text", r.id)}
 		}
-		ds.Queries = append(ds.Queries, eval.Query{ID: r.id, Text: text})
+		ds.Queries = append(ds.Queries, dataset.Query{ID: r.id, Text: text})
 	}
 	f, err := os.Open(qrelsPath)
 	if err != nil {
@@ -178,8 +178,8 @@ func SMART(docsPath, queriesPath, qrelsPath string) (*eval.Dataset, error) {
 // readSMARTQrels parses SMART judgments, lines "qid docid ..." (further
 // fields ignored), each listed pair relevant with grade 1. A query or
 // document not in queries or docs is an error naming the line.
-func readSMARTQrels(r io.Reader, name string, queries, docs map[string]bool) (eval.Qrels, error) {
-	qrels := eval.Qrels{}
+func readSMARTQrels(r io.Reader, name string, queries, docs map[string]bool) (dataset.Qrels, error) {
+	qrels := dataset.Qrels{}
 	sc := newLineScanner(r)
 	n := 0
 	form, formLine := 0, 0 // field count of the first line, and its number
@@ -190,7 +190,7 @@ func readSMARTQrels(r io.Reader, name string, queries, docs map[string]bool) (ev
 			continue
 		}
 		if len(fs) < 2 {
-			return nil, &eval.ParseError{File: name, Line: n, Err: fmt.Errorf("want \"qid docid ...\"")}
+			return nil, &dataset.ParseError{File: name, Line: n, Err: fmt.Errorf("want \"qid docid ...\"")}
 		}
 		// A line with more fields than the first is most likely two run
 		// together (a file without its final newline, then another
@@ -198,31 +198,31 @@ func readSMARTQrels(r io.Reader, name string, queries, docs map[string]bool) (ev
 		if form == 0 {
 			form, formLine = len(fs), n
 		} else if len(fs) != form {
-			return nil, &eval.ParseError{File: name, Line: n, Err: fmt.Errorf("%d fields, but line %d has %d: a file holds judgments in one form (two lines run together?)", len(fs), formLine, form)}
+			return nil, &dataset.ParseError{File: name, Line: n, Err: fmt.Errorf("%d fields, but line %d has %d: a file holds judgments in one form (two lines run together?)", len(fs), formLine, form)}
 		}
 		qid, did := normalizeID(fs[0]), normalizeID(fs[1])
 		if !queries[qid] {
-			return nil, &eval.ParseError{File: name, Line: n, Err: fmt.Errorf("unknown query %s", fs[0])}
+			return nil, &dataset.ParseError{File: name, Line: n, Err: fmt.Errorf("unknown query %s", fs[0])}
 		}
 		if !docs[did] {
-			return nil, &eval.ParseError{File: name, Line: n, Err: fmt.Errorf("unknown document %s", fs[1])}
+			return nil, &dataset.ParseError{File: name, Line: n, Err: fmt.Errorf("unknown document %s", fs[1])}
 		}
 		qrels.Add(qid, did, 1)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, &eval.ParseError{File: name, Line: n + 1, Err: err}
+		return nil, &dataset.ParseError{File: name, Line: n + 1, Err: err}
 	}
 	if len(qrels) == 0 {
-		return nil, &eval.ParseError{File: name, Err: eval.ErrEmpty}
+		return nil, &dataset.ParseError{File: name, Err: dataset.ErrEmpty}
 	}
 	return qrels, nil
 }
 
 // newLineScanner returns a scanner of r's lines, each up to
-// eval.MaxLineBytes long.
+// dataset.MaxLineBytes long.
 func newLineScanner(r io.Reader) *bufio.Scanner {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), eval.MaxLineBytes)
+	sc.Buffer(make([]byte, 64<<10), dataset.MaxLineBytes)
 	return sc
 }
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 )
 
 const (
@@ -61,7 +61,7 @@ func TestSMARTCACM(t *testing.T) {
 
 	// Zero-padded query ids in qrels.text name the same queries; every
 	// listed pair is relevant; query 34 has no judgments.
-	want := eval.Qrels{
+	want := dataset.Qrels{
 		"1":  {"1410": 1, "1572": 1, "1605": 1, "2020": 1, "2358": 1},
 		"2":  {"2434": 1, "2863": 1, "3078": 1},
 		"64": {"2651": 1},
@@ -74,7 +74,7 @@ func TestSMARTCACM(t *testing.T) {
 	}
 
 	if back := saveAndLoad(t, ds); docIDs(back) != docIDs(ds) || queryIDs(back) != queryIDs(ds) || !reflect.DeepEqual(back.Qrels, ds.Qrels) {
-		t.Error("CACM slice changed through Save and LoadDataset")
+		t.Error("CACM slice changed through Save and dataset.Load")
 	}
 }
 
@@ -153,9 +153,9 @@ func TestReadSMARTErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			recs, err := readSMART(strings.NewReader(tc.in), "dir/x.all")
-			var pe *eval.ParseError
+			var pe *dataset.ParseError
 			if recs != nil || !errors.As(err, &pe) {
-				t.Fatalf("readSMART = %v, %v; want a *eval.ParseError", recs, err)
+				t.Fatalf("readSMART = %v, %v; want a *dataset.ParseError", recs, err)
 			}
 			if pe.File != "dir/x.all" || pe.Line != tc.line || !strings.Contains(err.Error(), tc.msg) {
 				t.Errorf("error %q: want dir/x.all:%d and %q", err, tc.line, tc.msg)
@@ -170,11 +170,11 @@ func TestReadSMARTQrels(t *testing.T) {
 	long := strings.Repeat("x", 100<<10)
 	tests := []struct {
 		name, in string
-		want     eval.Qrels
+		want     dataset.Qrels
 	}{
-		{"CACM form", "01 10 0 0\n01 20\t0\t0\n\n02 010 0 0\n", eval.Qrels{"1": {"10": 1, "20": 1}, "2": {"10": 1}}},
-		{"byte order mark, CRLF", "\ufeff01 10 0 0\r\n02 20 0 0\r\n", eval.Qrels{"1": {"10": 1}, "2": {"20": 1}}},
-		{"a line longer than 64 KiB", "1 10 " + long + "\n2 20 y\n", eval.Qrels{"1": {"10": 1}, "2": {"20": 1}}},
+		{"CACM form", "01 10 0 0\n01 20\t0\t0\n\n02 010 0 0\n", dataset.Qrels{"1": {"10": 1, "20": 1}, "2": {"10": 1}}},
+		{"byte order mark, CRLF", "\ufeff01 10 0 0\r\n02 20 0 0\r\n", dataset.Qrels{"1": {"10": 1}, "2": {"20": 1}}},
+		{"a line longer than 64 KiB", "1 10 " + long + "\n2 20 y\n", dataset.Qrels{"1": {"10": 1}, "2": {"20": 1}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

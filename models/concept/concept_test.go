@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/semrank/semrank/analyzers"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/models"
 )
@@ -117,7 +118,7 @@ func TestSpaceRecordsAnalyzer(t *testing.T) {
 }
 
 func TestJudgedListsAndFolds(t *testing.T) {
-	ds, err := eval.LoadDataset("../../testdata/concepts/semeval-b")
+	ds, err := dataset.Load("../../testdata/concepts/semeval-b")
 	if err != nil {
 		t.Fatal(err)
 	}

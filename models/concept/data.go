@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 )
 
 // Judged is one query with its judged candidates, in first-stage order:
@@ -36,7 +36,7 @@ type Data struct {
 // (candidates.trec, in the given order) with grades from the judgments
 // (unjudged candidates count as not relevant). Without candidates.trec
 // the judged documents of each query are its candidates.
-func JudgedLists(ds *eval.Dataset) ([]Judged, error) {
+func JudgedLists(ds *dataset.Dataset) ([]Judged, error) {
 	if ds.Qrels == nil {
 		return nil, fmt.Errorf("concept: %s has no judgments (qrels/test.tsv)", ds.Dir)
 	}
@@ -49,7 +49,7 @@ func JudgedLists(ds *eval.Dataset) ([]Judged, error) {
 				j.Scores = append(j.Scores, e.Score)
 			}
 		} else {
-			for _, id := range eval.SortedKeys(ds.Qrels[q.ID]) {
+			for _, id := range dataset.SortedKeys(ds.Qrels[q.ID]) {
 				j.DocIDs = append(j.DocIDs, id)
 				j.Scores = append(j.Scores, 0)
 			}
@@ -91,7 +91,7 @@ func (j Judged) HasPreference() bool {
 // unlabelled texts, and its comparable pairs: the title and body of every
 // document and query that has both, and, when withQrels is true, each
 // query with each document judged relevant to it.
-func (d *Data) AddCorpus(ds *eval.Dataset, withQrels bool) {
+func (d *Data) AddCorpus(ds *dataset.Dataset, withQrels bool) {
 	for _, doc := range ds.Corpus {
 		d.Texts = append(d.Texts, doc.FullText())
 		if doc.Title != "" && doc.Text != "" {
@@ -108,7 +108,7 @@ func (d *Data) AddCorpus(ds *eval.Dataset, withQrels bool) {
 		return
 	}
 	for _, q := range ds.Queries {
-		for _, id := range eval.SortedKeys(ds.Qrels[q.ID]) {
+		for _, id := range dataset.SortedKeys(ds.Qrels[q.ID]) {
 			if ds.Qrels[q.ID][id] <= 0 {
 				continue
 			}
@@ -159,8 +159,8 @@ var ErrNoSignal = errors.New("concept: no training signal (no list with both a r
 // LoadDir reads a BEIR directory as training data: its judged lists and,
 // as unlabelled texts and comparable pairs, its documents and queries
 // (see AddCorpus; withQrels adds query–relevant-document pairs).
-func LoadDir(dir string, withQrels bool) (Data, *eval.Dataset, error) {
-	ds, err := eval.LoadDataset(dir)
+func LoadDir(dir string, withQrels bool) (Data, *dataset.Dataset, error) {
+	ds, err := dataset.Load(dir)
 	if err != nil {
 		return Data{}, nil, err
 	}

@@ -3,7 +3,7 @@ package concept
 import (
 	"errors"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models"
 )
 
@@ -24,7 +24,7 @@ func (p PayloadEncoder) PayloadName() string { return p.Name }
 func (p PayloadEncoder) ModelID() string { return p.Model }
 
 // EncodePayload returns the document's concept vector, encoded.
-func (p PayloadEncoder) EncodePayload(doc eval.Doc) ([]byte, error) {
+func (p PayloadEncoder) EncodePayload(doc dataset.Doc) ([]byte, error) {
 	if p.Encoder == nil {
 		return nil, errors.New("concept: payload encoder has no model")
 	}

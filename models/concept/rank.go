@@ -3,6 +3,7 @@ package concept
 import (
 	"fmt"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
 )
 
@@ -11,18 +12,18 @@ const DevMetric = "map@10"
 
 // Run turns per-list scores into an evaluation run and the lists'
 // judgments into qrels.
-func Run(lists []Judged, scores [][]float64) (eval.Run, eval.Qrels, error) {
+func Run(lists []Judged, scores [][]float64) (dataset.Run, dataset.Qrels, error) {
 	if len(scores) != len(lists) {
-		return eval.Run{}, nil, fmt.Errorf("concept: %d score lists for %d queries", len(scores), len(lists))
+		return dataset.Run{}, nil, fmt.Errorf("concept: %d score lists for %d queries", len(scores), len(lists))
 	}
-	run := eval.NewRun()
-	qrels := eval.Qrels{}
+	run := dataset.NewRun()
+	qrels := dataset.Qrels{}
 	for i, l := range lists {
 		if len(scores[i]) != len(l.DocIDs) {
-			return eval.Run{}, nil, fmt.Errorf("concept: query %s: %d scores for %d candidates", l.QueryID, len(scores[i]), len(l.DocIDs))
+			return dataset.Run{}, nil, fmt.Errorf("concept: query %s: %d scores for %d candidates", l.QueryID, len(scores[i]), len(l.DocIDs))
 		}
 		for j, id := range l.DocIDs {
-			run.Add(l.QueryID, eval.Entry{DocID: id, Score: scores[i][j], Rank: j + 1})
+			run.Add(l.QueryID, dataset.Entry{DocID: id, Score: scores[i][j], Rank: j + 1})
 			qrels.Add(l.QueryID, id, l.Grades[j])
 		}
 	}

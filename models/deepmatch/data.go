@@ -3,7 +3,7 @@ package deepmatch
 import (
 	"fmt"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 )
 
 // Query is a query with its judged candidates, in text form: what training
@@ -24,7 +24,7 @@ type Cand struct {
 
 // FromDataset returns the queries of ds that have both candidates and
 // judgments, with candidates in the given (first-stage) order.
-func FromDataset(ds *eval.Dataset) ([]Query, error) {
+func FromDataset(ds *dataset.Dataset) ([]Query, error) {
 	if ds.Candidates == nil {
 		return nil, fmt.Errorf("deepmatch: %s has no candidates.trec", ds.Dir)
 	}
@@ -52,8 +52,8 @@ func FromDataset(ds *eval.Dataset) ([]Query, error) {
 }
 
 // Qrels returns the judgments of qs in eval's form.
-func Qrels(qs []Query) eval.Qrels {
-	q := eval.Qrels{}
+func Qrels(qs []Query) dataset.Qrels {
+	q := dataset.Qrels{}
 	for _, Q := range qs {
 		for _, c := range Q.Cands {
 			g := 0
@@ -67,12 +67,12 @@ func Qrels(qs []Query) eval.Qrels {
 }
 
 // Rerank scores every query's candidates with score and returns the run.
-func Rerank(qs []Query, score func(Query) []float64) eval.Run {
-	run := eval.NewRun()
+func Rerank(qs []Query, score func(Query) []float64) dataset.Run {
+	run := dataset.NewRun()
 	for _, Q := range qs {
 		s := score(Q)
 		for i, c := range Q.Cands {
-			run.Add(Q.ID, eval.Entry{DocID: c.ID, Score: s[i], Rank: i + 1})
+			run.Add(Q.ID, dataset.Entry{DocID: c.ID, Score: s[i], Rank: i + 1})
 		}
 	}
 	return run

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/semrank/semrank/analyzers"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/models/lda"
 )
@@ -105,14 +106,14 @@ func Train(ctx context.Context, train, dev []Query, cfg Config, progress func(Pr
 	devEnc := m.encodeAll(dev)
 	devQrels := Qrels(dev)
 	devMAP := func() (float64, error) {
-		run := eval.NewRun()
+		run := dataset.NewRun()
 		for i, q := range dev {
 			for j, c := range q.Cands {
 				s := m.net.Score(devEnc[i].x, devEnc[i].cands[j])
 				if math.IsNaN(s) {
 					return 0, fmt.Errorf("deepmatch: dev query %q: the score is NaN: training diverged; lower the learning rate or the initial weight scale", q.ID)
 				}
-				run.Add(q.ID, eval.Entry{DocID: c.ID, Score: s, Rank: j + 1})
+				run.Add(q.ID, dataset.Entry{DocID: c.ID, Score: s, Rank: j + 1})
 			}
 		}
 		res, err := eval.Evaluate(devQrels, run, eval.MustParseMetrics("map@10"))

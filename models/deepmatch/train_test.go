@@ -11,13 +11,13 @@ import (
 	"testing"
 
 	"github.com/semrank/semrank/analyzers"
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models/internal/modeltest"
 )
 
 func semevalSlice(t testing.TB) (train, dev []Query) {
 	t.Helper()
-	ds, err := eval.LoadDataset("../../testdata/deepmatch/semeval-a")
+	ds, err := dataset.Load("../../testdata/deepmatch/semeval-a")
 	if err != nil {
 		t.Fatal(err)
 	}

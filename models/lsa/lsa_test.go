@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/semrank/semrank/analyzers"
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models/concept"
 	"github.com/semrank/semrank/models/internal/modeltest"
 )
@@ -106,7 +106,7 @@ func eye(n int) *mat.Dense {
 
 func semevalTexts(t testing.TB) []string {
 	t.Helper()
-	ds, err := eval.LoadDataset("../../testdata/concepts/semeval-b")
+	ds, err := dataset.Load("../../testdata/concepts/semeval-b")
 	if err != nil {
 		t.Fatal(err)
 	}

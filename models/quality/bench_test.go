@@ -4,14 +4,14 @@ import (
 	"context"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 )
 
 // BenchmarkScore scores the comments of the SemEval A slice in testdata
 // with a model trained on them; Features (the training-time path) is timed
 // in the same run as the baseline.
 func BenchmarkScore(b *testing.B) {
-	ds, err := eval.LoadDataset("../../testdata/deepmatch/semeval-a")
+	ds, err := dataset.Load("../../testdata/deepmatch/semeval-a")
 	if err != nil {
 		b.Fatal(err)
 	}

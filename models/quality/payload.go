@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 )
 
 // PayloadName is the index payload the quality score is stored under.
@@ -42,7 +42,7 @@ func (e *Encoder) PayloadName() string { return PayloadName }
 func (e *Encoder) ModelID() string { return e.id }
 
 // EncodePayload implements index.PayloadEncoder.
-func (e *Encoder) EncodePayload(doc eval.Doc) ([]byte, error) {
+func (e *Encoder) EncodePayload(doc dataset.Doc) ([]byte, error) {
 	return binary.LittleEndian.AppendUint64(nil, math.Float64bits(e.m.Score(doc.FullText()))), nil
 }
 

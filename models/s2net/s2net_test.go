@@ -13,7 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/semrank/semrank/analyzers"
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models/concept"
 	"github.com/semrank/semrank/models/internal/modeltest"
 )
@@ -207,7 +207,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 		t.Error("loaded model differs")
 	}
 	enc := got.PayloadEncoder("")
-	p, err := enc.EncodePayload(eval.Doc{ID: "x", Title: "car rental", Text: text})
+	p, err := enc.EncodePayload(dataset.Doc{ID: "x", Title: "car rental", Text: text})
 	if err != nil || len(p) != 4*6 || enc.ModelID() != m.ID() || enc.PayloadName() != "s2net" {
 		t.Errorf("payload %d bytes, %v, %s", len(p), err, enc.ModelID())
 	}

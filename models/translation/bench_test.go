@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 )
 
 // BenchmarkScore scores the SemEval A slice's queries against their ten
@@ -12,7 +12,7 @@ import (
 // match only, the query-likelihood model) is timed in the same run as the
 // baseline: the ratio is the cost of the translation table.
 func BenchmarkScore(b *testing.B) {
-	ds, err := eval.LoadDataset("../../testdata/deepmatch/semeval-a")
+	ds, err := dataset.Load("../../testdata/deepmatch/semeval-a")
 	if err != nil {
 		b.Fatal(err)
 	}

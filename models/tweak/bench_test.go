@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/tweak"
 )
@@ -13,15 +13,15 @@ import (
 // benchCorpus is real SemEval text: the subtask-A training corpus when the
 // converted data is present (out/data/A-train, written by scripts/data.sh),
 // else the small slice in testdata.
-func benchCorpus(b *testing.B) ([]eval.Doc, *eval.Dataset) {
+func benchCorpus(b *testing.B) ([]dataset.Doc, *dataset.Dataset) {
 	b.Helper()
-	train, err := eval.LoadDataset("../../testdata/tweak")
+	train, err := dataset.Load("../../testdata/tweak")
 	if err != nil {
 		b.Fatal(err)
 	}
 	docs := train.Corpus
 	if dir := "../../out/data/A-train"; fileExists(dir) {
-		ds, err := eval.LoadDataset(dir)
+		ds, err := dataset.Load(dir)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -37,7 +37,7 @@
 //     Relevant above Irrelevant); the paper notes the preference setting
 //     can use degrees of relevance. Unjudged candidates are not used:
 //     to count them not relevant, as the recipe's trainer and semrank
-//     train tweak do, give NewSet eval.Dataset.WithUnjudgedNotRelevant.
+//     train tweak do, give NewSet dataset.Dataset.WithUnjudgedNotRelevant.
 //   - Log loss: cosines are clamped to [1e-6, 1−1e-6]; a pair sharing no
 //     term has cosine 0 whatever the weights, so it only adds a constant.
 //   - Pairs: a query and one of its candidates. Queries and documents are

@@ -82,7 +82,7 @@ func Analyze(title, body string) Text {
 }
 
 // SplitQuery splits a query's full text into title and body at the first
-// line break, the inverse of eval.Query.FullText. A one-line query is all
+// line break, the inverse of dataset.Query.FullText. A one-line query is all
 // title. Training and reranking both see queries through this split, so
 // the title feature means the same on both sides.
 func SplitQuery(text string) (title, body string) {

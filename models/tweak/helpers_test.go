@@ -4,7 +4,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 )
 
 // testDir holds a few SemEval-2016 subtask B queries with their candidates.
@@ -12,13 +12,13 @@ const testDir = "../../testdata/tweak"
 
 var (
 	loadOnce sync.Once
-	testDS   *eval.Dataset
+	testDS   *dataset.Dataset
 	loadErr  error
 )
 
-func testData(t testing.TB) *eval.Dataset {
+func testData(t testing.TB) *dataset.Dataset {
 	t.Helper()
-	loadOnce.Do(func() { testDS, loadErr = eval.LoadDataset(testDir) })
+	loadOnce.Do(func() { testDS, loadErr = dataset.Load(testDir) })
 	if loadErr != nil {
 		t.Fatal(loadErr)
 	}
@@ -26,7 +26,7 @@ func testData(t testing.TB) *eval.Dataset {
 }
 
 // corpusDF counts document frequencies over the dataset's corpus.
-func corpusDF(ds *eval.Dataset) *DFTable {
+func corpusDF(ds *dataset.Dataset) *DFTable {
 	texts := make([]string, len(ds.Corpus))
 	for i, d := range ds.Corpus {
 		texts[i] = d.FullText()
@@ -34,7 +34,7 @@ func corpusDF(ds *eval.Dataset) *DFTable {
 	return CountDF(texts)
 }
 
-func queryLog(ds *eval.Dataset) *DFTable {
+func queryLog(ds *dataset.Dataset) *DFTable {
 	texts := make([]string, len(ds.Queries))
 	for i, q := range ds.Queries {
 		texts[i] = q.FullText()
@@ -64,7 +64,7 @@ func sharedSet(t testing.TB) *Set {
 }
 
 // sharedSetData returns sharedSet and the dataset it was made from.
-func sharedSetData(t testing.TB) (*Set, *eval.Dataset) {
+func sharedSetData(t testing.TB) (*Set, *dataset.Dataset) {
 	t.Helper()
 	ds := *testData(t)
 	var docs []string
@@ -77,10 +77,10 @@ func sharedSetData(t testing.TB) (*Set, *eval.Dataset) {
 			}
 		}
 	}
-	run := eval.NewRun()
+	run := dataset.NewRun()
 	for _, qid := range ds.Candidates.QueryIDs() {
 		for i, d := range docs {
-			run.Add(qid, eval.Entry{DocID: d, Score: float64(len(docs) - i), Rank: i + 1})
+			run.Add(qid, dataset.Entry{DocID: d, Score: float64(len(docs) - i), Rank: i + 1})
 		}
 	}
 	ds.Candidates = &run

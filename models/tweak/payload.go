@@ -1,6 +1,8 @@
 package tweak
 
-import "github.com/semrank/semrank/eval"
+import (
+	"github.com/semrank/semrank/dataset"
+)
 
 // PayloadName is the name TWEAK document vectors are stored under in an
 // index.
@@ -24,6 +26,6 @@ func (e *Encoder) ModelID() string { return e.id }
 
 // EncodePayload implements index.PayloadEncoder: the document's vector in
 // the compact encoding of Vector.AppendBinary.
-func (e *Encoder) EncodePayload(d eval.Doc) ([]byte, error) {
+func (e *Encoder) EncodePayload(d dataset.Doc) ([]byte, error) {
 	return e.m.DocVector(d.Title, d.Text).AppendBinary(nil)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/models"
 )
@@ -28,7 +29,7 @@ type Set struct {
 	pairs   []pair
 	prefs   [][2]int // pair indices (a, b): a is graded above b, same query
 	queries []setQuery
-	qrels   eval.Qrels
+	qrels   dataset.Qrels
 	fp      string
 }
 
@@ -67,7 +68,7 @@ var ErrNoCandidates = errors.New("tweak: dataset has no candidate lists (candida
 // ds.WithUnjudgedNotRelevant() to count them not relevant, as the metrics
 // but AUC do (judgments that name the relevant documents alone leave no document
 // not to rank otherwise).
-func NewSet(ds *eval.Dataset, qids []string, st Stats, queryInLog bool) (*Set, error) {
+func NewSet(ds *dataset.Dataset, qids []string, st Stats, queryInLog bool) (*Set, error) {
 	if ds.Candidates == nil {
 		return nil, ErrNoCandidates
 	}
@@ -87,7 +88,7 @@ func NewSet(ds *eval.Dataset, qids []string, st Stats, queryInLog bool) (*Set, e
 	if len(qids) == 0 {
 		return nil, fmt.Errorf("tweak: %s: no judged query has candidates", ds.Dir)
 	}
-	s := &Set{stats: st, qrels: eval.Qrels{}, rowOf: map[[NumFeatures]float64]int32{}}
+	s := &Set{stats: st, qrels: dataset.Qrels{}, rowOf: map[[NumFeatures]float64]int32{}}
 	docText := map[string]int{}
 	var fp []string
 	for _, qid := range qids {
@@ -114,7 +115,7 @@ func NewSet(ds *eval.Dataset, qids []string, st Stats, queryInLog bool) (*Set, e
 		for i, e := range ds.Candidates.Ranking(qid) {
 			dt, ok := docText[key+e.DocID]
 			if !ok {
-				d, _ := ds.Doc(e.DocID) // LoadDataset checked candidates name known documents
+				d, _ := ds.Doc(e.DocID) // dataset.Load checked candidates name known documents
 				dt = s.addText(Analyze(d.Title, d.Text), qst)
 				docText[key+e.DocID] = dt
 			}
@@ -170,7 +171,7 @@ func (s *Set) Queries() []string {
 }
 
 // Qrels returns the judgments of the set's queries.
-func (s *Set) Qrels() eval.Qrels { return s.qrels }
+func (s *Set) Qrels() dataset.Qrels { return s.qrels }
 
 // Fingerprint identifies the set's queries and judged documents.
 func (s *Set) Fingerprint() string { return s.fp }
@@ -181,12 +182,12 @@ func (s *Set) Pairs() (pairs, prefs int) { return len(s.pairs), len(s.prefs) }
 
 // Run turns one score per pair (in the set's pair order) into a run. Ties
 // keep candidate-list order, i.e. are broken by first-stage rank.
-func (s *Set) Run(scores []float64) eval.Run {
-	run := eval.NewRun()
+func (s *Set) Run(scores []float64) dataset.Run {
+	run := dataset.NewRun()
 	for _, q := range s.queries {
 		for i := q.begin; i < q.end; i++ {
 			p := s.pairs[i]
-			run.Add(q.id, eval.Entry{DocID: p.doc, Score: scores[i], Rank: p.rank})
+			run.Add(q.id, dataset.Entry{DocID: p.doc, Score: scores[i], Rank: p.rank})
 		}
 	}
 	return run

@@ -77,7 +77,7 @@ func Train(ctx context.Context, train *Set, cfg Config, opt Options) (*Model, er
 	if cfg.Loss == LossPreference && len(train.prefs) == 0 {
 		// Candidates not judged are in the lists but in no pair.
 		return nil, errors.New("tweak: no preference pairs: in every query the judged candidates share one grade " +
-			"(candidates not judged are left out of the losses: judge some not relevant, grade 0, or count every one not judged so with eval.Dataset.WithUnjudgedNotRelevant)")
+			"(candidates not judged are left out of the losses: judge some not relevant, grade 0, or count every one not judged so with dataset.Dataset.WithUnjudgedNotRelevant)")
 	}
 	if cfg.MaxIterations <= 0 {
 		cfg.MaxIterations = DefaultConfig().MaxIterations

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 )
 
 // TestTrainReducesLoss trains each loss on twelve real SemEval queries and
@@ -129,7 +129,7 @@ func TestNoPreferencePairsSaysJudged(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ds, err := eval.LoadDataset(dir)
+	ds, err := dataset.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/internal/atomicfile"
@@ -28,7 +29,7 @@ type BEIROptions struct {
 	Unsupervised bool    // read no judgments but to score the runs (see Pseudo)
 	Depth        int     // first-stage candidates; 100 when zero
 	Fusion       string  // supervised fusion: linear (default) or lambdamart
-	FusionL2     float64 // L2 penalty of a linear fusion; rerank.LinearOptions' default when zero
+	FusionL2     float64 // L2 penalty of a linear fusion; learn.LinearOptions' default when zero
 	// Stages are stage type names used instead of the recipe's (see
 	// ParseStages), e.g. a SemEval pipeline cross-validated over queries.
 	Stages []string
@@ -186,13 +187,13 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 		}
 	}
 	var given bleve.Index
-	var ds *eval.Dataset
+	var ds *dataset.Dataset
 	if o.Index != "" {
 		if given, ds, err = o.openIndex(ctx); err != nil {
 			return err
 		}
 		defer given.Close()
-	} else if ds, err = eval.LoadDataset(o.Data); err != nil {
+	} else if ds, err = dataset.Load(o.Data); err != nil {
 		return err
 	}
 	var extra []string
@@ -283,8 +284,8 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 		}
 	default:
 		for k, fold := range ds.Folds(o.Folds) {
-			train := ds.Subset(eval.NotInSet(fold))
-			test := ds.Subset(eval.InSet(fold))
+			train := ds.Subset(dataset.NotInSet(fold))
+			test := ds.Subset(dataset.InSet(fold))
 			dir := filepath.Join(o.Out, fmt.Sprintf("fold%d", k+1))
 			lock, err := lockOut(dir, logf)
 			if err != nil {
@@ -356,7 +357,7 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 // no judgments and publishes them, with a pipeline.yaml that fuses them
 // with fixed weights, as Fit publishes a pipeline. It returns the
 // pipeline file's path.
-func (r *Recipe) fitUnsupervised(ctx context.Context, ds *eval.Dataset, idx bleve.Index, dir string) (string, error) {
+func (r *Recipe) fitUnsupervised(ctx context.Context, ds *dataset.Dataset, idx bleve.Index, dir string) (string, error) {
 	staging, err := os.MkdirTemp(dir, stagingPattern)
 	if err != nil {
 		return "", err
@@ -370,7 +371,7 @@ func (r *Recipe) fitUnsupervised(ctx context.Context, ds *eval.Dataset, idx blev
 }
 
 // runPipeline reranks ds with the pipeline file at path; see RunAll.
-func runPipeline(ctx context.Context, path string, idx bleve.Index, ds *eval.Dataset) (Runs, error) {
+func runPipeline(ctx context.Context, path string, idx bleve.Index, ds *dataset.Dataset) (Runs, error) {
 	p, _, err := rerank.LoadPipeline(path, rerank.EnvOf(idx))
 	if err != nil {
 		return Runs{}, err
@@ -382,7 +383,7 @@ func runPipeline(ctx context.Context, path string, idx bleve.Index, ds *eval.Dat
 // a staging directory (see stagingPattern) and renamed into place once it
 // is whole, so out/index is never a partial index: one left by a killed
 // run is a staging directory, which the next run's lockOut removes.
-func stagedIndex(ctx context.Context, ds *eval.Dataset, out string) (*index.Index, error) {
+func stagedIndex(ctx context.Context, ds *dataset.Dataset, out string) (*index.Index, error) {
 	staging := filepath.Join(out, stagingPrefix+"index")
 	final := filepath.Join(out, "index")
 	idx, err := CorpusIndex(ctx, ds, staging)
@@ -409,12 +410,12 @@ var testHookIndexed = func(string) {}
 
 // openIndex opens o.Index and reads o.Data's queries and judgments over
 // its documents, read through o.Fields.
-func (o BEIROptions) openIndex(ctx context.Context) (bleve.Index, *eval.Dataset, error) {
+func (o BEIROptions) openIndex(ctx context.Context) (bleve.Index, *dataset.Dataset, error) {
 	idx, err := index.OpenAny(o.Index)
 	if err != nil {
 		return nil, nil, err
 	}
-	ds, err := func() (*eval.Dataset, error) {
+	ds, err := func() (*dataset.Dataset, error) {
 		p, err := rerank.FirstStageOf(idx, &rerank.Config{Fields: o.Fields, FirstStage: o.FirstStage}, 0)
 		if err != nil {
 			return nil, err
@@ -426,7 +427,7 @@ func (o BEIROptions) openIndex(ctx context.Context) (bleve.Index, *eval.Dataset,
 		if err != nil {
 			return nil, err
 		}
-		return eval.LoadDatasetWith(o.Data, docs)
+		return dataset.LoadWith(o.Data, docs)
 	}()
 	if err != nil {
 		idx.Close()
@@ -463,7 +464,7 @@ func earlierRun(out string, unsupervised bool, folds int) []string {
 // given for its text alone: its judgments and candidate lists are not
 // read, so they cannot stop the run.
 func loadText(dir string) ([]string, error) {
-	docs, qs, err := eval.LoadText(dir)
+	docs, qs, err := dataset.LoadText(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -477,7 +478,7 @@ func loadText(dir string) ([]string, error) {
 	return text, nil
 }
 
-func corpusText(ds *eval.Dataset) []string {
+func corpusText(ds *dataset.Dataset) []string {
 	out := make([]string, 0, len(ds.Corpus)+len(ds.Queries))
 	for _, d := range ds.Corpus {
 		out = append(out, d.FullText())

@@ -11,20 +11,22 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/offline"
 )
 
 // Runs holds named runs over the same queries, in presentation order.
 type Runs struct {
 	Names []string
-	Runs  map[string]eval.Run
+	Runs  map[string]dataset.Run
 }
 
-func (r *Runs) add(name string, run eval.Run) {
+func (r *Runs) add(name string, run dataset.Run) {
 	if r.Runs == nil {
-		r.Runs = map[string]eval.Run{}
+		r.Runs = map[string]dataset.Run{}
 	}
 	if _, ok := r.Runs[name]; !ok {
 		r.Names = append(r.Names, name)
@@ -38,7 +40,7 @@ func (r *Runs) Merge(other Runs) {
 	for _, n := range other.Names {
 		run, ok := r.Runs[n]
 		if !ok {
-			run = eval.NewRun()
+			run = dataset.NewRun()
 		}
 		o := other.Runs[n]
 		for _, qid := range o.QueryIDs() {
@@ -52,21 +54,21 @@ func (r *Runs) Merge(other Runs) {
 // order (when ds has candidates.trec), the first stage, each stage alone
 // (candidates ordered by that stage's score, ties by first-stage rank) and
 // the fused pipeline.
-func RunAll(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *rerank.Pipeline) (Runs, error) {
+func RunAll(ctx context.Context, idx bleve.Index, ds *dataset.Dataset, p *rerank.Pipeline) (Runs, error) {
 	var out Runs
-	first, fused := eval.NewRun(), eval.NewRun()
-	stageRuns := make([]eval.Run, len(p.Stages))
+	first, fused := dataset.NewRun(), dataset.NewRun()
+	stageRuns := make([]dataset.Run, len(p.Stages))
 	for i := range stageRuns {
-		stageRuns[i] = eval.NewRun()
+		stageRuns[i] = dataset.NewRun()
 	}
 	// Every stage scores each query once, inside the pipeline; each
 	// stage's own order comes from the raw scores the pipeline keeps.
-	err := rerank.EachQuery(ctx, idx, ds, p, func(_ int, q eval.Query, hits []rerank.Candidate, scored []rerank.Scored) error {
+	err := offline.EachQuery(ctx, idx, ds, p, func(_ int, q dataset.Query, hits []rerank.Candidate, scored []rerank.Scored) error {
 		for _, h := range hits {
-			first.Add(q.ID, eval.Entry{DocID: h.ID, Rank: h.Rank, Score: index.DistinctScore(h.Score, h.Rank)})
+			first.Add(q.ID, dataset.Entry{DocID: h.ID, Rank: h.Rank, Score: index.DistinctScore(h.Score, h.Rank)})
 		}
 		for j, c := range scored {
-			fused.Add(q.ID, eval.Entry{DocID: c.ID, Rank: j + 1, Score: c.Score})
+			fused.Add(q.ID, dataset.Entry{DocID: c.ID, Rank: j + 1, Score: c.Score})
 		}
 		// The window's candidates, back in first-stage order.
 		var window []rerank.Scored
@@ -80,10 +82,10 @@ func RunAll(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *rerank.Pi
 			order := slices.Clone(window)
 			sort.SliceStable(order, func(a, b int) bool { return order[a].StageScores[s] > order[b].StageScores[s] })
 			for r, c := range order {
-				stageRuns[s].Add(q.ID, eval.Entry{DocID: c.ID, Rank: r + 1, Score: float64(len(hits) - r)})
+				stageRuns[s].Add(q.ID, dataset.Entry{DocID: c.ID, Rank: r + 1, Score: float64(len(hits) - r)})
 			}
 			for r := len(window); r < len(hits); r++ {
-				stageRuns[s].Add(q.ID, eval.Entry{DocID: hits[r].ID, Rank: r + 1, Score: float64(len(hits) - r)})
+				stageRuns[s].Add(q.ID, dataset.Entry{DocID: hits[r].ID, Rank: r + 1, Score: float64(len(hits) - r)})
 			}
 		}
 		return nil
@@ -104,7 +106,7 @@ func RunAll(ctx context.Context, idx bleve.Index, ds *eval.Dataset, p *rerank.Pi
 
 // Table evaluates every run against qrels and writes a table with paired
 // significance tests against the run named baseline.
-func Table(w io.Writer, qrels eval.Qrels, runs Runs, baseline string, metrics []eval.Metric, markdown bool) error {
+func Table(w io.Writer, qrels dataset.Qrels, runs Runs, baseline string, metrics []eval.Metric, markdown bool) error {
 	keep := func(qid string) bool { _, ok := qrels[qid]; return ok }
 	base, ok := runs.Runs[baseline]
 	if !ok {

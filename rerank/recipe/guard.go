@@ -7,8 +7,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/learn"
 )
 
 // Selection is what Select decided: the stages the fusion keeps, its
@@ -79,7 +81,7 @@ const minGainP = 0.05
 // judge the stages less well than the judgments the prior was chosen on:
 // on CACM and LISA the learned fusions they preferred, and the first
 // stage, rank far below the prior (docs/RESULTS.md).
-func Select(examples []rerank.Example, opt rerank.LinearOptions, prior *rerank.Linear) (*Selection, error) {
+func Select(examples []learn.Example, opt learn.LinearOptions, prior *rerank.Linear) (*Selection, error) {
 	s := &Selection{Queries: len(examples)}
 	for _, ex := range examples {
 		if hasRelevant(ex) {
@@ -214,7 +216,7 @@ func Select(examples []rerank.Example, opt rerank.LinearOptions, prior *rerank.L
 		s.Fusion = prior
 	case len(kept) > 0:
 		var err error
-		if s.Fusion, err = rerank.TrainLinear(onlyStages(examples, kept), opt); err != nil {
+		if s.Fusion, err = learn.TrainLinear(onlyStages(examples, kept), opt); err != nil {
 			return nil, err
 		}
 	}
@@ -231,7 +233,7 @@ type apResult struct {
 // stages named keep over examples (selectFolds folds, example i in fold
 // i mod selectFolds) and returns each example's average precision when
 // its fold was held out. With keep empty it is the first stage's order.
-func heldOutAP(examples []rerank.Example, keep []string, opt rerank.LinearOptions) apResult {
+func heldOutAP(examples []learn.Example, keep []string, opt learn.LinearOptions) apResult {
 	sub := onlyStages(examples, keep)
 	ap := make([]float64, len(sub))
 	for k := range selectFolds {
@@ -244,20 +246,20 @@ func heldOutAP(examples []rerank.Example, keep []string, opt rerank.LinearOption
 			}
 		}
 		var f rerank.Fusion = firstStageOrder{}
-		exs := make([]rerank.Example, len(train))
+		exs := make([]learn.Example, len(train))
 		for j, i := range train {
 			exs[j] = sub[i]
 		}
 		// Training folds without a relevant candidate teach nothing: the
 		// first stage's order stands.
 		if len(keep) > 0 && slices.ContainsFunc(exs, hasRelevant) {
-			lin, err := rerank.TrainLinear(exs, opt)
+			lin, err := learn.TrainLinear(exs, opt)
 			if err != nil {
 				return apResult{err: err}
 			}
 			f = lin
 		}
-		held := make([]rerank.Example, len(test))
+		held := make([]learn.Example, len(test))
 		apt := make([]float64, len(test))
 		for j, i := range test {
 			held[j] = sub[i]
@@ -273,7 +275,7 @@ func heldOutAP(examples []rerank.Example, keep []string, opt rerank.LinearOption
 }
 
 // fuseAll sets ap[i] to the average precision of examples[i] ranked by f.
-func fuseAll(examples []rerank.Example, f rerank.Fusion, ap []float64) error {
+func fuseAll(examples []learn.Example, f rerank.Fusion, ap []float64) error {
 	for i, ex := range examples {
 		scores, err := f.Fuse(ex.Input)
 		if err != nil {
@@ -297,13 +299,13 @@ func (firstStageOrder) Fuse(in rerank.FusionInput) ([]float64, error) {
 
 // averagePrecision is trec AP (eval's "map") of ex's candidates ranked by
 // scores, over the relevant candidates in the list.
-func averagePrecision(ex rerank.Example, scores []float64) float64 {
-	run, judged := eval.NewRun(), map[string]int{}
+func averagePrecision(ex learn.Example, scores []float64) float64 {
+	run, judged := dataset.NewRun(), map[string]int{}
 	for i, c := range ex.Input.Candidates {
-		run.Add("q", eval.Entry{DocID: c.ID, Score: scores[i], Rank: i + 1})
+		run.Add("q", dataset.Entry{DocID: c.ID, Score: scores[i], Rank: i + 1})
 		judged[c.ID] = ex.Labels[i]
 	}
-	res, err := eval.Evaluate(eval.Qrels{"q": judged}, run, mapMetric)
+	res, err := eval.Evaluate(dataset.Qrels{"q": judged}, run, mapMetric)
 	if err != nil {
 		return 0 // unreachable: one query, distinct candidates, finite scores
 	}
@@ -314,8 +316,8 @@ var mapMetric = eval.MustParseMetrics("map")
 
 // onlyStages returns examples with the stage scores of the stages named
 // keep alone.
-func onlyStages(examples []rerank.Example, keep []string) []rerank.Example {
-	out := make([]rerank.Example, len(examples))
+func onlyStages(examples []learn.Example, keep []string) []learn.Example {
+	out := make([]learn.Example, len(examples))
 	for i, ex := range examples {
 		in := rerank.FusionInput{Candidates: ex.Input.Candidates}
 		for s, n := range ex.Input.Names {
@@ -324,13 +326,13 @@ func onlyStages(examples []rerank.Example, keep []string) []rerank.Example {
 				in.Scores = append(in.Scores, ex.Input.Scores[s])
 			}
 		}
-		out[i] = rerank.Example{Input: in, Labels: ex.Labels}
+		out[i] = learn.Example{Input: in, Labels: ex.Labels}
 	}
 	return out
 }
 
 // hasRelevant reports whether ex has a relevant candidate.
-func hasRelevant(ex rerank.Example) bool {
+func hasRelevant(ex learn.Example) bool {
 	return slices.ContainsFunc(ex.Labels, func(y int) bool { return y > 0 })
 }
 

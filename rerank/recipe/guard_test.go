@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/learn"
 )
 
 // guardExamples makes n queries of 20 candidates, one relevant, which
@@ -16,15 +18,15 @@ import (
 // scores: "oracle" scores the relevant candidate high and the others at
 // random; "noise" scores every candidate at random; "half" is the oracle
 // on every other query and noise on the rest.
-func guardExamples(n int, stages ...string) []rerank.Example {
+func guardExamples(n int, stages ...string) []learn.Example {
 	rng := rand.New(rand.NewPCG(1, 2))
-	var out []rerank.Example
+	var out []learn.Example
 	for q := range n {
 		rel := rng.IntN(10)
-		ex := rerank.Example{Input: rerank.FusionInput{Names: stages}, Labels: make([]int, 20)}
+		ex := learn.Example{Input: rerank.FusionInput{Names: stages}, Labels: make([]int, 20)}
 		ex.Labels[rel] = 1
 		for i := range 20 {
-			ex.Input.Candidates = append(ex.Input.Candidates, rerank.Candidate{ID: fmt.Sprintf("d%d", i), Rank: i + 1, Score: float64(20 - i)})
+			ex.Input.Candidates = append(ex.Input.Candidates, rerank.Candidate{Doc: dataset.Doc{ID: fmt.Sprintf("d%d", i)}, Rank: i + 1, Score: float64(20 - i)})
 		}
 		for _, s := range stages {
 			col := make([]float64, 20)
@@ -52,7 +54,7 @@ func TestSelect(t *testing.T) {
 		{"noise alone: the first stage", []string{"noise", "noise2"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sel, err := Select(guardExamples(60, tc.stages...), rerank.LinearOptions{}, nil)
+			sel, err := Select(guardExamples(60, tc.stages...), learn.LinearOptions{}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,7 +96,7 @@ func TestSelectPrior(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			prior := &rerank.Linear{Weights: tc.prior}
-			sel, err := Select(examples, rerank.LinearOptions{}, prior)
+			sel, err := Select(examples, learn.LinearOptions{}, prior)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,7 +118,7 @@ func TestSelectTooFewFound(t *testing.T) {
 	for i := range examples[minFound-1:] {
 		clear(examples[minFound-1+i].Labels)
 	}
-	sel, err := Select(examples, rerank.LinearOptions{}, nil)
+	sel, err := Select(examples, learn.LinearOptions{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,12 +129,12 @@ func TestSelectTooFewFound(t *testing.T) {
 	if sel.Kept != nil || sel.Fusion != nil || sel.Found != minFound-1 || !strings.Contains(b.String(), "too few") {
 		t.Errorf("kept %v, fusion %v, found %d; report %q: want nothing kept, %d found, and why", sel.Kept, sel.Fusion, sel.Found, b.String(), minFound-1)
 	}
-	if _, err := Select(nil, rerank.LinearOptions{}, nil); err != nil {
+	if _, err := Select(nil, learn.LinearOptions{}, nil); err != nil {
 		t.Errorf("no examples: %v, want a selection of nothing", err)
 	}
 	// A prior stands, since nothing can beat it.
 	prior := &rerank.Linear{Weights: map[string]float64{rerank.FeatureFirstRank: 1, "oracle": 1}}
-	sel, err = Select(examples, rerank.LinearOptions{}, prior)
+	sel, err = Select(examples, learn.LinearOptions{}, prior)
 	if err != nil {
 		t.Fatal(err)
 	}

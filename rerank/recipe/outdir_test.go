@@ -14,7 +14,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index/convert"
 	"github.com/semrank/semrank/internal/dirlock"
 	"github.com/semrank/semrank/rerank"
@@ -410,7 +410,7 @@ func TestSweepTakesNamesLiterally(t *testing.T) {
 // that index's first stage and its reranking.
 func TestBEIROverPlainIndex(t *testing.T) {
 	data, _ := beirDirs(t)
-	ds, err := eval.LoadDataset(data)
+	ds, err := dataset.Load(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -445,7 +445,7 @@ func TestBEIROverPlainIndex(t *testing.T) {
 		t.Fatalf("fold pipeline fields %+v, want %+v", cfg.Fields, fields)
 	}
 	for _, f := range []string{"baseline.trec", "run.trec"} {
-		run, err := eval.ReadRunFile(filepath.Join(out, f))
+		run, err := dataset.ReadRunFile(filepath.Join(out, f))
 		if err != nil {
 			t.Fatal(err)
 		}

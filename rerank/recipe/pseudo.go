@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/semrank/semrank/analyzers"
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 )
 
 // Kinds of pseudo-query (PseudoOptions.Kinds).
@@ -92,7 +92,7 @@ func CheckPseudoKinds(kinds []string) error {
 // Documents are sampled by a hash of their id and the seed, so the same
 // corpus gives the same queries in any order. Query ids are "pq-" and the
 // document's id, with the kind in the query's metadata ("kind").
-func Pseudo(corpus []eval.Doc, o PseudoOptions) (*eval.Dataset, error) {
+func Pseudo(corpus []dataset.Doc, o PseudoOptions) (*dataset.Dataset, error) {
 	if err := CheckPseudoKinds(o.Kinds); err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func Pseudo(corpus []eval.Doc, o PseudoOptions) (*eval.Dataset, error) {
 	slices.SortFunc(order, func(a, b int) int {
 		return cmp.Or(cmp.Compare(key(a), key(b)), cmp.Compare(corpus[a].ID, corpus[b].ID))
 	})
-	out := &eval.Dataset{Dir: "pseudo-queries of " + corpusName(corpus), Corpus: slices.Clone(corpus), Qrels: eval.Qrels{}}
+	out := &dataset.Dataset{Dir: "pseudo-queries of " + corpusName(corpus), Corpus: slices.Clone(corpus), Qrels: dataset.Qrels{}}
 	pos := make(map[string]int, len(corpus))
 	for i, d := range corpus {
 		pos[d.ID] = i
@@ -133,7 +133,7 @@ func Pseudo(corpus []eval.Doc, o PseudoOptions) (*eval.Dataset, error) {
 				continue
 			}
 			qid := pseudoPrefix + d.ID
-			out.Queries = append(out.Queries, eval.Query{ID: qid, Text: q, Metadata: map[string]any{"kind": kind}})
+			out.Queries = append(out.Queries, dataset.Query{ID: qid, Text: q, Metadata: map[string]any{"kind": kind}})
 			out.Qrels[qid] = map[string]int{d.ID: 1}
 			out.Corpus[pos[d.ID]] = rest
 			break
@@ -152,7 +152,7 @@ const pseudoPrefix = "pq-"
 func pseudoSource(qid string) string { return strings.TrimPrefix(qid, pseudoPrefix) }
 
 // corpusName names a corpus in messages by its first document.
-func corpusName(corpus []eval.Doc) string {
+func corpusName(corpus []dataset.Doc) string {
 	if len(corpus) == 0 {
 		return "an empty corpus"
 	}
@@ -161,7 +161,7 @@ func corpusName(corpus []eval.Doc) string {
 
 // pseudoQuery returns d's pseudo-query of the kind and d as it stays in
 // the training corpus, or false when d gives none of that kind.
-func pseudoQuery(kind string, d eval.Doc, df map[string]int, n int, o PseudoOptions) (query string, rest eval.Doc, ok bool) {
+func pseudoQuery(kind string, d dataset.Doc, df map[string]int, n int, o PseudoOptions) (query string, rest dataset.Doc, ok bool) {
 	rest = d
 	switch kind {
 	case PseudoTitle:
@@ -237,7 +237,7 @@ func withoutWords(text string, words []string) string {
 }
 
 // wordDocFreq counts, for each unstemmed word, the documents holding it.
-func wordDocFreq(corpus []eval.Doc) map[string]int {
+func wordDocFreq(corpus []dataset.Doc) map[string]int {
 	df := map[string]int{}
 	for _, d := range corpus {
 		seen := map[string]bool{}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 )
 
 func TestSentences(t *testing.T) {
@@ -50,8 +50,8 @@ func FuzzSentences(f *testing.F) {
 	})
 }
 
-func pseudoCorpus() []eval.Doc {
-	return []eval.Doc{
+func pseudoCorpus() []dataset.Doc {
+	return []dataset.Doc{
 		{ID: "t1", Title: "Sorting large files on tape", Text: "An external merge sort for magnetic tape drives is given. Runs are merged in passes. Each pass halves the number of runs on the tapes."},
 		{ID: "t2", Title: "", Text: "Compilers translate programs written in high level languages. A parser reads the tokens of the source text first. Code generation follows the semantic analysis of the tree."},
 		{ID: "t3", Title: "x", Text: "too short"},
@@ -82,7 +82,7 @@ func TestPseudo(t *testing.T) {
 				if !reflect.DeepEqual(ds.Qrels[q.ID], map[string]int{src: 1}) {
 					t.Errorf("%s: qrels %v, want its source document alone", q.ID, ds.Qrels[q.ID])
 				}
-				orig, _ := (&eval.Dataset{Corpus: corpus}).Doc(src)
+				orig, _ := (&dataset.Dataset{Corpus: corpus}).Doc(src)
 				rest, _ := ds.Doc(src)
 				if strings.Contains(rest.FullText(), q.Text) {
 					t.Errorf("%s: query %q still in its document %q", q.ID, q.Text, rest.FullText())
@@ -103,10 +103,10 @@ func TestPseudo(t *testing.T) {
 }
 
 func TestPseudoTermsAndSampling(t *testing.T) {
-	var corpus []eval.Doc
+	var corpus []dataset.Doc
 	for i := range 30 {
 		w := []string{"merge", "parser", "hashing"}[i%3]
-		corpus = append(corpus, eval.Doc{ID: strings.Repeat("d", 1+i%5) + string(rune('a'+i)), Text: w + " " + w + " algorithm tape table " + w + "s analysis"})
+		corpus = append(corpus, dataset.Doc{ID: strings.Repeat("d", 1+i%5) + string(rune('a'+i)), Text: w + " " + w + " algorithm tape table " + w + "s analysis"})
 	}
 	ds, err := Pseudo(corpus, PseudoOptions{Kinds: []string{PseudoTerms}, Queries: 10, Terms: 3})
 	if err != nil {
@@ -123,7 +123,7 @@ func TestPseudoTermsAndSampling(t *testing.T) {
 		}
 		// Every occurrence of the query's words is cut, and only those.
 		id := strings.TrimPrefix(q.ID, "pq-")
-		orig, _ := (&eval.Dataset{Corpus: corpus}).Doc(id)
+		orig, _ := (&dataset.Dataset{Corpus: corpus}).Doc(id)
 		rest, _ := ds.Doc(id)
 		var want []string
 		for _, w := range strings.Fields(orig.Text) {
@@ -142,7 +142,7 @@ func TestPseudoTermsAndSampling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids := func(d *eval.Dataset) []string {
+	ids := func(d *dataset.Dataset) []string {
 		var out []string
 		for _, q := range d.Queries {
 			out = append(out, q.ID)
@@ -166,7 +166,7 @@ func TestPseudoRefuses(t *testing.T) {
 		{PseudoOptions{Kinds: []string{PseudoTitle}, Queries: -1}, "want ≥ 0"},
 		{PseudoOptions{Kinds: []string{PseudoTitle}}, "no document of 1 gives a pseudo-query"},
 	} {
-		_, err := Pseudo([]eval.Doc{{ID: "a", Text: "short"}}, tc.o)
+		_, err := Pseudo([]dataset.Doc{{ID: "a", Text: "short"}}, tc.o)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Pseudo(%+v) = %v, want an error containing %q", tc.o, err, tc.want)
 		}
@@ -216,14 +216,14 @@ func FuzzPseudo(f *testing.F) {
 	f.Add("", "word word word other thing stuff", "terms")
 	f.Add("x y", "...", "title")
 	f.Fuzz(func(t *testing.T, title, text, kind string) {
-		corpus := []eval.Doc{{ID: "a", Title: title, Text: text}, {ID: "b", Title: text, Text: title}, {ID: "c", Text: title + " " + text}}
+		corpus := []dataset.Doc{{ID: "a", Title: title, Text: text}, {ID: "b", Title: text, Text: title}, {ID: "c", Text: title + " " + text}}
 		ds, err := Pseudo(corpus, PseudoOptions{Kinds: []string{kind}, Terms: 3})
 		if err != nil {
 			return
 		}
 		for _, q := range ds.Queries {
 			src := pseudoSource(q.ID)
-			orig, ok := (&eval.Dataset{Corpus: corpus}).Doc(src)
+			orig, ok := (&dataset.Dataset{Corpus: corpus}).Doc(src)
 			if !ok || len(ds.Qrels[q.ID]) != 1 || ds.Qrels[q.ID][src] != 1 {
 				t.Fatalf("query %s: source %q, judged %v", q.ID, src, ds.Qrels[q.ID])
 			}

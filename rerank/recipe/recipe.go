@@ -28,16 +28,19 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/learn"
+	"github.com/semrank/semrank/rerank/offline"
+	"github.com/semrank/semrank/rerank/publish"
 )
 
 // Recipe describes a pipeline to train.
 type Recipe struct {
 	Stages []rerank.StageSpec // trainable stages have a registered trainer
 	Fusion string             // "linear" (default) or "lambdamart"
-	L2     float64            // L2 penalty of a linear fusion; see rerank.LinearOptions
+	L2     float64            // L2 penalty of a linear fusion; see learn.LinearOptions
 	Folds  int                // cross-fitting folds, at least 2; 5 when zero
 	Window int                // rerank window; rerank.DefaultWindow when zero
 	Text   []string           // unlabeled in-domain text for the trainers
@@ -85,7 +88,7 @@ func logTo(w io.Writer) func(format string, args ...any) {
 // index under dir. When indexing fails or ctx is cancelled, the index is
 // removed if dir did not exist before, so that no partial index is left
 // to be taken for a whole one (or to stop the next run).
-func CorpusIndex(ctx context.Context, ds *eval.Dataset, dir string) (*index.Index, error) {
+func CorpusIndex(ctx context.Context, ds *dataset.Dataset, dir string) (*index.Index, error) {
 	_, statErr := os.Lstat(dir)
 	idx, err := index.Create(dir)
 	if err != nil {
@@ -126,7 +129,7 @@ func CorpusIndex(ctx context.Context, ds *eval.Dataset, dir string) (*index.Inde
 // Fit holds dir's lock while it runs (see lockOut): a second Fit or
 // recipe run on dir fails at once, and staging directories of a killed
 // one are removed first.
-func (r *Recipe) Fit(ctx context.Context, train, dev *eval.Dataset, dir string) (string, error) {
+func (r *Recipe) Fit(ctx context.Context, train, dev *dataset.Dataset, dir string) (string, error) {
 	if _, err := r.check(train); err != nil {
 		return "", err
 	}
@@ -140,7 +143,7 @@ func (r *Recipe) Fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 
 // check refuses what fit cannot train, before anything is written, and
 // returns the number of cross-fitting folds.
-func (r *Recipe) check(train *eval.Dataset) (int, error) {
+func (r *Recipe) check(train *dataset.Dataset) (int, error) {
 	if train.Qrels == nil {
 		return 0, fmt.Errorf("recipe: training data %s has no judgments", train.Dir)
 	}
@@ -152,7 +155,7 @@ func (r *Recipe) check(train *eval.Dataset) (int, error) {
 }
 
 // fit is Fit in a directory whose lock the caller holds.
-func (r *Recipe) fit(ctx context.Context, train, dev *eval.Dataset, dir string) (string, error) {
+func (r *Recipe) fit(ctx context.Context, train, dev *dataset.Dataset, dir string) (string, error) {
 	folds, err := r.check(train)
 	if err != nil {
 		return "", err
@@ -189,14 +192,14 @@ func (r *Recipe) fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 	if anyTrainable {
 		foldSets = train.Folds(folds)
 	}
-	foldExamples := make([][]rerank.Example, len(foldSets))
+	foldExamples := make([][]learn.Example, len(foldSets))
 	var specs []rerank.StageSpec
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for k, fold := range foldSets {
 		g.Go(func() error {
-			inner := train.Subset(eval.NotInSet(fold))
-			held := train.Subset(eval.InSet(fold))
+			inner := train.Subset(dataset.NotInSet(fold))
+			held := train.Subset(dataset.InSet(fold))
 			specs, err := r.trainStages(gctx, inner, nil, idx, filepath.Join(tmp, fmt.Sprintf("fold%d", k)))
 			if err != nil {
 				return err
@@ -231,7 +234,7 @@ func (r *Recipe) fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 	switch method {
 	case "", "linear":
 		method = "linear"
-		lin, err := rerank.TrainLinear(examples, rerank.LinearOptions{L2: r.L2})
+		lin, err := learn.TrainLinear(examples, learn.LinearOptions{L2: r.L2})
 		if err != nil {
 			return "", err
 		}
@@ -241,7 +244,7 @@ func (r *Recipe) fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 			return "", err
 		}
 	case "lambdamart":
-		var valid []rerank.Example
+		var valid []learn.Example
 		if dev != nil && dev.Qrels != nil {
 			didx, closeDev, err := r.indexOf(ctx, dev, filepath.Join(tmp, "dev.idx"))
 			if err != nil {
@@ -252,7 +255,7 @@ func (r *Recipe) fit(ctx context.Context, train, dev *eval.Dataset, dir string) 
 				return "", err
 			}
 		}
-		m, err := rerank.TrainLambdaMART(examples, valid, rerank.LambdaMARTOptions{})
+		m, err := learn.TrainLambdaMART(examples, valid, learn.LambdaMARTOptions{})
 		if err != nil {
 			return "", err
 		}
@@ -293,7 +296,7 @@ func (r *Recipe) publishConfig(ctx context.Context, cfg *rerank.Config, staging,
 	if cfg.Fusion.Model != "" {
 		files = append(files, cfg.Fusion.Model)
 	}
-	if err := cfg.RecordChecksums(staging, files...); err != nil {
+	if err := publish.RecordChecksums(cfg, staging, files...); err != nil {
 		return "", err
 	}
 	if err := rerank.WriteConfig(filepath.Join(staging, "pipeline.yaml"), cfg); err != nil {
@@ -315,7 +318,7 @@ func (r *Recipe) publishConfig(ctx context.Context, cfg *rerank.Config, staging,
 			return "", fmt.Errorf("recipe: removing %s, made from the pipeline being replaced: %w (nothing in %s was replaced)", f, err, dir)
 		}
 	}
-	if err := publish(staging, dir, append(files, "pipeline.yaml")); err != nil {
+	if err := renameInto(staging, dir, append(files, "pipeline.yaml")); err != nil {
 		if len(removed) > 0 {
 			err = fmt.Errorf("%w; before that, %s, made from the pipeline being replaced, was removed", err, strings.Join(removed, " and "))
 		}
@@ -351,12 +354,12 @@ func stagedModels(staging string) ([]string, error) {
 	return files, err
 }
 
-// publish moves the files, relative to staging and in order, into dir;
+// renameInto moves the files, relative to staging and in order, into dir;
 // files under models/ go to dir/models, keeping the files there they do
 // not replace. Each rename replaces its file atomically; together they
 // are not atomic, so a failed rename is reported as possibly leaving the
 // pipeline in dir inconsistent.
-func publish(staging, dir string, files []string) error {
+func renameInto(staging, dir string, files []string) error {
 	if err := os.MkdirAll(filepath.Join(dir, "models"), 0o755); err != nil {
 		return err
 	}
@@ -436,7 +439,7 @@ func checkFusion(method string) error {
 }
 
 // foldCount returns the number of folds n asks for: 5 when n is 0. Fewer
-// than 2 folds leave nothing to train on, or panic eval.Dataset.Folds.
+// than 2 folds leave nothing to train on, or panic dataset.Dataset.Folds.
 func foldCount(n int) (int, error) {
 	switch {
 	case n == 0:
@@ -449,7 +452,7 @@ func foldCount(n int) (int, error) {
 
 // indexOf returns the index ds's queries are searched in: r.Index, or a
 // semrank index of ds's corpus built at dir; and what closes it.
-func (r *Recipe) indexOf(ctx context.Context, ds *eval.Dataset, dir string) (bleve.Index, func(), error) {
+func (r *Recipe) indexOf(ctx context.Context, ds *dataset.Dataset, dir string) (bleve.Index, func(), error) {
 	if r.Index != nil {
 		return r.Index, func() {}, nil
 	}
@@ -468,7 +471,7 @@ func (r *Recipe) config(specs []rerank.StageSpec, f rerank.FusionSpec) *rerank.C
 
 // trainStages trains r's stages on train into dir, logging each trained
 // stage's time, since one can take minutes.
-func (r *Recipe) trainStages(ctx context.Context, train, dev *eval.Dataset, idx bleve.Index, dir string) ([]rerank.StageSpec, error) {
+func (r *Recipe) trainStages(ctx context.Context, train, dev *dataset.Dataset, idx bleve.Index, dir string) ([]rerank.StageSpec, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -485,7 +488,7 @@ func (r *Recipe) trainStages(ctx context.Context, train, dev *eval.Dataset, idx 
 		if err != nil {
 			return nil, err
 		}
-		run, _, err := rerank.RunDataset(ctx, idx, train, first, w, nil)
+		run, _, err := offline.RunDataset(ctx, idx, train, first, w, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -510,10 +513,10 @@ func (r *Recipe) trainStages(ctx context.Context, train, dev *eval.Dataset, idx 
 }
 
 // examples scores ds's judged queries with the stages specs describe.
-func (r *Recipe) examples(ctx context.Context, specs []rerank.StageSpec, idx bleve.Index, ds *eval.Dataset) ([]rerank.Example, error) {
+func (r *Recipe) examples(ctx context.Context, specs []rerank.StageSpec, idx bleve.Index, ds *dataset.Dataset) ([]learn.Example, error) {
 	p, err := r.config(specs, rerank.FusionSpec{Method: "none"}).Build(rerank.EnvOf(idx))
 	if err != nil {
 		return nil, err
 	}
-	return rerank.Examples(ctx, idx, ds, p)
+	return offline.Examples(ctx, idx, ds, p)
 }

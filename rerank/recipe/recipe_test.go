@@ -15,11 +15,13 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/index/convert"
 	"github.com/semrank/semrank/models"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/offline"
 	"github.com/semrank/semrank/rerank/stages"
 )
 
@@ -69,19 +71,19 @@ func init() {
 
 // synthetic builds queries whose relevant candidate shares the query's
 // topic word, so the lexical overlap stage carries real signal.
-func synthetic(nq int) *eval.Dataset {
-	ds := &eval.Dataset{Qrels: eval.Qrels{}}
-	run := eval.NewRun()
+func synthetic(nq int) *dataset.Dataset {
+	ds := &dataset.Dataset{Qrels: dataset.Qrels{}}
+	run := dataset.NewRun()
 	topics := []string{"visa", "bank", "school", "driving", "salary", "housing", "doctor", "flight"}
 	for q := 0; q < nq; q++ {
 		qid := fmt.Sprintf("q%03d", q)
 		topic := topics[q%len(topics)]
-		ds.Queries = append(ds.Queries, eval.Query{ID: qid, Text: topic + " question number " + fmt.Sprint(q)})
+		ds.Queries = append(ds.Queries, dataset.Query{ID: qid, Text: topic + " question number " + fmt.Sprint(q)})
 		for c := 0; c < 6; c++ {
 			did := fmt.Sprintf("%s_c%d", qid, c)
 			word := topics[(q+c)%len(topics)]
-			ds.Corpus = append(ds.Corpus, eval.Doc{ID: did, Text: word + " answer text " + fmt.Sprint(c)})
-			run.Add(qid, eval.Entry{DocID: did, Rank: c + 1, Score: 1 / float64(c+1)})
+			ds.Corpus = append(ds.Corpus, dataset.Doc{ID: did, Text: word + " answer text " + fmt.Sprint(c)})
+			run.Add(qid, dataset.Entry{DocID: did, Rank: c + 1, Score: 1 / float64(c+1)})
 			g := 0
 			if c == 0 || (c == 3 && q%2 == 0) {
 				g = 1 // c0 shares the topic; c3 is relevant at random
@@ -90,12 +92,12 @@ func synthetic(nq int) *eval.Dataset {
 		}
 	}
 	// The given order puts the topic-sharing candidate last.
-	rev := eval.NewRun()
+	rev := dataset.NewRun()
 	for _, qid := range run.QueryIDs() {
 		es := run.Ranking(qid)
 		for i := range es {
 			e := es[len(es)-1-i]
-			rev.Add(qid, eval.Entry{DocID: e.DocID, Rank: i + 1, Score: 1 / float64(i+1)})
+			rev.Add(qid, dataset.Entry{DocID: e.DocID, Rank: i + 1, Score: 1 / float64(i+1)})
 		}
 	}
 	ds.Candidates = &rev
@@ -129,12 +131,12 @@ func TestFitCrossFitsTheFusion(t *testing.T) {
 		t.Errorf("model path %q is absolute", m)
 	}
 	test := synthetic(20)
-	idx, p, _, closeFn, err := rerank.Open(ctx, path, "", test, nil)
+	o, err := offline.Open(ctx, path, "", test, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer closeFn()
-	runs, err := RunAll(ctx, idx, test, p)
+	defer o.Close()
+	runs, err := RunAll(ctx, o.Index, test, o.Pipeline)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -528,8 +530,8 @@ func TestBEIRText(t *testing.T) {
 	// that would not load as a dataset do not stop the run.
 	stray := t.TempDir()
 	for name, body := range map[string]string{
-		eval.QrelsFile:      "query-id\tcorpus-id\tscore\nnobody\tnothing\t1\n",
-		eval.CandidatesFile: "not a run\n",
+		dataset.QrelsFile:      "query-id\tcorpus-id\tscore\nnobody\tnothing\t1\n",
+		dataset.CandidatesFile: "not a run\n",
 	} {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(stray, name)), 0o755); err != nil {
 			t.Fatal(err)
@@ -538,7 +540,7 @@ func TestBEIRText(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, name := range []string{eval.CorpusFile, eval.QueriesFile} {
+	for _, name := range []string{dataset.CorpusFile, dataset.QueriesFile} {
 		b, err := os.ReadFile(filepath.Join(extra, name))
 		if err != nil {
 			t.Fatal(err)
@@ -818,7 +820,7 @@ func TestSemEvalGuardsInputAndDev(t *testing.T) {
 			return filepath.Join(slice, "2015-dev-slice.xml"), filepath.Join(slice, "dev-slice.xml"), []string{notes}
 		}, "notes.txt"},
 		{"earlier run's data", func(t *testing.T, out string) (string, string, []string) {
-			copyFile(t, filepath.Join(slice, "README.md"), filepath.Join(out, "data", "split-train", eval.CorpusFile))
+			copyFile(t, filepath.Join(slice, "README.md"), filepath.Join(out, "data", "split-train", dataset.CorpusFile))
 			return filepath.Join(slice, "2015-dev-slice.xml"), filepath.Join(slice, "dev-slice.xml"), nil
 		}, ""},
 	}
@@ -853,25 +855,25 @@ func TestSemEvalGuardsInputAndDev(t *testing.T) {
 // without searchable words): they count 0 in every row, which eval and
 // rerank point out and the recipes' table must not hide.
 func TestTableNotesUnrankedQueries(t *testing.T) {
-	qrels := eval.Qrels{"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 0}}
-	ranked := func(qids ...string) eval.Run {
-		r := eval.NewRun()
+	qrels := dataset.Qrels{"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 0}}
+	ranked := func(qids ...string) dataset.Run {
+		r := dataset.NewRun()
 		for _, q := range qids {
-			r.Add(q, eval.Entry{DocID: "d1", Rank: 1, Score: 2})
-			r.Add(q, eval.Entry{DocID: "d2", Rank: 2, Score: 1})
+			r.Add(q, dataset.Entry{DocID: "d1", Rank: 1, Score: 2})
+			r.Add(q, dataset.Entry{DocID: "d2", Rank: 2, Score: 1})
 		}
 		return r
 	}
 	tests := []struct {
 		name     string
-		runs     map[string]eval.Run
+		runs     map[string]dataset.Run
 		baseline string
 		want     string // "" when no note is due
 	}{
-		{"all ranked", map[string]eval.Run{"first stage (BM25)": ranked("q1", "q2", "q3"), "fused pipeline": ranked("q1", "q2", "q3")}, "first stage (BM25)", ""},
-		{"one unranked", map[string]eval.Run{"first stage (BM25)": ranked("q1", "q2"), "fused pipeline": ranked("q1", "q2")}, "first stage (BM25)", "note: 1 of 3 judged queries have no ranking in fused pipeline"},
-		{"a ranked unjudged query does not hide one", map[string]eval.Run{"given order": ranked("q1", "q9"), "fused pipeline": ranked("q1", "q9")}, "given order", "note: 2 of 3 judged queries"},
-		{"baseline alone", map[string]eval.Run{"given order": ranked("q2")}, "given order", "note: 2 of 3 judged queries have no ranking in given order"},
+		{"all ranked", map[string]dataset.Run{"first stage (BM25)": ranked("q1", "q2", "q3"), "fused pipeline": ranked("q1", "q2", "q3")}, "first stage (BM25)", ""},
+		{"one unranked", map[string]dataset.Run{"first stage (BM25)": ranked("q1", "q2"), "fused pipeline": ranked("q1", "q2")}, "first stage (BM25)", "note: 1 of 3 judged queries have no ranking in fused pipeline"},
+		{"a ranked unjudged query does not hide one", map[string]dataset.Run{"given order": ranked("q1", "q9"), "fused pipeline": ranked("q1", "q9")}, "given order", "note: 2 of 3 judged queries"},
+		{"baseline alone", map[string]dataset.Run{"given order": ranked("q2")}, "given order", "note: 2 of 3 judged queries have no ranking in given order"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -911,18 +913,18 @@ var termQueries = PseudoOptions{Kinds: []string{PseudoTerms}, Queries: 30}
 
 // sentenceData is a judged collection of 48 documents with titles and
 // sentences, for the default pseudo-queries, on 8 topics.
-func sentenceData() *eval.Dataset {
-	ds := &eval.Dataset{Qrels: eval.Qrels{}}
+func sentenceData() *dataset.Dataset {
+	ds := &dataset.Dataset{Qrels: dataset.Qrels{}}
 	topics := []string{"visa", "bank", "school", "driving", "salary", "housing", "doctor", "flight"}
 	other := []string{"office", "form", "price", "week", "friend", "city"}
 	for i := range 48 {
 		a, b := topics[i%len(topics)], other[i%len(other)]
-		ds.Corpus = append(ds.Corpus, eval.Doc{ID: fmt.Sprintf("d%02d", i), Title: a + " " + b + " question",
+		ds.Corpus = append(ds.Corpus, dataset.Doc{ID: fmt.Sprintf("d%02d", i), Title: a + " " + b + " question",
 			Text: fmt.Sprintf("Where is the %s %s near me. Ask about the %s at the %s desk today. The %s rules changed in year %d. Bring a %s paper.", a, b, a, b, a, 2000+i, b)})
 	}
 	for q := range 8 {
 		qid := fmt.Sprintf("q%d", q)
-		ds.Queries = append(ds.Queries, eval.Query{ID: qid, Text: topics[q] + " " + other[q%len(other)]})
+		ds.Queries = append(ds.Queries, dataset.Query{ID: qid, Text: topics[q] + " " + other[q%len(other)]})
 		ds.Qrels.Add(qid, fmt.Sprintf("d%02d", q), 1)
 	}
 	return ds
@@ -953,7 +955,7 @@ func TestBEIRWritesServablePipeline(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer idx.Close()
-			ds, err := eval.LoadDataset(data)
+			ds, err := dataset.Load(data)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -982,7 +984,7 @@ func TestBEIRWritesServablePipeline(t *testing.T) {
 					t.Errorf("%s published, but the pipeline (stages %v) does not read it", f, stageNames(cfg.Stages))
 				}
 			}
-			want, err := eval.ReadRunFile(filepath.Join(out, "run.trec"))
+			want, err := dataset.ReadRunFile(filepath.Join(out, "run.trec"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,9 +12,11 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/learn"
+	"github.com/semrank/semrank/rerank/offline"
 )
 
 // SelfTrainedStages are the stages the no-judgment recipe chooses from
@@ -82,7 +84,7 @@ type selfTrained struct {
 // that learn from text alone (wmd, ssg) on the whole corpus and extra,
 // the text of r.Text beyond the corpus. A prior fusion, when given,
 // competes with the learned one (see Select).
-func (r *Recipe) fitSelfTrained(ctx context.Context, ds *eval.Dataset, idx bleve.Index, dir string, po PseudoOptions, extra []string, prior *rerank.Linear) (*selfTrained, error) {
+func (r *Recipe) fitSelfTrained(ctx context.Context, ds *dataset.Dataset, idx bleve.Index, dir string, po PseudoOptions, extra []string, prior *rerank.Linear) (*selfTrained, error) {
 	start := time.Now()
 	folds, err := foldCount(r.Folds)
 	if err != nil {
@@ -110,7 +112,7 @@ func (r *Recipe) fitSelfTrained(ctx context.Context, ds *eval.Dataset, idx bleve
 	}
 	pseudoText := append(corpusText(pseudo), extra...)
 	fromLabels.Text = pseudoText
-	noQueries := func(d *eval.Dataset) *eval.Dataset { return d.Subset(func(string) bool { return false }) }
+	noQueries := func(d *dataset.Dataset) *dataset.Dataset { return d.Subset(func(string) bool { return false }) }
 	textOnPseudo := fromText
 	textOnPseudo.Text = pseudoText
 	pseudoTextSpecs, err := textOnPseudo.trainStages(ctx, noQueries(pseudo), nil, idx, filepath.Join(tmp, "text"))
@@ -141,12 +143,12 @@ func (r *Recipe) fitSelfTrained(ctx context.Context, ds *eval.Dataset, idx bleve
 		}
 		return out
 	}
-	var examples []rerank.Example
+	var examples []learn.Example
 	if len(fromLabels.Stages) == 0 {
 		folds = 1
 	}
 	for k, fold := range pseudo.Folds(folds) {
-		inner, held := pseudo.Subset(eval.NotInSet(fold)), pseudo.Subset(eval.InSet(fold))
+		inner, held := pseudo.Subset(dataset.NotInSet(fold)), pseudo.Subset(dataset.InSet(fold))
 		if folds == 1 {
 			held = pseudo
 		}
@@ -163,7 +165,7 @@ func (r *Recipe) fitSelfTrained(ctx context.Context, ds *eval.Dataset, idx bleve
 		examples = append(examples, exs...)
 		r.logf("pseudo-query fold %d/%d: stages trained on %d pseudo-queries, scored %d (%s)", k+1, folds, len(inner.Qrels), len(exs), time.Since(start).Round(time.Second))
 	}
-	sel, err := Select(examples, rerank.LinearOptions{L2: r.L2}, prior)
+	sel, err := Select(examples, learn.LinearOptions{L2: r.L2}, prior)
 	if err != nil {
 		return nil, err
 	}
@@ -221,17 +223,17 @@ func (r *Recipe) fitSelfTrained(ctx context.Context, ds *eval.Dataset, idx bleve
 // one topic; a pseudo-query with its own document alone relevant asks
 // for that document and no other, which a stage matching topics cannot
 // tell from its neighbours.
-func addNeighbours(ctx context.Context, pseudo, orig *eval.Dataset, idx *index.Index, k int) error {
-	docs := &eval.Dataset{Corpus: pseudo.Corpus}
+func addNeighbours(ctx context.Context, pseudo, orig *dataset.Dataset, idx *index.Index, k int) error {
+	docs := &dataset.Dataset{Corpus: pseudo.Corpus}
 	for _, q := range pseudo.Queries {
 		src := pseudoSource(q.ID)
 		d, ok := orig.Doc(src)
 		if !ok {
 			return fmt.Errorf("recipe: pseudo-query %s: no document %q", q.ID, src)
 		}
-		docs.Queries = append(docs.Queries, eval.Query{ID: q.ID, Text: d.FullText()})
+		docs.Queries = append(docs.Queries, dataset.Query{ID: q.ID, Text: d.FullText()})
 	}
-	run, err := rerank.FirstStageRun(ctx, idx, docs, k+1, nil)
+	run, err := offline.FirstStageRun(ctx, idx, docs, k+1, nil)
 	if err != nil {
 		return err
 	}

@@ -12,9 +12,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index/convert"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/offline"
 )
 
 // SemEvalStages returns the stages of the SemEval-2016 recipe for a
@@ -60,7 +62,7 @@ type SemEvalOptions struct {
 	Out     string   // output directory
 	Fusion  string   // linear or lambdamart; "" picks the recipe's default
 	// FusionL2 is the L2 penalty of a linear fusion; 0 picks
-	// rerank.LinearOptions' default, which did best by CV on both
+	// learn.LinearOptions' default, which did best by CV on both
 	// subtasks (docs/RESULTS.md).
 	FusionL2 float64
 	Stages   []string // stage types to use instead of the recipe's (ablations); see ParseStages
@@ -119,7 +121,7 @@ func SemEval(ctx context.Context, o SemEvalOptions) error {
 			return err
 		}
 	}
-	load := func(paths ...string) (*eval.Dataset, error) {
+	load := func(paths ...string) (*dataset.Dataset, error) {
 		c := convert.NewSemEval(o.Subtask)
 		for _, p := range paths {
 			if err := c.AddFile(p); err != nil {
@@ -137,7 +139,7 @@ func SemEval(ctx context.Context, o SemEvalOptions) error {
 	if err != nil {
 		return err
 	}
-	var dev *eval.Dataset
+	var dev *dataset.Dataset
 	if o.Dev != "" {
 		if dev, err = load(o.Dev); err != nil {
 			return err
@@ -236,18 +238,18 @@ func SemEval(ctx context.Context, o SemEvalOptions) error {
 // against the given order to w (stdout when nil). Dev's index is scratch
 // in a staging directory beside runPath, so what a killed run leaves is
 // swept by the next run there.
-func reportDev(ctx context.Context, path string, dev *eval.Dataset, runPath string, w io.Writer) error {
+func reportDev(ctx context.Context, path string, dev *dataset.Dataset, runPath string, w io.Writer) error {
 	scratch, err := os.MkdirTemp(filepath.Dir(runPath), stagingPattern)
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(scratch)
-	idx, p, _, err := rerank.IndexFor(ctx, path, filepath.Join(scratch, "dev.idx"), dev, nil)
+	o, err := offline.IndexFor(ctx, path, filepath.Join(scratch, "dev.idx"), dev, nil)
 	if err != nil {
 		return err
 	}
-	defer idx.Close()
-	runs, err := RunAll(ctx, idx, dev, p)
+	defer o.Close()
+	runs, err := RunAll(ctx, o.Index, dev, o.Pipeline)
 	if err != nil {
 		return err
 	}
@@ -264,7 +266,7 @@ func reportDev(ctx context.Context, path string, dev *eval.Dataset, runPath stri
 // checkDevApart refuses a dev set that holds training questions (a copy
 // of a training file under another name, or files that overlap): its
 // metrics would be measured on queries the pipeline was trained on.
-func checkDevApart(train, dev *eval.Dataset, devFile string) error {
+func checkDevApart(train, dev *dataset.Dataset, devFile string) error {
 	trained := make(map[string]bool, len(train.Queries))
 	for _, q := range train.Queries {
 		trained[q.ID] = true
@@ -313,7 +315,7 @@ func checkDataDir(data string, inputs []string) error {
 	return nil
 }
 
-func lenQrels(ds *eval.Dataset) int {
+func lenQrels(ds *dataset.Dataset) int {
 	if ds == nil {
 		return 0
 	}

@@ -7,16 +7,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models/tweak"
 	"github.com/semrank/semrank/rerank"
 )
 
 // thread is a small forum thread: the asker U1 comments third.
 var thread = []rerank.Candidate{
-	{ID: "c1", Text: "Try the Doha bank, see www.example.com", Fields: map[string]any{"position": 1.0, "user_id": "U2", "user_name": "Sam", "question_user_id": "U1", "by_question_author": false}},
-	{ID: "c2", Text: "why do you ask? which city?", Fields: map[string]any{"position": 2.0, "user_id": "U3", "question_user_id": "U1", "by_question_author": false}},
-	{ID: "c3", Text: "thanks sam, 2 accounts opened", Fields: map[string]any{"position": 3.0, "user_id": "U1", "question_user_id": "U1", "by_question_author": true}},
-	{ID: "c4", Text: "you are welcome", Fields: map[string]any{"position": 4.0, "user_id": "U2", "user_name": "Sam", "question_user_id": "U1", "by_question_author": false}},
+	{Doc: dataset.Doc{ID: "c1", Text: "Try the Doha bank, see www.example.com", Metadata: map[string]any{"position": 1.0, "user_id": "U2", "user_name": "Sam", "question_user_id": "U1", "by_question_author": false}}},
+	{Doc: dataset.Doc{ID: "c2", Text: "why do you ask? which city?", Metadata: map[string]any{"position": 2.0, "user_id": "U3", "question_user_id": "U1", "by_question_author": false}}},
+	{Doc: dataset.Doc{ID: "c3", Text: "thanks sam, 2 accounts opened", Metadata: map[string]any{"position": 3.0, "user_id": "U1", "question_user_id": "U1", "by_question_author": true}}},
+	{Doc: dataset.Doc{ID: "c4", Text: "you are welcome", Metadata: map[string]any{"position": 4.0, "user_id": "U2", "user_name": "Sam", "question_user_id": "U1", "by_question_author": false}}},
 }
 
 func TestCheapStages(t *testing.T) {
@@ -61,7 +62,7 @@ func TestThreadDialogue(t *testing.T) {
 	pos := []float64{4, 1, 5, 2, 6, 3}
 	var cands []rerank.Candidate
 	for i, u := range users {
-		cands = append(cands, rerank.Candidate{ID: fmt.Sprint(i), Fields: map[string]any{"position": pos[i], "user_id": u}})
+		cands = append(cands, rerank.Candidate{Doc: dataset.Doc{ID: fmt.Sprint(i), Metadata: map[string]any{"position": pos[i], "user_id": u}}})
 	}
 	st, err := rerank.NewStage(rerank.StageSpec{Type: "thread", Options: map[string]any{"feature": "dialogue"}}, rerank.Env{})
 	if err != nil {
@@ -74,7 +75,7 @@ func TestThreadDialogue(t *testing.T) {
 	if s, want := fmt.Sprint(got), "[1 1 1 1 1 1]"; s != want {
 		t.Errorf("dialogue = %s, want %s", s, want)
 	}
-	cands[0].Fields["user_id"] = "E" // A B A E D C: only the first three alternate
+	cands[0].Metadata["user_id"] = "E" // A B A E D C: only the first three alternate
 	got, _ = st.Score(context.Background(), rerank.Query{}, cands)
 	if s, want := fmt.Sprint(got), "[0 1 0 1 0 1]"; s != want {
 		t.Errorf("dialogue = %s, want %s", s, want)
@@ -89,7 +90,7 @@ func TestMetaNonFinite(t *testing.T) {
 	vals := []any{"NaN", "inf", "-Infinity", "3", 2.0, nil}
 	var cands []rerank.Candidate
 	for i, v := range vals {
-		cands = append(cands, rerank.Candidate{ID: fmt.Sprint(i), Fields: map[string]any{"v": v, "position": v}})
+		cands = append(cands, rerank.Candidate{Doc: dataset.Doc{ID: fmt.Sprint(i), Metadata: map[string]any{"v": v, "position": v}}})
 	}
 	tests := []struct {
 		typ  string
@@ -175,8 +176,8 @@ func TestBM25RejectsBadParameters(t *testing.T) {
 // first line with candidate titles.
 func TestTFIDFTitles(t *testing.T) {
 	cands := []rerank.Candidate{
-		{ID: "a", Title: "visa renewal", Text: "where is the bank"},
-		{ID: "b", Title: "best bank", Text: "visa renewal in Doha"},
+		{Doc: dataset.Doc{ID: "a", Title: "visa renewal", Text: "where is the bank"}},
+		{Doc: dataset.Doc{ID: "b", Title: "best bank", Text: "visa renewal in Doha"}},
 	}
 	env := rerank.Env{Stats: flatStats{}}
 	st, err := rerank.NewStage(rerank.StageSpec{Type: "tfidf", Options: map[string]any{"titles": true}}, env)
@@ -205,9 +206,9 @@ func (flatStats) DocFreq(string) (uint64, error) { return 1, nil }
 // metadata text field instead of the title and text, and names the stage.
 func TestTFIDFField(t *testing.T) {
 	cands := []rerank.Candidate{
-		{ID: "a", Text: "visa renewal office", Fields: map[string]any{"thread_text": "go to the bank"}},
-		{ID: "b", Text: "best bank in Doha", Fields: map[string]any{"thread_text": "renew your visa online"}},
-		{ID: "c", Text: "visa", Fields: map[string]any{}},
+		{Doc: dataset.Doc{ID: "a", Text: "visa renewal office", Metadata: map[string]any{"thread_text": "go to the bank"}}},
+		{Doc: dataset.Doc{ID: "b", Text: "best bank in Doha", Metadata: map[string]any{"thread_text": "renew your visa online"}}},
+		{Doc: dataset.Doc{ID: "c", Text: "visa", Metadata: map[string]any{}}},
 	}
 	env := rerank.Env{Stats: flatStats{}}
 	plain, err := rerank.NewStage(rerank.StageSpec{Type: "tfidf"}, env)
@@ -243,11 +244,11 @@ func TestTFIDFField(t *testing.T) {
 func TestTFIDFPeers(t *testing.T) {
 	user := func(u string) map[string]any { return map[string]any{"user_id": u} }
 	cands := []rerank.Candidate{
-		{ID: "a", Text: "renew the visa at the immigration office", Fields: user("u1")},
-		{ID: "b", Text: "immigration office renews visa quickly", Fields: user("u2")},
-		{ID: "c", Text: "thanks a lot", Fields: user("u3")},
-		{ID: "d", Text: "renew the visa at the immigration office", Fields: user("u1")}, // a's twin, same user
-		{ID: "e", Text: "", Fields: user("u4")},
+		{Doc: dataset.Doc{ID: "a", Text: "renew the visa at the immigration office", Metadata: user("u1")}},
+		{Doc: dataset.Doc{ID: "b", Text: "immigration office renews visa quickly", Metadata: user("u2")}},
+		{Doc: dataset.Doc{ID: "c", Text: "thanks a lot", Metadata: user("u3")}},
+		{Doc: dataset.Doc{ID: "d", Text: "renew the visa at the immigration office", Metadata: user("u1")}}, // a's twin, same user
+		{Doc: dataset.Doc{ID: "e", Text: "", Metadata: user("u4")}},
 	}
 	env := rerank.Env{Stats: flatStats{}}
 	st, err := rerank.NewStage(rerank.StageSpec{Type: "tfidf", Options: map[string]any{"peers": true}}, env)
@@ -278,7 +279,7 @@ func TestTFIDFPeers(t *testing.T) {
 	}
 	// Without user ids every other candidate is a peer: a's twin d counts.
 	for i := range cands {
-		cands[i].Fields = nil
+		cands[i].Metadata = nil
 	}
 	anon, err := st.Score(context.Background(), rerank.Query{}, cands)
 	if err != nil {

@@ -5,8 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/publish"
 )
 
 func init() {
@@ -34,7 +35,7 @@ func TestStagesParseCheckedBytes(t *testing.T) {
 	dir := t.TempDir()
 	wmdFixture(t, dir)
 	_, concepts := conceptModels(t, dir)
-	ds, err := eval.LoadDataset("../../testdata/tweak")
+	ds, err := dataset.Load("../../testdata/tweak")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestStagesParseCheckedBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range files {
-		if err := c.RecordChecksums(dir, filepath.Base(f)); err != nil {
+		if err := publish.RecordChecksums(c, dir, filepath.Base(f)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models/concept"
 	"github.com/semrank/semrank/models/dse"
 	"github.com/semrank/semrank/models/lsa"
@@ -39,7 +39,7 @@ func (p memPayloads) PayloadModel(name string) string {
 
 // conceptModels trains a tiny model of every concept type on the SemEval
 // slice and saves them in dir.
-func conceptModels(t *testing.T, dir string) (*eval.Dataset, map[string]string) {
+func conceptModels(t *testing.T, dir string) (*dataset.Dataset, map[string]string) {
 	t.Helper()
 	data, ds, err := concept.LoadDir("../../testdata/concepts/semeval-b", false)
 	if err != nil {
@@ -74,7 +74,7 @@ func TestConceptStagesPayloadsAndText(t *testing.T) {
 	q := rerank.Query{ID: "Q201", Text: "which mobile is best under 2000QR"}
 	var cands []rerank.Candidate
 	for _, d := range ds.Corpus[:10] {
-		cands = append(cands, rerank.Candidate{ID: d.ID, Title: d.Title, Text: d.Text})
+		cands = append(cands, rerank.Candidate{Doc: dataset.Doc{ID: d.ID, Title: d.Title, Text: d.Text}})
 	}
 	for typ, path := range paths {
 		t.Run(typ, func(t *testing.T) {

@@ -47,7 +47,7 @@ func (s *DeepMatch) Score(ctx context.Context, q rerank.Query, cands []rerank.Ca
 	}
 	cs := make([]deepmatch.Candidate, len(cands))
 	for i, c := range cands {
-		cs[i] = deepmatch.Candidate{Text: c.FullText(), Meta: metadata(c.Fields)}
+		cs[i] = deepmatch.Candidate{Text: c.FullText(), Meta: metadata(c.Metadata)}
 	}
 	return s.Model.Score(q.Text, cs), nil
 }

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models/deepmatch"
 	"github.com/semrank/semrank/models/tweak"
 	"github.com/semrank/semrank/rerank"
@@ -15,7 +15,7 @@ import (
 // learned matcher and, as the baseline in the same run, TF-IDF cosine over
 // the same candidates. Report the ratio of ns/op to tfidf's.
 func BenchmarkDeepMatch100(b *testing.B) {
-	ds, err := eval.LoadDataset("../../testdata/deepmatch/semeval-a")
+	ds, err := dataset.Load("../../testdata/deepmatch/semeval-a")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func BenchmarkDeepMatch100(b *testing.B) {
 	for _, q := range qs {
 		for _, c := range q.Cands {
 			if len(cands) < 100 {
-				cands = append(cands, rerank.Candidate{ID: c.ID, Text: c.Text, Fields: c.Meta})
+				cands = append(cands, rerank.Candidate{Doc: dataset.Doc{ID: c.ID, Text: c.Text, Metadata: c.Meta}})
 			}
 			texts = append(texts, c.Text)
 		}

@@ -6,13 +6,13 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models/deepmatch"
 	"github.com/semrank/semrank/rerank"
 )
 
 func TestDeepMatchStage(t *testing.T) {
-	ds, err := eval.LoadDataset("../../testdata/deepmatch/semeval-a")
+	ds, err := dataset.Load("../../testdata/deepmatch/semeval-a")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestDeepMatchStage(t *testing.T) {
 	for i, c := range q.Cands {
 		// The metadata arrives decoded from the pipeline, or as the
 		// stored JSON field from a wrapped index; both must score alike.
-		cands[i] = rerank.Candidate{ID: c.ID, Text: c.Text, Fields: c.Meta}
+		cands[i] = rerank.Candidate{Doc: dataset.Doc{ID: c.ID, Text: c.Text, Metadata: c.Meta}}
 	}
 	got, err := st.Score(context.Background(), rerank.Query{ID: q.ID, Text: q.Text}, cands)
 	if err != nil {
@@ -50,7 +50,7 @@ func TestDeepMatchStage(t *testing.T) {
 	}
 	asJSON := slices.Clone(cands)
 	for i := range asJSON {
-		asJSON[i].Fields = map[string]any{"meta": `{"by_question_author": ` + map[bool]string{true: "true", false: "false"}[q.Cands[i].Meta["by_question_author"] == true] + `}`}
+		asJSON[i].Metadata = map[string]any{"meta": `{"by_question_author": ` + map[bool]string{true: "true", false: "false"}[q.Cands[i].Meta["by_question_author"] == true] + `}`}
 	}
 	got2, err := st.Score(context.Background(), rerank.Query{Text: q.Text}, asJSON)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/models/deepmatch"
 	"github.com/semrank/semrank/rerank"
@@ -17,9 +18,9 @@ import (
 
 // semevalASplit loads the SemEval A slice in testdata and splits it into
 // 30 training and 10 dev queries.
-func semevalASplit(t *testing.T) (train, dev *eval.Dataset) {
+func semevalASplit(t *testing.T) (train, dev *dataset.Dataset) {
 	t.Helper()
-	ds, err := eval.LoadDataset("../../testdata/deepmatch/semeval-a")
+	ds, err := dataset.Load("../../testdata/deepmatch/semeval-a")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +28,7 @@ func semevalASplit(t *testing.T) (train, dev *eval.Dataset) {
 	for _, q := range ds.Queries[:30] {
 		ids = append(ids, q.ID)
 	}
-	return ds.Subset(eval.InSet(ids)), ds.Subset(eval.NotInSet(ids))
+	return ds.Subset(dataset.InSet(ids)), ds.Subset(dataset.NotInSet(ids))
 }
 
 // smallDeepMatch options keep DeepMatch's topic models and epochs cheap for tests.
@@ -100,7 +101,7 @@ func TestDeepMatchTrainers(t *testing.T) {
 			q := devQs[0]
 			cands := make([]rerank.Candidate, len(q.Cands))
 			for i, c := range q.Cands {
-				cands[i] = rerank.Candidate{ID: c.ID, Text: c.Text, Fields: c.Meta}
+				cands[i] = rerank.Candidate{Doc: dataset.Doc{ID: c.ID, Text: c.Text, Metadata: c.Meta}}
 			}
 			scores, err := p.ScoreStages(context.Background(), rerank.Query{ID: q.ID, Text: q.Text}, cands)
 			if err != nil {

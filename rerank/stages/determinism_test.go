@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models/tweak"
 	"github.com/semrank/semrank/rerank"
 )
@@ -16,7 +16,7 @@ import (
 // trained on such scores, and rankings with near ties, would then change
 // from run to run.
 func TestScoresDeterministic(t *testing.T) {
-	ds, err := eval.LoadDataset("../../testdata/concepts/semeval-b")
+	ds, err := dataset.Load("../../testdata/concepts/semeval-b")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestScoresDeterministic(t *testing.T) {
 				var cands []rerank.Candidate
 				for i, e := range ds.Candidates.Ranking(q.ID) {
 					d, _ := ds.Doc(e.DocID)
-					cands = append(cands, rerank.Candidate{ID: d.ID, Title: d.Title, Text: d.Text, Rank: i + 1})
+					cands = append(cands, rerank.Candidate{Doc: dataset.Doc{ID: d.ID, Title: d.Title, Text: d.Text}, Rank: i + 1})
 				}
 				rq := rerank.Query{ID: q.ID, Text: q.FullText()}
 				first, err := st.Score(context.Background(), rq, cands)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 )
@@ -37,7 +37,7 @@ func FuzzBuildConfig(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { idx.Close() })
-	docs := []eval.Doc{
+	docs := []dataset.Doc{
 		{ID: "a", Title: "Bank fees", Text: "Which bank charges no fees for an expat account?", Metadata: map[string]any{"votes": 3}},
 		{ID: "b", Text: "Visa renewal office hours"},
 	}
@@ -57,8 +57,8 @@ func FuzzBuildConfig(f *testing.F) {
 			return
 		}
 		cands := []rerank.Candidate{
-			{ID: "a", Title: docs[0].Title, Text: docs[0].Text, Rank: 1, Score: 2, Fields: map[string]any{"votes": 3.0}},
-			{ID: "b", Text: docs[1].Text, Rank: 2, Score: 1},
+			{Doc: dataset.Doc{ID: "a", Title: docs[0].Title, Text: docs[0].Text, Metadata: map[string]any{"votes": 3.0}}, Rank: 1, Score: 2},
+			{Doc: dataset.Doc{ID: "b", Text: docs[1].Text}, Rank: 2, Score: 1},
 		}
 		_, _ = p.Rerank(context.Background(), rerank.Query{Text: "bank fees"}, cands)
 	})

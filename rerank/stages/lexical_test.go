@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/tweak"
 	"github.com/semrank/semrank/rerank"
@@ -30,7 +30,7 @@ func (termsPayloads) PayloadModel(name string) string {
 // stages reading term counts score every candidate bit for bit the same
 // from the index's terms payload as from the text.
 func TestLexicalStagesPayloadOrText(t *testing.T) {
-	ds, err := eval.LoadDataset("../../testdata/tweak")
+	ds, err := dataset.Load("../../testdata/tweak")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestLexicalStagesPayloadOrText(t *testing.T) {
 			t.Fatal(err)
 		}
 		payloads[d.ID] = b
-		byID[d.ID] = rerank.Candidate{ID: d.ID, Title: d.Title, Text: d.Text, Fields: d.Metadata}
+		byID[d.ID] = rerank.Candidate{Doc: dataset.Doc{ID: d.ID, Title: d.Title, Text: d.Text, Metadata: d.Metadata}}
 	}
 	stats := tweak.CountDF(texts)
 	build := func(p rerank.Payloads) []rerank.Stage {
@@ -122,7 +122,7 @@ func TestCosine(t *testing.T) {
 func TestTFIDFNormCacheFollowsTheDocument(t *testing.T) {
 	stats := tweak.CountDF([]string{"bank doha", "visa wife", "bank loan card", "visa"})
 	encode := func(text string) []byte {
-		b, err := index.TermsEncoder{}.EncodePayload(eval.Doc{Text: text})
+		b, err := index.TermsEncoder{}.EncodePayload(dataset.Doc{Text: text})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +130,7 @@ func TestTFIDFNormCacheFollowsTheDocument(t *testing.T) {
 	}
 	ctx := context.Background()
 	q := rerank.Query{Text: "bank in doha"}
-	cands := []rerank.Candidate{{ID: "d"}}
+	cands := []rerank.Candidate{{Doc: dataset.Doc{ID: "d"}}}
 	p := termsPayloads{"d": encode("bank doha")}
 	st := &TFIDF{Stats: stats, Payloads: p}
 	for _, text := range []string{"bank doha", "bank loan card bank bank", "bank doha"} {
@@ -139,7 +139,7 @@ func TestTFIDFNormCacheFollowsTheDocument(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := (&TFIDF{Stats: stats}).Score(ctx, q, []rerank.Candidate{{ID: "d", Text: text}})
+		want, err := (&TFIDF{Stats: stats}).Score(ctx, q, []rerank.Candidate{{Doc: dataset.Doc{ID: "d", Text: text}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +176,7 @@ func (s countsStage) Score(ctx context.Context, _ rerank.Query, cands []rerank.C
 // TestWindowCountsShared: stages of one window asking for different terms'
 // counts from the same payloads each get their own terms' counts.
 func TestWindowCountsShared(t *testing.T) {
-	docs := []eval.Doc{
+	docs := []dataset.Doc{
 		{ID: "a", Text: "bank account bank river"},
 		{ID: "b", Text: "river bank flows"},
 		{ID: "c", Text: "account closed"},
@@ -189,7 +189,7 @@ func TestWindowCountsShared(t *testing.T) {
 			t.Fatal(err)
 		}
 		payloads[d.ID] = b
-		cands = append(cands, rerank.Candidate{ID: d.ID, Text: d.Text})
+		cands = append(cands, rerank.Candidate{Doc: dataset.Doc{ID: d.ID, Text: d.Text}})
 	}
 	sets := [][]string{{"bank", "river"}, {"account"}, nil, {"bank", "river"}, {"flow"}}
 	var stages []rerank.Stage

@@ -67,7 +67,7 @@ func (m *Meta) Name() string { return m.name }
 func (m *Meta) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
 	out := make([]float64, len(cands))
 	for i, c := range cands {
-		v, ok := numeric(c.Fields[m.Field])
+		v, ok := numeric(c.Metadata[m.Field])
 		if !ok {
 			out[i] = m.Default
 			continue

@@ -10,7 +10,7 @@ import (
 // storedPayload reads the per-document payload a stage's model writes at
 // index time. Whether the index holds that model's payload is checked at
 // each read, not once when the stage is built: the index may gain it
-// afterwards (rerank.Open indexes a corpus with the encoders of the
+// afterwards (offline.Open indexes a corpus with the encoders of the
 // pipeline it has just built; a server started on an empty index stores
 // payloads as documents arrive), and a stage that decided at build time
 // would go on computing from text what the index already holds.

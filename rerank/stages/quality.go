@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models/quality"
 	"github.com/semrank/semrank/rerank"
 )
@@ -205,7 +206,7 @@ func qualityContext(ctx context.Context, names []string, q rerank.Query, cands [
 		if field, ok := qualityMeta[n]; ok {
 			vals = make([]float64, len(cands))
 			for i, c := range cands {
-				vals[i], _ = numeric(c.Fields[field])
+				vals[i], _ = numeric(c.Metadata[field])
 			}
 		} else {
 			var err error
@@ -259,7 +260,7 @@ func fitQuality(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput
 		cands := make([]rerank.Candidate, len(l.DocIDs))
 		for i, id := range l.DocIDs {
 			d, _ := in.Train.Doc(id)
-			cands[i] = rerank.Candidate{ID: id, Title: d.Title, Text: d.Text, Fields: d.Metadata}
+			cands[i] = rerank.Candidate{Doc: dataset.Doc{ID: id, Title: d.Title, Text: d.Text, Metadata: d.Metadata}}
 		}
 		ctxFeats, err := qualityContext(ctx, cfg.Context, rerank.Query{ID: l.QueryID, Text: l.Query}, cands)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/quality"
 	"github.com/semrank/semrank/rerank"
@@ -44,7 +45,7 @@ func TestQualityTrainer(t *testing.T) {
 		var cands []rerank.Candidate
 		for _, e := range dev.Candidates.Ranking(q.ID) {
 			d, _ := dev.Doc(e.DocID)
-			cands = append(cands, rerank.Candidate{ID: d.ID, Text: d.Text, Fields: d.Metadata})
+			cands = append(cands, rerank.Candidate{Doc: dataset.Doc{ID: d.ID, Text: d.Text, Metadata: d.Metadata}})
 		}
 		scores, err := p.ScoreStages(context.Background(), rerank.Query{ID: q.ID, Text: q.FullText()}, cands)
 		if err != nil {
@@ -126,7 +127,7 @@ func TestQualityCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := st.(*Quality).model
-	cands := []rerank.Candidate{{ID: "a", Text: "you can renew it at the office"}, {ID: "b", Text: "thanks lol"}, {Text: "no id"}}
+	cands := []rerank.Candidate{{Doc: dataset.Doc{ID: "a", Text: "you can renew it at the office"}}, {Doc: dataset.Doc{ID: "b", Text: "thanks lol"}}, {Doc: dataset.Doc{Text: "no id"}}}
 	for round := range 3 {
 		if round == 2 {
 			cands[0].Text = "why do you ask?"
@@ -144,7 +145,7 @@ func TestQualityCache(t *testing.T) {
 }
 
 // TestQualityPayload checks that an index built with the model's encoder
-// (as rerank.Open builds one for a pipeline) gives the stage the same
+// (as offline.Open builds one for a pipeline) gives the stage the same
 // scores from stored payloads, even for a candidate without text; that a
 // different model's payloads are refused, naming both; and that a model
 // with context features asks for no payload.
@@ -187,7 +188,7 @@ func TestQualityPayload(t *testing.T) {
 	}
 	var cands []rerank.Candidate
 	for _, d := range dev.Corpus[:20] {
-		cands = append(cands, rerank.Candidate{ID: d.ID, Title: d.Title, Text: d.Text, Fields: d.Metadata})
+		cands = append(cands, rerank.Candidate{Doc: dataset.Doc{ID: d.ID, Title: d.Title, Text: d.Text, Metadata: d.Metadata}})
 	}
 	want, err := plain.Score(context.Background(), rerank.Query{}, cands)
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 func init() {
 	rerank.RegisterStage("rm3", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
 		if env.Stats == nil {
-			return nil, errors.New("rm3 needs collection statistics: build the pipeline against a semrank index with rerank.EnvFor(idx) (index.Open or index.Create), or any Bleve index through rerank.Open or LoadPipeline")
+			return nil, errors.New("rm3 needs collection statistics: build the pipeline against a semrank index with rerank.EnvFor(idx) (index.Open or index.Create), or any Bleve index through rerank.LoadPipeline or offline.Open")
 		}
 		o := RM3Options{K: 10, Terms: 30, Lambda: 0.5, BM25Options: BM25Options{K1: 1.2, B: 0.75}}
 		if err := spec.DecodeOptions(&o); err != nil {

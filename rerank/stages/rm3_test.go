@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
@@ -26,9 +27,9 @@ func (s mapStats) DocFreq(t string) (uint64, error) { return s.df[t], nil }
 // first-stage scores 3, 1 and 0.5. Analyzed by strings.Fields, d1 is
 // {a:2 b:1}, d2 {a:1 c:1}, d3 {b:1 c:1 d:2}.
 var rm3Cands = []rerank.Candidate{
-	{ID: "d1", Text: "a a b", Score: 3, Rank: 1},
-	{ID: "d2", Text: "a c", Score: 1, Rank: 2},
-	{ID: "d3", Text: "b c d d", Score: 0.5, Rank: 3},
+	{Doc: dataset.Doc{ID: "d1", Text: "a a b"}, Score: 3, Rank: 1},
+	{Doc: dataset.Doc{ID: "d2", Text: "a c"}, Score: 1, Rank: 2},
+	{Doc: dataset.Doc{ID: "d3", Text: "b c d d"}, Score: 0.5, Rank: 3},
 }
 
 // TestRM3Expand checks the expanded query model against values worked
@@ -171,8 +172,8 @@ func TestRM3Edge(t *testing.T) {
 		query string
 		cands []rerank.Candidate
 	}{
-		{"", []rerank.Candidate{{ID: "x"}, {ID: "y", Rank: 1}}},
-		{"visa", []rerank.Candidate{{ID: "x", Text: "the of"}}},
+		{"", []rerank.Candidate{{Doc: dataset.Doc{ID: "x"}}, {Doc: dataset.Doc{ID: "y"}, Rank: 1}}},
+		{"visa", []rerank.Candidate{{Doc: dataset.Doc{ID: "x", Text: "the of"}}}},
 		{"visa", nil},
 	} {
 		got, err := s.Score(context.Background(), rerank.Query{Text: tc.query}, tc.cands)
@@ -206,7 +207,7 @@ func TestRM3Demo(t *testing.T) {
 		t.Skip("indexes 500 documents")
 	}
 	ctx := context.Background()
-	ds, err := eval.LoadDataset("../../testdata/demo")
+	ds, err := dataset.Load("../../testdata/demo")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +232,7 @@ func TestRM3Demo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, reranked := eval.NewRun(), eval.NewRun()
+	first, reranked := dataset.NewRun(), dataset.NewRun()
 	compared := 0
 	for _, q := range ds.Queries {
 		tq, err := index.TextQuery(q.FullText())
@@ -242,7 +243,7 @@ func TestRM3Demo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cands := rerank.FromHits(hits)
+		cands := hits
 		rq := rerank.Query{ID: q.ID, Text: q.FullText()}
 		scores, err := rm3.Score(ctx, rq, cands)
 		if err != nil {
@@ -275,8 +276,8 @@ func TestRM3Demo(t *testing.T) {
 					t.Fatalf("query %s: lambda 1 orders %s and %s unlike bm25 (%v, %v; bm25 %v, %v)", q.ID, c.ID, cands[j].ID, plain[i], plain[j], ref[i], ref[j])
 				}
 			}
-			first.Add(q.ID, eval.Entry{DocID: c.ID, Score: -float64(c.Rank)})
-			reranked.Add(q.ID, eval.Entry{DocID: c.ID, Score: scores[i]})
+			first.Add(q.ID, dataset.Entry{DocID: c.ID, Score: -float64(c.Rank)})
+			reranked.Add(q.ID, dataset.Entry{DocID: c.ID, Score: scores[i]})
 		}
 	}
 	if compared == 0 {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models/ssg"
 	"github.com/semrank/semrank/models/topics"
 	"github.com/semrank/semrank/rerank"
@@ -35,7 +35,7 @@ func init() {
 			return nil, err
 		}
 		if coll := o.Collection; coll != "" {
-			ds, err := eval.LoadDataset(rerank.Resolve(env.Dir, coll))
+			ds, err := dataset.Load(rerank.Resolve(env.Dir, coll))
 			if err != nil {
 				return nil, err
 			}

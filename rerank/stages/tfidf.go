@@ -315,7 +315,7 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 		}
 		var counts []index.TermCount
 		if t.Field != "" {
-			text, _ := c.Fields[t.Field].(string)
+			text, _ := c.Metadata[t.Field].(string)
 			counts = sortedCounts(analyzedCounts(t.Analyze, text))
 		} else if t.Titles {
 			counts = sortedCounts(analyzedCounts(t.Analyze, c.Title))
@@ -425,7 +425,7 @@ func peerCosines(cands []rerank.Candidate, vecs [][]termWeight) []float64 {
 	users := make([]string, len(cands))
 	count := map[string]int{} // candidates per known user
 	for i, c := range cands {
-		users[i], _ = c.Fields["user_id"].(string)
+		users[i], _ = c.Metadata["user_id"].(string)
 		if users[i] != "" {
 			count[users[i]]++
 		}

@@ -72,10 +72,10 @@ func (t *Thread) Score(ctx context.Context, q rerank.Query, cands []rerank.Candi
 	cs := make([]comment, len(cands))
 	maxPos := 0.0
 	for i, c := range cands {
-		p, _ := numeric(c.Fields["position"])
-		u, _ := c.Fields["user_id"].(string)
-		a, _ := c.Fields["question_user_id"].(string)
-		n, _ := c.Fields["user_name"].(string)
+		p, _ := numeric(c.Metadata["position"])
+		u, _ := c.Metadata["user_id"].(string)
+		a, _ := c.Metadata["question_user_id"].(string)
+		n, _ := c.Metadata["user_name"].(string)
 		cs[i] = comment{i: i, pos: p, user: u, asker: a, name: strings.ToLower(n), text: c.FullText()}
 		maxPos = max(maxPos, p)
 	}

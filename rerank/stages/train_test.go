@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models/tweak"
 	"github.com/semrank/semrank/rerank"
 )
@@ -124,14 +124,14 @@ var errAny = errors.New("any error")
 // before writing candidates.trec; TWEAK, which needs them, says how.
 func TestTrainersRefuseIncompleteInput(t *testing.T) {
 	ds := semevalB(t)
-	without := func(drop func(*eval.Dataset)) *eval.Dataset {
+	without := func(drop func(*dataset.Dataset)) *dataset.Dataset {
 		c := *ds
 		drop(&c)
 		return &c
 	}
-	noQrels := without(func(d *eval.Dataset) { d.Qrels = nil })
-	noCands := without(func(d *eval.Dataset) { d.Candidates = nil })
-	noQueries := without(func(d *eval.Dataset) { d.Queries = nil })
+	noQrels := without(func(d *dataset.Dataset) { d.Qrels = nil })
+	noCands := without(func(d *dataset.Dataset) { d.Candidates = nil })
+	noQueries := without(func(d *dataset.Dataset) { d.Queries = nil })
 	// Options keep the trainers that succeed fast.
 	options := map[string]map[string]any{
 		"lsa": {"dim": 5}, "s2net": {"dim": 5, "iter": 2}, "dse": {"c": 5, "d": 60, "epochs": 1},
@@ -141,7 +141,7 @@ func TestTrainersRefuseIncompleteInput(t *testing.T) {
 	unsupervised := map[string]bool{"wmd": true, "ssg": true}
 	for _, tc := range []struct {
 		name  string
-		train *eval.Dataset
+		train *dataset.Dataset
 		text  []string
 		// want is what supervised and unsupervised trainers return: nil
 		// for a model, errAny for any error, else an error errors.Is
@@ -196,7 +196,7 @@ func trainNoPanic(t *testing.T, spec rerank.StageSpec, in rerank.TrainInput) (ou
 }
 
 // firstList returns ds's first query and the texts of its candidates.
-func firstList(ds *eval.Dataset) (eval.Query, []string) {
+func firstList(ds *dataset.Dataset) (dataset.Query, []string) {
 	q := ds.Queries[0]
 	var cands []string
 	for _, e := range ds.Candidates.Ranking(q.ID) {
@@ -252,9 +252,9 @@ func TestTrainProgress(t *testing.T) {
 }
 
 // semevalB loads the SemEval B slice in testdata.
-func semevalB(t *testing.T) *eval.Dataset {
+func semevalB(t *testing.T) *dataset.Dataset {
 	t.Helper()
-	ds, err := eval.LoadDataset("../../testdata/concepts/semeval-b")
+	ds, err := dataset.Load("../../testdata/concepts/semeval-b")
 	if err != nil {
 		t.Fatal(err)
 	}

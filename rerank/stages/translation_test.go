@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models/translation"
 	"github.com/semrank/semrank/rerank"
 )
@@ -44,7 +45,7 @@ func TestTranslationTrainer(t *testing.T) {
 		var texts []string
 		for _, e := range train.Candidates.Ranking(q.ID) {
 			d, _ := train.Doc(e.DocID)
-			cands = append(cands, rerank.Candidate{ID: d.ID, Title: d.Title, Text: d.Text})
+			cands = append(cands, rerank.Candidate{Doc: dataset.Doc{ID: d.ID, Title: d.Title, Text: d.Text}})
 			texts = append(texts, d.FullText())
 		}
 		scores, err := p.ScoreStages(context.Background(), rerank.Query{ID: q.ID, Text: q.FullText()}, cands)

@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/tweak"
 	"github.com/semrank/semrank/rerank"
 )
 
 // trainTWEAK trains a small TWEAK model on the SemEval B slice.
-func trainTWEAK(t *testing.T, ds *eval.Dataset, alpha float64) *tweak.Model {
+func trainTWEAK(t *testing.T, ds *dataset.Dataset, alpha float64) *tweak.Model {
 	t.Helper()
 	texts := make([]string, len(ds.Corpus))
 	for i, d := range ds.Corpus {
@@ -32,7 +32,7 @@ func trainTWEAK(t *testing.T, ds *eval.Dataset, alpha float64) *tweak.Model {
 }
 
 func TestTWEAKStage(t *testing.T) {
-	ds, err := eval.LoadDataset("../../testdata/tweak")
+	ds, err := dataset.Load("../../testdata/tweak")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestTWEAKStage(t *testing.T) {
 	var cands []rerank.Candidate
 	for i, e := range ds.Candidates.Ranking(q.ID) {
 		d, _ := ds.Doc(e.DocID)
-		cands = append(cands, rerank.Candidate{ID: d.ID, Title: d.Title, Text: d.Text, Rank: i + 1})
+		cands = append(cands, rerank.Candidate{Doc: dataset.Doc{ID: d.ID, Title: d.Title, Text: d.Text}, Rank: i + 1})
 	}
 	rq := rerank.Query{ID: q.ID, Text: q.FullText()}
 
@@ -93,11 +93,11 @@ func TestTWEAKStage(t *testing.T) {
 	}
 	// The payload is what is read: a candidate without text still gets
 	// its stored vector.
-	if v, err := st.(*TWEAK).docVector(rerank.Candidate{ID: cands[0].ID}); err != nil || len(v.Terms) == 0 {
+	if v, err := st.(*TWEAK).docVector(rerank.Candidate{Doc: dataset.Doc{ID: cands[0].ID}}); err != nil || len(v.Terms) == 0 {
 		t.Fatalf("stored vector not read: %d terms, %v", len(v.Terms), err)
 	}
 
-	// A stage built before the index held the payloads (rerank.Open's
+	// A stage built before the index held the payloads (offline.Open's
 	// temporary index, a server started empty) reads them once stored.
 	later, err := index.Create("")
 	if err != nil {
@@ -108,7 +108,7 @@ func TestTWEAKStage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bare := rerank.Candidate{ID: cands[0].ID}
+	bare := rerank.Candidate{Doc: dataset.Doc{ID: cands[0].ID}}
 	if v, err := st.(*TWEAK).docVector(bare); err != nil || len(v.Terms) != 0 {
 		t.Fatalf("empty index: %d terms, %v; want none computed from no text", len(v.Terms), err)
 	}

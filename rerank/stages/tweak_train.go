@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/tweak"
 	"github.com/semrank/semrank/rerank"
@@ -23,7 +23,7 @@ func init() {
 // counts them over in.Train's and in.Dev's corpora; index reads in.Index).
 // The frequencies are frozen into the model. A judged query's candidates
 // that its judgments leave out count as not relevant
-// (eval.Dataset.WithUnjudgedNotRelevant). With in.Dev the model records
+// (dataset.Dataset.WithUnjudgedNotRelevant). With in.Dev the model records
 // its dev metrics.
 func fitTWEAK(ctx context.Context, spec rerank.StageSpec, in rerank.TrainInput) (rerank.StageSpec, error) {
 	o := DefaultTweakOptions()
@@ -116,7 +116,7 @@ func tweakStats(in rerank.TrainInput, dfFrom string, queryLog bool) (tweak.Stats
 		// index share its documents.
 		var texts []string
 		seen := map[string]bool{}
-		for _, ds := range []*eval.Dataset{in.Train, in.Dev} {
+		for _, ds := range []*dataset.Dataset{in.Train, in.Dev} {
 			if ds == nil {
 				continue
 			}
@@ -174,7 +174,7 @@ func indexDF(idx *index.Index) (*tweak.DFTable, error) {
 // tweakAutoAlpha chooses α by dev MAP on dev, or on a fifth of the
 // training queries held out and then retrains on all of them, logging
 // each α's dev metrics.
-func tweakAutoAlpha(ctx context.Context, in rerank.TrainInput, train *eval.Dataset, set, dev *tweak.Set, st tweak.Stats, cfg tweak.Config, opt tweak.Options) (*tweak.Model, error) {
+func tweakAutoAlpha(ctx context.Context, in rerank.TrainInput, train *dataset.Dataset, set, dev *tweak.Set, st tweak.Stats, cfg tweak.Config, opt tweak.Options) (*tweak.Model, error) {
 	innerTrain, innerDev := set, dev
 	if dev == nil {
 		tq, dq, err := tweak.HoldOut(set.Queries(), 0.2, 2016)
@@ -206,7 +206,7 @@ func tweakAutoAlpha(ctx context.Context, in rerank.TrainInput, train *eval.Datas
 // The list is never nil, which tweak.NewSet would take for every judged
 // query in ds's candidate lists, known to ds.Queries or not: with none,
 // NewSet reports that no judged query has candidates.
-func judgedIDs(ds *eval.Dataset) []string {
+func judgedIDs(ds *dataset.Dataset) []string {
 	out := []string{}
 	if ds.Candidates == nil {
 		return out

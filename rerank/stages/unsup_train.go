@@ -11,7 +11,7 @@ import (
 	"sync"
 
 	"github.com/semrank/semrank/analyzers"
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models"
 	"github.com/semrank/semrank/models/embed"
 	"github.com/semrank/semrank/models/topics"
@@ -328,7 +328,7 @@ func (t TopicsOptions) config(seed uint64) (topics.Config, error) {
 }
 
 // datasetTexts returns the full text of ds's documents and queries.
-func datasetTexts(ds *eval.Dataset) []string {
+func datasetTexts(ds *dataset.Dataset) []string {
 	if ds == nil {
 		return nil
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models"
 	"github.com/semrank/semrank/models/embed"
 	"github.com/semrank/semrank/rerank"
@@ -70,7 +70,7 @@ func scoreWith(t *testing.T, specs []rerank.StageSpec, query string, cands []str
 	}
 	cs := make([]rerank.Candidate, len(cands))
 	for i, c := range cands {
-		cs[i] = rerank.Candidate{ID: string(rune('a' + i)), Text: c}
+		cs[i] = rerank.Candidate{Doc: dataset.Doc{ID: string(rune('a' + i)), Text: c}}
 	}
 	scores, err := p.ScoreStages(context.Background(), rerank.Query{Text: query}, cs)
 	if err != nil {
@@ -90,17 +90,17 @@ func filesIn(t *testing.T, dir, pattern string) []string {
 
 func TestUnsupervisedTrainers(t *testing.T) {
 	text := unsupText(t)
-	ds := &eval.Dataset{}
+	ds := &dataset.Dataset{}
 	for i, s := range text[:300] {
-		ds.Corpus = append(ds.Corpus, eval.Doc{ID: string(rune('A' + i%26)), Text: s})
+		ds.Corpus = append(ds.Corpus, dataset.Doc{ID: string(rune('A' + i%26)), Text: s})
 	}
 	for i, s := range text[300:] {
-		ds.Queries = append(ds.Queries, eval.Query{ID: string(rune('a' + i%26)), Text: s})
+		ds.Queries = append(ds.Queries, dataset.Query{ID: string(rune('a' + i%26)), Text: s})
 	}
 	ctx := context.Background()
 	type input struct {
 		text  []string
-		train *eval.Dataset
+		train *dataset.Dataset
 	}
 	cases := []struct {
 		name  string

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models/embed"
 	"github.com/semrank/semrank/models/ssg/ssgtest"
 	"github.com/semrank/semrank/rerank"
@@ -20,9 +20,9 @@ func wmdFixture(t *testing.T, dir string) {
 	if err := tm.Save(filepath.Join(dir, "topics.model")); err != nil {
 		t.Fatal(err)
 	}
-	coll := &eval.Dataset{
-		Corpus:  []eval.Doc{{ID: "c1", Text: "loan account"}, {ID: "c2", Text: "sand camping"}},
-		Queries: []eval.Query{{ID: "q1", Text: "salary bank"}},
+	coll := &dataset.Dataset{
+		Corpus:  []dataset.Doc{{ID: "c1", Text: "loan account"}, {ID: "c2", Text: "sand camping"}},
+		Queries: []dataset.Query{{ID: "q1", Text: "salary bank"}},
 	}
 	if err := coll.Save(filepath.Join(dir, "coll")); err != nil {
 		t.Fatal(err)
@@ -33,9 +33,9 @@ func TestWMDAndSSGStages(t *testing.T) {
 	dir := t.TempDir()
 	wmdFixture(t, dir)
 	cands := []rerank.Candidate{
-		{ID: "far", Text: "beach desert camping"},
-		{ID: "near", Title: "Bank", Text: "loan salary"},
-		{ID: "empty", Text: "the of and"},
+		{Doc: dataset.Doc{ID: "far", Text: "beach desert camping"}},
+		{Doc: dataset.Doc{ID: "near", Title: "Bank", Text: "loan salary"}},
+		{Doc: dataset.Doc{ID: "empty", Text: "the of and"}},
 	}
 	specs := []rerank.StageSpec{
 		{Type: "wmd", Model: "vec.model"},

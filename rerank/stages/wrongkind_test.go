@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -14,7 +14,7 @@ import (
 // a file that is no model at all, refuses to build, naming the file, what
 // it holds and what the stage wanted.
 func TestModelOfAnotherKind(t *testing.T) {
-	ds, err := eval.LoadDataset("../../testdata/tweak")
+	ds, err := dataset.Load("../../testdata/tweak")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,10 @@ import (
 	"io"
 	"strings"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/offline"
 )
 
 // Metrics are the measures Compare reports.
@@ -18,8 +20,8 @@ var Metrics = eval.MustParseMetrics("map@10,mrr@10,p@1")
 type Comparison struct {
 	Queries         int
 	First, Reranked eval.Result
-	FirstRun        eval.Run
-	RerankedRun     eval.Run
+	FirstRun        dataset.Run
+	RerankedRun     dataset.Run
 }
 
 // Compare reranks the held-out queries with the demo pipeline.
@@ -28,8 +30,8 @@ func (d *Demo) Compare(ctx context.Context) (*Comparison, error) {
 	if err != nil {
 		return nil, err
 	}
-	test := retrieval(d.Dataset.Subset(eval.InSet(d.Test)))
-	first, reranked, err := rerank.RunDataset(ctx, d.Index, test, p, 0, nil)
+	test := retrieval(d.Dataset.Subset(dataset.InSet(d.Test)))
+	first, reranked, err := offline.RunDataset(ctx, d.Index, test, p, 0, nil)
 	if err != nil {
 		return nil, err
 	}

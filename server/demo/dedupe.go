@@ -1,6 +1,8 @@
 package demo
 
-import "github.com/semrank/semrank/eval"
+import (
+	"github.com/semrank/semrank/dataset"
+)
 
 // dedupe returns ds with one document for each title and text the corpus
 // holds more than once, and the number of documents it dropped. The
@@ -11,11 +13,11 @@ import "github.com/semrank/semrank/eval"
 // lists naming another of them name it instead (a query judging two of
 // them keeps the higher grade, and lists them once, at the first).
 // ds itself is not changed.
-func dedupe(ds *eval.Dataset) (*eval.Dataset, int) {
+func dedupe(ds *dataset.Dataset) (*dataset.Dataset, int) {
 	type content struct{ title, text string }
 	first := map[content]string{} // content → the id kept
 	same := map[string]string{}   // a dropped id → the id kept
-	out := &eval.Dataset{Dir: ds.Dir, Queries: ds.Queries}
+	out := &dataset.Dataset{Dir: ds.Dir, Queries: ds.Queries}
 	for _, d := range ds.Corpus {
 		c := content{d.Title, d.Text}
 		if id, ok := first[c]; ok {
@@ -35,7 +37,7 @@ func dedupe(ds *eval.Dataset) (*eval.Dataset, int) {
 		return id
 	}
 	if ds.Qrels != nil {
-		out.Qrels = eval.Qrels{}
+		out.Qrels = dataset.Qrels{}
 		for qid, judged := range ds.Qrels {
 			m := make(map[string]int, len(judged))
 			for id, g := range judged {
@@ -48,7 +50,7 @@ func dedupe(ds *eval.Dataset) (*eval.Dataset, int) {
 		}
 	}
 	if ds.Candidates != nil {
-		run := eval.NewRun()
+		run := dataset.NewRun()
 		for _, qid := range ds.Candidates.QueryIDs() {
 			seen := map[string]bool{}
 			for _, e := range ds.Candidates.Ranking(qid) {

@@ -13,7 +13,7 @@
 // on the training queries' retrieved lists (BM25 top window over the whole
 // corpus, unjudged documents counted as not relevant), the setting the
 // server searches in. Choices the demo makes on its own: the held-out fold
-// is the first of eval.Dataset.Folds(5), so it is the same on every run;
+// is the first of dataset.Dataset.Folds(5), so it is the same on every run;
 // the fusion learns from TWEAK scores on TWEAK's own training queries
 // (no cross-fitting: the demo must start in seconds, and its held-out
 // numbers are reported separately), and the window is 50.
@@ -30,10 +30,12 @@ import (
 	"slices"
 	"time"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/tweak"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/learn"
+	"github.com/semrank/semrank/rerank/offline"
 )
 
 // Window is the demo pipeline's rerank window.
@@ -51,7 +53,7 @@ type Options struct {
 type Demo struct {
 	Index        *index.Index
 	PipelinePath string
-	Dataset      *eval.Dataset
+	Dataset      *dataset.Dataset
 	Train, Test  []string // query ids the models learned from, and held out
 	Stages       []string
 }
@@ -79,12 +81,12 @@ func Build(ctx context.Context, o Options) (*Demo, error) {
 			fmt.Fprintf(o.Log, "%6.1fs  "+format+"\n", append([]any{time.Since(start).Seconds()}, args...)...)
 		}
 	}
-	var ds *eval.Dataset
+	var ds *dataset.Dataset
 	var err error
 	if o.FS != nil {
-		ds, err = eval.LoadDatasetFS(o.FS, o.Data)
+		ds, err = dataset.LoadFS(o.FS, o.Data)
 	} else {
-		ds, err = eval.LoadDataset(o.Data)
+		ds, err = dataset.Load(o.Data)
 	}
 	if err != nil {
 		return nil, err
@@ -98,7 +100,7 @@ func Build(ctx context.Context, o Options) (*Demo, error) {
 	ds, dropped := dedupe(ds)
 	folds := ds.Folds(5)
 	test := folds[0]
-	train := ds.Subset(eval.NotInSet(test))
+	train := ds.Subset(dataset.NotInSet(test))
 	d := &Demo{Dataset: ds, Test: test, PipelinePath: filepath.Join(o.Dir, "pipeline.yaml")}
 	for _, q := range train.Queries {
 		d.Train = append(d.Train, q.ID)
@@ -162,7 +164,7 @@ func checkFresh(dir string) error {
 
 // fill indexes the corpus with the payloads of cfg's stages, learns the
 // fusion on train and rewrites the pipeline file with it.
-func (d *Demo) fill(ctx context.Context, cfg *rerank.Config, train *eval.Dataset) error {
+func (d *Demo) fill(ctx context.Context, cfg *rerank.Config, train *dataset.Dataset) error {
 	p, _, err := rerank.LoadPipeline(d.PipelinePath, rerank.EnvFor(d.Index))
 	if err != nil {
 		return err
@@ -177,11 +179,11 @@ func (d *Demo) fill(ctx context.Context, cfg *rerank.Config, train *eval.Dataset
 	// The stages read the payloads just stored: they look for them at
 	// each score, not only when built.
 	d.Stages = p.StageNames()
-	examples, err := rerank.Examples(ctx, d.Index, retrieval(train), p)
+	examples, err := offline.Examples(ctx, d.Index, retrieval(train), p)
 	if err != nil {
 		return err
 	}
-	lin, err := rerank.TrainLinear(examples, rerank.LinearOptions{})
+	lin, err := learn.TrainLinear(examples, learn.LinearOptions{})
 	if err != nil {
 		return err
 	}
@@ -196,7 +198,7 @@ func (d *Demo) fill(ctx context.Context, cfg *rerank.Config, train *eval.Dataset
 
 // retrieval returns ds without its candidate lists, so candidates are
 // retrieved from the whole index as the server does.
-func retrieval(ds *eval.Dataset) *eval.Dataset {
+func retrieval(ds *dataset.Dataset) *dataset.Dataset {
 	r := *ds
 	r.Candidates = nil
 	return &r
@@ -205,7 +207,7 @@ func retrieval(ds *eval.Dataset) *eval.Dataset {
 // trainTWEAK trains TWEAK with the paper's defaults on train's candidate
 // lists; document frequencies come from the whole corpus, the query log
 // from the training queries.
-func trainTWEAK(ctx context.Context, all, train *eval.Dataset, path string) error {
+func trainTWEAK(ctx context.Context, all, train *dataset.Dataset, path string) error {
 	texts := make([]string, len(all.Corpus))
 	for i, doc := range all.Corpus {
 		texts[i] = doc.FullText()

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models/concept"
 	"github.com/semrank/semrank/models/dse"
 	"github.com/semrank/semrank/models/s2net"
@@ -107,7 +107,7 @@ func TestTweakTrainerRelevantOnlyJudgments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	relevant := eval.Qrels{}
+	relevant := dataset.Qrels{}
 	for qid, m := range ds.Qrels {
 		for did, g := range m {
 			if g > 0 {

@@ -1,12 +1,12 @@
 package conceptexp
 
 import (
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models/concept"
 )
 
 // LoadLists reads the judged candidate lists of a BEIR directory.
-func LoadLists(dir string) ([]concept.Judged, *eval.Dataset, error) {
+func LoadLists(dir string) ([]concept.Judged, *dataset.Dataset, error) {
 	d, ds, err := concept.LoadDir(dir, false)
 	return d.Lists, ds, err
 }
@@ -16,7 +16,7 @@ func LoadLists(dir string) ([]concept.Judged, *eval.Dataset, error) {
 func LoadExtra(dirs []string) (concept.Data, error) {
 	var d concept.Data
 	for _, dir := range dirs {
-		ds, err := eval.LoadDataset(dir)
+		ds, err := dataset.Load(dir)
 		if err != nil {
 			return d, err
 		}

@@ -3,7 +3,7 @@ package conceptexp
 import (
 	"context"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models/concept"
 	"github.com/semrank/semrank/models/tweak"
 )
@@ -14,7 +14,7 @@ import (
 // other models), the query-log feature from the training queries only.
 // Candidates without a judgment count as not relevant, as the concept
 // models' lists count them (concept.FromDataset).
-func TweakTrainer(ds *eval.Dataset, texts []string) func(ctx context.Context, train []concept.Judged) (*tweak.Model, error) {
+func TweakTrainer(ds *dataset.Dataset, texts []string) func(ctx context.Context, train []concept.Judged) (*tweak.Model, error) {
 	ds = ds.WithUnjudgedNotRelevant()
 	df := tweak.CountDF(texts)
 	return func(ctx context.Context, train []concept.Judged) (*tweak.Model, error) {

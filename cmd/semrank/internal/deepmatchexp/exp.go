@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/semrank/semrank/cmd/semrank/internal/conceptexp"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models/deepmatch"
 	"github.com/semrank/semrank/models/tweak"
 	"github.com/semrank/semrank/rerank"
@@ -80,7 +81,7 @@ func baselines(test []deepmatch.Query, corpus []string) (Scores, error) {
 		cands := make([]rerank.Candidate, len(q.Cands))
 		for i, c := range q.Cands {
 			ir[i] = -float64(i) // candidates arrive in first-stage order
-			cands[i] = rerank.Candidate{ID: c.ID, Text: c.Text}
+			cands[i] = rerank.Candidate{Doc: dataset.Doc{ID: c.ID, Text: c.Text}}
 		}
 		cos, err := tf.Score(context.Background(), rerank.Query{ID: q.ID, Text: q.Text}, cands)
 		if err != nil {

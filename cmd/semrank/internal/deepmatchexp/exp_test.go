@@ -8,12 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/models/deepmatch"
 )
 
 func TestCrossValidateReport(t *testing.T) {
-	ds, err := eval.LoadDataset("../../../../testdata/deepmatch/semeval-a")
+	ds, err := dataset.Load("../../../../testdata/deepmatch/semeval-a")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/models/tweak"
 )
@@ -41,18 +42,18 @@ const (
 
 // Outcome holds every system's test-query run and what was chosen per fold.
 type Outcome struct {
-	Qrels   eval.Qrels // judgments of the test queries
+	Qrels   dataset.Qrels // judgments of the test queries
 	Systems []string
-	Runs    map[string]*eval.Run
+	Runs    map[string]*dataset.Run
 	Chosen  []string // per fold: chosen α and λ, for the report
 }
 
-func newOutcome() *Outcome { return &Outcome{Qrels: eval.Qrels{}, Runs: map[string]*eval.Run{}} }
+func newOutcome() *Outcome { return &Outcome{Qrels: dataset.Qrels{}, Runs: map[string]*dataset.Run{}} }
 
 func (o *Outcome) add(sys string, set *tweak.Set, scores []float64) {
 	r, ok := o.Runs[sys]
 	if !ok {
-		nr := eval.NewRun()
+		nr := dataset.NewRun()
 		r = &nr
 		o.Runs[sys] = r
 		o.Systems = append(o.Systems, sys)
@@ -65,7 +66,7 @@ func (o *Outcome) add(sys string, set *tweak.Set, scores []float64) {
 
 // Split trains on every judged query of train and tests on every judged
 // query of test, with document frequencies df.
-func (e Experiment) Split(ctx context.Context, train, test *eval.Dataset, df *tweak.DFTable) (*Outcome, error) {
+func (e Experiment) Split(ctx context.Context, train, test *dataset.Dataset, df *tweak.DFTable) (*Outcome, error) {
 	o := newOutcome()
 	trainQ, err := judgedQueries(train)
 	if err != nil {
@@ -84,7 +85,7 @@ func (e Experiment) Split(ctx context.Context, train, test *eval.Dataset, df *tw
 // CrossValidate runs k-fold cross-validation over the judged queries of
 // ds: queries are shuffled with e.Seed and dealt into k folds, all of a
 // query's candidates staying in its fold.
-func (e Experiment) CrossValidate(ctx context.Context, ds *eval.Dataset, k int, df *tweak.DFTable) (*Outcome, error) {
+func (e Experiment) CrossValidate(ctx context.Context, ds *dataset.Dataset, k int, df *tweak.DFTable) (*Outcome, error) {
 	qids, err := judgedQueries(ds)
 	if err != nil {
 		return nil, err
@@ -110,7 +111,7 @@ func (e Experiment) CrossValidate(ctx context.Context, ds *eval.Dataset, k int, 
 	return o, nil
 }
 
-func judgedQueries(ds *eval.Dataset) ([]string, error) {
+func judgedQueries(ds *dataset.Dataset) ([]string, error) {
 	if ds.Candidates == nil {
 		return nil, tweak.ErrNoCandidates
 	}
@@ -131,7 +132,7 @@ func (e Experiment) shuffle(qids []string, salt uint64) []string {
 }
 
 // fold trains every system on trainQ and adds their runs over testQ.
-func (e Experiment) fold(ctx context.Context, o *Outcome, name string, trainDS *eval.Dataset, trainQ []string, testDS *eval.Dataset, testQ []string, df *tweak.DFTable) error {
+func (e Experiment) fold(ctx context.Context, o *Outcome, name string, trainDS *dataset.Dataset, trainQ []string, testDS *dataset.Dataset, testQ []string, df *tweak.DFTable) error {
 	st := tweak.Stats{DF: df}
 	if e.QueryLog {
 		texts := make([]string, len(trainQ))
@@ -149,7 +150,7 @@ func (e Experiment) fold(ctx context.Context, o *Outcome, name string, trainDS *
 	}
 	sets := map[string]*tweak.Set{}
 	for key, spec := range map[string]struct {
-		ds    *eval.Dataset
+		ds    *dataset.Dataset
 		q     []string
 		inLog bool
 	}{

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models/tweak"
 )
 
@@ -105,12 +105,12 @@ func TestSplitTestsOnlyTheTestQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 	trainQ, testQ := judged[:8], judged[8:]
-	sub := func(qids []string) *eval.Dataset {
+	sub := func(qids []string) *dataset.Dataset {
 		keep := func(q string) bool { return slices.Contains(qids, q) }
 		c := ds.Candidates.Filter(keep)
 		out := *ds
 		out.Candidates = &c
-		out.Qrels = eval.Qrels{}
+		out.Qrels = dataset.Qrels{}
 		for _, q := range qids {
 			out.Qrels[q] = ds.Qrels[q]
 		}
@@ -131,9 +131,9 @@ func TestSplitTestsOnlyTheTestQueries(t *testing.T) {
 }
 
 // testData loads the SemEval-2016 subtask B queries of testdata/tweak.
-func testData(t *testing.T) *eval.Dataset {
+func testData(t *testing.T) *dataset.Dataset {
 	t.Helper()
-	ds, err := eval.LoadDataset("../../../../testdata/tweak")
+	ds, err := dataset.Load("../../../../testdata/tweak")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func testData(t *testing.T) *eval.Dataset {
 }
 
 // corpusDF counts document frequencies over the dataset's corpus.
-func corpusDF(ds *eval.Dataset) *tweak.DFTable {
+func corpusDF(ds *dataset.Dataset) *tweak.DFTable {
 	texts := make([]string, len(ds.Corpus))
 	for i, d := range ds.Corpus {
 		texts[i] = d.FullText()

@@ -10,11 +10,13 @@ import (
 	"strings"
 
 	"github.com/semrank/semrank/analyzers"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/ssg"
 	"github.com/semrank/semrank/models/wmd"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/offline"
 	"github.com/semrank/semrank/rerank/stages"
 )
 
@@ -31,7 +33,7 @@ type Lists map[string][]Candidate
 // Missing returns how many of the queries qrels judges have no candidates
 // in l (no searchable terms, nothing retrieved, an empty given list):
 // every system ranks nothing for them and they count 0 in every row.
-func (l Lists) Missing(qrels eval.Qrels) int {
+func (l Lists) Missing(qrels dataset.Qrels) int {
 	n := 0
 	for qid := range qrels {
 		if len(l[qid]) == 0 {
@@ -42,7 +44,7 @@ func (l Lists) Missing(qrels eval.Qrels) int {
 }
 
 // GivenLists returns the dataset's given candidate lists (SemEval).
-func GivenLists(ds *eval.Dataset) (Lists, error) {
+func GivenLists(ds *dataset.Dataset) (Lists, error) {
 	if ds.Candidates == nil {
 		return nil, fmt.Errorf("%s has no candidates.trec", ds.Dir)
 	}
@@ -68,7 +70,7 @@ type Stats struct {
 }
 
 // CorpusStats counts document frequencies over a corpus.
-func CorpusStats(corpus []eval.Doc) Stats {
+func CorpusStats(corpus []dataset.Doc) Stats {
 	st := Stats{DF: map[string]float64{}}
 	var total float64
 	for _, d := range corpus {
@@ -250,8 +252,8 @@ func NegInfLast(s []float64) []float64 {
 // first-stage order and is counted; any other error, such as a failed
 // transport solve, stops the run naming the query, rather than passing a
 // broken system off as one that kept the first stage's order.
-func Run(ctx context.Context, queries []eval.Query, lists Lists, sys System) (eval.Run, int, error) {
-	run := eval.NewRun()
+func Run(ctx context.Context, queries []dataset.Query, lists Lists, sys System) (dataset.Run, int, error) {
+	run := dataset.NewRun()
 	fallbacks := 0
 	for _, q := range queries {
 		cands := lists[q.ID]
@@ -285,7 +287,7 @@ func Run(ctx context.Context, queries []eval.Query, lists Lists, sys System) (ev
 			return cands[order[a]].Rank < cands[order[b]].Rank
 		})
 		for r, i := range order {
-			run.Add(q.ID, eval.Entry{DocID: cands[i].ID, Score: float64(len(cands) - r), Rank: r + 1})
+			run.Add(q.ID, dataset.Entry{DocID: cands[i].ID, Score: float64(len(cands) - r), Rank: r + 1})
 		}
 	}
 	return run, fallbacks, nil
@@ -299,7 +301,7 @@ type Row struct {
 }
 
 // Compare runs every system and evaluates it with metrics.
-func Compare(ctx context.Context, ds *eval.Dataset, lists Lists, systems []System, metrics []eval.Metric, log io.Writer) ([]Row, error) {
+func Compare(ctx context.Context, ds *dataset.Dataset, lists Lists, systems []System, metrics []eval.Metric, log io.Writer) ([]Row, error) {
 	var rows []Row
 	for _, sys := range systems {
 		run, fb, err := Run(ctx, ds.Queries, lists, sys)
@@ -366,7 +368,7 @@ func WriteTable(w io.Writer, rows []Row, metrics []eval.Metric, base string) err
 //
 // An index that holds none of ds's documents (one of another corpus) is
 // an error: every candidate would be unjudged, and every metric 0.
-func IndexLists(ctx context.Context, idx *index.Index, ds *eval.Dataset, depth int) (Lists, error) {
+func IndexLists(ctx context.Context, idx *index.Index, ds *dataset.Dataset, depth int) (Lists, error) {
 	out := Lists{}
 	hits, known := 0, 0
 	p, err := rerank.FirstStagePipeline(idx, depth)
@@ -375,7 +377,7 @@ func IndexLists(ctx context.Context, idx *index.Index, ds *eval.Dataset, depth i
 	}
 	s := rerank.Searcher{Index: idx, Pipeline: p}
 	for _, q := range ds.Queries {
-		qhits, err := s.DatasetCandidates(ctx, ds, q, depth)
+		qhits, err := offline.Candidates(ctx, s, ds, q, depth)
 		if err == nil {
 			err = s.Load(ctx, qhits)
 		}
@@ -400,7 +402,7 @@ func IndexLists(ctx context.Context, idx *index.Index, ds *eval.Dataset, depth i
 
 // JudgedOnly returns ds with only the queries that have judgments (trec_eval
 // and the foundation numbers ignore the rest).
-func JudgedOnly(ds *eval.Dataset) *eval.Dataset {
+func JudgedOnly(ds *dataset.Dataset) *dataset.Dataset {
 	out := *ds
 	out.Queries = nil
 	for _, q := range ds.Queries {

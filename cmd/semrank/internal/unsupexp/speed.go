@@ -12,7 +12,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models/wmd"
 )
 
@@ -47,7 +47,7 @@ type SpeedResult struct {
 // SpeedDocs returns the nBOW queries and documents of a dataset for the
 // speed test: the first cfg.Queries queries and cfg.Docs corpus documents
 // that have at least one word with a vector.
-func SpeedDocs(space *wmd.Space, ds *eval.Dataset, cfg SpeedConfig) (qs, docs []wmd.Doc, err error) {
+func SpeedDocs(space *wmd.Space, ds *dataset.Dataset, cfg SpeedConfig) (qs, docs []wmd.Doc, err error) {
 	if cfg.Queries < 1 || cfg.Docs < 1 {
 		return nil, nil, fmt.Errorf("%d queries and %d documents requested: want at least one of each", cfg.Queries, cfg.Docs)
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 )
@@ -35,7 +35,7 @@ func CollectionTexts(ctx context.Context, dirs, indexes []string, fields rerank.
 func DatasetTexts(dirs []string) ([]string, error) {
 	var out []string
 	for _, dir := range dirs {
-		docs, qs, err := eval.LoadText(dir)
+		docs, qs, err := dataset.LoadText(dir)
 		if err != nil {
 			return nil, err
 		}

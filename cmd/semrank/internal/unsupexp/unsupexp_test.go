@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/eval"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/embed"
@@ -22,7 +23,7 @@ import (
 )
 
 func TestLexicalBaselines(t *testing.T) {
-	corpus := []eval.Doc{
+	corpus := []dataset.Doc{
 		{ID: "a", Text: "best bank in doha for a loan"},
 		{ID: "b", Text: "camping in the desert near the beach"},
 		{ID: "c", Text: "bank opening hours in ramadan"},
@@ -48,7 +49,7 @@ func TestLexicalBaselines(t *testing.T) {
 }
 
 func TestRunKeepsOrderOnFailure(t *testing.T) {
-	qs := []eval.Query{{ID: "q1", Text: "x"}}
+	qs := []dataset.Query{{ID: "q1", Text: "x"}}
 	lists := Lists{"q1": {{ID: "d1", Rank: 1}, {ID: "d2", Rank: 2}}}
 	cannot := System{"cannot", func(context.Context, string, []Candidate) ([]float64, error) {
 		return nil, ssg.ErrEmptyQuery
@@ -114,7 +115,7 @@ func TestWMDCountsQueriesWithoutVectors(t *testing.T) {
 		{"", 1, "d1"},
 	}
 	for _, tc := range tests {
-		run, fb, err := Run(context.Background(), []eval.Query{{ID: "q1", Text: tc.query}}, lists, sys)
+		run, fb, err := Run(context.Background(), []dataset.Query{{ID: "q1", Text: tc.query}}, lists, sys)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,9 +186,9 @@ func TestSpeedRefusesNoPairs(t *testing.T) {
 	if _, _, err := Speed(context.Background(), space, nil, docs, 1); err == nil {
 		t.Error("Speed with no queries: no error")
 	}
-	ds := &eval.Dataset{
-		Queries: []eval.Query{{ID: "q1", Text: "bank"}},
-		Corpus:  []eval.Doc{{ID: "d1", Text: "loan"}},
+	ds := &dataset.Dataset{
+		Queries: []dataset.Query{{ID: "q1", Text: "bank"}},
+		Corpus:  []dataset.Doc{{ID: "d1", Text: "loan"}},
 	}
 	for _, cfg := range []SpeedConfig{{Queries: 0, Docs: 1}, {Queries: -1, Docs: 1}, {Queries: 1, Docs: -1}} {
 		if _, _, err := SpeedDocs(space, ds, cfg); err == nil {
@@ -201,7 +202,7 @@ func TestSpeedRefusesNoPairs(t *testing.T) {
 // SystemNames lists the systems Systems builds.
 func TestWriteTableNeedsBase(t *testing.T) {
 	ms := eval.MustParseMetrics("map@10")
-	res, err := eval.Evaluate(eval.Qrels{"q1": {"d1": 1}}, eval.NewRun(), ms)
+	res, err := eval.Evaluate(dataset.Qrels{"q1": {"d1": 1}}, dataset.NewRun(), ms)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,11 +233,11 @@ func TestIndexListsRefusesAnotherCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer idx.Close()
-	if err := idx.Add(ctx, []eval.Doc{{ID: "x1", Text: "bank account"}, {ID: "x2", Text: "visa office"}}, nil, nil); err != nil {
+	if err := idx.Add(ctx, []dataset.Doc{{ID: "x1", Text: "bank account"}, {ID: "x2", Text: "visa office"}}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	ds := &eval.Dataset{Dir: "data", Queries: []eval.Query{{ID: "q1", Text: "bank"}},
-		Corpus: []eval.Doc{{ID: "d1", Text: "bank loan"}}, Qrels: eval.Qrels{"q1": {"d1": 1}}}
+	ds := &dataset.Dataset{Dir: "data", Queries: []dataset.Query{{ID: "q1", Text: "bank"}},
+		Corpus: []dataset.Doc{{ID: "d1", Text: "bank loan"}}, Qrels: dataset.Qrels{"q1": {"d1": 1}}}
 	if _, err := IndexLists(ctx, idx, ds, 10); err == nil || !strings.Contains(err.Error(), "is it an index of another corpus") {
 		t.Errorf("err = %v, want one saying the index holds none of the data's documents", err)
 	}
@@ -250,7 +251,7 @@ func TestIndexListsRefusesAnotherCorpus(t *testing.T) {
 }
 
 func TestListsMissing(t *testing.T) {
-	q := eval.Qrels{}
+	q := dataset.Qrels{}
 	q.Add("q1", "d1", 1)
 	q.Add("q2", "d2", 1)
 	q.Add("q3", "d3", 0)
@@ -292,21 +293,21 @@ func TestCompareRanksByMeaning(t *testing.T) {
 		"s1": "desert sand", "s2": "camping beach", "s3": "sand camping",
 		"m1": "salary account", "m2": "account salary", "m3": "salary",
 	}
-	ds := &eval.Dataset{
-		Queries: []eval.Query{{ID: "money", Text: "bank loan"}, {ID: "trip", Text: "beach desert"}, {ID: "unjudged", Text: "bank"}},
-		Qrels:   eval.Qrels{},
+	ds := &dataset.Dataset{
+		Queries: []dataset.Query{{ID: "money", Text: "bank loan"}, {ID: "trip", Text: "beach desert"}, {ID: "unjudged", Text: "bank"}},
+		Qrels:   dataset.Qrels{},
 	}
 	for _, id := range slices.Sorted(maps.Keys(docs)) {
-		ds.Corpus = append(ds.Corpus, eval.Doc{ID: id, Text: docs[id]})
+		ds.Corpus = append(ds.Corpus, dataset.Doc{ID: id, Text: docs[id]})
 	}
-	given := eval.NewRun()
+	given := dataset.NewRun()
 	for q, order := range map[string][]string{
 		"money":    {"s1", "s2", "s3", "m1", "m2", "m3"},
 		"trip":     {"m1", "m2", "s3", "m3", "s1", "s2"},
 		"unjudged": {"s1", "m1"},
 	} {
 		for i, id := range order {
-			given.Add(q, eval.Entry{DocID: id, Rank: i + 1, Score: float64(len(order) - i)})
+			given.Add(q, dataset.Entry{DocID: id, Rank: i + 1, Score: float64(len(order) - i)})
 		}
 	}
 	ds.Candidates = &given

@@ -1,4 +1,4 @@
-package eval
+package dataset
 
 import (
 	"errors"
@@ -152,7 +152,7 @@ func TestDatasetRoundTrip(t *testing.T) {
 	if err := ds.Save(dir); err != nil {
 		t.Fatal(err)
 	}
-	got, err := LoadDataset(dir)
+	got, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestDatasetWithoutJudgmentsOrCandidates(t *testing.T) {
 			if err := ds.Save(dir); err != nil {
 				t.Fatal(err)
 			}
-			got, err := LoadDataset(dir)
+			got, err := Load(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -244,7 +244,7 @@ func TestDatasetSaveOverOldDataset(t *testing.T) {
 			if err := ds.Save(dir); err != nil {
 				t.Fatal(err)
 			}
-			got, err := LoadDataset(dir)
+			got, err := Load(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -255,7 +255,7 @@ func TestDatasetSaveOverOldDataset(t *testing.T) {
 	}
 }
 
-func TestLoadDatasetRefusesUnknownIDs(t *testing.T) {
+func TestLoadRefusesUnknownIDs(t *testing.T) {
 	tests := []struct {
 		name, file, content, msg string
 	}{
@@ -277,9 +277,9 @@ func TestLoadDatasetRefusesUnknownIDs(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, tc.file), []byte(tc.content), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			ds, err := LoadDataset(dir)
+			ds, err := Load(dir)
 			if err == nil {
-				t.Fatalf("LoadDataset accepted %s", tc.file)
+				t.Fatalf("Load accepted %s", tc.file)
 			}
 			if ds != nil {
 				t.Error("dataset returned with the error")
@@ -289,15 +289,15 @@ func TestLoadDatasetRefusesUnknownIDs(t *testing.T) {
 			}
 		})
 	}
-	if _, err := LoadDataset(filepath.Join(t.TempDir(), "missing")); err == nil {
-		t.Error("LoadDataset accepted a missing directory")
+	if _, err := Load(filepath.Join(t.TempDir(), "missing")); err == nil {
+		t.Error("Load accepted a missing directory")
 	}
 }
 
-// TestLoadDatasetUnreadableOptionalFile checks that a judgments or
+// TestLoadUnreadableOptionalFile checks that a judgments or
 // candidates file that exists but cannot be read is an error, not a
 // dataset loaded as if it had none.
-func TestLoadDatasetUnreadableOptionalFile(t *testing.T) {
+func TestLoadUnreadableOptionalFile(t *testing.T) {
 	for _, file := range []string{QrelsFile, CandidatesFile} {
 		t.Run(file, func(t *testing.T) {
 			dir := t.TempDir()
@@ -312,9 +312,9 @@ func TestLoadDatasetUnreadableOptionalFile(t *testing.T) {
 			if err := os.Symlink(filepath.Base(p), p); err != nil {
 				t.Skip(err)
 			}
-			ds, err := LoadDataset(dir)
+			ds, err := Load(dir)
 			if err == nil {
-				t.Fatalf("LoadDataset read %s as absent: Qrels = %v, Candidates = %v", file, ds.Qrels, ds.Candidates)
+				t.Fatalf("Load read %s as absent: Qrels = %v, Candidates = %v", file, ds.Qrels, ds.Candidates)
 			}
 			if !strings.Contains(err.Error(), p) {
 				t.Errorf("error %q does not name %s", err, p)
@@ -401,15 +401,15 @@ func TestLoadText(t *testing.T) {
 	}
 }
 
-// TestLoadDatasetFS reads a BEIR directory inside an fs.FS (as the demo
-// reads its data built into the binary) into what LoadDataset reads from
+// TestLoadFS reads a BEIR directory inside an fs.FS (as the demo
+// reads its data built into the binary) into what Load reads from
 // disk, and names the files by their path in the FS in errors.
-func TestLoadDatasetFS(t *testing.T) {
+func TestLoadFS(t *testing.T) {
 	dir := t.TempDir()
 	if err := testDataset().Save(dir); err != nil {
 		t.Fatal(err)
 	}
-	want, err := LoadDataset(dir)
+	want, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +421,7 @@ func TestLoadDatasetFS(t *testing.T) {
 		}
 		fsys["data/beir/"+name] = &fstest.MapFile{Data: b}
 	}
-	got, err := LoadDatasetFS(fsys, "data/beir")
+	got, err := LoadFS(fsys, "data/beir")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,14 +434,14 @@ func TestLoadDatasetFS(t *testing.T) {
 	// named by its path in the FS.
 	delete(fsys, "data/beir/"+QrelsFile)
 	delete(fsys, "data/beir/"+CandidatesFile)
-	if got, err := LoadDatasetFS(fsys, "data/beir"); err != nil || got.Qrels != nil || got.Candidates != nil {
+	if got, err := LoadFS(fsys, "data/beir"); err != nil || got.Qrels != nil || got.Candidates != nil {
 		t.Errorf("without judgments and candidates: %v, %v", got, err)
 	}
 	fsys["data/beir/"+QueriesFile] = &fstest.MapFile{Data: []byte("{")}
-	if _, err := LoadDatasetFS(fsys, "data/beir"); err == nil || !strings.Contains(err.Error(), "data/beir/"+QueriesFile+":1") {
+	if _, err := LoadFS(fsys, "data/beir"); err == nil || !strings.Contains(err.Error(), "data/beir/"+QueriesFile+":1") {
 		t.Errorf("broken queries: %v", err)
 	}
-	if _, err := LoadDatasetFS(fsys, "nowhere"); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := LoadFS(fsys, "nowhere"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing directory: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package eval
+package dataset
 
 import (
 	"bytes"
@@ -218,7 +218,7 @@ func TestReadRunSemEval(t *testing.T) {
 // (ties in the order written), and ReadQrels to its labels.
 func TestWriteSemEvalRoundTrip(t *testing.T) {
 	run := NewRun()
-	for _, e := range scored("Q1_R2", 0.5, "Q1_R1", 2.0, "Q1_R3", 0.5, "Q1_R4", -1e-20) {
+	for _, e := range []Entry{{"Q1_R2", 0.5, 1, 0}, {"Q1_R1", 2, 2, 0}, {"Q1_R3", 0.5, 3, 0}, {"Q1_R4", -1e-20, 4, 0}} {
 		run.Add("Q1", e)
 	}
 	run.Add("Q0", Entry{DocID: "Q0_R1", Score: 1})

@@ -1,4 +1,10 @@
-package eval
+// Package dataset holds the data rankings are made from and measured
+// against, and the files it travels in: documents (Doc) and queries in
+// BEIR's JSONL, judgments (Qrels) and rankings (Run) in TREC's forms and
+// in the SemEval gold (.relevancy) form, in which the task's scorer also
+// reads predictions, and a BEIR directory of them all in memory
+// (Dataset), with given candidate lists (candidates.trec).
+package dataset
 
 import (
 	"bufio"
@@ -303,16 +309,16 @@ const (
 	CandidatesFile = "candidates.trec"
 )
 
-// LoadDataset reads a BEIR directory. corpus.jsonl and queries.jsonl are
+// Load reads a BEIR directory. corpus.jsonl and queries.jsonl are
 // required; qrels/test.tsv and candidates.trec are read when present. A
 // candidate list or judgment naming an unknown query or document is an error.
-func LoadDataset(dir string) (*Dataset, error) {
+func Load(dir string) (*Dataset, error) {
 	return loadDataset(osFS{}, dir, filepath.Join)
 }
 
-// LoadDatasetFS is LoadDataset reading the directory dir of fsys, such as
+// LoadFS is Load reading the directory dir of fsys, such as
 // data built into the binary with go:embed.
-func LoadDatasetFS(fsys fs.FS, dir string) (*Dataset, error) {
+func LoadFS(fsys fs.FS, dir string) (*Dataset, error) {
 	return loadDataset(fsys, dir, path.Join)
 }
 
@@ -323,13 +329,13 @@ type osFS struct{}
 func (osFS) Open(name string) (fs.File, error)     { return os.Open(name) }
 func (osFS) Stat(name string) (fs.FileInfo, error) { return os.Stat(name) }
 
-// LoadDatasetWith reads the BEIR directory dir as LoadDataset does, with
+// LoadWith reads the BEIR directory dir as Load does, with
 // corpus as its documents: its corpus.jsonl, which need not exist, is not
 // read. Trainers learning from an index take the documents from the
 // index. A nil corpus stands for documents that are not known here (a
 // run over an index): the judgments and candidate lists are then not
 // checked against them.
-func LoadDatasetWith(dir string, corpus []Doc) (*Dataset, error) {
+func LoadWith(dir string, corpus []Doc) (*Dataset, error) {
 	return readDataset(osFS{}, dir, filepath.Join, func() ([]Doc, error) { return corpus, nil })
 }
 
@@ -475,7 +481,7 @@ func (ds *Dataset) check() error {
 // on first use, and again when it sees that Corpus has changed since: its
 // length differs, or the id found is no longer at its place. A document
 // replaced in place under a new id is not seen; a caller that edits Corpus
-// that way should set a new slice. LoadDataset indexes the corpus, so
+// that way should set a new slice. Load indexes the corpus, so
 // lookups in a loaded dataset that nobody edits only read and may run
 // concurrently.
 func (ds *Dataset) Doc(id string) (Doc, bool) {
@@ -525,7 +531,7 @@ func (ds *Dataset) Save(dir string) error {
 		return err
 	}
 	// An empty qrels or candidates file would not load back (ErrEmpty), so
-	// empty ones are not written, as LoadDataset reads absent ones as nil;
+	// empty ones are not written, as Load reads absent ones as nil;
 	// one left by an earlier dataset saved to dir is removed, or it would be
 	// read back as this dataset's.
 	if len(ds.Qrels) > 0 {

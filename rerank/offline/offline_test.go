@@ -1,12 +1,14 @@
-package rerank
+package offline
 
 import (
 	"context"
 	"fmt"
 	"testing"
 
-	"github.com/semrank/semrank/eval"
+	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
+	"github.com/semrank/semrank/rerank"
+	_ "github.com/semrank/semrank/rerank/stages"
 )
 
 // TestExamplesKeepTheWindow: fusion training sees what reranking sees.
@@ -15,12 +17,12 @@ import (
 // train the fusion on other candidates and other scales.
 func TestExamplesKeepTheWindow(t *testing.T) {
 	ctx := context.Background()
-	ds := &eval.Dataset{Qrels: eval.Qrels{"q1": {"d1": 1}}, Queries: []eval.Query{{ID: "q1", Text: "bank account"}}}
-	given := eval.NewRun()
+	ds := &dataset.Dataset{Qrels: dataset.Qrels{"q1": {"d1": 1}}, Queries: []dataset.Query{{ID: "q1", Text: "bank account"}}}
+	given := dataset.NewRun()
 	for i := 1; i <= 5; i++ {
 		id := fmt.Sprintf("d%d", i)
-		ds.Corpus = append(ds.Corpus, eval.Doc{ID: id, Text: "bank account number " + id})
-		given.Add("q1", eval.Entry{DocID: id, Rank: i, Score: float64(10 - i)})
+		ds.Corpus = append(ds.Corpus, dataset.Doc{ID: id, Text: "bank account number " + id})
+		given.Add("q1", dataset.Entry{DocID: id, Rank: i, Score: float64(10 - i)})
 	}
 	ds.Candidates = &given
 	idx, err := index.Create("")
@@ -32,8 +34,8 @@ func TestExamplesKeepTheWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, window := range []int{2, 5, 8} {
-		cfg := &Config{Window: window, Stages: []StageSpec{{Type: "test_const"}}, Fusion: FusionSpec{Method: "none"}}
-		p, err := cfg.Build(EnvFor(idx))
+		cfg := &rerank.Config{Window: window, Stages: []rerank.StageSpec{{Type: "length"}}, Fusion: rerank.FusionSpec{Method: "none"}}
+		p, err := cfg.Build(rerank.EnvFor(idx))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package eval
+package dataset
 
 import (
 	"bufio"
@@ -296,7 +296,7 @@ func (r Run) Write(w io.Writer, tag string) error {
 // read; relevant gives it for each entry. A run built in memory with a NaN
 // score or a document listed twice is refused, as Evaluate refuses it.
 func (r Run) WriteSemEval(w io.Writer, relevant func(qid string, e Entry) bool) error {
-	if err := r.checkEntries(); err != nil {
+	if err := r.CheckEntries(); err != nil {
 		return err
 	}
 	bw := bufio.NewWriter(w)
@@ -414,11 +414,11 @@ func (r Run) CheckQueries(q Qrels) error {
 	return nil
 }
 
-// checkEntries returns an error naming the first entry that lists a
+// CheckEntries returns an error naming the first entry that lists a
 // document its query already lists, or has a NaN score. ReadRun refuses
 // both; a run built in memory gets here unchecked, and Evaluate would
 // credit a document twice or sort by a score that orders nothing.
-func (r Run) checkEntries() error {
+func (r Run) CheckEntries() error {
 	seen := map[string]bool{}
 	for _, qid := range r.order {
 		clear(seen)
