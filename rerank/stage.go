@@ -22,7 +22,10 @@
 // Stages for the models in semrank's models/ packages live in package
 // rerank/stages, which registers them by type name so a pipeline file can
 // name them; rerank itself imports no model package, only package models'
-// bundle format, in which its fusion models are saved.
+// bundle format, in which its fusion models are saved. What trains and runs
+// pipelines lives beside it and imports it: rerank/learn fits fusions,
+// rerank/offline runs pipelines over datasets, rerank/publish writes
+// pipeline files' checksums, and rerank/recipe trains whole pipelines.
 package rerank
 
 import (
