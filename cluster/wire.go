@@ -13,7 +13,7 @@ import (
 
 // The bodies of a shard's endpoints (semrank serve, package server):
 //
-//	POST /api/shard/search     SearchBody → Bleve's SearchResult
+//	POST /api/shard/search     SearchBody → Bleve's SearchResult, compact (ResultType) when accepted and it fits
 //	POST /api/shard/presearch  PresearchBody → ShardStats
 //	POST /api/shard/docfreq    DocFreqBody → ShardStats
 //	POST /api/shard/payloads   PayloadsBody → ShardPayloads

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
@@ -118,7 +120,30 @@ func (s *Server) handleShardSearch(w http.ResponseWriter, r *http.Request) error
 	for _, h := range res.Hits {
 		h.Index = "" // the index's path here; the coordinator names the shard
 	}
+	if accepts(r, cluster.ResultType) {
+		if b, ok := cluster.AppendResult(nil, res); ok {
+			w.Header().Set("Content-Type", cluster.ResultType)
+			w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+			w.WriteHeader(http.StatusOK)
+			_, _ = w.Write(b)
+			return nil
+		}
+	}
 	return writeJSON(w, http.StatusOK, res)
+}
+
+// accepts reports whether r's Accept header lists the media type typ
+// (a coordinator's does; other clients get JSON).
+func accepts(r *http.Request, typ string) bool {
+	for _, v := range r.Header.Values("Accept") {
+		for part := range strings.SplitSeq(v, ",") {
+			mt, _, _ := strings.Cut(part, ";")
+			if strings.EqualFold(strings.TrimSpace(mt), typ) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // checkStats refuses statistics of no collection this shard, holding

@@ -1,8 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,4 +122,62 @@ func FuzzShardBodies(f *testing.F) {
 		}
 		fuzzPost(t, s, paths[path%len(paths)], body)
 	})
+}
+
+// TestShardSearchCompact: a search whose hits carry ids, scores and sort
+// values alone is answered in the compact encoding to a client that
+// accepts it, and it decodes to what the JSON answer holds; hits with
+// fields are answered in JSON whatever the client accepts.
+func TestShardSearchCompact(t *testing.T) {
+	idx, _ := demoIndex(t)
+	_, ts, _ := newServer(t, idx, lexicalPipeline, nil)
+	q, err := index.TextQuery("best bank in Doha")
+	if err != nil {
+		t.Fatal(err)
+	}
+	search := func(req *bleve.SearchRequest, accept string) (string, []byte) {
+		t.Helper()
+		body, _ := json.Marshal(cluster.SearchBody{Request: req})
+		r, _ := http.NewRequest("POST", ts.URL+"/api/shard/search", bytes.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		if accept != "" {
+			r.Header.Set("Accept", accept)
+		}
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("status %d, %v: %s", resp.StatusCode, err, raw)
+		}
+		return resp.Header.Get("Content-Type"), raw
+	}
+	req := bleve.NewSearchRequestOptions(q, 20, 0, false)
+	typ, raw := search(req, "text/html;q=0.5, "+cluster.ResultType+", application/json")
+	if typ != cluster.ResultType {
+		t.Fatalf("Content-Type %q, want %q", typ, cluster.ResultType)
+	}
+	got, err := cluster.DecodeResult(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ, raw = search(req, "")
+	var want bleve.SearchResult
+	if err := json.Unmarshal(raw, &want); err != nil || !strings.HasPrefix(typ, "application/json") {
+		t.Fatalf("without Accept: %q, %v", typ, err)
+	}
+	if got.Total != want.Total || len(got.Hits) != len(want.Hits) || len(got.Hits) == 0 {
+		t.Fatalf("total %d, %d hits; JSON says %d, %d", got.Total, len(got.Hits), want.Total, len(want.Hits))
+	}
+	for i, h := range want.Hits {
+		if g := got.Hits[i]; g.ID != h.ID || g.Score != h.Score || !slices.Equal(g.Sort, h.Sort) {
+			t.Fatalf("hit %d: %s %v %v, JSON says %s %v %v", i, g.ID, g.Score, g.Sort, h.ID, h.Score, h.Sort)
+		}
+	}
+	req.Fields = []string{"title"}
+	if typ, _ := search(req, cluster.ResultType); !strings.HasPrefix(typ, "application/json") {
+		t.Fatalf("hits with fields: Content-Type %q, want JSON", typ)
+	}
 }
