@@ -196,9 +196,10 @@ type searchState struct {
 	// for all the search asks for.
 	share int
 
-	mu   sync.Mutex
-	seen map[string]string // each answering shard's epoch, by name
-	sent map[string]sent   // what each answering shard sent, by name
+	mu     sync.Mutex
+	seen   map[string]string       // each answering shard's epoch, by name
+	sent   map[string]sent         // what each answering shard sent, by name
+	bodies map[int]json.RawMessage // the shards' search bodies, by share (body)
 }
 
 // failed returns the presearch error of shard name, if it failed.

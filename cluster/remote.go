@@ -73,14 +73,16 @@ func (r *Remote) do(ctx context.Context, method, path string, body, out any) (ht
 	return h, nil
 }
 
-// send sends a request to the shard's path with body (JSON; none when
-// nil), listing accept, when set, in its Accept header, and returns the
+// send sends a request to the shard's path with body (encoded as JSON,
+// unless it is a json.RawMessage; none when nil), listing accept, when set, in its Accept header, and returns the
 // answer's body and header: an error unless the shard answered 200.
 func (r *Remote) send(ctx context.Context, method, path string, body any, accept string) ([]byte, http.Header, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
 	var rd io.Reader
-	if body != nil {
+	if b, ok := body.(json.RawMessage); ok {
+		rd = bytes.NewReader(b)
+	} else if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
 			return nil, nil, err
@@ -177,7 +179,11 @@ func (r *Remote) SearchInContext(ctx context.Context, req *bleve.SearchRequest) 
 	if err := st.failed(r.name); err != nil {
 		return nil, err
 	}
-	raw, h, err := r.send(ctx, http.MethodPost, "/api/shard/search", SearchBody{Request: st.shareOfRequest(req), Stats: st.collection()}, ResultType+", application/json")
+	body, err := st.body(req)
+	if err != nil {
+		return nil, err
+	}
+	raw, h, err := r.send(ctx, http.MethodPost, "/api/shard/search", body, ResultType+", application/json")
 	if err != nil {
 		return nil, err
 	}
