@@ -118,8 +118,10 @@ func DecodeResult(b []byte) (*bleve.SearchResult, error) {
 			return nil, d.err
 		}
 		res.Hits = make(search.DocumentMatchCollection, n-1)
+		ms := make([]search.DocumentMatch, n-1) // one allocation for all
 		for i := range res.Hits {
-			h := &search.DocumentMatch{ID: d.string(), Score: d.float()}
+			h := &ms[i]
+			h.ID, h.Score = d.string(), d.float()
 			h.Sort = d.strings()
 			h.DecodedSort = d.strings()
 			res.Hits[i] = h
@@ -133,6 +135,9 @@ func DecodeResult(b []byte) (*bleve.SearchResult, error) {
 	}
 	return res, nil
 }
+
+// scoreSort is the sort value of a hit sorted by score.
+const scoreSort = "_score"
 
 // resultDecoder reads a compact result's fields in turn; the first
 // problem is kept in err, and every read after it gives zero.
@@ -199,7 +204,12 @@ func (d *resultDecoder) string() string {
 		d.fail("a string is cut short")
 		return ""
 	}
-	s := string(d.b[:n])
+	var s string
+	if string(d.b[:n]) == scoreSort {
+		s = scoreSort // every hit of a search by score has it: not copied
+	} else {
+		s = string(d.b[:n])
+	}
 	d.b = d.b[n:]
 	return s
 }
