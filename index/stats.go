@@ -50,8 +50,18 @@ func NewStats(idx bleve.Index, fields []string) (*Stats, error) {
 	if err := CheckFields(idx, fields...); err != nil {
 		return nil, err
 	}
-	m := idx.Mapping()
-	name := m.AnalyzerNameForPath(fields[0])
+	name, analyze, err := FieldAnalyzer(idx.Mapping(), fields[0])
+	if err != nil {
+		return nil, err
+	}
+	return &Stats{idx: idx, fields: slices.Clone(fields), analyzer: name, tokens: analyzers.NewCache(analyze)}, nil
+}
+
+// FieldAnalyzer returns the name of the analyzer m gives field (its
+// default analyzer when the field names none) and a function returning
+// a text's terms as that analyzer makes them.
+func FieldAnalyzer(m mapping.IndexMapping, field string) (string, func(string) []string, error) {
+	name := m.AnalyzerNameForPath(field)
 	var an analysis.Analyzer
 	if im, ok := m.(*mapping.IndexMappingImpl); ok {
 		if name == "" {
@@ -60,17 +70,16 @@ func NewStats(idx bleve.Index, fields []string) (*Stats, error) {
 		an = im.AnalyzerNamed(name)
 	}
 	if an == nil {
-		return nil, fmt.Errorf("index: field %s: its analyzer %q cannot be built here", fields[0], name)
+		return "", nil, fmt.Errorf("index: field %s: its analyzer %q cannot be built here", field, name)
 	}
-	analyze := func(text string) []string {
+	return name, func(text string) []string {
 		ts := an.Analyze([]byte(text))
 		out := make([]string, len(ts))
 		for i, t := range ts {
 			out[i] = string(t.Term)
 		}
 		return out
-	}
-	return &Stats{idx: idx, fields: slices.Clone(fields), analyzer: name, tokens: analyzers.NewCache(analyze)}, nil
+	}, nil
 }
 
 // CheckFields returns an error naming the fields of names that no

@@ -46,6 +46,8 @@ func TestShardEndpointsRefuse(t *testing.T) {
 		{"presearch no query", "POST", "/api/shard/presearch", `{}`, 400, "query"},
 		{"payloads too many", "POST", "/api/shard/payloads", map[string]any{"ids": make([]string, 100_001)}, 400, "the limit is 100000"},
 		{"docfreq too many", "POST", "/api/shard/docfreq", map[string]any{"terms": many}, 400, "the limit is 200000"},
+		{"docfreq empty field", "POST", "/api/shard/docfreq", `{"terms": ["bank"], "fields": [""]}`, 400, "not a field name"},
+		{"docfreq too many in fields", "POST", "/api/shard/docfreq", map[string]any{"terms": make([]string, 100_001), "fields": []string{"title"}}, 400, "terms in all"},
 		{"terms no field", "GET", "/api/shard/terms", nil, 400, "field"},
 		{"search by GET", "GET", "/api/shard/search", nil, 405, "use POST"},
 	} {
@@ -109,7 +111,7 @@ func FuzzShardBodies(f *testing.F) {
 		`{"request": {"query": {"query": "+title:visa"}, "highlight": {}}}`,
 		`{"request": {"query": {"match": "bank"}}, "stats": {"docs": 0, "fields": {"_all": {"terms": 0, "doc_freq": {"bank": 99}}}}}`,
 		`{"query": {"match": "bank visa"}}`, `{"query": {"prefix": "ba", "field": "text"}}`, `{"query": {"fuzzy": "bnak", "fuzziness": 2}}`,
-		`{"terms": ["bank", "visa", ""]}`, `{"terms": []}`, `{"terms": null}`, `{"ids": ["Q268_R4", "nope", ""]}`, `{"ids": [1]}`,
+		`{"terms": ["bank", "visa", ""]}`, `{"terms": ["bank"], "fields": ["title", "text", "_all", "nope"]}`, `{"terms": []}`, `{"terms": null}`, `{"ids": ["Q268_R4", "nope", ""]}`, `{"ids": [1]}`,
 		`{}`, `{`, `null`, `[]`, `""`, `{"request": null}`, `{"request": {"query": {"geo_shape": {"shape": {"type": "point", "coordinates": [1]}}}}}`,
 	} {
 		for i := range paths {
