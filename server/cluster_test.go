@@ -37,14 +37,14 @@ type testCluster struct {
 	handle []http.Handler
 }
 
-func newTestCluster(t *testing.T) *testCluster {
+func newTestCluster(t testing.TB) *testCluster {
 	t.Helper()
 	return newTestClusterOf(t, shardedPipeline, func(d eval.Doc) int { return cluster.Of(d.ID, 3) })
 }
 
 // newTestClusterOf is newTestCluster with pipeline, and the documents on
 // the shards shardOf says.
-func newTestClusterOf(t *testing.T, pipeline string, shardOf func(eval.Doc) int) *testCluster {
+func newTestClusterOf(t testing.TB, pipeline string, shardOf func(eval.Doc) int) *testCluster {
 	t.Helper()
 	_, ds := demoIndex(t)
 	const n = 3
@@ -79,7 +79,7 @@ func newTestClusterOf(t *testing.T, pipeline string, shardOf func(eval.Doc) int)
 }
 
 // searchText asks server url for text's first page.
-func searchText(t *testing.T, url, text string) SearchResponse {
+func searchText(t testing.TB, url, text string) SearchResponse {
 	t.Helper()
 	var out SearchResponse
 	if code := call(t, "POST", url+"/api/search", map[string]any{"query": text, "size": 10}, &out); code != http.StatusOK {
@@ -207,6 +207,30 @@ stages:
 `
 	c := newTestClusterOf(t, pipeline, func(d eval.Doc) int { return cluster.Of(d.ID, 3) })
 	c.rankAsOneIndex(t)
+}
+
+// BenchmarkCoordinatorSearch times the demo queries' reranked searches
+// (POST /api/search) of one index of every document and of a coordinator
+// over three loopback shards, its caches filled by a first pass. Shards
+// and coordinator run in the test's process, so a CPU profile of the
+// benchmark shows their work together:
+//
+//	go test ./server -run '^$' -bench CoordinatorSearch -cpuprofile cpu.out
+func BenchmarkCoordinatorSearch(b *testing.B) {
+	c := newTestCluster(b)
+	_, ds := demoIndex(b)
+	for _, s := range []struct{ name, url string }{{"one-index", c.whole.URL}, {"coordinator", c.coord.URL}} {
+		b.Run(s.name, func(b *testing.B) {
+			for _, q := range ds.Queries {
+				searchText(b, s.url, q.Text)
+			}
+			i := 0
+			for b.Loop() {
+				searchText(b, s.url, ds.Queries[i%len(ds.Queries)].Text)
+				i++
+			}
+		})
+	}
 }
 
 // TestRemoteRefusesWhatItLacks: a Remote's writes and internals fail with
