@@ -196,9 +196,10 @@ type searchState struct {
 	// for all the search asks for.
 	share int
 
-	mu   sync.Mutex
-	seen map[string]string // each answering shard's epoch, by name
-	sent map[string]sent   // what each answering shard sent, by name
+	mu     sync.Mutex
+	seen   map[string]string       // each answering shard's epoch, by name
+	sent   map[string]sent         // what each answering shard sent, by name
+	bodies map[int]json.RawMessage // the shards' search bodies, by share (body)
 }
 
 // failed returns the presearch error of shard name, if it failed.
@@ -536,6 +537,31 @@ func (c *Coordinator) Prepare(ctx context.Context, q rerank.Query, cands []reran
 // many of their documents hold each of terms, and returns and caches the
 // sums.
 func (c *Coordinator) fetchDocFreq(ctx context.Context, terms []string) (map[string]uint64, error) {
+	sums, key, err := c.docFreqs(ctx, DocFreqBody{Terms: terms})
+	if err != nil {
+		return nil, err
+	}
+	df := sums[DocFreqField]
+	if df == nil {
+		df = make(map[string]uint64, len(terms))
+	}
+	for _, t := range terms {
+		if _, ok := df[t]; !ok {
+			df[t] = 0 // no shard counted it: no document holds it
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.view.key == key {
+		c.cacheDocFreq(DocFreqField, df)
+	}
+	return df, nil
+}
+
+// docFreqs sends body to the shards that answered the latest presearch
+// and returns their counts summed, by field and term, with the key of
+// the shards' state they were asked in.
+func (c *Coordinator) docFreqs(ctx context.Context, body DocFreqBody) (map[string]map[string]uint64, string, error) {
 	c.mu.Lock()
 	v := c.view
 	c.mu.Unlock()
@@ -547,30 +573,28 @@ func (c *Coordinator) fetchDocFreq(ctx context.Context, terms []string) (map[str
 	}
 	answers, errs := each(live, func(r *Remote) (*ShardStats, error) {
 		var s ShardStats
-		return &s, r.call(ctx, http.MethodPost, "/api/shard/docfreq", DocFreqBody{Terms: terms}, &s)
+		return &s, r.call(ctx, http.MethodPost, "/api/shard/docfreq", body, &s)
 	})
 	if err := errors.Join(errs...); err != nil {
-		return nil, fmt.Errorf("cluster: document frequencies: %w", err)
+		return nil, "", fmt.Errorf("cluster: document frequencies: %w", err)
 	}
-	df := make(map[string]uint64, len(terms))
+	sums := map[string]map[string]uint64{}
 	for _, a := range answers {
-		if f := a.Fields[DocFreqField]; f != nil {
+		for field, f := range a.Fields {
+			if f == nil {
+				continue
+			}
+			m := sums[field]
+			if m == nil {
+				m = make(map[string]uint64, len(f.DocFreq))
+				sums[field] = m
+			}
 			for t, n := range f.DocFreq {
-				df[t] += n
+				m[t] += n
 			}
 		}
 	}
-	for _, t := range terms {
-		if _, ok := df[t]; !ok {
-			df[t] = 0 // no shard counted it: no document holds it
-		}
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.view.key == v.key {
-		c.cacheDocFreq(DocFreqField, df)
-	}
-	return df, nil
+	return sums, v.key, nil
 }
 
 // DocFreqField is the field a shard's docfreq counts terms in: semrank's

@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"math"
 
 	"github.com/blevesearch/bleve/v2"
@@ -102,6 +104,30 @@ func (s *searchState) shareOfRequest(req *bleve.SearchRequest) *bleve.SearchRequ
 	out := *req
 	out.From, out.Size = 0, s.share
 	return &out
+}
+
+// body returns the body of a shard's search of req, a child's copy of
+// the request an alias scatters: the state's share of it, with the
+// collection's statistics. Every shard of one scatter is sent the same,
+// so it is encoded once for them all (for each share the state asks).
+func (s *searchState) body(req *bleve.SearchRequest) (json.RawMessage, error) {
+	if s == nil {
+		return json.Marshal(SearchBody{Request: req})
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b, ok := s.bodies[s.share]; ok {
+		return b, nil
+	}
+	b, err := json.Marshal(SearchBody{Request: s.shareOfRequest(req), Stats: s.stats})
+	if err != nil {
+		return nil, fmt.Errorf("cluster: encoding a shard's search: %w", err)
+	}
+	if s.bodies == nil {
+		s.bodies = map[int]json.RawMessage{}
+	}
+	s.bodies[s.share] = b
+	return b, nil
 }
 
 // answered records a shard's answer to a search: the epoch of its index,

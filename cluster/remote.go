@@ -63,22 +63,41 @@ func (r *Remote) call(ctx context.Context, method, path string, body, out any) e
 
 // do is call, returning the answer's header too.
 func (r *Remote) do(ctx context.Context, method, path string, body, out any) (http.Header, error) {
+	raw, h, err := r.send(ctx, method, path, body, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return nil, fmt.Errorf("shard %s: its answer to %s: %w", r.name, path, err)
+	}
+	return h, nil
+}
+
+// send sends a request to the shard's path with body (encoded as JSON,
+// unless it is a json.RawMessage; none when nil), listing accept, when set, in its Accept header, and returns the
+// answer's body and header: an error unless the shard answered 200.
+func (r *Remote) send(ctx context.Context, method, path string, body any, accept string) ([]byte, http.Header, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
 	var rd io.Reader
-	if body != nil {
+	if b, ok := body.(json.RawMessage); ok {
+		rd = bytes.NewReader(b)
+	} else if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		rd = bytes.NewReader(b)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, r.url+path, rd)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if accept != "" {
+		req.Header.Set("Accept", accept)
 	}
 	if r.token != "" {
 		req.Header.Set("Authorization", "Bearer "+r.token)
@@ -86,29 +105,43 @@ func (r *Remote) do(ctx context.Context, method, path string, body, out any) (ht
 	resp, err := r.client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("shard %s did not answer within %s", r.name, r.timeout)
+			return nil, nil, fmt.Errorf("shard %s did not answer within %s", r.name, r.timeout)
 		}
-		return nil, fmt.Errorf("shard %s: %w", r.name, err)
+		return nil, nil, fmt.Errorf("shard %s: %w", r.name, err)
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
+	raw, err := readAnswer(resp)
 	if err != nil {
-		return nil, fmt.Errorf("shard %s: reading its answer: %w", r.name, err)
-	}
-	if len(raw) > maxAnswer {
-		return nil, fmt.Errorf("shard %s: its answer is larger than %d bytes", r.name, maxAnswer)
+		return nil, nil, fmt.Errorf("shard %s: %w", r.name, err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		var e struct{ Error string }
 		if json.Unmarshal(raw, &e) != nil || e.Error == "" {
 			e.Error = strings.TrimSpace(string(raw[:min(len(raw), 200)]))
 		}
-		return nil, &ShardError{Shard: r.name, Status: resp.StatusCode, Msg: e.Error}
+		return nil, nil, &ShardError{Shard: r.name, Status: resp.StatusCode, Msg: e.Error}
 	}
-	if err := json.Unmarshal(raw, out); err != nil {
-		return nil, fmt.Errorf("shard %s: its answer to %s: %w", r.name, path, err)
+	return raw, resp.Header, nil
+}
+
+// readAnswer reads resp's body whole, within maxAnswer bytes: into a
+// buffer of its Content-Length when it gives one.
+func readAnswer(resp *http.Response) ([]byte, error) {
+	if n := resp.ContentLength; n >= 0 && n <= maxAnswer {
+		raw := make([]byte, n)
+		if _, err := io.ReadFull(resp.Body, raw); err != nil {
+			return nil, fmt.Errorf("reading its answer: %w", err)
+		}
+		return raw, nil
 	}
-	return resp.Header, nil
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading its answer: %w", err)
+	}
+	if len(raw) > maxAnswer {
+		return nil, fmt.Errorf("its answer is larger than %d bytes", maxAnswer)
+	}
+	return raw, nil
 }
 
 // ShardError is a shard's refusal of a request, with its status.
@@ -146,15 +179,35 @@ func (r *Remote) SearchInContext(ctx context.Context, req *bleve.SearchRequest) 
 	if err := st.failed(r.name); err != nil {
 		return nil, err
 	}
-	var res bleve.SearchResult
-	h, err := r.do(ctx, http.MethodPost, "/api/shard/search", SearchBody{Request: st.shareOfRequest(req), Stats: st.collection()}, &res)
+	body, err := st.body(req)
 	if err != nil {
 		return nil, err
 	}
-	st.answered(r.name, h.Get(EpochHeader), &res)
+	raw, h, err := r.send(ctx, http.MethodPost, "/api/shard/search", body, ResultType+", application/json")
+	if err != nil {
+		return nil, err
+	}
+	res, err := decodeAnswer(raw, h)
+	if err != nil {
+		return nil, fmt.Errorf("shard %s: its answer to a search: %w", r.name, err)
+	}
+	st.answered(r.name, h.Get(EpochHeader), res)
 	for i, h := range res.Hits {
 		h.Index = r.name
 		h.HitNumber = uint64(i)
+	}
+	return res, nil
+}
+
+// decodeAnswer decodes a shard's answer to a search, compact (ResultType)
+// or Bleve's JSON, as its Content-Type says.
+func decodeAnswer(raw []byte, h http.Header) (*bleve.SearchResult, error) {
+	if mt, _, _ := strings.Cut(h.Get("Content-Type"), ";"); strings.EqualFold(strings.TrimSpace(mt), ResultType) {
+		return DecodeResult(raw)
+	}
+	var res bleve.SearchResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, err
 	}
 	return &res, nil
 }

@@ -219,17 +219,9 @@ func WithStats(req *bleve.SearchRequest, stats *Stats) *bleve.SearchRequest {
 // document count, and for each field q reads, its dictionary size and the
 // number of documents holding each of q's terms there.
 func Presearch(ctx context.Context, idx bleve.Index, q query.Query) (*Stats, error) {
-	adv, err := idx.Advanced()
+	r, err := reader(idx)
 	if err != nil {
 		return nil, err
-	}
-	r, err := adv.Reader()
-	if err != nil {
-		return nil, err
-	}
-	// scorch gives a nil snapshot, and no error, once the index is closed.
-	if sn, ok := r.(*scorch.IndexSnapshot); ok && sn == nil {
-		return nil, bleve.ErrorIndexClosed
 	}
 	defer r.Close()
 	rec := &statsReader{IndexReader: r, seen: &Stats{Fields: map[string]*FieldStats{}}}
@@ -248,6 +240,54 @@ func Presearch(ctx context.Context, idx bleve.Index, q query.Query) (*Stats, err
 		if f.Terms, err = fieldTerms(r, name); err != nil {
 			return nil, fmt.Errorf("cluster: field %s: %w", name, err)
 		}
+	}
+	return out, nil
+}
+
+// reader returns a reader of idx's index, which the caller closes.
+func reader(idx bleve.Index) (index.IndexReader, error) {
+	adv, err := idx.Advanced()
+	if err != nil {
+		return nil, err
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, err
+	}
+	// scorch gives a nil snapshot, and no error, once the index is closed.
+	if sn, ok := r.(*scorch.IndexSnapshot); ok && sn == nil {
+		return nil, bleve.ErrorIndexClosed
+	}
+	return r, nil
+}
+
+// FieldDocFreqs returns, for each of fields, the number of documents of
+// idx holding each of terms in it (terms no document holds left out).
+func FieldDocFreqs(ctx context.Context, idx bleve.Index, fields, terms []string) (map[string]map[string]uint64, error) {
+	r, err := reader(idx)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	out := make(map[string]map[string]uint64, len(fields))
+	for _, f := range fields {
+		df := map[string]uint64{}
+		for _, t := range terms {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			tfr, err := r.TermFieldReader(ctx, []byte(t), f, false, false, false)
+			if err != nil {
+				return nil, err
+			}
+			if n := tfr.Count(); n > 0 {
+				df[t] = n
+			}
+			if err := tfr.Close(); err != nil {
+				return nil, err
+			}
+		}
+		out[f] = df
 	}
 	return out, nil
 }

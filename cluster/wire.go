@@ -13,7 +13,7 @@ import (
 
 // The bodies of a shard's endpoints (semrank serve, package server):
 //
-//	POST /api/shard/search     SearchBody → Bleve's SearchResult
+//	POST /api/shard/search     SearchBody → Bleve's SearchResult, compact (ResultType) when accepted and it fits
 //	POST /api/shard/presearch  PresearchBody → ShardStats
 //	POST /api/shard/docfreq    DocFreqBody → ShardStats
 //	POST /api/shard/payloads   PayloadsBody → ShardPayloads
@@ -39,9 +39,13 @@ type PresearchBody struct {
 }
 
 // DocFreqBody asks a shard how many of its documents hold each term, as
-// the lexical stages count them (index.Index.DocFreq).
+// the lexical stages count them (index.Index.DocFreq); with Fields, how
+// many hold it in each of those fields and in Bleve's composite field
+// _all, each field's count apart (FieldDocFreqs), which the coordinator
+// sums over the shards and combines as index.Stats does.
 type DocFreqBody struct {
-	Terms []string `json:"terms"`
+	Terms  []string `json:"terms"`
+	Fields []string `json:"fields,omitempty"`
 }
 
 // ShardStats is a shard's answer to a presearch or a docfreq: its

@@ -32,7 +32,7 @@ import (
 // Stages may also analyze the fields with another analyzer than the
 // index's (NewStatsWith): the index's term dictionary then holds none of
 // their terms, and the counts come from the term counts attached to the
-// index with that analyzer (Attached.Stats).
+// index with that analyzer (Attached.CountTerms).
 type Stats struct {
 	idx      bleve.Index
 	fields   []string
@@ -57,7 +57,7 @@ func NewStats(idx bleve.Index, fields []string) (*Stats, error) {
 // NewStatsWith is NewStats with the fields analyzed by the analyzer named
 // analyzer, one Bleve's registry knows ("" for the mapping's). Unless it
 // is the mapping's own, DocCount and DocFreq report an error until the
-// counts of that analyzer's terms are attached (Attached.Stats).
+// counts of that analyzer's terms are attached (Attached.CountTerms).
 func NewStatsWith(idx bleve.Index, fields []string, analyzer string) (*Stats, error) {
 	if len(fields) == 0 {
 		return nil, fmt.Errorf("index: statistics over no fields")
@@ -65,26 +65,47 @@ func NewStatsWith(idx bleve.Index, fields []string, analyzer string) (*Stats, er
 	if err := CheckFields(idx, fields...); err != nil {
 		return nil, err
 	}
-	im, ok := idx.Mapping().(*mapping.IndexMappingImpl)
+	own, analyze, err := FieldAnalyzer(idx.Mapping(), fields[0])
+	if err != nil {
+		return nil, err
+	}
+	name := own
+	if analyzer != "" && analyzer != own {
+		name = analyzer
+		if analyze = analyzerFunc(idx.Mapping(), name); analyze == nil {
+			return nil, fmt.Errorf("index: no analyzer named %q", analyzer)
+		}
+	}
+	return &Stats{idx: idx, fields: slices.Clone(fields), analyzer: name, own: name == own, tokens: analyzers.NewCache(analyze)}, nil
+}
+
+// FieldAnalyzer returns the name of the analyzer m gives field (its
+// default analyzer when the field names none) and a function returning
+// a text's terms as that analyzer makes them.
+func FieldAnalyzer(m mapping.IndexMapping, field string) (string, func(string) []string, error) {
+	name := m.AnalyzerNameForPath(field)
+	if im, ok := m.(*mapping.IndexMappingImpl); ok && name == "" {
+		name = im.DefaultAnalyzer
+	}
+	analyze := analyzerFunc(m, name)
+	if analyze == nil {
+		return "", nil, fmt.Errorf("index: field %s: its analyzer %q cannot be built here", field, name)
+	}
+	return name, analyze, nil
+}
+
+// analyzerFunc returns a function returning a text's terms as the
+// analyzer m names name makes them, or nil when m cannot build it.
+func analyzerFunc(m mapping.IndexMapping, name string) func(string) []string {
+	im, ok := m.(*mapping.IndexMappingImpl)
 	if !ok {
-		return nil, fmt.Errorf("index: a mapping of type %T: its analyzers cannot be read", idx.Mapping())
-	}
-	own := im.AnalyzerNameForPath(fields[0])
-	if own == "" {
-		own = im.DefaultAnalyzer
-	}
-	name := analyzer
-	if name == "" {
-		name = own
+		return nil
 	}
 	an := im.AnalyzerNamed(name)
 	if an == nil {
-		if analyzer != "" {
-			return nil, fmt.Errorf("index: no analyzer named %q", analyzer)
-		}
-		return nil, fmt.Errorf("index: field %s: its analyzer %q cannot be built here", fields[0], name)
+		return nil
 	}
-	analyze := func(text string) []string {
+	return func(text string) []string {
 		ts := an.Analyze([]byte(text))
 		out := make([]string, len(ts))
 		for i, t := range ts {
@@ -92,7 +113,6 @@ func NewStatsWith(idx bleve.Index, fields []string, analyzer string) (*Stats, er
 		}
 		return out
 	}
-	return &Stats{idx: idx, fields: slices.Clone(fields), analyzer: name, own: name == own, tokens: analyzers.NewCache(analyze)}, nil
 }
 
 // CheckFields returns an error naming the fields of names that no

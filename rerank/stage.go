@@ -142,6 +142,17 @@ type Preparer interface {
 	Prepare(ctx context.Context, q Query, cands []Candidate) error
 }
 
+// FieldStatser is implemented by an index that holds semrank's fields
+// (Env.Semrank) and also gives the statistics of others, read from
+// elsewhere (a sharded collection's coordinator, package cluster):
+// StatsFor returns the statistics over fields, as index.Stats counts
+// them, and a text's terms as the index analyzes those fields. A
+// pipeline whose stages read fields of its own gets them; its payloads
+// are computed from the fields' text.
+type FieldStatser interface {
+	StatsFor(fields []string) (TermStats, func(text string) []string, error)
+}
+
 // PayloadFetcher is implemented by Payloads read from elsewhere (a
 // sharded collection's coordinator, package cluster): a search calls
 // FetchPayloads with the window's documents once its first stage has
@@ -270,9 +281,11 @@ func (e Env) Tokens(text string) []string {
 
 // forFields returns e for stages reading fields of e.Index. A semrank
 // index read through its own fields keeps what e has (its statistics and
-// payloads, EnvFor; its statistics when e has none); any other index, or
-// other fields, gets statistics and analysis from the index and its
-// mapping (index.Stats), and the payloads attached to the index from
+// payloads, EnvFor; its statistics when e has none); an index of
+// semrank's fields read from elsewhere (Env.Semrank), read through other
+// fields, gets its FieldStatser's; any other index, or other fields,
+// gets statistics and analysis from the index and its mapping
+// (index.Stats), and the payloads attached to the index from
 // those fields (index.Attached.PayloadsFor), if any: none of a semrank
 // index's, which semrank computed from its own fields. With another
 // analyzer than the index's (Fields.Analyzer) the statistics are counted
@@ -285,8 +298,21 @@ func (e Env) forFields(f Fields, read bool) (Env, error) {
 		return e, nil
 	}
 	if e.Semrank && !f.IsDefault() {
-		// Its statistics and payloads are those of semrank's own fields.
-		return e, errors.New("this index reads semrank's title and text alone (a sharded collection's coordinator): remove the pipeline's fields")
+		// Its statistics and payloads are those of semrank's own fields:
+		// other fields' statistics come from the index, if it gives them.
+		fs, ok := e.Index.(FieldStatser)
+		if !ok {
+			return e, errors.New("this index reads semrank's title and text alone: remove the pipeline's fields")
+		}
+		if f.Analyzer != "" {
+			return e, fmt.Errorf("fields: analyzer %s: this index analyzes each field as its shards do; remove the pipeline's analyzer", f.Analyzer)
+		}
+		st, analyze, err := fs.StatsFor(f.All())
+		if err != nil {
+			return e, err
+		}
+		e.Stats, e.Analyze, e.Payloads = st, analyze, nil
+		return e, nil
 	}
 	if si, ok := e.Index.(*index.Index); ok && f.IsDefault() {
 		if e.Stats == nil {

@@ -37,19 +37,19 @@ type testCluster struct {
 	handle []http.Handler
 }
 
-func newTestCluster(t *testing.T) *testCluster {
+func newTestCluster(t testing.TB) *testCluster {
 	t.Helper()
-	return newTestClusterOf(t, func(d dataset.Doc) int { return cluster.Of(d.ID, 3) })
+	return newTestClusterOf(t, shardedPipeline, func(d dataset.Doc) int { return cluster.Of(d.ID, 3) })
 }
 
-// newTestClusterOf is newTestCluster with the documents on the shards
-// shardOf says.
-func newTestClusterOf(t *testing.T, shardOf func(dataset.Doc) int) *testCluster {
+// newTestClusterOf is newTestCluster with pipeline, and the documents on
+// the shards shardOf says.
+func newTestClusterOf(t testing.TB, pipeline string, shardOf func(dataset.Doc) int) *testCluster {
 	t.Helper()
 	_, ds := demoIndex(t)
 	const n = 3
 	c := &testCluster{}
-	_, c.whole, _ = newServer(t, newIndex(t, ds.Corpus), shardedPipeline, nil)
+	_, c.whole, _ = newServer(t, newIndex(t, ds.Corpus), pipeline, nil)
 	var urls []string
 	for s := range n {
 		var docs []dataset.Doc
@@ -59,7 +59,7 @@ func newTestClusterOf(t *testing.T, shardOf func(dataset.Doc) int) *testCluster 
 			}
 		}
 		idx := newIndex(t, docs)
-		srv, ts, _ := newServer(t, idx, shardedPipeline, nil)
+		srv, ts, _ := newServer(t, idx, pipeline, nil)
 		c.shards, c.srv, c.handle = append(c.shards, idx), append(c.srv, ts), append(c.handle, srv)
 		urls = append(urls, ts.URL)
 	}
@@ -69,7 +69,7 @@ func newTestClusterOf(t *testing.T, shardOf func(dataset.Doc) int) *testCluster 
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Config{Index: coord, PipelinePath: writePipeline(t, t.TempDir(), shardedPipeline), Logger: quiet})
+	s, err := New(Config{Index: coord, PipelinePath: writePipeline(t, t.TempDir(), pipeline), Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func newTestClusterOf(t *testing.T, shardOf func(dataset.Doc) int) *testCluster 
 }
 
 // searchText asks server url for text's first page.
-func searchText(t *testing.T, url, text string) SearchResponse {
+func searchText(t testing.TB, url, text string) SearchResponse {
 	t.Helper()
 	var out SearchResponse
 	if code := call(t, "POST", url+"/api/search", map[string]any{"query": text, "size": 10}, &out); code != http.StatusOK {
@@ -103,16 +103,12 @@ func sameHits(t *testing.T, what string, got, want SearchResponse) {
 	}
 }
 
-// TestCoordinatorRanksAsOneIndex: three shards and a coordinator answer
-// every demo query with the top 10 of one index of every document: ids,
-// order and scores; a killed shard gives a partial answer naming it, and
-// the full answer comes back with the shard; a document written through
-// the coordinator lands on its shard and is found.
-func TestCoordinatorRanksAsOneIndex(t *testing.T) {
-	c := newTestCluster(t)
+// rankAsOneIndex fails t unless the coordinator answers every demo query
+// with the whole index's top 10, twice: the second time from the
+// statistics and payloads it cached. It returns the demo data set.
+func (c *testCluster) rankAsOneIndex(t *testing.T) *dataset.Dataset {
+	t.Helper()
 	_, ds := demoIndex(t)
-	// Twice: the second time from the statistics and payloads the
-	// coordinator cached.
 	for pass := range 2 {
 		for _, q := range ds.Queries {
 			want := searchText(t, c.whole.URL, q.Text)
@@ -123,6 +119,17 @@ func TestCoordinatorRanksAsOneIndex(t *testing.T) {
 			sameHits(t, fmt.Sprintf("pass %d, query %s", pass, q.ID), got, want)
 		}
 	}
+	return ds
+}
+
+// TestCoordinatorRanksAsOneIndex: three shards and a coordinator answer
+// every demo query with the top 10 of one index of every document: ids,
+// order and scores; a killed shard gives a partial answer naming it, and
+// the full answer comes back with the shard; a document written through
+// the coordinator lands on its shard and is found.
+func TestCoordinatorRanksAsOneIndex(t *testing.T) {
+	c := newTestCluster(t)
+	ds := c.rankAsOneIndex(t)
 
 	text := ds.Queries[0].Text
 	want := searchText(t, c.whole.URL, text)
@@ -182,6 +189,48 @@ func TestCoordinatorRanksAsOneIndex(t *testing.T) {
 		t.Fatalf("write to one index: status %d", code)
 	}
 	sameHits(t, "after the write", searchText(t, c.coord.URL, text), searchText(t, c.whole.URL, text))
+}
+
+// TestCoordinatorOwnFields: a pipeline whose stages read fields of its
+// own (the title within the text, no title) ranks through a coordinator
+// as over one index: the stages' statistics over those fields are the
+// shards' counts summed, and their text the shards' stored fields.
+func TestCoordinatorOwnFields(t *testing.T) {
+	const pipeline = `window: 50
+fields:
+  title: []
+  text: [title, text]
+stages:
+  - type: tfidf
+  - type: bm25
+  - type: length
+`
+	c := newTestClusterOf(t, pipeline, func(d dataset.Doc) int { return cluster.Of(d.ID, 3) })
+	c.rankAsOneIndex(t)
+}
+
+// BenchmarkCoordinatorSearch times the demo queries' reranked searches
+// (POST /api/search) of one index of every document and of a coordinator
+// over three loopback shards, its caches filled by a first pass. Shards
+// and coordinator run in the test's process, so a CPU profile of the
+// benchmark shows their work together:
+//
+//	go test ./server -run '^$' -bench CoordinatorSearch -cpuprofile cpu.out
+func BenchmarkCoordinatorSearch(b *testing.B) {
+	c := newTestCluster(b)
+	_, ds := demoIndex(b)
+	for _, s := range []struct{ name, url string }{{"one-index", c.whole.URL}, {"coordinator", c.coord.URL}} {
+		b.Run(s.name, func(b *testing.B) {
+			for _, q := range ds.Queries {
+				searchText(b, s.url, q.Text)
+			}
+			i := 0
+			for b.Loop() {
+				searchText(b, s.url, ds.Queries[i%len(ds.Queries)].Text)
+				i++
+			}
+		})
+	}
 }
 
 // TestRemoteRefusesWhatItLacks: a Remote's writes and internals fail with
@@ -264,7 +313,7 @@ func restart(t *testing.T, ts *httptest.Server, h http.Handler) *httptest.Server
 // document about visas on one shard), it asks again for all, and still
 // ranks as one index.
 func TestCoordinatorShares(t *testing.T) {
-	c := newTestClusterOf(t, func(d dataset.Doc) int {
+	c := newTestClusterOf(t, shardedPipeline, func(d dataset.Doc) int {
 		if strings.Contains(strings.ToLower(d.Title+" "+d.Text), "visa") {
 			return 0
 		}

@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"slices"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/semrank/semrank/cluster"
+	"github.com/semrank/semrank/index"
 )
 
 // A semrank index's server is also a shard of a collection: the
@@ -118,7 +122,30 @@ func (s *Server) handleShardSearch(w http.ResponseWriter, r *http.Request) error
 	for _, h := range res.Hits {
 		h.Index = "" // the index's path here; the coordinator names the shard
 	}
+	if accepts(r, cluster.ResultType) {
+		if b, ok := cluster.AppendResult(nil, res); ok {
+			w.Header().Set("Content-Type", cluster.ResultType)
+			w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+			w.WriteHeader(http.StatusOK)
+			_, _ = w.Write(b)
+			return nil
+		}
+	}
 	return writeJSON(w, http.StatusOK, res)
+}
+
+// accepts reports whether r's Accept header lists the media type typ
+// (a coordinator's does; other clients get JSON).
+func accepts(r *http.Request, typ string) bool {
+	for _, v := range r.Header.Values("Accept") {
+		for part := range strings.SplitSeq(v, ",") {
+			mt, _, _ := strings.Cut(part, ";")
+			if strings.EqualFold(strings.TrimSpace(mt), typ) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // checkStats refuses statistics of no collection this shard, holding
@@ -181,6 +208,9 @@ func (s *Server) handleShardDocFreq(w http.ResponseWriter, r *http.Request) erro
 	if len(body.Terms) > maxShardTerms {
 		return badRequest("%d terms; the limit is %d", len(body.Terms), maxShardTerms)
 	}
+	if len(body.Fields) > 0 {
+		return s.shardFieldDocFreq(w, r, body)
+	}
 	epoch := cluster.Epoch(s.idx)
 	n, err := s.store.DocCount()
 	if err != nil {
@@ -196,6 +226,37 @@ func (s *Server) handleShardDocFreq(w http.ResponseWriter, r *http.Request) erro
 		}
 	}
 	out := cluster.ShardStats{Stats: cluster.Stats{Docs: n, Fields: map[string]*cluster.FieldStats{cluster.DocFreqField: {DocFreq: df}}}, Epoch: epoch}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// shardFieldDocFreq answers a docfreq request naming fields: each
+// term's count in each field, and in _all (index.Stats counts both).
+func (s *Server) shardFieldDocFreq(w http.ResponseWriter, r *http.Request, body cluster.DocFreqBody) error {
+	fields := []string{index.FieldAll}
+	for _, f := range body.Fields {
+		if f == "" || len(f) > 256 || !utf8.ValidString(f) {
+			return badRequest("fields: %q is not a field name", f)
+		}
+		if !slices.Contains(fields, f) {
+			fields = append(fields, f)
+		}
+	}
+	if len(fields) > s.limits.MaxFields+1 || len(fields)*len(body.Terms) > maxShardTerms {
+		return badRequest("%d terms in %d fields; the limit is %d fields and %d terms in all", len(body.Terms), len(fields), s.limits.MaxFields, maxShardTerms)
+	}
+	epoch := cluster.Epoch(s.idx)
+	n, err := s.idx.DocCount()
+	if err != nil {
+		return err
+	}
+	df, err := cluster.FieldDocFreqs(r.Context(), s.idx, fields, body.Terms)
+	if err != nil {
+		return err
+	}
+	out := cluster.ShardStats{Stats: cluster.Stats{Docs: n, Fields: make(map[string]*cluster.FieldStats, len(df))}, Epoch: epoch}
+	for f, m := range df {
+		out.Fields[f] = &cluster.FieldStats{DocFreq: m}
+	}
 	return writeJSON(w, http.StatusOK, out)
 }
 

@@ -1,8 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,6 +46,8 @@ func TestShardEndpointsRefuse(t *testing.T) {
 		{"presearch no query", "POST", "/api/shard/presearch", `{}`, 400, "query"},
 		{"payloads too many", "POST", "/api/shard/payloads", map[string]any{"ids": make([]string, 100_001)}, 400, "the limit is 100000"},
 		{"docfreq too many", "POST", "/api/shard/docfreq", map[string]any{"terms": many}, 400, "the limit is 200000"},
+		{"docfreq empty field", "POST", "/api/shard/docfreq", `{"terms": ["bank"], "fields": [""]}`, 400, "not a field name"},
+		{"docfreq too many in fields", "POST", "/api/shard/docfreq", map[string]any{"terms": make([]string, 100_001), "fields": []string{"title"}}, 400, "terms in all"},
 		{"terms no field", "GET", "/api/shard/terms", nil, 400, "field"},
 		{"search by GET", "GET", "/api/shard/search", nil, 405, "use POST"},
 	} {
@@ -106,7 +111,7 @@ func FuzzShardBodies(f *testing.F) {
 		`{"request": {"query": {"query": "+title:visa"}, "highlight": {}}}`,
 		`{"request": {"query": {"match": "bank"}}, "stats": {"docs": 0, "fields": {"_all": {"terms": 0, "doc_freq": {"bank": 99}}}}}`,
 		`{"query": {"match": "bank visa"}}`, `{"query": {"prefix": "ba", "field": "text"}}`, `{"query": {"fuzzy": "bnak", "fuzziness": 2}}`,
-		`{"terms": ["bank", "visa", ""]}`, `{"terms": []}`, `{"terms": null}`, `{"ids": ["Q268_R4", "nope", ""]}`, `{"ids": [1]}`,
+		`{"terms": ["bank", "visa", ""]}`, `{"terms": ["bank"], "fields": ["title", "text", "_all", "nope"]}`, `{"terms": []}`, `{"terms": null}`, `{"ids": ["Q268_R4", "nope", ""]}`, `{"ids": [1]}`,
 		`{}`, `{`, `null`, `[]`, `""`, `{"request": null}`, `{"request": {"query": {"geo_shape": {"shape": {"type": "point", "coordinates": [1]}}}}}`,
 	} {
 		for i := range paths {
@@ -119,4 +124,62 @@ func FuzzShardBodies(f *testing.F) {
 		}
 		fuzzPost(t, s, paths[path%len(paths)], body)
 	})
+}
+
+// TestShardSearchCompact: a search whose hits carry ids, scores and sort
+// values alone is answered in the compact encoding to a client that
+// accepts it, and it decodes to what the JSON answer holds; hits with
+// fields are answered in JSON whatever the client accepts.
+func TestShardSearchCompact(t *testing.T) {
+	idx, _ := demoIndex(t)
+	_, ts, _ := newServer(t, idx, lexicalPipeline, nil)
+	q, err := index.TextQuery("best bank in Doha")
+	if err != nil {
+		t.Fatal(err)
+	}
+	search := func(req *bleve.SearchRequest, accept string) (string, []byte) {
+		t.Helper()
+		body, _ := json.Marshal(cluster.SearchBody{Request: req})
+		r, _ := http.NewRequest("POST", ts.URL+"/api/shard/search", bytes.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		if accept != "" {
+			r.Header.Set("Accept", accept)
+		}
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("status %d, %v: %s", resp.StatusCode, err, raw)
+		}
+		return resp.Header.Get("Content-Type"), raw
+	}
+	req := bleve.NewSearchRequestOptions(q, 20, 0, false)
+	typ, raw := search(req, "text/html;q=0.5, "+cluster.ResultType+", application/json")
+	if typ != cluster.ResultType {
+		t.Fatalf("Content-Type %q, want %q", typ, cluster.ResultType)
+	}
+	got, err := cluster.DecodeResult(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ, raw = search(req, "")
+	var want bleve.SearchResult
+	if err := json.Unmarshal(raw, &want); err != nil || !strings.HasPrefix(typ, "application/json") {
+		t.Fatalf("without Accept: %q, %v", typ, err)
+	}
+	if got.Total != want.Total || len(got.Hits) != len(want.Hits) || len(got.Hits) == 0 {
+		t.Fatalf("total %d, %d hits; JSON says %d, %d", got.Total, len(got.Hits), want.Total, len(want.Hits))
+	}
+	for i, h := range want.Hits {
+		if g := got.Hits[i]; g.ID != h.ID || g.Score != h.Score || !slices.Equal(g.Sort, h.Sort) {
+			t.Fatalf("hit %d: %s %v %v, JSON says %s %v %v", i, g.ID, g.Score, g.Sort, h.ID, h.Score, h.Sort)
+		}
+	}
+	req.Fields = []string{"title"}
+	if typ, _ := search(req, cluster.ResultType); !strings.HasPrefix(typ, "application/json") {
+		t.Fatalf("hits with fields: Content-Type %q, want JSON", typ)
+	}
 }
