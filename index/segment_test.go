@@ -25,11 +25,7 @@ func payloadsOf(t testing.TB, ps *payloadStore) map[string]map[string]string {
 		m := map[string]string{}
 		if s.seg != nil {
 			for i := range s.seg.count {
-				id, err := s.seg.id(i)
-				if err != nil {
-					t.Fatal(err)
-				}
-				v, err := s.seg.value(i)
+				id, v, err := s.seg.record(i)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -361,14 +357,15 @@ func FuzzSegment(f *testing.F) {
 			return
 		}
 		for i := range min(s.count, 64) {
-			s.value(i)
+			s.record(i)
+			s.readRecord(i)
 		}
 		for i := range 10 {
 			s.get(fmt.Sprint("d", i))
 		}
 		if err := s.verify(); err == nil {
 			for i := range s.count {
-				id, _ := s.id(i)
+				id, _, _ := s.record(i)
 				if _, ok, err := s.get(string(id)); !ok || err != nil {
 					t.Fatalf("verified segment: entry %d (%q) not read: %v", i, id, err)
 				}
