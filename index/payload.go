@@ -115,7 +115,7 @@ func (s *payloadSet) lookup(id string) ([]byte, bool, error) {
 // holds reports whether id has a payload, without returning it.
 func (s *payloadSet) holds(id string) (held, inSeg bool, err error) {
 	if s.seg != nil {
-		if _, _, inSeg, err = s.seg.find(id); err != nil {
+		if inSeg, err = s.seg.has(id); err != nil {
 			return false, false, err
 		}
 	}
@@ -896,7 +896,7 @@ func (ps *payloadStore) read(name, id, model string, fromModel bool) ([]byte, bo
 func damagedErr(err error) error { return fmt.Errorf("index: %w (%w)", err, ErrDamaged) }
 
 // holdsFrom reports whether read would find id's payload under name from
-// model, without reading it.
+// model, without returning it.
 func (ps *payloadStore) holdsFrom(name, id, model string) (bool, error) {
 	ps.mu.RLock()
 	defer ps.mu.RUnlock()

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/blevesearch/mmap-go"
 )
@@ -61,7 +62,16 @@ type segment struct {
 	count, slots                 uint64
 	dataOff, entriesOff, slotsOf uint64
 	tableSum                     uint32
+
+	// held keeps the payloads that has read, until get takes them: a
+	// window asks whether each candidate holds a payload before it reads
+	// them all, and the record is then read once, not twice.
+	heldMu sync.Mutex
+	held   map[string][]byte
 }
+
+// heldMax bounds segment.held; it is emptied when full.
+const heldMax = 1024
 
 // openSegment maps the segment file at path and checks its header.
 func openSegment(path string) (*segment, error) {
@@ -247,8 +257,30 @@ func (s *segment) find(id string) (i uint64, val []byte, ok bool, err error) {
 // buffer of its own, never a slice of the mapping, which goes at the next
 // fold or at close.
 func (s *segment) get(id string) ([]byte, bool, error) {
+	s.heldMu.Lock()
+	val, ok := s.held[id]
+	delete(s.held, id)
+	s.heldMu.Unlock()
+	if ok {
+		return val, true, nil
+	}
 	_, val, ok, err := s.find(id)
 	return val, ok, err
+}
+
+// has reports whether the segment holds a payload for id, and keeps the
+// payload it read for the get that usually follows.
+func (s *segment) has(id string) (bool, error) {
+	_, val, ok, err := s.find(id)
+	if ok {
+		s.heldMu.Lock()
+		if len(s.held) >= heldMax || s.held == nil {
+			s.held = make(map[string][]byte)
+		}
+		s.held[id] = val
+		s.heldMu.Unlock()
+	}
+	return ok, err
 }
 
 // verify reads the whole segment: the table's checksum, every record's,

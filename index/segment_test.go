@@ -322,6 +322,66 @@ func TestSegmentDamage(t *testing.T) {
 	}
 }
 
+// TestSegmentReads reads a segment's payloads by lookup (get, and has
+// then get, as a window does) and by scan (record), against what was
+// written, with more ids asked than held keeps, and ids it lacks.
+func TestSegmentReads(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "seg")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := newSegWriter(f, "m1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 3 * heldMax
+	want := make(map[string]string, n)
+	for i := range n {
+		id, val := fmt.Sprintf("d%05d", i), strings.Repeat(fmt.Sprint(i%10), i%50)
+		want[id] = val
+		if err := w.add(id, []byte(val)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.finish(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	s, err := openSegment(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	for i := range s.count {
+		id, val, err := s.record(i)
+		if err != nil || want[string(id)] != string(val) {
+			t.Fatalf("record %d = %q, %q, %v", i, id, val, err)
+		}
+	}
+	for _, has := range []bool{false, true} {
+		for i := range n + 10 {
+			id := fmt.Sprintf("d%05d", i)
+			if has {
+				ok, err := s.has(id)
+				if err != nil || ok != (i < n) {
+					t.Fatalf("has(%s) = %v, %v", id, ok, err)
+				}
+				if len(s.held) > heldMax {
+					t.Fatalf("held keeps %d payloads, more than %d", len(s.held), heldMax)
+				}
+			}
+			v, ok, err := s.get(id)
+			if err != nil || ok != (i < n) || string(v) != want[id] {
+				t.Fatalf("get(%s) = %q, %v, %v; want %q", id, v, ok, err, want[id])
+			}
+		}
+		if len(s.held) != 0 {
+			t.Errorf("held keeps %d payloads that get took", len(s.held))
+		}
+	}
+}
+
 // FuzzSegment parses arbitrary bytes as a segment: an error or a segment
 // whose every read and verify returns, never a panic or a loop.
 func FuzzSegment(f *testing.F) {
