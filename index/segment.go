@@ -63,14 +63,16 @@ type segment struct {
 	dataOff, entriesOff, slotsOf uint64
 	tableSum                     uint32
 
-	// held keeps the payloads that has read, until get takes them: a
-	// window asks whether each candidate holds a payload before it reads
-	// them all, and the record is then read once, not twice.
+	// held keeps the last payloads that has read, for the gets that
+	// follow: a window asks whether each candidate holds a payload
+	// before its stages read them (some twice), and each record is then
+	// read from the file once.
 	heldMu sync.Mutex
 	held   map[string][]byte
 }
 
-// heldMax bounds segment.held; it is emptied when full.
+// heldMax bounds segment.held, a few windows' worth; it is emptied when
+// full.
 const heldMax = 1024
 
 // openSegment maps the segment file at path and checks its header.
@@ -259,7 +261,9 @@ func (s *segment) find(id string) (i uint64, val []byte, ok bool, err error) {
 func (s *segment) get(id string) ([]byte, bool, error) {
 	s.heldMu.Lock()
 	val, ok := s.held[id]
-	delete(s.held, id)
+	if ok {
+		val = append(make([]byte, 0, len(val)), val...)
+	}
 	s.heldMu.Unlock()
 	if ok {
 		return val, true, nil
@@ -269,7 +273,7 @@ func (s *segment) get(id string) ([]byte, bool, error) {
 }
 
 // has reports whether the segment holds a payload for id, and keeps the
-// payload it read for the get that usually follows.
+// payload it read for the gets that usually follow.
 func (s *segment) has(id string) (bool, error) {
 	_, val, ok, err := s.find(id)
 	if ok {

@@ -376,9 +376,18 @@ func TestSegmentReads(t *testing.T) {
 				t.Fatalf("get(%s) = %q, %v, %v; want %q", id, v, ok, err, want[id])
 			}
 		}
-		if len(s.held) != 0 {
-			t.Errorf("held keeps %d payloads that get took", len(s.held))
+	}
+	// What get returns is the caller's: changing it changes no later read.
+	id := fmt.Sprintf("d%05d", n-1)
+	if ok, err := s.has(id); !ok || err != nil {
+		t.Fatalf("has(%s) = %v, %v", id, ok, err)
+	}
+	for range 2 {
+		v, ok, err := s.get(id)
+		if err != nil || !ok || string(v) != want[id] {
+			t.Fatalf("get(%s) = %q, %v, %v; want %q", id, v, ok, err, want[id])
 		}
+		clear(v)
 	}
 }
 
