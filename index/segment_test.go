@@ -322,32 +322,42 @@ func TestSegmentDamage(t *testing.T) {
 	}
 }
 
+// writeSegment writes a segment of model m1 to path holding n payloads,
+// the i-th given by entry, its ids in increasing order.
+func writeSegment(tb testing.TB, path string, n int, entry func(i int) (id, val string)) {
+	tb.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	w, err := newSegWriter(f, "m1")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for i := range n {
+		id, val := entry(i)
+		if err := w.add(id, []byte(val)); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := w.finish(); err != nil {
+		tb.Fatal(err)
+	}
+}
+
 // TestSegmentReads reads a segment's payloads by lookup (get, and has
 // then get, as a window does) and by scan (record), against what was
 // written, with more ids asked than held keeps, and ids it lacks.
 func TestSegmentReads(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "seg")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := newSegWriter(f, "m1")
-	if err != nil {
-		t.Fatal(err)
-	}
 	n := 3 * heldMax
 	want := make(map[string]string, n)
-	for i := range n {
+	writeSegment(t, path, n, func(i int) (string, string) {
 		id, val := fmt.Sprintf("d%05d", i), strings.Repeat(fmt.Sprint(i%10), i%50)
 		want[id] = val
-		if err := w.add(id, []byte(val)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.finish(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+		return id, val
+	})
 	s, err := openSegment(path)
 	if err != nil {
 		t.Fatal(err)
@@ -396,23 +406,7 @@ func TestSegmentReads(t *testing.T) {
 func FuzzSegment(f *testing.F) {
 	file := filepath.Join(f.TempDir(), "seg")
 	for _, n := range []int{0, 1, 3, 9} {
-		fh, err := os.Create(file)
-		if err != nil {
-			f.Fatal(err)
-		}
-		w, err := newSegWriter(fh, "m1")
-		if err != nil {
-			f.Fatal(err)
-		}
-		for i := range n {
-			if err := w.add(fmt.Sprint("d", i), []byte(strings.Repeat("x", i))); err != nil {
-				f.Fatal(err)
-			}
-		}
-		if err := w.finish(); err != nil {
-			f.Fatal(err)
-		}
-		fh.Close()
+		writeSegment(f, file, n, func(i int) (string, string) { return fmt.Sprint("d", i), strings.Repeat("x", i) })
 		b, err := os.ReadFile(file)
 		if err != nil {
 			f.Fatal(err)
