@@ -545,7 +545,9 @@ run() {
 		# these (e.g. "plain plain1 pipeline"). The builds run
 		# interleaved, ROUNDS times, on collections of ~200-byte documents
 		# recombined from SemEval forum text (examples/scalecorpus: 10k,
-		# 100k, 1M) and on CACM and subtask A train.
+		# 100k, 1M) and on CACM and subtask A train. Each build goes to
+		# $c-build-$v.idx and is removed after; the serve section's indexes
+		# ($c-plain.idx, $c-serve.idx) are left alone.
 		local S=$R/scale
 		mkdir -p "$S"
 		[ -f "$S/tweak.model" ] || $SR train tweak --data "$O/A-train" --loss sse --alpha 0.1 --max-iter 50 --out "$S/tweak.model" >/dev/null
@@ -567,19 +569,19 @@ run() {
 			local r v bin
 			for r in $(seq "${ROUNDS:-2}"); do
 				for v in ${VARIANTS:-plain plain1 ${SR_BEFORE:+before-bare} bare ${SR_BEFORE:+before-pipeline} pipeline}; do
-					rm -rf "$S/$c-$v.idx"
+					rm -rf "$S/$c-build-$v.idx"
 					bin=$SR
 					[[ $v == before-* ]] && bin=$SR_BEFORE
 					case $v in
-					plain) set -- out/plainindex --corpus "$data/corpus.jsonl" --index "$S/$c-$v.idx" ;;
-					plain1) set -- env GOMAXPROCS=1 out/plainindex --corpus "$data/corpus.jsonl" --index "$S/$c-$v.idx" ;;
-					*bare) set -- "$bin" index --data "$data" --index "$S/$c-$v.idx" ;;
-					*pipeline) set -- "$bin" index --data "$data" --index "$S/$c-$v.idx" --pipeline "$S/pipeline.yaml" ;;
+					plain) set -- out/plainindex --corpus "$data/corpus.jsonl" --index "$S/$c-build-$v.idx" ;;
+					plain1) set -- env GOMAXPROCS=1 out/plainindex --corpus "$data/corpus.jsonl" --index "$S/$c-build-$v.idx" ;;
+					*bare) set -- "$bin" index --data "$data" --index "$S/$c-build-$v.idx" ;;
+					*pipeline) set -- "$bin" index --data "$data" --index "$S/$c-build-$v.idx" --pipeline "$S/pipeline.yaml" ;;
 					esac
 					printf '%s %s %s ' "$c" "$v" "$r"
 					/usr/bin/time -f '%e %U %S %M' -o "$S/time" "$@" >/dev/null 2>&1
 					cat "$S/time"
-					rm -rf "$S/$c-$v.idx"
+					rm -rf "$S/$c-build-$v.idx"
 				done
 			done
 		done | tee "$S/runs.txt"
