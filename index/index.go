@@ -902,8 +902,9 @@ func (x *Index) PayloadFrom(name, model, docID string) ([]byte, bool, error) {
 }
 
 // HoldsPayloadFrom reports whether docID holds a payload under name that
-// the model with ID model wrote, without reading it: a lookup, no
-// checksum or copy (rerank.PayloadHolder).
+// the model with ID model wrote, without returning it (rerank.PayloadHolder).
+// A payload it reads from a segment to tell is kept for the read that
+// usually follows, so that a window's candidates are read once.
 func (x *Index) HoldsPayloadFrom(name, model, docID string) (bool, error) {
 	return x.payloads.holdsFrom(name, docID, model)
 }

@@ -112,10 +112,10 @@ func (s *payloadSet) lookup(id string) ([]byte, bool, error) {
 	return s.seg.get(id)
 }
 
-// holds reports whether id has a payload, without reading it.
+// holds reports whether id has a payload, without returning it.
 func (s *payloadSet) holds(id string) (held, inSeg bool, err error) {
 	if s.seg != nil {
-		if _, inSeg, err = s.seg.find(id); err != nil {
+		if inSeg, err = s.seg.has(id); err != nil {
 			return false, false, err
 		}
 	}
@@ -896,7 +896,7 @@ func (ps *payloadStore) read(name, id, model string, fromModel bool) ([]byte, bo
 func damagedErr(err error) error { return fmt.Errorf("index: %w (%w)", err, ErrDamaged) }
 
 // holdsFrom reports whether read would find id's payload under name from
-// model, without reading it.
+// model, without returning it.
 func (ps *payloadStore) holdsFrom(name, id, model string) (bool, error) {
 	ps.mu.RLock()
 	defer ps.mu.RUnlock()
@@ -976,7 +976,7 @@ func (ps *payloadStore) ids(name string) ([]string, error) {
 	out := make([]string, 0, s.live)
 	if s.seg != nil {
 		for i := range s.seg.count {
-			id, err := s.seg.id(i)
+			id, _, err := s.seg.record(i)
 			if err != nil {
 				return nil, damagedErr(err)
 			}
@@ -1200,9 +1200,9 @@ func (s *payloadSet) writeTo(f *os.File) error {
 		n = s.seg.count
 	}
 	for i, j := uint64(0), 0; i < n || j < len(tail); {
-		var sid []byte
+		var sid, v []byte
 		if i < n {
-			if sid, err = s.seg.id(i); err != nil {
+			if sid, v, err = s.seg.record(i); err != nil {
 				return err
 			}
 		}
@@ -1217,10 +1217,6 @@ func (s *payloadSet) writeTo(f *os.File) error {
 			}
 			j++
 			continue
-		}
-		v, err := s.seg.value(i)
-		if err != nil {
-			return err
 		}
 		if err := w.add(string(sid), v); err != nil {
 			return err

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/blevesearch/mmap-go"
 )
@@ -32,6 +34,15 @@ import (
 // The table's checksum, and every record's, are checked by verify
 // (semrank inspect --verify). Every offset is checked against the file
 // before it is followed, so no damage can make a read panic or loop.
+//
+// A lookup (find, get) reads the table through the mapping and the
+// record with one pread into a buffer of its own. Reading records through
+// the mapping would make every page a window touches resident in the
+// process, and the kernel's fault-around maps the cached pages around it
+// too (64 KiB a fault), so a server's resident memory grew towards the
+// segments' size; read, the records' pages stay in the page cache alone,
+// shared and reclaimable, and the buffer is the copy a caller may keep
+// anyway. Scans of every record (fold, ids, verify) read the mapping.
 const (
 	segMagic     = "SRPSEG01"
 	segHeaderLen = 64
@@ -41,15 +52,28 @@ const (
 
 // segment is an open payload segment.
 type segment struct {
-	path  string    // for errors
-	b     []byte    // the file's bytes
-	m     mmap.MMap // b's mapping; nil when b is in the heap
+	path  string      // for errors
+	b     []byte      // the file's bytes
+	m     mmap.MMap   // b's mapping; nil when b is in the heap
+	f     *os.File    // the file; nil when b is in the heap
+	r     io.ReaderAt // where lookups read records: f, or b
 	model string
 
 	count, slots                 uint64
 	dataOff, entriesOff, slotsOf uint64
 	tableSum                     uint32
+
+	// held keeps the last payloads that has read, for the gets that
+	// follow: a window asks whether each candidate holds a payload
+	// before its stages read them (some twice), and each record is then
+	// read from the file once.
+	heldMu sync.Mutex
+	held   map[string][]byte
 }
+
+// heldMax bounds segment.held, a few windows' worth; it is emptied when
+// full.
+const heldMax = 1024
 
 // openSegment maps the segment file at path and checks its header.
 func openSegment(path string) (*segment, error) {
@@ -57,24 +81,27 @@ func openSegment(path string) (*segment, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close() // the mapping outlives the descriptor
 	st, err := f.Stat()
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
 	if st.Size() < segHeaderLen {
+		f.Close()
 		return nil, fmt.Errorf("payload segment %s: %d bytes, too short for its header (cut short?)", path, st.Size())
 	}
 	m, err := mmap.Map(f, mmap.RDONLY, 0)
 	if err != nil {
+		f.Close()
 		return nil, fmt.Errorf("payload segment %s: %w", path, err)
 	}
 	s, err := parseSegment(path, m)
 	if err != nil {
 		m.Unmap()
+		f.Close()
 		return nil, err
 	}
-	s.m = m
+	s.m, s.f, s.r = m, f, f
 	return s, nil
 }
 
@@ -93,6 +120,7 @@ func parseSegment(path string, b []byte) (*segment, error) {
 	s := &segment{
 		path:       path,
 		b:          b,
+		r:          bytes.NewReader(b),
 		count:      le.Uint64(b[8:]),
 		slots:      le.Uint64(b[16:]),
 		entriesOff: le.Uint64(b[24:]),
@@ -124,13 +152,16 @@ func parseSegment(path string, b []byte) (*segment, error) {
 	return s, nil
 }
 
-// close unmaps the segment; nothing may be read from it after.
+// close unmaps and closes the segment; nothing may be read from it after.
 func (s *segment) close() error {
 	if s == nil || s.m == nil {
 		return nil
 	}
 	err := s.m.Unmap()
-	s.m, s.b = nil, nil
+	if e := s.f.Close(); err == nil {
+		err = e
+	}
+	s.m, s.b, s.f, s.r = nil, nil, nil, nil
 	return err
 }
 
@@ -157,66 +188,103 @@ func (s *segment) entry(i uint64) (off, idLen, valLen uint64, err error) {
 	return off, idLen, valLen, nil
 }
 
-// id returns entry i's document id.
-func (s *segment) id(i uint64) ([]byte, error) {
-	off, idLen, _, err := s.entry(i)
-	if err != nil {
-		return nil, err
-	}
-	return s.b[off : off+idLen], nil
-}
-
-// value returns entry i's payload, a slice of the mapping, once its
-// record's checksum is checked.
-func (s *segment) value(i uint64) ([]byte, error) {
+// record returns entry i's id and payload, slices of the mapping, once
+// its record's checksum is checked: for scans, which read every record.
+func (s *segment) record(i uint64) (id, val []byte, err error) {
 	off, idLen, valLen, err := s.entry(i)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	end := off + idLen + valLen
-	if crc32.ChecksumIEEE(s.b[off:end]) != binary.LittleEndian.Uint32(s.b[end:]) {
-		return nil, fmt.Errorf("payload segment %s: record of %q: checksum mismatch", s.path, s.b[off:off+idLen])
-	}
-	return s.b[off+idLen : end], nil
+	return s.checked(s.b[off:off+idLen+valLen+4], idLen)
 }
 
-// find returns the number of id's entry; ok is false when the segment
-// has no payload for id. At most every slot is probed once.
-func (s *segment) find(id string) (i uint64, ok bool, err error) {
+// readRecord is record for lookups: it reads the record from the file
+// into a buffer of its own, leaving the mapping's pages untouched.
+func (s *segment) readRecord(i uint64) (id, val []byte, err error) {
+	off, idLen, valLen, err := s.entry(i)
+	if err != nil {
+		return nil, nil, err
+	}
+	buf := make([]byte, idLen+valLen+4)
+	if _, err := s.r.ReadAt(buf, int64(off)); err != nil {
+		return nil, nil, fmt.Errorf("payload segment %s: entry %d: %w", s.path, i, err)
+	}
+	return s.checked(buf, idLen)
+}
+
+// checked splits rec, a record (id, payload, checksum) whose id is idLen
+// bytes, into its id and payload once its checksum is checked.
+func (s *segment) checked(rec []byte, idLen uint64) (id, val []byte, err error) {
+	end := len(rec) - 4
+	if crc32.ChecksumIEEE(rec[:end]) != binary.LittleEndian.Uint32(rec[end:]) {
+		return nil, nil, fmt.Errorf("payload segment %s: record of %q: checksum mismatch", s.path, rec[:idLen])
+	}
+	return rec[:idLen:idLen], rec[idLen:end:end], nil
+}
+
+// find returns the number of id's entry and its payload, in a buffer of
+// its own; ok is false when the segment has no payload for id. At most
+// every slot is probed once, and only records whose id has id's length
+// are read.
+func (s *segment) find(id string) (i uint64, val []byte, ok bool, err error) {
 	mask := s.slots - 1
 	p := hashID(id) & mask
 	for range s.slots {
 		e := uint64(binary.LittleEndian.Uint32(s.b[s.slotsOf+p*4:]))
 		if e == 0 {
-			return 0, false, nil
+			return 0, nil, false, nil
 		}
 		if e > s.count {
-			return 0, false, fmt.Errorf("payload segment %s: slot %d names entry %d of %d", s.path, p, e-1, s.count)
+			return 0, nil, false, fmt.Errorf("payload segment %s: slot %d names entry %d of %d", s.path, p, e-1, s.count)
 		}
-		got, err := s.id(e - 1)
+		_, idLen, _, err := s.entry(e - 1)
 		if err != nil {
-			return 0, false, err
+			return 0, nil, false, err
 		}
-		if string(got) == id {
-			return e - 1, true, nil
+		if idLen == uint64(len(id)) {
+			got, val, err := s.readRecord(e - 1)
+			if err != nil {
+				return 0, nil, false, err
+			}
+			if string(got) == id {
+				return e - 1, val, true, nil
+			}
 		}
 		p = (p + 1) & mask
 	}
-	return 0, false, nil
+	return 0, nil, false, nil
 }
 
-// get returns a copy of id's payload: the mapping goes at the next fold
-// or at close, while a caller may keep what it was given.
+// get returns id's payload, which the caller may keep: it is read into a
+// buffer of its own, never a slice of the mapping, which goes at the next
+// fold or at close.
 func (s *segment) get(id string) ([]byte, bool, error) {
-	i, ok, err := s.find(id)
-	if !ok || err != nil {
-		return nil, false, err
+	s.heldMu.Lock()
+	val, ok := s.held[id]
+	if ok {
+		val = append(make([]byte, 0, len(val)), val...)
 	}
-	v, err := s.value(i)
-	if err != nil {
-		return nil, false, err
+	s.heldMu.Unlock()
+	if ok {
+		return val, true, nil
 	}
-	return append(make([]byte, 0, len(v)), v...), true, nil
+	_, val, ok, err := s.find(id)
+	return val, ok, err
+}
+
+// has reports whether the segment holds a payload for id, and keeps the
+// payload it read for the gets that usually follow.
+func (s *segment) has(id string) (bool, error) {
+	_, val, ok, err := s.find(id)
+	if ok {
+		s.heldMu.Lock()
+		if len(s.held) >= heldMax || s.held == nil {
+			s.held = make(map[string][]byte)
+		}
+		s.held[id] = val
+		s.heldMu.Unlock()
+	}
+	return ok, err
 }
 
 // verify reads the whole segment: the table's checksum, every record's,
@@ -227,14 +295,14 @@ func (s *segment) verify() error {
 	}
 	var prev []byte
 	for i := range s.count {
-		if _, err := s.value(i); err != nil {
+		id, _, err := s.record(i)
+		if err != nil {
 			return err
 		}
-		id, _ := s.id(i)
 		if i > 0 && bytes.Compare(prev, id) >= 0 {
 			return fmt.Errorf("payload segment %s: entry %d (%q) out of order", s.path, i, id)
 		}
-		if j, ok, err := s.find(string(id)); err != nil || !ok || j != i {
+		if j, _, ok, err := s.find(string(id)); err != nil || !ok || j != i {
 			return fmt.Errorf("payload segment %s: entry %d (%q) not found through its slots (%v)", s.path, i, id, err)
 		}
 		prev = id

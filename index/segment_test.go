@@ -25,11 +25,7 @@ func payloadsOf(t testing.TB, ps *payloadStore) map[string]map[string]string {
 		m := map[string]string{}
 		if s.seg != nil {
 			for i := range s.seg.count {
-				id, err := s.seg.id(i)
-				if err != nil {
-					t.Fatal(err)
-				}
-				v, err := s.seg.value(i)
+				id, v, err := s.seg.record(i)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -326,28 +322,91 @@ func TestSegmentDamage(t *testing.T) {
 	}
 }
 
+// writeSegment writes a segment of model m1 to path holding n payloads,
+// the i-th given by entry, its ids in increasing order.
+func writeSegment(tb testing.TB, path string, n int, entry func(i int) (id, val string)) {
+	tb.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	w, err := newSegWriter(f, "m1")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for i := range n {
+		id, val := entry(i)
+		if err := w.add(id, []byte(val)); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := w.finish(); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// TestSegmentReads reads a segment's payloads by lookup (get, and has
+// then get, as a window does) and by scan (record), against what was
+// written, with more ids asked than held keeps, and ids it lacks.
+func TestSegmentReads(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "seg")
+	n := 3 * heldMax
+	want := make(map[string]string, n)
+	writeSegment(t, path, n, func(i int) (string, string) {
+		id, val := fmt.Sprintf("d%05d", i), strings.Repeat(fmt.Sprint(i%10), i%50)
+		want[id] = val
+		return id, val
+	})
+	s, err := openSegment(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	for i := range s.count {
+		id, val, err := s.record(i)
+		if err != nil || want[string(id)] != string(val) {
+			t.Fatalf("record %d = %q, %q, %v", i, id, val, err)
+		}
+	}
+	for _, has := range []bool{false, true} {
+		for i := range n + 10 {
+			id := fmt.Sprintf("d%05d", i)
+			if has {
+				ok, err := s.has(id)
+				if err != nil || ok != (i < n) {
+					t.Fatalf("has(%s) = %v, %v", id, ok, err)
+				}
+				if len(s.held) > heldMax {
+					t.Fatalf("held keeps %d payloads, more than %d", len(s.held), heldMax)
+				}
+			}
+			v, ok, err := s.get(id)
+			if err != nil || ok != (i < n) || string(v) != want[id] {
+				t.Fatalf("get(%s) = %q, %v, %v; want %q", id, v, ok, err, want[id])
+			}
+		}
+	}
+	// What get returns is the caller's: changing it changes no later read.
+	id := fmt.Sprintf("d%05d", n-1)
+	if ok, err := s.has(id); !ok || err != nil {
+		t.Fatalf("has(%s) = %v, %v", id, ok, err)
+	}
+	for range 2 {
+		v, ok, err := s.get(id)
+		if err != nil || !ok || string(v) != want[id] {
+			t.Fatalf("get(%s) = %q, %v, %v; want %q", id, v, ok, err, want[id])
+		}
+		clear(v)
+	}
+}
+
 // FuzzSegment parses arbitrary bytes as a segment: an error or a segment
 // whose every read and verify returns, never a panic or a loop.
 func FuzzSegment(f *testing.F) {
 	file := filepath.Join(f.TempDir(), "seg")
 	for _, n := range []int{0, 1, 3, 9} {
-		fh, err := os.Create(file)
-		if err != nil {
-			f.Fatal(err)
-		}
-		w, err := newSegWriter(fh, "m1")
-		if err != nil {
-			f.Fatal(err)
-		}
-		for i := range n {
-			if err := w.add(fmt.Sprint("d", i), []byte(strings.Repeat("x", i))); err != nil {
-				f.Fatal(err)
-			}
-		}
-		if err := w.finish(); err != nil {
-			f.Fatal(err)
-		}
-		fh.Close()
+		writeSegment(f, file, n, func(i int) (string, string) { return fmt.Sprint("d", i), strings.Repeat("x", i) })
 		b, err := os.ReadFile(file)
 		if err != nil {
 			f.Fatal(err)
@@ -361,14 +420,15 @@ func FuzzSegment(f *testing.F) {
 			return
 		}
 		for i := range min(s.count, 64) {
-			s.value(i)
+			s.record(i)
+			s.readRecord(i)
 		}
 		for i := range 10 {
 			s.get(fmt.Sprint("d", i))
 		}
 		if err := s.verify(); err == nil {
 			for i := range s.count {
-				id, _ := s.id(i)
+				id, _, _ := s.record(i)
 				if _, ok, err := s.get(string(id)); !ok || err != nil {
 					t.Fatalf("verified segment: entry %d (%q) not read: %v", i, id, err)
 				}

@@ -44,12 +44,15 @@ func (e TermsEncoder) ModelID() string {
 	return analyzers.Name + "-v" + strconv.Itoa(analyzers.Version)
 }
 
-// EncodePayload implements PayloadEncoder.
+// EncodePayload implements PayloadEncoder. semrank's analysis of the
+// text goes through the shared token cache (analyzers.CachedTokens), where
+// the concept encoders (LSA, S2Net, DSE), run after it on the same text,
+// find it: a document is analyzed for its payloads once, not once each.
 func (e TermsEncoder) EncodePayload(d dataset.Doc) ([]byte, error) {
 	if e.Tokens != nil {
 		return EncodeTermCounts(e.Tokens(d.FullText())), nil
 	}
-	return EncodeTermCounts(analyzers.Tokens(d.FullText())), nil
+	return EncodeTermCounts(analyzers.CachedTokens(d.FullText())), nil
 }
 
 // EncodeTermCounts encodes the counts of tokens, terms sorted:

@@ -13,10 +13,14 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -34,6 +38,7 @@ func main() {
 	plain := flag.Bool("plain", false, "open a plain Bleve index (examples/plainindex) with bleve.Open")
 	n := flag.Int("queries", 200, "queries to run")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the queries to this file")
+	maps := flag.Bool("maps", false, "after the queries, print to stderr the resident memory of each mapped file and of the anonymous memory (Linux: /proc/self/smaps)")
 	flag.Parse()
 	if *path == "" || *corpus == "" || *plain && *pipeline != "" {
 		flag.Usage()
@@ -90,6 +95,11 @@ func main() {
 		}
 	}
 	perQuery := time.Since(start) / time.Duration(max(len(queries), 1))
+	if *maps {
+		if err := printMaps(os.Stderr); err != nil {
+			log.Fatal(err)
+		}
+	}
 	fmt.Printf("%.1f %.1f %.2f\n", float64(opened.Microseconds())/1000, float64(heapOpen)/(1<<20), float64(perQuery.Microseconds())/1000)
 }
 
@@ -123,4 +133,52 @@ func titles(path string, n int) ([]string, error) {
 		}
 	}
 	return out, sc.Err()
+}
+
+// printMaps writes the process's resident memory by what backs it, from
+// /proc/self/smaps: each mapped file's resident KiB (summed over its
+// mappings), then the anonymous memory's (the heap, stacks, the runtime's
+// own), largest first.
+func printMaps(w io.Writer) error {
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rss := map[string]int64{}
+	name := ""
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		switch {
+		case len(fields) >= 5 && strings.Contains(fields[0], "-") && !strings.HasSuffix(fields[0], ":"):
+			name = "[anonymous]"
+			if len(fields) >= 6 {
+				name = strings.Join(fields[5:], " ")
+			}
+		case len(fields) == 3 && fields[0] == "Rss:":
+			kb, err := strconv.ParseInt(fields[1], 10, 64)
+			if err != nil {
+				return fmt.Errorf("smaps: %q: %w", sc.Text(), err)
+			}
+			rss[name] += kb
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	names := make([]string, 0, len(rss))
+	var total int64
+	for n, kb := range rss {
+		names = append(names, n)
+		total += kb
+	}
+	sort.Slice(names, func(i, j int) bool { return rss[names[i]] > rss[names[j]] })
+	fmt.Fprintf(w, "%8d KiB resident in all\n", total)
+	for _, n := range names {
+		if rss[n] > 0 {
+			fmt.Fprintf(w, "%8d KiB %s\n", rss[n], n)
+		}
+	}
+	return nil
 }
