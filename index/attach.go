@@ -562,18 +562,8 @@ func (a *Attached) CountTerms(st *Stats, src Source) error {
 	if a.source == nil || !a.source.Equal(src) {
 		return st.errNotCounted()
 	}
-	ps := a.x.payloads
-	ids, err := ps.ids(TermsPayload)
-	if err != nil {
-		return err
-	}
 	c := &termCounts{df: map[string]uint64{}}
-	model := src.termsModel()
-	for _, id := range ids {
-		b, ok := ps.getFrom(TermsPayload, model, id)
-		if !ok {
-			continue
-		}
+	err := a.x.payloads.each(TermsPayload, src.termsModel(), func(id string, b []byte) error {
 		list, err := DecodeTermList(b)
 		if err != nil {
 			return damagedErr(fmt.Errorf("term counts of %q: %w", id, err))
@@ -582,6 +572,10 @@ func (a *Attached) CountTerms(st *Stats, src Source) error {
 		for _, tc := range list {
 			c.df[tc.Term]++
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	st.counted = c
 	return nil

@@ -967,31 +967,49 @@ func (ps *payloadStore) names() []string {
 // ids returns the documents holding a payload under name, sorted: the
 // segment's, but those the tail deleted or rewrote, and the tail's.
 func (ps *payloadStore) ids(name string) ([]string, error) {
+	var out []string
+	err := ps.each(name, "", func(id string, _ []byte) error {
+		out = append(out, id)
+		return nil
+	})
+	slices.Sort(out)
+	return out, err
+}
+
+// each calls fn with every payload name holds, when model wrote them or
+// model is "": the segment's records, but those the tail deleted or
+// rewrote, then the tail's, in no set order. data is valid only during
+// the call, which holds the store's read lock; an error from fn ends the
+// walk and is returned.
+func (ps *payloadStore) each(name, model string, fn func(id string, data []byte) error) error {
 	ps.mu.RLock()
 	defer ps.mu.RUnlock()
 	s := ps.sets[name]
-	if s == nil {
-		return nil, nil
+	if s == nil || model != "" && s.model != model {
+		return nil
 	}
-	out := make([]string, 0, s.live)
 	if s.seg != nil {
 		for i := range s.seg.count {
-			id, _, err := s.seg.record(i)
+			id, data, err := s.seg.record(i)
 			if err != nil {
-				return nil, damagedErr(err)
+				return damagedErr(err)
 			}
-			if _, inTail := s.tail[string(id)]; !inTail {
-				out = append(out, string(id))
+			if _, inTail := s.tail[string(id)]; inTail {
+				continue
+			}
+			if err := fn(string(id), data); err != nil {
+				return err
 			}
 		}
 	}
 	for id, b := range s.tail {
 		if b != nil {
-			out = append(out, id)
+			if err := fn(id, b); err != nil {
+				return err
+			}
 		}
 	}
-	slices.Sort(out)
-	return out, nil
+	return nil
 }
 
 func (ps *payloadStore) close() error {

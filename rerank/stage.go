@@ -329,9 +329,10 @@ func (e Env) forFields(f Fields, read bool) (Env, error) {
 	}
 	e.Stats, e.Analyze, e.Payloads = st, st.Tokens, nil
 	if a, ok := e.Index.(*index.Attached); ok {
-		if p := a.PayloadsFor(f.source(st)); p != nil {
+		src := f.source(st)
+		if p := a.PayloadsFor(src); p != nil {
 			e.Payloads = p
-			if err := a.CountTerms(st, f.source(st)); err != nil {
+			if err := a.CountTerms(st, src); err != nil {
 				return e, err
 			}
 		}
