@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"text/tabwriter"
 	"time"
@@ -25,6 +26,7 @@ import (
 // benchOptions are the flags of semrank bench.
 type benchOptions struct {
 	indexPath, pipelinePath, dataDir string
+	cpuProfile                       string
 	remote                           []string
 	rounds, size, limit, window      int
 }
@@ -61,6 +63,7 @@ differs), then the two timed interleaved, and the ratio of their medians
 	f.IntVarP(&o.size, "n", "n", 10, "hits per search")
 	f.IntVar(&o.limit, "queries", 0, "at most this many queries (0: all)")
 	f.IntVar(&o.window, "window", 0, "rerank window (0: the pipeline's)")
+	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the timed searches (both paths) to this file, for go tool pprof")
 	f.StringSliceVar(&o.remote, "remote", nil, "compare with a coordinator over these shard servers (URLs, in shard order) instead of the bare search")
 	for _, n := range []string{"index", "pipeline", "data"} {
 		_ = cmd.MarkFlagRequired(n)
@@ -103,11 +106,38 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 		}
 		names = [2]string{fmt.Sprintf("one index, reranked (window %d)", p.WindowSize()), fmt.Sprintf("%d shards + coordinator, reranked", len(o.remote))}
 	}
+	stop, err := startCPUProfile(o.cpuProfile)
+	if err != nil {
+		return err
+	}
 	r, err := bench(cmd.Context(), base, other, reqs, o.size, o.rounds, newBar(o.rounds*len(reqs), "searches"))
+	if perr := stop(); err == nil {
+		err = perr
+	}
 	if err != nil {
 		return err
 	}
 	return r.write(cmd.OutOrStdout(), names)
+}
+
+// startCPUProfile starts writing a CPU profile to path, when given, and
+// returns the function that stops it and closes the file.
+func startCPUProfile(path string) (stop func() error, err error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
 }
 
 // benchQueries returns the first stage's queries for the texts of qs (at
