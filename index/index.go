@@ -901,10 +901,14 @@ func (x *Index) PayloadFrom(name, model, docID string) ([]byte, bool, error) {
 	return x.payloads.read(name, docID, model, true)
 }
 
+// PayloadsFrom returns PayloadFrom's payload of each of ids, nil where it
+// finds none, under one lock (rerank.WindowPayloads).
+func (x *Index) PayloadsFrom(name, model string, ids []string) ([][]byte, error) {
+	return x.payloads.readMany(name, model, ids)
+}
+
 // HoldsPayloadFrom reports whether docID holds a payload under name that
-// the model with ID model wrote, without returning it (rerank.PayloadHolder).
-// A payload it reads from a segment to tell is kept for the read that
-// usually follows, so that a window's candidates are read once.
+// the model with ID model wrote, without reading it (rerank.PayloadHolder).
 func (x *Index) HoldsPayloadFrom(name, model, docID string) (bool, error) {
 	return x.payloads.holdsFrom(name, docID, model)
 }

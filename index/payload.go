@@ -892,6 +892,34 @@ func (ps *payloadStore) read(name, id, model string, fromModel bool) ([]byte, bo
 	return b, ok, nil
 }
 
+// readMany returns read(name, id, model, true) for every id, nil where
+// it finds none, under one lock.
+func (ps *payloadStore) readMany(name, model string, ids []string) ([][]byte, error) {
+	ps.mu.RLock()
+	defer ps.mu.RUnlock()
+	if ps.closed {
+		return nil, errPayloadsClosed
+	}
+	out := make([][]byte, len(ids))
+	s := ps.sets[name]
+	if s == nil || s.model != model {
+		return out, nil
+	}
+	for i, id := range ids {
+		if len(ps.hidden) > 0 && ps.hidden[id] > 0 {
+			continue
+		}
+		b, ok, err := s.lookup(id)
+		if err != nil {
+			return nil, damagedErr(err)
+		}
+		if ok {
+			out[i] = b
+		}
+	}
+	return out, nil
+}
+
 // damagedErr wraps err, a damaged segment's, with ErrDamaged.
 func damagedErr(err error) error { return fmt.Errorf("index: %w (%w)", err, ErrDamaged) }
 

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/blevesearch/mmap-go"
 )
@@ -67,18 +66,7 @@ type segment struct {
 	count, slots                 uint64
 	dataOff, entriesOff, slotsOf uint64
 	tableSum                     uint32
-
-	// held keeps the last payloads that has read, for the gets that
-	// follow: a window asks whether each candidate holds a payload
-	// before its stages read them (some twice), and each record is then
-	// read from the file once.
-	heldMu sync.Mutex
-	held   map[string][]byte
 }
-
-// heldMax bounds segment.held, a few windows' worth; it is emptied when
-// full.
-const heldMax = 1024
 
 // openSegment maps the segment file at path and checks its header.
 func openSegment(path string) (*segment, error) {
@@ -230,68 +218,65 @@ func (s *segment) checked(rec []byte, idLen uint64) (id, val []byte, err error) 
 	return rec[:idLen:idLen], rec[idLen:end:end], nil
 }
 
-// find returns the number of id's entry and its payload, in a buffer of
-// its own; ok is false when the segment has no payload for id. At most
-// every slot is probed once, and only records whose id has id's length
-// are read.
-func (s *segment) find(id string) (i uint64, val []byte, ok bool, err error) {
+// find returns the number of id's entry; ok is false when the segment
+// has no payload for id. At most every slot is probed once, and only the
+// ids of entries whose id has id's length are read, not their payloads.
+func (s *segment) find(id string) (i uint64, ok bool, err error) {
 	mask := s.slots - 1
 	p := hashID(id) & mask
 	for range s.slots {
 		e := uint64(binary.LittleEndian.Uint32(s.b[s.slotsOf+p*4:]))
 		if e == 0 {
-			return 0, nil, false, nil
+			return 0, false, nil
 		}
 		if e > s.count {
-			return 0, nil, false, fmt.Errorf("payload segment %s: slot %d names entry %d of %d", s.path, p, e-1, s.count)
+			return 0, false, fmt.Errorf("payload segment %s: slot %d names entry %d of %d", s.path, p, e-1, s.count)
 		}
-		_, idLen, _, err := s.entry(e - 1)
+		off, idLen, _, err := s.entry(e - 1)
 		if err != nil {
-			return 0, nil, false, err
+			return 0, false, err
 		}
 		if idLen == uint64(len(id)) {
-			got, val, err := s.readRecord(e - 1)
+			got, err := s.idAt(off, idLen)
 			if err != nil {
-				return 0, nil, false, err
+				return 0, false, fmt.Errorf("payload segment %s: entry %d: %w", s.path, e-1, err)
 			}
 			if string(got) == id {
-				return e - 1, val, true, nil
+				return e - 1, true, nil
 			}
 		}
 		p = (p + 1) & mask
 	}
-	return 0, nil, false, nil
+	return 0, false, nil
+}
+
+// idAt returns the idLen bytes of the id at off: a slice of the mapping
+// when lookups read it, else read from the file.
+func (s *segment) idAt(off, idLen uint64) ([]byte, error) {
+	if s.r == s.f {
+		b := make([]byte, idLen)
+		_, err := s.f.ReadAt(b, int64(off))
+		return b, err
+	}
+	return s.b[off : off+idLen], nil
 }
 
 // get returns id's payload, which the caller may keep: it is read into a
 // buffer of its own, never a slice of the mapping, which goes at the next
 // fold or at close.
 func (s *segment) get(id string) ([]byte, bool, error) {
-	s.heldMu.Lock()
-	val, ok := s.held[id]
-	if ok {
-		val = append(make([]byte, 0, len(val)), val...)
+	i, ok, err := s.find(id)
+	if !ok || err != nil {
+		return nil, false, err
 	}
-	s.heldMu.Unlock()
-	if ok {
-		return val, true, nil
-	}
-	_, val, ok, err := s.find(id)
-	return val, ok, err
+	_, val, err := s.readRecord(i)
+	return val, err == nil, err
 }
 
-// has reports whether the segment holds a payload for id, and keeps the
-// payload it read for the gets that usually follow.
+// has reports whether the segment holds a payload for id, reading its id
+// alone: the record's checksum is checked when it is read.
 func (s *segment) has(id string) (bool, error) {
-	_, val, ok, err := s.find(id)
-	if ok {
-		s.heldMu.Lock()
-		if len(s.held) >= heldMax || s.held == nil {
-			s.held = make(map[string][]byte)
-		}
-		s.held[id] = val
-		s.heldMu.Unlock()
-	}
+	_, ok, err := s.find(id)
 	return ok, err
 }
 
@@ -310,7 +295,7 @@ func (s *segment) verify() error {
 		if i > 0 && bytes.Compare(prev, id) >= 0 {
 			return fmt.Errorf("payload segment %s: entry %d (%q) out of order", s.path, i, id)
 		}
-		if j, _, ok, err := s.find(string(id)); err != nil || !ok || j != i {
+		if j, ok, err := s.find(string(id)); err != nil || !ok || j != i {
 			return fmt.Errorf("payload segment %s: entry %d (%q) not found through its slots (%v)", s.path, i, id, err)
 		}
 		prev = id

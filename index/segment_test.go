@@ -348,21 +348,33 @@ func writeSegment(tb testing.TB, path string, n int, entry func(i int) (id, val 
 
 // TestSegmentReads reads a segment's payloads by lookup (get, and has
 // then get, as a window does) and by scan (record), against what was
-// written, with more ids asked than held keeps, and ids it lacks.
+// written, with ids it lacks, through the mapping and through the file
+// (as segments over mappedReadMax are read).
 func TestSegmentReads(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "seg")
-	n := 3 * heldMax
+	n := 3000
 	want := make(map[string]string, n)
 	writeSegment(t, path, n, func(i int) (string, string) {
 		id, val := fmt.Sprintf("d%05d", i), strings.Repeat(fmt.Sprint(i%10), i%50)
 		want[id] = val
 		return id, val
 	})
-	s, err := openSegment(path)
-	if err != nil {
-		t.Fatal(err)
+	for _, file := range []bool{false, true} {
+		t.Run(fmt.Sprintf("file=%v", file), func(t *testing.T) {
+			s, err := openSegment(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.close()
+			if file {
+				s.r = s.f
+			}
+			testSegmentReads(t, s, n, want)
+		})
 	}
-	defer s.close()
+}
+
+func testSegmentReads(t *testing.T, s *segment, n int, want map[string]string) {
 	for i := range s.count {
 		id, val, err := s.record(i)
 		if err != nil || want[string(id)] != string(val) {
@@ -376,9 +388,6 @@ func TestSegmentReads(t *testing.T) {
 				ok, err := s.has(id)
 				if err != nil || ok != (i < n) {
 					t.Fatalf("has(%s) = %v, %v", id, ok, err)
-				}
-				if len(s.held) > heldMax {
-					t.Fatalf("held keeps %d payloads, more than %d", len(s.held), heldMax)
 				}
 			}
 			v, ok, err := s.get(id)

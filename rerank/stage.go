@@ -33,6 +33,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -102,6 +103,64 @@ func ReadPayload(p Payloads, name, model, docID string) (b []byte, ok bool, err 
 		return nil, false, nil
 	}
 	return p.Payload(name, docID)
+}
+
+// WindowPayloads is implemented by Payloads that read many documents'
+// payloads in one step, as a window's stages read them: one lock and one
+// check of the model for the window, not one per document.
+type WindowPayloads interface {
+	// PayloadsFrom returns, for each of ids, its payload under name when
+	// the model with ID model wrote it, and nil where it holds none.
+	PayloadsFrom(name, model string, ids []string) ([][]byte, error)
+}
+
+var _ WindowPayloads = (*index.Index)(nil)
+
+// ReadWindowPayloads returns every candidate's payload under name from
+// the model with ID model (see ReadPayload), nil where it has none. The
+// stages scoring one window share one read of each payload (WindowMemoOf),
+// so callers must not modify what it returns.
+func ReadWindowPayloads(ctx context.Context, p Payloads, name, model string, cands []Candidate) ([][]byte, error) {
+	read := func() (any, error) {
+		ids := make([]string, len(cands))
+		for i, c := range cands {
+			ids[i] = c.ID
+		}
+		if wp, ok := p.(WindowPayloads); ok {
+			return wp.PayloadsFrom(name, model, ids)
+		}
+		out := make([][]byte, len(ids))
+		for i, id := range ids {
+			b, ok, err := ReadPayload(p, name, model, id)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				out[i] = b
+			}
+		}
+		return out, nil
+	}
+	if p == nil || len(cands) == 0 {
+		return make([][]byte, len(cands)), nil
+	}
+	// The memo's key names the window by its candidates' slice, so a stage
+	// scoring a part of the window reads that part.
+	type key struct {
+		p           Payloads
+		name, model string
+		first       *Candidate
+		n           int
+	}
+	memo := WindowMemoOf(ctx)
+	if !reflect.TypeOf(p).Comparable() {
+		memo = nil
+	}
+	v, err := memo.Do(key{p, name, model, &cands[0], len(cands)}, read)
+	if err != nil {
+		return nil, err
+	}
+	return v.([][]byte), nil
 }
 
 // PayloadHolder is implemented by Payloads that tell whether a document

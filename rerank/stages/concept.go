@@ -77,11 +77,15 @@ func (s *Concept) Score(ctx context.Context, q rerank.Query, cands []rerank.Cand
 	qv := s.encoder.Encoder.Embed(q.Text)
 	out := make([]float64, len(cands))
 	buf := make([]float64, s.dim)
+	stored, err := s.stored.window(ctx, cands)
+	if err != nil {
+		return nil, err
+	}
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		dv, err := s.docVector(buf, c)
+		dv, err := s.docVector(buf, c, stored[i])
 		if err != nil {
 			return nil, err
 		}
@@ -90,14 +94,10 @@ func (s *Concept) Score(ctx context.Context, q rerank.Query, cands []rerank.Cand
 	return out, nil
 }
 
-// docVector returns c's concept vector: its stored one, decoded into buf,
-// else one embedded from its text.
-func (s *Concept) docVector(buf []float64, c rerank.Candidate) ([]float64, error) {
-	b, ok, err := s.stored.get(c.ID)
-	if err != nil {
-		return nil, err
-	}
-	if ok {
+// docVector returns c's concept vector: its stored one b, decoded into
+// buf, else (b nil) one embedded from its text.
+func (s *Concept) docVector(buf []float64, c rerank.Candidate, b []byte) ([]float64, error) {
+	if b != nil {
 		if err := concept.DecodeVectorTo(buf, b); err != nil {
 			return nil, fmt.Errorf("document %s: %w", c.ID, err)
 		}

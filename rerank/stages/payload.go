@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/semrank/semrank/index"
@@ -40,6 +41,13 @@ func newStoredPayload(p rerank.Payloads, enc rerank.PayloadEncoder) (storedPaylo
 // written by this model, and the caller computes the value from text.
 func (s storedPayload) get(docID string) (b []byte, ok bool, err error) {
 	return rerank.ReadPayload(s.payloads, s.name, s.model, docID)
+}
+
+// window returns every candidate's payload, nil where the index holds
+// none written by this model; the stages scoring one window share one
+// read (rerank.ReadWindowPayloads), so callers must not modify it.
+func (s storedPayload) window(ctx context.Context, cands []rerank.Candidate) ([][]byte, error) {
+	return rerank.ReadWindowPayloads(ctx, s.payloads, s.name, s.model, cands)
 }
 
 // missing reports whether docID has no payload of this model (or it

@@ -106,16 +106,16 @@ func (s *Quality) Score(ctx context.Context, q rerank.Query, cands []rerank.Cand
 		return nil, err
 	}
 	out := make([]float64, len(cands))
+	stored, err := s.stored.window(ctx, cands)
+	if err != nil {
+		return nil, err
+	}
 	for i, c := range cands {
 		if len(ctxFeats[i]) > 0 {
 			out[i] = s.model.Score(c.FullText(), ctxFeats[i]...)
 			continue
 		}
-		b, ok, err := s.stored.get(c.ID)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
+		if b := stored[i]; b != nil {
 			if out[i], err = quality.DecodeScore(b); err != nil {
 				return nil, fmt.Errorf("document %s: %w", c.ID, err)
 			}

@@ -211,11 +211,15 @@ func (s *RM3) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidat
 	}
 	counts := make([][]index.TermCount, len(cands))
 	lens := make([]float64, len(cands))
+	stored, err := windowTerms(ctx, s.Payloads, cands)
+	if err != nil {
+		return nil, err
+	}
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if counts[i], err = termList(s.Payloads, s.Analyze, c); err != nil {
+		if counts[i], err = termList(stored[i], s.Analyze, c); err != nil {
 			return nil, err
 		}
 		lens[i] = float64(totalCount(counts[i]))

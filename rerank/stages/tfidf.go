@@ -178,30 +178,29 @@ func sortedCounts(counts map[string]int) []index.TermCount {
 	return out
 }
 
+// windowTerms returns every candidate's stored term counts, the index's
+// built-in terms payload (index.TermsPayload), nil where it has none (see
+// rerank.ReadWindowPayloads).
+func windowTerms(ctx context.Context, p rerank.Payloads, cands []rerank.Candidate) ([][]byte, error) {
+	return rerank.ReadWindowPayloads(ctx, p, index.TermsPayload, (index.TermsEncoder{}).ModelID(), cands)
+}
+
 // termList returns a candidate's analyzed term counts in sorted order:
-// from the index's built-in terms payload (index.TermsPayload) when it has
-// one, else from analyzing the text with analyze (see tokens).
-func termList(p rerank.Payloads, analyze func(string) []string, c rerank.Candidate) ([]index.TermCount, error) {
-	b, ok, err := rerank.ReadPayload(p, index.TermsPayload, (index.TermsEncoder{}).ModelID(), c.ID)
-	if err != nil {
-		return nil, err
-	}
-	if ok {
+// decoded from b, its stored terms payload (see windowTerms), else (b nil)
+// from analyzing the text with analyze (see tokens).
+func termList(b []byte, analyze func(string) []string, c rerank.Candidate) ([]index.TermCount, error) {
+	if b != nil {
 		return index.DecodeTermList(b)
 	}
 	return sortedCounts(analyzedCounts(analyze, c.FullText())), nil
 }
 
 // queryCounts sets counts[i] to how often terms[i], sorted and distinct,
-// occurs in candidate c, and returns c's number of tokens: read off the
-// index's terms payload when it has one (see termList), else counted in
-// the text analyzed by analyze.
-func queryCounts(p rerank.Payloads, analyze func(string) []string, c rerank.Candidate, terms []string, counts []int) (int, error) {
-	b, ok, err := rerank.ReadPayload(p, index.TermsPayload, (index.TermsEncoder{}).ModelID(), c.ID)
-	if err != nil {
-		return 0, err
-	}
-	if ok {
+// occurs in candidate c, and returns c's number of tokens: read off b,
+// its stored terms payload (see windowTerms), else (b nil) counted in the
+// text analyzed by analyze.
+func queryCounts(b []byte, analyze func(string) []string, c rerank.Candidate, terms []string, counts []int) (int, error) {
+	if b != nil {
 		total, err := index.TermCountsOf(b, terms, counts)
 		if err != nil {
 			return 0, fmt.Errorf("document %s: %w", c.ID, err)
@@ -229,6 +228,10 @@ func windowCounts(ctx context.Context, p rerank.Payloads, analyze func(string) [
 		totals []int
 	}
 	compute := func() (any, error) {
+		stored, err := windowTerms(ctx, p, cands)
+		if err != nil {
+			return nil, err
+		}
 		r := result{make([][]int, len(cands)), make([]int, len(cands))}
 		flat := make([]int, len(cands)*len(terms))
 		for i, c := range cands {
@@ -237,7 +240,7 @@ func windowCounts(ctx context.Context, p rerank.Payloads, analyze func(string) [
 			}
 			r.counts[i] = flat[i*len(terms) : (i+1)*len(terms) : (i+1)*len(terms)]
 			var err error
-			if r.totals[i], err = queryCounts(p, analyze, c, terms, r.counts[i]); err != nil {
+			if r.totals[i], err = queryCounts(stored[i], analyze, c, terms, r.counts[i]); err != nil {
 				return nil, err
 			}
 		}
@@ -309,6 +312,10 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 		return t.scoreStored(ctx, q, cands, n, idfOf, weigh)
 	}
 	vecs := make([][]termWeight, len(cands))
+	stored, err := windowTerms(ctx, t.Payloads, cands)
+	if err != nil {
+		return nil, err
+	}
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -319,7 +326,7 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 			counts = sortedCounts(analyzedCounts(t.Analyze, text))
 		} else if t.Titles {
 			counts = sortedCounts(analyzedCounts(t.Analyze, c.Title))
-		} else if counts, err = termList(t.Payloads, t.Analyze, c); err != nil {
+		} else if counts, err = termList(stored[i], t.Analyze, c); err != nil {
 			return nil, err
 		}
 		if vecs[i], err = weigh(counts); err != nil {
@@ -369,18 +376,20 @@ func (t *TFIDF) scoreStored(ctx context.Context, q rerank.Query, cands []rerank.
 	if err != nil {
 		return nil, err
 	}
+	termsOf, err := windowTerms(ctx, t.Payloads, cands)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]float64, len(cands))
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		b, stored, err := rerank.ReadPayload(t.Payloads, index.TermsPayload, (index.TermsEncoder{}).ModelID(), c.ID)
-		if err != nil {
-			return nil, err
-		}
+		b := termsOf[i]
+		stored := b != nil
 		var text string
 		if !stored {
-			b, text = nil, c.FullText()
+			text = c.FullText()
 		}
 		sq, h, hit := t.norms.get(c.ID, b, text, n)
 		if !hit {

@@ -148,15 +148,15 @@ func (s *TWEAK) ReadsDoc(id string) bool { return s.stored.missing(id) }
 func (s *TWEAK) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
 	qv := s.model.QueryVector(q.Text)
 	out := make([]float64, len(cands))
+	stored, err := s.stored.window(ctx, cands)
+	if err != nil {
+		return nil, err
+	}
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		b, ok, err := s.stored.get(c.ID)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
+		if b := stored[i]; b != nil {
 			// The stored vector, read without decoding it.
 			if out[i], err = tweak.CosineEncoded(qv, b); err != nil {
 				return nil, fmt.Errorf("document %s: %w", c.ID, err)
