@@ -907,12 +907,6 @@ func (x *Index) PayloadsFrom(name, model string, ids []string) ([][]byte, error)
 	return x.payloads.readMany(name, model, ids)
 }
 
-// HoldsPayloadFrom reports whether docID holds a payload under name that
-// the model with ID model wrote, without reading it (rerank.PayloadHolder).
-func (x *Index) HoldsPayloadFrom(name, model, docID string) (bool, error) {
-	return x.payloads.holdsFrom(name, docID, model)
-}
-
 // PayloadModel returns the ID of the model whose payloads name holds.
 func (x *Index) PayloadModel(name string) string { return x.payloads.model(name) }
 

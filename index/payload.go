@@ -923,25 +923,6 @@ func (ps *payloadStore) readMany(name, model string, ids []string) ([][]byte, er
 // damagedErr wraps err, a damaged segment's, with ErrDamaged.
 func damagedErr(err error) error { return fmt.Errorf("index: %w (%w)", err, ErrDamaged) }
 
-// holdsFrom reports whether read would find id's payload under name from
-// model, without returning it.
-func (ps *payloadStore) holdsFrom(name, id, model string) (bool, error) {
-	ps.mu.RLock()
-	defer ps.mu.RUnlock()
-	if ps.closed {
-		return false, errPayloadsClosed
-	}
-	s := ps.sets[name]
-	if s == nil || s.model != model || len(ps.hidden) > 0 && ps.hidden[id] > 0 {
-		return false, nil
-	}
-	held, _, err := s.holds(id)
-	if err != nil {
-		return false, damagedErr(err)
-	}
-	return held, nil
-}
-
 // hide makes get report no payload for ids until as many unhide calls: a
 // write about to replace or delete them calls it before the documents
 // change in Bleve, and unhide once their payloads are written or dropped,

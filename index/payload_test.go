@@ -336,10 +336,10 @@ func TestPayloadJournalLeftovers(t *testing.T) {
 	}
 }
 
-// TestHoldsPayloadFrom: a presence check agrees with reading the payload,
+// TestPayloadsFrom: a window's read agrees with reading each payload,
 // whether it lies in the log's tail or in a folded segment, for another
 // model, after a deletion, and once the index is closed.
-func TestHoldsPayloadFrom(t *testing.T) {
+func TestPayloadsFrom(t *testing.T) {
 	ctx := context.Background()
 	idx, err := Create(filepath.Join(t.TempDir(), "idx"))
 	if err != nil {
@@ -349,17 +349,21 @@ func TestHoldsPayloadFrom(t *testing.T) {
 	if err := idx.Add(ctx, docs, []PayloadEncoder{vecEncoder{}}, nil); err != nil {
 		t.Fatal(err)
 	}
+	ids := []string{docs[0].ID, docs[7].ID, "absent", docs[19].ID, docs[0].ID}
 	check := func(when string) {
 		t.Helper()
-		for _, id := range []string{docs[0].ID, docs[7].ID, docs[19].ID, "absent"} {
-			for _, model := range []string{vecEncoder{}.ModelID(), "other"} {
-				_, want, err := idx.PayloadFrom("vec", model, id)
+		for _, model := range []string{vecEncoder{}.ModelID(), "other"} {
+			got, err := idx.PayloadsFrom("vec", model, ids)
+			if err != nil || len(got) != len(ids) {
+				t.Fatalf("%s: PayloadsFrom(vec, %s) = %d payloads, %v", when, model, len(got), err)
+			}
+			for i, id := range ids {
+				want, ok, err := idx.PayloadFrom("vec", model, id)
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := idx.HoldsPayloadFrom("vec", model, id)
-				if err != nil || got != want {
-					t.Errorf("%s: HoldsPayloadFrom(vec, %s, %s) = %v, %v; PayloadFrom finds it: %v", when, model, id, got, err, want)
+				if (got[i] != nil) != ok || !bytes.Equal(got[i], want) {
+					t.Errorf("%s: PayloadsFrom(vec, %s)[%d] = %x; PayloadFrom(%s) = %x, %v", when, model, i, got[i], id, want, ok)
 				}
 			}
 		}
@@ -372,14 +376,14 @@ func TestHoldsPayloadFrom(t *testing.T) {
 	if err := idx.Delete(docs[7].ID); err != nil {
 		t.Fatal(err)
 	}
-	if held, _ := idx.HoldsPayloadFrom("vec", vecEncoder{}.ModelID(), docs[7].ID); held {
+	if got, _ := idx.PayloadsFrom("vec", vecEncoder{}.ModelID(), []string{docs[7].ID}); got[0] != nil {
 		t.Error("a deleted document still holds its payload")
 	}
 	check("after a deletion")
 	if err := idx.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := idx.HoldsPayloadFrom("vec", vecEncoder{}.ModelID(), docs[0].ID); err == nil {
+	if _, err := idx.PayloadsFrom("vec", vecEncoder{}.ModelID(), ids); err == nil {
 		t.Error("no error from a closed index")
 	}
 }

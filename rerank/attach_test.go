@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -65,16 +66,23 @@ func searchAll(t *testing.T, idx bleve.Index, p *rerank.Pipeline, ds *dataset.Da
 // readsAnyDoc reports whether a stage of p that says which documents it
 // reads (rerank.DocReader; rm3 reads every candidate's) reads the stored
 // text of one of ds's documents: one whose payloads are missing.
-func readsAnyDoc(p *rerank.Pipeline, ds *dataset.Dataset) bool {
+func readsAnyDoc(t *testing.T, p *rerank.Pipeline, ds *dataset.Dataset) bool {
+	t.Helper()
+	ids := make([]string, len(ds.Corpus))
+	for i, d := range ds.Corpus {
+		ids[i] = d.ID
+	}
 	for _, st := range p.Stages {
 		r, ok := st.(rerank.DocReader)
 		if !ok {
 			continue
 		}
-		for _, d := range ds.Corpus {
-			if r.ReadsDoc(d.ID) {
-				return true
-			}
+		reads := make([]bool, len(ids))
+		if err := r.ReadsDocs(context.Background(), ids, reads); err != nil {
+			t.Fatal(err)
+		}
+		if slices.Contains(reads, true) {
+			return true
 		}
 	}
 	return false
@@ -154,7 +162,7 @@ func TestAttachScoresAsText(t *testing.T) {
 		t.Fatalf("OpenAny: an index with payloads attached opened as %T", idx)
 	}
 	p := attachPipeline(t, idx, dir, "")
-	if readsAnyDoc(p, ds) {
+	if readsAnyDoc(t, p, ds) {
 		t.Fatal("over the attached index, a stage still reads a document's text")
 	}
 	got := searchAll(t, idx, p, ds)
@@ -175,7 +183,7 @@ func TestAttachScoresAsText(t *testing.T) {
 		}
 	}
 	// Other fields: the payloads describe other text.
-	if !readsAnyDoc(attachPipeline(t, idx, dir, "{title: subject, text: []}"), ds) {
+	if !readsAnyDoc(t, attachPipeline(t, idx, dir, "{title: subject, text: []}"), ds) {
 		t.Fatal("a pipeline reading other fields was served the attached payloads")
 	}
 	idx.Close()
@@ -340,7 +348,7 @@ func TestAttachNewModel(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := attachPipeline(t, a, dir, "") // builds over the other model's payloads
-		if i > 0 && !readsAnyDoc(p, ds) {
+		if i > 0 && !readsAnyDoc(t, p, ds) {
 			t.Fatal("a stage reads payloads another model wrote")
 		}
 		rep, err := rerank.Attach(ctx, a, p, nil)
@@ -350,7 +358,7 @@ func TestAttachNewModel(t *testing.T) {
 		if rep.Computed != len(ds.Corpus) {
 			t.Fatalf("attach with model %d: %+v, want every document computed", i+1, rep)
 		}
-		if readsAnyDoc(attachPipeline(t, a, dir, ""), ds) {
+		if readsAnyDoc(t, attachPipeline(t, a, dir, ""), ds) {
 			t.Fatalf("after attaching model %d, a stage still reads text", i+1)
 		}
 	}

@@ -8,8 +8,9 @@ import (
 // A WindowMemo holds what several stages scoring one window would each
 // compute alike, such as the query terms' counts in every candidate read
 // off the same payloads, so that it is computed once per window rather
-// than once per stage. Pipeline.ScoreStages gives one to its stages
-// through their context (WindowMemoOf); a stage scoring without one
+// than once per stage. A search gives one to the window's stages through
+// their context (WindowMemoOf), from the choice of the documents to load
+// (DocReader) to the stages' scores; a stage scoring without one
 // computes as usual.
 type WindowMemo struct {
 	mu sync.Mutex

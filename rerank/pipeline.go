@@ -53,34 +53,54 @@ type Scored struct {
 // that scores from payloads stored at index time reads the document only
 // where its payload is missing. A search loads the stored fields of the
 // candidates some stage reads and of no other, so a stage without this
-// method is given every candidate's document. ReadsDoc must be safe for
-// concurrent use.
+// method is given every candidate's document. ReadsDocs tells for the
+// window's candidates at once, and what it reads to tell (such as their
+// payloads, ReadWindowPayloads) the stage's scoring finds again in ctx's
+// WindowMemo. It must be safe for concurrent use.
 type DocReader interface {
-	ReadsDoc(id string) bool
+	// ReadsDocs sets reads[i] when the stage reads the stored document of
+	// ids[i], and leaves the others as they are.
+	ReadsDocs(ctx context.Context, ids []string, reads []bool) error
 }
 
-// fetchPayloads fetches the payloads of hits, the window, when they are
-// read from elsewhere (PayloadFetcher).
-func (p *Pipeline) fetchPayloads(ctx context.Context, hits search.DocumentMatchCollection) error {
-	if p.fetch == nil || len(p.Stages) == 0 || len(hits) == 0 {
-		return nil
+// windowDocs fetches the payloads of ids, the window's candidates, when
+// they are read from elsewhere (PayloadFetcher), and reports which of
+// their stored documents the stages read (readsDocs).
+func (p *Pipeline) windowDocs(ctx context.Context, ids []string) ([]bool, error) {
+	if p.fetch != nil && len(p.Stages) > 0 && len(ids) > 0 {
+		if err := p.fetch.FetchPayloads(ctx, ids); err != nil {
+			return nil, err
+		}
 	}
+	return p.readsDocs(ctx, ids)
+}
+
+// hitIDs returns the hits' ids, in order.
+func hitIDs(hits search.DocumentMatchCollection) []string {
 	ids := make([]string, len(hits))
 	for i, h := range hits {
 		ids[i] = h.ID
 	}
-	return p.fetch.FetchPayloads(ctx, ids)
+	return ids
 }
 
-// readsDoc reports whether a stage of p reads the stored document id.
-func (p *Pipeline) readsDoc(id string) bool {
+// readsDocs reports, for each of ids, whether a stage of p reads its
+// stored document (DocReader).
+func (p *Pipeline) readsDocs(ctx context.Context, ids []string) ([]bool, error) {
+	reads := make([]bool, len(ids))
 	for _, st := range p.Stages {
 		r, ok := unwrapStage(st).(DocReader)
-		if !ok || r.ReadsDoc(id) {
-			return true
+		if !ok {
+			for i := range reads {
+				reads[i] = true
+			}
+			return reads, nil
+		}
+		if err := r.ReadsDocs(ctx, ids, reads); err != nil {
+			return nil, err
 		}
 	}
-	return false
+	return reads, nil
 }
 
 // WindowSize returns the effective window.
@@ -145,7 +165,9 @@ func (p *Pipeline) ScoreStages(ctx context.Context, q Query, cands []Candidate) 
 	}
 	scores := make([][]float64, len(p.Stages))
 	errs := make([]error, len(p.Stages))
-	ctx = withWindowMemo(ctx)
+	if WindowMemoOf(ctx) == nil {
+		ctx = withWindowMemo(ctx)
+	}
 	run := func(i int) {
 		scores[i], errs[i] = p.scoreStage(ctx, p.Stages[i], q, cands)
 	}

@@ -84,6 +84,7 @@ func textDoc(c Candidate) dataset.Doc {
 // Pipeline.Query(q.Text). A query text without searchable terms gives no
 // hits.
 func (s Searcher) Search(ctx context.Context, q Query, first query.Query, n int) ([]Scored, error) {
+	ctx = withWindowMemo(ctx)
 	cands, err := s.Candidates(ctx, q, first, n)
 	if err != nil || len(cands) == 0 {
 		return nil, err
@@ -119,12 +120,13 @@ func (s Searcher) Candidates(ctx context.Context, q Query, first query.Query, n 
 // loadDocs sets the stored fields of the hits whose document a stage
 // reads (see DocReader), in one search.
 func (p *Pipeline) loadDocs(ctx context.Context, idx bleve.Index, hits search.DocumentMatchCollection) error {
-	if err := p.fetchPayloads(ctx, hits); err != nil {
+	reads, err := p.windowDocs(ctx, hitIDs(hits))
+	if err != nil {
 		return err
 	}
 	var need search.DocumentMatchCollection
-	for _, h := range hits {
-		if p.readsDoc(h.ID) {
+	for i, h := range hits {
+		if reads[i] {
 			need = append(need, h)
 		}
 	}
@@ -159,6 +161,7 @@ func (s Searcher) Load(ctx context.Context, cands []Candidate) error {
 // ones first (see index.GivenHits), each candidate carrying its place in
 // ids as GivenRank.
 func (s Searcher) Given(ctx context.Context, q Query, first query.Query, ids []string) ([]Scored, error) {
+	ctx = withWindowMemo(ctx)
 	cands, err := s.GivenCandidates(ctx, q, first, ids)
 	if err != nil || len(cands) == 0 {
 		return nil, err

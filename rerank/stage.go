@@ -116,16 +116,13 @@ type WindowPayloads interface {
 
 var _ WindowPayloads = (*index.Index)(nil)
 
-// ReadWindowPayloads returns every candidate's payload under name from
-// the model with ID model (see ReadPayload), nil where it has none. The
-// stages scoring one window share one read of each payload (WindowMemoOf),
-// so callers must not modify what it returns.
-func ReadWindowPayloads(ctx context.Context, p Payloads, name, model string, cands []Candidate) ([][]byte, error) {
+// ReadWindowPayloads returns the payload under name from the model with
+// ID model (see ReadPayload) of each of ids, a window's candidates, nil
+// where it has none. A window's search reads each payload once however
+// many stages ask (WindowMemoOf), so callers must not modify what it
+// returns.
+func ReadWindowPayloads(ctx context.Context, p Payloads, name, model string, ids []string) ([][]byte, error) {
 	read := func() (any, error) {
-		ids := make([]string, len(cands))
-		for i, c := range cands {
-			ids[i] = c.ID
-		}
 		if wp, ok := p.(WindowPayloads); ok {
 			return wp.PayloadsFrom(name, model, ids)
 		}
@@ -141,46 +138,31 @@ func ReadWindowPayloads(ctx context.Context, p Payloads, name, model string, can
 		}
 		return out, nil
 	}
-	if p == nil || len(cands) == 0 {
-		return make([][]byte, len(cands)), nil
+	if p == nil || len(ids) == 0 {
+		return make([][]byte, len(ids)), nil
 	}
-	// The memo's key names the window by its candidates' slice, so a stage
-	// scoring a part of the window reads that part.
 	type key struct {
-		p           Payloads
-		name, model string
-		first       *Candidate
-		n           int
+		p                Payloads
+		name, model, ids string
 	}
 	memo := WindowMemoOf(ctx)
 	if !reflect.TypeOf(p).Comparable() {
 		memo = nil
 	}
-	v, err := memo.Do(key{p, name, model, &cands[0], len(cands)}, read)
+	v, err := memo.Do(key{p, name, model, strings.Join(ids, "\x00")}, read)
 	if err != nil {
 		return nil, err
 	}
 	return v.([][]byte), nil
 }
 
-// PayloadHolder is implemented by Payloads that tell whether a document
-// holds a payload more cheaply than by reading it.
-type PayloadHolder interface {
-	// HoldsPayloadFrom reports whether PayloadFrom would find docID's
-	// payload under name from the model with ID model.
-	HoldsPayloadFrom(name, model, docID string) (bool, error)
-}
-
-var _ PayloadHolder = (*index.Index)(nil)
-
-// HoldsPayload reports whether ReadPayload would find docID's payload,
-// without reading it where p is a PayloadHolder.
-func HoldsPayload(p Payloads, name, model, docID string) (bool, error) {
-	if h, ok := p.(PayloadHolder); ok {
-		return h.HoldsPayloadFrom(name, model, docID)
+// IDs returns the candidates' ids, in order.
+func IDs(cands []Candidate) []string {
+	ids := make([]string, len(cands))
+	for i, c := range cands {
+		ids[i] = c.ID
 	}
-	_, ok, err := ReadPayload(p, name, model, docID)
-	return ok, err
+	return ids
 }
 
 // TermStats gives stages collection statistics of the indexed terms.

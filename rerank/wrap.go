@@ -272,6 +272,7 @@ func addSat(a, b int) int {
 // known yet (a cursor page: searchFrom fetches its fields once it is).
 func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text string, from, end int, noRerank bool) (*Result, error) {
 	start := time.Now()
+	ctx = withWindowMemo(ctx)
 	w := x.pipeline.WindowSize()
 	first := *req
 	first.From = 0
@@ -318,14 +319,15 @@ func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text strin
 		if noRerank {
 			fields = req.Fields
 		}
+		var reads []bool
 		if !noRerank {
-			if err := x.pipeline.fetchPayloads(ctx, res.Hits[:min(w, len(res.Hits))]); err != nil {
+			if reads, err = x.pipeline.windowDocs(ctx, hitIDs(res.Hits[:min(w, len(res.Hits))])); err != nil {
 				return nil, firstStageErr(err)
 			}
 		}
 		var need search.DocumentMatchCollection
 		for i, h := range res.Hits {
-			stages := !noRerank && i < w && x.pipeline.readsDoc(h.ID)
+			stages := i < len(reads) && reads[i]
 			page := from >= 0 && len(req.Fields) > 0 && i >= from && i < end
 			if stages || page {
 				need = append(need, h)

@@ -56,8 +56,10 @@ type BM25 struct {
 // Name implements rerank.Stage.
 func (*BM25) Name() string { return "bm25" }
 
-// ReadsDoc implements rerank.DocReader, as TFIDF's.
-func (s *BM25) ReadsDoc(id string) bool { return termsMissing(s.Payloads, id) }
+// ReadsDocs implements rerank.DocReader, as TFIDF's.
+func (s *BM25) ReadsDocs(ctx context.Context, ids []string, reads []bool) error {
+	return termsMissingIn(ctx, s.Payloads, ids, reads)
+}
 
 // Score implements rerank.Stage.
 func (s *BM25) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {

@@ -68,9 +68,14 @@ func (s *Concept) Name() string { return s.name }
 // PayloadEncoder implements rerank.PayloadStage.
 func (s *Concept) PayloadEncoder() rerank.PayloadEncoder { return s.encoder }
 
-// ReadsDoc implements rerank.DocReader: the text is read where the index
+// ReadsDocs implements rerank.DocReader: the text is read where the index
 // holds no concept vector, or by a score that compares texts too.
-func (s *Concept) ReadsDoc(id string) bool { return s.textScore || s.stored.missing(id) }
+func (s *Concept) ReadsDocs(ctx context.Context, ids []string, reads []bool) error {
+	if s.textScore {
+		return allRead(reads)
+	}
+	return s.stored.missingIn(ctx, ids, reads)
+}
 
 // Score implements rerank.Stage.
 func (s *Concept) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {

@@ -24,8 +24,10 @@ type Length struct {
 // Name implements rerank.Stage.
 func (*Length) Name() string { return "length" }
 
-// ReadsDoc implements rerank.DocReader, as TFIDF's.
-func (s *Length) ReadsDoc(id string) bool { return termsMissing(s.Payloads, id) }
+// ReadsDocs implements rerank.DocReader, as TFIDF's.
+func (s *Length) ReadsDocs(ctx context.Context, ids []string, reads []bool) error {
+	return termsMissingIn(ctx, s.Payloads, ids, reads)
+}
 
 // Score implements rerank.Stage.
 func (s *Length) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {

@@ -24,8 +24,10 @@ type Overlap struct {
 // Name implements rerank.Stage.
 func (*Overlap) Name() string { return "overlap" }
 
-// ReadsDoc implements rerank.DocReader, as TFIDF's.
-func (s *Overlap) ReadsDoc(id string) bool { return termsMissing(s.Payloads, id) }
+// ReadsDocs implements rerank.DocReader, as TFIDF's.
+func (s *Overlap) ReadsDocs(ctx context.Context, ids []string, reads []bool) error {
+	return termsMissingIn(ctx, s.Payloads, ids, reads)
+}
 
 // Score implements rerank.Stage.
 func (s *Overlap) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {

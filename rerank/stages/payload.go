@@ -47,14 +47,26 @@ func (s storedPayload) get(docID string) (b []byte, ok bool, err error) {
 // none written by this model; the stages scoring one window share one
 // read (rerank.ReadWindowPayloads), so callers must not modify it.
 func (s storedPayload) window(ctx context.Context, cands []rerank.Candidate) ([][]byte, error) {
-	return rerank.ReadWindowPayloads(ctx, s.payloads, s.name, s.model, cands)
+	return rerank.ReadWindowPayloads(ctx, s.payloads, s.name, s.model, rerank.IDs(cands))
 }
 
-// missing reports whether docID has no payload of this model (or it
-// cannot be read): its value is then computed from the document's text.
-func (s storedPayload) missing(docID string) bool {
-	ok, err := rerank.HoldsPayload(s.payloads, s.name, s.model, docID)
-	return err != nil || !ok
+// missingIn sets reads[i] where ids[i] has no payload of this model: its
+// value is then computed from the document's text (rerank.DocReader).
+func (s storedPayload) missingIn(ctx context.Context, ids []string, reads []bool) error {
+	stored, err := rerank.ReadWindowPayloads(ctx, s.payloads, s.name, s.model, ids)
+	return markMissing(stored, err, reads)
+}
+
+// markMissing sets reads[i] where stored[i], a window's payload, is nil,
+// or returns err, the error reading them.
+func markMissing(stored [][]byte, err error, reads []bool) error {
+	if err != nil {
+		return err
+	}
+	for i, b := range stored {
+		reads[i] = reads[i] || b == nil
+	}
+	return nil
 }
 
 // namedPayload stores an encoder's payload under another name, the stage

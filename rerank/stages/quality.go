@@ -92,11 +92,14 @@ func (s *Quality) PayloadEncoder() rerank.PayloadEncoder {
 // Name implements rerank.Stage.
 func (s *Quality) Name() string { return s.name }
 
-// ReadsDoc implements rerank.DocReader: a model with context features
+// ReadsDocs implements rerank.DocReader: a model with context features
 // reads every candidate; one without reads the text where the index holds
 // no score.
-func (s *Quality) ReadsDoc(id string) bool {
-	return len(s.model.Config.Context) > 0 || s.stored.missing(id)
+func (s *Quality) ReadsDocs(ctx context.Context, ids []string, reads []bool) error {
+	if len(s.model.Config.Context) > 0 {
+		return allRead(reads)
+	}
+	return s.stored.missingIn(ctx, ids, reads)
 }
 
 // Score implements rerank.Stage.

@@ -182,7 +182,19 @@ func sortedCounts(counts map[string]int) []index.TermCount {
 // built-in terms payload (index.TermsPayload), nil where it has none (see
 // rerank.ReadWindowPayloads).
 func windowTerms(ctx context.Context, p rerank.Payloads, cands []rerank.Candidate) ([][]byte, error) {
-	return rerank.ReadWindowPayloads(ctx, p, index.TermsPayload, (index.TermsEncoder{}).ModelID(), cands)
+	return termsOf(ctx, p, rerank.IDs(cands))
+}
+
+// termsOf is windowTerms for the candidates ids.
+func termsOf(ctx context.Context, p rerank.Payloads, ids []string) ([][]byte, error) {
+	return rerank.ReadWindowPayloads(ctx, p, index.TermsPayload, (index.TermsEncoder{}).ModelID(), ids)
+}
+
+// termsMissingIn sets reads[i] where the index's terms payload lacks
+// ids[i] (rerank.DocReader).
+func termsMissingIn(ctx context.Context, p rerank.Payloads, ids []string, reads []bool) error {
+	stored, err := termsOf(ctx, p, ids)
+	return markMissing(stored, err, reads)
 }
 
 // termList returns a candidate's analyzed term counts in sorted order:
@@ -264,18 +276,22 @@ func windowCounts(ctx context.Context, p rerank.Payloads, analyze func(string) [
 	return r.counts, r.totals, nil
 }
 
-// ReadsDoc implements rerank.DocReader: a candidate's text is read where
+// ReadsDocs implements rerank.DocReader: a candidate's text is read where
 // the index holds no term counts for it, and its title or fields when
 // options compare those.
-func (t *TFIDF) ReadsDoc(id string) bool {
-	return t.Field != "" || t.Titles || t.Peers || termsMissing(t.Payloads, id)
+func (t *TFIDF) ReadsDocs(ctx context.Context, ids []string, reads []bool) error {
+	if t.Field != "" || t.Titles || t.Peers {
+		return allRead(reads)
+	}
+	return termsMissingIn(ctx, t.Payloads, ids, reads)
 }
 
-// termsMissing reports whether the index's terms payload lacks id (see
-// termList).
-func termsMissing(p rerank.Payloads, id string) bool {
-	ok, err := rerank.HoldsPayload(p, index.TermsPayload, (index.TermsEncoder{}).ModelID(), id)
-	return err != nil || !ok
+// allRead sets every reads[i]: the stage reads every document.
+func allRead(reads []bool) error {
+	for i := range reads {
+		reads[i] = true
+	}
+	return nil
 }
 
 // Score implements rerank.Stage.

@@ -140,9 +140,11 @@ func (s *TWEAK) PayloadEncoder() rerank.PayloadEncoder { return s.encoder }
 // weights, for boosting first-stage terms.
 func (s *TWEAK) QueryWeights(text string) map[string]float64 { return s.model.QueryWeights(text) }
 
-// ReadsDoc implements rerank.DocReader: the text is read where the index
+// ReadsDocs implements rerank.DocReader: the text is read where the index
 // holds no document vector.
-func (s *TWEAK) ReadsDoc(id string) bool { return s.stored.missing(id) }
+func (s *TWEAK) ReadsDocs(ctx context.Context, ids []string, reads []bool) error {
+	return s.stored.missingIn(ctx, ids, reads)
+}
 
 // Score implements rerank.Stage.
 func (s *TWEAK) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
