@@ -85,10 +85,12 @@ func hitIDs(hits search.DocumentMatchCollection) []string {
 }
 
 // readsDocs reports, for each of ids, whether a stage of p reads its
-// stored document (DocReader).
+// stored document (DocReader). The stages tell concurrently, as they
+// score (see parallel).
 func (p *Pipeline) readsDocs(ctx context.Context, ids []string) ([]bool, error) {
 	reads := make([]bool, len(ids))
-	for _, st := range p.Stages {
+	readers := make([]DocReader, len(p.Stages))
+	for i, st := range p.Stages {
 		r, ok := unwrapStage(st).(DocReader)
 		if !ok {
 			for i := range reads {
@@ -96,11 +98,60 @@ func (p *Pipeline) readsDocs(ctx context.Context, ids []string) ([]bool, error) 
 			}
 			return reads, nil
 		}
-		if err := r.ReadsDocs(ctx, ids, reads); err != nil {
-			return nil, err
+		readers[i] = r
+	}
+	each := make([][]bool, len(readers))
+	err := parallel(len(readers), func(i int) error {
+		each[i] = make([]bool, len(ids))
+		return readers[i].ReadsDocs(ctx, ids, each[i])
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range each {
+		for i, x := range r {
+			reads[i] = reads[i] || x
 		}
 	}
 	return reads, nil
+}
+
+// parallel calls f(0), …, f(n-1), up to GOMAXPROCS at once, and returns
+// the error of the first failing call in index order. On one processor
+// it calls them in turn and stops at the first error.
+func parallel(n int, f func(i int) error) error {
+	errs := make([]error, n)
+	workers := min(n, runtime.GOMAXPROCS(0))
+	if workers <= 1 {
+		for i := range n {
+			if errs[i] = f(i); errs[i] != nil {
+				return errs[i]
+			}
+		}
+		return nil
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				errs[i] = f(i)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // WindowSize returns the effective window.
@@ -164,41 +215,16 @@ func (p *Pipeline) ScoreStages(ctx context.Context, q Query, cands []Candidate) 
 		}
 	}
 	scores := make([][]float64, len(p.Stages))
-	errs := make([]error, len(p.Stages))
 	if WindowMemoOf(ctx) == nil {
 		ctx = withWindowMemo(ctx)
 	}
-	run := func(i int) {
-		scores[i], errs[i] = p.scoreStage(ctx, p.Stages[i], q, cands)
-	}
-	if workers := min(len(p.Stages), runtime.GOMAXPROCS(0)); workers <= 1 {
-		for i := range p.Stages {
-			if run(i); errs[i] != nil {
-				break
-			}
-		}
-	} else {
-		next := make(chan int)
-		var wg sync.WaitGroup
-		for range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range next {
-					run(i)
-				}
-			}()
-		}
-		for i := range p.Stages {
-			next <- i
-		}
-		close(next)
-		wg.Wait()
-	}
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	err := parallel(len(p.Stages), func(i int) error {
+		var err error
+		scores[i], err = p.scoreStage(ctx, p.Stages[i], q, cands)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return scores, nil
 }
