@@ -623,6 +623,17 @@ func (v *SourcePayloads) PayloadFrom(name, model, docID string) ([]byte, bool, e
 	return b, ok, nil
 }
 
+// PayloadsFrom returns PayloadFrom's payload of each of ids, nil where it
+// finds none, under one lock (rerank.WindowPayloads).
+func (v *SourcePayloads) PayloadsFrom(name, model string, ids []string) ([][]byte, error) {
+	v.a.mu.RLock()
+	defer v.a.mu.RUnlock()
+	if v.a.source != v.src || name == sourcePayload {
+		return make([][]byte, len(ids)), nil
+	}
+	return v.a.x.payloads.readMany(name, v.stored(name, model), ids)
+}
+
 // Payload returns the payload name holds for docID.
 func (v *SourcePayloads) Payload(name, docID string) ([]byte, bool, error) {
 	return v.PayloadFrom(name, v.PayloadModel(name), docID)

@@ -82,10 +82,25 @@ func TestAttachRecomputesWhatChanged(t *testing.T) {
 		if m := v.PayloadModel("len"); m != s.enc.ModelID() {
 			t.Fatalf("%s: payload model %q, want %q", s.name, m, s.enc.ModelID())
 		}
+		ids := []string{"absent"}
 		for _, d := range s.docs {
 			b, ok, _ := v.PayloadFrom("len", s.enc.ModelID(), d.ID)
 			if want := strconv.Itoa(len(d.Text)); !ok || string(b) != want {
 				t.Fatalf("%s: payload of %s %q (%v), want %q", s.name, d.ID, b, ok, want)
+			}
+			ids = append(ids, d.ID)
+		}
+		// A window's read agrees, and finds nothing for another model.
+		for _, model := range []string{s.enc.ModelID(), "other"} {
+			got, err := v.PayloadsFrom("len", model, ids)
+			if err != nil || len(got) != len(ids) {
+				t.Fatalf("%s: PayloadsFrom(len, %s) = %d payloads, %v", s.name, model, len(got), err)
+			}
+			for i, id := range ids {
+				want, ok, _ := v.PayloadFrom("len", model, id)
+				if (got[i] != nil) != ok || string(got[i]) != string(want) {
+					t.Fatalf("%s: PayloadsFrom(len, %s)[%s] = %q, PayloadFrom %q (%v)", s.name, model, id, got[i], want, ok)
+				}
 			}
 		}
 	}
