@@ -273,6 +273,13 @@ func windowCounts(ctx context.Context, p rerank.Payloads, analyze func(string) [
 		return nil, nil, err
 	}
 	r := v.(result)
+	if len(terms) > 0 {
+		// The totals alone (length's) are these, found without another
+		// pass over the term lists when asked for later.
+		_, _ = memo.Do(key{p, ""}, func() (any, error) {
+			return result{make([][]int, len(cands)), r.totals}, nil
+		})
+	}
 	return r.counts, r.totals, nil
 }
 
