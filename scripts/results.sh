@@ -6,7 +6,7 @@
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
 # beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, bench, plain-cacm, plain-cacm-supervised,
-# plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, scale, serve, shards.
+# plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, scale, serve, shards.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
 # O (BEIR directories from scripts/data.sh; default out/data), XML (the
@@ -14,7 +14,7 @@
 # (outputs; default out/results), ABL (ablations to run; default all),
 # DEVONLY (set: ablations on dev only, without their cross-validation),
 # SCALE (the scale section's collections; default "cacm A-train 10k 100k"),
-# SR_BEFORE (the scale and serve sections: another semrank binary, measured
+# SR_BEFORE (the cost-before, scale and serve sections: another semrank binary, measured
 # beside SR), SERVECOST_BEFORE (the serve section: examples/servecost built
 # with SR_BEFORE's tree),
 # ROUNDS (the scale section's interleaved rounds; default 2; the shards
@@ -573,6 +573,31 @@ run() {
 				$SR bench --index "$R/cost/$r.idx" --pipeline "$R/recipe-$r/pipeline.yaml" --data "$dev" --rounds 3
 			done
 		} 2>&1 | tee "$R/cost.txt"
+		;;
+	cost-before)
+		# The cost section's rows for SR_BEFORE and SR alternating (ROUNDS
+		# times, default 2; semrank bench --rounds 3 each), over the indexes
+		# the cost, plain-cacm and plain-analyzer sections leave.
+		: "${SR_BEFORE:?cost-before compares SR with SR_BEFORE, another semrank binary}"
+		local rows=(
+			"tfidf cacm|$R/cacm.idx|$R/cost/tfidf.yaml|$O/cacm"
+			"recipe B|$R/cost/b.idx|$R/recipe-b/pipeline.yaml|$O/B-dev"
+			"recipe A|$R/cost/a.idx|$R/recipe-a/pipeline.yaml|$O/A-dev"
+			"lexical plain attached w200|$R/plain-analyzer/cacm.idx|$R/plain-analyzer/cacm-semrank_en-200.yaml|$O/cacm"
+			"tfidf plain fields|$R/plain/cacm.idx|$R/cost/tfidf-plain.yaml|$O/cacm"
+		)
+		local row name idx pipe data r bin
+		{
+			for row in "${rows[@]}"; do
+				IFS='|' read -r name idx pipe data <<<"$row"
+				for r in $(seq "${ROUNDS:-2}"); do
+					for bin in "$SR_BEFORE" "$SR"; do
+						printf '%-28s %s round %s  ' "$name" "$bin" "$r"
+						$bin bench --index "$idx" --pipeline "$pipe" --data "$data" --rounds 3 2>&1 | tail -1
+					done
+				done
+			done
+		} | tee "$R/cost-before.txt"
 		;;
 	scale)
 		# Indexing cost (issue 27): build wall, user and system CPU and
