@@ -53,6 +53,16 @@ func (m *Bilinear) Score(x, y Input) float64 {
 	return dot(embed(m.px, x, m.Dim), embed(m.py, y, m.Dim))
 }
 
+// ScoreAll implements matcher: Pₓᵀx is computed once.
+func (m *Bilinear) ScoreAll(x Input, ys []Input) []float64 {
+	u := embed(m.px, x, m.Dim)
+	out := make([]float64, len(ys))
+	for i, y := range ys {
+		out[i] = dot(u, embed(m.py, y, m.Dim))
+	}
+	return out
+}
+
 type bilinearState struct{ u, v []float64 }
 
 func (m *Bilinear) forward(x, y Input) (float64, any) {

@@ -4,6 +4,8 @@ package deepmatch
 // two inner-product baselines all train through it with the same loss.
 type matcher interface {
 	Score(x, y Input) float64
+	// ScoreAll returns Score(x, y) for each of ys, computing x's side once.
+	ScoreAll(x Input, ys []Input) []float64
 	// forward scores the pair and returns what backward needs.
 	forward(x, y Input) (float64, any)
 	// backward adds ds·∂s/∂θ to the gradients of the touched parameters.

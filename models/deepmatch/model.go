@@ -45,14 +45,7 @@ func (m *Model) Score(query string, cands []Candidate) []float64 {
 	for i, c := range cands {
 		ys[i] = m.VY.Encode(CandidateTokens(c.Text, c.Meta, m.Config.Meta))
 	}
-	if n, ok := m.net.(*Net); ok {
-		return n.ScoreAll(x, ys)
-	}
-	out := make([]float64, len(cands))
-	for i, y := range ys {
-		out[i] = m.net.Score(x, y)
-	}
-	return out
+	return m.net.ScoreAll(x, ys)
 }
 
 // ScoreQuery scores a query's candidates (for evaluation).

@@ -202,10 +202,10 @@ func TestBuildDAG(t *testing.T) {
 	}
 }
 
-// TestScoreAll checks that batch scoring, which reuses one state and tests
-// the query side of each patch once, matches scoring pair by pair.
+// TestScoreAll checks that batch scoring, which computes the query's side
+// once (DeepMatch: reuses one state and tests the query side of each
+// patch once), matches scoring pair by pair to the bit.
 func TestScoreAll(t *testing.T) {
-	n := tinyNet(t)
 	x := input(map[uint32]float64{0: 0.6, 3: 0.5, 4: 0.6, 6: 0.2})
 	ys := []Input{
 		input(map[uint32]float64{0: 0.3, 2: 0.8, 5: 0.1}),
@@ -213,10 +213,19 @@ func TestScoreAll(t *testing.T) {
 		input(map[uint32]float64{}),     // overlaps nothing
 		input(map[uint32]float64{1: 0.4, 4: 0.4, 6: 0.5}),
 	}
-	got := n.ScoreAll(x, ys)
-	for i, y := range ys {
-		if want := n.Score(x, y); got[i] != want {
-			t.Errorf("candidate %d: ScoreAll %g, Score %g", i, got[i], want)
+	for _, tc := range []struct {
+		name string
+		m    matcher
+	}{
+		{"deepmatch", tinyNet(t)},
+		{"bilinear", NewBilinear(8, 8, 3, 0.5, 2)},
+		{"siamese", NewSiamese(8, 8, 4, 3, 0.5, 3)},
+	} {
+		got := tc.m.ScoreAll(x, ys)
+		for i, y := range ys {
+			if want := tc.m.Score(x, y); got[i] != want {
+				t.Errorf("%s, candidate %d: ScoreAll %g, Score %g", tc.name, i, got[i], want)
+			}
 		}
 	}
 }

@@ -92,6 +92,16 @@ func (m *Siamese) Score(x, y Input) float64 {
 	return s
 }
 
+// ScoreAll implements matcher: x's tower runs once.
+func (m *Siamese) ScoreAll(x Input, ys []Input) []float64 {
+	zx := m.tx.run(x, m.Hidden, m.Dim).z
+	out := make([]float64, len(ys))
+	for i, y := range ys {
+		out[i] = dot(zx, m.ty.run(y, m.Hidden, m.Dim).z)
+	}
+	return out
+}
+
 type siameseState struct{ x, y towerState }
 
 func (m *Siamese) forward(x, y Input) (float64, any) {
