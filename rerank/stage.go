@@ -13,7 +13,8 @@
 // stages read (Config.Fields), and built against the index (EnvOf), its
 // lexical stages analyze text with those fields' analyzers and read
 // document frequencies from the index. The learned stages tweak, lsa,
-// s2net, dse and quality read the per-document payloads a semrank index
+// s2net, dse, quality, deepmatch, bilinear and siamese read the
+// per-document payloads a semrank index
 // stores at index time (Env.Payloads, Pipeline.Encoders); without them
 // they compute the same values from each candidate's text at every query,
 // which is several times slower. Searcher and Wrap run the one query path:

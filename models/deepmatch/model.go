@@ -40,12 +40,23 @@ type Candidate struct {
 // Score returns the matching score of each candidate for query, higher is
 // better. It is safe for concurrent use.
 func (m *Model) Score(query string, cands []Candidate) []float64 {
-	x := m.VX.Encode(QueryTokens(query, m.Config.Meta))
 	ys := make([]Input, len(cands))
 	for i, c := range cands {
-		ys[i] = m.VY.Encode(CandidateTokens(c.Text, c.Meta, m.Config.Meta))
+		ys[i] = m.EncodeCandidate(c)
 	}
-	return m.net.ScoreAll(x, ys)
+	return m.ScoreInputs(query, ys)
+}
+
+// EncodeCandidate returns c as the network reads it, which depends on c
+// alone: an index may store it (PayloadEncoder) for ScoreInputs.
+func (m *Model) EncodeCandidate(c Candidate) Input {
+	return m.VY.Encode(CandidateTokens(c.Text, c.Meta, m.Config.Meta))
+}
+
+// ScoreInputs returns the matching score of each candidate, given as
+// EncodeCandidate returns it, for query.
+func (m *Model) ScoreInputs(query string, ys []Input) []float64 {
+	return m.net.ScoreAll(m.VX.Encode(QueryTokens(query, m.Config.Meta)), ys)
 }
 
 // ScoreQuery scores a query's candidates (for evaluation).
@@ -62,9 +73,18 @@ func (m *Model) Params() int { return m.net.params().count() }
 
 // Save writes the model as a semrank bundle whose method is Config.Method.
 func (m *Model) Save(path string) error {
+	b, err := m.Bundle()
+	if err != nil {
+		return err
+	}
+	return b.Save(path)
+}
+
+// Bundle returns the model as the semrank bundle Save writes.
+func (m *Model) Bundle() (*models.Bundle, error) {
 	b := models.New(m.Config.Method, ModelVersion)
 	if err := b.SetConfig(m.Config); err != nil {
-		return err
+		return nil, err
 	}
 	b.AddStrings("vocab_x", m.VX.Terms)
 	b.AddStrings("vocab_y", m.VY.Terms)
@@ -104,7 +124,7 @@ func (m *Model) Save(path string) error {
 		w = append(w, blk.w...)
 	}
 	b.AddTensor("weights", []int{len(w)}, w)
-	return b.Save(path)
+	return b, nil
 }
 
 // addLists stores lists of ids as an offsets tensor and a values tensor.

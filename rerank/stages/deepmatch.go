@@ -3,8 +3,10 @@ package stages
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 
+	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/deepmatch"
 	"github.com/semrank/semrank/rerank"
 )
@@ -19,37 +21,83 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			name := spec.Name
-			if name == "" {
-				name = method
-			}
-			return &DeepMatch{name: name, Model: m}, nil
+			return newDeepMatch(spec.DisplayName(method), m, env.Payloads)
 		})
 	}
 }
 
 // DeepMatch scores each (query, candidate) pair with a matching model of
 // package deepmatch — DeepMatch itself or one of its inner-product
-// baselines — computed at rerank time from the texts' tokens; it needs no
-// index payload.
+// baselines. A candidate's side, as the network reads it, depends on the
+// candidate alone, so an index stores it (under the stage's name) and the
+// stage reads it instead of analyzing and encoding the text at every query.
 type DeepMatch struct {
-	name  string
-	Model *deepmatch.Model
+	name    string
+	Model   *deepmatch.Model
+	encoder rerank.PayloadEncoder // nil: every candidate encoded from its text
+	stored  storedPayload
+}
+
+// newDeepMatch returns the stage called name for m. Payloads attached to
+// an index semrank did not build hold no metadata, so a model reading
+// candidates' metadata (Config.Meta) encodes them from the text there.
+func newDeepMatch(name string, m *deepmatch.Model, payloads rerank.Payloads) (*DeepMatch, error) {
+	s := &DeepMatch{name: name, Model: m}
+	if _, attached := payloads.(*index.SourcePayloads); attached && m.Config.Meta {
+		return s, nil
+	}
+	enc, err := m.PayloadEncoder(name)
+	if err != nil {
+		return nil, err
+	}
+	s.encoder = enc
+	if s.stored, err = newStoredPayload(payloads, enc); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // Name implements rerank.Stage.
 func (s *DeepMatch) Name() string { return s.name }
+
+// PayloadEncoder implements rerank.PayloadStage: each candidate's side as
+// the network reads it, or nil where the stage reads none.
+func (s *DeepMatch) PayloadEncoder() rerank.PayloadEncoder {
+	if s.encoder == nil {
+		return nil
+	}
+	return s.encoder
+}
+
+// ReadsDocs implements rerank.DocReader: the text is read where the index
+// holds no encoded candidate.
+func (s *DeepMatch) ReadsDocs(ctx context.Context, ids []string, reads []bool) error {
+	if s.encoder == nil {
+		return allRead(reads)
+	}
+	return s.stored.missingIn(ctx, ids, reads)
+}
 
 // Score implements rerank.Stage.
 func (s *DeepMatch) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	cs := make([]deepmatch.Candidate, len(cands))
-	for i, c := range cands {
-		cs[i] = deepmatch.Candidate{Text: c.FullText(), Meta: metadata(c.Metadata)}
+	stored, err := s.stored.window(ctx, cands)
+	if err != nil {
+		return nil, err
 	}
-	return s.Model.Score(q.Text, cs), nil
+	ys := make([]deepmatch.Input, len(cands))
+	for i, c := range cands {
+		if b := stored[i]; b != nil {
+			if ys[i], err = s.Model.DecodePayload(b); err != nil {
+				return nil, fmt.Errorf("document %s: %w", c.ID, err)
+			}
+			continue
+		}
+		ys[i] = s.Model.EncodeCandidate(deepmatch.Candidate{Text: c.FullText(), Meta: metadata(c.Metadata)})
+	}
+	return s.Model.ScoreInputs(q.Text, ys), nil
 }
 
 // metadata returns a candidate's document metadata: the pipeline hands it

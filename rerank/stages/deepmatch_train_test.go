@@ -111,6 +111,7 @@ func TestDeepMatchTrainers(t *testing.T) {
 			if want := m.ScoreQuery(q); !slices.Equal(got, want) {
 				t.Fatalf("pipeline scores %v, model scores %v", got, want)
 			}
+			checkDeepMatchPayloads(t, spec, q.Text, cands, got)
 			distinct := map[float64]bool{}
 			for _, s := range got {
 				if math.IsNaN(s) || math.IsInf(s, 0) {
@@ -132,6 +133,57 @@ func TestDeepMatchTrainers(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkDeepMatchPayloads checks that the stage of spec scores cands alike,
+// to the bit, when half of them are read from stored payloads, as want
+// from their text; that payloads from another model are refused; and
+// that a corrupt one is an error.
+func checkDeepMatchPayloads(t *testing.T, spec rerank.StageSpec, query string, cands []rerank.Candidate, want []float64) {
+	t.Helper()
+	st, err := rerank.NewStage(spec, rerank.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := st.(rerank.PayloadStage).PayloadEncoder()
+	store := memPayloads{model: enc.ModelID(), name: enc.PayloadName(), data: map[string][]byte{}}
+	for _, c := range cands[:len(cands)/2] {
+		if store.data[c.ID], err = enc.EncodePayload(c.Doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stored, err := rerank.NewStage(spec, rerank.Env{Payloads: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads := make([]bool, len(cands))
+	if err := stored.(rerank.DocReader).ReadsDocs(context.Background(), rerank.IDs(cands), reads); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range reads {
+		if r != (i >= len(cands)/2) {
+			t.Fatalf("candidate %d read: %v, want it read only without a payload", i, r)
+		}
+	}
+	got, err := stored.Score(context.Background(), rerank.Query{Text: query}, cands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("scores with stored inputs %v, from text %v", got, want)
+	}
+	other := store
+	other.model = spec.Type + "-0000000000000000"
+	if _, err := rerank.NewStage(spec, rerank.Env{Payloads: other}); err == nil || !strings.Contains(err.Error(), "written by model") {
+		t.Errorf("payload from another model accepted: %v", err)
+	}
+	bad := memPayloads{model: store.model, name: store.name, data: map[string][]byte{cands[0].ID: {1, 200, 3}}}
+	if st, err = rerank.NewStage(spec, rerank.Env{Payloads: bad}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Score(context.Background(), rerank.Query{Text: query}, cands); err == nil {
+		t.Error("corrupt payload accepted")
 	}
 }
 
