@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"gopkg.in/yaml.v3"
 
@@ -389,6 +390,7 @@ func (c *Config) build(env Env) (*Pipeline, error) {
 		names[st.Name()] = true
 		p.Stages = append(p.Stages, st)
 	}
+	p.costs = make([]atomic.Int64, len(p.Stages))
 	if err := c.Fusion.checkSettings(); err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}

@@ -1,7 +1,9 @@
 package rerank
 
 import (
+	"cmp"
 	"context"
+	"sync/atomic"
 
 	"fmt"
 	"math"
@@ -37,6 +39,10 @@ type Pipeline struct {
 	first   firstStage     // see Query
 	prepare Preparer       // the stages' statistics, when a Preparer
 	fetch   PayloadFetcher // the stages' payloads, when a PayloadFetcher
+	// costs holds each stage's recent time a window, in nanoseconds (a
+	// moving average), so that concurrent windows hand the costliest
+	// stages out first (see stageOrder); nil for a Pipeline built by hand.
+	costs []atomic.Int64
 }
 
 // Scored is a candidate after reranking.
@@ -215,18 +221,56 @@ func (p *Pipeline) ScoreStages(ctx context.Context, q Query, cands []Candidate) 
 		}
 	}
 	scores := make([][]float64, len(p.Stages))
+	errs := make([]error, len(p.Stages))
 	if WindowMemoOf(ctx) == nil {
 		ctx = withWindowMemo(ctx)
 	}
-	err := parallel(len(p.Stages), func(i int) error {
-		var err error
-		scores[i], err = p.scoreStage(ctx, p.Stages[i], q, cands)
-		return err
+	order := p.stageOrder()
+	_ = parallel(len(order), func(k int) error {
+		i := order[k]
+		start := time.Now()
+		scores[i], errs[i] = p.scoreStage(ctx, p.Stages[i], q, cands)
+		p.observeCost(i, time.Since(start))
+		return errs[i]
 	})
-	if err != nil {
-		return nil, err
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
 	return scores, nil
+}
+
+// stageOrder returns the order in which ScoreStages hands p's stages to
+// its workers: on several processors the costliest first (by their recent
+// times; ties in pipeline order), so that a long stage is not left to
+// start last while the other workers idle; on one, pipeline order.
+func (p *Pipeline) stageOrder() []int {
+	order := make([]int, len(p.Stages))
+	for i := range order {
+		order[i] = i
+	}
+	if len(p.costs) != len(p.Stages) || runtime.GOMAXPROCS(0) <= 1 {
+		return order
+	}
+	cost := make([]int64, len(order))
+	for i := range cost {
+		cost[i] = p.costs[i].Load()
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(cost[b], cost[a]) })
+	return order
+}
+
+// observeCost folds d, stage i's time for one window, into its moving
+// average (weight 1/8). Windows scored at once may overwrite each other's
+// update, which only slows the average.
+func (p *Pipeline) observeCost(i int, d time.Duration) {
+	if len(p.costs) != len(p.Stages) {
+		return
+	}
+	c := &p.costs[i]
+	old := c.Load()
+	c.Store(old + (int64(d)-old)/8)
 }
 
 // scoreStage runs one stage over cands and checks its scores: one finite

@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"math"
+	"runtime"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/semrank/semrank/dataset"
 )
@@ -119,5 +123,39 @@ func TestRerankUnsetRanks(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// namedError is a stage called name failing with its name.
+type namedError struct{ name string }
+
+func (s namedError) Name() string { return s.name }
+func (s namedError) Score(context.Context, Query, []Candidate) ([]float64, error) {
+	return nil, errors.New(s.name + " failed")
+}
+
+// TestStageOrder: a built pipeline hands its stages out costliest first by
+// their recent times, ties in pipeline order; one built by hand keeps
+// pipeline order; and whatever the order, the error of several failing
+// stages is the first's in pipeline order.
+func TestStageOrder(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("on one processor stages run in pipeline order")
+	}
+	p := &Pipeline{Stages: []Stage{namedError{"a"}, namedError{"b"}, namedError{"c"}, namedError{"d"}}}
+	if got := p.stageOrder(); !slices.Equal(got, []int{0, 1, 2, 3}) {
+		t.Fatalf("by hand: order %v", got)
+	}
+	p.costs = make([]atomic.Int64, len(p.Stages))
+	for range 50 {
+		p.observeCost(1, time.Millisecond)
+		p.observeCost(3, 5*time.Millisecond)
+	}
+	if got := p.stageOrder(); !slices.Equal(got, []int{3, 1, 0, 2}) {
+		t.Fatalf("order %v, want [3 1 0 2]", got)
+	}
+	cands := []Candidate{{Doc: dataset.Doc{ID: "a"}, Rank: 1}}
+	if _, err := p.ScoreStages(context.Background(), Query{Text: "q"}, cands); err == nil || !strings.Contains(err.Error(), "a failed") {
+		t.Fatalf("err = %v, want the first stage's in pipeline order", err)
 	}
 }
