@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"regexp"
 	"strings"
 
 	"github.com/semrank/semrank/rerank"
@@ -13,7 +12,7 @@ import (
 // surfaceFeatures computes the features Surface documents, by name.
 var surfaceFeatures = map[string]func(string) float64{
 	"questions": func(s string) float64 { return float64(strings.Count(s, "?")) },
-	"urls":      func(s string) float64 { return float64(len(urlRE.FindAllStringIndex(s, -1))) },
+	"urls":      func(s string) float64 { return float64(countURLs(s)) },
 	"digits": func(s string) float64 {
 		n := 0
 		for _, r := range s {
@@ -26,7 +25,59 @@ var surfaceFeatures = map[string]func(string) float64{
 	"chars": func(s string) float64 { return math.Log1p(float64(len(s))) },
 }
 
-var urlRE = regexp.MustCompile(`(?i)\b(?:https?://|www\.)\S+`)
+// countURLs returns the number of links in s: the non-overlapping matches
+// of the regular expression (?i)\b(?:https?://|www\.)\S+ (Go's syntax:
+// \b and \S are ASCII's), found by one scan instead of the regexp engine,
+// which took a tenth of a SemEval recipe's reranking.
+func countURLs(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if i > 0 && isWordByte(s[i-1]) {
+			continue
+		}
+		k := urlPrefix(s[i:])
+		if k == 0 || i+k == len(s) || isSpaceByte(s[i+k]) {
+			continue
+		}
+		n++
+		for i += k; i < len(s) && !isSpaceByte(s[i]); i++ {
+		}
+	}
+	return n
+}
+
+// urlPrefix returns the length of the http://, https:// or www. that s
+// starts with, in any case ((?i): an s may also be ſ, U+017F, which folds
+// to it), or 0.
+func urlPrefix(s string) int {
+	if len(s) >= 4 && strings.EqualFold(s[:4], "www.") {
+		return 4
+	}
+	if len(s) < 4 || !strings.EqualFold(s[:4], "http") {
+		return 0
+	}
+	rest := s[4:]
+	switch {
+	case len(rest) >= 1 && (rest[0] == 's' || rest[0] == 'S') && strings.HasPrefix(rest[1:], "://"):
+		return 8
+	case strings.HasPrefix(rest, "ſ://"):
+		return 4 + len("ſ://")
+	case strings.HasPrefix(rest, "://"):
+		return 7
+	}
+	return 0
+}
+
+// isWordByte reports whether b is an ASCII word character (\w).
+func isWordByte(b byte) bool {
+	return b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
+}
+
+// isSpaceByte reports whether b is ASCII white space as \s means it:
+// tab, newline, form feed, carriage return or space.
+func isSpaceByte(b byte) bool {
+	return b == '\t' || b == '\n' || b == '\f' || b == '\r' || b == ' '
+}
 
 func init() {
 	rerank.RegisterStage("surface", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
