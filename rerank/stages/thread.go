@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/semrank/semrank/rerank"
 )
@@ -67,21 +68,44 @@ type comment struct {
 	name, text  string
 }
 
+// conversation is a window's candidates as the comments of one thread,
+// which every thread stage scoring the window reads (rerank.WindowMemo).
+type conversation struct {
+	byPos  []comment // in thread order; ties keep the candidate order
+	maxPos float64
+	lower  func() []string // byPos's texts in lower case, made once
+}
+
+// conversationOf returns cands as a conversation, made once per window.
+func conversationOf(ctx context.Context, cands []rerank.Candidate) *conversation {
+	type key struct{}
+	v, _ := rerank.WindowMemoOf(ctx).Do(key{}, func() (any, error) {
+		th := &conversation{byPos: make([]comment, len(cands))}
+		for i, c := range cands {
+			p, _ := numeric(c.Metadata["position"])
+			u, _ := c.Metadata["user_id"].(string)
+			a, _ := c.Metadata["question_user_id"].(string)
+			n, _ := c.Metadata["user_name"].(string)
+			th.byPos[i] = comment{i: i, pos: p, user: u, asker: a, name: strings.ToLower(n), text: c.FullText()}
+			th.maxPos = max(th.maxPos, p)
+		}
+		sort.SliceStable(th.byPos, func(a, b int) bool { return th.byPos[a].pos < th.byPos[b].pos })
+		th.lower = sync.OnceValue(func() []string {
+			out := make([]string, len(th.byPos))
+			for k, c := range th.byPos {
+				out[k] = strings.ToLower(c.text)
+			}
+			return out
+		})
+		return th, nil
+	})
+	return v.(*conversation)
+}
+
 // Score implements rerank.Stage.
 func (t *Thread) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
-	cs := make([]comment, len(cands))
-	maxPos := 0.0
-	for i, c := range cands {
-		p, _ := numeric(c.Metadata["position"])
-		u, _ := c.Metadata["user_id"].(string)
-		a, _ := c.Metadata["question_user_id"].(string)
-		n, _ := c.Metadata["user_name"].(string)
-		cs[i] = comment{i: i, pos: p, user: u, asker: a, name: strings.ToLower(n), text: c.FullText()}
-		maxPos = max(maxPos, p)
-	}
-	// byPos is the thread in order; ties keep the candidate order.
-	byPos := slices.Clone(cs)
-	sort.SliceStable(byPos, func(a, b int) bool { return byPos[a].pos < byPos[b].pos })
+	th := conversationOf(ctx, cands)
+	byPos := th.byPos
 	out := make([]float64, len(cands))
 	for k, c := range byPos {
 		var v float64
@@ -95,9 +119,15 @@ func (t *Thread) Score(ctx context.Context, q rerank.Query, cands []rerank.Candi
 				v = b2f(thanksRE.MatchString(byPos[k+1+j].text))
 			}
 		case "asker_names":
-			v = b2f(c.name != "" && c.user != c.asker && slices.ContainsFunc(byPos[k+1:], func(o comment) bool {
-				return c.byAsker(o) && strings.Contains(strings.ToLower(o.text), c.name)
-			}))
+			if c.name != "" && c.user != c.asker {
+				lower := th.lower()
+				for j := k + 1; j < len(byPos); j++ {
+					if c.byAsker(byPos[j]) && strings.Contains(lower[j], c.name) {
+						v = 1
+						break
+					}
+				}
+			}
 		case "dialogue":
 			v = b2f(inDialogue(byPos, k))
 		case "user_repeats":
@@ -107,8 +137,8 @@ func (t *Thread) Score(ctx context.Context, q rerank.Query, cands []rerank.Candi
 				}
 			}
 		case "relative":
-			if maxPos > 0 {
-				v = c.pos / maxPos
+			if th.maxPos > 0 {
+				v = c.pos / th.maxPos
 			}
 		}
 		out[c.i] = v
