@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -35,14 +36,17 @@ type benchOptions struct {
 func newBenchCmd() *cobra.Command {
 	var o benchOptions
 	cmd := &cobra.Command{
-		Use:   "bench --index PATH --pipeline FILE --data DIR [--rounds 5] [-n 10] [--window N] [--remote URL,URL,...]",
+		Use:   "bench --index PATH --pipeline FILE --data DIR [--rounds 5] [-n 10] [--window N] [--remote URL,URL,...] [--cpuprofile FILE]",
 		Short: "Time a bare Bleve search and the reranked one over DIR's queries, interleaved",
 		Long: `Time, for every query of DIR/queries.jsonl, the bare Bleve search for the top
 -n hits (the pipeline's first-stage query) and the same request through
 rerank.Wrap, one after the other, --rounds times over all queries. Running
 them interleaved keeps a noisy machine's swings out of the ratio. Prints each
 path's median, quartiles and mean per search, and the ratio of the medians
-(reranked over bare), with the median of the per-query ratios.
+(reranked over bare), with the median of the per-query ratios; then each
+stage's (and the fusion's) median and mean time a window and its share of
+the stages' time. --cpuprofile FILE writes a CPU profile of the timed
+searches for go tool pprof.
 
 With --remote URL,URL,..., the servers of the shards of the same collection
 (semrank index --shard, semrank serve), in shard order, it compares the
@@ -97,6 +101,7 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 	if err != nil {
 		return err
 	}
+	stages := newStageTimes(p)
 	names := [2]string{fmt.Sprintf("bare top-%d", o.size), fmt.Sprintf("reranked (window %d)", p.WindowSize())}
 	base, other := bleve.Index(idx), bleve.Index(rerank.Wrap(idx, p))
 	if len(o.remote) > 0 {
@@ -117,7 +122,61 @@ func runBench(cmd *cobra.Command, o benchOptions) error {
 	if err != nil {
 		return err
 	}
-	return r.write(cmd.OutOrStdout(), names)
+	if err := r.write(cmd.OutOrStdout(), names); err != nil {
+		return err
+	}
+	return stages.write(cmd.OutOrStdout())
+}
+
+// stageTimes collects how long each stage of a pipeline, and its fusion,
+// took a window (Pipeline.Observe).
+type stageTimes struct {
+	names []string // stages in pipeline order, then "fusion"
+	mu    sync.Mutex
+	times map[string][]time.Duration
+}
+
+// newStageTimes returns the collector of p's stage times, set as p.Observe.
+func newStageTimes(p *rerank.Pipeline) *stageTimes {
+	st := &stageTimes{names: append(p.StageNames(), "fusion"), times: map[string][]time.Duration{}}
+	p.Observe = func(stage string, d time.Duration) {
+		st.mu.Lock()
+		st.times[stage] = append(st.times[stage], d)
+		st.mu.Unlock()
+	}
+	return st
+}
+
+// write prints each stage's median and mean time a window and its share
+// of the stages' summed time (stages of a window run concurrently, so
+// the shares add up to more than a window's wall time).
+func (st *stageTimes) write(w io.Writer) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var total time.Duration
+	for _, ds := range st.times {
+		for _, d := range ds {
+			total += d
+		}
+	}
+	if total == 0 {
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "stage\twindows\tp50 ms\tmean ms\tshare\t\n")
+	for _, name := range st.names {
+		ds := st.times[name]
+		if len(ds) == 0 {
+			continue
+		}
+		var sum time.Duration
+		for _, d := range ds {
+			sum += d
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.0f%%\t\n", name, len(ds), float64(quantile(ds, 0.5))/1e6,
+			float64(sum)/float64(len(ds))/1e6, 100*float64(sum)/float64(total))
+	}
+	return tw.Flush()
 }
 
 // startCPUProfile starts writing a CPU profile to path, when given, and

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -15,10 +16,21 @@ func TestBench(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, want := range []string{"bare top-10", "reranked (window 10)", " 6 ", "ratio of medians"} {
+	for _, want := range []string{"bare top-10", "reranked (window 10)", " 6 ", "ratio of medians", "share"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	// Each stage's times: one window a reranked search, six searches.
+	if !regexp.MustCompile(`(?m)^ *tfidf +6 .*\n *fusion +6 `).MatchString(out) {
+		t.Errorf("output lacks the stages' times:\n%s", out)
+	}
+	prof := filepath.Join(t.TempDir(), "cpu.prof")
+	if out, err := execute("bench", "--index", idx, "--pipeline", pipeline, "--data", "../../testdata/demo", "--rounds", "1", "--queries", "2", "--cpuprofile", prof); err != nil {
+		t.Fatalf("--cpuprofile: %v\n%s", err, out)
+	}
+	if st, err := os.Stat(prof); err != nil || st.Size() == 0 {
+		t.Errorf("--cpuprofile wrote no profile: %v", err)
 	}
 	if _, err := execute("bench", "--index", idx, "--pipeline", pipeline, "--data", "../../testdata/demo", "--rounds", "0"); err == nil || !strings.Contains(err.Error(), "--rounds 0") {
 		t.Errorf("--rounds 0: err %v", err)
