@@ -50,18 +50,22 @@ func dot(a, b []float64) float64 {
 
 // Score returns xᵀP_xP_yᵀy.
 func (m *Bilinear) Score(x, y Input) float64 {
-	return dot(embed(m.px, x, m.Dim), embed(m.py, y, m.Dim))
+	return dot(m.queryVector(x), m.candidateVector(y))
 }
 
 // ScoreAll implements matcher: Pₓᵀx is computed once.
 func (m *Bilinear) ScoreAll(x Input, ys []Input) []float64 {
-	u := embed(m.px, x, m.Dim)
-	out := make([]float64, len(ys))
-	for i, y := range ys {
-		out[i] = dot(u, embed(m.py, y, m.Dim))
-	}
-	return out
+	return scoreAll(m, x, ys)
 }
+
+// queryVector implements innerProduct: Pₓᵀx.
+func (m *Bilinear) queryVector(x Input) []float64 { return embed(m.px, x, m.Dim) }
+
+// candidateVector implements innerProduct: P_yᵀy.
+func (m *Bilinear) candidateVector(y Input) []float64 { return embed(m.py, y, m.Dim) }
+
+// vectorDim implements innerProduct.
+func (m *Bilinear) vectorDim() int { return m.Dim }
 
 type bilinearState struct{ u, v []float64 }
 

@@ -13,6 +13,25 @@ type matcher interface {
 	params() *params
 }
 
+// scoreAll is ScoreAll for an innerProduct: x's vector computed once.
+func scoreAll(ip innerProduct, x Input, ys []Input) []float64 {
+	qv := ip.queryVector(x)
+	out := make([]float64, len(ys))
+	for i, y := range ys {
+		out[i] = dot(qv, ip.candidateVector(y))
+	}
+	return out
+}
+
+// innerProduct is a matcher whose score is the inner product of a vector
+// of x's alone and one of y's alone (the paper's inner-product baselines):
+// Score(x, y) is dot(queryVector(x), candidateVector(y)), to the bit.
+type innerProduct interface {
+	queryVector(x Input) []float64
+	candidateVector(y Input) []float64
+	vectorDim() int // the vectors' length
+}
+
 func (n *Net) forward(x, y Input) (float64, any) {
 	st := n.newState()
 	n.run(x, y, st)

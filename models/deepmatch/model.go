@@ -40,23 +40,54 @@ type Candidate struct {
 // Score returns the matching score of each candidate for query, higher is
 // better. It is safe for concurrent use.
 func (m *Model) Score(query string, cands []Candidate) []float64 {
-	ys := make([]Input, len(cands))
+	ys := make([]Side, len(cands))
 	for i, c := range cands {
-		ys[i] = m.EncodeCandidate(c)
+		ys[i] = m.CandidateSide(c)
 	}
-	return m.ScoreInputs(query, ys)
+	return m.ScoreSides(query, ys)
 }
 
-// EncodeCandidate returns c as the network reads it, which depends on c
-// alone: an index may store it (PayloadEncoder) for ScoreInputs.
-func (m *Model) EncodeCandidate(c Candidate) Input {
-	return m.VY.Encode(CandidateTokens(c.Text, c.Meta, m.Config.Meta))
+// Side is a candidate as a model scores it, which depends on the
+// candidate alone, so an index may store it (PayloadEncoder): for
+// DeepMatch its Input; for the inner-product baselines (bilinear,
+// siamese) its vector in the space they share with the query, so that
+// scoring a query computes the query's side and inner products alone.
+type Side struct {
+	In  Input     // the candidate's words, when Vec is nil
+	Vec []float64 // the inner-product baselines' candidate vector
 }
 
-// ScoreInputs returns the matching score of each candidate, given as
-// EncodeCandidate returns it, for query.
-func (m *Model) ScoreInputs(query string, ys []Input) []float64 {
-	return m.net.ScoreAll(m.VX.Encode(QueryTokens(query, m.Config.Meta)), ys)
+// CandidateSide returns c as m scores it.
+func (m *Model) CandidateSide(c Candidate) Side {
+	in := m.VY.Encode(CandidateTokens(c.Text, c.Meta, m.Config.Meta))
+	if ip, ok := m.net.(innerProduct); ok {
+		return Side{Vec: ip.candidateVector(in)}
+	}
+	return Side{In: in}
+}
+
+// ScoreSides returns the matching score of each candidate, given as
+// CandidateSide returns it, for query: the same, to the bit, as Score's.
+func (m *Model) ScoreSides(query string, ys []Side) []float64 {
+	x := m.VX.Encode(QueryTokens(query, m.Config.Meta))
+	ip, ok := m.net.(innerProduct)
+	if !ok {
+		ins := make([]Input, len(ys))
+		for i, y := range ys {
+			ins[i] = y.In
+		}
+		return m.net.ScoreAll(x, ins)
+	}
+	qv := ip.queryVector(x)
+	out := make([]float64, len(ys))
+	for i, y := range ys {
+		v := y.Vec
+		if v == nil {
+			v = ip.candidateVector(y.In)
+		}
+		out[i] = dot(qv, v)
+	}
+	return out
 }
 
 // ScoreQuery scores a query's candidates (for evaluation).

@@ -78,15 +78,75 @@ func DecodeInput(b []byte, vocab int) (Input, error) {
 	return in, nil
 }
 
-// PayloadEncoder stores each document as a model's network reads it
-// (EncodeCandidate), so scoring reads it instead of analyzing and encoding
+// vectorCodec is the first byte of an encoded candidate vector.
+const vectorCodec = 2
+
+// appendVector appends v's encoding: a version byte, its length (uvarint)
+// and each value as float64 bits.
+func appendVector(b []byte, v []float64) []byte {
+	b = append(b, vectorCodec)
+	b = binary.AppendUvarint(b, uint64(len(v)))
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+	}
+	return b
+}
+
+// decodeVector decodes appendVector's output of a vector of dim values,
+// all finite.
+func decodeVector(b []byte, dim int) ([]float64, error) {
+	if len(b) == 0 || b[0] != vectorCodec {
+		return nil, fmt.Errorf("%w: not an encoded vector", ErrBadInput)
+	}
+	n, k := binary.Uvarint(b[1:])
+	if k <= 0 || n != uint64(dim) || uint64(len(b)-1-k) != 8*n {
+		return nil, fmt.Errorf("%w: a vector of %d values, want %d", ErrBadInput, n, dim)
+	}
+	b = b[1+k:]
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+		if math.IsNaN(v[i]) || math.IsInf(v[i], 0) {
+			return nil, fmt.Errorf("%w: value %d not finite", ErrBadInput, i)
+		}
+	}
+	return v, nil
+}
+
+// AppendSide appends s's encoding: its vector when it has one, else its
+// Input (AppendBinary).
+func (m *Model) AppendSide(b []byte, s Side) ([]byte, error) {
+	if s.Vec != nil {
+		return appendVector(b, s.Vec), nil
+	}
+	return s.In.AppendBinary(b)
+}
+
+// DecodeSide decodes AppendSide's output for m: an Input over m's
+// candidate vocabulary, or a vector of the length m's inner-product
+// space has.
+func (m *Model) DecodeSide(b []byte) (Side, error) {
+	if len(b) > 0 && b[0] == vectorCodec {
+		ip, ok := m.net.(innerProduct)
+		if !ok {
+			return Side{}, fmt.Errorf("%w: a vector, but %s scores candidates' words", ErrBadInput, m.Config.Method)
+		}
+		v, err := decodeVector(b, ip.vectorDim())
+		return Side{Vec: v}, err
+	}
+	in, err := DecodeInput(b, m.VY.Len())
+	return Side{In: in}, err
+}
+
+// PayloadEncoder stores each document as a model scores it
+// (CandidateSide), so scoring reads it instead of analyzing and encoding
 // the text at every query.
 type PayloadEncoder struct {
 	m        *Model
 	name, id string
 }
 
-// PayloadEncoder returns the encoder of m's candidate inputs, stored under
+// PayloadEncoder returns the encoder of m's candidate sides, stored under
 // name; its model ID is m's bundle's.
 func (m *Model) PayloadEncoder(name string) (*PayloadEncoder, error) {
 	b, err := m.Bundle()
@@ -104,8 +164,5 @@ func (e *PayloadEncoder) ModelID() string { return e.id }
 
 // EncodePayload implements index.PayloadEncoder.
 func (e *PayloadEncoder) EncodePayload(doc dataset.Doc) ([]byte, error) {
-	return e.m.EncodeCandidate(Candidate{Text: doc.FullText(), Meta: doc.Metadata}).AppendBinary(nil)
+	return e.m.AppendSide(nil, e.m.CandidateSide(Candidate{Text: doc.FullText(), Meta: doc.Metadata}))
 }
-
-// DecodePayload decodes a payload e's model wrote.
-func (m *Model) DecodePayload(b []byte) (Input, error) { return DecodeInput(b, m.VY.Len()) }

@@ -77,3 +77,48 @@ func FuzzDecodeInput(f *testing.F) {
 		}
 	})
 }
+
+// TestVectorCodec round-trips candidate vectors to the bit and refuses a
+// vector of another length, a truncated one and a value not finite.
+func TestVectorCodec(t *testing.T) {
+	v := []float64{0.5, -2, math.SmallestNonzeroFloat64}
+	b := appendVector(nil, v)
+	got, err := decodeVector(b, 3)
+	if err != nil || !slices.Equal(got, v) {
+		t.Fatalf("decoded %v, %v; encoded %v", got, err, v)
+	}
+	inf := appendVector(nil, []float64{1, math.Inf(1), 0})
+	for name, tc := range map[string]struct {
+		b   []byte
+		dim int
+	}{
+		"another length": {b, 4},
+		"truncated":      {b[:len(b)-1], 3},
+		"an input":       {[]byte{inputCodec, 0}, 0},
+		"not finite":     {inf, 3},
+	} {
+		if _, err := decodeVector(tc.b, tc.dim); !errors.Is(err, ErrBadInput) {
+			t.Errorf("%s: %v, want ErrBadInput", name, err)
+		}
+	}
+}
+
+// FuzzDecodeVector: any bytes decode or fail with ErrBadInput, never
+// panic, and what decodes encodes to bytes that decode to it again.
+func FuzzDecodeVector(f *testing.F) {
+	f.Add(appendVector(nil, []float64{1, 2, 3}))
+	f.Add([]byte{vectorCodec, 3})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := decodeVector(b, 3)
+		if err != nil {
+			if !errors.Is(err, ErrBadInput) {
+				t.Fatalf("error %v does not wrap ErrBadInput", err)
+			}
+			return
+		}
+		back, err := decodeVector(appendVector(nil, v), 3)
+		if err != nil || !slices.Equal(back, v) {
+			t.Fatalf("%x decodes to %v, which re-encoded decodes to %v (%v)", b, v, back, err)
+		}
+	})
+}

@@ -94,13 +94,17 @@ func (m *Siamese) Score(x, y Input) float64 {
 
 // ScoreAll implements matcher: x's tower runs once.
 func (m *Siamese) ScoreAll(x Input, ys []Input) []float64 {
-	zx := m.tx.run(x, m.Hidden, m.Dim).z
-	out := make([]float64, len(ys))
-	for i, y := range ys {
-		out[i] = dot(zx, m.ty.run(y, m.Hidden, m.Dim).z)
-	}
-	return out
+	return scoreAll(m, x, ys)
 }
+
+// queryVector implements innerProduct: the x tower's output.
+func (m *Siamese) queryVector(x Input) []float64 { return m.tx.run(x, m.Hidden, m.Dim).z }
+
+// candidateVector implements innerProduct: the y tower's output.
+func (m *Siamese) candidateVector(y Input) []float64 { return m.ty.run(y, m.Hidden, m.Dim).z }
+
+// vectorDim implements innerProduct.
+func (m *Siamese) vectorDim() int { return m.Dim }
 
 type siameseState struct{ x, y towerState }
 

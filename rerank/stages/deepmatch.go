@@ -28,9 +28,10 @@ func init() {
 
 // DeepMatch scores each (query, candidate) pair with a matching model of
 // package deepmatch — DeepMatch itself or one of its inner-product
-// baselines. A candidate's side, as the network reads it, depends on the
-// candidate alone, so an index stores it (under the stage's name) and the
-// stage reads it instead of analyzing and encoding the text at every query.
+// baselines. A candidate's side (deepmatch.Side: its words as the network
+// reads them, or the baselines' candidate vector) depends on the candidate
+// alone, so an index stores it (under the stage's name) and the stage
+// reads it instead of computing it from the text at every query.
 type DeepMatch struct {
 	name    string
 	Model   *deepmatch.Model
@@ -87,17 +88,17 @@ func (s *DeepMatch) Score(ctx context.Context, q rerank.Query, cands []rerank.Ca
 	if err != nil {
 		return nil, err
 	}
-	ys := make([]deepmatch.Input, len(cands))
+	ys := make([]deepmatch.Side, len(cands))
 	for i, c := range cands {
 		if b := stored[i]; b != nil {
-			if ys[i], err = s.Model.DecodePayload(b); err != nil {
+			if ys[i], err = s.Model.DecodeSide(b); err != nil {
 				return nil, fmt.Errorf("document %s: %w", c.ID, err)
 			}
 			continue
 		}
-		ys[i] = s.Model.EncodeCandidate(deepmatch.Candidate{Text: c.FullText(), Meta: metadata(c.Metadata)})
+		ys[i] = s.Model.CandidateSide(deepmatch.Candidate{Text: c.FullText(), Meta: metadata(c.Metadata)})
 	}
-	return s.Model.ScoreInputs(q.Text, ys), nil
+	return s.Model.ScoreSides(q.Text, ys), nil
 }
 
 // metadata returns a candidate's document metadata: the pipeline hands it
