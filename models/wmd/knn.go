@@ -314,14 +314,22 @@ func (s *search) costs(doc int) []float64 {
 		s.cost = s.x.space.Costs(s.q, d, s.cost)
 		return s.cost
 	}
-	nq, m := len(s.q.Words), len(d.Words)
-	s.cost = grow(s.cost, nq*m)
+	s.cost = s.costsInto(s.cost, doc)
+	return s.cost
+}
+
+// costsInto is costs once the distances from every word of doc are in
+// the cache, writing to buf (grown as needed and returned): it only reads
+// the cache, so goroutines may call it at once.
+func (s *search) costsInto(buf []float64, doc int) []float64 {
+	nq, m := len(s.q.Words), len(s.x.local[doc])
+	buf = grow(buf, nq*m)
 	for c, w := range s.x.local[doc] {
 		for k, v := range s.dist[int(w)*s.stride : int(w)*s.stride+nq] {
-			s.cost[k*m+c] = v
+			buf[k*m+c] = v
 		}
 	}
-	return s.cost
+	return buf
 }
 
 // bound returns the dual bound of document doc (see dualBound), computed
