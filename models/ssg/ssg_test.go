@@ -206,7 +206,7 @@ func TestDistancesCancelled(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := g.distances(ctx, space, 0); !errors.Is(err, context.Canceled) {
+	if err := g.distances(ctx, space, EdgesWMD, 0); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want %v", err, context.Canceled)
 	}
 }

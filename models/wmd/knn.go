@@ -22,6 +22,12 @@ type Options struct {
 	Prefetch int
 	// Exclude, when set, skips the documents it reports true for.
 	Exclude func(doc int) bool
+	// NoProjection turns off the bound on projected word vectors (see
+	// proj.go), whose projected vocabulary an index otherwise builds at
+	// its first search over most of it: for an index searched a few
+	// times only, such as one query's candidates, building it costs more
+	// than it saves.
+	NoProjection bool
 }
 
 // Stats counts the work a search did.
@@ -647,7 +653,7 @@ func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor,
 	}
 	s := x.begin(q)
 	defer x.end(s)
-	if len(s.done) > 0 && (opt.Prefetch <= 0 || 2*opt.Prefetch >= len(x.docs)) {
+	if len(s.done) > 0 && !opt.NoProjection && (opt.Prefetch <= 0 || 2*opt.Prefetch >= len(x.docs)) {
 		// A search over most of the index: worth the projected
 		// vocabulary (built once per index).
 		if x.projOnce.Do(x.project); x.proj != nil {
