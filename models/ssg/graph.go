@@ -8,9 +8,9 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sort"
-	"runtime"
 	"strings"
 	"sync"
 
