@@ -40,22 +40,24 @@ type Config struct {
 	Damping float64 `json:"damping,omitempty"`
 	MaxIter int     `json:"max_iter"` // default 200
 	Seed    uint64  `json:"seed"`
-	// Edges weighs the distance edges between the graph's documents:
-	// EdgesBound (the default) by a lower bound of their WMD, EdgesWMD by
-	// the exact WMD, as the paper does, at about ten times the cost of
-	// building a graph (docs/RESULTS.md).
-	Edges string `json:"edges,omitempty"`
+	// Distances says how the distances between the graph's documents,
+	// which choose the 2-hop neighbours and weigh the edges, are computed
+	// (the query's to every document are always exact WMD):
+	// DistancesBounds (the default) or DistancesWMD.
+	Distances string `json:"distances,omitempty"`
 }
 
-// The ways Config.Edges weighs a graph's distance edges.
+// The ways Config.Distances computes the distances between a graph's
+// documents.
 const (
-	// EdgesBound weighs an edge by the dual lower bound of its WMD that
-	// k-NN search prunes with (wmd.Index.Bounds: at least Kusner et al.'s
-	// relaxed WMD), from the word distances alone, solving no transport
-	// problem.
-	EdgesBound = "bound"
-	// EdgesWMD weighs an edge by the exact WMD.
-	EdgesWMD = "wmd"
+	// DistancesBounds takes Kusner et al.'s lower bounds of WMD: each
+	// 1-hop neighbour's k nearest by the larger of WCD and the dual bound
+	// (wmd.Options.ByBound, at least RWMD), and edges weighed by WCD. No
+	// transport problem is solved between documents: a graph costs a
+	// tenth of an exact one, and on CACM ranks as well (docs/RESULTS.md).
+	DistancesBounds = "bounds"
+	// DistancesWMD takes exact WMD for both, as the paper does.
+	DistancesWMD = "wmd"
 )
 
 func (c Config) withDefaults() Config {
@@ -86,8 +88,8 @@ func (c Config) withDefaults() Config {
 	if c.Seed == 0 {
 		c.Seed = 1
 	}
-	if c.Edges == "" {
-		c.Edges = EdgesBound
+	if c.Distances == "" {
+		c.Distances = DistancesBounds
 	}
 	return c
 }
@@ -108,8 +110,8 @@ func (c Config) check() error {
 		return errors.New("ssg: tol and max_dist must be numbers")
 	case c.MaxIter < 0:
 		return fmt.Errorf("ssg: max_iter %d: want ≥ 1 (0 picks the default)", c.MaxIter)
-	case c.Edges != EdgesBound && c.Edges != EdgesWMD:
-		return fmt.Errorf("ssg: edges %q: want %q or %q", c.Edges, EdgesBound, EdgesWMD)
+	case c.Distances != DistancesBounds && c.Distances != DistancesWMD:
+		return fmt.Errorf("ssg: distances %q: want %q or %q", c.Distances, DistancesBounds, DistancesWMD)
 	}
 	return nil
 }
@@ -267,6 +269,8 @@ func (m *Model) Build(ctx context.Context, query string, pool []string) (*Graph,
 	// The paper's WCD prefilter, 10·k. The index serves this graph's few
 	// searches only: not worth a projected vocabulary.
 	opt := wmd.Options{Prefetch: 10 * cfg.K, Exclude: skip, NoProjection: true}
+	hop := opt
+	hop.ByBound = cfg.Distances == DistancesBounds
 	var nb []wmd.Neighbor
 	if m.coll == nil && opt.Prefetch >= np {
 		// Every candidate is in reach and its exact WMD known: the k
@@ -285,7 +289,7 @@ func (m *Model) Build(ctx context.Context, query string, pool []string) (*Graph,
 		eg.SetLimit(runtime.GOMAXPROCS(0))
 		for h, n := range nb {
 			self := n.Doc
-			o := opt
+			o := hop
 			o.Exclude = func(i int) bool { return i == self || (skip != nil && skip(i)) }
 			eg.Go(func() error {
 				var err error
@@ -300,7 +304,7 @@ func (m *Model) Build(ctx context.Context, query string, pool []string) (*Graph,
 			add(h)
 		}
 	}
-	if err := g.distances(ctx, m.Space, cfg.Edges, cfg.MaxDist); err != nil {
+	if err := g.distances(ctx, m.Space, cfg.Distances, cfg.MaxDist); err != nil {
 		return nil, err
 	}
 	g.features(m.Topics)
@@ -326,11 +330,12 @@ func nearest(dist []float64, k int) []wmd.Neighbor {
 	return nb[:min(k, len(nb))]
 }
 
-// distances fills the complete edge set, weighed as edges says (see
-// Config.Edges), each node's weights normalised to sum to 1. Row i's
-// distances to the nodes after it are computed together, sharing their
-// word distances; by EdgesWMD they are bit for bit space.WMD's.
-func (g *Graph) distances(ctx context.Context, space *wmd.Space, edges string, maxDist float64) error {
+// distances fills the complete edge set, weighed as Config.Distances
+// says (how: DistancesBounds or DistancesWMD), each node's weights
+// normalised to sum to 1. By DistancesWMD, row i's distances to the
+// nodes after it are solved together (wmd.Index.Distances), bit for bit
+// space.WMD's.
+func (g *Graph) distances(ctx context.Context, space *wmd.Space, how string, maxDist float64) error {
 	n := len(g.nodes)
 	g.dist = make([][]float64, n)
 	docs := make([]wmd.Doc, n)
@@ -340,9 +345,15 @@ func (g *Graph) distances(ctx context.Context, space *wmd.Space, edges string, m
 		docs[i], later[i] = g.nodes[i].doc, i
 	}
 	idx := space.NewIndex(docs)
-	weigh := idx.Bounds
-	if edges == EdgesWMD {
-		weigh = idx.Distances
+	weigh := idx.Distances
+	if how == DistancesBounds {
+		weigh = func(_ context.Context, q wmd.Doc, to []int) ([]float64, error) {
+			out := make([]float64, len(to))
+			for k, j := range to {
+				out[k] = space.WCD(q, docs[j])
+			}
+			return out, nil
+		}
 	}
 	eg, ectx := errgroup.WithContext(ctx)
 	eg.SetLimit(runtime.GOMAXPROCS(0))
@@ -406,7 +417,11 @@ func grams(t []string) []string {
 // features adds a feature node for every feature two or more graph nodes
 // share, weighted by its IDF; each document node's weights sum to 1.
 func (g *Graph) features(tm *topics.Model) {
-	owners := map[string][]int{}
+	total := 0
+	for _, n := range g.nodes {
+		total += len(n.grams)
+	}
+	owners := make(map[string][]int, total)
 	for i, n := range g.nodes {
 		for _, f := range n.grams {
 			owners[f] = append(owners[f], i)

@@ -53,36 +53,6 @@ func (x *Index) Distances(ctx context.Context, q Doc, docs []int) ([]float64, er
 	return out, parallel(ctx, len(docs), solve)
 }
 
-// Bounds returns, for each document of docs (indexes into the index), the
-// lower bound of its WMD from q that KNN prunes with (search.bound: at
-// least RWMD, Kusner et al.'s relaxed WMD, often much tighter), +Inf for
-// an empty document: two passes over a cost matrix whose word distances
-// are computed once each, as for Distances, and no transport problem.
-func (x *Index) Bounds(ctx context.Context, q Doc, docs []int) ([]float64, error) {
-	out := make([]float64, len(docs))
-	if q.Empty() {
-		for i := range out {
-			out[i] = math.Inf(1)
-		}
-		return out, nil
-	}
-	s := x.begin(q)
-	defer x.end(s)
-	for i, d := range docs {
-		if i%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		if x.docs[d].Empty() {
-			out[i] = math.Inf(1)
-			continue
-		}
-		out[i] = s.bound(d, math.Inf(1))
-	}
-	return out, nil
-}
-
 // worker is one goroutine's scratch space for solving transport problems.
 type worker struct {
 	sol  Solver

@@ -69,39 +69,3 @@ func TestDistancesEdgeCases(t *testing.T) {
 		t.Errorf("cancelled: %v, want context.Canceled", err)
 	}
 }
-
-// TestBoundsBelowWMD checks that Index.Bounds lies between RWMD and WMD,
-// with the distance cache and without it.
-func TestBoundsBelowWMD(t *testing.T) {
-	s, docs := randomSpace(t, 80, 60, 26)
-	docs = append(docs, s.DocFromTokens(nil))
-	idx := s.NewIndex(docs)
-	all := make([]int, len(docs))
-	for i := range all {
-		all[i] = i
-	}
-	for _, cache := range []int{maxCacheEntries, 0} {
-		was := maxCacheEntries
-		maxCacheEntries = cache
-		for qi := 0; qi < 5; qi++ {
-			q := docs[qi*7]
-			got, err := idx.Bounds(context.Background(), q, all)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for d, lb := range got {
-				exact, _ := s.WMD(q, docs[d])
-				if docs[d].Empty() {
-					if !math.IsInf(lb, 1) {
-						t.Errorf("empty document %d: bound %v, want +Inf", d, lb)
-					}
-					continue
-				}
-				if r := s.RWMD(q, docs[d]); lb < r-1e-12 || lb > exact+1e-12 {
-					t.Errorf("cache %d, query %d, document %d: bound %v outside [RWMD %v, WMD %v]", cache, qi, d, lb, r, exact)
-				}
-			}
-		}
-		maxCacheEntries = was
-	}
-}
