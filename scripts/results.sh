@@ -6,7 +6,7 @@
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
 # beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, bench, plain-cacm, plain-cacm-supervised,
-# plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, scale, serve, shards.
+# plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, wmd-ssg-cost, scale, serve, shards.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
 # O (BEIR directories from scripts/data.sh; default out/data), XML (the
@@ -14,7 +14,7 @@
 # (outputs; default out/results), ABL (ablations to run; default all),
 # DEVONLY (set: ablations on dev only, without their cross-validation),
 # SCALE (the scale section's collections; default "cacm A-train 10k 100k"),
-# SR_BEFORE (the scale and serve sections: another semrank binary, measured
+# SR_BEFORE (the scale, serve and wmd-ssg-cost sections: another semrank binary, measured
 # beside SR), SERVECOST_BEFORE (the serve section: examples/servecost built
 # with SR_BEFORE's tree),
 # ROUNDS (the scale section's interleaved rounds; default 2; the shards
@@ -573,6 +573,73 @@ run() {
 				$SR bench --index "$R/cost/$r.idx" --pipeline "$R/recipe-$r/pipeline.yaml" --data "$dev" --rounds 3
 			done
 		} 2>&1 | tee "$R/cost.txt"
+		;;
+	wmd-ssg-cost)
+		# The wmd and ssg stages' cost and what ssg's distances between
+		# documents (distances: bounds, its default, or wmd, the exact
+		# graph of the previous builds, bit for bit) do to rankings.
+		# semrank bench over CACM (window 100, then 50 to 400), SR_BEFORE's
+		# beside SR's when given (alternating, two rounds each), and
+		# ssg's two settings alternating; then runs scored bounds against
+		# wmd with a paired test: ssg alone and the README's
+		# no-judgment pipeline (plain-cacm's unsup) over CACM, ssg alone
+		# over SemEval B dev and B all.
+		vectors
+		[ -f "$R/plain/unsup-plain.yaml" ] || run plain-cacm >/dev/null
+		local C=$R/wmd-ssg
+		mkdir -p "$C"
+		printf 'window: 100\nstages:\n  - type: wmd\n    model: ../cacm.vec\n' >"$C/wmd.yaml"
+		printf 'window: 100\nstages:\n  - type: ssg\n    model: ../cacm.vec\n    options: {topics: ../cacm.topics}\n' >"$C/ssg.yaml"
+		for d in bounds wmd; do
+			printf 'window: 100\nstages:\n  - type: ssg\n    model: ../cacm.vec\n    options: {topics: ../cacm.topics, distances: %s}\n' $d >"$C/ssg-$d.yaml"
+			printf 'stages:\n  - type: ssg\n    model: ../semeval.vec\n    options: {topics: ../semeval.topics, distances: %s}\nfusion: {weights: {ssg: 1}}\n' $d >"$C/ssg-b-$d.yaml"
+			for ix in semrank plain; do
+				sed "s/topics: ..\/cacm.topics}/topics: ..\/cacm.topics, distances: $d}/" "$R/plain/unsup-$ix.yaml" >"$C/unsup-$ix-$d.yaml"
+			done
+		done
+		{
+			for round in 1 2; do
+				for p in wmd ssg-bounds; do
+					for bin in ${SR_BEFORE:-} $SR; do
+						pf=$C/$p.yaml
+						# SR_BEFORE knows no distances option: its ssg is exact.
+						[ "$bin" = "${SR_BEFORE:-}" ] && [ $p = ssg-bounds ] && pf=$C/ssg.yaml
+						echo "== $p, $bin, round $round"
+						$bin bench --index "$R/cacm.idx" --pipeline "$pf" --data "$O/cacm" --rounds 3
+					done
+				done
+				for d in wmd bounds; do
+					echo "== ssg, distances $d, round $round"
+					$SR bench --index "$R/cacm.idx" --pipeline "$C/ssg-$d.yaml" --data "$O/cacm" --rounds 3
+				done
+			done
+			for w in 50 100 200 400; do
+				for p in wmd ssg-bounds; do
+					echo "== $p, window $w"
+					$SR bench --index "$R/cacm.idx" --pipeline "$C/$p.yaml" --data "$O/cacm" --rounds 3 --window $w
+				done
+			done
+			for d in wmd bounds; do
+				$SR run --data "$O/cacm" --index "$R/cacm.idx" --pipeline "$C/ssg-$d.yaml" --out "$C/ssg-$d.trec"
+				for ix in semrank plain; do
+					idx=$R/cacm.idx
+					[ $ix = plain ] && idx=$R/plain/cacm.idx
+					$SR run --data "$O/cacm" --index "$idx" --pipeline "$C/unsup-$ix-$d.yaml" --out "$C/unsup-$ix-$d.trec"
+				done
+				for b in B-dev B-all; do
+					$SR rerank --data "$O/$b" --pipeline "$C/ssg-b-$d.yaml" --out "$C/ssg-$b-$d.trec" >/dev/null
+				done
+			done
+			for r in ssg unsup-semrank unsup-plain; do
+				echo "== CACM, $r: distances bounds against wmd"
+				$SR eval --qrels "$O/cacm/qrels/test.tsv" --run "$C/$r-bounds.trec" --baseline "$C/$r-wmd.trec" \
+					--metrics map,ndcg@10,p@10 --ignore-unjudged
+			done
+			for b in B-dev B-all; do
+				echo "== SemEval $b, ssg: distances bounds against wmd"
+				$SR eval --qrels "$O/$b/qrels/test.tsv" --run "$C/ssg-$b-bounds.trec" --baseline "$C/ssg-$b-wmd.trec"
+			done
+		} 2>&1 | tee "$R/wmd-ssg-cost.txt"
 		;;
 	scale)
 		# Indexing cost (issue 27): build wall, user and system CPU and

@@ -9,13 +9,23 @@
 //
 // Graph (§3.1): the k documents nearest the query by WMD (WCD-prefiltered
 // k-NN, package wmd), then the k nearest of each of those (2 hops), joined
-// pairwise by their WMD (a complete graph; edges longer than
-// Config.MaxDist, when set, are dropped). Neighbours come from the pool —
-// the candidate list handed to the reranker — and, when SetCollection was
-// called, from a collection of context documents too (the paper draws
-// them from the whole question set); with a collection every pool document
-// is a node. A candidate the subgraph does not reach gets a score below
-// every node of the graph, ordered by its WMD to the query.
+// pairwise (a complete graph; edges longer than Config.MaxDist, when set,
+// are dropped). Neighbours come from the pool — the candidate list handed
+// to the reranker — and, when SetCollection was called, from a collection
+// of context documents too (the paper draws them from the whole question
+// set); with a collection every pool document is a node. A candidate the
+// subgraph does not reach gets a score below every node of the graph,
+// ordered by its WMD to the query.
+//
+// The paper measures every distance of the graph by exact WMD
+// (Config.Distances = DistancesWMD). The query's distances are exact here
+// too, but by default (DistancesBounds) the 2-hop neighbours are the k
+// nearest by the larger of WCD and the dual lower bound of WMD, and edges
+// are weighed by WCD: Kusner et al.'s bounds, which their own k-NN search
+// prunes with. On a 100-candidate window of CACM the exact graph's
+// pairwise transport problems and 2-hop searches took about 80% of the
+// stage's time; with the bounds the stage costs about a seventh of what it
+// did, and ranks as well on CACM and SemEval B (docs/RESULTS.md).
 //
 // Feature nodes (§3.2): every unigram, contiguous bigram and trigram, and
 // skip-gram (two words one apart; three words with one gap) of
