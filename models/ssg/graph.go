@@ -40,24 +40,21 @@ type Config struct {
 	Damping float64 `json:"damping,omitempty"`
 	MaxIter int     `json:"max_iter"` // default 200
 	Seed    uint64  `json:"seed"`
-	// Distances says how the distances between the graph's documents,
-	// which choose the 2-hop neighbours and weigh the edges, are computed
-	// (the query's to every document are always exact WMD):
-	// DistancesBounds (the default) or DistancesWMD.
-	Distances string `json:"distances,omitempty"`
+	// Edges weighs the distance edges between the graph's documents:
+	// EdgesWCD (the default) or EdgesWMD.
+	Edges string `json:"edges,omitempty"`
 }
 
-// The ways Config.Distances computes the distances between a graph's
-// documents.
+// The ways Config.Edges weighs the edges between a graph's documents.
 const (
-	// DistancesBounds takes Kusner et al.'s lower bounds of WMD: each
-	// 1-hop neighbour's k nearest by the larger of WCD and the dual bound
-	// (wmd.Options.ByBound, at least RWMD), and edges weighed by WCD. No
-	// transport problem is solved between documents: a graph costs a
-	// tenth of an exact one, and on CACM ranks as well (docs/RESULTS.md).
-	DistancesBounds = "bounds"
-	// DistancesWMD takes exact WMD for both, as the paper does.
-	DistancesWMD = "wmd"
+	// EdgesWCD weighs an edge by the Word Centroid Distance, the lower
+	// bound of WMD that Kusner et al.'s k-NN search prefetches with: a
+	// graph's n²/2 edges then cost n²/2 vector distances instead of as
+	// many transport problems, and rankings do not change significantly
+	// (docs/RESULTS.md).
+	EdgesWCD = "wcd"
+	// EdgesWMD weighs an edge by the exact WMD, as the paper does.
+	EdgesWMD = "wmd"
 )
 
 func (c Config) withDefaults() Config {
@@ -88,8 +85,8 @@ func (c Config) withDefaults() Config {
 	if c.Seed == 0 {
 		c.Seed = 1
 	}
-	if c.Distances == "" {
-		c.Distances = DistancesBounds
+	if c.Edges == "" {
+		c.Edges = EdgesWCD
 	}
 	return c
 }
@@ -110,8 +107,8 @@ func (c Config) check() error {
 		return errors.New("ssg: tol and max_dist must be numbers")
 	case c.MaxIter < 0:
 		return fmt.Errorf("ssg: max_iter %d: want ≥ 1 (0 picks the default)", c.MaxIter)
-	case c.Distances != DistancesBounds && c.Distances != DistancesWMD:
-		return fmt.Errorf("ssg: distances %q: want %q or %q", c.Distances, DistancesBounds, DistancesWMD)
+	case c.Edges != EdgesWCD && c.Edges != EdgesWMD:
+		return fmt.Errorf("ssg: edges %q: want %q or %q", c.Edges, EdgesWCD, EdgesWMD)
 	}
 	return nil
 }
@@ -269,8 +266,6 @@ func (m *Model) Build(ctx context.Context, query string, pool []string) (*Graph,
 	// The paper's WCD prefilter, 10·k. The index serves this graph's few
 	// searches only: not worth a projected vocabulary.
 	opt := wmd.Options{Prefetch: 10 * cfg.K, Exclude: skip, NoProjection: true}
-	hop := opt
-	hop.ByBound = cfg.Distances == DistancesBounds
 	var nb []wmd.Neighbor
 	if m.coll == nil && opt.Prefetch >= np {
 		// Every candidate is in reach and its exact WMD known: the k
@@ -289,7 +284,7 @@ func (m *Model) Build(ctx context.Context, query string, pool []string) (*Graph,
 		eg.SetLimit(runtime.GOMAXPROCS(0))
 		for h, n := range nb {
 			self := n.Doc
-			o := hop
+			o := opt
 			o.Exclude = func(i int) bool { return i == self || (skip != nil && skip(i)) }
 			eg.Go(func() error {
 				var err error
@@ -304,7 +299,7 @@ func (m *Model) Build(ctx context.Context, query string, pool []string) (*Graph,
 			add(h)
 		}
 	}
-	if err := g.distances(ctx, m.Space, cfg.Distances, cfg.MaxDist); err != nil {
+	if err := g.distances(ctx, m.Space, cfg.Edges, cfg.MaxDist); err != nil {
 		return nil, err
 	}
 	g.features(m.Topics)
@@ -330,11 +325,10 @@ func nearest(dist []float64, k int) []wmd.Neighbor {
 	return nb[:min(k, len(nb))]
 }
 
-// distances fills the complete edge set, weighed as Config.Distances
-// says (how: DistancesBounds or DistancesWMD), each node's weights
-// normalised to sum to 1. By DistancesWMD, row i's distances to the
-// nodes after it are solved together (wmd.Index.Distances), bit for bit
-// space.WMD's.
+// distances fills the complete edge set, weighed as Config.Edges says
+// (how: EdgesWCD or EdgesWMD), each node's weights normalised to sum to 1.
+// By EdgesWMD, row i's distances to the nodes after it are solved
+// together (wmd.Index.Distances), bit for bit space.WMD's.
 func (g *Graph) distances(ctx context.Context, space *wmd.Space, how string, maxDist float64) error {
 	n := len(g.nodes)
 	g.dist = make([][]float64, n)
@@ -346,7 +340,7 @@ func (g *Graph) distances(ctx context.Context, space *wmd.Space, how string, max
 	}
 	idx := space.NewIndex(docs)
 	weigh := idx.Distances
-	if how == DistancesBounds {
+	if how == EdgesWCD {
 		weigh = func(_ context.Context, q wmd.Doc, to []int) ([]float64, error) {
 			out := make([]float64, len(to))
 			for k, j := range to {

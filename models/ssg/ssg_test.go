@@ -208,7 +208,7 @@ func TestDistancesCancelled(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := g.distances(ctx, space, DistancesWMD, 0); !errors.Is(err, context.Canceled) {
+	if err := g.distances(ctx, space, EdgesWMD, 0); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want %v", err, context.Canceled)
 	}
 }
@@ -237,12 +237,11 @@ func TestRejectsNonFiniteConfig(t *testing.T) {
 	}
 }
 
-// TestGraphDistances checks each way of computing the distances between a
-// graph's documents: the edges are the exact WMD (bit for bit
-// space.WMD's) or the WCD of each pair, normalised per node; the graph
-// does not depend on how many goroutines built it; and an unknown way is
-// refused.
-func TestGraphDistances(t *testing.T) {
+// TestGraphEdges checks each way of weighing the edges between a graph's
+// documents: the exact WMD (bit for bit space.WMD's) or the WCD of each
+// pair, normalised per node; the graph does not depend on how many
+// goroutines built it; and an unknown way is refused.
+func TestGraphEdges(t *testing.T) {
 	space, tm := fixture(t)
 	pool := []string{
 		"beach desert camping", "bank loan salary", "sand beach", "loan account bank", "desert sand camping beach",
@@ -252,12 +251,12 @@ func TestGraphDistances(t *testing.T) {
 		how  string
 		dist func(a, b wmd.Doc) float64
 	}{
-		{DistancesWMD, func(a, b wmd.Doc) float64 { d, _ := space.WMD(a, b); return d }},
-		{DistancesBounds, space.WCD},
+		{EdgesWMD, func(a, b wmd.Doc) float64 { d, _ := space.WMD(a, b); return d }},
+		{EdgesWCD, space.WCD},
 	}
 	for _, tc := range tests {
 		t.Run(tc.how, func(t *testing.T) {
-			m, err := New(space, tm, Config{K: 3, Distances: tc.how})
+			m, err := New(space, tm, Config{K: 3, Edges: tc.how})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -289,7 +288,7 @@ func TestGraphDistances(t *testing.T) {
 			}
 		})
 	}
-	if _, err := New(space, tm, Config{Distances: "exact"}); err == nil || !strings.Contains(err.Error(), "distances") {
-		t.Errorf("distances %q: error %v, want one naming the option", "exact", err)
+	if _, err := New(space, tm, Config{Edges: "rwmd"}); err == nil || !strings.Contains(err.Error(), "edges") {
+		t.Errorf("edges %q: error %v, want one naming the option", "rwmd", err)
 	}
 }

@@ -46,9 +46,7 @@
 //     m; the SSG paper uses 10·k), which makes the search approximate. Ties
 //     are broken by document index, and both searches use the same cost
 //     matrices and solver, so the pruned and exhaustive searches return the
-//     same neighbours and distances. Options.ByBound ranks by the lower
-//     bounds alone (the larger of WCD and the dual bound) and solves
-//     nothing: an approximate search.
+//     same neighbours and distances.
 //   - Index.Distances solves a query's exact distances to many documents
 //     together: each word distance once, the transport problems on every
 //     core, each result bit for bit Space.WMD's.

@@ -28,12 +28,6 @@ type Options struct {
 	// times only, such as one query's candidates, building it costs more
 	// than it saves.
 	NoProjection bool
-	// ByBound ranks documents by a lower bound of their WMD instead of
-	// the exact distance: the larger of WCD and the dual bound (see
-	// dualBound, at least RWMD), which Neighbor.Dist then holds. No
-	// transport problem is solved, so the search costs a fraction of an
-	// exact one, and its neighbours approximate the exact ones.
-	ByBound bool
 }
 
 // Stats counts the work a search did.
@@ -659,7 +653,7 @@ func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor,
 	}
 	s := x.begin(q)
 	defer x.end(s)
-	if len(s.done) > 0 && !opt.NoProjection && !opt.ByBound && (opt.Prefetch <= 0 || 2*opt.Prefetch >= len(x.docs)) {
+	if len(s.done) > 0 && !opt.NoProjection && (opt.Prefetch <= 0 || 2*opt.Prefetch >= len(x.docs)) {
 		// A search over most of the index: worth the projected
 		// vocabulary (built once per index).
 		if x.projOnce.Do(x.project); x.proj != nil {
@@ -724,10 +718,6 @@ func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor,
 			}
 			continue
 		case byDual:
-			if opt.ByBound {
-				top.add(Neighbor{c.doc, c.bound})
-				continue
-			}
 			lb := s.warm(c.doc, cut)
 			if lb > cut {
 				st.Warm++

@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
-	"slices"
 	"testing"
 
 	"github.com/semrank/semrank/models/embed"
@@ -138,46 +137,4 @@ func knnMatchesExhaustive(t *testing.T, idx *Index, q Doc, k int, what string) (
 		t.Fatalf("%s, k %d: pruned %v, exhaustive %v", what, k, got, want)
 	}
 	return got, st, ex
-}
-
-// TestKNNByBound checks that a search by bound returns the k documents of
-// smallest lower bound (the larger of WCD and the full dual bound), each
-// with that bound, as ranking every document by it does, whatever the
-// projection and prefetch settings.
-func TestKNNByBound(t *testing.T) {
-	s, docs := randomSpace(t, 60, 300, 27)
-	docs = append(docs, s.DocFromTokens(nil))
-	idx := s.NewIndex(docs)
-	ctx := context.Background()
-	for qi := 0; qi < 8; qi++ {
-		q := docs[qi]
-		sr := idx.begin(q)
-		var all []Neighbor
-		for i, d := range docs {
-			if d.Empty() || i == qi {
-				continue
-			}
-			all = append(all, Neighbor{i, max(s.WCD(q, d), sr.bound(i, math.Inf(1)))})
-		}
-		idx.end(sr)
-		slices.SortFunc(all, func(a, b Neighbor) int {
-			if less(a, b) {
-				return -1
-			}
-			return 1
-		})
-		for _, k := range []int{1, 5, 20} {
-			opt := Options{ByBound: true, Exclude: func(i int) bool { return i == qi }}
-			got, st, err := idx.KNN(ctx, q, k, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, all[:k]) || st.WMD != 0 {
-				t.Fatalf("query %d, k %d: by bound %v (%d solves), want %v", qi, k, got, st.WMD, all[:k])
-			}
-			if exact, _, _ := idx.KNN(ctx, q, k, Options{Exclude: opt.Exclude}); exact[k-1].Dist < got[k-1].Dist-1e-12 {
-				t.Errorf("query %d, k %d: k-th bound %v above the k-th WMD %v", qi, k, got[k-1].Dist, exact[k-1].Dist)
-			}
-		}
-	}
 }

@@ -30,7 +30,7 @@ func init() {
 		}
 		g := o.SSGGraphOptions
 		m, err := ssg.New(space, tm, ssg.Config{K: g.K, Hops: g.Hops, Seeds: g.Seeds, MaxIter: g.MaxIter,
-			Dropout: g.Dropout, MaxDist: g.MaxDist, MuPP: g.MuPP, MuNP: g.MuNP, Tol: g.Tol, Damping: g.Damping, Distances: g.Distances})
+			Dropout: g.Dropout, MaxDist: g.MaxDist, MuPP: g.MuPP, MuNP: g.MuNP, Tol: g.Tol, Damping: g.Damping, Edges: g.Edges})
 		if err != nil {
 			return nil, err
 		}
@@ -69,26 +69,25 @@ type SSGOptions struct {
 // SSGGraphOptions are ssg.Config's settings under the option names of an
 // ssg stage.
 type SSGGraphOptions struct {
-	K         int     `yaml:"k"`
-	Hops      int     `yaml:"hops"`
-	Seeds     int     `yaml:"seeds"`
-	MaxIter   int     `yaml:"max_iter"`
-	Dropout   float64 `yaml:"dropout"`
-	MaxDist   float64 `yaml:"max_dist"`
-	MuPP      float64 `yaml:"mu_pp"`
-	MuNP      float64 `yaml:"mu_np"`
-	Tol       float64 `yaml:"tol"`
-	Damping   float64 `yaml:"damping"`
-	Distances string  `yaml:"distances"`
+	K       int     `yaml:"k"`
+	Hops    int     `yaml:"hops"`
+	Seeds   int     `yaml:"seeds"`
+	MaxIter int     `yaml:"max_iter"`
+	Dropout float64 `yaml:"dropout"`
+	MaxDist float64 `yaml:"max_dist"`
+	MuPP    float64 `yaml:"mu_pp"`
+	MuNP    float64 `yaml:"mu_np"`
+	Tol     float64 `yaml:"tol"`
+	Damping float64 `yaml:"damping"`
+	Edges   string  `yaml:"edges"`
 }
 
 // SSG scores candidates by their label after soft-seeded label
 // propagation on the query-induced WMD graph over the candidate list
 // (Srivastava & Datt, 2017). Options: topics (required), k, hops, seeds,
 // dropout (0: SSG-WD; > 0: SSG-D), max_dist, mu_pp, mu_np, tol, max_iter,
-// damping, distances (bounds, the default, or wmd: how the distances
-// between the graph's documents are computed, see ssg.Config.Distances),
-// and collection: a BEIR directory whose queries and documents
+// damping, edges (wcd, the default, or wmd: how the edges between the
+// graph's documents are weighed, see ssg.Config.Edges), and collection: a BEIR directory whose queries and documents
 // the graphs may draw neighbours from besides the candidates (the paper's
 // setting). A query with no word that has a vector leaves all candidates
 // tied at 0. When the spec names no word vectors (model) or no topic
