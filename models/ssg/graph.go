@@ -18,7 +18,6 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/semrank/semrank/internal/textcache"
-
 	"github.com/semrank/semrank/models/embed"
 	"github.com/semrank/semrank/models/topics"
 	"github.com/semrank/semrank/models/wmd"
@@ -216,11 +215,10 @@ func (m *Model) SetCollection(texts []string) {
 // collection, when set).
 func (m *Model) Build(ctx context.Context, query string, pool []string) (*Graph, error) {
 	cfg := m.Config
-	qt := embed.Tokenize(query)
-	if m.Space.DocFromTokens(qt).Empty() {
+	q := m.analyse(embed.Tokenize(query))
+	if q.doc.Empty() {
 		return nil, ErrEmptyQuery
 	}
-	q := m.analyse(qt)
 	nodes := make([]node, len(pool))
 	docs := make([]wmd.Doc, len(pool))
 	all := make([]int, len(pool))
