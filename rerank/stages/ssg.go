@@ -87,9 +87,9 @@ type SSGGraphOptions struct {
 // (Srivastava & Datt, 2017). Options: topics (required), k, hops, seeds,
 // dropout (0: SSG-WD; > 0: SSG-D), max_dist, mu_pp, mu_np, tol, max_iter,
 // damping, edges (wcd, the default, or wmd: how the edges between the
-// graph's documents are weighed, see ssg.Config.Edges), and collection: a BEIR directory whose queries and documents
-// the graphs may draw neighbours from besides the candidates (the paper's
-// setting). A query with no word that has a vector leaves all candidates
+// graph's documents are weighed, see ssg.Config.Edges), and collection: a
+// BEIR directory whose queries and documents the graphs may draw
+// neighbours from besides the candidates (the paper's setting). A query with no word that has a vector leaves all candidates
 // tied at 0. When the spec names no word vectors (model) or no topic
 // model (option topics), rerank.TrainStage trains them from unlabeled
 // in-domain text, as for WMD (whose training options it shares), the
