@@ -6,7 +6,8 @@
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
 # beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, bench, plain-cacm, plain-cacm-supervised,
-# plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, scale, serve, shards.
+# plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, wmd-ssg-cost, scale,
+# serve, shards.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
 # O (BEIR directories from scripts/data.sh; default out/data), XML (the
@@ -14,7 +15,7 @@
 # (outputs; default out/results), ABL (ablations to run; default all),
 # DEVONLY (set: ablations on dev only, without their cross-validation),
 # SCALE (the scale section's collections; default "cacm A-train 10k 100k"),
-# SR_BEFORE (the cost-before, scale and serve sections: another semrank binary, measured
+# SR_BEFORE (the cost-before, wmd-ssg-cost, scale and serve sections: another semrank binary, measured
 # beside SR), SERVECOST_BEFORE (the serve section: examples/servecost built
 # with SR_BEFORE's tree),
 # ROUNDS (the scale section's interleaved rounds; default 2; the shards
@@ -598,6 +599,87 @@ run() {
 				done
 			done
 		} | tee "$R/cost-before.txt"
+		;;
+	wmd-ssg-cost)
+		# The wmd and ssg stages' cost and what weighing ssg's edges
+		# between documents by WCD (edges: wcd, its default) rather than
+		# by exact WMD (edges: wmd, the graph of the previous builds, bit
+		# for bit) does to rankings.
+		# semrank bench over CACM (window 100, then 50 to 400), SR_BEFORE's
+		# beside SR's when given (alternating, two rounds each), and
+		# ssg's two settings alternating; then runs scored wcd against
+		# wmd with a paired test: ssg alone and the README's
+		# no-judgment pipeline (plain-cacm's unsup) over CACM, the
+		# unsupervised CACM recipe, ssg alone over SemEval B dev and B all.
+		vectors
+		[ -f "$R/plain/unsup-plain.yaml" ] || run plain-cacm >/dev/null
+		local C=$R/wmd-ssg
+		mkdir -p "$C"
+		printf 'window: 100\nstages:\n  - type: wmd\n    model: ../cacm.vec\n' >"$C/wmd.yaml"
+		printf 'window: 100\nstages:\n  - type: ssg\n    model: ../cacm.vec\n    options: {topics: ../cacm.topics}\n' >"$C/ssg.yaml"
+		for d in wcd wmd; do
+			printf 'window: 100\nstages:\n  - type: ssg\n    model: ../cacm.vec\n    options: {topics: ../cacm.topics, edges: %s}\n' $d >"$C/ssg-$d.yaml"
+			printf 'stages:\n  - type: ssg\n    model: ../semeval.vec\n    options: {topics: ../semeval.topics, edges: %s}\nfusion: {weights: {ssg: 1}}\n' $d >"$C/ssg-b-$d.yaml"
+			for ix in semrank plain; do
+				sed "s/topics: ..\/cacm.topics}/topics: ..\/cacm.topics, edges: $d}/" "$R/plain/unsup-$ix.yaml" >"$C/unsup-$ix-$d.yaml"
+			done
+		done
+		{
+			for round in 1 2; do
+				for p in wmd ssg-wcd; do
+					for bin in ${SR_BEFORE:-} $SR; do
+						pf=$C/$p.yaml
+						# SR_BEFORE knows no edges option: its ssg is exact.
+						[ "$bin" = "${SR_BEFORE:-}" ] && [ $p = ssg-wcd ] && pf=$C/ssg.yaml
+						echo "== $p, $bin, round $round"
+						$bin bench --index "$R/cacm.idx" --pipeline "$pf" --data "$O/cacm" --rounds 3
+					done
+				done
+				for d in wmd wcd; do
+					echo "== ssg, edges $d, round $round"
+					$SR bench --index "$R/cacm.idx" --pipeline "$C/ssg-$d.yaml" --data "$O/cacm" --rounds 3
+				done
+			done
+			for w in 50 100 200 400; do
+				for p in wmd ssg-wcd; do
+					echo "== $p, window $w"
+					$SR bench --index "$R/cacm.idx" --pipeline "$C/$p.yaml" --data "$O/cacm" --rounds 3 --window $w
+				done
+			done
+			for d in wmd wcd; do
+				$SR run --data "$O/cacm" --index "$R/cacm.idx" --pipeline "$C/ssg-$d.yaml" --out "$C/ssg-$d.trec"
+				for ix in semrank plain; do
+					idx=$R/cacm.idx
+					[ $ix = plain ] && idx=$R/plain/cacm.idx
+					$SR run --data "$O/cacm" --index "$idx" --pipeline "$C/unsup-$ix-$d.yaml" --out "$C/unsup-$ix-$d.trec"
+				done
+				for b in B-dev B-all; do
+					$SR rerank --data "$O/$b" --pipeline "$C/ssg-b-$d.yaml" --out "$C/ssg-$b-$d.trec" >/dev/null
+				done
+			done
+			for r in ssg unsup-semrank unsup-plain; do
+				echo "== CACM, $r: edges wcd against wmd"
+				$SR eval --qrels "$O/cacm/qrels/test.tsv" --run "$C/$r-wcd.trec" --baseline "$C/$r-wmd.trec" \
+					--metrics map,ndcg@10,p@10 --ignore-unjudged
+			done
+			# The unsupervised CACM recipe (beir-cacm-unsup), its pipeline
+			# as it writes it and with edges: wmd.
+			rm -rf "$C/beir-unsup"
+			$SR experiment beir --data "$O/cacm" --unsupervised --out "$C/beir-unsup" >/dev/null
+			sed '/^ *topics: models\//{p;s/topics: .*/edges: wmd/}' "$C/beir-unsup/pipeline.yaml" >"$C/beir-unsup/pipeline-wmd.yaml"
+			for d in wcd wmd; do
+				pf=$C/beir-unsup/pipeline.yaml
+				[ $d = wmd ] && pf=$C/beir-unsup/pipeline-wmd.yaml
+				$SR run --data "$O/cacm" --index "$C/beir-unsup/index" --pipeline "$pf" --out "$C/beir-unsup-$d.trec"
+			done
+			echo "== CACM, the unsupervised recipe (beir-cacm-unsup): edges wcd against wmd"
+			$SR eval --qrels "$O/cacm/qrels/test.tsv" --run "$C/beir-unsup-wcd.trec" --baseline "$C/beir-unsup-wmd.trec" \
+				--metrics map,ndcg@10,p@10 --ignore-unjudged
+			for b in B-dev B-all; do
+				echo "== SemEval $b, ssg: edges wcd against wmd"
+				$SR eval --qrels "$O/$b/qrels/test.tsv" --run "$C/ssg-$b-wcd.trec" --baseline "$C/ssg-$b-wmd.trec"
+			done
+		} 2>&1 | tee "$R/wmd-ssg-cost.txt"
 		;;
 	scale)
 		# Indexing cost (issue 27): build wall, user and system CPU and

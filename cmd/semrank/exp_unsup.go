@@ -145,6 +145,7 @@ No judgments are used except to score the rankings.`,
 	f.IntVar(&cfg.Hops, "hops", 2, "SSG hops (1 or 2)")
 	f.IntVar(&cfg.Seeds, "seeds", 3, "SSG soft seeds of each kind (k')")
 	f.Float64Var(&cfg.MaxDist, "max-dist", 0, "drop WMD edges longer than this (0: keep all)")
+	f.StringVar(&cfg.Edges, "edges", ssg.EdgesWMD, "SSG edges between documents weighed by: wmd (the paper's) or wcd (the ssg stage's default)")
 	f.Float64Var(&cfg.Dropout, "dropout", 0.5, "SSG-D dropout probability on seed edges, in (0,1) (0 would be SSG-WD)")
 	f.Float64Var(&cfg.Damping, "damping", 0.5, "SSG label update damping in (0,1] (1: the paper's undamped Jacobi)")
 	for _, n := range []string{"data", "vectors", "topics"} {

@@ -9,13 +9,22 @@
 //
 // Graph (§3.1): the k documents nearest the query by WMD (WCD-prefiltered
 // k-NN, package wmd), then the k nearest of each of those (2 hops), joined
-// pairwise by their WMD (a complete graph; edges longer than
-// Config.MaxDist, when set, are dropped). Neighbours come from the pool —
-// the candidate list handed to the reranker — and, when SetCollection was
-// called, from a collection of context documents too (the paper draws
-// them from the whole question set); with a collection every pool document
-// is a node. A candidate the subgraph does not reach gets a score below
-// every node of the graph, ordered by its WMD to the query.
+// pairwise (a complete graph; edges longer than Config.MaxDist, when set,
+// are dropped). Neighbours come from the pool — the candidate list handed
+// to the reranker — and, when SetCollection was called, from a collection
+// of context documents too (the paper draws them from the whole question
+// set); with a collection every pool document is a node. A candidate the
+// subgraph does not reach gets a score below every node of the graph,
+// ordered by its WMD to the query.
+//
+// The paper weighs the edges by exact WMD (Config.Edges = EdgesWMD). By
+// default (EdgesWCD) they are weighed by WCD, the lower bound Kusner et
+// al. prefetch with: on a 100-candidate window of CACM the graph's
+// pairwise transport problems were half of the stage's time, and WCD
+// edges change no ranking significantly on CACM or SemEval B
+// (docs/RESULTS.md). The neighbours, which decide which candidates the
+// graph scores, stay exact: choosing the 2-hop neighbours by lower bounds
+// instead did lower the unsupervised CACM recipe's MAP.
 //
 // Feature nodes (§3.2): every unigram, contiguous bigram and trigram, and
 // skip-gram (two words one apart; three words with one gap) of

@@ -1,16 +1,23 @@
 package ssg
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
+	"golang.org/x/sync/errgroup"
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/semrank/semrank/internal/textcache"
 	"github.com/semrank/semrank/models/embed"
 	"github.com/semrank/semrank/models/topics"
 	"github.com/semrank/semrank/models/wmd"
@@ -32,7 +39,22 @@ type Config struct {
 	Damping float64 `json:"damping,omitempty"`
 	MaxIter int     `json:"max_iter"` // default 200
 	Seed    uint64  `json:"seed"`
+	// Edges weighs the distance edges between the graph's documents:
+	// EdgesWCD (the default) or EdgesWMD.
+	Edges string `json:"edges,omitempty"`
 }
+
+// The ways Config.Edges weighs the edges between a graph's documents.
+const (
+	// EdgesWCD weighs an edge by the Word Centroid Distance, the lower
+	// bound of WMD that Kusner et al.'s k-NN search prefetches with: a
+	// graph's n²/2 edges then cost n²/2 vector distances instead of as
+	// many transport problems, and rankings do not change significantly
+	// (docs/RESULTS.md).
+	EdgesWCD = "wcd"
+	// EdgesWMD weighs an edge by the exact WMD, as the paper does.
+	EdgesWMD = "wmd"
+)
 
 func (c Config) withDefaults() Config {
 	if c.K == 0 {
@@ -62,6 +84,9 @@ func (c Config) withDefaults() Config {
 	if c.Seed == 0 {
 		c.Seed = 1
 	}
+	if c.Edges == "" {
+		c.Edges = EdgesWCD
+	}
 	return c
 }
 
@@ -81,6 +106,8 @@ func (c Config) check() error {
 		return errors.New("ssg: tol and max_dist must be numbers")
 	case c.MaxIter < 0:
 		return fmt.Errorf("ssg: max_iter %d: want ≥ 1 (0 picks the default)", c.MaxIter)
+	case c.Edges != EdgesWCD && c.Edges != EdgesWMD:
+		return fmt.Errorf("ssg: edges %q: want %q or %q", c.Edges, EdgesWCD, EdgesWMD)
 	}
 	return nil
 }
@@ -94,6 +121,24 @@ type Model struct {
 	Topics *topics.Model
 	Config Config
 	coll   *collection
+
+	once  sync.Once
+	texts *textcache.Cache[node] // pool documents' nodes, by text
+}
+
+// analyse returns the node of a document of the given words: its nBOW,
+// features and topic representation, which depend on its text alone.
+func (m *Model) analyse(tokens []string) node {
+	return node{pool: -1, tokens: tokens, doc: m.Space.DocFromTokens(tokens), grams: grams(tokens), rep: m.Topics.Represent(tokens)}
+}
+
+// text returns the node of text (pool: −1), from the cache when text was
+// seen recently (a candidate is often in the pools of many queries).
+func (m *Model) text(t string) node {
+	m.once.Do(func() {
+		m.texts = textcache.New(func(t string) node { return m.analyse(embed.Tokenize(t)) })
+	})
+	return m.texts.Get(t)
 }
 
 // New checks cfg and returns a model.
@@ -113,6 +158,8 @@ type node struct {
 	pool   int // index in the pool, -1 for the query and collection documents
 	tokens []string
 	doc    wmd.Doc
+	grams  []string // its features (see grams), sorted
+	rep    topics.Rep
 }
 
 // Graph is the query-induced subgraph with its seeds, ready to propagate.
@@ -135,7 +182,7 @@ type edge struct {
 // besides the pool.
 type collection struct {
 	texts []string
-	toks  [][]string
+	nodes []node
 	docs  []wmd.Doc
 }
 
@@ -153,14 +200,13 @@ func (m *Model) SetCollection(texts []string) {
 			continue
 		}
 		seen[t] = true
-		tok := embed.Tokenize(t)
-		d := m.Space.DocFromTokens(tok)
-		if d.Empty() {
+		nd := m.analyse(embed.Tokenize(t))
+		if nd.doc.Empty() {
 			continue
 		}
 		c.texts = append(c.texts, t)
-		c.toks = append(c.toks, tok)
-		c.docs = append(c.docs, d)
+		c.nodes = append(c.nodes, nd)
+		c.docs = append(c.docs, nd.doc)
 	}
 	m.coll = c
 }
@@ -169,25 +215,18 @@ func (m *Model) SetCollection(texts []string) {
 // collection, when set).
 func (m *Model) Build(ctx context.Context, query string, pool []string) (*Graph, error) {
 	cfg := m.Config
-	qt := embed.Tokenize(query)
-	q := node{pool: -1, tokens: qt, doc: m.Space.DocFromTokens(qt)}
+	q := m.analyse(embed.Tokenize(query))
 	if q.doc.Empty() {
 		return nil, ErrEmptyQuery
 	}
+	nodes := make([]node, len(pool))
 	docs := make([]wmd.Doc, len(pool))
-	toks := make([][]string, len(pool))
+	all := make([]int, len(pool))
 	for i, p := range pool {
-		toks[i] = embed.Tokenize(p)
-		docs[i] = m.Space.DocFromTokens(toks[i])
+		nodes[i] = m.text(p)
+		nodes[i].pool, docs[i], all[i] = i, nodes[i].doc, i
 	}
-	g := &Graph{nodes: []node{q}, qdist: make([]float64, len(pool))}
-	for i, d := range docs {
-		v, err := m.Space.WMD(q.doc, d)
-		if err != nil {
-			return nil, err
-		}
-		g.qdist[i] = v
-	}
+	g := &Graph{nodes: []node{q}}
 	np := len(pool)
 	var skip func(int) bool
 	if c := m.coll; c != nil {
@@ -198,20 +237,20 @@ func (m *Model) Build(ctx context.Context, query string, pool []string) (*Graph,
 			dup[p] = true
 		}
 		docs = append(docs, c.docs...)
-		toks = append(toks, c.toks...)
+		nodes = append(nodes, c.nodes...)
 		skip = func(i int) bool { return i >= np && dup[c.texts[i-np]] }
 	}
 	idx := m.Space.NewIndex(docs)
+	var err error
+	if g.qdist, err = idx.Distances(ctx, q.doc, all); err != nil {
+		return nil, err
+	}
 	in := map[int]bool{}
 	add := func(nb []wmd.Neighbor) {
 		for _, n := range nb {
 			if !in[n.Doc] {
 				in[n.Doc] = true
-				at := n.Doc
-				if at >= np {
-					at = -1
-				}
-				g.nodes = append(g.nodes, node{pool: at, tokens: toks[n.Doc], doc: docs[n.Doc]})
+				g.nodes = append(g.nodes, nodes[n.Doc])
 			}
 		}
 	}
@@ -222,27 +261,43 @@ func (m *Model) Build(ctx context.Context, query string, pool []string) (*Graph,
 			}
 		}
 	}
-	opt := wmd.Options{Prefetch: 10 * cfg.K, Exclude: skip} // the paper's WCD prefilter, 10·k
-	nb, _, err := idx.KNN(ctx, q.doc, cfg.K, opt)
-	if err != nil {
+	// The paper's WCD prefilter, 10·k. The index serves this graph's few
+	// searches only: not worth a projected vocabulary.
+	opt := wmd.Options{Prefetch: 10 * cfg.K, Exclude: skip, NoProjection: true}
+	var nb []wmd.Neighbor
+	if m.coll == nil && opt.Prefetch >= np {
+		// Every candidate is in reach and its exact WMD known: the k
+		// nearest are what KNN would find.
+		nb = nearest(g.qdist, cfg.K)
+	} else if nb, _, err = idx.KNN(ctx, q.doc, cfg.K, opt); err != nil {
 		return nil, err
 	}
 	add(nb)
 	if cfg.Hops == 2 {
-		// Every 1-hop neighbour, including the pool documents a collection
-		// made nodes already.
-		for _, n := range nb {
+		// Every 1-hop neighbour's, including the pool documents a
+		// collection made nodes already; searched concurrently, added in
+		// the 1-hop order.
+		hop2 := make([][]wmd.Neighbor, len(nb))
+		eg, ectx := errgroup.WithContext(ctx)
+		eg.SetLimit(runtime.GOMAXPROCS(0))
+		for h, n := range nb {
 			self := n.Doc
 			o := opt
 			o.Exclude = func(i int) bool { return i == self || (skip != nil && skip(i)) }
-			hop2, _, err := idx.KNN(ctx, docs[self], cfg.K, o)
-			if err != nil {
-				return nil, err
-			}
-			add(hop2)
+			eg.Go(func() error {
+				var err error
+				hop2[h], _, err = idx.KNN(ectx, docs[self], cfg.K, o)
+				return err
+			})
+		}
+		if err := eg.Wait(); err != nil {
+			return nil, err
+		}
+		for _, h := range hop2 {
+			add(h)
 		}
 	}
-	if err := g.distances(ctx, m.Space, cfg.MaxDist); err != nil {
+	if err := g.distances(ctx, m.Space, cfg.Edges, cfg.MaxDist); err != nil {
 		return nil, err
 	}
 	g.features(m.Topics)
@@ -250,28 +305,68 @@ func (m *Model) Build(ctx context.Context, query string, pool []string) (*Graph,
 	return g, nil
 }
 
-// distances fills the complete WMD edge set, each node's weights
-// normalised to sum to 1.
-func (g *Graph) distances(ctx context.Context, space *wmd.Space, maxDist float64) error {
+// nearest returns the k documents of smallest finite distance, nearest
+// first, ties by index, as wmd.Index.KNN orders them.
+func nearest(dist []float64, k int) []wmd.Neighbor {
+	var nb []wmd.Neighbor
+	for i, d := range dist {
+		if !math.IsInf(d, 1) {
+			nb = append(nb, wmd.Neighbor{Doc: i, Dist: d})
+		}
+	}
+	slices.SortFunc(nb, func(a, b wmd.Neighbor) int {
+		if c := cmp.Compare(a.Dist, b.Dist); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Doc, b.Doc)
+	})
+	return nb[:min(k, len(nb))]
+}
+
+// distances fills the complete edge set, weighed as Config.Edges says
+// (how: EdgesWCD or EdgesWMD), each node's weights normalised to sum to 1.
+// By EdgesWMD, row i's distances to the nodes after it are solved
+// together (wmd.Index.Distances), bit for bit space.WMD's.
+func (g *Graph) distances(ctx context.Context, space *wmd.Space, how string, maxDist float64) error {
 	n := len(g.nodes)
 	g.dist = make([][]float64, n)
+	docs := make([]wmd.Doc, n)
+	later := make([]int, n)
 	for i := range g.dist {
 		g.dist[i] = make([]float64, n)
+		docs[i], later[i] = g.nodes[i].doc, i
 	}
-	for i := 0; i < n; i++ {
-		if err := ctx.Err(); err != nil {
-			return err
+	idx := space.NewIndex(docs)
+	weigh := idx.Distances
+	if how == EdgesWCD {
+		weigh = func(_ context.Context, q wmd.Doc, to []int) ([]float64, error) {
+			out := make([]float64, len(to))
+			for k, j := range to {
+				out[k] = space.WCD(q, docs[j])
+			}
+			return out, nil
 		}
-		for j := i + 1; j < n; j++ {
-			d, err := space.WMD(g.nodes[i].doc, g.nodes[j].doc)
+	}
+	eg, ectx := errgroup.WithContext(ctx)
+	eg.SetLimit(runtime.GOMAXPROCS(0))
+	for i := 0; i < n; i++ {
+		eg.Go(func() error {
+			row, err := weigh(ectx, docs[i], later[i+1:])
 			if err != nil {
 				return err
 			}
-			if math.IsInf(d, 1) || (maxDist > 0 && d > maxDist) {
-				d = 0
+			for k, d := range row {
+				if math.IsInf(d, 1) || (maxDist > 0 && d > maxDist) {
+					d = 0
+				}
+				j := i + 1 + k
+				g.dist[i][j], g.dist[j][i] = d, d
 			}
-			g.dist[i][j], g.dist[j][i] = d, d
-		}
+			return nil
+		})
+	}
+	if err := eg.Wait(); err != nil {
+		return err
 	}
 	for _, row := range g.dist {
 		normalise(row)
@@ -291,8 +386,8 @@ func normalise(w []float64) {
 	}
 }
 
-// grams returns a node's word, n-gram and skip-gram features.
-func grams(t []string) map[string]bool {
+// grams returns a node's word, n-gram and skip-gram features, sorted.
+func grams(t []string) []string {
 	f := map[string]bool{}
 	for i, w := range t {
 		f[w] = true
@@ -308,15 +403,19 @@ func grams(t []string) map[string]bool {
 			f[w+" "+t[i+1]+" _ "+t[i+3]] = true
 		}
 	}
-	return f
+	return slices.Sorted(maps.Keys(f))
 }
 
 // features adds a feature node for every feature two or more graph nodes
 // share, weighted by its IDF; each document node's weights sum to 1.
 func (g *Graph) features(tm *topics.Model) {
-	owners := map[string][]int{}
+	total := 0
+	for _, n := range g.nodes {
+		total += len(n.grams)
+	}
+	owners := make(map[string][]int, total)
 	for i, n := range g.nodes {
-		for f := range grams(n.tokens) {
+		for _, f := range n.grams {
 			owners[f] = append(owners[f], i)
 		}
 	}
@@ -381,7 +480,7 @@ func (g *Graph) seeds(tm *topics.Model, k int) {
 	g.seedC[0], g.seedS[0] = 1, 1
 	reps := make([]topics.Rep, n)
 	for i, nd := range g.nodes {
-		reps[i] = tm.Represent(nd.tokens)
+		reps[i] = nd.rep
 	}
 	l := reps[0].Cluster
 	type cand struct {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math"
+	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -206,7 +208,7 @@ func TestDistancesCancelled(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := g.distances(ctx, space, 0); !errors.Is(err, context.Canceled) {
+	if err := g.distances(ctx, space, EdgesWMD, 0); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want %v", err, context.Canceled)
 	}
 }
@@ -232,5 +234,61 @@ func TestRejectsNonFiniteConfig(t *testing.T) {
 		if _, err := New(space, tm, tc.cfg); err == nil {
 			t.Errorf("%s accepted", tc.name)
 		}
+	}
+}
+
+// TestGraphEdges checks each way of weighing the edges between a graph's
+// documents: the exact WMD (bit for bit space.WMD's) or the WCD of each
+// pair, normalised per node; the graph does not depend on how many
+// goroutines built it; and an unknown way is refused.
+func TestGraphEdges(t *testing.T) {
+	space, tm := fixture(t)
+	pool := []string{
+		"beach desert camping", "bank loan salary", "sand beach", "loan account bank", "desert sand camping beach",
+		"bank account", "sand desert", "loan salary", "camping beach bank", "salary account loan desert",
+	}
+	tests := []struct {
+		how  string
+		dist func(a, b wmd.Doc) float64
+	}{
+		{EdgesWMD, func(a, b wmd.Doc) float64 { d, _ := space.WMD(a, b); return d }},
+		{EdgesWCD, space.WCD},
+	}
+	for _, tc := range tests {
+		t.Run(tc.how, func(t *testing.T) {
+			m, err := New(space, tm, Config{K: 3, Edges: tc.how})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var graphs []*Graph
+			for _, procs := range []int{1, 4} {
+				was := runtime.GOMAXPROCS(procs)
+				g, err := m.Build(context.Background(), "bank salary loan", pool)
+				runtime.GOMAXPROCS(was)
+				if err != nil {
+					t.Fatal(err)
+				}
+				graphs = append(graphs, g)
+			}
+			g := graphs[0]
+			if !reflect.DeepEqual(g.dist, graphs[1].dist) || !reflect.DeepEqual(g.feat, graphs[1].feat) {
+				t.Fatal("the graphs built on 1 and on 4 procs differ")
+			}
+			for i := range g.nodes {
+				want := make([]float64, len(g.nodes))
+				for j := range g.nodes {
+					if i != j {
+						want[j] = tc.dist(g.nodes[min(i, j)].doc, g.nodes[max(i, j)].doc)
+					}
+				}
+				normalise(want)
+				if !reflect.DeepEqual(g.dist[i], want) {
+					t.Errorf("row %d: %v, want %v", i, g.dist[i], want)
+				}
+			}
+		})
+	}
+	if _, err := New(space, tm, Config{Edges: "rwmd"}); err == nil || !strings.Contains(err.Error(), "edges") {
+		t.Errorf("edges %q: error %v, want one naming the option", "rwmd", err)
 	}
 }

@@ -47,4 +47,7 @@
 //     are broken by document index, and both searches use the same cost
 //     matrices and solver, so the pruned and exhaustive searches return the
 //     same neighbours and distances.
+//   - Index.Distances solves a query's exact distances to many documents
+//     together: each word distance once, the transport problems on every
+//     core, each result bit for bit Space.WMD's.
 package wmd

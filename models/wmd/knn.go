@@ -22,6 +22,12 @@ type Options struct {
 	Prefetch int
 	// Exclude, when set, skips the documents it reports true for.
 	Exclude func(doc int) bool
+	// NoProjection turns off the bound on projected word vectors (see
+	// proj.go), whose projected vocabulary an index otherwise builds at
+	// its first search over most of it: for an index searched a few
+	// times only, such as one query's candidates, building it costs more
+	// than it saves.
+	NoProjection bool
 }
 
 // Stats counts the work a search did.
@@ -314,14 +320,22 @@ func (s *search) costs(doc int) []float64 {
 		s.cost = s.x.space.Costs(s.q, d, s.cost)
 		return s.cost
 	}
-	nq, m := len(s.q.Words), len(d.Words)
-	s.cost = grow(s.cost, nq*m)
+	s.cost = s.costsInto(s.cost, doc)
+	return s.cost
+}
+
+// costsInto is costs once the distances from every word of doc are in
+// the cache, writing to buf (grown as needed and returned): it only reads
+// the cache, so goroutines may call it at once.
+func (s *search) costsInto(buf []float64, doc int) []float64 {
+	nq, m := len(s.q.Words), len(s.x.local[doc])
+	buf = grow(buf, nq*m)
 	for c, w := range s.x.local[doc] {
 		for k, v := range s.dist[int(w)*s.stride : int(w)*s.stride+nq] {
-			s.cost[k*m+c] = v
+			buf[k*m+c] = v
 		}
 	}
-	return s.cost
+	return buf
 }
 
 // bound returns the dual bound of document doc (see dualBound), computed
@@ -639,7 +653,7 @@ func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor,
 	}
 	s := x.begin(q)
 	defer x.end(s)
-	if len(s.done) > 0 && (opt.Prefetch <= 0 || 2*opt.Prefetch >= len(x.docs)) {
+	if len(s.done) > 0 && !opt.NoProjection && (opt.Prefetch <= 0 || 2*opt.Prefetch >= len(x.docs)) {
 		// A search over most of the index: worth the projected
 		// vocabulary (built once per index).
 		if x.projOnce.Do(x.project); x.proj != nil {

@@ -30,7 +30,7 @@ func init() {
 		}
 		g := o.SSGGraphOptions
 		m, err := ssg.New(space, tm, ssg.Config{K: g.K, Hops: g.Hops, Seeds: g.Seeds, MaxIter: g.MaxIter,
-			Dropout: g.Dropout, MaxDist: g.MaxDist, MuPP: g.MuPP, MuNP: g.MuNP, Tol: g.Tol, Damping: g.Damping})
+			Dropout: g.Dropout, MaxDist: g.MaxDist, MuPP: g.MuPP, MuNP: g.MuNP, Tol: g.Tol, Damping: g.Damping, Edges: g.Edges})
 		if err != nil {
 			return nil, err
 		}
@@ -79,15 +79,17 @@ type SSGGraphOptions struct {
 	MuNP    float64 `yaml:"mu_np"`
 	Tol     float64 `yaml:"tol"`
 	Damping float64 `yaml:"damping"`
+	Edges   string  `yaml:"edges"`
 }
 
 // SSG scores candidates by their label after soft-seeded label
 // propagation on the query-induced WMD graph over the candidate list
 // (Srivastava & Datt, 2017). Options: topics (required), k, hops, seeds,
 // dropout (0: SSG-WD; > 0: SSG-D), max_dist, mu_pp, mu_np, tol, max_iter,
-// damping, and collection: a BEIR directory whose queries and documents
-// the graphs may draw neighbours from besides the candidates (the paper's
-// setting). A query with no word that has a vector leaves all candidates
+// damping, edges (wcd, the default, or wmd: how the edges between the
+// graph's documents are weighed, see ssg.Config.Edges), and collection: a
+// BEIR directory whose queries and documents the graphs may draw
+// neighbours from besides the candidates (the paper's setting). A query with no word that has a vector leaves all candidates
 // tied at 0. When the spec names no word vectors (model) or no topic
 // model (option topics), rerank.TrainStage trains them from unlabeled
 // in-domain text, as for WMD (whose training options it shares), the

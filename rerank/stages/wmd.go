@@ -65,9 +65,10 @@ func loadSpace(spec rerank.StageSpec, env rerank.Env, format string) (*wmd.Space
 // fingerprinting the settings and the text, so stages trained on the same
 // text with the same settings share one file.
 //
-// A candidate's nBOW (its tokenization, most of the stage's cost) is
+// A candidate's nBOW (its tokenization, once most of the stage's cost) is
 // cached by text across queries; Space must not change once the stage
-// has scored.
+// has scored. A query's distances to its candidates are solved together
+// (wmd.Index.Distances: each word distance once, on every core).
 type WMD struct {
 	Space *wmd.Space
 
@@ -92,15 +93,17 @@ func (s *WMD) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidat
 	if qd.Empty() {
 		return out, nil
 	}
-	lo := 0.0
+	docs := make([]wmd.Doc, len(cands))
+	all := make([]int, len(cands))
 	for i, c := range cands {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		d, err := s.Space.WMD(qd, s.doc(c.FullText()))
-		if err != nil {
-			return nil, err
-		}
+		docs[i], all[i] = s.doc(c.FullText()), i
+	}
+	dist, err := s.Space.NewIndex(docs).Distances(ctx, qd, all)
+	if err != nil {
+		return nil, err
+	}
+	lo := 0.0
+	for i, d := range dist {
 		out[i] = -d
 		if !math.IsInf(d, 1) {
 			lo = min(lo, -d)
