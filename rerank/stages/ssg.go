@@ -89,9 +89,10 @@ type SSGGraphOptions struct {
 // damping, edges (wcd, the default, or wmd: how the edges between the
 // graph's documents are weighed, see ssg.Config.Edges), and collection: a
 // BEIR directory whose queries and documents the graphs may draw
-// neighbours from besides the candidates (the paper's setting). A query with no word that has a vector leaves all candidates
-// tied at 0. When the spec names no word vectors (model) or no topic
-// model (option topics), rerank.TrainStage trains them from unlabeled
+// neighbours from besides the candidates (the paper's setting). A query
+// with no word that has a vector leaves all candidates tied at 0. When
+// the spec names no word vectors (model) or no topic model (option
+// topics), rerank.TrainStage trains them from unlabeled
 // in-domain text, as for WMD (whose training options it shares), the
 // topic model with options topics_k (default 50) and topics_gamma
 // (default 1.1), as semrank train topics; both are written into
