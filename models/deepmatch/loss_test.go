@@ -45,14 +45,7 @@ func TestMarginLossGradient(t *testing.T) {
 	enc, pool, ts := marginProblem()
 	const l2, h = 0.05, 1e-6
 	for _, margin := range []float64{0.1, 0} {
-		for _, tc := range []struct {
-			name string
-			m    matcher
-		}{
-			{"deepmatch", tinyNet(t)},
-			{"bilinear", NewBilinear(8, 8, 3, 0.5, 2)},
-			{"siamese", NewSiamese(8, 8, 4, 3, 0.5, 3)},
-		} {
+		for _, tc := range tinyMatchers(t) {
 			ps := tc.m.params()
 			hinge := func() (loss float64, active int, nearKink bool) {
 				for _, tr := range ts {

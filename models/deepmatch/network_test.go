@@ -57,20 +57,29 @@ func tinyNet(t *testing.T) *Net {
 	return n
 }
 
+// namedMatcher is a matcher for tests, with its method's name.
+type namedMatcher struct {
+	name string
+	m    matcher
+}
+
+// tinyMatchers returns one small matcher of each method over vocabularies
+// of 8 words.
+func tinyMatchers(t *testing.T) []namedMatcher {
+	t.Helper()
+	return []namedMatcher{
+		{"deepmatch", tinyNet(t)},
+		{"bilinear", NewBilinear(8, 8, 3, 0.5, 2)},
+		{"siamese", NewSiamese(8, 8, 4, 3, 0.5, 3)},
+	}
+}
+
 // TestGradients compares back-propagated gradients with central
 // differences for every weight of each matcher.
 func TestGradients(t *testing.T) {
 	x := input(map[uint32]float64{0: 0.5, 2: 0.3, 3: 0.6, 5: 0.4, 7: 0.2})
 	y := input(map[uint32]float64{1: 0.7, 2: 0.2, 4: 0.5, 6: 0.3})
-	tests := []struct {
-		name string
-		m    matcher
-	}{
-		{"deepmatch", tinyNet(t)},
-		{"bilinear", NewBilinear(8, 8, 3, 0.5, 2)},
-		{"siamese", NewSiamese(8, 8, 4, 3, 0.5, 3)},
-	}
-	for _, tc := range tests {
+	for _, tc := range tinyMatchers(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			ps := tc.m.params()
 			s, st := tc.m.forward(x, y)
@@ -213,14 +222,7 @@ func TestScoreAll(t *testing.T) {
 		input(map[uint32]float64{}),     // overlaps nothing
 		input(map[uint32]float64{1: 0.4, 4: 0.4, 6: 0.5}),
 	}
-	for _, tc := range []struct {
-		name string
-		m    matcher
-	}{
-		{"deepmatch", tinyNet(t)},
-		{"bilinear", NewBilinear(8, 8, 3, 0.5, 2)},
-		{"siamese", NewSiamese(8, 8, 4, 3, 0.5, 3)},
-	} {
+	for _, tc := range tinyMatchers(t) {
 		got := tc.m.ScoreAll(x, ys)
 		for i, y := range ys {
 			if want := tc.m.Score(x, y); got[i] != want {
