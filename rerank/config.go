@@ -327,6 +327,7 @@ func WriteConfig(path string, c *Config) error {
 // against env.Dir.
 func (c *Config) Build(env Env) (*Pipeline, error) {
 	env.verified = nil
+	env.shared = &sharedLoads{m: map[any]any{}}
 	if len(c.Checksums) > 0 {
 		// Before any load, and the loads parse what was checked (see
 		// LoadModel).

@@ -309,6 +309,37 @@ type Env struct {
 	// checksums, holds the listed files' content as Build verified it,
 	// until Build returns.
 	verified *verifiedFiles
+	// shared holds what the stages of one Config.Build load alike (see
+	// Shared).
+	shared *sharedLoads
+}
+
+// sharedLoads is what the stages of one pipeline build loaded, by key.
+type sharedLoads struct {
+	mu sync.Mutex
+	m  map[any]any
+}
+
+// Shared returns load's value for key, calling load once for all the
+// stages of one pipeline (Config.Build): two stages naming the same word
+// vectors share one copy in memory, and what they compute from it (see
+// WindowMemo) can be shared too. key must be comparable and name
+// everything load's value depends on. Outside a build it calls load.
+func (e Env) Shared(key any, load func() (any, error)) (any, error) {
+	s := e.shared
+	if s == nil {
+		return load()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v, ok := s.m[key]; ok {
+		return v, nil
+	}
+	v, err := load()
+	if err == nil {
+		s.m[key] = v
+	}
+	return v, err
 }
 
 // Tokens returns text's terms as the index analyzes the fields stages

@@ -153,6 +153,16 @@ func New(space *wmd.Space, tm *topics.Model, cfg Config) (*Model, error) {
 	return &Model{Space: space, Topics: tm, Config: cfg}, nil
 }
 
+// Docs returns the nBOWs of texts in m.Space, as a graph's nodes hold
+// them (cached by text).
+func (m *Model) Docs(texts []string) []wmd.Doc {
+	out := make([]wmd.Doc, len(texts))
+	for i, t := range texts {
+		out[i] = m.text(t).doc
+	}
+	return out
+}
+
 // node is one document of a query graph (index 0 is the query).
 type node struct {
 	pool   int // index in the pool, -1 for the query and collection documents
@@ -214,6 +224,16 @@ func (m *Model) SetCollection(texts []string) {
 // Build constructs the query graph over a pool of documents (and the
 // collection, when set).
 func (m *Model) Build(ctx context.Context, query string, pool []string) (*Graph, error) {
+	return m.BuildFrom(ctx, query, pool, nil)
+}
+
+// BuildFrom is Build given qdist, the WMD from query to each pool document
+// in m.Space (wmd.Index.Distances' or Space.WMD's), when another stage
+// has computed them; nil computes them.
+func (m *Model) BuildFrom(ctx context.Context, query string, pool []string, qdist []float64) (*Graph, error) {
+	if qdist != nil && len(qdist) != len(pool) {
+		return nil, fmt.Errorf("ssg: %d query distances for %d pool documents", len(qdist), len(pool))
+	}
 	cfg := m.Config
 	q := m.analyse(embed.Tokenize(query))
 	if q.doc.Empty() {
@@ -241,9 +261,12 @@ func (m *Model) Build(ctx context.Context, query string, pool []string) (*Graph,
 		skip = func(i int) bool { return i >= np && dup[c.texts[i-np]] }
 	}
 	idx := m.Space.NewIndex(docs)
+	g.qdist = qdist
 	var err error
-	if g.qdist, err = idx.Distances(ctx, q.doc, all); err != nil {
-		return nil, err
+	if qdist == nil {
+		if g.qdist, err = idx.Distances(ctx, q.doc, all); err != nil {
+			return nil, err
+		}
 	}
 	in := map[int]bool{}
 	add := func(nb []wmd.Neighbor) {
@@ -615,7 +638,13 @@ func boxMin(a, b float64) float64 {
 // the subgraph reaches it, and otherwise a score below every label,
 // ordered by WMD to the query.
 func (m *Model) Score(ctx context.Context, query string, pool []string) ([]float64, error) {
-	g, err := m.Build(ctx, query, pool)
+	return m.ScoreFrom(ctx, query, pool, nil)
+}
+
+// ScoreFrom is Score given the query's distances to the pool (see
+// BuildFrom).
+func (m *Model) ScoreFrom(ctx context.Context, query string, pool []string, qdist []float64) ([]float64, error) {
+	g, err := m.BuildFrom(ctx, query, pool, qdist)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/models/ssg"
 	"github.com/semrank/semrank/models/topics"
+	"github.com/semrank/semrank/models/wmd"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -111,7 +112,16 @@ func (s *SSG) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidat
 	for i, c := range cands {
 		pool[i] = c.FullText()
 	}
-	scores, err := s.Model.Score(ctx, q.Text, pool)
+	// The query's distances to the window, which a wmd stage over the
+	// same vectors computes too.
+	qdist, err := windowDistances(ctx, s.Model.Space, q.Text, func() []wmd.Doc { return s.Model.Docs(pool) })
+	if err != nil {
+		return nil, err
+	}
+	if qdist == nil {
+		return make([]float64, len(cands)), nil
+	}
+	scores, err := s.Model.ScoreFrom(ctx, q.Text, pool, qdist)
 	if errors.Is(err, ssg.ErrEmptyQuery) {
 		return make([]float64, len(cands)), nil
 	}

@@ -43,13 +43,49 @@ func loadSpace(spec rerank.StageSpec, env rerank.Env, format string) (*wmd.Space
 	if format == "" {
 		format = string(embed.FormatAuto)
 	}
-	v, err := rerank.LoadModel(env, path, func(r io.Reader, name string) (*embed.Vectors, error) {
-		return embed.ReadFormat(r, name, embed.Format(format))
+	// Stages naming the same vectors (wmd and ssg) share one Space, and
+	// through it a window's query distances (windowDistances).
+	type key struct{ path, format string }
+	v, err := env.Shared(key{path, format}, func() (any, error) {
+		v, err := rerank.LoadModel(env, path, func(r io.Reader, name string) (*embed.Vectors, error) {
+			return embed.ReadFormat(r, name, embed.Format(format))
+		})
+		if err != nil {
+			return nil, err
+		}
+		return wmd.NewSpace(v), nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return wmd.NewSpace(v), nil
+	return v.(*wmd.Space), nil
+}
+
+// windowDistances returns the WMD from query to each of docs, the window's
+// candidates' nBOWs in space (wmd.Index.Distances), or nil when the query
+// has no word with a vector: once per window for the stages sharing space
+// (wmd and ssg; rerank.WindowMemo).
+func windowDistances(ctx context.Context, space *wmd.Space, query string, docs func() []wmd.Doc) ([]float64, error) {
+	type key struct {
+		space *wmd.Space
+		query string
+	}
+	v, err := rerank.WindowMemoOf(ctx).Do(key{space, query}, func() (any, error) {
+		qd := space.Doc(query)
+		if qd.Empty() {
+			return []float64(nil), nil
+		}
+		ds := docs()
+		all := make([]int, len(ds))
+		for i := range all {
+			all[i] = i
+		}
+		return space.NewIndex(ds).Distances(ctx, qd, all)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.([]float64), nil
 }
 
 // WMD scores candidates by their negative Word Mover's Distance to the
@@ -89,18 +125,18 @@ func (*WMD) Name() string { return "wmd" }
 // Score implements rerank.Stage.
 func (s *WMD) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
 	out := make([]float64, len(cands))
-	qd := s.Space.Doc(q.Text)
-	if qd.Empty() {
-		return out, nil
-	}
-	docs := make([]wmd.Doc, len(cands))
-	all := make([]int, len(cands))
-	for i, c := range cands {
-		docs[i], all[i] = s.doc(c.FullText()), i
-	}
-	dist, err := s.Space.NewIndex(docs).Distances(ctx, qd, all)
+	dist, err := windowDistances(ctx, s.Space, q.Text, func() []wmd.Doc {
+		docs := make([]wmd.Doc, len(cands))
+		for i, c := range cands {
+			docs[i] = s.doc(c.FullText())
+		}
+		return docs
+	})
 	if err != nil {
 		return nil, err
+	}
+	if dist == nil {
+		return out, nil
 	}
 	lo := 0.0
 	for i, d := range dist {

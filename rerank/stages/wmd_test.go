@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/semrank/semrank/dataset"
@@ -75,6 +76,49 @@ func TestWMDStagesRejectBadSpecs(t *testing.T) {
 	} {
 		if _, err := rerank.NewStage(spec, rerank.Env{Dir: dir}); err == nil {
 			t.Errorf("%+v accepted", spec)
+		}
+	}
+}
+
+// TestWMDAndSSGShareVectors: stages of one pipeline naming the same
+// vectors load them once, and with the query's distances shared in a
+// window both score as each does alone.
+func TestWMDAndSSGShareVectors(t *testing.T) {
+	dir := t.TempDir()
+	wmdFixture(t, dir)
+	specs := []rerank.StageSpec{
+		{Type: "wmd", Model: "vec.model"},
+		{Type: "ssg", Model: "vec.model", Options: map[string]any{"topics": "topics.model", "k": 2}},
+	}
+	p, err := (&rerank.Config{Stages: specs}).Build(rerank.Env{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, s := p.Stages[0].(*WMD), p.Stages[1].(*SSG)
+	if w.Space != s.Model.Space {
+		t.Error("wmd and ssg over the same vectors hold two copies")
+	}
+	cands := []rerank.Candidate{
+		{Doc: dataset.Doc{ID: "far", Text: "beach desert camping"}},
+		{Doc: dataset.Doc{ID: "near", Title: "Bank", Text: "loan salary"}},
+		{Doc: dataset.Doc{ID: "empty", Text: "the of and"}},
+	}
+	q := rerank.Query{Text: "bank loan"}
+	together, err := p.ScoreStages(context.Background(), q, cands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, spec := range specs {
+		st, err := rerank.NewStage(spec, rerank.Env{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		alone, err := st.Score(context.Background(), q, cands)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(alone, together[i]) {
+			t.Errorf("%s: %v in the pipeline, %v alone", spec.Type, together[i], alone)
 		}
 	}
 }
