@@ -106,6 +106,7 @@ func conversationOf(ctx context.Context, cands []rerank.Candidate) *conversation
 func (t *Thread) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
 	th := conversationOf(ctx, cands)
 	byPos := th.byPos
+	thanks := map[int]bool{} // asker_thanks: whether byPos[i] thanks, by i
 	out := make([]float64, len(cands))
 	for k, c := range byPos {
 		var v float64
@@ -116,7 +117,14 @@ func (t *Thread) Score(ctx context.Context, q rerank.Query, cands []rerank.Candi
 			v = b2f(k+1 < len(byPos) && c.byAsker(byPos[k+1]))
 		case "asker_thanks":
 			if j := slices.IndexFunc(byPos[k+1:], c.byAsker); j >= 0 {
-				v = b2f(thanksRE.MatchString(byPos[k+1+j].text))
+				// Most comments before one of the asker's ask about it.
+				next := k + 1 + j
+				t, ok := thanks[next]
+				if !ok {
+					t = thanksRE.MatchString(byPos[next].text)
+					thanks[next] = t
+				}
+				v = b2f(t)
 			}
 		case "asker_names":
 			if c.name != "" && c.user != c.asker {
