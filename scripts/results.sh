@@ -578,7 +578,8 @@ run() {
 	cost-before)
 		# The cost section's rows for SR_BEFORE and SR alternating (ROUNDS
 		# times, default 2; semrank bench --rounds 3 each), over the indexes
-		# the cost, plain-cacm and plain-analyzer sections leave.
+		# the cost, plain-cacm and plain-analyzer sections leave (the cost
+		# section's, built by SR, hold the payloads SR's stages read).
 		: "${SR_BEFORE:?cost-before compares SR with SR_BEFORE, another semrank binary}"
 		local rows=(
 			"tfidf cacm|$R/cacm.idx|$R/cost/tfidf.yaml|$O/cacm"
@@ -586,6 +587,7 @@ run() {
 			"recipe A|$R/cost/a.idx|$R/recipe-a/pipeline.yaml|$O/A-dev"
 			"lexical plain attached w200|$R/plain-analyzer/cacm.idx|$R/plain-analyzer/cacm-semrank_en-200.yaml|$O/cacm"
 			"tfidf plain fields|$R/plain/cacm.idx|$R/cost/tfidf-plain.yaml|$O/cacm"
+			"README no-judgment pipeline|$R/cacm.idx|$R/plain/unsup-semrank.yaml|$O/cacm"
 		)
 		local row name idx pipe data r bin
 		{
