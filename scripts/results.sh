@@ -596,7 +596,7 @@ run() {
 				for r in $(seq "${ROUNDS:-2}"); do
 					for bin in "$SR_BEFORE" "$SR"; do
 						printf '%-28s %s round %s  ' "$name" "$bin" "$r"
-						$bin bench --index "$idx" --pipeline "$pipe" --data "$data" --rounds 3 2>&1 | tail -1
+						$bin bench --index "$idx" --pipeline "$pipe" --data "$data" --rounds 3 2>&1 | grep "^ratio of medians"
 					done
 				done
 			done
