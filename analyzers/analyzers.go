@@ -116,26 +116,62 @@ func collect(ts analysis.TokenStream) []string {
 
 // Term is one occurrence of an index term in a text, with what the original
 // text said about it: learned term-weighting functions (TWEAK) use the
-// position and the capitalisation of the surface form as features.
+// position and the capitalisation of the surface form as features, and
+// the offset tells which part of a joined text (a title, then a body) a
+// term came from.
 type Term struct {
 	Term     string // the analyzed term, as indexed
 	Position int    // 1-based position among the text's tokens (before stop removal)
 	Capital  bool   // the surface form starts with an upper-case letter
+	Start    int    // byte offset of the surface form in the text
 }
 
 // Terms analyzes text and returns every term occurrence in order.
 func Terms(text string) []Term {
+	a := Analyze(text)
+	out := make([]Term, len(a.Tokens))
+	for i := range out {
+		out[i] = a.Term(i)
+	}
+	return out
+}
+
+// Analysis is a text's analysis by the stemmed analyzer: its terms in
+// order, as Tokens returns them, and where the text holds each. It is what
+// CachedAnalysis shares between the callers that need only the terms
+// (CachedTokens) and those that need positions and capitals (TWEAK), so
+// that a document is analyzed once for all of its payloads.
+type Analysis struct {
+	Tokens []string // the index terms in order; shared, callers must not modify it
+	occ    []occurrence
+}
+
+// occurrence is what Term adds to a token.
+type occurrence struct {
+	position, start int
+	capital         bool
+}
+
+// Analyze analyzes text with the stemmed analyzer (as Tokens and Terms do).
+func Analyze(text string) Analysis {
 	// Token filters rewrite terms in place, and terms alias the input, so the
 	// analyzer gets its own copy and capitalisation is read from text.
 	ts := analyzer(false).Analyze([]byte(text))
-	out := make([]Term, len(ts))
+	a := Analysis{Tokens: make([]string, len(ts)), occ: make([]occurrence, len(ts))}
 	for i, t := range ts {
 		capital := false
 		if t.Start >= 0 && t.Start < len(text) {
 			r, _ := utf8.DecodeRuneInString(text[t.Start:])
 			capital = unicode.IsUpper(r)
 		}
-		out[i] = Term{Term: string(t.Term), Position: t.Position, Capital: capital}
+		a.Tokens[i] = string(t.Term)
+		a.occ[i] = occurrence{position: t.Position, start: t.Start, capital: capital}
 	}
-	return out
+	return a
+}
+
+// Term returns the i-th term occurrence of the text, 0 ≤ i < len(a.Tokens).
+func (a Analysis) Term(i int) Term {
+	o := a.occ[i]
+	return Term{Term: a.Tokens[i], Position: o.position, Capital: o.capital, Start: o.start}
 }

@@ -14,16 +14,25 @@ func NewCache(analyze func(string) []string) *Cache {
 	return &Cache{textcache.New(analyze)}
 }
 
-var tokens = NewCache(Tokens)
+var analyses = textcache.New(Analyze)
 
 // CachedTokens returns Tokens(text), from the cache when text was analyzed
 // recently. The returned slice is shared: callers must not modify it.
 func CachedTokens(text string) []string {
-	return tokens.Tokens(text)
+	return analyses.Get(text).Tokens
 }
 
-// ResetCache empties CachedTokens' cache (for cold-cache benchmarks).
-func ResetCache() { tokens.Reset() }
+// CachedAnalysis returns Analyze(text), from the same cache as
+// CachedTokens: the payload encoders of one document (term counts, TWEAK,
+// concept vectors) analyze its text once between them. The returned
+// analysis is shared: callers must not modify it.
+func CachedAnalysis(text string) Analysis {
+	return analyses.Get(text)
+}
+
+// ResetCache empties the cache of CachedTokens and CachedAnalysis (for
+// cold-cache benchmarks).
+func ResetCache() { analyses.Reset() }
 
 // Reset empties the cache.
 func (c *Cache) Reset() { c.c.Reset() }

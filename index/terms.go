@@ -45,9 +45,10 @@ func (e TermsEncoder) ModelID() string {
 }
 
 // EncodePayload implements PayloadEncoder. semrank's analysis of the
-// text goes through the shared token cache (analyzers.CachedTokens), where
-// the concept encoders (LSA, S2Net, DSE), run after it on the same text,
-// find it: a document is analyzed for its payloads once, not once each.
+// text goes through the shared cache (analyzers.CachedTokens), where the
+// TWEAK and concept encoders (LSA, S2Net, DSE), run after it on the same
+// text, find it: a document is analyzed for its payloads once, not once
+// each.
 func (e TermsEncoder) EncodePayload(d dataset.Doc) ([]byte, error) {
 	if e.Tokens != nil {
 		return EncodeTermCounts(e.Tokens(d.FullText())), nil
