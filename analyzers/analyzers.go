@@ -18,6 +18,7 @@ package analyzers
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -159,19 +160,95 @@ func Analyze(text string) Analysis {
 	ts := analyzer(false).Analyze([]byte(text))
 	a := Analysis{Tokens: make([]string, len(ts)), occ: make([]occurrence, len(ts))}
 	for i, t := range ts {
-		capital := false
-		if t.Start >= 0 && t.Start < len(text) {
-			r, _ := utf8.DecodeRuneInString(text[t.Start:])
-			capital = unicode.IsUpper(r)
-		}
 		a.Tokens[i] = string(t.Term)
-		a.occ[i] = occurrence{position: t.Position, start: t.Start, capital: capital}
+		a.occ[i] = occurrence{position: t.Position, start: t.Start, capital: startsUpper(text, t.Start)}
 	}
 	return a
+}
+
+// startsUpper reports whether the rune at byte offset i of text is upper
+// case.
+func startsUpper(text string, i int) bool {
+	if i < 0 || i >= len(text) {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(text[i:])
+	return unicode.IsUpper(r)
 }
 
 // Term returns the i-th term occurrence of the text, 0 ≤ i < len(a.Tokens).
 func (a Analysis) Term(i int) Term {
 	o := a.occ[i]
 	return Term{Term: a.Tokens[i], Position: o.position, Capital: o.capital, Start: o.start}
+}
+
+// Parts is the analysis of a text joined from parts by line breaks, as
+// dataset.Doc.FullText joins a title and a body (an empty part is left
+// out, with its break): each part's token stream, which is what Bleve's
+// analysis of a field holding the part gives, and the analysis of the
+// joined text, put together from the streams. Indexing a document then
+// analyzes its text once, for Bleve's fields and its payloads alike: a line
+// break ends every token, so the joined text's tokens are the parts' in
+// turn, their positions and offsets moved past the parts before.
+type Parts struct {
+	Streams []analysis.TokenStream // one per part, in order; their terms alias a copy of the text
+	Joined  Analysis
+}
+
+// AnalyzeParts analyzes each part with the stemmed analyzer and returns the
+// streams and the analysis of the parts joined, which it also keeps in the
+// cache of CachedTokens and CachedAnalysis for the joined text.
+func AnalyzeParts(parts ...string) Parts {
+	out := Parts{Streams: make([]analysis.TokenStream, len(parts))}
+	var joined []string
+	for _, p := range parts {
+		if p != "" {
+			joined = append(joined, p)
+		}
+	}
+	text := strings.Join(joined, "\n")
+	a, ok := analyzer(false).(*analysis.DefaultAnalyzer)
+	if !ok || a.CharFilters != nil {
+		// Not the chain newChain builds: analyze each part and the joined
+		// text apart.
+		for i, p := range parts {
+			out.Streams[i] = analyzer(false).Analyze([]byte(p))
+		}
+		out.Joined = Analyze(text)
+		analyses.Put(text, out.Joined)
+		return out
+	}
+	raw := make([]int, len(parts)) // each part's tokens, stop words included
+	n := 0
+	for i, p := range parts {
+		if p == "" {
+			continue
+		}
+		ts := a.Tokenizer.Tokenize([]byte(p))
+		raw[i] = len(ts)
+		for _, f := range a.TokenFilters {
+			ts = f.Filter(ts)
+		}
+		out.Streams[i] = ts
+		n += len(ts)
+	}
+	out.Joined = Analysis{Tokens: make([]string, 0, n), occ: make([]occurrence, 0, n)}
+	offset, shift := 0, 0
+	for i, p := range parts {
+		if p == "" {
+			continue
+		}
+		for _, t := range out.Streams[i] {
+			out.Joined.Tokens = append(out.Joined.Tokens, string(t.Term))
+			out.Joined.occ = append(out.Joined.occ, occurrence{
+				position: t.Position + shift,
+				start:    t.Start + offset,
+				capital:  startsUpper(p, t.Start),
+			})
+		}
+		offset += len(p) + 1
+		shift += raw[i]
+	}
+	analyses.Put(text, out.Joined)
+	return out
 }

@@ -1,6 +1,7 @@
 package analyzers
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"unicode"
@@ -57,6 +58,47 @@ func FuzzAnalyzers(f *testing.F) {
 		}
 		if words := Words(s); len(words) != len(toks) {
 			t.Fatalf("Words(%q) = %q, Tokens %q: not the same words", s, words, toks)
+		}
+	})
+}
+
+// FuzzAnalyzeParts: the parts' streams are what the analyzer gives each
+// part, as Bleve's analysis of its field would be, and the analysis put
+// together from them is that of the joined text, token for token (terms,
+// positions, offsets, capitals), whatever a part ends or starts with.
+func FuzzAnalyzeParts(f *testing.F) {
+	for _, s := range [][2]string{
+		{"Visa rules", "for the Qatar visa"}, {"", "body only"}, {"title only", ""}, {"", ""},
+		{"The bank's", "bank's RATES"}, {"rate.", ".rate"}, {"caf\xc3", "\xa9 café"}, {"e\u0301", "\u0301e"},
+		{"x\r", "\ny"}, {"3.", "5 3.5"}, {"a\u200d", "\u200db"}, {"🇶", "🇦 flag"}, {"of the", "the of"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, title, body string) {
+		joined := title
+		switch {
+		case title == "":
+			joined = body
+		case body != "":
+			joined = title + "\n" + body
+		}
+		p := AnalyzeParts(title, body)
+		if want := Analyze(joined); !reflect.DeepEqual(p.Joined, want) {
+			t.Fatalf("AnalyzeParts(%q, %q).Joined =\n%+v\nanalyzing the joined text gives\n%+v", title, body, p.Joined, want)
+		}
+		if got := CachedAnalysis(joined); !reflect.DeepEqual(got, p.Joined) {
+			t.Fatalf("CachedAnalysis(%q) = %+v after AnalyzeParts, want %+v", joined, got, p.Joined)
+		}
+		for i, part := range []string{title, body} {
+			want := analyzer(false).Analyze([]byte(part))
+			if len(p.Streams[i]) != len(want) {
+				t.Fatalf("part %d (%q): %d tokens, the analyzer gives %d", i, part, len(p.Streams[i]), len(want))
+			}
+			for k := range want {
+				if !reflect.DeepEqual(*p.Streams[i][k], *want[k]) {
+					t.Fatalf("part %d (%q) token %d = %+v, the analyzer gives %+v", i, part, k, *p.Streams[i][k], *want[k])
+				}
+			}
 		}
 	})
 }
