@@ -229,7 +229,7 @@ func AnalyzeParts(parts ...string) Parts {
 		for _, f := range a.TokenFilters {
 			ts = f.Filter(ts)
 		}
-		out.Streams[i] = ts
+		out.Streams[i] = compact(ts)
 		n += len(ts)
 	}
 	out.Joined = Analysis{Tokens: make([]string, 0, n), occ: make([]occurrence, 0, n)}
@@ -250,5 +250,20 @@ func AnalyzeParts(parts ...string) Parts {
 		shift += raw[i]
 	}
 	analyses.Put(text, out.Joined)
+	return out
+}
+
+// compact returns ts with its tokens copied into an array of their own
+// size. The tokenizer allocates tokens by a guess of how many the text
+// holds, often several times too many for a short text; a stream that is
+// kept for a while (Add keeps a few thousand documents' ahead of Bleve)
+// should not hold the rest.
+func compact(ts analysis.TokenStream) analysis.TokenStream {
+	toks := make([]analysis.Token, len(ts))
+	out := make(analysis.TokenStream, len(ts))
+	for i, t := range ts {
+		toks[i] = *t
+		out[i] = &toks[i]
+	}
 	return out
 }
