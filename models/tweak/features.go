@@ -57,24 +57,26 @@ type Text struct {
 // the joined text's that start before the break, and they come first.
 func Analyze(title, body string) Text {
 	a := analyzers.CachedAnalysis(dataset.Doc{Title: title, Text: body}.FullText())
-	byTerm := make(map[string]int, len(a.Tokens))
-	var out Text
-	for i := range a.Tokens {
-		t := a.Term(i)
-		k, ok := byTerm[t.Term]
-		if !ok {
-			k = len(out.Terms)
-			byTerm[t.Term] = k
-			out.Terms = append(out.Terms, Occurrence{Term: t.Term, First: t.Position, InTitle: t.Start < len(title)})
-		}
-		o := &out.Terms[k]
-		o.TF++
-		o.Capital = o.Capital || t.Capital
-		if t.Position > out.Len {
-			out.Len = t.Position
-		}
+	// The occurrences sorted by term, each term's in text order: a run is
+	// one term, and its first is its first occurrence.
+	occ := make([]int, len(a.Tokens))
+	for i := range occ {
+		occ[i] = i
 	}
-	slices.SortFunc(out.Terms, func(x, y Occurrence) int { return strings.Compare(x.Term, y.Term) })
+	slices.SortStableFunc(occ, func(i, j int) int { return strings.Compare(a.Tokens[i], a.Tokens[j]) })
+	var out Text
+	if n := len(a.Tokens); n > 0 {
+		out.Len = a.Term(n - 1).Position // positions increase
+	}
+	for k := 0; k < len(occ); {
+		first := a.Term(occ[k])
+		o := Occurrence{Term: first.Term, First: first.Position, InTitle: first.Start < len(title)}
+		for ; k < len(occ) && a.Tokens[occ[k]] == first.Term; k++ {
+			o.TF++
+			o.Capital = o.Capital || a.Term(occ[k]).Capital
+		}
+		out.Terms = append(out.Terms, o)
+	}
 	return out
 }
 
