@@ -192,7 +192,8 @@ func (a Analysis) Term(i int) Term {
 // turn, their positions and offsets moved past the parts before.
 type Parts struct {
 	Streams []analysis.TokenStream // one per part, in order; their terms alias a copy of the text
-	Joined  Analysis
+	Text    string                 // the parts joined
+	Joined  Analysis               // the analysis of Text
 }
 
 // AnalyzeParts analyzes each part with the stemmed analyzer and returns the
@@ -207,6 +208,7 @@ func AnalyzeParts(parts ...string) Parts {
 		}
 	}
 	text := strings.Join(joined, "\n")
+	out.Text = text
 	a, ok := analyzer(false).(*analysis.DefaultAnalyzer)
 	if !ok || a.CharFilters != nil {
 		// Not the chain newChain builds: analyze each part and the joined

@@ -30,6 +30,12 @@ func CachedAnalysis(text string) Analysis {
 	return analyses.Get(text)
 }
 
+// Forget drops text's analysis from the cache of CachedTokens and
+// CachedAnalysis: indexing, which analyzes each document once
+// (AnalyzeParts) for encoders that run right after, need not keep tens of
+// thousands of analyses in the heap that no one will ask for again.
+func Forget(text string) { analyses.Delete(text) }
+
 // ResetCache empties the cache of CachedTokens and CachedAnalysis (for
 // cold-cache benchmarks).
 func ResetCache() { analyses.Reset() }

@@ -87,7 +87,8 @@ func encodeAhead(ctx context.Context, docs []dataset.Doc, encoders []PayloadEnco
 // encodeDocs computes the payloads of docs on up to GOMAXPROCS workers,
 // each taking the next document not yet taken. Given fields (two for each
 // document), a worker first analyzes the document's title and text into
-// them.
+// them, and drops the analysis of its full text from the shared cache once
+// the document's encoders have read it.
 func encodeDocs(ctx context.Context, docs []dataset.Doc, encoders []PayloadEncoder, fields []analysis.TokenStream) []encoded {
 	out := make([]encoded, len(docs)*len(encoders))
 	workers := min(runtime.GOMAXPROCS(0), len(docs))
@@ -102,10 +103,14 @@ func encodeDocs(ctx context.Context, docs []dataset.Doc, encoders []PayloadEncod
 				if k >= len(docs) || ctx.Err() != nil {
 					return
 				}
-				if fields != nil {
-					copy(fields[2*k:2*k+2], analyzers.AnalyzeParts(docs[k].Title, docs[k].Text).Streams)
+				if fields == nil {
+					encodeDoc(docs[k], encoders, out[k*len(encoders):(k+1)*len(encoders)])
+					continue
 				}
+				p := analyzers.AnalyzeParts(docs[k].Title, docs[k].Text)
+				copy(fields[2*k:2*k+2], p.Streams)
 				encodeDoc(docs[k], encoders, out[k*len(encoders):(k+1)*len(encoders)])
+				analyzers.Forget(p.Text)
 			}
 		}()
 	}

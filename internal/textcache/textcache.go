@@ -59,6 +59,15 @@ func (c *Cache[V]) Put(text string, v V) {
 	c.mu.Unlock()
 }
 
+// Delete drops text's value, if the cache holds it.
+func (c *Cache[V]) Delete(text string) {
+	h := maphash.String(c.seed, text)
+	c.mu.Lock()
+	delete(c.young, h)
+	delete(c.old, h)
+	c.mu.Unlock()
+}
+
 // Reset empties the cache.
 func (c *Cache[V]) Reset() {
 	c.mu.Lock()
