@@ -44,7 +44,7 @@ type payloadChunk struct {
 // this one, and holds at most three chunks at once. With fields, it also
 // analyzes each document's title and text, before its encoders, which then
 // find the analysis of its full text in the shared cache, and keeps the
-// streams for Bleve's fields (see Index.bleveDocument): the text is
+// streams for Bleve's fields (see Index.batchIndex): the text is
 // analyzed once for the index and the payloads.
 //
 // Encoders are pure functions of a document (PayloadEncoder), so the bytes
