@@ -35,7 +35,7 @@ func TestWordsKeepSurfaceForms(t *testing.T) {
 func TestTermsPositionsAndCapitals(t *testing.T) {
 	got := Terms("Visa rules for the Qatar visa")
 	want := []Term{
-		{"visa", 1, true}, {"rule", 2, false}, {"qatar", 5, true}, {"visa", 6, false},
+		{"visa", 1, true, 0}, {"rule", 2, false, 5}, {"qatar", 5, true, 19}, {"visa", 6, false, 25},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Terms = %+v, want %+v", got, want)
@@ -91,7 +91,7 @@ func TestUnicodeRepairs(t *testing.T) {
 		}
 	}
 	got := Terms("x \xff Visa İstanbul")
-	want := []Term{{"x", 1, false}, {"visa", 2, true}, {"istanbul", 3, true}}
+	want := []Term{{"x", 1, false, 0}, {"visa", 2, true, 4}, {"istanbul", 3, true, 9}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Terms = %+v, want %+v", got, want)
 	}

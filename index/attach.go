@@ -508,7 +508,7 @@ func (a *Attached) encode(ctx context.Context, docs []dataset.Doc, prints [][]by
 	if len(docs) == 0 {
 		return nil
 	}
-	out := encodeDocs(ctx, docs, encoders)
+	out := encodeDocs(ctx, docs, encoders, nil)
 	ps := a.x.payloads
 	for e, enc := range encoders {
 		recs := make([]payloadRec, 0, len(docs))

@@ -6,6 +6,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/blevesearch/bleve/v2/analysis"
+
+	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/dataset"
 )
 
@@ -25,17 +28,24 @@ type encoded struct {
 }
 
 // payloadChunk holds the payloads of docs[start:start+n], document-major:
-// out[k*len(encoders)+e] is encoder e's payload of document start+k.
+// out[k*len(encoders)+e] is encoder e's payload of document start+k; and,
+// when Add asked for them, the documents' title and text analyzed for
+// Bleve: fields[2k] and fields[2k+1] (see analyzers.AnalyzeParts).
 type payloadChunk struct {
-	start int
-	out   []encoded
+	start  int
+	out    []encoded
+	fields []analysis.TokenStream
 }
 
 // encodeAhead computes every encoder's payload of each document of docs on
 // GOMAXPROCS workers, chunk by chunk of encodeChunk documents, and sends
 // the chunks in document order. It works one chunk ahead of its reader, so
 // that the payloads of the next batch are computed while Bleve indexes
-// this one, and holds at most three chunks at once.
+// this one, and holds at most three chunks at once. With fields, it also
+// analyzes each document's title and text, before its encoders, which then
+// find the analysis of its full text in the shared cache, and keeps the
+// streams for Bleve's fields (see Index.batchIndex): the text is
+// analyzed once for the index and the payloads.
 //
 // Encoders are pure functions of a document (PayloadEncoder), so the bytes
 // do not depend on which worker computed them or when: Add writes the
@@ -50,7 +60,7 @@ type payloadChunk struct {
 // done, and the channel is closed when every chunk was sent or ctx ended.
 // The returned wait blocks until no worker runs: Add cancels ctx and
 // waits before it returns, so that no encoder runs once Add has returned.
-func encodeAhead(ctx context.Context, docs []dataset.Doc, encoders []PayloadEncoder) (<-chan payloadChunk, func()) {
+func encodeAhead(ctx context.Context, docs []dataset.Doc, encoders []PayloadEncoder, fields bool) (<-chan payloadChunk, func()) {
 	ch := make(chan payloadChunk, 1)
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -58,7 +68,12 @@ func encodeAhead(ctx context.Context, docs []dataset.Doc, encoders []PayloadEnco
 		defer wg.Done()
 		defer close(ch)
 		for start := 0; start < len(docs); start += encodeChunk {
-			c := payloadChunk{start: start, out: encodeDocs(ctx, docs[start:min(start+encodeChunk, len(docs))], encoders)}
+			chunk := docs[start:min(start+encodeChunk, len(docs))]
+			c := payloadChunk{start: start}
+			if fields {
+				c.fields = make([]analysis.TokenStream, 2*len(chunk))
+			}
+			c.out = encodeDocs(ctx, chunk, encoders, c.fields)
 			select {
 			case ch <- c:
 			case <-ctx.Done():
@@ -70,8 +85,11 @@ func encodeAhead(ctx context.Context, docs []dataset.Doc, encoders []PayloadEnco
 }
 
 // encodeDocs computes the payloads of docs on up to GOMAXPROCS workers,
-// each taking the next document not yet taken.
-func encodeDocs(ctx context.Context, docs []dataset.Doc, encoders []PayloadEncoder) []encoded {
+// each taking the next document not yet taken. Given fields (two for each
+// document), a worker first analyzes the document's title and text into
+// them, and drops the analysis of its full text from the shared cache once
+// the document's encoders have read it.
+func encodeDocs(ctx context.Context, docs []dataset.Doc, encoders []PayloadEncoder, fields []analysis.TokenStream) []encoded {
 	out := make([]encoded, len(docs)*len(encoders))
 	workers := min(runtime.GOMAXPROCS(0), len(docs))
 	var next atomic.Int64
@@ -85,7 +103,14 @@ func encodeDocs(ctx context.Context, docs []dataset.Doc, encoders []PayloadEncod
 				if k >= len(docs) || ctx.Err() != nil {
 					return
 				}
+				if fields == nil {
+					encodeDoc(docs[k], encoders, out[k*len(encoders):(k+1)*len(encoders)])
+					continue
+				}
+				p := analyzers.AnalyzeParts(docs[k].Title, docs[k].Text)
+				copy(fields[2*k:2*k+2], p.Streams)
 				encodeDoc(docs[k], encoders, out[k*len(encoders):(k+1)*len(encoders)])
+				analyzers.Forget(p.Text)
 			}
 		}()
 	}

@@ -224,3 +224,93 @@ func TestAddParallelCancel(t *testing.T) {
 		}
 	})
 }
+
+// TestAddFieldsAnalyzedOnce: with payloads, Add hands Bleve the title and
+// text its encode workers analyzed (analyzers.AnalyzeParts) instead of
+// letting Bleve analyze them again; every posting of title, text and _all
+// (document, frequency, norm, and each occurrence's position and offsets)
+// is the one Bleve's own analysis gives, on one core and on two with many
+// chunks.
+func TestAddFieldsAnalyzedOnce(t *testing.T) {
+	docs, encs := demoEncoders(t)
+	dir := t.TempDir()
+	var dumps []string
+	for i, run := range []struct {
+		procs, chunk int
+		encs         []PayloadEncoder
+	}{{1, BatchSize, nil}, {1, BatchSize, encs}, {2, 7, encs}} {
+		withProcs(run.procs, run.chunk, func() {
+			idx, err := Create(filepath.Join(dir, fmt.Sprint(i)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer idx.Close()
+			if idx.fieldsAnalyzer() == nil {
+				t.Fatal("NewMapping's title and text are not analyzed by semrank's analyzer")
+			}
+			if err := idx.Add(context.Background(), docs, run.encs, nil); err != nil {
+				t.Fatal(err)
+			}
+			dumps = append(dumps, postings(t, idx))
+		})
+	}
+	if len(dumps[0]) < 1000 {
+		t.Fatalf("postings: %q, too few to compare", dumps[0])
+	}
+	for i := 1; i < len(dumps); i++ {
+		if dumps[i] != dumps[0] {
+			t.Errorf("run %d: postings differ from Bleve's own analysis", i)
+		}
+	}
+}
+
+// postings lists every posting of the title, text and _all fields of idx,
+// sorted, with its term vectors.
+func postings(t *testing.T, idx *Index) string {
+	adv, err := idx.Advanced()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var lines []string
+	for _, field := range []string{FieldTitle, FieldText, "_all"} {
+		dict, err := r.FieldDict(field)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for e, err := dict.Next(); e != nil || err != nil; e, err = dict.Next() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			tfr, err := r.TermFieldReader(context.Background(), []byte(e.Term), field, true, true, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for p, err := tfr.Next(nil); p != nil || err != nil; p, err = tfr.Next(nil) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				id, err := r.ExternalID(p.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// _all lists a document's fields in the order Bleve's
+				// mapping visits its map, which varies: vectors sorted.
+				var vs []string
+				for _, v := range p.Vectors {
+					vs = append(vs, fmt.Sprintf("%s@%d[%d,%d]", v.Field, v.Pos, v.Start, v.End))
+				}
+				slices.Sort(vs)
+				lines = append(lines, fmt.Sprintf("%s %s %s freq %d norm %g: %s", field, e.Term, id, p.Freq, p.Norm, strings.Join(vs, " ")))
+			}
+			tfr.Close()
+		}
+		dict.Close()
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}

@@ -26,6 +26,8 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -698,7 +700,11 @@ type Progress func(done, total int)
 // ahead of the batch Bleve is indexing; the batches, the payload records
 // and their order, the errors (the first failing document, in document
 // order) and the progress calls are those of one core, byte for byte. An
-// encoder's panic is raised again in Add's goroutine.
+// encoder's panic is raised again in Add's goroutine. When the mapping
+// analyzes title and text with semrank's analyzer (NewMapping's), the
+// workers also analyze them for Bleve, and the encoders find the analysis
+// of the full text in the shared cache: a document's text is analyzed
+// once, for its postings and its payloads alike.
 func (x *Index) Add(ctx context.Context, docs []dataset.Doc, encoders []PayloadEncoder, progress Progress) error {
 	models := map[string]string{} // payload name → model, the payloads computed
 	var uniq []PayloadEncoder
@@ -731,10 +737,12 @@ func (x *Index) Add(ctx context.Context, docs []dataset.Doc, encoders []PayloadE
 	// runs here in document order, as it would with one core.
 	var chunks <-chan payloadChunk
 	var chunk payloadChunk
+	var sem analysis.Analyzer // semrank's, when the mapping gives it to title and text
 	if len(encoders) > 0 && len(docs) > 0 {
+		sem = x.fieldsAnalyzer()
 		ectx, cancel := context.WithCancel(ctx)
 		var wait func()
-		chunks, wait = encodeAhead(ectx, docs, encoders)
+		chunks, wait = encodeAhead(ectx, docs, encoders, sem != nil)
 		defer wait()
 		defer cancel()
 	}
@@ -766,16 +774,21 @@ func (x *Index) Add(ctx context.Context, docs []dataset.Doc, encoders []PayloadE
 		if len(encoders) > 0 && len(d.ID) > maxIDLen {
 			return fmt.Errorf("index: document %d (id %.40q): its id is %d bytes, more than the %d a payload log holds", i, d.ID, len(d.ID), maxIDLen)
 		}
-		if err := batch.Index(d.ID, bleveDoc(d)); err != nil {
-			return fmt.Errorf("index: document %q: %w", d.ID, err)
-		}
-		ids = append(ids, d.ID)
 		if len(encoders) > 0 && i >= chunk.start+len(chunk.out)/len(encoders) {
 			var ok bool
 			if chunk, ok = <-chunks; !ok {
 				return ctxErr(ctx)
 			}
 		}
+		var fields []analysis.TokenStream
+		if k := i - chunk.start; chunk.fields != nil && chunk.out[k*len(encoders)].done {
+			fields = chunk.fields[2*k : 2*k+2]
+		}
+		if err := x.batchIndex(batch, d, fields, sem); err != nil {
+			return fmt.Errorf("index: document %q: %w", d.ID, err)
+		}
+		clear(fields) // the batch holds them now; the chunk need not
+		ids = append(ids, d.ID)
 		for e, enc := range encoders {
 			r := chunk.out[(i-chunk.start)*len(encoders)+e]
 			switch {
@@ -854,6 +867,71 @@ func (x *Index) DeleteDocs(ids ...string) error {
 		}
 		return nil
 	})
+}
+
+// batchIndex adds d to batch as batch.Index would. Given fields, the
+// streams of its title and text from analyzers.AnalyzeParts, and sem,
+// semrank's analyzer as the mapping holds it, the fields that the mapping
+// analyzes with sem get those streams, so that Bleve does not analyze the
+// text again: the same tokens, from the same analyzer.
+func (x *Index) batchIndex(batch *bleve.Batch, d dataset.Doc, fields []analysis.TokenStream, sem analysis.Analyzer) error {
+	if fields == nil {
+		return batch.Index(d.ID, bleveDoc(d))
+	}
+	doc := document.NewDocument(d.ID)
+	if err := x.Mapping().MapDocument(doc, bleveDoc(d)); err != nil {
+		return err
+	}
+	for k, f := range doc.Fields {
+		tf, ok := f.(*document.TextField)
+		if !ok || tf.Analyzer() != sem || len(tf.ArrayPositions()) > 0 {
+			continue
+		}
+		var ts analysis.TokenStream
+		switch {
+		case tf.Name() == FieldTitle && string(tf.Value()) == d.Title:
+			ts = fields[0]
+		case tf.Name() == FieldText && string(tf.Value()) == d.Text:
+			ts = fields[1]
+		default:
+			continue
+		}
+		doc.Fields[k] = document.NewTextFieldCustom(tf.Name(), tf.ArrayPositions(), tf.Value(), tf.Options(), analyzed(ts))
+	}
+	return batch.IndexAdvanced(doc)
+}
+
+// analyzed is an analyzer that gives the stream it holds, whatever its
+// input: a field analyzed in advance.
+type analyzed analysis.TokenStream
+
+func (a analyzed) Analyze([]byte) analysis.TokenStream { return analysis.TokenStream(a) }
+
+// fieldsAnalyzer returns semrank's analyzer as the index's mapping holds
+// it, when the mapping analyzes both title and text with it (every index
+// NewMapping made), and nil otherwise.
+func (x *Index) fieldsAnalyzer() analysis.Analyzer {
+	sem := x.Mapping().AnalyzerNamed(analyzers.Name)
+	if sem == nil {
+		return nil
+	}
+	doc := document.NewDocument("probe")
+	if err := x.Mapping().MapDocument(doc, map[string]any{FieldTitle: "a", FieldText: "a"}); err != nil {
+		return nil
+	}
+	found := 0
+	for _, f := range doc.Fields {
+		if tf, ok := f.(*document.TextField); ok && (tf.Name() == FieldTitle || tf.Name() == FieldText) {
+			if tf.Analyzer() != sem {
+				return nil
+			}
+			found++
+		}
+	}
+	if found != 2 {
+		return nil
+	}
+	return sem
 }
 
 func bleveDoc(d dataset.Doc) map[string]any {

@@ -3,7 +3,7 @@ package index
 import (
 	"encoding/binary"
 	"errors"
-	"sort"
+	"slices"
 	"strconv"
 
 	"github.com/semrank/semrank/analyzers"
@@ -45,9 +45,10 @@ func (e TermsEncoder) ModelID() string {
 }
 
 // EncodePayload implements PayloadEncoder. semrank's analysis of the
-// text goes through the shared token cache (analyzers.CachedTokens), where
-// the concept encoders (LSA, S2Net, DSE), run after it on the same text,
-// find it: a document is analyzed for its payloads once, not once each.
+// text goes through the shared cache (analyzers.CachedTokens), where the
+// TWEAK and concept encoders (LSA, S2Net, DSE), run after it on the same
+// text, find it: a document is analyzed for its payloads once, not once
+// each.
 func (e TermsEncoder) EncodePayload(d dataset.Doc) ([]byte, error) {
 	if e.Tokens != nil {
 		return EncodeTermCounts(e.Tokens(d.FullText())), nil
@@ -57,21 +58,27 @@ func (e TermsEncoder) EncodePayload(d dataset.Doc) ([]byte, error) {
 
 // EncodeTermCounts encodes the counts of tokens, terms sorted:
 // uvarint(n) then n × (uvarint(len), term, uvarint(count)).
+//
+// The tokens are sorted (a copy) and counted in runs, which for a
+// document's few dozen terms allocates less than a map.
 func EncodeTermCounts(tokens []string) []byte {
-	counts := map[string]int{}
-	for _, t := range tokens {
-		counts[t]++
+	sorted := slices.Sorted(slices.Values(tokens))
+	terms := 0
+	for i := range sorted {
+		if i == 0 || sorted[i] != sorted[i-1] {
+			terms++
+		}
 	}
-	terms := make([]string, 0, len(counts))
-	for t := range counts {
-		terms = append(terms, t)
-	}
-	sort.Strings(terms)
-	b := binary.AppendUvarint(nil, uint64(len(terms)))
-	for _, t := range terms {
+	b := binary.AppendUvarint(nil, uint64(terms))
+	for i := 0; i < len(sorted); {
+		t, n := sorted[i], 1
+		for i+n < len(sorted) && sorted[i+n] == t {
+			n++
+		}
 		b = binary.AppendUvarint(b, uint64(len(t)))
 		b = append(b, t...)
-		b = binary.AppendUvarint(b, uint64(counts[t]))
+		b = binary.AppendUvarint(b, uint64(n))
+		i += n
 	}
 	return b
 }

@@ -50,6 +50,24 @@ func (c *Cache[V]) Get(text string) V {
 	return v
 }
 
+// Put keeps v as f(text), for a caller that computed it along with
+// something else; v must be what f(text) returns.
+func (c *Cache[V]) Put(text string, v V) {
+	h := maphash.String(c.seed, text)
+	c.mu.Lock()
+	c.put(h, v)
+	c.mu.Unlock()
+}
+
+// Delete drops text's value, if the cache holds it.
+func (c *Cache[V]) Delete(text string) {
+	h := maphash.String(c.seed, text)
+	c.mu.Lock()
+	delete(c.young, h)
+	delete(c.old, h)
+	c.mu.Unlock()
+}
+
 // Reset empties the cache.
 func (c *Cache[V]) Reset() {
 	c.mu.Lock()

@@ -34,6 +34,19 @@ func TestCache(t *testing.T) {
 	if calls["visa renewal"] != 2 {
 		t.Errorf("after aging out: computed %d times, want twice", calls["visa renewal"])
 	}
+	// Put is a Get that computes nothing; Delete forgets, in either
+	// generation.
+	c.Put("bank", 4)
+	if got := c.Get("bank"); got != 4 || calls["bank"] != 0 {
+		t.Errorf("after Put: Get = %d, computed %d times, want 4 and none", got, calls["bank"])
+	}
+	c.Delete("bank")
+	c.Delete("visa renewal")
+	c.Get("bank")
+	c.Get("visa renewal")
+	if calls["bank"] != 1 || calls["visa renewal"] != 3 {
+		t.Errorf("after Delete: computed %d and %d times, want once and thrice", calls["bank"], calls["visa renewal"])
+	}
 	c.Reset()
 	var wg sync.WaitGroup
 	for range 8 {

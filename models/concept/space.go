@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/semrank/semrank/analyzers"
@@ -126,15 +127,29 @@ func (s *Space) Lookup(term string) (int, bool) {
 // IDF returns log(N/df) of term i.
 func (s *Space) IDF(i int) float64 { return math.Log(float64(s.N) / s.DF[i]) }
 
-// Counts returns the in-vocabulary term frequencies of text.
+// Counts returns the in-vocabulary term frequencies of text. The term
+// indices are sorted and counted in runs, which for a document's few dozen
+// terms allocates less than a map.
 func (s *Space) Counts(text string) Sparse {
-	tf := map[int]float64{}
-	for _, tok := range analyzers.CachedTokens(text) {
+	toks := analyzers.CachedTokens(text)
+	idx := make([]int, 0, len(toks))
+	for _, tok := range toks {
 		if i, ok := s.index[tok]; ok {
-			tf[i]++
+			idx = append(idx, i)
 		}
 	}
-	return fromMap(tf)
+	slices.Sort(idx)
+	v := Sparse{Idx: idx[:0], Val: make([]float64, 0, len(idx))}
+	for k := 0; k < len(idx); {
+		n := 1
+		for k+n < len(idx) && idx[k+n] == idx[k] {
+			n++
+		}
+		v.Idx = append(v.Idx, idx[k])
+		v.Val = append(v.Val, float64(n))
+		k += n
+	}
+	return v
 }
 
 // Vector returns the term vector of text under scheme.

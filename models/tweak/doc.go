@@ -8,7 +8,7 @@
 // Features (φ, FeatureNames order) are the paper's plain-text set (Sec.
 // 4.1.2) plus its HTML title feature (Sec. 4.2.2): bias, log(tf+1),
 // log(df+1), capitalised (any occurrence starts with an upper-case letter,
-// read from analyzers.Terms), log(loc+1) and loc/len (loc = position of the
+// read from analyzers.Analysis), log(loc+1) and loc/len (loc = position of the
 // first occurrence), log(len+1), in-title, and log(qf+1) when a query log
 // is used.
 //

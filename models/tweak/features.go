@@ -2,10 +2,11 @@ package tweak
 
 import (
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/semrank/semrank/analyzers"
+	"github.com/semrank/semrank/dataset"
 )
 
 // Feature indices into a term's feature vector φ(term, text). The order is
@@ -48,36 +49,34 @@ type Text struct {
 // body. Positions run through the title into the body (the title comes
 // first, as in Doc.FullText), and Len is the position of the last token,
 // stop words included, since the analyzer keeps stop-word positions.
+//
+// The joined text is analyzed once, through the shared cache
+// (analyzers.CachedAnalysis), where an index's other payload encoders find
+// it too. A term is in the title when its first occurrence is: the line
+// break that joins them ends every title token, so the title's tokens are
+// the joined text's that start before the break, and they come first.
 func Analyze(title, body string) Text {
-	full := title
-	if title != "" && body != "" {
-		full += "\n" + body
-	} else if title == "" {
-		full = body
+	a := analyzers.CachedAnalysis(dataset.Doc{Title: title, Text: body}.FullText())
+	// The occurrences sorted by term, each term's in text order: a run is
+	// one term, and its first is its first occurrence.
+	occ := make([]int, len(a.Tokens))
+	for i := range occ {
+		occ[i] = i
 	}
-	inTitle := map[string]bool{}
-	if title != "" {
-		for _, t := range analyzers.Terms(title) {
-			inTitle[t.Term] = true
-		}
-	}
-	byTerm := map[string]int{}
+	slices.SortStableFunc(occ, func(i, j int) int { return strings.Compare(a.Tokens[i], a.Tokens[j]) })
 	var out Text
-	for _, t := range analyzers.Terms(full) {
-		i, ok := byTerm[t.Term]
-		if !ok {
-			i = len(out.Terms)
-			byTerm[t.Term] = i
-			out.Terms = append(out.Terms, Occurrence{Term: t.Term, First: t.Position, InTitle: inTitle[t.Term]})
-		}
-		o := &out.Terms[i]
-		o.TF++
-		o.Capital = o.Capital || t.Capital
-		if t.Position > out.Len {
-			out.Len = t.Position
-		}
+	if n := len(a.Tokens); n > 0 {
+		out.Len = a.Term(n - 1).Position // positions increase
 	}
-	sort.Slice(out.Terms, func(i, j int) bool { return out.Terms[i].Term < out.Terms[j].Term })
+	for k := 0; k < len(occ); {
+		first := a.Term(occ[k])
+		o := Occurrence{Term: first.Term, First: first.Position, InTitle: first.Start < len(title)}
+		for ; k < len(occ) && a.Tokens[occ[k]] == first.Term; k++ {
+			o.TF++
+			o.Capital = o.Capital || a.Term(occ[k]).Capital
+		}
+		out.Terms = append(out.Terms, o)
+	}
 	return out
 }
 

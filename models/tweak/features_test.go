@@ -2,7 +2,13 @@ package tweak
 
 import (
 	"math"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/semrank/semrank/analyzers"
+	"github.com/semrank/semrank/dataset"
 )
 
 // From SemEval-2016 Task 3 train-part2, question Q202 (testdata/tweak).
@@ -118,4 +124,54 @@ func TestCountDFAndSnapshot(t *testing.T) {
 	if snap.N != 3 || len(snap.Count) != 2 || snap.Count["green"] != 2 {
 		t.Errorf("snapshot = %+v", snap)
 	}
+}
+
+// analyzeTwice is Analyze as two analyses: the title alone for the title
+// feature, and the joined text for the rest. Analyze reads the title's
+// terms off the joined text's analysis instead; FuzzAnalyzeOnePass holds
+// it to this.
+func analyzeTwice(title, body string) Text {
+	full := dataset.Doc{Title: title, Text: body}.FullText()
+	inTitle := map[string]bool{}
+	if title != "" {
+		for _, t := range analyzers.Terms(title) {
+			inTitle[t.Term] = true
+		}
+	}
+	byTerm := map[string]int{}
+	var out Text
+	for _, t := range analyzers.Terms(full) {
+		i, ok := byTerm[t.Term]
+		if !ok {
+			i = len(out.Terms)
+			byTerm[t.Term] = i
+			out.Terms = append(out.Terms, Occurrence{Term: t.Term, First: t.Position, InTitle: inTitle[t.Term]})
+		}
+		o := &out.Terms[i]
+		o.TF++
+		o.Capital = o.Capital || t.Capital
+		out.Len = max(out.Len, t.Position)
+	}
+	slices.SortFunc(out.Terms, func(x, y Occurrence) int { return strings.Compare(x.Term, y.Term) })
+	return out
+}
+
+// FuzzAnalyzeOnePass: Analyze, one analysis of the joined text, finds the
+// terms, counts, positions, capitals and title terms that analyzing the
+// title on its own as well finds, whatever the title ends with (a stop
+// word, a possessive, punctuation, an invalid or a combining rune).
+func FuzzAnalyzeOnePass(f *testing.F) {
+	for _, s := range [][2]string{
+		{q202Title, q202Body}, {"", q202Body}, {q202Title, ""}, {"", ""},
+		{"The bank's", "bank rates"}, {"Visa for the", "the visa"}, {"rate.", ".rate"},
+		{"caf\xc3", "\xa9 café"}, {"e\u0301", "\u0301e"}, {"Doha's'", "'s Doha"},
+		{"x\r", "\ny"}, {"3.", "5 3.5"}, {"a\u200d", "\u200db"}, {"🇶", "🇦 flag"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, title, body string) {
+		if got, want := Analyze(title, body), analyzeTwice(title, body); !reflect.DeepEqual(got, want) {
+			t.Fatalf("Analyze(%q, %q) =\n%+v\nanalyzing the title apart gives\n%+v", title, body, got, want)
+		}
+	})
 }
