@@ -3,8 +3,6 @@ package rerank
 import (
 	"cmp"
 	"context"
-	"sync/atomic"
-
 	"fmt"
 	"math"
 	"runtime"
@@ -12,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2/search"
@@ -99,8 +98,8 @@ func (p *Pipeline) readsDocs(ctx context.Context, ids []string) ([]bool, error) 
 	for i, st := range p.Stages {
 		r, ok := unwrapStage(st).(DocReader)
 		if !ok {
-			for i := range reads {
-				reads[i] = true
+			for j := range reads {
+				reads[j] = true
 			}
 			return reads, nil
 		}
