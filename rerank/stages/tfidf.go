@@ -307,7 +307,13 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 	if err != nil {
 		return nil, err
 	}
-	idf := map[string]float64{}
+	// Every candidate's terms are weighed unless the stored path scores
+	// (the query's terms alone): sized for them, the map grows less.
+	size := 0
+	if t.Field != "" || t.Titles || t.Peers {
+		size = 32 * len(cands)
+	}
+	idf := make(map[string]float64, size)
 	idfOf := func(term string) (float64, error) {
 		w, ok := idf[term]
 		if !ok {
@@ -464,7 +470,11 @@ func peerCosines(cands []rerank.Candidate, vecs [][]termWeight) []float64 {
 	}
 	// all sums every unit vector; groups sums those of each user with two
 	// or more candidates. Sums run in candidate order and term order.
-	all := map[string]float64{}
+	terms := 0
+	for _, v := range vecs {
+		terms += len(v)
+	}
+	all := make(map[string]float64, terms/2)
 	groups := map[string]map[string]float64{}
 	norms := make([]float64, len(vecs))
 	for i, v := range vecs {
