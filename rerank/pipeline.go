@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -361,23 +360,33 @@ func (p *Pipeline) Rerank(ctx context.Context, q Query, cands []Candidate) ([]Sc
 			fused[i] = c.Score
 		}
 	}
-	out := make([]Scored, len(cands))
-	for i, c := range cands {
-		out[i].Candidate = c
-		if i < w {
-			out[i].Score = fused[i]
-			out[i].StageScores = make([]float64, len(scores))
-			for s := range scores {
-				out[i].StageScores[s] = scores[s][i]
+	// The window by fused score, ties by first-stage rank, then in
+	// candidate order: an order of indices, not of the (large) Scored
+	// values.
+	order := make([]int, w)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int {
+		if fused[i] != fused[j] {
+			if fused[i] > fused[j] {
+				return -1
 			}
+			return 1
+		}
+		return cmp.Compare(head[i].Rank, head[j].Rank)
+	})
+	out := make([]Scored, len(cands))
+	stageScores := make([]float64, w*len(scores))
+	for k, i := range order {
+		out[k] = Scored{Candidate: head[i], Score: fused[i], StageScores: stageScores[k*len(scores) : (k+1)*len(scores) : (k+1)*len(scores)]}
+		for s := range scores {
+			out[k].StageScores[s] = scores[s][i]
 		}
 	}
-	sort.SliceStable(out[:w], func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
-		}
-		return out[i].Rank < out[j].Rank
-	})
+	for i := w; i < len(cands); i++ {
+		out[i].Candidate = cands[i]
+	}
 	// Make scores strictly decreasing so any evaluator sorts as we do, and
 	// put the tail below the window.
 	for i := 1; i < len(out); i++ {

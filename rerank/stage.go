@@ -142,15 +142,19 @@ func ReadWindowPayloads(ctx context.Context, p Payloads, name, model string, ids
 	if p == nil || len(ids) == 0 {
 		return make([][]byte, len(ids)), nil
 	}
+	// The memo is the window's: its candidates' count and first and last
+	// ids tell a stage reading a part of it apart.
 	type key struct {
-		p                Payloads
-		name, model, ids string
+		p           Payloads
+		name, model string
+		n           int
+		first, last string
 	}
 	memo := WindowMemoOf(ctx)
 	if !reflect.TypeOf(p).Comparable() {
 		memo = nil
 	}
-	v, err := memo.Do(key{p, name, model, strings.Join(ids, "\x00")}, read)
+	v, err := memo.Do(key{p, name, model, len(ids), ids[0], ids[len(ids)-1]}, read)
 	if err != nil {
 		return nil, err
 	}
