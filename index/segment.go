@@ -220,63 +220,72 @@ func (s *segment) checked(rec []byte, idLen uint64) (id, val []byte, err error) 
 
 // find returns the number of id's entry; ok is false when the segment
 // has no payload for id. At most every slot is probed once, and only the
-// ids of entries whose id has id's length are read, not their payloads.
-func (s *segment) find(id string) (i uint64, ok bool, err error) {
+// ids of entries whose id has id's length are read, not their payloads;
+// except that with whole set, a segment read through its file reads each
+// such entry's whole record in one pread, and returns id's as rec.
+func (s *segment) find(id string, whole bool) (i uint64, rec []byte, ok bool, err error) {
 	mask := s.slots - 1
 	p := hashID(id) & mask
+	file := s.r == s.f
 	for range s.slots {
 		e := uint64(binary.LittleEndian.Uint32(s.b[s.slotsOf+p*4:]))
 		if e == 0 {
-			return 0, false, nil
+			return 0, nil, false, nil
 		}
 		if e > s.count {
-			return 0, false, fmt.Errorf("payload segment %s: slot %d names entry %d of %d", s.path, p, e-1, s.count)
+			return 0, nil, false, fmt.Errorf("payload segment %s: slot %d names entry %d of %d", s.path, p, e-1, s.count)
 		}
-		off, idLen, _, err := s.entry(e - 1)
+		off, idLen, valLen, err := s.entry(e - 1)
 		if err != nil {
-			return 0, false, err
+			return 0, nil, false, err
 		}
 		if idLen == uint64(len(id)) {
-			got, err := s.idAt(off, idLen)
-			if err != nil {
-				return 0, false, fmt.Errorf("payload segment %s: entry %d: %w", s.path, e-1, err)
+			var got []byte
+			if file {
+				n := idLen
+				if whole {
+					n += valLen + 4
+				}
+				got = make([]byte, n)
+				if _, err := s.f.ReadAt(got, int64(off)); err != nil {
+					return 0, nil, false, fmt.Errorf("payload segment %s: entry %d: %w", s.path, e-1, err)
+				}
+			} else {
+				got = s.b[off : off+idLen]
 			}
-			if string(got) == id {
-				return e - 1, true, nil
+			if string(got[:idLen]) == id {
+				if file && whole {
+					return e - 1, got, true, nil
+				}
+				return e - 1, nil, true, nil
 			}
 		}
 		p = (p + 1) & mask
 	}
-	return 0, false, nil
-}
-
-// idAt returns the idLen bytes of the id at off: a slice of the mapping
-// when lookups read it, else read from the file.
-func (s *segment) idAt(off, idLen uint64) ([]byte, error) {
-	if s.r == s.f {
-		b := make([]byte, idLen)
-		_, err := s.f.ReadAt(b, int64(off))
-		return b, err
-	}
-	return s.b[off : off+idLen], nil
+	return 0, nil, false, nil
 }
 
 // get returns id's payload, which the caller may keep: it is read into a
 // buffer of its own, never a slice of the mapping, which goes at the next
 // fold or at close.
 func (s *segment) get(id string) ([]byte, bool, error) {
-	i, ok, err := s.find(id)
+	i, rec, ok, err := s.find(id, true)
 	if !ok || err != nil {
 		return nil, false, err
 	}
-	_, val, err := s.readRecord(i)
+	var val []byte
+	if rec != nil {
+		_, val, err = s.checked(rec, uint64(len(id)))
+	} else {
+		_, val, err = s.readRecord(i)
+	}
 	return val, err == nil, err
 }
 
 // has reports whether the segment holds a payload for id, reading its id
 // alone: the record's checksum is checked when it is read.
 func (s *segment) has(id string) (bool, error) {
-	_, ok, err := s.find(id)
+	_, _, ok, err := s.find(id, false)
 	return ok, err
 }
 
@@ -295,7 +304,7 @@ func (s *segment) verify() error {
 		if i > 0 && bytes.Compare(prev, id) >= 0 {
 			return fmt.Errorf("payload segment %s: entry %d (%q) out of order", s.path, i, id)
 		}
-		if j, ok, err := s.find(string(id)); err != nil || !ok || j != i {
+		if j, _, ok, err := s.find(string(id), false); err != nil || !ok || j != i {
 			return fmt.Errorf("payload segment %s: entry %d (%q) not found through its slots (%v)", s.path, i, id, err)
 		}
 		prev = id

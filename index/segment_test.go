@@ -445,3 +445,47 @@ func FuzzSegment(f *testing.F) {
 		}
 	})
 }
+
+// TestSegmentDamagedRecord: a record whose payload was damaged on disk is
+// an error naming the checksum when it is read, through the mapping and
+// through the file, while its presence is still told by its id alone.
+func TestSegmentDamagedRecord(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "seg")
+	writeSegment(t, path, 3, func(i int) (string, string) { return fmt.Sprintf("d%d", i), "payload" })
+	s, err := openSegment(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, idLen, _, err := s.entry(1)
+	s.close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw[off+idLen] ^= 0x40
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []bool{false, true} {
+		s, err := openSegment(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if file {
+			s.r = s.f
+		}
+		if ok, err := s.has("d1"); !ok || err != nil {
+			t.Errorf("file=%v: has(d1) = %v, %v", file, ok, err)
+		}
+		if _, _, err := s.get("d1"); err == nil || !strings.Contains(err.Error(), "checksum mismatch") {
+			t.Errorf("file=%v: get of a damaged record: %v, want a checksum mismatch", file, err)
+		}
+		if v, ok, err := s.get("d2"); !ok || err != nil || string(v) != "payload" {
+			t.Errorf("file=%v: get(d2) = %q, %v, %v", file, v, ok, err)
+		}
+		s.close()
+	}
+}
