@@ -631,7 +631,7 @@ func (v *SourcePayloads) PayloadsFrom(name, model string, ids []string) ([][]byt
 	if v.a.source != v.src || name == sourcePayload {
 		return make([][]byte, len(ids)), nil
 	}
-	return v.a.x.payloads.readMany(name, v.stored(name, model), ids)
+	return v.a.x.payloads.readMany(name, v.stored(name, model), true, ids)
 }
 
 // Payload returns the payload name holds for docID.

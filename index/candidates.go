@@ -171,7 +171,7 @@ func FetchFields(ctx context.Context, idx bleve.Index, fields []string, hits sea
 	if len(hits) == 0 {
 		return nil
 	}
-	ids := idsOf(hits)
+	ids := HitIDs(hits)
 	req := bleve.NewSearchRequestOptions(bleve.NewDocIDQuery(ids), len(ids), 0, false)
 	req.Fields = fields
 	res, err := idx.SearchInContext(ctx, req)
@@ -310,7 +310,7 @@ func GivenHits(ctx context.Context, idx bleve.Index, q query.Query, ids []string
 	if len(rest) > 0 {
 		// One search for the fields of every unmatched document, which
 		// also tells which ids the index holds.
-		req := bleve.NewSearchRequestOptions(bleve.NewDocIDQuery(idsOf(rest)), len(rest), 0, false)
+		req := bleve.NewSearchRequestOptions(bleve.NewDocIDQuery(HitIDs(rest)), len(rest), 0, false)
 		req.Fields = fields
 		res, err := idx.SearchInContext(ctx, req)
 		if err != nil {
@@ -342,8 +342,8 @@ func GivenHits(ctx context.Context, idx bleve.Index, q query.Query, ids []string
 	return out, given, nil
 }
 
-// idsOf returns the hits' ids.
-func idsOf(hits search.DocumentMatchCollection) []string {
+// HitIDs returns the hits' ids, in order.
+func HitIDs(hits search.DocumentMatchCollection) []string {
 	ids := make([]string, len(hits))
 	for i, h := range hits {
 		ids[i] = h.ID

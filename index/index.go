@@ -982,7 +982,7 @@ func (x *Index) PayloadFrom(name, model, docID string) ([]byte, bool, error) {
 // PayloadsFrom returns PayloadFrom's payload of each of ids, nil where it
 // finds none, under one lock (rerank.WindowPayloads).
 func (x *Index) PayloadsFrom(name, model string, ids []string) ([][]byte, error) {
-	return x.payloads.readMany(name, model, ids)
+	return x.payloads.readMany(name, model, true, ids)
 }
 
 // PayloadModel returns the ID of the model whose payloads name holds.

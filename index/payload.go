@@ -876,25 +876,16 @@ func (ps *payloadStore) getFrom(name, model, id string) ([]byte, bool) {
 // is false, or the error that kept it from being read: the store is
 // closed, or its record in the segment is damaged.
 func (ps *payloadStore) read(name, id, model string, fromModel bool) ([]byte, bool, error) {
-	ps.mu.RLock()
-	defer ps.mu.RUnlock()
-	if ps.closed {
-		return nil, false, errPayloadsClosed
-	}
-	s := ps.sets[name]
-	if s == nil || fromModel && s.model != model || len(ps.hidden) > 0 && ps.hidden[id] > 0 {
-		return nil, false, nil
-	}
-	b, ok, err := s.lookup(id)
+	out, err := ps.readMany(name, model, fromModel, []string{id})
 	if err != nil {
-		return nil, false, damagedErr(err)
+		return nil, false, err
 	}
-	return b, ok, nil
+	return out[0], out[0] != nil, nil
 }
 
-// readMany returns read(name, id, model, true) for every id, nil where
-// it finds none, under one lock.
-func (ps *payloadStore) readMany(name, model string, ids []string) ([][]byte, error) {
+// readMany returns read's payload of every id, nil where it finds none,
+// under one lock.
+func (ps *payloadStore) readMany(name, model string, fromModel bool, ids []string) ([][]byte, error) {
 	ps.mu.RLock()
 	defer ps.mu.RUnlock()
 	if ps.closed {
@@ -902,7 +893,7 @@ func (ps *payloadStore) readMany(name, model string, ids []string) ([][]byte, er
 	}
 	out := make([][]byte, len(ids))
 	s := ps.sets[name]
-	if s == nil || s.model != model {
+	if s == nil || fromModel && s.model != model {
 		return out, nil
 	}
 	for i, id := range ids {

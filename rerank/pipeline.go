@@ -11,8 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/blevesearch/bleve/v2/search"
 )
 
 // DefaultWindow is the number of first-stage candidates reranked when a
@@ -77,15 +75,6 @@ func (p *Pipeline) windowDocs(ctx context.Context, ids []string) ([]bool, error)
 		}
 	}
 	return p.readsDocs(ctx, ids)
-}
-
-// hitIDs returns the hits' ids, in order.
-func hitIDs(hits search.DocumentMatchCollection) []string {
-	ids := make([]string, len(hits))
-	for i, h := range hits {
-		ids[i] = h.ID
-	}
-	return ids
 }
 
 // readsDocs reports, for each of ids, whether a stage of p reads its

@@ -120,7 +120,7 @@ func (s Searcher) Candidates(ctx context.Context, q Query, first query.Query, n 
 // loadDocs sets the stored fields of the hits whose document a stage
 // reads (see DocReader), in one search.
 func (p *Pipeline) loadDocs(ctx context.Context, idx bleve.Index, hits search.DocumentMatchCollection) error {
-	reads, err := p.windowDocs(ctx, hitIDs(hits))
+	reads, err := p.windowDocs(ctx, index.HitIDs(hits))
 	if err != nil {
 		return err
 	}

@@ -321,7 +321,7 @@ func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text strin
 		}
 		var reads []bool
 		if !noRerank {
-			if reads, err = x.pipeline.windowDocs(ctx, hitIDs(res.Hits[:min(w, len(res.Hits))])); err != nil {
+			if reads, err = x.pipeline.windowDocs(ctx, index.HitIDs(res.Hits[:min(w, len(res.Hits))])); err != nil {
 				return nil, firstStageErr(err)
 			}
 		}
