@@ -884,7 +884,8 @@ func (ps *payloadStore) read(name, id, model string, fromModel bool) ([]byte, bo
 }
 
 // readMany returns read's payload of every id, nil where it finds none,
-// under one lock.
+// under one lock. The payloads it reads from a segment may share one
+// buffer.
 func (ps *payloadStore) readMany(name, model string, fromModel bool, ids []string) ([][]byte, error) {
 	ps.mu.RLock()
 	defer ps.mu.RUnlock()
@@ -896,16 +897,22 @@ func (ps *payloadStore) readMany(name, model string, fromModel bool, ids []strin
 	if s == nil || fromModel && s.model != model {
 		return out, nil
 	}
+	var inSeg []int // the places in ids of those the segment may hold
 	for i, id := range ids {
 		if len(ps.hidden) > 0 && ps.hidden[id] > 0 {
 			continue
 		}
-		b, ok, err := s.lookup(id)
-		if err != nil {
-			return nil, damagedErr(err)
-		}
-		if ok {
+		if b, ok := s.tail[id]; ok {
 			out[i] = b
+			continue
+		}
+		if s.seg != nil {
+			inSeg = append(inSeg, i)
+		}
+	}
+	if len(inSeg) > 0 {
+		if err := s.seg.getMany(ids, inSeg, out); err != nil {
+			return nil, damagedErr(err)
 		}
 	}
 	return out, nil

@@ -91,7 +91,16 @@ func BenchmarkPayloadRead(b *testing.B) {
 	if err := idx.Compact(ctx); err != nil {
 		b.Fatal(err)
 	}
-	b.Run("side-store-segment/100", read) // folded: the mapped segment
+	b.Run("side-store-segment/100", read)                       // folded: the mapped segment
+	b.Run("side-store-segment-window/100", func(b *testing.B) { // one read of the window
+		model := idx.PayloadModel("vec")
+		for b.Loop() {
+			ps, err := idx.PayloadsFrom("vec", model, ids)
+			if err != nil || len(ps) != len(ids) || len(ps[99]) != 400 {
+				b.Fatal("missing payload", err)
+			}
+		}
+	})
 	b.Run("stored-field/100", func(b *testing.B) {
 		for b.Loop() {
 			for _, id := range ids {

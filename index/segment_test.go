@@ -486,6 +486,16 @@ func TestSegmentDamagedRecord(t *testing.T) {
 		if v, ok, err := s.get("d2"); !ok || err != nil || string(v) != "payload" {
 			t.Errorf("file=%v: get(d2) = %q, %v, %v", file, v, ok, err)
 		}
+		// A window's read: the records it finds, none for an absent id,
+		// and the damaged record's error when the window holds it.
+		ids := []string{"d2", "absent", "d0", "d1"}
+		out := make([][]byte, len(ids))
+		if err := s.getMany(ids, []int{0, 1, 2}, out); err != nil || string(out[0]) != "payload" || out[1] != nil || string(out[2]) != "payload" || out[3] != nil {
+			t.Errorf("file=%v: getMany(d2, absent, d0) = %q, %v", file, out, err)
+		}
+		if err := s.getMany(ids, []int{0, 3}, out); err == nil || !strings.Contains(err.Error(), "checksum mismatch") {
+			t.Errorf("file=%v: getMany of a window holding a damaged record: %v, want a checksum mismatch", file, err)
+		}
 		s.close()
 	}
 }
