@@ -297,6 +297,13 @@ func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text strin
 	if lazy {
 		first.Fields = nil
 	}
+	// With first-stage feedback, the request's query finds the feedback
+	// documents and the expanded query the window.
+	expanded, err := x.pipeline.expand(ctx, x.base, req.Query, text)
+	if err != nil {
+		return nil, firstStageErr(err)
+	}
+	first.Query = expanded
 	// The window's cut and the page's, tied hits chosen as index.TopN does.
 	res, err := index.SearchTiesByID(ctx, x.base, &first, w)
 	if err != nil {
