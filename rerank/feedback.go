@@ -39,7 +39,21 @@ type Feedback struct {
 	// Lambda is the original query's weight in the mix, from 0 to 1;
 	// 0.5 when unset.
 	Lambda *float64 `yaml:"lambda,omitempty" json:"lambda,omitempty"`
+	// IDF says how often a term's idf weighs it in the expanded query.
+	// Bleve's BM25 multiplies a term query's score by its idf twice (in
+	// the query weight and in the field weight); with IDFBleve, the
+	// default, each term's boost is its weight, so the expanded query is
+	// scored as Bleve scores its own queries. With IDFOnce the boost is
+	// the weight divided by the term's idf, so each term weighs
+	// weight·idf, as textbook BM25 (and Anserini's RM3) has it.
+	IDF string `yaml:"idf,omitempty" json:"idf,omitempty"`
 }
+
+// The values of Feedback.IDF.
+const (
+	IDFBleve = "bleve"
+	IDFOnce  = "once"
+)
 
 // MaxFeedback bounds Feedback's Docs and Terms: each feedback document's
 // terms are read at every search, and each kept word is a clause of the
@@ -58,6 +72,9 @@ func (f Feedback) withDefaults() Feedback {
 		half := 0.5
 		f.Lambda = &half
 	}
+	if f.IDF == "" {
+		f.IDF = IDFBleve
+	}
 	return f
 }
 
@@ -70,6 +87,8 @@ func (f Feedback) check() error {
 		return fmt.Errorf("first_stage.feedback.terms %d: want 1 to %d feedback words (0 means the default, 30)", f.Terms, MaxFeedback)
 	case f.Lambda != nil && !(*f.Lambda >= 0 && *f.Lambda <= 1):
 		return fmt.Errorf("first_stage.feedback.lambda %g: want the query's weight, from 0 to 1 (default 0.5)", *f.Lambda)
+	case f.IDF != "" && f.IDF != IDFBleve && f.IDF != IDFOnce:
+		return fmt.Errorf("first_stage.feedback.idf %q: want %s (the default) or %s", f.IDF, IDFBleve, IDFOnce)
 	}
 	return nil
 }
@@ -177,6 +196,7 @@ type feedback struct {
 	fields   []string
 	payloads Payloads              // the index's terms payload, if any
 	analyze  func(string) []string // as Env.Analyze; nil means semrank's analyzer
+	stats    TermStats             // for IDFOnce
 }
 
 // newFeedback returns f built against env, whose first stage from text
@@ -186,7 +206,10 @@ func newFeedback(f Feedback, env Env, fields FieldList, semrank bool) (*feedback
 	if err := f.check(); err != nil {
 		return nil, err
 	}
-	fb := &feedback{Feedback: f.withDefaults(), payloads: env.Payloads, analyze: env.Analyze}
+	fb := &feedback{Feedback: f.withDefaults(), payloads: env.Payloads, analyze: env.Analyze, stats: env.Stats}
+	if fb.IDF == IDFOnce && fb.stats == nil {
+		return nil, errors.New("first_stage.feedback.idf once needs the index's statistics: build the pipeline against its index (rerank.EnvOf)")
+	}
 	switch {
 	case len(fields) > 0:
 		fb.fields = fields
@@ -241,6 +264,11 @@ func (p *Pipeline) expand(ctx context.Context, idx bleve.Index, q query.Query, t
 	if len(terms) == 0 {
 		return q, nil
 	}
+	if fb.IDF == IDFOnce {
+		if err := fb.perIDF(terms); err != nil {
+			return nil, err
+		}
+	}
 	qs := make([]query.Query, 0, len(terms)*len(fb.fields))
 	for _, f := range fb.fields {
 		for _, wt := range terms {
@@ -251,6 +279,26 @@ func (p *Pipeline) expand(ctx context.Context, idx bleve.Index, q query.Query, t
 		}
 	}
 	return bleve.NewDisjunctionQuery(qs...), nil
+}
+
+// perIDF divides each term's weight by its idf (see IDFOnce), as Bleve's
+// BM25 computes it from the index's counts; a term whose idf is not
+// positive (stale statistics) keeps its weight.
+func (fb *feedback) perIDF(terms []WeightedTerm) error {
+	n, err := fb.stats.DocCount()
+	if err != nil {
+		return err
+	}
+	for i, wt := range terms {
+		df, err := fb.stats.DocFreq(wt.Term)
+		if err != nil {
+			return err
+		}
+		if idf := math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5)); idf > 0 {
+			terms[i].Weight /= idf
+		}
+	}
+	return nil
 }
 
 // termLists returns the analyzed term counts of hits, in sorted order:
@@ -313,8 +361,8 @@ func (p *Pipeline) Unexpanded() *Pipeline {
 
 // ParseFeedback reads first-stage feedback settings as a command line
 // gives them: "none" (no feedback, nil), "rm3" (the defaults), or
-// comma-separated KEY=VALUE pairs of docs, terms and lambda (e.g.
-// "docs=10,terms=30,lambda=0.5"), the others at their defaults.
+// comma-separated KEY=VALUE pairs of docs, terms, lambda and idf (e.g.
+// "docs=10,terms=30,lambda=0.5,idf=once"), the others at their defaults.
 func ParseFeedback(s string) (*Feedback, error) {
 	switch strings.TrimSpace(s) {
 	case "none":
@@ -327,7 +375,7 @@ func ParseFeedback(s string) (*Feedback, error) {
 	for _, kv := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		if !ok {
-			return nil, fmt.Errorf("feedback %q: want none, rm3, or KEY=VALUE pairs of docs, terms and lambda (e.g. docs=10,terms=30,lambda=0.5)", s)
+			return nil, fmt.Errorf("feedback %q: want none, rm3, or KEY=VALUE pairs of docs, terms, lambda and idf (e.g. docs=10,terms=30,lambda=0.5)", s)
 		}
 		if seen[k] {
 			return nil, fmt.Errorf("feedback %q: %s given twice", s, k)
@@ -343,8 +391,10 @@ func ParseFeedback(s string) (*Feedback, error) {
 			var l float64
 			l, err = strconv.ParseFloat(v, 64)
 			f.Lambda = &l
+		case "idf":
+			f.IDF = v
 		default:
-			return nil, fmt.Errorf("feedback %q: unknown key %q (docs, terms, lambda)", s, k)
+			return nil, fmt.Errorf("feedback %q: unknown key %q (docs, terms, lambda, idf)", s, k)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("feedback %q: %s: %q is not a number", s, k, v)

@@ -51,19 +51,24 @@ func feedbackPipeline(t *testing.T, idx bleve.Index, doc string) *rerank.Pipelin
 func TestFeedbackRetrievesAgain(t *testing.T) {
 	ctx := context.Background()
 	plain := plainIndex(t, &dataset.Dataset{Corpus: orchard})
+	semrank := newIndex(t, orchard)
 	for _, tc := range []struct {
 		name   string
 		idx    bleve.Index
 		fields string
+		idf    string
 	}{
-		{"semrank index", newIndex(t, orchard), ""},
-		{"plain Bleve index", plain, "fields: {title: subject, text: body}\n"},
-		{"plain Bleve index, first-stage fields", plain, "fields: {title: subject, text: body}\nfirst_stage: {fields: [subject, body], feedback: {}}\n"},
+		{"semrank index", semrank, "", ""},
+		{"semrank index, idf once", semrank, "", ", idf: once"},
+		{"plain Bleve index", plain, "fields: {title: subject, text: body}\n", ""},
+		{"plain Bleve index, first-stage fields", plain, "fields: {title: subject, text: body}\nfirst_stage: {fields: [subject, body], feedback: {}}\n", ""},
+		{"plain Bleve index, idf once", plain, "fields: {title: subject, text: body}\n", ", idf: once"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fbDoc := tc.fields + "first_stage: {feedback: {docs: 2, terms: 5, lambda: 0.5}}\n"
+			settings := "{docs: 2, terms: 5, lambda: 0.5" + tc.idf + "}"
+			fbDoc := tc.fields + "first_stage: {feedback: " + settings + "}\n"
 			if strings.Contains(tc.fields, "first_stage") {
-				fbDoc = strings.Replace(tc.fields, "feedback: {}", "feedback: {docs: 2, terms: 5, lambda: 0.5}", 1)
+				fbDoc = strings.Replace(tc.fields, "feedback: {}", "feedback: "+settings, 1)
 			}
 			plainFirst := feedbackPipeline(t, tc.idx, strings.Replace(tc.fields, ", feedback: {}", "", 1))
 			fb := feedbackPipeline(t, tc.idx, fbDoc)
@@ -152,6 +157,7 @@ func TestFeedbackConfigErrors(t *testing.T) {
 		{"lambda NaN", "first_stage: {feedback: {lambda: .nan}}", "first_stage.feedback.lambda NaN"},
 		{"unknown key", "first_stage: {feedback: {doc: 3}}", "first_stage.feedback"},
 		{"with query boost", "first_stage: {query_boost: tweak, feedback: {}}", "query_boost"},
+		{"unknown idf", "first_stage: {feedback: {idf: twice}}", "first_stage.feedback.idf \"twice\""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := rerank.ParseConfig([]byte(tc.doc + "\nstages: [{type: tfidf}]\n"))
@@ -175,6 +181,8 @@ func TestParseFeedback(t *testing.T) {
 		{"docs=10,terms=30,lambda=0.5", &rerank.Feedback{Docs: 10, Terms: 30, Lambda: l(0.5)}, ""},
 		{"lambda=0", &rerank.Feedback{Lambda: l(0)}, ""},
 		{" terms=50 ", &rerank.Feedback{Terms: 50}, ""},
+		{"idf=once", &rerank.Feedback{IDF: rerank.IDFOnce}, ""},
+		{"idf=twice", nil, "idf"},
 		{"", nil, "KEY=VALUE"},
 		{"docs", nil, "KEY=VALUE"},
 		{"docs=0", nil, "at least 1"},
@@ -195,7 +203,7 @@ func TestParseFeedback(t *testing.T) {
 			t.Errorf("ParseFeedback(%q): %v", tc.in, err)
 			continue
 		}
-		if (got == nil) != (tc.want == nil) || got != nil && (got.Docs != tc.want.Docs || got.Terms != tc.want.Terms ||
+		if (got == nil) != (tc.want == nil) || got != nil && (got.Docs != tc.want.Docs || got.Terms != tc.want.Terms || got.IDF != tc.want.IDF ||
 			(got.Lambda == nil) != (tc.want.Lambda == nil) || got.Lambda != nil && *got.Lambda != *tc.want.Lambda) {
 			t.Errorf("ParseFeedback(%q) = %+v, want %+v", tc.in, got, tc.want)
 		}
@@ -261,5 +269,32 @@ func TestRelevanceModel(t *testing.T) {
 				t.Errorf("weights sum to %v, want 1", sum)
 			}
 		})
+	}
+}
+
+// TestFeedbackIDFOnce: idf once divides each boost by the term's idf, so
+// the window's scores differ from the default's, by a factor that is not
+// the same for every document.
+func TestFeedbackIDFOnce(t *testing.T) {
+	idx := newIndex(t, orchard)
+	q := rerank.Query{Text: "fruit"}
+	scores := func(idf string) map[string]float64 {
+		p := feedbackPipeline(t, idx, "first_stage: {feedback: {docs: 2, terms: 5, idf: "+idf+"}}\n")
+		out := map[string]float64{}
+		for _, s := range rerankSearch(t, idx, p, q) {
+			out[s.ID] = s.Candidate.Score
+		}
+		return out
+	}
+	bleveScores, once := scores("bleve"), scores("once")
+	if len(bleveScores) != len(once) {
+		t.Fatalf("idf once found %d documents, bleve %d: the same terms should match the same documents", len(once), len(bleveScores))
+	}
+	ratios := map[float64]bool{}
+	for id, s := range bleveScores {
+		ratios[math.Round(once[id]/s*1e6)] = true
+	}
+	if len(ratios) < 2 {
+		t.Errorf("scores with idf once are the default's times one factor (%v): the boosts were not divided per term", ratios)
 	}
 }

@@ -884,7 +884,8 @@ run() {
 		# terms, lambda 0.5), and BM25+RM3 alone (semrank rerank with a
 		# pipeline of the first stage with feedback and no stages, over
 		# the recipe's index), beside the rm3 stage rescoring BM25's window
-		# (rm3stage) and the window feedback retrieved (rm3both). Each
+		# (rm3stage) and the window feedback retrieved (rm3both), and
+		# BM25+RM3 with each boost divided by its idf (rm3first-once). Each
 		# run's MAP and nDCG@10 against BM25
 		# (baseline.trec) go to $R/prf/C-RUN.eval.txt, and the
 		# feedback recipe against the default recipe to
@@ -892,6 +893,7 @@ run() {
 		local c d n
 		mkdir -p "$R/prf"
 		printf 'window: 100\nfirst_stage:\n  feedback: {docs: 10, terms: 30, lambda: 0.5}\nstages: []\nfusion:\n  method: none\n' >"$R/prf/rm3first.yaml"
+		printf 'window: 100\nfirst_stage:\n  feedback: {docs: 10, terms: 30, lambda: 0.5, idf: once}\nstages: []\nfusion:\n  method: none\n' >"$R/prf/rm3first-once.yaml"
 		printf 'window: 100\nstages:\n  - type: rm3\nfusion:\n  weights: {rm3: 1}\n' >"$R/prf/rm3stage.yaml"
 		printf 'window: 100\nfirst_stage:\n  feedback: {docs: 10, terms: 30, lambda: 0.5}\nstages:\n  - type: rm3\nfusion:\n  weights: {rm3: 1}\n' >"$R/prf/rm3both.yaml"
 		for c in ${PRF:-cacm B-all med lisa time adi}; do
@@ -903,7 +905,7 @@ run() {
 				to "$R/prf/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/prf/$c-$n/run.trec" \
 					--baseline "$R/prf/$c-$n/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
 			done
-			for n in rm3first rm3stage rm3both; do
+			for n in rm3first rm3first-once rm3stage rm3both; do
 				$SR rerank --data "$d" --index "$R/prf/$c-fb/index" --pipeline "$R/prf/$n.yaml" --out "$R/prf/$c-$n.trec" >/dev/null
 				to "$R/prf/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/prf/$c-$n.trec" \
 					--baseline "$R/prf/$c-fb/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
