@@ -16,6 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/internal/atomicfile"
 	"github.com/semrank/semrank/internal/regfile"
 )
@@ -78,6 +79,11 @@ type FirstStage struct {
 	// together, and another index's default search field (_all in a
 	// default mapping), as a Bleve application's match query would.
 	Fields FieldList `yaml:"fields,omitempty" json:"fields,omitempty"`
+	// Feedback, when set, retrieves the window by the query expanded
+	// with pseudo-relevance feedback from the first stage's top
+	// documents (see Feedback); every search from text or request gets
+	// it.
+	Feedback *Feedback `yaml:"feedback,omitempty" json:"feedback,omitempty"`
 }
 
 // FusionSpec configures the fusion of stage scores.
@@ -199,6 +205,14 @@ func (c *Config) check() error {
 			return errors.New("first_stage.fields: an empty field name")
 		}
 	}
+	if f := c.FirstStage.Feedback; f != nil {
+		if c.FirstStage.QueryBoost != "" {
+			return errFeedbackBoost
+		}
+		if err := f.check(); err != nil {
+			return err
+		}
+	}
 	return c.checkChecksums()
 }
 
@@ -216,6 +230,7 @@ var pipelineParts = map[string]struct {
 	"FusionSpec": {"fusion", reflect.TypeFor[FusionSpec]()},
 	"FirstStage": {"first_stage", reflect.TypeFor[FirstStage]()},
 	"Fields":     {"fields", reflect.TypeFor[Fields]()},
+	"Feedback":   {"first_stage.feedback", reflect.TypeFor[Feedback]()},
 }
 
 // unknownKeys rewrites yaml.v3's "field modle not found in type
@@ -359,7 +374,7 @@ func (c *Config) build(env Env) (*Pipeline, error) {
 	if err := c.check(); err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
-	env, err := env.forFields(c.Fields, len(c.Stages) > 0)
+	env, err := env.forFields(c.Fields, len(c.Stages) > 0 || c.FirstStage.Feedback != nil)
 	if err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
@@ -451,6 +466,12 @@ func (c *Config) build(env Env) (*Pipeline, error) {
 	}
 	if p.first, err = newFirstStage(env.Index, c.FirstStage.Fields, qw, env.Semrank); err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
+	}
+	if f := c.FirstStage.Feedback; f != nil {
+		_, semrank := env.Index.(*index.Index)
+		if p.feedback, err = newFeedback(*f, env, c.FirstStage.Fields, semrank || env.Semrank); err != nil {
+			return nil, fmt.Errorf("pipeline: %w", err)
+		}
 	}
 	return p, nil
 }

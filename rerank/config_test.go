@@ -30,7 +30,7 @@ func TestParseConfig(t *testing.T) {
 		{"typo is an error", "stages:\n  - type: tfidf\nfuison: {method: none}\n", `line 3: unknown key "fuison" in the pipeline (keys: window, fields, first_stage, stages, fusion, sha256)`, 0},
 		{"typo in a stage", "stages:\n  - type: tweak\n    modle: t.model\n", `line 3: unknown key "modle" in a stage (keys: type, name, model, options)`, 0},
 		{"typo in fusion", "stages:\n  - type: tfidf\nfusion: {metod: rrf}\n", `unknown key "metod" in fusion (keys: method, model, weights, k)`, 0},
-		{"typo in first_stage", "first_stage: {boost: tweak}\nstages:\n  - type: tfidf\n", `unknown key "boost" in first_stage (keys: query_boost, fields)`, 0},
+		{"typo in first_stage", "first_stage: {boost: tweak}\nstages:\n  - type: tfidf\n", `unknown key "boost" in first_stage (keys: query_boost, fields, feedback)`, 0},
 		{"two typos", "windw: 3\nstages:\n  - type: tfidf\n    nam: x\n", `line 1: unknown key "windw" in the pipeline (keys: window, fields, first_stage, stages, fusion, sha256); line 4: unknown key "nam" in a stage`, 0},
 		{"negative window", "window: -5\nstages:\n  - type: tfidf\n", "window -5 is negative", 0},
 		{"fractional window", "window: 1.5\nstages:\n  - type: tfidf\n", "window 1.5: want a whole number", 0},

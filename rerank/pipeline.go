@@ -32,9 +32,10 @@ type Pipeline struct {
 	// the zero value reads semrank's own.
 	Fields Fields
 
-	first   firstStage     // see Query
-	prepare Preparer       // the stages' statistics, when a Preparer
-	fetch   PayloadFetcher // the stages' payloads, when a PayloadFetcher
+	first    firstStage     // see Query
+	feedback *feedback      // first-stage feedback (see Feedback), or nil
+	prepare  Preparer       // the stages' statistics, when a Preparer
+	fetch    PayloadFetcher // the stages' payloads, when a PayloadFetcher
 	// costs holds each stage's recent time a window, in nanoseconds (a
 	// moving average), so that concurrent windows hand the costliest
 	// stages out first (see stageOrder); nil for a Pipeline built by hand.

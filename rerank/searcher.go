@@ -50,10 +50,10 @@ func FirstStagePipeline(idx bleve.Index, window int) (*Pipeline, error) {
 
 // FirstStageOf returns the pipeline of c's fields and first stage alone
 // over idx, window hits deep: none of c's stages (whose models may not be
-// trained yet; a query boost, which names one, is left out too), and the
-// first stage's order.
+// trained yet; a query boost, which names one, is left out too), its
+// feedback if any, and the first stage's order.
 func FirstStageOf(idx bleve.Index, c *Config, window int) (*Pipeline, error) {
-	fc := &Config{Window: window, Fields: c.Fields, FirstStage: FirstStage{Fields: c.FirstStage.Fields}, Fusion: FusionSpec{Method: "none"}}
+	fc := &Config{Window: window, Fields: c.Fields, FirstStage: FirstStage{Fields: c.FirstStage.Fields, Feedback: c.FirstStage.Feedback}, Fusion: FusionSpec{Method: "none"}}
 	return fc.Build(EnvOf(idx))
 }
 
@@ -101,6 +101,9 @@ func (s Searcher) Search(ctx context.Context, q Query, first query.Query, n int)
 func (s Searcher) Candidates(ctx context.Context, q Query, first query.Query, n int) ([]Candidate, error) {
 	first, err := s.first(q, first)
 	if err != nil || first == nil {
+		return nil, err
+	}
+	if first, err = s.Pipeline.expand(ctx, s.Index, first, q.Text); err != nil {
 		return nil, err
 	}
 	w := s.Pipeline.WindowSize()
@@ -173,6 +176,9 @@ func (s Searcher) Given(ctx context.Context, q Query, first query.Query, ids []s
 func (s Searcher) GivenCandidates(ctx context.Context, q Query, first query.Query, ids []string) ([]Candidate, error) {
 	first, err := s.first(q, first)
 	if err != nil {
+		return nil, err
+	}
+	if first, err = s.Pipeline.expand(ctx, s.Index, first, q.Text); err != nil {
 		return nil, err
 	}
 	hits, given, err := index.GivenHits(ctx, s.Index, first, ids, nil)

@@ -54,8 +54,10 @@ func (x *Index) hitNumber(i int) uint64 { return uint64(i)<<32 | x.tag }
 // window follow in first-stage order, and score cursors (SearchAfter,
 // SearchBefore) page the same list. Requests sorted otherwise, requests
 // for no hits or scores, queries without words, and every search when p is
-// nil pass through to idx. docs/ARCHITECTURE.md ("Wrap") details ties,
-// cursors, stored fields and aliases.
+// nil pass through to idx. With first-stage feedback (Feedback), the
+// request's query finds the feedback documents and the expanded query the
+// window. docs/ARCHITECTURE.md ("Wrap") details ties, cursors, stored
+// fields and aliases.
 func Wrap(idx bleve.Index, p *Pipeline) *Index {
 	return &Index{base: idx, pipeline: p, tag: uint64(wraps.Add(1))}
 }
@@ -297,6 +299,13 @@ func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text strin
 	if lazy {
 		first.Fields = nil
 	}
+	// With first-stage feedback, the request's query finds the feedback
+	// documents and the expanded query the window.
+	expanded, err := x.pipeline.expand(ctx, x.base, req.Query, text)
+	if err != nil {
+		return nil, firstStageErr(err)
+	}
+	first.Query = expanded
 	// The window's cut and the page's, tied hits chosen as index.TopN does.
 	res, err := index.SearchTiesByID(ctx, x.base, &first, w)
 	if err != nil {

@@ -5,7 +5,7 @@
 # Sections: tweak, tweak-cacm, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
-# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, bench, plain-cacm, plain-cacm-supervised,
+# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, bench, plain-cacm, plain-cacm-supervised,
 # plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, wmd-ssg-cost, scale,
 # serve, shards.
 #
@@ -20,7 +20,8 @@
 # with SR_BEFORE's tree),
 # ROUNDS (the scale section's interleaved rounds; default 2; the shards
 # section's, default 3), SHARDS (the shards section's collections; default cacm).
-# CLASSIC (the classic collections; default ../shared/data/classic), GLOVE
+# CLASSIC (the classic collections; default ../shared/data/classic), PRF
+# (the prf section's collections; default "cacm B-all med lisa time adi"), GLOVE
 # (pre-trained vectors: nojudge-fixed's default out/glove-wink-100d.txt;
 # nojudge uses them only when set).
 set -euo pipefail
@@ -872,6 +873,45 @@ run() {
 				to "$R/nojudge-fixed/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/nojudge-fixed/$c-$n/run.trec" \
 					--baseline "$R/nojudge-fixed/$c-$n/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
 			done
+		done
+		;;
+	prf)
+		# First-stage pseudo-relevance feedback (issue 26, RM3 with
+		# re-retrieval): on CACM, SemEval-2016 B (its given lists) and the
+		# classic collections (CLASSIC), the unsupervised recipe over
+		# BM25's window (recipe, the default) and over the window the
+		# expanded query retrieves (--feedback rm3: 10 documents, 30
+		# terms, lambda 0.5), and BM25+RM3 alone (semrank rerank with a
+		# pipeline of the first stage with feedback and no stages, over
+		# the recipe's index), beside the rm3 stage rescoring BM25's window
+		# (rm3stage) and the window feedback retrieved (rm3both), and
+		# BM25+RM3 with each boost divided by its idf (rm3first-once). Each
+		# run's MAP and nDCG@10 against BM25
+		# (baseline.trec) go to $R/prf/C-RUN.eval.txt, and the
+		# feedback recipe against the default recipe to
+		# $R/prf/C-fb-vs-recipe.eval.txt.
+		local c d n
+		mkdir -p "$R/prf"
+		printf 'window: 100\nfirst_stage:\n  feedback: {docs: 10, terms: 30, lambda: 0.5}\nstages: []\nfusion:\n  method: none\n' >"$R/prf/rm3first.yaml"
+		printf 'window: 100\nfirst_stage:\n  feedback: {docs: 10, terms: 30, lambda: 0.5, idf: once}\nstages: []\nfusion:\n  method: none\n' >"$R/prf/rm3first-once.yaml"
+		printf 'window: 100\nstages:\n  - type: rm3\nfusion:\n  weights: {rm3: 1}\n' >"$R/prf/rm3stage.yaml"
+		printf 'window: 100\nfirst_stage:\n  feedback: {docs: 10, terms: 30, lambda: 0.5}\nstages:\n  - type: rm3\nfusion:\n  weights: {rm3: 1}\n' >"$R/prf/rm3both.yaml"
+		for c in ${PRF:-cacm B-all med lisa time adi}; do
+			d=$O/$c
+			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
+			for n in recipe fb; do
+				rm -rf "$R/prf/$c-$n"
+				to "$R/prf/$c-$n.txt" $SR experiment beir --data "$d" --unsupervised $([ $n = fb ] && echo --feedback rm3) --out "$R/prf/$c-$n"
+				to "$R/prf/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/prf/$c-$n/run.trec" \
+					--baseline "$R/prf/$c-$n/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
+			done
+			for n in rm3first rm3first-once rm3stage rm3both; do
+				$SR rerank --data "$d" --index "$R/prf/$c-fb/index" --pipeline "$R/prf/$n.yaml" --out "$R/prf/$c-$n.trec" >/dev/null
+				to "$R/prf/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/prf/$c-$n.trec" \
+					--baseline "$R/prf/$c-fb/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
+			done
+			to "$R/prf/$c-fb-vs-recipe.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/prf/$c-fb/run.trec" \
+				--baseline "$R/prf/$c-recipe/run.trec" --metrics map,ndcg@10 --ignore-unjudged
 		done
 		;;
 	bench)

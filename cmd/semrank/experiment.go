@@ -125,6 +125,7 @@ type experimentBEIROptions struct {
 	opts         recipe.BEIROptions
 	beirPipeline string
 	pseudo       []string
+	feedback     string
 }
 
 // newExperimentBEIRCmd returns semrank experiment beir.
@@ -181,6 +182,7 @@ pipelines name those fields.`,
 	bf.Float64Var(&o.opts.FusionL2, "fusion-l2", 0, "L2 penalty of the linear fusion (0: 1e-3)")
 	bf.StringVar(&o.opts.Index, "index", "", "an existing index (any Bleve index) to run over instead of indexing DIR's corpus")
 	bf.StringVar(&o.beirPipeline, "pipeline", "", "with --index: pipeline file whose fields: and first_stage: say how its documents are read and searched")
+	bf.StringVar(&o.feedback, "feedback", "none", "first-stage pseudo-relevance feedback: none, rm3 (10 documents, 30 terms, lambda 0.5), or docs=N,terms=N,lambda=X,idf=once; the window is retrieved by the expanded query")
 	bf.StringSliceVar(&o.opts.Stages, "stages", nil, "stage types instead of the recipe's (e.g. lexical,meta,s2net; TYPE:KEY=VALUE sets an option)")
 	_ = beirCmd.MarkFlagRequired("data")
 	_ = beirCmd.MarkFlagRequired("out")
@@ -220,6 +222,16 @@ func runExperimentBEIR(cmd *cobra.Command, o experimentBEIROptions) error {
 			return err
 		}
 		o.opts.Fields, o.opts.FirstStage = cfg.Fields, cfg.FirstStage
+	}
+	if cmd.Flags().Changed("feedback") {
+		if o.opts.FirstStage.Feedback != nil {
+			return fmt.Errorf("--feedback: --pipeline's first_stage sets feedback already; give one of them")
+		}
+		fb, err := rerank.ParseFeedback(o.feedback)
+		if err != nil {
+			return fmt.Errorf("--feedback: %w", err)
+		}
+		o.opts.FirstStage.Feedback = fb
 	}
 	o.opts.Pseudo.Kinds = nil
 	if !slices.Equal(o.pseudo, []string{"none"}) {

@@ -21,7 +21,20 @@ import (
 // search --json and a running semrank serve (POST /api/search), which are
 // the offline runs, the CLI and the server built on rerank.Wrap.
 func TestOnePipelineEverywhere(t *testing.T) {
-	idx, pipeline := demoIndex(t, "window: 30\nstages:\n  - type: tfidf\n  - type: bm25\n  - type: overlap\n  - type: length\n")
+	lexical := "stages:\n  - type: tfidf\n  - type: bm25\n  - type: overlap\n  - type: length\n"
+	for _, tc := range []struct{ name, doc string }{
+		{"lexical", "window: 30\n" + lexical},
+		// First-stage feedback searches twice: every path must.
+		{"first-stage feedback", "window: 30\nfirst_stage: {feedback: {docs: 5, terms: 20}}\n" + lexical},
+	} {
+		t.Run(tc.name, func(t *testing.T) { onePipelineEverywhere(t, tc.doc) })
+	}
+}
+
+// onePipelineEverywhere is TestOnePipelineEverywhere for the pipeline
+// document doc.
+func onePipelineEverywhere(t *testing.T, doc string) {
+	idx, pipeline := demoIndex(t, doc)
 	dir := t.TempDir()
 	ds, err := dataset.Load("../../testdata/demo")
 	if err != nil {

@@ -328,6 +328,9 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 		w = io.Discard
 	}
 	what := fmt.Sprintf("BM25 top %d reranked", o.Depth)
+	if o.FirstStage.Feedback != nil {
+		what = fmt.Sprintf("BM25+RM3 (first-stage feedback) top %d reranked", o.Depth)
+	}
 	if ds.Candidates != nil {
 		what = "given candidates reranked"
 	}

@@ -50,8 +50,13 @@ func (r *Runs) Merge(other Runs) {
 	}
 }
 
+// FeedbackRun names RunAll's run of a first stage with feedback (see
+// rerank.Feedback): its window in the expanded query's order.
+const FeedbackRun = "first stage (BM25+RM3)"
+
 // RunAll reranks every query of ds with p and returns the runs of the given
-// order (when ds has candidates.trec), the first stage, each stage alone
+// order (when ds has candidates.trec), the first stage (BM25, and with
+// feedback also FeedbackRun, the window it retrieved), each stage alone
 // (candidates ordered by that stage's score, ties by first-stage rank) and
 // the fused pipeline.
 func RunAll(ctx context.Context, idx bleve.Index, ds *dataset.Dataset, p *rerank.Pipeline) (Runs, error) {
@@ -96,7 +101,17 @@ func RunAll(ctx context.Context, idx bleve.Index, ds *dataset.Dataset, p *rerank
 	if ds.Candidates != nil {
 		out.add("given order", *ds.Candidates)
 	}
-	out.add("first stage (BM25)", first)
+	if p.Feedback() != nil {
+		// The baseline stays BM25: the first stage without feedback.
+		bm25, _, err := offline.RunDataset(ctx, idx, ds, p.Unexpanded(), p.WindowSize(), nil)
+		if err != nil {
+			return out, err
+		}
+		out.add("first stage (BM25)", bm25)
+		out.add(FeedbackRun, first)
+	} else {
+		out.add("first stage (BM25)", first)
+	}
 	for s, st := range p.Stages {
 		out.add("stage "+st.Name(), stageRuns[s])
 	}

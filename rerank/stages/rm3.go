@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -50,18 +49,10 @@ type RM3Options struct {
 // query's "retrieval" brings "search", "index", "document") then count
 // for the candidates below them; no judgment is read.
 //
-// The relevance model is Lavrenko and Croft's (2001) RM1,
-//
-//	P(w|R) ∝ Σ_d P(w|d) · P(q|d)
-//
-// over the feedback documents d, with P(w|d) = tf(w,d)/|d| (maximum
-// likelihood, as in Anserini's RM3) and P(q|d) the document's first-stage
-// score divided by the feedback documents' total. The scores stand for
-// the query likelihood the paper uses, which BM25 does not give; when they
-// cannot (a negative, non-finite or all-zero score), every feedback
-// document weighs the same. Only the Terms most probable words are kept,
-// ties broken by the word, and renormalised. RM3 (Abdul-Jaleel et al.,
-// 2004) then interpolates with the query's own model, P(w|Q) = count/|Q|:
+// The expanded query is rerank.RelevanceModel's: Lavrenko and Croft's
+// (2001) relevance model RM1 from the Docs feedback documents, weighted by
+// their first-stage scores, its Terms most probable words kept and mixed
+// with the query's own model (RM3, Abdul-Jaleel et al., 2004):
 //
 //	q'(w) = Lambda · P(w|Q) + (1 − Lambda) · P(w|R)
 //
@@ -73,7 +64,8 @@ type RM3Options struct {
 // come from the index's terms payload when it has one, else from
 // analyzing the text as the index does (Analyze), so expansion terms are
 // the index's own. Words are summed in sorted order: scores are the same
-// bits on every run.
+// bits on every run. The first stage's own feedback (rerank.Feedback)
+// estimates the same model and retrieves the window with it instead.
 //
 // Options: k (feedback documents, ≥ 1, default 10), terms (expansion
 // words kept, ≥ 1, default 30), lambda (0 to 1, default 0.5), k1 and b
@@ -115,22 +107,13 @@ func (s *RM3) Name() string {
 }
 
 // WeightedTerm is one word of an expanded query and its weight.
-type WeightedTerm struct {
-	Term   string
-	Weight float64
-}
+type WeightedTerm = rerank.WeightedTerm
 
-// Expand returns the expanded query model q' for q over cands (see RM3),
-// sorted by term; the weights sum to 1 unless the query and the feedback
-// documents have no words. counts are the candidates' term lists (see
-// termList), in candidate order.
+// Expand returns the expanded query model q' for q over cands (see RM3
+// and rerank.RelevanceModel), sorted by term; the weights sum to 1 unless
+// the query and the feedback documents have no words. counts are the
+// candidates' term lists (see termList), in candidate order.
 func (s *RM3) Expand(q rerank.Query, cands []rerank.Candidate, counts [][]index.TermCount) []WeightedTerm {
-	// The query model.
-	qModel := map[string]float64{}
-	qTokens := tokens(s.Analyze, q.Text)
-	for _, t := range qTokens {
-		qModel[t] += 1 / float64(len(qTokens))
-	}
 	// The feedback documents: the first-stage top Docs, by rank, then
 	// candidate order (a rank of 0, unknown, comes last).
 	order := make([]int, len(cands))
@@ -145,62 +128,12 @@ func (s *RM3) Expand(q rerank.Query, cands []rerank.Candidate, counts [][]index.
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(rank(a), rank(b)) })
 	fb := order[:min(s.Docs, len(order))]
-	weights := make([]float64, len(fb))
-	total, usable := 0.0, true
+	docs := make([][]index.TermCount, len(fb))
+	scores := make([]float64, len(fb))
 	for j, i := range fb {
-		sc := cands[i].Score
-		if sc < 0 || math.IsNaN(sc) || math.IsInf(sc, 0) {
-			usable = false
-		}
-		weights[j] = sc
-		total += sc
+		docs[j], scores[j] = counts[i], cands[i].Score
 	}
-	if !usable || total == 0 || math.IsInf(total, 0) {
-		for j := range weights {
-			weights[j] = 1
-		}
-		total = float64(len(weights))
-	}
-	// RM1: Σ_d P(w|d) P(q|d), each document's terms in sorted order.
-	rel := map[string]float64{}
-	for j, i := range fb {
-		length := float64(totalCount(counts[i]))
-		if length == 0 {
-			continue
-		}
-		pq := weights[j] / total
-		for _, tc := range counts[i] {
-			rel[tc.Term] += float64(tc.Count) / length * pq
-		}
-	}
-	kept := sortedWeights(rel)
-	slices.SortStableFunc(kept, func(a, b termWeight) int { return cmp.Compare(b.w, a.w) }) // by weight, then term
-	kept = kept[:min(s.Terms, len(kept))]
-	relSum := 0.0
-	for _, tw := range kept {
-		relSum += tw.w
-	}
-	// RM3: the interpolation, in term order.
-	expanded := map[string]float64{}
-	lambda := s.Lambda
-	if relSum == 0 {
-		lambda = 1 // no feedback words: the query alone
-	} else if len(qTokens) == 0 {
-		lambda = 0 // no query words: the relevance model alone
-	}
-	for t, p := range qModel {
-		expanded[t] += lambda * p
-	}
-	for _, tw := range kept {
-		expanded[tw.term] += (1 - lambda) * tw.w / relSum
-	}
-	out := make([]WeightedTerm, 0, len(expanded))
-	for _, t := range slices.Sorted(maps.Keys(expanded)) {
-		if w := expanded[t]; w > 0 {
-			out = append(out, WeightedTerm{t, w})
-		}
-	}
-	return out
+	return rerank.RelevanceModel(tokens(s.Analyze, q.Text), docs, scores, s.Terms, s.Lambda)
 }
 
 // Score implements rerank.Stage.
