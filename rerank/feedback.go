@@ -232,7 +232,11 @@ func (fb *feedback) tokens(text string) []string {
 
 // expand returns the query that retrieves the window for q, the
 // first-stage query of a search for text (see Feedback): q itself
-// without feedback, or when text has no words or q finds nothing.
+// without feedback, or when text has no words or q finds nothing. The
+// expanded query retrieves from the whole index only when q asks for its
+// words and nothing more (see wordsOnly); a query that also restricts (a
+// filter, a conjunction, a negation, another field) must still match
+// every window document, and the expanded words then rescore its matches.
 func (p *Pipeline) expand(ctx context.Context, idx bleve.Index, q query.Query, text string) (query.Query, error) {
 	fb := p.feedback
 	if fb == nil || q == nil {
@@ -278,7 +282,58 @@ func (p *Pipeline) expand(ctx context.Context, idx bleve.Index, q query.Query, t
 			qs = append(qs, tq)
 		}
 	}
-	return bleve.NewDisjunctionQuery(qs...), nil
+	expanded := bleve.NewDisjunctionQuery(qs...)
+	if p.wordsOnly(q) {
+		return expanded, nil
+	}
+	b := bleve.NewBooleanQuery()
+	b.AddMust(q)
+	b.AddShould(expanded)
+	return b, nil
+}
+
+// wordsOnly reports whether q asks for text's words and nothing more,
+// as p's first stage does: match and term queries, alone or in a
+// disjunction, over the fields feedback searches (all of them, or none
+// named). The window may then hold documents matching feedback words only.
+func (p *Pipeline) wordsOnly(q query.Query) bool {
+	fields := map[string]bool{}
+	var leaves func(q query.Query) bool
+	leaves = func(q query.Query) bool {
+		switch t := q.(type) {
+		case *query.MatchQuery:
+			fields[t.Field()] = true
+			return t.Operator == query.MatchQueryOperatorOr && t.Fuzziness == 0 && t.Prefix == 0
+		case *query.TermQuery:
+			fields[t.Field()] = true
+			return true
+		case *query.DisjunctionQuery:
+			if t.Min > 1 {
+				return false
+			}
+			for _, d := range t.Disjuncts {
+				if !leaves(d) {
+					return false
+				}
+			}
+			return true
+		}
+		return false
+	}
+	if !leaves(q) {
+		return false
+	}
+	delete(fields, "")
+	if len(fields) == 0 {
+		return true
+	}
+	for _, f := range p.feedback.fields {
+		if !fields[f] {
+			return false
+		}
+		delete(fields, f)
+	}
+	return len(fields) == 0
 }
 
 // perIDF divides each term's weight by its idf (see IDFOnce), as Bleve's

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
@@ -296,5 +297,57 @@ func TestFeedbackIDFOnce(t *testing.T) {
 	}
 	if len(ratios) < 2 {
 		t.Errorf("scores with idf once are the default's times one factor (%v): the boosts were not divided per term", ratios)
+	}
+}
+
+// TestFeedbackKeepsRestrictions checks that a request whose query does
+// more than ask for words (a filter, a negation, a field) keeps doing it
+// with feedback: every hit of the window still matches it, while a plain
+// match query of the same words retrieves by feedback words too.
+func TestFeedbackKeepsRestrictions(t *testing.T) {
+	idx := plainIndex(t, &dataset.Dataset{Corpus: orchard})
+	p := feedbackPipeline(t, idx, "fields: {title: subject, text: body}\nfirst_stage: {feedback: {docs: 2, terms: 5}}\n")
+	term := func(field, word string) *query.TermQuery {
+		q := bleve.NewTermQuery(word)
+		q.SetField(field)
+		return q
+	}
+	fruitApple := bleve.NewMatchQuery("fruit apple")
+	notCider := bleve.NewBooleanQuery()
+	notCider.AddMust(bleve.NewMatchQuery("fruit apple"))
+	notCider.AddMustNot(term("body", "cider"))
+	subject := bleve.NewMatchQuery("fruit")
+	subject.SetField("subject")
+	for _, tc := range []struct {
+		name    string
+		q       query.Query
+		want    []string // among the hits
+		refused []string // none of the hits
+	}{
+		{"words alone", bleve.NewMatchQuery("fruit"), []string{"f1", "f2", "a1", "a2"}, nil},
+		{"a conjunction with a filter", bleve.NewConjunctionQuery(fruitApple, term("body", "orchard")), []string{"f1", "f2", "a1"}, []string{"a2"}},
+		{"a negation", notCider, []string{"f1", "f2", "a1"}, []string{"a2"}},
+		{"another field", subject, []string{"f1", "f2"}, []string{"a1", "a2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := rerank.Wrap(idx, p).Search(bleve.NewSearchRequestOptions(tc.q, 10, 0, false))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, h := range res.Hits {
+				got = append(got, h.ID)
+			}
+			for _, id := range tc.want {
+				if !slices.Contains(got, id) {
+					t.Errorf("hits %v, want %s among them", got, id)
+				}
+			}
+			for _, id := range tc.refused {
+				if slices.Contains(got, id) {
+					t.Errorf("hits %v hold %s, which the request's query does not match", got, id)
+				}
+			}
+		})
 	}
 }
