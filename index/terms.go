@@ -8,6 +8,7 @@ import (
 
 	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/dataset"
+	"github.com/semrank/semrank/internal/termorder"
 )
 
 // TermsPayload is the name of the built-in payload holding each document's
@@ -164,12 +165,12 @@ func TermCountsOf(b []byte, terms []string, counts []int) (total int, err error)
 			return 0, errTerms
 		}
 		b = b[k:]
-		if i > 0 && string(term) <= string(prev) {
+		if i > 0 && !termorder.After(term, prev) {
 			return 0, errTerms // not sorted, or a term twice
 		}
 		prev = term
 		total += int(c)
-		for j < len(terms) && terms[j] < string(term) {
+		for j < len(terms) && termorder.Before(terms[j], term) {
 			j++
 		}
 		if j < len(terms) && terms[j] == string(term) {

@@ -98,3 +98,33 @@ func BenchmarkEncodePayload(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCosineEncoded scores a question's terms against the stored
+// vectors of 100 real comments, as the TWEAK stage does for a window.
+func BenchmarkCosineEncoded(b *testing.B) {
+	docs, _ := benchCorpus(b)
+	docs = docs[:min(100, len(docs))]
+	vec := func(text string) tweak.Vector {
+		var v tweak.Vector
+		for i, o := range tweak.Analyze("", text).Terms {
+			v.Terms = append(v.Terms, o.Term)
+			v.Weights = append(v.Weights, 1+float64(i%7)/7)
+		}
+		return v
+	}
+	enc := make([][]byte, len(docs))
+	for i, d := range docs {
+		var err error
+		if enc[i], err = vec(d.FullText()).AppendBinary(nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	q := vec("Where can I find a good bank in Doha to open an account for my salary and a visa?")
+	for b.Loop() {
+		for _, e := range enc {
+			if _, err := tweak.CosineEncoded(q, e); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

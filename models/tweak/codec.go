@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/semrank/semrank/internal/termorder"
 )
 
 // codecVersion is the first byte of an encoded vector.
@@ -81,7 +83,7 @@ func CosineEncoded(q Vector, b []byte) (float64, error) {
 	i := 0
 	err := scanVector(b, nil, func(term []byte, w float64) {
 		sq += w * w
-		for i < len(q.Terms) && q.Terms[i] < string(term) {
+		for i < len(q.Terms) && termorder.Before(q.Terms[i], term) {
 			i++
 		}
 		if i < len(q.Terms) && q.Terms[i] == string(term) {
@@ -136,7 +138,7 @@ func scanVector(b []byte, size func(n int), term func(t []byte, w float64)) erro
 		b = b[s:]
 		// The term shares cur's first p bytes, so it follows cur when
 		// its suffix follows the rest of cur.
-		if i > 0 && string(suffix) <= string(cur[p:]) {
+		if i > 0 && !termorder.After(suffix, cur[p:]) {
 			return bad("term %d (%q) not after %q", i, string(cur[:p])+string(suffix), cur)
 		}
 		cur = append(cur[:p], suffix...)
