@@ -205,6 +205,35 @@ func FuzzDecodeVector(f *testing.F) {
 	})
 }
 
+// FuzzCosineEncoded: the cosine read off an encoded vector is Cosine of
+// the decoded one to the last bit, and malformed input is an error exactly
+// when decoding refuses it.
+func FuzzCosineEncoded(f *testing.F) {
+	f.Add(EncodeVector([]float64{1, 2, -0.5}), 0.25, -3.0, 7.5)
+	f.Add(EncodeVector([]float64{math.NaN(), 1, 2}), 1.0, 1.0, 1.0)
+	f.Add([]byte{1, 2, 3}, 1.0, 0.0, 0.0)
+	f.Add(EncodeVector([]float64{0, 0, 0}), 1.0, 2.0, 3.0)
+	f.Fuzz(func(t *testing.T, b []byte, a0, a1, a2 float64) {
+		a := []float64{a0, a1, a2}
+		for _, x := range a {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return
+			}
+		}
+		got, err := CosineEncoded(a, SquaredNorm(a), b)
+		v, derr := DecodeVector(b, len(a))
+		if (err == nil) != (derr == nil) {
+			t.Fatalf("CosineEncoded error %v, DecodeVector error %v", err, derr)
+		}
+		if err != nil {
+			return
+		}
+		if want := Cosine(a, v); math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Fatalf("CosineEncoded = %v, Cosine of the decoded vector %v", got, want)
+		}
+	})
+}
+
 func TestPlotCurve(t *testing.T) {
 	curve := []Iteration{
 		{Iter: 1, Phase: "rbm-1", Loss: 3, DevMAP: NoDev},

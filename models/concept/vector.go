@@ -21,6 +21,39 @@ func Cosine(a, b []float64) float64 {
 	return d / math.Sqrt(na*nb)
 }
 
+// CosineEncoded returns Cosine(a, v), to the last bit, for v the vector
+// EncodeVector wrote into b, without decoding v into a slice: a scorer
+// reads each candidate's stored vector once. na is a's squared norm
+// (SquaredNorm), which a scorer computes once for all candidates.
+// Malformed input is the error DecodeVectorTo gives.
+func CosineEncoded(a []float64, na float64, b []byte) (float64, error) {
+	if len(b) != 4*len(a) {
+		return 0, fmt.Errorf("concept: vector payload has %d bytes, want %d (dimension %d)", len(b), 4*len(a), len(a))
+	}
+	var d, nb float64
+	for i := range a {
+		x := float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return 0, fmt.Errorf("concept: vector payload value %d is not finite", i)
+		}
+		d += a[i] * x
+		nb += x * x
+	}
+	if na == 0 || nb == 0 {
+		return 0, nil
+	}
+	return d / math.Sqrt(na*nb), nil
+}
+
+// SquaredNorm returns the sum of a's squares, in Cosine's order.
+func SquaredNorm(a []float64) float64 {
+	var na float64
+	for _, x := range a {
+		na += x * x
+	}
+	return na
+}
+
 // Dot returns the inner product of two dense vectors of equal length.
 func Dot(a, b []float64) float64 {
 	var d float64

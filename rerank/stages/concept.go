@@ -21,7 +21,8 @@ type Concept struct {
 	encoder concept.PayloadEncoder
 	dim     int
 	// score compares the query and a candidate given their vectors and
-	// texts; textScore says whether it reads the texts.
+	// texts, nil meaning their cosine; textScore says whether it reads
+	// the texts.
 	score     func(qv, dv []float64, qText, dText string) float64
 	textScore bool
 }
@@ -48,7 +49,7 @@ func stageModel[M any](spec rerank.StageSpec, env rerank.Env, typ string, read f
 // newConcept builds a concept stage for model m, checking that the
 // index's payload (option "payload", default the stage's name, so that two
 // stages of one type, e.g. S2Net at two dimensions, store two payloads)
-// was written by m.
+// was written by m. A nil score compares the vectors by their cosine.
 func newConcept(spec rerank.StageSpec, env rerank.Env, typ, payload string, m conceptModel, dim int,
 	score func(qv, dv []float64, qText, dText string) float64) (*Concept, error) {
 	if payload == "" {
@@ -86,15 +87,26 @@ func (s *Concept) Score(ctx context.Context, q rerank.Query, cands []rerank.Cand
 	if err != nil {
 		return nil, err
 	}
+	qn := concept.SquaredNorm(qv)
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if s.score == nil && stored[i] != nil {
+			if out[i], err = concept.CosineEncoded(qv, qn, stored[i]); err != nil {
+				return nil, fmt.Errorf("document %s: %w", c.ID, err)
+			}
+			continue
 		}
 		dv, err := s.docVector(buf, c, stored[i])
 		if err != nil {
 			return nil, err
 		}
-		out[i] = s.score(qv, dv, q.Text, c.FullText())
+		if s.score == nil {
+			out[i] = concept.Cosine(qv, dv)
+		} else {
+			out[i] = s.score(qv, dv, q.Text, c.FullText())
+		}
 	}
 	return out, nil
 }
@@ -110,6 +122,3 @@ func (s *Concept) docVector(buf []float64, c rerank.Candidate, b []byte) ([]floa
 	}
 	return s.encoder.Encoder.Embed(c.FullText()), nil
 }
-
-// cosine is the score of the linear concept models.
-func cosine(qv, dv []float64, _, _ string) float64 { return concept.Cosine(qv, dv) }

@@ -15,6 +15,6 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return newConcept(spec, env, lsa.Method, o.Payload, m, m.Dim(), cosine)
+		return newConcept(spec, env, lsa.Method, o.Payload, m, m.Dim(), nil)
 	})
 }

@@ -17,6 +17,6 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return newConcept(spec, env, s2net.Method, o.Payload, m, m.Dim(), cosine)
+		return newConcept(spec, env, s2net.Method, o.Payload, m, m.Dim(), nil)
 	})
 }
