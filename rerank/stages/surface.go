@@ -50,6 +50,11 @@ func countURLs(s string) int {
 // starts with, in any case ((?i): an s may also be ſ, U+017F, which folds
 // to it), or 0.
 func urlPrefix(s string) int {
+	// Only w, W, h and H fold to the first letters ('|0x20' lower-cases
+	// them and maps no other byte there), so most positions end here.
+	if len(s) < 4 || s[0]|0x20 != 'w' && s[0]|0x20 != 'h' {
+		return 0
+	}
 	if len(s) >= 4 && strings.EqualFold(s[:4], "www.") {
 		return 4
 	}

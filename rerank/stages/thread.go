@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/semrank/semrank/rerank"
 )
@@ -73,7 +72,13 @@ type comment struct {
 type conversation struct {
 	byPos  []comment // in thread order; ties keep the candidate order
 	maxPos float64
-	lower  func() []string // byPos's texts in lower case, made once
+	// askerNext[k] is the index in byPos of the first comment after k by
+	// the author of k's question, and userNext[k] of the first after k by
+	// k's own author; -1 where there is none. Following them visits the
+	// later comments a feature looks for without scanning the thread
+	// from every comment.
+	askerNext, userNext []int
+	posts               map[string]int // comments per known user
 }
 
 // conversationOf returns cands as a conversation, made once per window.
@@ -90,13 +95,24 @@ func conversationOf(ctx context.Context, cands []rerank.Candidate) *conversation
 			th.maxPos = max(th.maxPos, p)
 		}
 		sort.SliceStable(th.byPos, func(a, b int) bool { return th.byPos[a].pos < th.byPos[b].pos })
-		th.lower = sync.OnceValue(func() []string {
-			out := make([]string, len(th.byPos))
-			for k, c := range th.byPos {
-				out[k] = strings.ToLower(c.text)
+		n := len(th.byPos)
+		th.askerNext, th.userNext = make([]int, n), make([]int, n)
+		th.posts = map[string]int{}
+		last := map[string]int{} // each user's first comment after k
+		for k := n - 1; k >= 0; k-- {
+			c := th.byPos[k]
+			th.askerNext[k], th.userNext[k] = -1, -1
+			if j, ok := last[c.asker]; ok && c.asker != "" {
+				th.askerNext[k] = j
 			}
-			return out
-		})
+			if c.user != "" {
+				if j, ok := last[c.user]; ok {
+					th.userNext[k] = j
+				}
+				last[c.user] = k
+				th.posts[c.user]++
+			}
+		}
 		return th, nil
 	})
 	return v.(*conversation)
@@ -107,18 +123,18 @@ func (t *Thread) Score(ctx context.Context, q rerank.Query, cands []rerank.Candi
 	th := conversationOf(ctx, cands)
 	byPos := th.byPos
 	thanks := map[int]bool{} // asker_thanks: whether byPos[i] thanks, by i
+	var lower []string       // asker_names: byPos[i]'s text in lower case, once read
 	out := make([]float64, len(cands))
 	for k, c := range byPos {
 		var v float64
 		switch t.Feature {
 		case "asker_after":
-			v = b2f(slices.ContainsFunc(byPos[k+1:], c.byAsker))
+			v = b2f(th.askerNext[k] >= 0)
 		case "asker_next":
 			v = b2f(k+1 < len(byPos) && c.byAsker(byPos[k+1]))
 		case "asker_thanks":
-			if j := slices.IndexFunc(byPos[k+1:], c.byAsker); j >= 0 {
+			if next := th.askerNext[k]; next >= 0 {
 				// Most comments before one of the asker's ask about it.
-				next := k + 1 + j
 				t, ok := thanks[next]
 				if !ok {
 					t = thanksRE.MatchString(byPos[next].text)
@@ -128,9 +144,14 @@ func (t *Thread) Score(ctx context.Context, q rerank.Query, cands []rerank.Candi
 			}
 		case "asker_names":
 			if c.name != "" && c.user != c.asker {
-				lower := th.lower()
-				for j := k + 1; j < len(byPos); j++ {
-					if c.byAsker(byPos[j]) && strings.Contains(lower[j], c.name) {
+				if lower == nil {
+					lower = make([]string, len(byPos))
+				}
+				for j := th.askerNext[k]; j >= 0; j = th.userNext[j] {
+					if lower[j] == "" {
+						lower[j] = strings.ToLower(byPos[j].text)
+					}
+					if strings.Contains(lower[j], c.name) {
 						v = 1
 						break
 					}
@@ -139,10 +160,8 @@ func (t *Thread) Score(ctx context.Context, q rerank.Query, cands []rerank.Candi
 		case "dialogue":
 			v = b2f(inDialogue(byPos, k))
 		case "user_repeats":
-			for _, o := range byPos {
-				if o.i != c.i && c.user != "" && o.user == c.user {
-					v++
-				}
+			if c.user != "" {
+				v = float64(th.posts[c.user] - 1)
 			}
 		case "relative":
 			if th.maxPos > 0 {
