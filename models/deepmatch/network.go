@@ -150,8 +150,9 @@ func netWeights(a Arch, s Shape, limit int) int {
 // state is one pair's forward pass, kept for back-propagation.
 type state struct {
 	x, y   hits        // the words of each side the patches hold
-	xFixed bool        // x was scattered once for all pairs (ScoreAll)
-	on     [][]int     // active (overlapped) patches per level
+	xFixed bool        // x was scattered once for pairs wanted for their scores alone (ScoreAll)
+	on     [][]int     // patches computed per level (see computed); the rest output zero
+	read   [][]bool    // computed's scratch: per level, the patches a computed parent reads
 	act    [][]float64 // per level, P_l·K_l outputs (zero where silent)
 	uv     []float64   // per finest patch and filter: L_xᵀx_p then L_yᵀy_p (2·D)
 	// xu holds, with xFixed, L_xᵀx_p (D values) per finest patch x hits
@@ -166,6 +167,7 @@ func (n *Net) newState() *state {
 	for l, ps := range n.arch.Levels {
 		st.act = append(st.act, make([]float64, len(ps)*n.shape.Neurons[l]))
 		st.on = append(st.on, nil)
+		st.read = append(st.read, make([]bool, len(ps)))
 	}
 	st.uv = make([]float64, len(n.arch.Levels[0])*n.shape.Neurons[0]*2*n.shape.Rank)
 	st.com = make([]float64, n.shape.Committee)
@@ -213,8 +215,9 @@ func (n *Net) ScoreAll(x Input, ys []Input) []float64 {
 }
 
 // overlaps reports whether the pair overlaps patch p of level l: x holds
-// one of its X words and y one of its Y words (Definition 3.1).
-func (st *state) overlaps(l, p int) bool { return st.x.hit[l][p] && st.y.hit[l][p] }
+// one of its X words and y one of its Y words (Definition 3.1). y is
+// scattered within x's patches, so its hits are the pair's overlaps.
+func (st *state) overlaps(l, p int) bool { return st.y.hit[l][p] }
 
 // entry is a word of an input that a patch side holds: its value and its
 // row in the side's filter matrices.
@@ -355,19 +358,12 @@ func (n *Net) run(x, y Input, st *state) {
 			clear(st.act[l][p*K : (p+1)*K])
 		}
 	}
-	var within *hits
-	if st.xFixed {
-		within = &st.x
-	} else {
+	if !st.xFixed {
 		st.x.scatter(x, &n.post[xSide], nil)
 	}
-	st.y.scatter(y, &n.post[ySide], within)
-	st.on[0] = st.on[0][:0]
-	for p := range n.arch.Levels[0] {
-		if !st.overlaps(0, p) {
-			continue
-		}
-		st.on[0] = append(st.on[0], p)
+	st.y.scatter(y, &n.post[ySide], &st.x)
+	n.computed(st)
+	for _, p := range st.on[0] {
 		w := n.first[p].w
 		size := n.nx[p]*D + n.ny[p]*D + 1
 		for k := range K1 {
@@ -390,12 +386,7 @@ func (n *Net) run(x, y Input, st *state) {
 	}
 	for l := 1; l < len(n.arch.Levels); l++ {
 		K, Kin := n.shape.Neurons[l], n.shape.Neurons[l-1]
-		st.on[l] = st.on[l][:0]
-		for q := range n.arch.Levels[l] {
-			if !st.overlaps(l, q) {
-				continue
-			}
-			st.on[l] = append(st.on[l], q)
+		for _, q := range st.on[l] {
 			cs := n.arch.Children[l][q]
 			size := len(cs)*Kin + 1
 			w := n.upper[l-1][q].w
@@ -433,6 +424,44 @@ func (n *Net) run(x, y Input, st *state) {
 		pot += n.out.w[j] * c
 	}
 	st.s = sigmoid(pot)
+}
+
+// computed sets st.on to the patches whose neurons run computes, in
+// ascending order per level: every overlapped patch, or, when st scores
+// pairs for their scores alone (ScoreAll), only those whose outputs reach
+// the committee, the top level's overlapped patches and, below, the
+// overlapped children of patches computed: a neuron no computed parent
+// reads cannot change the score.
+func (n *Net) computed(st *state) {
+	L := len(n.arch.Levels) - 1
+	for l := range st.on {
+		st.on[l] = st.on[l][:0]
+		if l < L && st.xFixed {
+			continue
+		}
+		for p := range n.arch.Levels[l] {
+			if st.overlaps(l, p) {
+				st.on[l] = append(st.on[l], p)
+			}
+		}
+	}
+	if !st.xFixed {
+		return
+	}
+	for l := L; l >= 1; l-- {
+		read := st.read[l-1]
+		for _, q := range st.on[l] {
+			for _, c := range n.arch.Children[l][q] {
+				read[c] = read[c] || st.overlaps(l-1, c)
+			}
+		}
+		for c, r := range read {
+			if r {
+				st.on[l-1] = append(st.on[l-1], c)
+				read[c] = false
+			}
+		}
+	}
 }
 
 // backprop adds ds·∂s/∂θ to the gradients, for the pair whose forward pass
