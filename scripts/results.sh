@@ -6,7 +6,7 @@
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
 # beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, bench, plain-cacm, plain-cacm-supervised,
-# plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, wmd-ssg-cost, scale,
+# plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, cost-a, wmd-ssg-cost, scale,
 # serve, shards.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
@@ -15,7 +15,7 @@
 # (outputs; default out/results), ABL (ablations to run; default all),
 # DEVONLY (set: ablations on dev only, without their cross-validation),
 # SCALE (the scale section's collections; default "cacm A-train 10k 100k"),
-# SR_BEFORE (the cost-before, wmd-ssg-cost, scale and serve sections: another semrank binary, measured
+# SR_BEFORE (the cost-before, cost-a, wmd-ssg-cost, scale and serve sections: another semrank binary, measured
 # beside SR), SERVECOST_BEFORE (the serve section: examples/servecost built
 # with SR_BEFORE's tree),
 # ROUNDS (the scale section's interleaved rounds; default 2; the shards
@@ -601,6 +601,22 @@ run() {
 				done
 			done
 		} | tee "$R/cost-before.txt"
+		;;
+	cost-a)
+		# Recipe A's row of cost-before with each run's whole report (the
+		# medians and every stage's time a window): SR_BEFORE and SR
+		# alternating, ROUNDS times (default 3), semrank bench --rounds 3
+		# each, over the cost section's index of SemEval A.
+		: "${SR_BEFORE:?cost-a compares SR with SR_BEFORE, another semrank binary}"
+		local r bin
+		{
+			for r in $(seq "${ROUNDS:-3}"); do
+				for bin in "$SR_BEFORE" "$SR"; do
+					echo "== $bin round $r (load $(cut -d' ' -f1-3 /proc/loadavg))"
+					$bin bench --index "$R/cost/a.idx" --pipeline "$R/recipe-a/pipeline.yaml" --data "$O/A-dev" --rounds 3 2>&1
+				done
+			done
+		} | tee "$R/cost-a.txt"
 		;;
 	wmd-ssg-cost)
 		# The wmd and ssg stages' cost and what weighing ssg's edges
