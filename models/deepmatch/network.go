@@ -241,9 +241,8 @@ const (
 // wordPostings indexes the patches of every level by word, for one side,
 // so that an input finds the patches it hits by looking up its own words
 // instead of testing every patch's bitmap for every word. The patches
-// holding word w are post[off[w]:off[w+1]], by level then patch: one
-// array rather than a list per word and level, because an input's words
-// are scattered over the vocabulary and each list read is a cache miss.
+// holding word w are post[off[w]:off[w+1]], by level then patch: a word
+// is looked up once for all levels.
 type wordPostings struct {
 	off  []int32
 	post []posting
