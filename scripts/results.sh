@@ -604,16 +604,37 @@ run() {
 		;;
 	cost-a)
 		# Recipe A's row of cost-before with each run's whole report (the
-		# medians and every stage's time a window): SR_BEFORE and SR
-		# alternating, ROUNDS times (default 3), semrank bench --rounds 3
-		# each, over the cost section's index of SemEval A.
+		# medians and every stage's time a window), then the stages this
+		# section's changes touched, alone in a pipeline (window 100) over
+		# the same index and queries: SR_BEFORE and SR alternating, ROUNDS
+		# times (default 3), semrank bench --rounds 3 (the single stages
+		# --rounds 2) each. Everything lands in $R/cost-a.txt.
 		: "${SR_BEFORE:?cost-a compares SR with SR_BEFORE, another semrank binary}"
-		local r bin
+		local r bin p
+		mkdir -p "$R/cost-a"
+		printf 'window: 100\nstages:\n  - type: deepmatch\n    model: %s\n' "$(realpath "$R/recipe-a/models/deepmatch.model")" >"$R/cost-a/deepmatch.yaml"
+		printf 'window: 100\nstages:\n  - type: tfidf\n    name: peers\n    options: {peers: true}\n' >"$R/cost-a/peers.yaml"
+		{
+			echo 'window: 100'
+			echo 'stages:'
+			for p in asker_after user_repeats asker_thanks asker_names; do
+				printf '  - type: thread\n    name: %s\n    options: {feature: %s}\n' $p $p
+			done
+			printf '  - type: surface\n    name: urls\n    options: {feature: urls}\n'
+		} >"$R/cost-a/thread.yaml"
 		{
 			for r in $(seq "${ROUNDS:-3}"); do
 				for bin in "$SR_BEFORE" "$SR"; do
 					echo "== $bin round $r (load $(cut -d' ' -f1-3 /proc/loadavg))"
 					$bin bench --index "$R/cost/a.idx" --pipeline "$R/recipe-a/pipeline.yaml" --data "$O/A-dev" --rounds 3 2>&1
+				done
+			done
+			for p in deepmatch peers thread; do
+				for r in $(seq "${ROUNDS:-3}"); do
+					for bin in "$SR_BEFORE" "$SR"; do
+						echo "== $p alone, $bin round $r (load $(cut -d' ' -f1-3 /proc/loadavg))"
+						$bin bench --index "$R/cost/a.idx" --pipeline "$R/cost-a/$p.yaml" --data "$O/A-dev" --rounds 2 2>&1 | sed -n '/^ *stage /,$p'
+					done
 				done
 			done
 		} | tee "$R/cost-a.txt"

@@ -3,10 +3,10 @@ package stages
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/semrank/semrank/rerank"
 )
@@ -14,7 +14,47 @@ import (
 // threadFeatures are the features Thread documents.
 var threadFeatures = []string{"asker_after", "asker_names", "asker_next", "asker_thanks", "dialogue", "relative", "user_repeats"}
 
-var thanksRE = regexp.MustCompile(`(?i)\b(?:thank|thanx|thnx|thx|appreciate)`)
+// thankWords are the words asker_thanks looks for at the start of a word.
+var thankWords = []string{"thank", "thanx", "thnx", "thx", "appreciate"}
+
+// saysThanks reports whether s holds one of thankWords at the start of a word,
+// in any case: whether the regular expression
+// (?i)\b(?:thank|thanx|thnx|thx|appreciate) matches (Go's \b is ASCII's),
+// found by one scan instead of the regexp engine.
+func saysThanks(s string) bool {
+	for i := 0; i < len(s); i++ {
+		// Only t, T, a and A fold to the words' first letters.
+		if c := s[i] | 0x20; c != 't' && c != 'a' || i > 0 && isWordByte(s[i-1]) {
+			continue
+		}
+		for _, w := range thankWords {
+			if hasFoldPrefix(s[i:], w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasFoldPrefix reports whether s starts with word, lower-case ASCII
+// letters, under (?i)'s case folding: each letter in either case, and k
+// also as the Kelvin sign (U+212A), the one other rune folding to one of
+// the words' letters.
+func hasFoldPrefix(s, word string) bool {
+	for j := 0; j < len(word); j++ {
+		switch {
+		case s == "":
+			return false
+		case s[0] < utf8.RuneSelf && s[0]|0x20 == word[j]: // '|0x20' lower-cases letters and maps no other byte to one
+			s = s[1:]
+		case word[j] == 'k' && strings.HasPrefix(s, "\u212a"):
+			s = s[len("\u212a"):]
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 func init() {
 	rerank.RegisterStage("thread", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
@@ -137,7 +177,7 @@ func (t *Thread) Score(ctx context.Context, q rerank.Query, cands []rerank.Candi
 				// Most comments before one of the asker's ask about it.
 				t, ok := thanks[next]
 				if !ok {
-					t = thanksRE.MatchString(byPos[next].text)
+					t = saysThanks(byPos[next].text)
 					thanks[next] = t
 				}
 				v = b2f(t)

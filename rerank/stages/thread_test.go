@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"math/rand/v2"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,6 +11,50 @@ import (
 	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/rerank"
 )
+
+// thanksRE is the definition saysThanks implements.
+var thanksRE = regexp.MustCompile(`(?i)\b(?:thank|thanx|thnx|thx|appreciate)`)
+
+func TestThanks(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want bool
+	}{
+		{"", false},
+		{"Thanks a lot", true},
+		{"THX!", true},
+		{"many thnx", true},
+		{"I appreciate it", true},
+		{"I Appreciated it", true},
+		{"unthankful", false},
+		{"_thanks 9thx", false},
+		{"(thanks)", true},
+		{"\u00e9thanks", true},
+		{"than\u212a you", true},
+		{"than\u212a", true},
+		{"tha\u212ank", false},
+		{"th", false},
+		{"thx\xff", true},
+		{"\xffthx", true},
+	} {
+		if got, want := saysThanks(tc.s), thanksRE.MatchString(tc.s); got != tc.want || want != tc.want {
+			t.Errorf("saysThanks(%q) = %v, the regexp says %v; want %v", tc.s, got, want, tc.want)
+		}
+	}
+}
+
+// FuzzThanks checks saysThanks against the regular expression it implements,
+// on any text.
+func FuzzThanks(f *testing.F) {
+	for _, s := range []string{"Thanks a lot", "than\u212a", "xthx appreciate", "THNX\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := saysThanks(s), thanksRE.MatchString(s); got != want {
+			t.Fatalf("saysThanks(%q) = %v, the regexp says %v", s, got, want)
+		}
+	})
+}
 
 // threadFeature computes a feature of candidate i straight from its
 // definition (Thread's doc), scanning the whole window: Thread, which
