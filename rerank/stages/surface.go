@@ -32,7 +32,10 @@ var surfaceFeatures = map[string]func(string) float64{
 func countURLs(s string) int {
 	n := 0
 	for i := 0; i < len(s); i++ {
-		if i > 0 && isWordByte(s[i-1]) {
+		// Only w, W, h and H fold to a link's first letter ('|0x20'
+		// lower-cases them and maps no other byte there): most bytes end
+		// here.
+		if c := s[i] | 0x20; c != 'w' && c != 'h' || i > 0 && isWordByte(s[i-1]) {
 			continue
 		}
 		k := urlPrefix(s[i:])
@@ -50,11 +53,6 @@ func countURLs(s string) int {
 // starts with, in any case ((?i): an s may also be ſ, U+017F, which folds
 // to it), or 0.
 func urlPrefix(s string) int {
-	// Only w, W, h and H fold to the first letters ('|0x20' lower-cases
-	// them and maps no other byte there), so most positions end here.
-	if len(s) < 4 || s[0]|0x20 != 'w' && s[0]|0x20 != 'h' {
-		return 0
-	}
 	if len(s) >= 4 && strings.EqualFold(s[:4], "www.") {
 		return 4
 	}
