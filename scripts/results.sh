@@ -6,7 +6,7 @@
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
 # beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, bench, plain-cacm, plain-cacm-supervised,
-# plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, wmd-ssg-cost, scale,
+# plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, cost-a, wmd-ssg-cost, scale,
 # serve, shards.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
@@ -15,7 +15,7 @@
 # (outputs; default out/results), ABL (ablations to run; default all),
 # DEVONLY (set: ablations on dev only, without their cross-validation),
 # SCALE (the scale section's collections; default "cacm A-train 10k 100k"),
-# SR_BEFORE (the cost-before, wmd-ssg-cost, scale and serve sections: another semrank binary, measured
+# SR_BEFORE (the cost-before, cost-a, wmd-ssg-cost, scale and serve sections: another semrank binary, measured
 # beside SR), SERVECOST_BEFORE (the serve section: examples/servecost built
 # with SR_BEFORE's tree),
 # ROUNDS (the scale section's interleaved rounds; default 2; the shards
@@ -602,6 +602,43 @@ run() {
 				done
 			done
 		} | tee "$R/cost-before.txt"
+		;;
+	cost-a)
+		# Recipe A's row of cost-before with each run's whole report (the
+		# medians and every stage's time a window), then the stages this
+		# section's changes touched, alone in a pipeline (window 100) over
+		# the same index and queries: SR_BEFORE and SR alternating, ROUNDS
+		# times (default 3), semrank bench --rounds 3 (the single stages
+		# --rounds 2) each. Everything lands in $R/cost-a.txt.
+		: "${SR_BEFORE:?cost-a compares SR with SR_BEFORE, another semrank binary}"
+		local r bin p
+		mkdir -p "$R/cost-a"
+		printf 'window: 100\nstages:\n  - type: deepmatch\n    model: %s\n' "$(realpath "$R/recipe-a/models/deepmatch.model")" >"$R/cost-a/deepmatch.yaml"
+		printf 'window: 100\nstages:\n  - type: tfidf\n    name: peers\n    options: {peers: true}\n' >"$R/cost-a/peers.yaml"
+		{
+			echo 'window: 100'
+			echo 'stages:'
+			for p in asker_after user_repeats asker_thanks asker_names; do
+				printf '  - type: thread\n    name: %s\n    options: {feature: %s}\n' $p $p
+			done
+			printf '  - type: surface\n    name: urls\n    options: {feature: urls}\n'
+		} >"$R/cost-a/thread.yaml"
+		{
+			for r in $(seq "${ROUNDS:-3}"); do
+				for bin in "$SR_BEFORE" "$SR"; do
+					echo "== $bin round $r (load $(cut -d' ' -f1-3 /proc/loadavg))"
+					$bin bench --index "$R/cost/a.idx" --pipeline "$R/recipe-a/pipeline.yaml" --data "$O/A-dev" --rounds 3 2>&1
+				done
+			done
+			for p in deepmatch peers thread; do
+				for r in $(seq "${ROUNDS:-3}"); do
+					for bin in "$SR_BEFORE" "$SR"; do
+						echo "== $p alone, $bin round $r (load $(cut -d' ' -f1-3 /proc/loadavg))"
+						$bin bench --index "$R/cost/a.idx" --pipeline "$R/cost-a/$p.yaml" --data "$O/A-dev" --rounds 2 2>&1 | sed -n '/^ *stage /,$p'
+					done
+				done
+			done
+		} | tee "$R/cost-a.txt"
 		;;
 	wmd-ssg-cost)
 		# The wmd and ssg stages' cost and what weighing ssg's edges

@@ -69,7 +69,14 @@ func (m *Model) CandidateSide(c Candidate) Side {
 // ScoreSides returns the matching score of each candidate, given as
 // CandidateSide returns it, for query: the same, to the bit, as Score's.
 func (m *Model) ScoreSides(query string, ys []Side) []float64 {
-	x := m.VX.Encode(QueryTokens(query, m.Config.Meta))
+	return m.ScoreAnalyzed(analyzers.Tokens(query), ys)
+}
+
+// ScoreAnalyzed is ScoreSides for a query given as its analyzer tokens
+// (analyzers.Tokens), which it does not modify: stages of one window
+// analyze the query once.
+func (m *Model) ScoreAnalyzed(tokens []string, ys []Side) []float64 {
+	x := m.VX.Encode(withQueryMeta(tokens, m.Config.Meta))
 	ip, ok := m.net.(innerProduct)
 	if !ok {
 		ins := make([]Input, len(ys))

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"sync"
 )
 
 // Arch is the topology DeepMatch derives from the topic models: patch sets
@@ -39,9 +41,12 @@ type Net struct {
 	upper [][]*block
 	com   *block // Committee × (P_L·K_L + 1)
 	out   *block // Committee + 1
-	// post[l] lists, for each word, the patches of level l holding it on
-	// the X side (post[l].x) and the Y side, with the word's row there.
-	post []levelPostings
+	// post[side] lists, for each word, the patches holding it on the X
+	// side (post[xSide]) and the Y side, with the word's row there.
+	post [2]wordPostings
+	// scoring holds ScoreAll's states between calls: a state's buffers
+	// are sized by the network, its patches' entry lists by the inputs.
+	scoring sync.Pool
 }
 
 func (a Arch) validate(s Shape) error {
@@ -85,9 +90,7 @@ func NewNet(a Arch, s Shape, init float64, seed uint64) (*Net, error) {
 	}
 	rng := rand.New(rand.NewPCG(seed, 0xdee9))
 	n := &Net{arch: a, shape: s}
-	for _, ps := range a.Levels {
-		n.post = append(n.post, newLevelPostings(ps))
-	}
+	n.post = [2]wordPostings{newWordPostings(a.Levels, xSide), newWordPostings(a.Levels, ySide)}
 	K1, D := s.Neurons[0], s.Rank
 	for _, p := range a.Levels[0] {
 		nx, ny := int(p.X.GetCardinality()), int(p.Y.GetCardinality())
@@ -147,12 +150,16 @@ func netWeights(a Arch, s Shape, limit int) int {
 // state is one pair's forward pass, kept for back-propagation.
 type state struct {
 	x, y   hits        // the words of each side the patches hold
-	xFixed bool        // x was scattered once for all pairs (ScoreAll)
-	on     [][]int     // active (overlapped) patches per level
+	xFixed bool        // x was scattered once for pairs wanted for their scores alone (ScoreAll)
+	on     [][]int     // patches computed per level (see computed); the rest output zero
+	read   [][]bool    // computed's scratch: per level, the patches a computed parent reads
 	act    [][]float64 // per level, P_l·K_l outputs (zero where silent)
 	uv     []float64   // per finest patch and filter: L_xᵀx_p then L_yᵀy_p (2·D)
-	com    []float64
-	s      float64
+	// xu holds, with xFixed, L_xᵀx_p (D values) per finest patch x hits
+	// and filter, computed once for all pairs.
+	xu  []float64
+	com []float64
+	s   float64
 }
 
 func (n *Net) newState() *state {
@@ -160,6 +167,7 @@ func (n *Net) newState() *state {
 	for l, ps := range n.arch.Levels {
 		st.act = append(st.act, make([]float64, len(ps)*n.shape.Neurons[l]))
 		st.on = append(st.on, nil)
+		st.read = append(st.read, make([]bool, len(ps)))
 	}
 	st.uv = make([]float64, len(n.arch.Levels[0])*n.shape.Neurons[0]*2*n.shape.Rank)
 	st.com = make([]float64, n.shape.Committee)
@@ -174,12 +182,30 @@ func (n *Net) Score(x, y Input) float64 {
 }
 
 // ScoreAll scores x against each of ys. The query side of the overlap test
-// and of the projections' word lookups is done once for all candidates,
-// and one state is reused.
+// and its projections L_xᵀx_p are computed once for all candidates (the
+// same sums run computes for each pair), the candidates' side only within
+// the patches the query hits, and one state is reused. It is safe for
+// concurrent use.
 func (n *Net) ScoreAll(x Input, ys []Input) []float64 {
-	st := n.newState()
-	st.x.scatter(x, n.post, xSide)
-	st.xFixed = true
+	st, _ := n.scoring.Get().(*state)
+	if st == nil {
+		st = n.newState()
+		st.xFixed = true
+		st.xu = make([]float64, len(st.uv)/2)
+	}
+	defer n.scoring.Put(st)
+	st.x.scatter(x, &n.post[xSide], nil)
+	K1, D := n.shape.Neurons[0], n.shape.Rank
+	for p, hit := range st.x.hit[0] {
+		if !hit {
+			continue
+		}
+		clear(st.xu[p*K1*D : (p+1)*K1*D])
+		size := n.nx[p]*D + n.ny[p]*D + 1
+		for k := range K1 {
+			project(st.x.ent[p], n.first[p].w[k*size:k*size+n.nx[p]*D], D, st.xu[(p*K1+k)*D:(p*K1+k+1)*D])
+		}
+	}
 	out := make([]float64, len(ys))
 	for i, y := range ys {
 		n.run(x, y, st)
@@ -189,8 +215,9 @@ func (n *Net) ScoreAll(x Input, ys []Input) []float64 {
 }
 
 // overlaps reports whether the pair overlaps patch p of level l: x holds
-// one of its X words and y one of its Y words (Definition 3.1).
-func (st *state) overlaps(l, p int) bool { return st.x.hit[l][p] && st.y.hit[l][p] }
+// one of its X words and y one of its Y words (Definition 3.1). y is
+// scattered within x's patches, so its hits are the pair's overlaps.
+func (st *state) overlaps(l, p int) bool { return st.y.hit[l][p] }
 
 // entry is a word of an input that a patch side holds: its value and its
 // row in the side's filter matrices.
@@ -199,10 +226,11 @@ type entry struct {
 	val float64
 }
 
-// posting is a patch holding a word, and the word's row in the patch
-// side's filter matrices (its 0-based rank among the side's words).
+// posting is a patch of a level holding a word, and the word's row in
+// the patch side's filter matrices (its 0-based rank among the side's
+// words).
 type posting struct {
-	patch, row int32
+	level, patch, row int32
 }
 
 const (
@@ -210,24 +238,57 @@ const (
 	ySide
 )
 
-// levelPostings indexes one level's patches by word, per side, so that an
-// input finds the patches it hits by looking up its own words, instead of
-// testing every patch's bitmap for every word.
-type levelPostings [2][][]posting
+// wordPostings indexes the patches of every level by word, for one side,
+// so that an input finds the patches it hits by looking up its own words
+// instead of testing every patch's bitmap for every word. The patches
+// holding word w are post[off[w]:off[w+1]], by level then patch: a word
+// is looked up once for all levels.
+type wordPostings struct {
+	off  []int32
+	post []posting
+}
 
-func newLevelPostings(ps []Patch) levelPostings {
-	var lp levelPostings
-	for p, patch := range ps {
-		for side, set := range [2]interface{ ToArray() []uint32 }{patch.X, patch.Y} {
-			for row, w := range set.ToArray() { // ascending, so row = rank − 1
-				for int(w) >= len(lp[side]) {
-					lp[side] = append(lp[side], nil)
+func newWordPostings(levels [][]Patch, side int) wordPostings {
+	words := func(p Patch) []uint32 { // ascending, so row = rank − 1
+		if side == xSide {
+			return p.X.ToArray()
+		}
+		return p.Y.ToArray()
+	}
+	var count []int32
+	for _, ps := range levels {
+		for _, p := range ps {
+			for _, w := range words(p) {
+				for int(w) >= len(count) {
+					count = append(count, 0)
 				}
-				lp[side][w] = append(lp[side][w], posting{patch: int32(p), row: int32(row)})
+				count[w]++
 			}
 		}
 	}
-	return lp
+	wp := wordPostings{off: make([]int32, len(count)+1)}
+	for w, c := range count {
+		wp.off[w+1] = wp.off[w] + c
+	}
+	wp.post = make([]posting, wp.off[len(count)])
+	next := slices.Clone(wp.off[:len(count)])
+	for l, ps := range levels {
+		for p, patch := range ps {
+			for row, w := range words(patch) {
+				wp.post[next[w]] = posting{level: int32(l), patch: int32(p), row: int32(row)}
+				next[w]++
+			}
+		}
+	}
+	return wp
+}
+
+// of returns the postings of word w.
+func (wp *wordPostings) of(w uint32) []posting {
+	if int(w)+1 >= len(wp.off) {
+		return nil
+	}
+	return wp.post[wp.off[w]:wp.off[w+1]]
 }
 
 // hits is one input's view of the patches: per level, whether it hits
@@ -246,8 +307,10 @@ func newHits(a Arch) hits {
 	return h
 }
 
-// scatter records which patches in hits on side, replacing what h held.
-func (h *hits) scatter(in Input, post []levelPostings, side int) {
+// scatter records which patches in hits, replacing what h held. With
+// within non-nil, only the patches within hits are recorded: a pair
+// overlaps no other, so the rest is never read.
+func (h *hits) scatter(in Input, post *wordPostings, within *hits) {
 	for l := range h.hit {
 		clear(h.hit[l])
 	}
@@ -255,15 +318,13 @@ func (h *hits) scatter(in Input, post []levelPostings, side int) {
 		h.ent[p] = h.ent[p][:0]
 	}
 	for i, w := range in.Idx {
-		for l, lp := range post {
-			if int(w) >= len(lp[side]) {
+		for _, ps := range post.of(w) {
+			if within != nil && !within.hit[ps.level][ps.patch] {
 				continue
 			}
-			for _, ps := range lp[side][w] {
-				h.hit[l][ps.patch] = true
-				if l == 0 {
-					h.ent[ps.patch] = append(h.ent[ps.patch], entry{row: int(ps.row), val: in.Val[i]})
-				}
+			h.hit[ps.level][ps.patch] = true
+			if ps.level == 0 {
+				h.ent[ps.patch] = append(h.ent[ps.patch], entry{row: int(ps.row), val: in.Val[i]})
 			}
 		}
 	}
@@ -280,21 +341,28 @@ func project(es []entry, L []float64, D int, u []float64) {
 	}
 }
 
+// run is the forward pass of (x, y) into st. Its sums leave out the
+// neurons of silent patches: their outputs are zero, and a finite weight
+// times zero adds ±0, which leaves a sum's value as it is (at most a
+// zero's sign differs, which no later sum or sigmoid can tell). Weights
+// are finite (a loaded model's are checked), so the score is the one
+// summing every term gives, to the bit.
 func (n *Net) run(x, y Input, st *state) {
 	K1, D := n.shape.Neurons[0], n.shape.Rank
-	for _, a := range st.act { // silent patches output zero, whatever st held before
-		clear(a)
+	// Silent patches output zero: only those the previous pair
+	// overlapped hold outputs to clear.
+	for l, on := range st.on {
+		K := n.shape.Neurons[l]
+		for _, p := range on {
+			clear(st.act[l][p*K : (p+1)*K])
+		}
 	}
 	if !st.xFixed {
-		st.x.scatter(x, n.post, xSide)
+		st.x.scatter(x, &n.post[xSide], nil)
 	}
-	st.y.scatter(y, n.post, ySide)
-	st.on[0] = st.on[0][:0]
-	for p := range n.arch.Levels[0] {
-		if !st.overlaps(0, p) {
-			continue
-		}
-		st.on[0] = append(st.on[0], p)
+	st.y.scatter(y, &n.post[ySide], &st.x)
+	n.computed(st)
+	for _, p := range st.on[0] {
 		w := n.first[p].w
 		size := n.nx[p]*D + n.ny[p]*D + 1
 		for k := range K1 {
@@ -302,7 +370,11 @@ func (n *Net) run(x, y Input, st *state) {
 			uv := st.uv[(p*K1+k)*2*D : (p*K1+k+1)*2*D]
 			clear(uv)
 			u, v := uv[:D], uv[D:]
-			project(st.x.ent[p], f[:n.nx[p]*D], D, u)
+			if st.xFixed {
+				copy(u, st.xu[(p*K1+k)*D:])
+			} else {
+				project(st.x.ent[p], f[:n.nx[p]*D], D, u)
+			}
 			project(st.y.ent[p], f[n.nx[p]*D:size-1], D, v)
 			pot := f[size-1]
 			for d := range D {
@@ -313,12 +385,7 @@ func (n *Net) run(x, y Input, st *state) {
 	}
 	for l := 1; l < len(n.arch.Levels); l++ {
 		K, Kin := n.shape.Neurons[l], n.shape.Neurons[l-1]
-		st.on[l] = st.on[l][:0]
-		for q := range n.arch.Levels[l] {
-			if !st.overlaps(l, q) {
-				continue
-			}
-			st.on[l] = append(st.on[l], q)
+		for _, q := range st.on[l] {
 			cs := n.arch.Children[l][q]
 			size := len(cs)*Kin + 1
 			w := n.upper[l-1][q].w
@@ -326,6 +393,9 @@ func (n *Net) run(x, y Input, st *state) {
 				f := w[k*size : (k+1)*size]
 				pot := f[size-1]
 				for j, c := range cs {
+					if !st.overlaps(l-1, c) {
+						continue // silent
+					}
 					for i := range Kin {
 						pot += f[j*Kin+i] * st.act[l-1][c*Kin+i]
 					}
@@ -334,13 +404,16 @@ func (n *Net) run(x, y Input, st *state) {
 			}
 		}
 	}
-	top := st.act[len(st.act)-1]
+	L := len(st.act) - 1
+	top, KL := st.act[L], n.shape.Neurons[L]
 	size := len(top) + 1
 	for j := range n.shape.Committee {
 		f := n.com.w[j*size : (j+1)*size]
 		pot := f[size-1]
-		for i, a := range top {
-			pot += f[i] * a
+		for _, q := range st.on[L] {
+			for i := q * KL; i < (q+1)*KL; i++ {
+				pot += f[i] * top[i]
+			}
 		}
 		st.com[j] = activation(j, pot)
 	}
@@ -350,6 +423,44 @@ func (n *Net) run(x, y Input, st *state) {
 		pot += n.out.w[j] * c
 	}
 	st.s = sigmoid(pot)
+}
+
+// computed sets st.on to the patches whose neurons run computes, in
+// ascending order per level: every overlapped patch, or, when st scores
+// pairs for their scores alone (ScoreAll), only those whose outputs reach
+// the committee, the top level's overlapped patches and, below, the
+// overlapped children of patches computed: a neuron no computed parent
+// reads cannot change the score.
+func (n *Net) computed(st *state) {
+	L := len(n.arch.Levels) - 1
+	for l := range st.on {
+		st.on[l] = st.on[l][:0]
+		if l < L && st.xFixed {
+			continue
+		}
+		for p := range n.arch.Levels[l] {
+			if st.overlaps(l, p) {
+				st.on[l] = append(st.on[l], p)
+			}
+		}
+	}
+	if !st.xFixed {
+		return
+	}
+	for l := L; l >= 1; l-- {
+		read := st.read[l-1]
+		for _, q := range st.on[l] {
+			for _, c := range n.arch.Children[l][q] {
+				read[c] = read[c] || st.overlaps(l-1, c)
+			}
+		}
+		for c, r := range read {
+			if r {
+				st.on[l-1] = append(st.on[l-1], c)
+				read[c] = false
+			}
+		}
+	}
 }
 
 // backprop adds ds·∂s/∂θ to the gradients, for the pair whose forward pass

@@ -240,3 +240,114 @@ func (ps *params) zeroGrad() {
 	}
 	ps.touched = ps.touched[:0]
 }
+
+// denseScore is the forward pass as the paper writes it, every sum over
+// all its terms, silent patches' zero outputs included: run, which leaves
+// those out and computes the query's side once, must agree to the bit.
+func denseScore(n *Net, x, y Input) float64 {
+	has := func(in Input, set *roaring.Bitmap) bool {
+		for _, w := range in.Idx {
+			if set.Contains(w) {
+				return true
+			}
+		}
+		return false
+	}
+	proj := func(in Input, set *roaring.Bitmap, L []float64, D int) []float64 {
+		u := make([]float64, D)
+		for i, w := range in.Idx {
+			if set.Contains(w) {
+				row := int(set.Rank(w)) - 1
+				for d := range D {
+					u[d] += in.Val[i] * L[row*D+d]
+				}
+			}
+		}
+		return u
+	}
+	var act [][]float64
+	for l, ps := range n.arch.Levels {
+		K := n.shape.Neurons[l]
+		a := make([]float64, len(ps)*K)
+		for p, patch := range ps {
+			if !has(x, patch.X) || !has(y, patch.Y) {
+				continue
+			}
+			for k := range K {
+				var pot float64
+				if l == 0 {
+					D, nx, ny := n.shape.Rank, n.nx[p], n.ny[p]
+					size := nx*D + ny*D + 1
+					f := n.first[p].w[k*size : (k+1)*size]
+					u, v := proj(x, patch.X, f[:nx*D], D), proj(y, patch.Y, f[nx*D:size-1], D)
+					pot = f[size-1]
+					for d := range D {
+						pot += u[d] * v[d]
+					}
+				} else {
+					cs, Kin := n.arch.Children[l][p], n.shape.Neurons[l-1]
+					size := len(cs)*Kin + 1
+					f := n.upper[l-1][p].w[k*size : (k+1)*size]
+					pot = f[size-1]
+					for j, c := range cs {
+						for i := range Kin {
+							pot += f[j*Kin+i] * act[l-1][c*Kin+i]
+						}
+					}
+				}
+				a[p*K+k] = activation(k, pot)
+			}
+		}
+		act = append(act, a)
+	}
+	top := act[len(act)-1]
+	size := len(top) + 1
+	com := make([]float64, n.shape.Committee)
+	for j := range com {
+		f := n.com.w[j*size : (j+1)*size]
+		pot := f[size-1]
+		for i, a := range top {
+			pot += f[i] * a
+		}
+		com[j] = activation(j, pot)
+	}
+	pot := n.out.w[len(com)]
+	for j, c := range com {
+		pot += n.out.w[j] * c
+	}
+	return sigmoid(pot)
+}
+
+// TestScoreAllDense checks ScoreAll and Score against denseScore on
+// random inputs, scoring the same net over and over so that states reused
+// between pairs and between calls start from what other inputs left.
+func TestScoreAllDense(t *testing.T) {
+	n := tinyNet(t)
+	rng := rand.New(rand.NewPCG(4, 4))
+	randInput := func() Input {
+		vals := map[uint32]float64{}
+		for w := range uint32(8) {
+			if rng.IntN(3) == 0 {
+				vals[w] = rng.Float64()
+			}
+		}
+		return input(vals)
+	}
+	for trial := range 50 {
+		x := randInput()
+		ys := make([]Input, 1+rng.IntN(6))
+		for i := range ys {
+			ys[i] = randInput()
+		}
+		got := n.ScoreAll(x, ys)
+		for i, y := range ys {
+			want := denseScore(n, x, y)
+			if math.Float64bits(got[i]) != math.Float64bits(want) {
+				t.Fatalf("trial %d, candidate %d: ScoreAll %v, dense %v", trial, i, got[i], want)
+			}
+			if s := n.Score(x, y); math.Float64bits(s) != math.Float64bits(want) {
+				t.Fatalf("trial %d, candidate %d: Score %v, dense %v", trial, i, s, want)
+			}
+		}
+	}
+}

@@ -122,3 +122,21 @@ func FuzzDecodeVector(f *testing.F) {
 		}
 	})
 }
+
+// TestWithQueryMeta checks that adding "#q" leaves the tokens it was
+// given as they were, spare capacity included: a window's stages share
+// one analysis of the query.
+func TestWithQueryMeta(t *testing.T) {
+	shared := make([]string, 2, 3)
+	shared[0], shared[1] = "visa", "renew"
+	got := withQueryMeta(shared, true)
+	if !slices.Equal(got, []string{"visa", "renew", tokQuery}) {
+		t.Errorf("with meta: %q", got)
+	}
+	if spare := shared[:3]; spare[2] != "" {
+		t.Errorf("the shared tokens' spare capacity now holds %q", spare[2])
+	}
+	if got := withQueryMeta(shared, false); !slices.Equal(got, shared) {
+		t.Errorf("without meta: %q", got)
+	}
+}

@@ -30,9 +30,14 @@ var lengthTokens = []string{"#len0", "#len1", "#len2", "#len3", "#len4"}
 // patch can make decisions that depend on the candidate alone (a comment by
 // the asker is rarely a good answer) while overlap gating still applies.
 func QueryTokens(text string, meta bool) []string {
-	toks := analyzers.Tokens(text)
+	return withQueryMeta(analyzers.Tokens(text), meta)
+}
+
+// withQueryMeta returns a query's analyzer tokens with "#q" added when
+// meta is true, in a new slice: toks may be shared.
+func withQueryMeta(toks []string, meta bool) []string {
 	if meta {
-		toks = append(toks, tokQuery)
+		toks = append(toks[:len(toks):len(toks)], tokQuery)
 	}
 	return toks
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/deepmatch"
 	"github.com/semrank/semrank/rerank"
@@ -98,7 +99,16 @@ func (s *DeepMatch) Score(ctx context.Context, q rerank.Query, cands []rerank.Ca
 		}
 		ys[i] = s.Model.CandidateSide(deepmatch.Candidate{Text: c.FullText(), Meta: metadata(c.Metadata)})
 	}
-	return s.Model.ScoreSides(q.Text, ys), nil
+	return s.Model.ScoreAnalyzed(queryTokens(ctx, q.Text), ys), nil
+}
+
+// queryTokens returns text's analyzer tokens (analyzers.Tokens), analyzed
+// once per window for all the stages asking (rerank.WindowMemo): callers
+// must not modify them.
+func queryTokens(ctx context.Context, text string) []string {
+	type key struct{ text string }
+	v, _ := rerank.WindowMemoOf(ctx).Do(key{text}, func() (any, error) { return analyzers.Tokens(text), nil })
+	return v.([]string)
 }
 
 // metadata returns a candidate's document metadata: the pipeline hands it

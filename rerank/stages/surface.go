@@ -32,7 +32,10 @@ var surfaceFeatures = map[string]func(string) float64{
 func countURLs(s string) int {
 	n := 0
 	for i := 0; i < len(s); i++ {
-		if i > 0 && isWordByte(s[i-1]) {
+		// Only w, W, h and H fold to a link's first letter ('|0x20'
+		// lower-cases them and maps no other byte there): most bytes end
+		// here.
+		if c := s[i] | 0x20; c != 'w' && c != 'h' || i > 0 && isWordByte(s[i-1]) {
 			continue
 		}
 		k := urlPrefix(s[i:])

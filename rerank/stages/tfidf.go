@@ -156,6 +156,11 @@ func (t *TFIDF) Name() string {
 	return t.name
 }
 
+// idfWeight is the IDF of a term in df of n documents.
+func idfWeight(n, df uint64) float64 {
+	return math.Log((float64(n) + 1) / (float64(df) + 1))
+}
+
 // tfidfWeight is a term's weight in a TF-IDF vector: (1 + log count)·idf.
 func tfidfWeight(count int, idf float64) float64 {
 	return (1 + math.Log(float64(count))) * idf
@@ -307,10 +312,13 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 	if err != nil {
 		return nil, err
 	}
+	if t.Peers {
+		return t.scorePeers(ctx, cands, n)
+	}
 	// Every candidate's terms are weighed unless the stored path scores
 	// (the query's terms alone): sized for them, the map grows less.
 	size := 0
-	if t.Field != "" || t.Titles || t.Peers {
+	if t.Field != "" || t.Titles {
 		size = 32 * len(cands)
 	}
 	idf := make(map[string]float64, size)
@@ -321,7 +329,7 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 			if err != nil {
 				return 0, err
 			}
-			w = math.Log((float64(n) + 1) / (float64(df) + 1))
+			w = idfWeight(n, df)
 			idf[term] = w
 		}
 		return w, nil
@@ -337,33 +345,21 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 		}
 		return v, nil
 	}
-	if t.Field == "" && !t.Titles && !t.Peers {
+	if t.Field == "" && !t.Titles {
 		return t.scoreStored(ctx, q, cands, n, idfOf, weigh)
 	}
 	vecs := make([][]termWeight, len(cands))
-	stored, err := windowTerms(ctx, t.Payloads, cands)
-	if err != nil {
-		return nil, err
-	}
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		var counts []index.TermCount
+		text := c.Title
 		if t.Field != "" {
-			text, _ := c.Metadata[t.Field].(string)
-			counts = sortedCounts(analyzedCounts(t.Analyze, text))
-		} else if t.Titles {
-			counts = sortedCounts(analyzedCounts(t.Analyze, c.Title))
-		} else if counts, err = termList(stored[i], t.Analyze, c); err != nil {
+			text, _ = c.Metadata[t.Field].(string)
+		}
+		if vecs[i], err = weigh(sortedCounts(analyzedCounts(t.Analyze, text))); err != nil {
 			return nil, err
 		}
-		if vecs[i], err = weigh(counts); err != nil {
-			return nil, err
-		}
-	}
-	if t.Peers {
-		return peerCosines(cands, vecs), nil
 	}
 	qtext := q.Text
 	if t.Titles {
@@ -450,70 +446,6 @@ func (t *TFIDF) scoreStored(ctx context.Context, q rerank.Query, cands []rerank.
 		}
 	}
 	return out, nil
-}
-
-// peerCosines returns, for each candidate, the mean cosine of its vector
-// with those of the candidates by other users (all others when its user
-// is unknown); 0 when it has no such peer. It takes linear time in the
-// number of candidates: the mean cosine with a set of vectors is the dot
-// product with the sum of their unit vectors, and the sum over a
-// candidate's peers is the sum over all candidates less the sum over its
-// own user's.
-func peerCosines(cands []rerank.Candidate, vecs [][]termWeight) []float64 {
-	users := make([]string, len(cands))
-	count := map[string]int{} // candidates per known user
-	for i, c := range cands {
-		users[i], _ = c.Metadata["user_id"].(string)
-		if users[i] != "" {
-			count[users[i]]++
-		}
-	}
-	// all sums every unit vector; groups sums those of each user with two
-	// or more candidates. Sums run in candidate order and term order.
-	terms := 0
-	for _, v := range vecs {
-		terms += len(v)
-	}
-	all := make(map[string]float64, terms/2)
-	groups := map[string]map[string]float64{}
-	norms := make([]float64, len(vecs))
-	for i, v := range vecs {
-		if norms[i] = math.Sqrt(squares(v)); norms[i] == 0 {
-			continue
-		}
-		g := groups[users[i]]
-		if g == nil && count[users[i]] > 1 {
-			g = map[string]float64{}
-			groups[users[i]] = g
-		}
-		for _, tw := range v {
-			w := tw.w / norms[i]
-			all[tw.term] += w
-			if g != nil {
-				g[tw.term] += w
-			}
-		}
-	}
-	out := make([]float64, len(cands))
-	for i, v := range vecs {
-		own := max(count[users[i]], 1)
-		peers := len(cands) - own
-		if peers == 0 || norms[i] == 0 {
-			continue
-		}
-		g := groups[users[i]]
-		dot := 0.0
-		for _, tw := range v {
-			w := tw.w / norms[i]
-			mine := w // the candidate's own user's sum: itself, unless it has company
-			if g != nil {
-				mine = g[tw.term]
-			}
-			dot += w * (all[tw.term] - mine)
-		}
-		out[i] = dot / float64(peers)
-	}
-	return out
 }
 
 // cosineSorted is the cosine of two term-sorted vectors, given a's sum of

@@ -3,11 +3,10 @@ package stages
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
+	"unicode/utf8"
 
 	"github.com/semrank/semrank/rerank"
 )
@@ -15,7 +14,47 @@ import (
 // threadFeatures are the features Thread documents.
 var threadFeatures = []string{"asker_after", "asker_names", "asker_next", "asker_thanks", "dialogue", "relative", "user_repeats"}
 
-var thanksRE = regexp.MustCompile(`(?i)\b(?:thank|thanx|thnx|thx|appreciate)`)
+// thankWords are the words asker_thanks looks for at the start of a word.
+var thankWords = []string{"thank", "thanx", "thnx", "thx", "appreciate"}
+
+// saysThanks reports whether s holds one of thankWords at the start of a word,
+// in any case: whether the regular expression
+// (?i)\b(?:thank|thanx|thnx|thx|appreciate) matches (Go's \b is ASCII's),
+// found by one scan instead of the regexp engine.
+func saysThanks(s string) bool {
+	for i := 0; i < len(s); i++ {
+		// Only t, T, a and A fold to the words' first letters.
+		if c := s[i] | 0x20; c != 't' && c != 'a' || i > 0 && isWordByte(s[i-1]) {
+			continue
+		}
+		for _, w := range thankWords {
+			if hasFoldPrefix(s[i:], w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasFoldPrefix reports whether s starts with word, lower-case ASCII
+// letters, under (?i)'s case folding: each letter in either case, and k
+// also as the Kelvin sign (U+212A), the one other rune folding to one of
+// the words' letters.
+func hasFoldPrefix(s, word string) bool {
+	for j := 0; j < len(word); j++ {
+		switch {
+		case s == "":
+			return false
+		case s[0] < utf8.RuneSelf && s[0]|0x20 == word[j]: // '|0x20' lower-cases letters and maps no other byte to one
+			s = s[1:]
+		case word[j] == 'k' && strings.HasPrefix(s, "\u212a"):
+			s = s[len("\u212a"):]
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 func init() {
 	rerank.RegisterStage("thread", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
@@ -73,7 +112,13 @@ type comment struct {
 type conversation struct {
 	byPos  []comment // in thread order; ties keep the candidate order
 	maxPos float64
-	lower  func() []string // byPos's texts in lower case, made once
+	// askerNext[k] is the index in byPos of the first comment after k by
+	// the author of k's question, and userNext[k] of the first after k by
+	// k's own author; -1 where there is none. Following them visits the
+	// later comments a feature looks for without scanning the thread
+	// from every comment.
+	askerNext, userNext []int
+	posts               map[string]int // comments per known user
 }
 
 // conversationOf returns cands as a conversation, made once per window.
@@ -90,13 +135,24 @@ func conversationOf(ctx context.Context, cands []rerank.Candidate) *conversation
 			th.maxPos = max(th.maxPos, p)
 		}
 		sort.SliceStable(th.byPos, func(a, b int) bool { return th.byPos[a].pos < th.byPos[b].pos })
-		th.lower = sync.OnceValue(func() []string {
-			out := make([]string, len(th.byPos))
-			for k, c := range th.byPos {
-				out[k] = strings.ToLower(c.text)
+		n := len(th.byPos)
+		th.askerNext, th.userNext = make([]int, n), make([]int, n)
+		th.posts = map[string]int{}
+		last := map[string]int{} // each user's first comment after k
+		for k := n - 1; k >= 0; k-- {
+			c := th.byPos[k]
+			th.askerNext[k], th.userNext[k] = -1, -1
+			if j, ok := last[c.asker]; ok && c.asker != "" {
+				th.askerNext[k] = j
 			}
-			return out
-		})
+			if c.user != "" {
+				if j, ok := last[c.user]; ok {
+					th.userNext[k] = j
+				}
+				last[c.user] = k
+				th.posts[c.user]++
+			}
+		}
 		return th, nil
 	})
 	return v.(*conversation)
@@ -107,30 +163,35 @@ func (t *Thread) Score(ctx context.Context, q rerank.Query, cands []rerank.Candi
 	th := conversationOf(ctx, cands)
 	byPos := th.byPos
 	thanks := map[int]bool{} // asker_thanks: whether byPos[i] thanks, by i
+	var lower []string       // asker_names: byPos[i]'s text in lower case, once read
 	out := make([]float64, len(cands))
 	for k, c := range byPos {
 		var v float64
 		switch t.Feature {
 		case "asker_after":
-			v = b2f(slices.ContainsFunc(byPos[k+1:], c.byAsker))
+			v = b2f(th.askerNext[k] >= 0)
 		case "asker_next":
 			v = b2f(k+1 < len(byPos) && c.byAsker(byPos[k+1]))
 		case "asker_thanks":
-			if j := slices.IndexFunc(byPos[k+1:], c.byAsker); j >= 0 {
+			if next := th.askerNext[k]; next >= 0 {
 				// Most comments before one of the asker's ask about it.
-				next := k + 1 + j
 				t, ok := thanks[next]
 				if !ok {
-					t = thanksRE.MatchString(byPos[next].text)
+					t = saysThanks(byPos[next].text)
 					thanks[next] = t
 				}
 				v = b2f(t)
 			}
 		case "asker_names":
 			if c.name != "" && c.user != c.asker {
-				lower := th.lower()
-				for j := k + 1; j < len(byPos); j++ {
-					if c.byAsker(byPos[j]) && strings.Contains(lower[j], c.name) {
+				if lower == nil {
+					lower = make([]string, len(byPos))
+				}
+				for j := th.askerNext[k]; j >= 0; j = th.userNext[j] {
+					if lower[j] == "" {
+						lower[j] = strings.ToLower(byPos[j].text)
+					}
+					if strings.Contains(lower[j], c.name) {
 						v = 1
 						break
 					}
@@ -139,10 +200,8 @@ func (t *Thread) Score(ctx context.Context, q rerank.Query, cands []rerank.Candi
 		case "dialogue":
 			v = b2f(inDialogue(byPos, k))
 		case "user_repeats":
-			for _, o := range byPos {
-				if o.i != c.i && c.user != "" && o.user == c.user {
-					v++
-				}
+			if c.user != "" {
+				v = float64(th.posts[c.user] - 1)
 			}
 		case "relative":
 			if th.maxPos > 0 {

@@ -1,0 +1,136 @@
+package stages
+
+import (
+	"context"
+	"math"
+
+	"github.com/semrank/semrank/rerank"
+)
+
+// idWeight is one term of a sparse TF-IDF vector, the term named by its
+// number within a window (see scorePeers), in the vector's term order.
+type idWeight struct {
+	id int32
+	w  float64
+}
+
+// scorePeers is Score with Peers set. The window's distinct terms are
+// numbered as they are first met, so that each term's IDF is looked up
+// once and the sums over candidates index arrays rather than maps keyed
+// by term. Every sum adds the same terms in the same order as with maps.
+func (t *TFIDF) scorePeers(ctx context.Context, cands []rerank.Candidate, n uint64) ([]float64, error) {
+	stored, err := windowTerms(ctx, t.Payloads, cands)
+	if err != nil {
+		return nil, err
+	}
+	ids := make(map[string]int32, 32*len(cands))
+	var idf []float64
+	vecs := make([][]idWeight, len(cands))
+	for i, c := range cands {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		counts, err := termList(stored[i], t.Analyze, c)
+		if err != nil {
+			return nil, err
+		}
+		v := make([]idWeight, len(counts))
+		for j, tc := range counts {
+			id, ok := ids[tc.Term]
+			if !ok {
+				df, err := t.Stats.DocFreq(tc.Term)
+				if err != nil {
+					return nil, err
+				}
+				id = int32(len(idf))
+				ids[tc.Term] = id
+				idf = append(idf, idfWeight(n, df))
+			}
+			v[j] = idWeight{id, tfidfWeight(tc.Count, idf[id])}
+		}
+		vecs[i] = v
+	}
+	return peerCosines(cands, vecs, len(idf)), nil
+}
+
+// peerCosines returns, for each candidate, the mean cosine of its vector
+// (over terms numbered below terms) with those of the candidates by other
+// users (all others when its user is unknown); 0 when it has no such
+// peer. It takes linear time in the number of candidates: the mean cosine
+// with a set of vectors is the dot product with the sum of their unit
+// vectors, and the sum over a candidate's peers is the sum over all
+// candidates less the sum over its own user's. Sums run in candidate
+// order and term order.
+func peerCosines(cands []rerank.Candidate, vecs [][]idWeight, terms int) []float64 {
+	users := make([]string, len(cands))
+	members := map[string][]int{} // candidates per known user
+	for i, c := range cands {
+		users[i], _ = c.Metadata["user_id"].(string)
+		if users[i] != "" {
+			members[users[i]] = append(members[users[i]], i)
+		}
+	}
+	all := make([]float64, terms) // every unit vector summed
+	norms := make([]float64, len(vecs))
+	for i, v := range vecs {
+		for _, tw := range v {
+			norms[i] += tw.w * tw.w
+		}
+		if norms[i] = math.Sqrt(norms[i]); norms[i] == 0 {
+			continue
+		}
+		for _, tw := range v {
+			all[tw.id] += tw.w / norms[i]
+		}
+	}
+	out := make([]float64, len(cands))
+	// score sets out[i] from the sum over its own user's candidates, mine
+	// (nil: the candidate alone).
+	score := func(i int, mine []float64) {
+		own := max(len(members[users[i]]), 1)
+		peers := len(cands) - own
+		if peers == 0 || norms[i] == 0 {
+			return
+		}
+		dot := 0.0
+		for _, tw := range vecs[i] {
+			w := tw.w / norms[i]
+			m := w
+			if mine != nil {
+				m = mine[tw.id]
+			}
+			dot += w * (all[tw.id] - m)
+		}
+		out[i] = dot / float64(peers)
+	}
+	var group []float64 // the unit vectors of one user's candidates summed
+	for i, u := range users {
+		ms := members[u]
+		if len(ms) < 2 {
+			score(i, nil)
+			continue
+		}
+		if ms[0] != i {
+			continue // scored with its user's first candidate
+		}
+		if group == nil {
+			group = make([]float64, terms)
+		}
+		for _, j := range ms {
+			if norms[j] != 0 {
+				for _, tw := range vecs[j] {
+					group[tw.id] += tw.w / norms[j]
+				}
+			}
+		}
+		for _, j := range ms {
+			score(j, group)
+		}
+		for _, j := range ms {
+			for _, tw := range vecs[j] {
+				group[tw.id] = 0
+			}
+		}
+	}
+	return out
+}
