@@ -8,10 +8,14 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/valyala/fastjson"
 
 	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/dataset"
@@ -403,7 +407,62 @@ func StoredMeta(fields map[string]any) map[string]any {
 	if !ok || raw == "" {
 		return nil
 	}
+	if meta, ok := flatMeta(raw); ok {
+		return meta
+	}
 	var meta map[string]any
 	_ = json.Unmarshal([]byte(raw), &meta)
 	return meta
+}
+
+var metaParsers fastjson.ParserPool
+
+// flatMeta decodes raw as json.Unmarshal would into a map, when raw is an
+// object whose values are strings, numbers, booleans or nulls, and none of
+// its strings needs unescaping: the metadata stages read (a forum post's
+// user, position, date), several times faster than encoding/json, whose
+// decoding was a tenth of a window's reranking where stages read it. ok
+// is false for anything else, which encoding/json then decodes.
+func flatMeta(raw string) (meta map[string]any, ok bool) {
+	if strings.IndexByte(raw, '\\') >= 0 || !utf8.ValidString(raw) {
+		return nil, false
+	}
+	p := metaParsers.Get()
+	defer metaParsers.Put(p)
+	v, err := p.Parse(raw)
+	if err != nil {
+		return nil, false
+	}
+	o, err := v.Object()
+	if err != nil {
+		return nil, false
+	}
+	meta = make(map[string]any, o.Len())
+	ok = true
+	o.Visit(func(k []byte, v *fastjson.Value) {
+		if !ok {
+			return
+		}
+		switch v.Type() {
+		case fastjson.TypeString:
+			meta[string(k)] = string(v.GetStringBytes())
+		case fastjson.TypeNumber:
+			num := v.MarshalTo(nil)
+			f, err := strconv.ParseFloat(string(num), 64)
+			ok = err == nil && json.Valid(num)
+			meta[string(k)] = f
+		case fastjson.TypeTrue:
+			meta[string(k)] = true
+		case fastjson.TypeFalse:
+			meta[string(k)] = false
+		case fastjson.TypeNull:
+			meta[string(k)] = nil
+		default:
+			ok = false
+		}
+	})
+	if !ok {
+		return nil, false
+	}
+	return meta, true
 }

@@ -3,6 +3,7 @@ package index
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"reflect"
 	"testing"
 )
@@ -116,6 +117,39 @@ func FuzzParseSource(f *testing.F) {
 		}
 		if len(s.Title)+len(s.Text) == 0 || s.Analyzer == "" {
 			t.Fatalf("%q read as %+v", raw, s)
+		}
+	})
+}
+
+// FuzzStoredMeta: metadata decoded on the fast path (flat objects) is
+// what encoding/json decodes, value for value, and any JSON decodes as
+// encoding/json decodes it.
+func FuzzStoredMeta(f *testing.F) {
+	for _, s := range []string{
+		`{"by_question_author":false,"category":"Working in Qatar","date":"2015-01-07 10:31:45","position":1,"thread_size":10,"user_id":"U4433","user_name":"anon"}`,
+		`{"a":1e3,"b":-0.5,"c":null,"d":true,"a":2}`,
+		`{"nested":{"x":1},"list":[1,2]}`,
+		`{"esc":"a\"b\u00e9\ud83d\ude00"}`,
+		`{"n":01}`, `{"n":1e400}`, `{}`, `[]`, `"x"`, `{"a":1} trailing`, "{\"bad\":\"\xff\"}",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		var want map[string]any
+		werr := json.Unmarshal([]byte(raw), &want)
+		if fast, ok := flatMeta(raw); ok {
+			if werr != nil {
+				t.Fatalf("%q: fast path decoded %v, encoding/json refuses it: %v", raw, fast, werr)
+			}
+			if !reflect.DeepEqual(fast, want) {
+				t.Fatalf("%q: fast path %#v, encoding/json %#v", raw, fast, want)
+			}
+		}
+		if raw == "" {
+			return
+		}
+		if got := StoredMeta(map[string]any{FieldMeta: raw}); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: StoredMeta %#v, encoding/json %#v", raw, got, want)
 		}
 	})
 }
