@@ -1015,19 +1015,70 @@ func (x *Index) DocFreq(term string) (uint64, error) {
 	if h := testHookDocFreq; h != nil {
 		h()
 	}
+	x.cacheDocFreqs(gen, []string{term}, []uint64{df})
+	return df, nil
+}
+
+// DocFreqs returns DocFreq of each of terms, looked up together: the
+// cached ones under one lock, the others through one index reader. A
+// window's stages weigh thousands of distinct terms; one at a time, the
+// lock was most of a peers stage's time.
+func (x *Index) DocFreqs(terms []string) ([]uint64, error) {
+	if x.closed.Load() {
+		return nil, bleve.ErrorIndexClosed
+	}
+	out := make([]uint64, len(terms))
+	var miss []string
+	var at []int
+	x.dfMu.RLock()
+	for i, t := range terms {
+		if df, ok := x.dfCache[t]; ok {
+			out[i] = df
+		} else {
+			miss, at = append(miss, t), append(at, i)
+		}
+	}
+	gen := x.dfGen
+	x.dfMu.RUnlock()
+	if len(miss) == 0 {
+		return out, nil
+	}
+	if x.closed.Load() {
+		return nil, bleve.ErrorIndexClosed
+	}
+	dfs, err := maxDocFreqs(x, miss, FieldAll)
+	if err != nil {
+		return nil, err
+	}
+	if h := testHookDocFreq; h != nil {
+		h()
+	}
+	for j, i := range at {
+		out[i] = dfs[j]
+	}
+	x.cacheDocFreqs(gen, miss, dfs)
+	return out, nil
+}
+
+// cacheDocFreqs keeps dfs, the document frequencies of terms read since
+// the cache's generation was gen.
+func (x *Index) cacheDocFreqs(gen uint64, terms []string, dfs []uint64) {
 	x.dfMu.Lock()
-	// A write since gen was read may have come after the reader docFreq
-	// used: its count may be stale, so it is returned but not cached.
-	if x.dfGen == gen {
+	defer x.dfMu.Unlock()
+	// A write since gen was read may have come after the reader the
+	// counts came from: they may be stale, so they are returned but not
+	// cached.
+	if x.dfGen != gen {
+		return
+	}
+	for i, t := range terms {
 		// Query terms are anyone's words (a server's users'): start over
 		// rather than grow without bound between writes.
 		if x.dfCache == nil || len(x.dfCache) >= dfCacheMax {
 			x.dfCache = map[string]uint64{}
 		}
-		x.dfCache[term] = df
+		x.dfCache[t] = dfs[i]
 	}
-	x.dfMu.Unlock()
-	return df, nil
 }
 
 // dfCacheMax bounds the number of terms DocFreq keeps.
@@ -1047,31 +1098,42 @@ func (x *Index) docFreq(term string) (uint64, error) {
 // maxDocFreq returns the largest number of documents of idx holding term
 // in one of fields.
 func maxDocFreq(idx bleve.Index, term string, fields ...string) (uint64, error) {
-	adv, err := idx.Advanced()
+	dfs, err := maxDocFreqs(idx, []string{term}, fields...)
 	if err != nil {
 		return 0, err
 	}
+	return dfs[0], nil
+}
+
+// maxDocFreqs returns maxDocFreq of each of terms, through one reader.
+func maxDocFreqs(idx bleve.Index, terms []string, fields ...string) ([]uint64, error) {
+	adv, err := idx.Advanced()
+	if err != nil {
+		return nil, err
+	}
 	r, err := adv.Reader()
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	// Reading the index itself, not through bleve.Index, nothing stops
 	// a Close: scorch then gives a nil snapshot (and no error), which
 	// would panic.
 	if sn, ok := r.(*scorch.IndexSnapshot); ok && sn == nil {
-		return 0, bleve.ErrorIndexClosed
+		return nil, bleve.ErrorIndexClosed
 	}
 	defer r.Close()
-	var df uint64
-	for _, f := range fields {
-		tfr, err := r.TermFieldReader(context.Background(), []byte(term), f, false, false, false)
-		if err != nil {
-			return 0, err
+	out := make([]uint64, len(terms))
+	for i, term := range terms {
+		for _, f := range fields {
+			tfr, err := r.TermFieldReader(context.Background(), []byte(term), f, false, false, false)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = max(out[i], tfr.Count())
+			tfr.Close()
 		}
-		df = max(df, tfr.Count())
-		tfr.Close()
 	}
-	return df, nil
+	return out, nil
 }
 
 // Compact merges the index into a single segment and waits for it. Bleve's

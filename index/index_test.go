@@ -650,25 +650,67 @@ func TestDocFreqAfterConcurrentWrite(t *testing.T) {
 			return x.Index("d1", map[string]any{FieldText: "no longer about money"})
 		}, 1},
 	}
+	lookups := []struct {
+		name string
+		df   func(x *Index, term string) (uint64, error)
+	}{
+		{"DocFreq", (*Index).DocFreq},
+		{"DocFreqs", func(x *Index, term string) (uint64, error) {
+			dfs, err := x.DocFreqs([]string{"account", term})
+			if err != nil {
+				return 0, err
+			}
+			return dfs[1], nil
+		}},
+	}
 	defer func() { testHookDocFreq = nil }()
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			idx, _ := build(t)
-			defer idx.Close()
-			// The write lands between DocFreq's read and its caching.
-			testHookDocFreq = func() {
-				testHookDocFreq = nil
-				if err := tc.write(idx); err != nil {
-					t.Error(err)
+	for _, lk := range lookups {
+		for _, tc := range tests {
+			t.Run(lk.name+"/"+tc.name, func(t *testing.T) {
+				idx, _ := build(t)
+				defer idx.Close()
+				// The write lands between the read and its caching.
+				testHookDocFreq = func() {
+					testHookDocFreq = nil
+					if err := tc.write(idx); err != nil {
+						t.Error(err)
+					}
 				}
-			}
-			if _, err := idx.DocFreq("bank"); err != nil {
-				t.Fatal(err)
-			}
-			if df, err := idx.DocFreq("bank"); err != nil || df != tc.want {
-				t.Errorf("DocFreq(bank) after the write = %d, %v; want %d", df, err, tc.want)
-			}
-		})
+				if _, err := lk.df(idx, "bank"); err != nil {
+					t.Fatal(err)
+				}
+				if df, err := lk.df(idx, "bank"); err != nil || df != tc.want {
+					t.Errorf("%s(bank) after the write = %d, %v; want %d", lk.name, df, err, tc.want)
+				}
+			})
+		}
+	}
+}
+
+// TestDocFreqs: a batch lookup gives each term's DocFreq, whether cached
+// or not, and fails once the index is closed.
+func TestDocFreqs(t *testing.T) {
+	idx, _ := build(t)
+	terms := []string{"bank", "unseen", "account", "bank"}
+	if _, err := idx.DocFreq("account"); err != nil { // cached
+		t.Fatal(err)
+	}
+	got, err := idx.DocFreqs(terms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, term := range terms {
+		want, err := idx.DocFreq(term)
+		if err != nil || got[i] != want {
+			t.Errorf("DocFreqs[%d] (%s) = %d; DocFreq %d, %v", i, term, got[i], want, err)
+		}
+	}
+	if got, err := idx.DocFreqs(nil); err != nil || len(got) != 0 {
+		t.Errorf("DocFreqs(nil) = %v, %v", got, err)
+	}
+	idx.Close()
+	if _, err := idx.DocFreqs(terms); err == nil {
+		t.Error("no error from a closed index")
 	}
 }
 

@@ -179,6 +179,30 @@ type TermStats interface {
 	DocFreq(term string) (uint64, error)
 }
 
+// BatchStats is implemented by TermStats that look up many terms'
+// document frequencies at once cheaper than one by one (index.Index: one
+// lock, one index reader). DocFreqs uses it.
+type BatchStats interface {
+	DocFreqs(terms []string) ([]uint64, error)
+}
+
+// DocFreqs returns s's DocFreq of each of terms, in one call where s is
+// a BatchStats.
+func DocFreqs(s TermStats, terms []string) ([]uint64, error) {
+	if b, ok := s.(BatchStats); ok {
+		return b.DocFreqs(terms)
+	}
+	out := make([]uint64, len(terms))
+	for i, t := range terms {
+		df, err := s.DocFreq(t)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = df
+	}
+	return out, nil
+}
+
 // Preparer is implemented by TermStats read from elsewhere (a sharded
 // collection's coordinator, package cluster): Pipeline.Rerank calls
 // Prepare with the query and the window's candidates before the stages

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 
+	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -15,40 +16,49 @@ type idWeight struct {
 }
 
 // scorePeers is Score with Peers set. The window's distinct terms are
-// numbered as they are first met, so that each term's IDF is looked up
-// once and the sums over candidates index arrays rather than maps keyed
-// by term. Every sum adds the same terms in the same order as with maps.
+// numbered as they are first met, so that their IDFs are looked up
+// together, once each, and the sums over candidates index arrays rather
+// than maps keyed by term. Every sum adds the same terms in the same order as with maps.
 func (t *TFIDF) scorePeers(ctx context.Context, cands []rerank.Candidate, n uint64) ([]float64, error) {
 	stored, err := windowTerms(ctx, t.Payloads, cands)
 	if err != nil {
 		return nil, err
 	}
 	ids := make(map[string]int32, 32*len(cands))
-	var idf []float64
+	var terms []string // by number
+	lists := make([][]index.TermCount, len(cands))
 	vecs := make([][]idWeight, len(cands))
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		counts, err := termList(stored[i], t.Analyze, c)
-		if err != nil {
+		if lists[i], err = termList(stored[i], t.Analyze, c); err != nil {
 			return nil, err
 		}
-		v := make([]idWeight, len(counts))
-		for j, tc := range counts {
+		vecs[i] = make([]idWeight, len(lists[i]))
+		for j, tc := range lists[i] {
 			id, ok := ids[tc.Term]
 			if !ok {
-				df, err := t.Stats.DocFreq(tc.Term)
-				if err != nil {
-					return nil, err
-				}
-				id = int32(len(idf))
+				id = int32(len(terms))
 				ids[tc.Term] = id
-				idf = append(idf, idfWeight(n, df))
+				terms = append(terms, tc.Term)
 			}
-			v[j] = idWeight{id, tfidfWeight(tc.Count, idf[id])}
+			vecs[i][j].id = id
 		}
-		vecs[i] = v
+	}
+	// Every term's IDF in one lookup of the statistics.
+	dfs, err := rerank.DocFreqs(t.Stats, terms)
+	if err != nil {
+		return nil, err
+	}
+	idf := make([]float64, len(terms))
+	for id, df := range dfs {
+		idf[id] = idfWeight(n, df)
+	}
+	for i, v := range vecs {
+		for j := range v {
+			v[j].w = tfidfWeight(lists[i][j].Count, idf[v[j].id])
+		}
 	}
 	return peerCosines(cands, vecs, len(idf)), nil
 }
