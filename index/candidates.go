@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	"github.com/valyala/fastjson"
@@ -162,9 +163,10 @@ func SearchTiesByID(ctx context.Context, idx bleve.Index, req *bleve.SearchReque
 }
 
 // FetchFields sets the stored fields of hits, which a search without
-// Fields returned, as a search asking for them would: one search by
-// document id, so a caller can fetch the fields of the few hits it shows
-// or reads rather than of every hit it collects. A hit whose document was
+// Fields returned, as a search asking for them would, so a caller can
+// fetch the fields of the few hits it shows or reads rather than of every
+// hit it collects: read through one reader of idx's index where it has
+// one (see fetchDirect), else by one search by document id. A hit whose document was
 // deleted since its search gets none. Over an IndexAlias whose children
 // hold documents with the same id, each hit gets the fields of its own
 // child's document (matched by the hit's Index, the child's name), as
@@ -174,6 +176,9 @@ func SearchTiesByID(ctx context.Context, idx bleve.Index, req *bleve.SearchReque
 func FetchFields(ctx context.Context, idx bleve.Index, fields []string, hits search.DocumentMatchCollection) error {
 	if len(hits) == 0 {
 		return nil
+	}
+	if ok, err := fetchDirect(ctx, idx, fields, hits); ok || err != nil {
+		return err
 	}
 	ids := HitIDs(hits)
 	req := bleve.NewSearchRequestOptions(bleve.NewDocIDQuery(ids), len(ids), 0, false)
@@ -465,4 +470,45 @@ func flatMeta(raw string) (meta map[string]any, ok bool) {
 		return nil, false
 	}
 	return meta, true
+}
+
+// fetchDirect is FetchFields through one reader of idx's own index, each
+// hit's fields loaded as Bleve's search loads them
+// (bleve.LoadAndHighlightAllFields), without a search by id; ok is false
+// when idx has no index of its own to read (an alias of several indexes,
+// a remote shard), for FetchFields's search then.
+func fetchDirect(ctx context.Context, idx bleve.Index, fields []string, hits search.DocumentMatchCollection) (ok bool, err error) {
+	adv, err := idx.Advanced()
+	if err != nil || adv == nil {
+		return false, nil
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return true, err
+	}
+	// Read outside bleve.Index, nothing stops a Close: scorch then gives a
+	// nil snapshot (and no error).
+	if sn, isSnap := r.(*scorch.IndexSnapshot); isSnap && sn == nil {
+		return true, bleve.ErrorIndexClosed
+	}
+	defer r.Close()
+	req := &bleve.SearchRequest{Fields: fields}
+	for i, h := range hits {
+		if i%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return true, err
+			}
+		}
+		h.Fields = nil
+		err, _ := bleve.LoadAndHighlightAllFields(h, req, "", r, nil)
+		if errors.Is(err, bleve.ErrorIndexReadInconsistency) {
+			// Deleted since its search: no fields, as FetchFields says.
+			h.Fields = nil
+			continue
+		}
+		if err != nil {
+			return true, err
+		}
+	}
+	return true, nil
 }
