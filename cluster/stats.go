@@ -7,11 +7,12 @@ import (
 	"sync"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
-	index "github.com/blevesearch/bleve_index_api"
+	bindex "github.com/blevesearch/bleve_index_api"
+
+	"github.com/semrank/semrank/index"
 )
 
 // Stats are the collection statistics Bleve's scorers read, for the terms
@@ -74,15 +75,15 @@ func (s *Stats) add(o *Stats) {
 // Without stats it records the terms the searchers open, and their
 // counts: a shard's presearch.
 type statsReader struct {
-	index.IndexReader
+	bindex.IndexReader
 	stats *Stats
 
 	mu   sync.Mutex
 	seen *Stats // when recording
 }
 
-// TermFieldReader implements index.IndexReader.
-func (r *statsReader) TermFieldReader(ctx context.Context, term []byte, field string, freq, norm, vectors bool) (index.TermFieldReader, error) {
+// TermFieldReader implements bindex.IndexReader.
+func (r *statsReader) TermFieldReader(ctx context.Context, term []byte, field string, freq, norm, vectors bool) (bindex.TermFieldReader, error) {
 	tfr, err := r.IndexReader.TermFieldReader(ctx, term, field, freq, norm, vectors)
 	if err != nil || tfr == nil {
 		return tfr, err
@@ -105,7 +106,7 @@ func (r *statsReader) TermFieldReader(ctx context.Context, term []byte, field st
 	return tfr, nil
 }
 
-// DocCount implements index.IndexReader.
+// DocCount implements bindex.IndexReader.
 func (r *statsReader) DocCount() (uint64, error) {
 	if r.stats != nil {
 		return r.stats.Docs, nil
@@ -113,7 +114,7 @@ func (r *statsReader) DocCount() (uint64, error) {
 	return r.IndexReader.DocCount()
 }
 
-// FieldCardinality implements index.BM25Reader.
+// FieldCardinality implements bindex.BM25Reader.
 func (r *statsReader) FieldCardinality(field string) (int, error) {
 	if r.stats != nil {
 		if f := r.stats.Fields[field]; f != nil {
@@ -125,8 +126,8 @@ func (r *statsReader) FieldCardinality(field string) (int, error) {
 
 // fieldTerms returns the size of field's dictionary in r, as Bleve's BM25
 // reads it; 0 for a reader that does not say.
-func fieldTerms(r index.IndexReader, field string) (int, error) {
-	if b, ok := r.(index.BM25Reader); ok {
+func fieldTerms(r bindex.IndexReader, field string) (int, error) {
+	if b, ok := r.(bindex.BM25Reader); ok {
 		return b.FieldCardinality(field)
 	}
 	return 0, nil
@@ -138,41 +139,41 @@ func fieldTerms(r index.IndexReader, field string) (int, error) {
 
 var errNoDict = errors.New("cluster: the shard's index reader offers no such dictionary search")
 
-// FieldDictRegexp implements index.IndexReaderRegexp.
-func (r *statsReader) FieldDictRegexp(field, regex string) (index.FieldDict, error) {
-	if x, ok := r.IndexReader.(index.IndexReaderRegexp); ok {
+// FieldDictRegexp implements bindex.IndexReaderRegexp.
+func (r *statsReader) FieldDictRegexp(field, regex string) (bindex.FieldDict, error) {
+	if x, ok := r.IndexReader.(bindex.IndexReaderRegexp); ok {
 		return x.FieldDictRegexp(field, regex)
 	}
 	return nil, errNoDict
 }
 
-// FieldDictRegexpAutomaton implements index.IndexReaderRegexp.
-func (r *statsReader) FieldDictRegexpAutomaton(field, regex string) (index.FieldDict, index.RegexAutomaton, error) {
-	if x, ok := r.IndexReader.(index.IndexReaderRegexp); ok {
+// FieldDictRegexpAutomaton implements bindex.IndexReaderRegexp.
+func (r *statsReader) FieldDictRegexpAutomaton(field, regex string) (bindex.FieldDict, bindex.RegexAutomaton, error) {
+	if x, ok := r.IndexReader.(bindex.IndexReaderRegexp); ok {
 		return x.FieldDictRegexpAutomaton(field, regex)
 	}
 	return nil, nil, errNoDict
 }
 
-// FieldDictFuzzy implements index.IndexReaderFuzzy.
-func (r *statsReader) FieldDictFuzzy(field, term string, fuzziness int, prefix string) (index.FieldDict, error) {
-	if x, ok := r.IndexReader.(index.IndexReaderFuzzy); ok {
+// FieldDictFuzzy implements bindex.IndexReaderFuzzy.
+func (r *statsReader) FieldDictFuzzy(field, term string, fuzziness int, prefix string) (bindex.FieldDict, error) {
+	if x, ok := r.IndexReader.(bindex.IndexReaderFuzzy); ok {
 		return x.FieldDictFuzzy(field, term, fuzziness, prefix)
 	}
 	return nil, errNoDict
 }
 
-// FieldDictFuzzyAutomaton implements index.IndexReaderFuzzy.
-func (r *statsReader) FieldDictFuzzyAutomaton(field, term string, fuzziness int, prefix string) (index.FieldDict, index.FuzzyAutomaton, error) {
-	if x, ok := r.IndexReader.(index.IndexReaderFuzzy); ok {
+// FieldDictFuzzyAutomaton implements bindex.IndexReaderFuzzy.
+func (r *statsReader) FieldDictFuzzyAutomaton(field, term string, fuzziness int, prefix string) (bindex.FieldDict, bindex.FuzzyAutomaton, error) {
+	if x, ok := r.IndexReader.(bindex.IndexReaderFuzzy); ok {
 		return x.FieldDictFuzzyAutomaton(field, term, fuzziness, prefix)
 	}
 	return nil, nil, errNoDict
 }
 
-// FieldDictContains implements index.IndexReaderContains.
-func (r *statsReader) FieldDictContains(field string) (index.FieldDictContains, error) {
-	if x, ok := r.IndexReader.(index.IndexReaderContains); ok {
+// FieldDictContains implements bindex.IndexReaderContains.
+func (r *statsReader) FieldDictContains(field string) (bindex.FieldDictContains, error) {
+	if x, ok := r.IndexReader.(bindex.IndexReaderContains); ok {
 		return x.FieldDictContains(field)
 	}
 	return nil, errNoDict
@@ -181,7 +182,7 @@ func (r *statsReader) FieldDictContains(field string) (index.FieldDictContains, 
 // countedTFR is a term's postings on a shard, counted as in the whole
 // collection.
 type countedTFR struct {
-	index.TermFieldReader
+	bindex.TermFieldReader
 	count uint64
 }
 
@@ -195,7 +196,7 @@ type statsQuery struct {
 }
 
 // Searcher implements query.Query.
-func (q statsQuery) Searcher(ctx context.Context, r index.IndexReader, m mapping.IndexMapping, o search.SearcherOptions) (search.Searcher, error) {
+func (q statsQuery) Searcher(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, o search.SearcherOptions) (search.Searcher, error) {
 	return q.Query.Searcher(ctx, &statsReader{IndexReader: r, stats: q.stats}, m, o)
 }
 
@@ -219,7 +220,7 @@ func WithStats(req *bleve.SearchRequest, stats *Stats) *bleve.SearchRequest {
 // document count, and for each field q reads, its dictionary size and the
 // number of documents holding each of q's terms there.
 func Presearch(ctx context.Context, idx bleve.Index, q query.Query) (*Stats, error) {
-	r, err := reader(idx)
+	r, err := index.Reader(idx)
 	if err != nil {
 		return nil, err
 	}
@@ -244,27 +245,10 @@ func Presearch(ctx context.Context, idx bleve.Index, q query.Query) (*Stats, err
 	return out, nil
 }
 
-// reader returns a reader of idx's index, which the caller closes.
-func reader(idx bleve.Index) (index.IndexReader, error) {
-	adv, err := idx.Advanced()
-	if err != nil {
-		return nil, err
-	}
-	r, err := adv.Reader()
-	if err != nil {
-		return nil, err
-	}
-	// scorch gives a nil snapshot, and no error, once the index is closed.
-	if sn, ok := r.(*scorch.IndexSnapshot); ok && sn == nil {
-		return nil, bleve.ErrorIndexClosed
-	}
-	return r, nil
-}
-
 // FieldDocFreqs returns, for each of fields, the number of documents of
 // idx holding each of terms in it (terms no document holds left out).
 func FieldDocFreqs(ctx context.Context, idx bleve.Index, fields, terms []string) (map[string]map[string]uint64, error) {
-	r, err := reader(idx)
+	r, err := index.Reader(idx)
 	if err != nil {
 		return nil, err
 	}

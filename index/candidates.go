@@ -13,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	"github.com/valyala/fastjson"
@@ -478,18 +477,12 @@ func flatMeta(raw string) (meta map[string]any, ok bool) {
 // when idx has no index of its own to read (an alias of several indexes,
 // a remote shard), for FetchFields's search then.
 func fetchDirect(ctx context.Context, idx bleve.Index, fields []string, hits search.DocumentMatchCollection) (ok bool, err error) {
-	adv, err := idx.Advanced()
-	if err != nil || adv == nil {
+	if adv, err := idx.Advanced(); err != nil || adv == nil {
 		return false, nil
 	}
-	r, err := adv.Reader()
+	r, err := Reader(idx)
 	if err != nil {
 		return true, err
-	}
-	// Read outside bleve.Index, nothing stops a Close: scorch then gives a
-	// nil snapshot (and no error).
-	if sn, isSnap := r.(*scorch.IndexSnapshot); isSnap && sn == nil {
-		return true, bleve.ErrorIndexClosed
 	}
 	defer r.Close()
 	req := &bleve.SearchRequest{Fields: fields}

@@ -1105,8 +1105,11 @@ func maxDocFreq(idx bleve.Index, term string, fields ...string) (uint64, error) 
 	return dfs[0], nil
 }
 
-// maxDocFreqs returns maxDocFreq of each of terms, through one reader.
-func maxDocFreqs(idx bleve.Index, terms []string, fields ...string) ([]uint64, error) {
+// Reader returns a reader of idx's own index (idx.Advanced()), which the
+// caller closes. Read outside bleve.Index, nothing stops a Close: scorch
+// then gives a nil snapshot and no error, which would panic; Reader
+// returns bleve.ErrorIndexClosed.
+func Reader(idx bleve.Index) (bindex.IndexReader, error) {
 	adv, err := idx.Advanced()
 	if err != nil {
 		return nil, err
@@ -1115,11 +1118,17 @@ func maxDocFreqs(idx bleve.Index, terms []string, fields ...string) ([]uint64, e
 	if err != nil {
 		return nil, err
 	}
-	// Reading the index itself, not through bleve.Index, nothing stops
-	// a Close: scorch then gives a nil snapshot (and no error), which
-	// would panic.
 	if sn, ok := r.(*scorch.IndexSnapshot); ok && sn == nil {
 		return nil, bleve.ErrorIndexClosed
+	}
+	return r, nil
+}
+
+// maxDocFreqs returns maxDocFreq of each of terms, through one reader.
+func maxDocFreqs(idx bleve.Index, terms []string, fields ...string) ([]uint64, error) {
+	r, err := Reader(idx)
+	if err != nil {
+		return nil, err
 	}
 	defer r.Close()
 	out := make([]uint64, len(terms))
