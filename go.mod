@@ -12,7 +12,6 @@ require (
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
-	github.com/valyala/fastjson v1.6.10
 	go.etcd.io/bbolt v1.4.0
 	golang.org/x/sync v0.23.0
 	golang.org/x/sys v0.49.0

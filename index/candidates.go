@@ -15,7 +15,6 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
-	"github.com/valyala/fastjson"
 
 	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/dataset"
@@ -419,56 +418,146 @@ func StoredMeta(fields map[string]any) map[string]any {
 	return meta
 }
 
-var metaParsers fastjson.ParserPool
-
 // flatMeta decodes raw as json.Unmarshal would into a map, when raw is an
-// object whose values are strings, numbers, booleans or nulls, and none of
-// its strings needs unescaping: the metadata stages read (a forum post's
-// user, position, date), several times faster than encoding/json, whose
-// decoding was a tenth of a window's reranking where stages read it. ok
-// is false for anything else, which encoding/json then decodes.
+// object whose values are strings, numbers, booleans or nulls and none of
+// its strings is escaped: the metadata stages read (a forum post's user,
+// position, date), several times faster than encoding/json, whose
+// decoding was a tenth of a window's reranking where stages read it. Its
+// keys and strings are raw's own bytes, not copies. ok is false for
+// anything else, which encoding/json then decodes.
 func flatMeta(raw string) (meta map[string]any, ok bool) {
 	if strings.IndexByte(raw, '\\') >= 0 || !utf8.ValidString(raw) {
 		return nil, false
 	}
-	p := metaParsers.Get()
-	defer metaParsers.Put(p)
-	v, err := p.Parse(raw)
-	if err != nil {
+	i := skipSpace(raw, 0)
+	if i == len(raw) || raw[i] != '{' {
 		return nil, false
 	}
-	o, err := v.Object()
-	if err != nil {
-		return nil, false
+	meta = make(map[string]any, strings.Count(raw, ",")+1)
+	if i = skipSpace(raw, i+1); i < len(raw) && raw[i] == '}' {
+		return meta, skipSpace(raw, i+1) == len(raw)
 	}
-	meta = make(map[string]any, o.Len())
-	ok = true
-	o.Visit(func(k []byte, v *fastjson.Value) {
+	for {
+		key, next, ok := jsonString(raw, i)
 		if !ok {
-			return
+			return nil, false
 		}
-		switch v.Type() {
-		case fastjson.TypeString:
-			meta[string(k)] = string(v.GetStringBytes())
-		case fastjson.TypeNumber:
-			num := v.MarshalTo(nil)
-			f, err := strconv.ParseFloat(string(num), 64)
-			ok = err == nil && json.Valid(num)
-			meta[string(k)] = f
-		case fastjson.TypeTrue:
-			meta[string(k)] = true
-		case fastjson.TypeFalse:
-			meta[string(k)] = false
-		case fastjson.TypeNull:
-			meta[string(k)] = nil
+		if i = skipSpace(raw, next); i == len(raw) || raw[i] != ':' {
+			return nil, false
+		}
+		if i = skipSpace(raw, i+1); i == len(raw) {
+			return nil, false
+		}
+		switch c := raw[i]; {
+		case c == '"':
+			v, next, ok := jsonString(raw, i)
+			if !ok {
+				return nil, false
+			}
+			meta[key], i = v, next
+		case strings.HasPrefix(raw[i:], "true"):
+			meta[key], i = true, i+4
+		case strings.HasPrefix(raw[i:], "false"):
+			meta[key], i = false, i+5
+		case strings.HasPrefix(raw[i:], "null"):
+			meta[key], i = nil, i+4
 		default:
-			ok = false
+			end := i
+			for end < len(raw) && strings.IndexByte("+-.0123456789eE", raw[end]) >= 0 {
+				end++
+			}
+			if !jsonNumber(raw[i:end]) {
+				return nil, false
+			}
+			f, err := strconv.ParseFloat(raw[i:end], 64)
+			if err != nil {
+				return nil, false
+			}
+			meta[key], i = f, end
 		}
-	})
-	if !ok {
-		return nil, false
+		if i = skipSpace(raw, i); i == len(raw) {
+			return nil, false
+		}
+		switch raw[i] {
+		case ',':
+			i = skipSpace(raw, i+1)
+		case '}':
+			return meta, skipSpace(raw, i+1) == len(raw)
+		default:
+			return nil, false
+		}
 	}
-	return meta, true
+}
+
+// jsonString returns the unescaped JSON string starting at raw[i] (its
+// quote) and the position after it; ok is false if there is none there
+// or it holds a control character, which JSON must escape.
+func jsonString(raw string, i int) (s string, next int, ok bool) {
+	if i >= len(raw) || raw[i] != '"' {
+		return "", 0, false
+	}
+	n := strings.IndexByte(raw[i+1:], '"')
+	if n < 0 {
+		return "", 0, false
+	}
+	s = raw[i+1 : i+1+n]
+	for j := range len(s) {
+		if s[j] < 0x20 {
+			return "", 0, false
+		}
+	}
+	return s, i + n + 2, true
+}
+
+// jsonNumber reports whether s is a number as JSON writes one:
+// -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+func jsonNumber(s string) bool {
+	digits := func(i int) int { // the position after the digits at i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i
+	}
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && s[i] >= '1' && s[i] <= '9':
+		i = digits(i)
+	default:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		if j := digits(i + 1); j > i+1 {
+			i = j
+		} else {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if j := digits(i); j > i {
+			i = j
+		} else {
+			return false
+		}
+	}
+	return i == len(s)
+}
+
+// skipSpace returns the position of the first byte at or after i that is
+// not JSON white space.
+func skipSpace(raw string, i int) int {
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 // fetchDirect is FetchFields through one reader of idx's own index, each
