@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/dataset"
@@ -575,22 +577,36 @@ func fetchDirect(ctx context.Context, idx bleve.Index, fields []string, hits sea
 	}
 	defer r.Close()
 	req := &bleve.SearchRequest{Fields: fields}
-	for i, h := range hits {
-		if i%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return true, err
+	// The hits' documents are read on every core, in runs of at least
+	// fetchRun: a reader serves concurrent searches, and a window's
+	// stored fields were most of what its reranking did on one core
+	// before the stages.
+	g, gctx := errgroup.WithContext(ctx)
+	n := max(1, min(runtime.GOMAXPROCS(0), len(hits)/fetchRun))
+	for w := range n {
+		part := hits[w*len(hits)/n : (w+1)*len(hits)/n]
+		g.Go(func() error {
+			for _, h := range part {
+				if err := gctx.Err(); err != nil {
+					return err
+				}
+				h.Fields = nil
+				err, _ := bleve.LoadAndHighlightAllFields(h, req, "", r, nil)
+				if errors.Is(err, bleve.ErrorIndexReadInconsistency) {
+					// Deleted since its search: no fields, as FetchFields
+					// says.
+					h.Fields = nil
+					continue
+				}
+				if err != nil {
+					return err
+				}
 			}
-		}
-		h.Fields = nil
-		err, _ := bleve.LoadAndHighlightAllFields(h, req, "", r, nil)
-		if errors.Is(err, bleve.ErrorIndexReadInconsistency) {
-			// Deleted since its search: no fields, as FetchFields says.
-			h.Fields = nil
-			continue
-		}
-		if err != nil {
-			return true, err
-		}
+			return nil
+		})
 	}
-	return true, nil
+	return true, g.Wait()
 }
+
+// fetchRun is the fewest hits fetchDirect reads on a core of its own.
+const fetchRun = 16
