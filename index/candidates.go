@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -16,10 +15,10 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/dataset"
+	"github.com/semrank/semrank/internal/runs"
 )
 
 // Hit is one first-stage candidate: a document, its first-stage score
@@ -581,31 +580,25 @@ func fetchDirect(ctx context.Context, idx bleve.Index, fields []string, hits sea
 	// fetchRun: a reader serves concurrent searches, and a window's
 	// stored fields were most of what its reranking did on one core
 	// before the stages.
-	g, gctx := errgroup.WithContext(ctx)
-	n := max(1, min(runtime.GOMAXPROCS(0), len(hits)/fetchRun))
-	for w := range n {
-		part := hits[w*len(hits)/n : (w+1)*len(hits)/n]
-		g.Go(func() error {
-			for _, h := range part {
-				if err := gctx.Err(); err != nil {
-					return err
-				}
-				h.Fields = nil
-				err, _ := bleve.LoadAndHighlightAllFields(h, req, "", r, nil)
-				if errors.Is(err, bleve.ErrorIndexReadInconsistency) {
-					// Deleted since its search: no fields, as FetchFields
-					// says.
-					h.Fields = nil
-					continue
-				}
-				if err != nil {
-					return err
-				}
+	return true, runs.Do(len(hits), fetchRun, func(lo, hi int) error {
+		for _, h := range hits[lo:hi] {
+			if err := ctx.Err(); err != nil {
+				return err
 			}
-			return nil
-		})
-	}
-	return true, g.Wait()
+			h.Fields = nil
+			err, _ := bleve.LoadAndHighlightAllFields(h, req, "", r, nil)
+			if errors.Is(err, bleve.ErrorIndexReadInconsistency) {
+				// Deleted since its search: no fields, as FetchFields
+				// says.
+				h.Fields = nil
+				continue
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // fetchRun is the fewest hits fetchDirect reads on a core of its own.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
+	"github.com/semrank/semrank/internal/runs"
 )
 
 // Searcher is semrank's query path over any Bleve index: a first-stage
@@ -209,14 +210,21 @@ func (s Searcher) first(q Query, first query.Query) (query.Query, error) {
 	return first, err
 }
 
-// candidates returns the candidates of first-stage hits, in their order.
+// candidates returns the candidates of first-stage hits, in their order,
+// made on every core (decoding each hit's stored metadata is most of it).
 func (p *Pipeline) candidates(hits search.DocumentMatchCollection) []Candidate {
 	out := make([]Candidate, len(hits))
-	for i, h := range hits {
-		out[i] = p.Fields.candidate(h, i+1)
-	}
+	_ = runs.Do(len(hits), candidateRun, func(lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			out[i] = p.Fields.candidate(hits[i], i+1)
+		}
+		return nil
+	})
 	return out
 }
+
+// candidateRun is the fewest hits candidates makes on a core of its own.
+const candidateRun = 32
 
 // Documents calls fn with every document of the index, in id order, as a
 // candidate: its title and text read from the pipeline's fields, and its
