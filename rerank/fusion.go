@@ -93,8 +93,9 @@ func Features(in FusionInput) (names []string, x [][]float64) {
 		zNormalize(col)
 	}
 	x = make([][]float64, n)
+	flat := make([]float64, n*len(names))
 	for i := range x {
-		x[i] = make([]float64, len(names))
+		x[i] = flat[i*len(names) : (i+1)*len(names) : (i+1)*len(names)]
 		for f := range names {
 			x[i][f] = cols[f][i]
 		}
@@ -162,10 +163,14 @@ func (l *Linear) Fuse(in FusionInput) ([]float64, error) {
 			return nil, fmt.Errorf("rerank: fusion weight for %q, but the pipeline has no such stage (stages: %v)", n, in.Names)
 		}
 	}
+	w := make([]float64, len(names))
+	for f, n := range names {
+		w[f] = l.Weights[n]
+	}
 	out := make([]float64, len(x))
 	for i := range x {
-		for f, n := range names {
-			out[i] += l.Weights[n] * x[i][f]
+		for f := range names {
+			out[i] += w[f] * x[i][f]
 		}
 	}
 	return out, nil
