@@ -97,33 +97,51 @@ type TermCount struct {
 // terms can then sum in a fixed order, which makes their rounding, and so
 // their scores, the same from run to run, without sorting at query time.
 func DecodeTermList(b []byte) ([]TermCount, error) {
+	var out []TermCount
+	err := EachTermCount(b, func(n int) { out = make([]TermCount, 0, n) }, func(term []byte, count int) {
+		out = append(out, TermCount{string(term), count})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EachTermCount calls size with the number of terms in b (EncodeTermCounts's
+// output), then fn with each term and its count in the encoder's sorted
+// order, the term's bytes b's own: a scorer that keeps few of a document's
+// terms as strings allocates no string for the others. A malformed b is
+// DecodeTermList's error, after calls for the terms before the damage.
+func EachTermCount(b []byte, size func(n int), fn func(term []byte, count int)) error {
 	n, k := binary.Uvarint(b)
 	if k <= 0 || n > uint64(len(b)) {
-		return nil, errTerms
+		return errTerms
 	}
 	b = b[k:]
-	out := make([]TermCount, 0, n)
+	size(int(n))
+	var prev []byte
 	for i := uint64(0); i < n; i++ {
 		l, k := binary.Uvarint(b)
 		if k <= 0 || l > uint64(len(b)-k) {
-			return nil, errTerms
+			return errTerms
 		}
-		term := string(b[k : k+int(l)])
+		term := b[k : k+int(l) : k+int(l)]
 		b = b[k+int(l):]
 		c, k := binary.Uvarint(b)
 		if k <= 0 || c == 0 || c > 1<<31 {
-			return nil, errTerms
+			return errTerms
 		}
 		b = b[k:]
-		if len(out) > 0 && term <= out[len(out)-1].Term {
-			return nil, errTerms // not sorted, or a term twice
+		if i > 0 && !termorder.After(term, prev) {
+			return errTerms // not sorted, or a term twice
 		}
-		out = append(out, TermCount{term, int(c)})
+		prev = term
+		fn(term, int(c))
 	}
 	if len(b) != 0 {
-		return nil, errTerms
+		return errTerms
 	}
-	return out, nil
+	return nil
 }
 
 // DecodeTermCounts decodes EncodeTermCounts's output into a map.

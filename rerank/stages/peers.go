@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"fmt"
 	"math"
 
 	"github.com/semrank/semrank/index"
@@ -26,24 +27,40 @@ func (t *TFIDF) scorePeers(ctx context.Context, cands []rerank.Candidate, n uint
 	}
 	ids := make(map[string]int32, 32*len(cands))
 	var terms []string // by number
-	lists := make([][]index.TermCount, len(cands))
+	counts := make([][]int, len(cands))
 	vecs := make([][]idWeight, len(cands))
+	// number appends term (the bytes of a stored term list, or a string)
+	// to candidate i's vector, a string made only for a term new to the
+	// window.
+	number := func(i int, term []byte, count int) {
+		id, ok := ids[string(term)]
+		if !ok {
+			s := string(term)
+			id = int32(len(terms))
+			ids[s] = id
+			terms = append(terms, s)
+		}
+		vecs[i] = append(vecs[i], idWeight{id: id})
+		counts[i] = append(counts[i], count)
+	}
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if lists[i], err = termList(stored[i], t.Analyze, c); err != nil {
+		if stored[i] != nil {
+			size := func(n int) { vecs[i], counts[i] = make([]idWeight, 0, n), make([]int, 0, n) }
+			err := index.EachTermCount(stored[i], size, func(term []byte, count int) { number(i, term, count) })
+			if err != nil {
+				return nil, fmt.Errorf("document %s: %w", c.ID, err)
+			}
+			continue
+		}
+		list, err := termList(nil, t.Analyze, c)
+		if err != nil {
 			return nil, err
 		}
-		vecs[i] = make([]idWeight, len(lists[i]))
-		for j, tc := range lists[i] {
-			id, ok := ids[tc.Term]
-			if !ok {
-				id = int32(len(terms))
-				ids[tc.Term] = id
-				terms = append(terms, tc.Term)
-			}
-			vecs[i][j].id = id
+		for _, tc := range list {
+			number(i, []byte(tc.Term), tc.Count)
 		}
 	}
 	// Every term's IDF in one lookup of the statistics.
@@ -57,7 +74,7 @@ func (t *TFIDF) scorePeers(ctx context.Context, cands []rerank.Candidate, n uint
 	}
 	for i, v := range vecs {
 		for j := range v {
-			v[j].w = tfidfWeight(lists[i][j].Count, idf[v[j].id])
+			v[j].w = tfidfWeight(counts[i][j], idf[v[j].id])
 		}
 	}
 	return peerCosines(cands, vecs, len(idf)), nil
