@@ -113,7 +113,7 @@ func DecodeTermList(b []byte) ([]TermCount, error) {
 // terms as strings allocates no string for the others. A malformed b is
 // DecodeTermList's error, after calls for the terms before the damage.
 func EachTermCount(b []byte, size func(n int), fn func(term []byte, count int)) error {
-	n, k := binary.Uvarint(b)
+	n, k := uvarint(b)
 	if k <= 0 || n > uint64(len(b)) {
 		return errTerms
 	}
@@ -121,13 +121,13 @@ func EachTermCount(b []byte, size func(n int), fn func(term []byte, count int)) 
 	size(int(n))
 	var prev []byte
 	for i := uint64(0); i < n; i++ {
-		l, k := binary.Uvarint(b)
+		l, k := uvarint(b)
 		if k <= 0 || l > uint64(len(b)-k) {
 			return errTerms
 		}
 		term := b[k : k+int(l) : k+int(l)]
 		b = b[k+int(l):]
-		c, k := binary.Uvarint(b)
+		c, k := uvarint(b)
 		if k <= 0 || c == 0 || c > 1<<31 {
 			return errTerms
 		}
@@ -164,7 +164,7 @@ func DecodeTermCounts(b []byte) (map[string]int, error) {
 // has many. terms must be sorted and distinct; counts as long as terms.
 func TermCountsOf(b []byte, terms []string, counts []int) (total int, err error) {
 	clear(counts)
-	n, k := binary.Uvarint(b)
+	n, k := uvarint(b)
 	if k <= 0 || n > uint64(len(b)) {
 		return 0, errTerms
 	}
@@ -172,13 +172,13 @@ func TermCountsOf(b []byte, terms []string, counts []int) (total int, err error)
 	j := 0
 	var prev []byte
 	for i := uint64(0); i < n; i++ {
-		l, k := binary.Uvarint(b)
+		l, k := uvarint(b)
 		if k <= 0 || l > uint64(len(b)-k) {
 			return 0, errTerms
 		}
 		term := b[k : k+int(l)]
 		b = b[k+int(l):]
-		c, k := binary.Uvarint(b)
+		c, k := uvarint(b)
 		if k <= 0 || c == 0 || c > 1<<31 {
 			return 0, errTerms
 		}
@@ -199,4 +199,13 @@ func TermCountsOf(b []byte, terms []string, counts []int) (total int, err error)
 		return 0, errTerms
 	}
 	return total, nil
+}
+
+// uvarint is binary.Uvarint with the one-byte case, a term's length and
+// almost every count, decided before its loop.
+func uvarint(b []byte) (uint64, int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		return uint64(b[0]), 1
+	}
+	return binary.Uvarint(b)
 }
