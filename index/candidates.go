@@ -434,7 +434,7 @@ func flatMeta(raw string) (meta map[string]any, ok bool) {
 	if i == len(raw) || raw[i] != '{' {
 		return nil, false
 	}
-	meta = make(map[string]any, strings.Count(raw, ",")+1)
+	meta = make(map[string]any, min(strings.Count(raw, ",")+1, 64)) // commas in strings count too
 	if i = skipSpace(raw, i+1); i < len(raw) && raw[i] == '}' {
 		return meta, skipSpace(raw, i+1) == len(raw)
 	}
