@@ -567,10 +567,11 @@ func skipSpace(raw string, i int) int {
 // when idx has no index of its own to read (an alias of several indexes,
 // a remote shard), for FetchFields's search then.
 func fetchDirect(ctx context.Context, idx bleve.Index, fields []string, hits search.DocumentMatchCollection) (ok bool, err error) {
-	if adv, err := idx.Advanced(); err != nil || adv == nil {
+	adv, err := idx.Advanced()
+	if err != nil || adv == nil {
 		return false, nil
 	}
-	r, err := Reader(idx)
+	r, err := readerOf(adv)
 	if err != nil {
 		return true, err
 	}

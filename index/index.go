@@ -1114,6 +1114,11 @@ func Reader(idx bleve.Index) (bindex.IndexReader, error) {
 	if err != nil {
 		return nil, err
 	}
+	return readerOf(adv)
+}
+
+// readerOf is Reader of an index already in hand.
+func readerOf(adv bindex.Index) (bindex.IndexReader, error) {
 	r, err := adv.Reader()
 	if err != nil {
 		return nil, err

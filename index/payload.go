@@ -101,15 +101,27 @@ type payloadSet struct {
 	logSize int64
 }
 
-// lookup returns id's payload; ok is false when there is none.
-func (s *payloadSet) lookup(id string) ([]byte, bool, error) {
-	if b, ok := s.tail[id]; ok {
-		return b, b != nil, nil
+// lookupMany sets out[i] to the payload of ids[i], leaving it nil where
+// there is none or hidden reports the id hidden: the tail's, else the
+// segment's, read for the window at once (segment.getMany).
+func (s *payloadSet) lookupMany(ids []string, hidden func(id string) bool, out [][]byte) error {
+	var inSeg []int // the places in ids of those the segment may hold
+	for i, id := range ids {
+		if hidden(id) {
+			continue
+		}
+		if b, ok := s.tail[id]; ok {
+			out[i] = b
+			continue
+		}
+		if s.seg != nil {
+			inSeg = append(inSeg, i)
+		}
 	}
-	if s.seg == nil {
-		return nil, false, nil
+	if len(inSeg) == 0 {
+		return nil
 	}
-	return s.seg.get(id)
+	return s.seg.getMany(ids, inSeg, out)
 }
 
 // holds reports whether id has a payload, without returning it.
@@ -897,23 +909,9 @@ func (ps *payloadStore) readMany(name, model string, fromModel bool, ids []strin
 	if s == nil || fromModel && s.model != model {
 		return out, nil
 	}
-	var inSeg []int // the places in ids of those the segment may hold
-	for i, id := range ids {
-		if len(ps.hidden) > 0 && ps.hidden[id] > 0 {
-			continue
-		}
-		if b, ok := s.tail[id]; ok {
-			out[i] = b
-			continue
-		}
-		if s.seg != nil {
-			inSeg = append(inSeg, i)
-		}
-	}
-	if len(inSeg) > 0 {
-		if err := s.seg.getMany(ids, inSeg, out); err != nil {
-			return nil, damagedErr(err)
-		}
+	hidden := func(id string) bool { return len(ps.hidden) > 0 && ps.hidden[id] > 0 }
+	if err := s.lookupMany(ids, hidden, out); err != nil {
+		return nil, damagedErr(err)
 	}
 	return out, nil
 }

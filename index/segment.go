@@ -300,7 +300,8 @@ func (s *segment) getMany(ids []string, which []int, out [][]byte) error {
 		}
 		return nil
 	}
-	found := make([]uint64, len(which)) // entry number + 1, 0 when none
+	type record struct{ off, idLen, n uint64 } // n 0: none
+	found := make([]record, len(which))
 	var total uint64
 	for j, k := range which {
 		i, _, ok, err := s.find(ids[k], false)
@@ -310,26 +311,26 @@ func (s *segment) getMany(ids []string, which []int, out [][]byte) error {
 		if !ok {
 			continue
 		}
-		_, idLen, valLen, err := s.entry(i)
+		off, idLen, valLen, err := s.entry(i)
 		if err != nil {
 			return err
 		}
-		found[j] = i + 1
-		total += idLen + valLen + 4
+		found[j] = record{off, idLen, idLen + valLen + 4}
+		total += found[j].n
 	}
 	buf := make([]byte, total)
 	for j, k := range which {
-		if found[j] == 0 {
+		r := found[j]
+		if r.n == 0 {
 			continue
 		}
-		off, idLen, valLen, _ := s.entry(found[j] - 1)
-		n := copy(buf, s.b[off:off+idLen+valLen+4])
-		_, val, err := s.checked(buf[:n:n], idLen)
+		copy(buf, s.b[r.off:r.off+r.n])
+		_, val, err := s.checked(buf[:r.n:r.n], r.idLen)
 		if err != nil {
 			return err
 		}
 		out[k] = val
-		buf = buf[n:]
+		buf = buf[r.n:]
 	}
 	return nil
 }

@@ -57,29 +57,33 @@ func (e TermsEncoder) EncodePayload(d dataset.Doc) ([]byte, error) {
 	return EncodeTermCounts(analyzers.CachedTokens(d.FullText())), nil
 }
 
-// EncodeTermCounts encodes the counts of tokens, terms sorted:
-// uvarint(n) then n × (uvarint(len), term, uvarint(count)).
-//
-// The tokens are sorted (a copy) and counted in runs, which for a
+// CountTerms returns the distinct terms of tokens with how often each
+// occurs, sorted by term, as DecodeTermList returns EncodeTermCounts's
+// output. The tokens are sorted (a copy) and counted in runs, which for a
 // document's few dozen terms allocates less than a map.
-func EncodeTermCounts(tokens []string) []byte {
+func CountTerms(tokens []string) []TermCount {
 	sorted := slices.Sorted(slices.Values(tokens))
-	terms := 0
-	for i := range sorted {
-		if i == 0 || sorted[i] != sorted[i-1] {
-			terms++
-		}
-	}
-	b := binary.AppendUvarint(nil, uint64(terms))
+	out := make([]TermCount, 0, len(sorted))
 	for i := 0; i < len(sorted); {
 		t, n := sorted[i], 1
 		for i+n < len(sorted) && sorted[i+n] == t {
 			n++
 		}
-		b = binary.AppendUvarint(b, uint64(len(t)))
-		b = append(b, t...)
-		b = binary.AppendUvarint(b, uint64(n))
+		out = append(out, TermCount{t, n})
 		i += n
+	}
+	return out
+}
+
+// EncodeTermCounts encodes the counts of tokens (CountTerms), terms
+// sorted: uvarint(n) then n × (uvarint(len), term, uvarint(count)).
+func EncodeTermCounts(tokens []string) []byte {
+	counts := CountTerms(tokens)
+	b := binary.AppendUvarint(nil, uint64(len(counts)))
+	for _, tc := range counts {
+		b = binary.AppendUvarint(b, uint64(len(tc.Term)))
+		b = append(b, tc.Term...)
+		b = binary.AppendUvarint(b, uint64(tc.Count))
 	}
 	return b
 }
@@ -164,39 +168,18 @@ func DecodeTermCounts(b []byte) (map[string]int, error) {
 // has many. terms must be sorted and distinct; counts as long as terms.
 func TermCountsOf(b []byte, terms []string, counts []int) (total int, err error) {
 	clear(counts)
-	n, k := uvarint(b)
-	if k <= 0 || n > uint64(len(b)) {
-		return 0, errTerms
-	}
-	b = b[k:]
 	j := 0
-	var prev []byte
-	for i := uint64(0); i < n; i++ {
-		l, k := uvarint(b)
-		if k <= 0 || l > uint64(len(b)-k) {
-			return 0, errTerms
-		}
-		term := b[k : k+int(l)]
-		b = b[k+int(l):]
-		c, k := uvarint(b)
-		if k <= 0 || c == 0 || c > 1<<31 {
-			return 0, errTerms
-		}
-		b = b[k:]
-		if i > 0 && !termorder.After(term, prev) {
-			return 0, errTerms // not sorted, or a term twice
-		}
-		prev = term
-		total += int(c)
+	err = EachTermCount(b, func(int) {}, func(term []byte, c int) {
+		total += c
 		for j < len(terms) && termorder.Before(terms[j], term) {
 			j++
 		}
 		if j < len(terms) && terms[j] == string(term) {
-			counts[j] = int(c)
+			counts[j] = c
 		}
-	}
-	if len(b) != 0 {
-		return 0, errTerms
+	})
+	if err != nil {
+		return 0, err
 	}
 	return total, nil
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 
-	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/index"
 )
 
@@ -195,7 +194,7 @@ type feedback struct {
 	// fields the first stage searches from text.
 	fields   []string
 	payloads Payloads              // the index's terms payload, if any
-	analyze  func(string) []string // as Env.Analyze; nil means semrank's analyzer
+	tokens   func(string) []string // Env.Tokens: text analyzed as the index analyzed the stages' fields
 	stats    TermStats             // for IDFOnce
 }
 
@@ -206,7 +205,7 @@ func newFeedback(f Feedback, env Env, fields FieldList, semrank bool) (*feedback
 	if err := f.check(); err != nil {
 		return nil, err
 	}
-	fb := &feedback{Feedback: f.withDefaults(), payloads: env.Payloads, analyze: env.Analyze, stats: env.Stats}
+	fb := &feedback{Feedback: f.withDefaults(), payloads: env.Payloads, tokens: env.Tokens, stats: env.Stats}
 	if fb.IDF == IDFOnce && fb.stats == nil {
 		return nil, errors.New("first_stage.feedback.idf once needs the index's statistics: build the pipeline against its index (rerank.EnvOf)")
 	}
@@ -219,15 +218,6 @@ func newFeedback(f Feedback, env Env, fields FieldList, semrank bool) (*feedback
 		fb.fields = []string{env.Index.Mapping().DefaultSearchField()}
 	}
 	return fb, nil
-}
-
-// tokens returns text's words as the index analyzed the fields the
-// stages read.
-func (fb *feedback) tokens(text string) []string {
-	if fb.analyze == nil {
-		return analyzers.CachedTokens(text)
-	}
-	return fb.analyze(text)
 }
 
 // expand returns the query that retrieves the window for q, the
@@ -382,13 +372,7 @@ func (fb *feedback) termLists(ctx context.Context, idx bleve.Index, fields Field
 			}
 			continue
 		}
-		counts := map[string]int{}
-		for _, t := range fb.tokens(fields.candidate(h, i+1).FullText()) {
-			counts[t]++
-		}
-		for _, t := range slices.Sorted(maps.Keys(counts)) {
-			out[i] = append(out[i], index.TermCount{Term: t, Count: counts[t]})
-		}
+		out[i] = index.CountTerms(fb.tokens(fields.candidate(h, i+1).FullText()))
 	}
 	return out, nil
 }

@@ -138,16 +138,6 @@ func tokens(analyze func(string) []string, text string) []string {
 	return analyze(text)
 }
 
-// analyzedCounts counts the terms of text analyzed by analyze (see
-// tokens).
-func analyzedCounts(analyze func(string) []string, text string) map[string]int {
-	counts := map[string]int{}
-	for _, tok := range tokens(analyze, text) {
-		counts[tok]++
-	}
-	return counts
-}
-
 // Name implements rerank.Stage.
 func (t *TFIDF) Name() string {
 	if t.name == "" {
@@ -171,16 +161,6 @@ func tfidfWeight(count int, idf float64) float64 {
 type termWeight struct {
 	term string
 	w    float64
-}
-
-// sortedCounts returns counts as a term list in sorted order, as the terms
-// payload holds it.
-func sortedCounts(counts map[string]int) []index.TermCount {
-	out := make([]index.TermCount, 0, len(counts))
-	for _, term := range slices.Sorted(maps.Keys(counts)) {
-		out = append(out, index.TermCount{Term: term, Count: counts[term]})
-	}
-	return out
 }
 
 // windowTerms returns every candidate's stored term counts, the index's
@@ -209,7 +189,7 @@ func termList(b []byte, analyze func(string) []string, c rerank.Candidate) ([]in
 	if b != nil {
 		return index.DecodeTermList(b)
 	}
-	return sortedCounts(analyzedCounts(analyze, c.FullText())), nil
+	return index.CountTerms(tokens(analyze, c.FullText())), nil
 }
 
 // queryCounts sets counts[i] to how often terms[i], sorted and distinct,
@@ -357,7 +337,7 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 		if t.Field != "" {
 			text, _ = c.Metadata[t.Field].(string)
 		}
-		if vecs[i], err = weigh(sortedCounts(analyzedCounts(t.Analyze, text))); err != nil {
+		if vecs[i], err = weigh(index.CountTerms(tokens(t.Analyze, text))); err != nil {
 			return nil, err
 		}
 	}
@@ -365,7 +345,7 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 	if t.Titles {
 		qtext, _ = tweak.SplitQuery(q.Text)
 	}
-	qv, err := weigh(sortedCounts(analyzedCounts(t.Analyze, qtext)))
+	qv, err := weigh(index.CountTerms(tokens(t.Analyze, qtext)))
 	if err != nil {
 		return nil, err
 	}
@@ -384,7 +364,7 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 // cosineSorted's, to the last bit.
 func (t *TFIDF) scoreStored(ctx context.Context, q rerank.Query, cands []rerank.Candidate, n uint64,
 	idfOf func(string) (float64, error), weigh func([]index.TermCount) ([]termWeight, error)) ([]float64, error) {
-	qv, err := weigh(sortedCounts(analyzedCounts(t.Analyze, q.Text)))
+	qv, err := weigh(index.CountTerms(tokens(t.Analyze, q.Text)))
 	if err != nil {
 		return nil, err
 	}
@@ -424,7 +404,7 @@ func (t *TFIDF) scoreStored(ctx context.Context, q rerank.Query, cands []rerank.
 					return nil, fmt.Errorf("document %s: %w", c.ID, err)
 				}
 			} else {
-				list = sortedCounts(analyzedCounts(t.Analyze, text))
+				list = index.CountTerms(tokens(t.Analyze, text))
 			}
 			dv, err := weigh(list)
 			if err != nil {
