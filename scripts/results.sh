@@ -545,11 +545,12 @@ run() {
 		mkdir -p "$R/cost"
 		[ -d "$R/plain/cacm.idx" ] || run plain-cacm >/dev/null
 		printf 'window: 100\nstages: [{type: tfidf}]\n' >"$R/cost/tfidf.yaml"
+		printf 'window: 100\nstages: []\nfusion: {method: none}\n' >"$R/cost/empty.yaml"
 		printf 'window: 100\nfields: {title: title, text: abstract}\nstages: [{type: tfidf}]\n' >"$R/cost/tfidf-plain.yaml"
 		printf 'window: 100\nstages:\n  - type: wmd\n    model: ../cacm.vec\n' >"$R/cost/wmd.yaml"
 		printf 'window: 100\nstages:\n  - type: ssg\n    model: ../cacm.vec\n    options: {topics: ../cacm.topics}\n' >"$R/cost/ssg.yaml"
 		{
-			for p in tfidf wmd ssg; do
+			for p in empty tfidf wmd ssg; do
 				echo "== $p, semrank index"
 				$SR bench --index "$R/cacm.idx" --pipeline "$R/cost/$p.yaml" --data "$O/cacm" --rounds 5
 			done
