@@ -47,6 +47,10 @@
 //     are broken by document index, and both searches use the same cost
 //     matrices and solver, so the pruned and exhaustive searches return the
 //     same neighbours and distances.
+//   - Searches from an index's own documents may share a Pairs: each pair
+//     of documents is then solved once, with the lower-numbered one's
+//     words as rows, and the other search reads it (WMD is symmetric; the
+//     two orientations differ in the last bits only).
 //   - Index.Distances solves a query's exact distances to many documents
 //     together: each word distance once, the transport problems on every
 //     core, each result bit for bit Space.WMD's.
