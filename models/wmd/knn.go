@@ -317,6 +317,13 @@ func (x *Index) end(s *search) {
 // Space.Costs does (bit for bit), straight into w's row of the cache;
 // next is the local word to be filled next, or −1.
 func (s *search) fill(w, next int32) {
+	s.fillRow(w, next)
+	s.done[w] = true
+}
+
+// fillRow is fill without marking the row done: it writes only w's row,
+// so goroutines may fill different rows at once.
+func (s *search) fillRow(w, next int32) {
 	nq := len(s.q.Words)
 	id := s.x.words[w]
 	row := s.dist[int(w)*s.stride : int(w)*s.stride+s.stride]
@@ -333,7 +340,6 @@ func (s *search) fill(w, next int32) {
 	for k := nq; k < s.stride; k++ {
 		row[k] = math.Inf(1)
 	}
-	s.done[w] = true
 }
 
 // words makes sure the distances from every word of document doc to the
