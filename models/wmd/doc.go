@@ -22,8 +22,8 @@
 //     searches and WCD agree bit for bit. A search computes each (query word, index word) distance at
 //     most once.
 //   - The solver is the transportation simplex (least-cost start, Dantzig
-//     pricing by rows with a candidate list, spanning-tree basis with
-//     incremental re-hanging), with successive shortest paths in
+//     pricing by rows with a candidate list, spanning-tree basis kept in
+//     preorder with incremental re-hanging), with successive shortest paths in
 //     primal-dual form as the fallback should degenerate pivots exhaust its
 //     budget (see Solver). Both are exact up to floating-point rounding;
 //     tests check them against a general LP (gonum), each other, and POT's
