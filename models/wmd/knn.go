@@ -536,7 +536,7 @@ func (s *search) keepWarm(doc int, dist float64, k int, pot []float64) {
 type cand struct {
 	doc   int
 	bound float64
-	level uint8 // how bound was computed: byWCD, byProjection, byDual or byWarm
+	level uint8 // how bound was computed: byWCD, byProjection, byDual, byWarm or byKnown
 }
 
 // The bounds a candidate goes through, in order; byKnown is an exact
