@@ -6,7 +6,7 @@
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
 # beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, bench, plain-cacm, plain-cacm-supervised,
-# plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, cost-a, wmd-ssg-cost, scale,
+# plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, cost-a, wmd-ssg-cost, solver-cost, scale,
 # serve, shards.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
@@ -15,7 +15,7 @@
 # (outputs; default out/results), ABL (ablations to run; default all),
 # DEVONLY (set: ablations on dev only, without their cross-validation),
 # SCALE (the scale section's collections; default "cacm A-train 10k 100k"),
-# SR_BEFORE (the cost-before, cost-a, wmd-ssg-cost, scale and serve sections: another semrank binary, measured
+# SR_BEFORE (the cost-before, cost-a, wmd-ssg-cost, solver-cost, scale and serve sections: another semrank binary, measured
 # beside SR), SERVECOST_BEFORE (the serve section: examples/servecost built
 # with SR_BEFORE's tree),
 # ROUNDS (the scale section's interleaved rounds; default 2; the shards
@@ -721,6 +721,49 @@ run() {
 				$SR eval --qrels "$O/$b/qrels/test.tsv" --run "$C/ssg-$b-wcd.trec" --baseline "$C/ssg-$b-wmd.trec"
 			done
 		} 2>&1 | tee "$R/wmd-ssg-cost.txt"
+		;;
+	solver-cost)
+		# The wmd and ssg stages' cost (issue 24) with this build's
+		# transport solves against SR_BEFORE's: semrank bench over CACM,
+		# window 100, the two builds alternating (ROUNDS times, default 2;
+		# --rounds 2 each), then both at windows 50 to 400; last, the CACM
+		# runs of the wmd, ssg and README no-judgment pipelines by both,
+		# compared byte for byte.
+		: "${SR_BEFORE:?solver-cost compares SR with SR_BEFORE, another semrank binary}"
+		vectors
+		[ -f "$R/plain/unsup-semrank.yaml" ] || run plain-cacm >/dev/null
+		local C=$R/solver
+		mkdir -p "$C"
+		printf 'window: 100\nstages:\n  - type: wmd\n    model: ../cacm.vec\n' >"$C/wmd.yaml"
+		printf 'window: 100\nstages:\n  - type: ssg\n    model: ../cacm.vec\n    options: {topics: ../cacm.topics}\n' >"$C/ssg.yaml"
+		cp "$R/plain/unsup-semrank.yaml" "$C/unsup-semrank.yaml"
+		{
+			for round in $(seq "${ROUNDS:-2}"); do
+				for p in wmd ssg; do
+					for bin in "$SR_BEFORE" "$SR"; do
+						echo "== $p, window 100, $bin, round $round"
+						$bin bench --index "$R/cacm.idx" --pipeline "$C/$p.yaml" --data "$O/cacm" --rounds 2
+					done
+				done
+			done
+			for w in 50 100 200 400; do
+				for p in wmd ssg; do
+					for bin in "$SR_BEFORE" "$SR"; do
+						echo "== $p, window $w, $bin"
+						$bin bench --index "$R/cacm.idx" --pipeline "$C/$p.yaml" --data "$O/cacm" --rounds 2 --window $w
+					done
+				done
+			done
+			for p in wmd ssg unsup-semrank; do
+				$SR_BEFORE run --data "$O/cacm" --index "$R/cacm.idx" --pipeline "$C/$p.yaml" --out "$C/$p-before.trec" >/dev/null
+				$SR run --data "$O/cacm" --index "$R/cacm.idx" --pipeline "$C/$p.yaml" --out "$C/$p.trec" >/dev/null
+				if cmp -s "$C/$p-before.trec" "$C/$p.trec"; then
+					echo "== CACM run, $p: byte-identical"
+				else
+					echo "== CACM run, $p: differs"
+				fi
+			done
+		} 2>&1 | tee "$R/solver-cost.txt"
 		;;
 	scale)
 		# Indexing cost (issue 27): build wall, user and system CPU and

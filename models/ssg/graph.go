@@ -299,13 +299,16 @@ func (m *Model) BuildFrom(ctx context.Context, query string, pool []string, qdis
 	if cfg.Hops == 2 {
 		// Every 1-hop neighbour's, including the pool documents a
 		// collection made nodes already; searched concurrently, added in
-		// the 1-hop order.
+		// the 1-hop order. Two neighbours near each other are in each
+		// other's searches: each such pair is solved once (wmd.Pairs).
 		hop2 := make([][]wmd.Neighbor, len(nb))
+		pairs := &wmd.Pairs{}
 		eg, ectx := errgroup.WithContext(ctx)
 		eg.SetLimit(runtime.GOMAXPROCS(0))
 		for h, n := range nb {
 			self := n.Doc
 			o := opt
+			o.Pairs, o.Self = pairs, self
 			o.Exclude = func(i int) bool { return i == self || (skip != nil && skip(i)) }
 			eg.Go(func() error {
 				var err error

@@ -25,15 +25,9 @@ func (x *Index) Distances(ctx context.Context, q Doc, docs []int) ([]float64, er
 	}
 	s := x.begin(q)
 	defer x.end(s)
-	cached := true
-	for _, d := range docs {
-		if x.docs[d].Empty() {
-			continue
-		}
-		if !s.words(d) {
-			cached = false
-			break
-		}
+	cached, err := s.wordsOf(ctx, docs)
+	if err != nil {
+		return nil, err
 	}
 	solve := func(w *worker, i int) error {
 		d := x.docs[docs[i]]
@@ -51,6 +45,37 @@ func (x *Index) Distances(ctx context.Context, q Doc, docs []int) ([]float64, er
 		return err
 	}
 	return out, parallel(ctx, len(docs), solve)
+}
+
+// wordsOf is words for every document of docs, filling the missing rows
+// of the cache on up to GOMAXPROCS goroutines, a block of words each.
+func (s *search) wordsOf(ctx context.Context, docs []int) (bool, error) {
+	if len(s.done) == 0 {
+		return false, nil
+	}
+	miss := s.miss[:0]
+	for _, d := range docs {
+		for _, w := range s.x.local[d] {
+			if !s.done[w] {
+				s.done[w] = true // once: the rows are filled below
+				miss = append(miss, w)
+			}
+		}
+	}
+	s.miss = miss
+	const block = 64
+	err := parallel(ctx, (len(miss)+block-1)/block, func(_ *worker, b int) error {
+		part := miss[b*block : min(len(miss), (b+1)*block)]
+		for k, w := range part {
+			next := int32(-1)
+			if k+1 < len(part) {
+				next = part[k+1]
+			}
+			s.fillRow(w, next)
+		}
+		return nil
+	})
+	return true, err
 }
 
 // worker is one goroutine's scratch space for solving transport problems.

@@ -22,8 +22,8 @@
 //     searches and WCD agree bit for bit. A search computes each (query word, index word) distance at
 //     most once.
 //   - The solver is the transportation simplex (least-cost start, Dantzig
-//     pricing by rows with a candidate list, spanning-tree basis with
-//     incremental re-hanging), with successive shortest paths in
+//     pricing by rows with a candidate list, spanning-tree basis kept in
+//     preorder with incremental re-hanging), with successive shortest paths in
 //     primal-dual form as the fallback should degenerate pivots exhaust its
 //     budget (see Solver). Both are exact up to floating-point rounding;
 //     tests check them against a general LP (gonum), each other, and POT's
@@ -47,6 +47,10 @@
 //     are broken by document index, and both searches use the same cost
 //     matrices and solver, so the pruned and exhaustive searches return the
 //     same neighbours and distances.
+//   - Searches from an index's own documents may share a Pairs: each pair
+//     of documents is then solved once, with the lower-numbered one's
+//     words as rows, and the other search reads it (WMD is symmetric; the
+//     two orientations differ in the last bits only).
 //   - Index.Distances solves a query's exact distances to many documents
 //     together: each word distance once, the transport problems on every
 //     core, each result bit for bit Space.WMD's.

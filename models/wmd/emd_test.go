@@ -253,12 +253,61 @@ func TestSimplexMatchesSSP(t *testing.T) {
 			t.Fatalf("trial %d (%d×%d): the simplex ran out of pivots", trial, n, m)
 		}
 		checkPlan(t, simplex.Flow(), a, b)
+		checkTree(t, &simplex.sx, cost)
 		want, err := ssp.Solve(a, b, cost)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if math.Abs(got-want) > 1e-9*(1+math.Abs(want)) {
 			t.Fatalf("trial %d (%d×%d, degenerate %v): simplex %.15g, ssp %.15g", trial, n, m, degenerate, got, want)
+		}
+	}
+}
+
+// checkTree checks the simplex's final basis tree: its preorder and
+// positions, every subtree a block of the preorder holding exactly its
+// descendants, sizes, potentials (each node's from its parent's, bit for
+// bit, the root's 0) and flow only on tree cells.
+func checkTree(t *testing.T, s *simplex, cost []float64) {
+	t.Helper()
+	n, m := s.n, s.m
+	N := n + m
+	if s.order[0] != 0 || s.parent[0] != -1 || s.pi[0] != 0 || s.size[0] != int32(N) {
+		t.Fatalf("root: order[0] %d parent %d potential %g size %d", s.order[0], s.parent[0], s.pi[0], s.size[0])
+	}
+	seen := make([]bool, N)
+	for k, x := range s.order[:N] {
+		if seen[x] || s.pos[x] != int32(k) {
+			t.Fatalf("preorder %v, positions %v", s.order[:N], s.pos[:N])
+		}
+		seen[x] = true
+	}
+	kids := make([]int32, N)
+	for x := int32(1); x < int32(N); x++ {
+		p := s.parent[x]
+		if (x < int32(n)) == (p < int32(n)) {
+			t.Fatalf("node %d's parent %d is on the same side", x, p)
+		}
+		if !(s.pos[p] < s.pos[x] && s.pos[x]+s.size[x] <= s.pos[p]+s.size[p]) {
+			t.Fatalf("node %d's block is not inside its parent %d's", x, p)
+		}
+		kids[p] += s.size[x]
+		if want := s.edgeCost(x, p, int32(n), m, cost) - s.pi[p]; s.pi[x] != want {
+			t.Fatalf("node %d: potential %g, want %g", x, s.pi[x], want)
+		}
+	}
+	for x := range N {
+		if s.size[x] != 1+kids[x] {
+			t.Fatalf("node %d: size %d, children's %d", x, s.size[x], kids[x])
+		}
+	}
+	for i := range n {
+		for j := range m {
+			J := int32(n + j)
+			tree := s.parent[J] == int32(i) || s.parent[i] == J
+			if f := s.x[i*m+j]; f != 0 && !tree {
+				t.Fatalf("flow %g on cell (%d, %d) off the tree", f, i, j)
+			}
 		}
 	}
 }

@@ -3,6 +3,7 @@ package wmd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -28,6 +29,48 @@ type Options struct {
 	// times only, such as one query's candidates, building it costs more
 	// than it saves.
 	NoProjection bool
+	// Pairs, when set, shares exact distances with the other searches of
+	// this index that hold the same Pairs; the query must then be the
+	// index's document Self (see Pairs).
+	Pairs *Pairs
+	Self  int
+}
+
+// Pairs shares exact distances among searches of one Index whose queries
+// are its own documents, such as the k-NN searches from each of a query
+// graph's neighbours: WMD is symmetric, so each pair of documents is
+// solved in one orientation, the lower-numbered document's words as the
+// rows, whichever search meets it first, and a search that meets a pair
+// already solved takes its distance without a bound or a solve. Every
+// search returns the same neighbours and distances in whatever order the
+// searches run. Safe for concurrent use; its memory grows with the pairs
+// solved, so it should serve one batch of searches and be dropped.
+type Pairs struct {
+	mu   sync.Mutex
+	dist map[[2]int32]float64
+}
+
+func pairKey(a, b int) [2]int32 {
+	if a > b {
+		a, b = b, a
+	}
+	return [2]int32{int32(a), int32(b)}
+}
+
+func (p *Pairs) get(a, b int) (float64, bool) {
+	p.mu.Lock()
+	d, ok := p.dist[pairKey(a, b)]
+	p.mu.Unlock()
+	return d, ok
+}
+
+func (p *Pairs) put(a, b int, d float64) {
+	p.mu.Lock()
+	if p.dist == nil {
+		p.dist = map[[2]int32]float64{}
+	}
+	p.dist[pairKey(a, b)] = d
+	p.mu.Unlock()
 }
 
 // Stats counts the work a search did.
@@ -46,6 +89,9 @@ type Stats struct {
 	// before any full-dimension distance (see proj.go); RWMD then counts
 	// those that needed the full cost matrix's bound as well.
 	Projected int
+	// Shared counts the distances read from Options.Pairs, solved by
+	// another search.
+	Shared int
 }
 
 // Index is a fixed collection of documents to search by WMD.
@@ -166,6 +212,7 @@ type search struct {
 	cands  []cand
 	sorted []cand // sortByBound's scratch
 	heap   []cand
+	k      int // the neighbours sought (keepWarm keeps 2k potentials)
 }
 
 // warmPot is the query potentials of an optimal plan of document doc
@@ -270,6 +317,13 @@ func (x *Index) end(s *search) {
 // Space.Costs does (bit for bit), straight into w's row of the cache;
 // next is the local word to be filled next, or −1.
 func (s *search) fill(w, next int32) {
+	s.fillRow(w, next)
+	s.done[w] = true
+}
+
+// fillRow is fill without marking the row done: it writes only w's row,
+// so goroutines may fill different rows at once.
+func (s *search) fillRow(w, next int32) {
 	nq := len(s.q.Words)
 	id := s.x.words[w]
 	row := s.dist[int(w)*s.stride : int(w)*s.stride+s.stride]
@@ -286,7 +340,6 @@ func (s *search) fill(w, next int32) {
 	for k := nq; k < s.stride; k++ {
 		row[k] = math.Inf(1)
 	}
-	s.done[w] = true
 }
 
 // words makes sure the distances from every word of document doc to the
@@ -336,6 +389,22 @@ func (s *search) costsInto(buf []float64, doc int) []float64 {
 		}
 	}
 	return buf
+}
+
+// costsT returns the cost matrix between document doc and the query,
+// |d|×|q| row-major: costs transposed, straight from the cache's rows.
+func (s *search) costsT(doc int) []float64 {
+	d := s.x.docs[doc]
+	if !s.words(doc) {
+		s.cost = s.x.space.Costs(d, s.q, s.cost)
+		return s.cost
+	}
+	nq, ids := len(s.q.Words), s.x.local[doc]
+	s.cost = grow(s.cost, len(ids)*nq)
+	for c, w := range ids {
+		copy(s.cost[c*nq:c*nq+nq], s.dist[int(w)*s.stride:])
+	}
+	return s.cost
 }
 
 // bound returns the dual bound of document doc (see dualBound), computed
@@ -439,18 +508,19 @@ func (s *search) warmRows(dist []float64, doc int, cut float64) float64 {
 	return best
 }
 
-// keepWarm records the query potentials of the optimal plan just solved
-// for document doc, at distance dist, keeping s.warms sorted by distance
-// and at most 2k long (the farthest go, their buffers to s.spare): past
-// that, more potentials cost more passes than they rule documents out.
-func (s *search) keepWarm(doc int, dist float64, k int) {
+// keepWarm records the query potentials pot of the optimal plan just
+// solved for document doc, at distance dist, keeping s.warms sorted by
+// distance and at most 2k long (the farthest go, their buffers to
+// s.spare): past that, more potentials cost more passes than they rule
+// documents out.
+func (s *search) keepWarm(doc int, dist float64, k int, pot []float64) {
 	var u []float64
 	if n := len(s.spare); n > 0 {
 		u, s.spare = s.spare[n-1], s.spare[:n-1]
 	}
 	nq := len(s.q.Words)
 	u = grow(u, s.stride)
-	copy(u, s.sol.sx.pi[:nq])
+	copy(u, pot[:nq])
 	for k := nq; k < s.stride; k++ {
 		u[k] = math.Inf(-1)
 	}
@@ -466,15 +536,17 @@ func (s *search) keepWarm(doc int, dist float64, k int) {
 type cand struct {
 	doc   int
 	bound float64
-	level uint8 // how bound was computed: byWCD, byProjection, byDual or byWarm
+	level uint8 // how bound was computed: byWCD, byProjection, byDual, byWarm or byKnown
 }
 
-// The bounds a candidate goes through, in order.
+// The bounds a candidate goes through, in order; byKnown is an exact
+// distance another search solved (Options.Pairs).
 const (
 	byWCD = iota
 	byProjection
 	byDual
 	byWarm
+	byKnown
 )
 
 // sortByBound sorts cs by bound, then document, returning the sorted
@@ -653,12 +725,20 @@ func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor,
 	}
 	s := x.begin(q)
 	defer x.end(s)
+	s.k = k
 	if len(s.done) > 0 && !opt.NoProjection && (opt.Prefetch <= 0 || 2*opt.Prefetch >= len(x.docs)) {
 		// A search over most of the index: worth the projected
 		// vocabulary (built once per index).
 		if x.projOnce.Do(x.project); x.proj != nil {
 			s.useProjection(x.proj)
 		}
+	}
+	self := -1
+	if opt.Pairs != nil {
+		if opt.Self < 0 || opt.Self >= len(x.docs) {
+			return nil, st, fmt.Errorf("wmd: search from document %d of %d", opt.Self, len(x.docs))
+		}
+		self = opt.Self
 	}
 	s.wcd = x.cents.into(s.wcd, q.Centroid, nil)
 	cands := s.cands[:0]
@@ -691,6 +771,15 @@ func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor,
 				next = len(cands) // every later WCD is larger
 				continue
 			}
+			if self >= 0 {
+				if d, ok := opt.Pairs.get(self, c.doc); ok {
+					st.Shared++
+					if d <= cut {
+						s.push(cand{c.doc, d, byKnown})
+					}
+					continue
+				}
+			}
 			var lb float64
 			level := uint8(byProjection)
 			if s.proj == nil {
@@ -710,6 +799,9 @@ func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor,
 		}
 		c := s.pop()
 		switch c.level {
+		case byKnown:
+			top.add(Neighbor{c.doc, c.bound})
+			continue
 		case byProjection:
 			lb := s.bound(c.doc, cut)
 			st.RWMD++
@@ -732,22 +824,59 @@ func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor,
 				continue
 			}
 		}
-		d := x.docs[c.doc]
-		dist, exact, err := s.sol.SolveCutoff(q.Weights, d.Weights, s.costs(c.doc), cut)
+		dist, exact, err := s.solve(c.doc, self, cut, opt.Pairs, &st)
 		if err != nil {
 			return nil, st, err
 		}
-		st.WMD++
-		if !exact {
-			st.Abandoned++
-			continue
-		}
-		top.add(Neighbor{c.doc, dist})
-		if s.sol.byPivots {
-			s.keepWarm(c.doc, dist, k)
+		if exact {
+			top.add(Neighbor{c.doc, dist})
 		}
 	}
 	return top.nb, st, nil
+}
+
+// solve returns the WMD from the query to document doc, or a bound above
+// cut (exact false) once the solver proves it farther. With pairs (self ≥
+// 0, the query being document self) the pair is solved with the
+// lower-numbered document's words as rows, and read from or written to
+// pairs.
+func (s *search) solve(doc, self int, cut float64, pairs *Pairs, st *Stats) (float64, bool, error) {
+	if self >= 0 {
+		if d, ok := pairs.get(self, doc); ok {
+			st.Shared++
+			return d, true, nil
+		}
+	}
+	q, d := s.q, s.x.docs[doc]
+	nq := len(q.Words)
+	var (
+		dist  float64
+		exact bool
+		err   error
+		pot   []float64
+	)
+	if doc < self {
+		dist, exact, err = s.sol.SolveCutoff(d.Weights, q.Weights, s.costsT(doc), cut)
+		pot = s.sol.sx.pi[len(d.Words):]
+	} else {
+		dist, exact, err = s.sol.SolveCutoff(q.Weights, d.Weights, s.costs(doc), cut)
+		pot = s.sol.sx.pi[:nq]
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	st.WMD++
+	if !exact {
+		st.Abandoned++
+		return dist, false, nil
+	}
+	if self >= 0 {
+		pairs.put(self, doc, dist)
+	}
+	if s.sol.byPivots {
+		s.keepWarm(doc, dist, s.k, pot)
+	}
+	return dist, true, nil
 }
 
 // checkSearch refuses what KNN and Exhaustive cannot search for: no

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/semrank/semrank/models/embed"
@@ -137,4 +138,81 @@ func knnMatchesExhaustive(t *testing.T, idx *Index, q Doc, k int, what string) (
 		t.Fatalf("%s, k %d: pruned %v, exhaustive %v", what, k, got, want)
 	}
 	return got, st, ex
+}
+
+// TestKNNPairs: searches from an index's own documents sharing Pairs
+// return, in any order and concurrently, each document's k nearest by
+// WMD solved with the lower-numbered document's words as rows, as
+// Space.WMD gives them; and later searches read pairs earlier ones solved.
+func TestKNNPairs(t *testing.T) {
+	s, docs := randomSpace(t, 60, 150, 21)
+	idx := s.NewIndex(docs)
+	ctx := context.Background()
+	const k, queries = 5, 40
+	want := make([][]Neighbor, queries)
+	for self := range want {
+		var all []Neighbor
+		for d := range docs {
+			if d == self {
+				continue
+			}
+			w, err := s.WMD(docs[min(self, d)], docs[max(self, d)])
+			if err != nil {
+				t.Fatal(err)
+			}
+			all = append(all, Neighbor{d, w})
+		}
+		slices.SortFunc(all, func(a, b Neighbor) int {
+			if less(a, b) {
+				return -1
+			}
+			return 1
+		})
+		want[self] = all[:k]
+	}
+	search := func(self int, pairs *Pairs) ([]Neighbor, Stats) {
+		nb, st, err := idx.KNN(ctx, docs[self], k, Options{
+			Exclude: func(i int) bool { return i == self }, Pairs: pairs, Self: self})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return nb, st
+	}
+	orders := map[string][]int{"forward": {}, "backward": {}}
+	for self := range queries {
+		orders["forward"] = append(orders["forward"], self)
+		orders["backward"] = append(orders["backward"], queries-1-self)
+	}
+	for name, order := range orders {
+		pairs, shared := &Pairs{}, 0
+		for _, self := range order {
+			nb, st := search(self, pairs)
+			shared += st.Shared
+			if !reflect.DeepEqual(nb, want[self]) {
+				t.Errorf("%s, document %d: %v, want %v", name, self, nb, want[self])
+			}
+		}
+		if shared == 0 {
+			t.Errorf("%s: no search read a pair another had solved", name)
+		}
+	}
+	pairs := &Pairs{}
+	errs := make(chan string, queries)
+	for self := range queries {
+		go func() {
+			if nb, _ := search(self, pairs); !reflect.DeepEqual(nb, want[self]) {
+				errs <- fmt.Sprintf("concurrent, document %d: %v, want %v", self, nb, want[self])
+				return
+			}
+			errs <- ""
+		}()
+	}
+	for range queries {
+		if e := <-errs; e != "" {
+			t.Error(e)
+		}
+	}
+	if _, _, err := idx.KNN(ctx, docs[0], k, Options{Pairs: pairs, Self: len(docs)}); err == nil {
+		t.Error("a search from a document outside the index was accepted")
+	}
 }

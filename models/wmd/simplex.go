@@ -21,12 +21,20 @@ import "math"
 // passes.
 //
 // Layout, chosen for problems of tens of words a side: flows and costs are
-// dense n×m row-major arrays; the tree is a parent array rooted at row 0
-// with depths and potentials, plus an adjacency array of fixed stride.
-// A pivot walks the two tree paths up from the entering cell to their
-// common ancestor, moves flow around the cycle, and re-hangs only the
-// subtree cut off by the leaving cell (re-rooted at the entering cell's
-// endpoint, its depths and potentials recomputed from the new parent).
+// dense n×m row-major arrays; the tree, rooted at row 0, is a parent
+// array with subtree sizes and potentials, and its nodes in preorder (a
+// subtree is then one contiguous block of that order). A pivot walks the
+// two tree paths up from the entering cell to their common ancestor (the
+// node of smaller subtree is never the ancestor, so sizes stand in for
+// depths), moves flow around the cycle, and re-hangs only the subtree cut
+// off by the leaving cell: re-rooted at the entering cell's endpoint, its
+// block is rewritten in the new preorder from the old blocks along the
+// reversed path, moved next to its new parent, and its potentials
+// recomputed from their parents in one pass over the block, each as
+// before from its parent's, so the pivots and results are those of a walk
+// by adjacency. No adjacency is kept past the start: on WMD problems the
+// subtree is about half the tree, and walking it by adjacency, with the
+// adjacency's upkeep, was a third of the solver's time.
 // The leaving cell is chosen by Cunningham's strongly feasible rule (the
 // last blocking cell met walking the cycle from the apex in the entering
 // cell's direction), which avoids cycling on degenerate pivots.
@@ -46,13 +54,17 @@ type simplex struct {
 	x       []float64 // flow, n×m row-major; non-zero only on basic cells
 	pi      []float64 // potentials: rows u_i at i, columns v_j at n+j
 	parent  []int32   // tree parent of every node; −1 at the root (row 0)
-	depth   []int32
-	adj     []int32 // tree neighbours: node a's are adj[a*stride : a*stride+deg[a]]
+	size    []int32   // nodes in each node's subtree, itself included
+	order   []int32   // the nodes in preorder
+	pos     []int32   // each node's index in order
+	block   []int32   // pivot: the re-hung subtree's new preorder
+	adj     []int32   // start: tree neighbours, node a's at adj[a*stride : a*stride+deg[a]]
 	deg     []int32
 	stride  int
 	stack   []int32
 	pathP   []int32   // cycle: nodes from the entering row up to the apex (exclusive)
 	pathQ   []int32   // and from the entering column up to the apex
+	pathR   []int32   // pivot: the re-hung subtree's new root up to its old one
 	open    []bool    // start: rows then columns not yet crossed out
 	rowMin  []int32   // start: each open row's cheapest open column
 	rowCost []float64 // and its cost
@@ -73,7 +85,9 @@ func (s *simplex) init(n, m int) {
 	clear(s.x)
 	s.pi = grow(s.pi, N)
 	s.parent = growInt(s.parent, N)
-	s.depth = growInt(s.depth, N)
+	s.size = growInt(s.size, N)
+	s.order = growInt(s.order, N)
+	s.pos = growInt(s.pos, N)
 	s.stride = max(n, m)
 	s.adj = growInt(s.adj, N*s.stride)
 	s.deg = growInt(s.deg, N)
@@ -93,17 +107,6 @@ func (s *simplex) link(i, j int32) {
 	s.deg[i]++
 	s.adj[int(J)*s.stride+int(s.deg[J])] = i
 	s.deg[J]++
-}
-
-func (s *simplex) unlinkOne(a, b int32) {
-	l := s.adj[int(a)*s.stride : int(a)*s.stride+int(s.deg[a])]
-	for k, w := range l {
-		if w == b {
-			l[k] = l[len(l)-1]
-			s.deg[a]--
-			return
-		}
-	}
 }
 
 // start builds the least-cost initial basis: repeatedly ship as much as
@@ -198,31 +201,102 @@ func (s *simplex) start(sup, dem, cost []float64) {
 	}
 }
 
-// hang sets parent, depth and potential of every node below root (the
-// nodes reached from it without passing through its parent; the whole
-// tree from row 0), given root's own parent, depth and potential.
-func (s *simplex) hang(root int32, cost []float64) {
+// hang builds the tree of the start's basis from its adjacency: parent,
+// preorder, subtree sizes and potentials (row 0's is 0).
+func (s *simplex) hang(cost []float64) {
 	n, m, stride := int32(s.n), s.m, s.stride
-	st := append(s.stack[:0], root)
+	pi, parent, adj, deg := s.pi, s.parent, s.adj, s.deg
+	parent[0], pi[0] = -1, 0
+	order := s.order[:0]
+	st := append(s.stack[:0], 0)
 	for len(st) > 0 {
 		a := st[len(st)-1]
 		st = st[:len(st)-1]
-		pa, da, ua := s.parent[a], s.depth[a]+1, s.pi[a]
-		for _, b := range s.adj[int(a)*stride : int(a)*stride+int(s.deg[a])] {
-			if b == pa {
-				continue
+		order = append(order, a)
+		pa, ua := parent[a], pi[a]
+		for _, b := range adj[int(a)*stride : int(a)*stride+int(deg[a])] {
+			if b != pa {
+				pi[b], parent[b] = s.edgeCost(b, a, n, m, cost)-ua, a
+				st = append(st, b)
 			}
-			var c float64
-			if a < n {
-				c = cost[int(a)*m+int(b-n)]
-			} else {
-				c = cost[int(b)*m+int(a-n)]
-			}
-			s.pi[b], s.parent[b], s.depth[b] = c-ua, a, da
-			st = append(st, b)
 		}
 	}
 	s.stack = st
+	for k, a := range order {
+		s.pos[a], s.size[a] = int32(k), 1
+	}
+	for k := len(order) - 1; k > 0; k-- {
+		s.size[parent[order[k]]] += s.size[order[k]]
+	}
+}
+
+// edgeCost is the cost of the cell joining node a to its neighbour b.
+func (s *simplex) edgeCost(a, b, n int32, m int, cost []float64) float64 {
+	if a < n {
+		return cost[int(a)*m+int(b-n)]
+	}
+	return cost[int(b)*m+int(a-n)]
+}
+
+// rehang moves the subtree of out, whose parent edge has just left the
+// basis, under top, re-rooted at root (the entering cell's endpoint in
+// that subtree): parents reversed along the path from root up to out,
+// sizes, preorder and the subtree's potentials updated. apex is the
+// cycle's top, above which no subtree size changes.
+func (s *simplex) rehang(out, root, top, apex int32, cost []float64) {
+	n, m := int32(s.n), s.m
+	parent, size, order, pos, pi := s.parent, s.size, s.order, s.pos, s.pi
+	S := size[out]
+	po := parent[out]
+	path := s.pathR[:0]
+	for x := root; ; x = parent[x] {
+		path = append(path, x)
+		if x == out {
+			break
+		}
+	}
+	s.pathR = path
+	// The new preorder: root's old subtree, then each node up the path
+	// followed by its old subtree less the part already laid out.
+	blk := append(s.block[:0], order[pos[root]:pos[root]+size[root]]...)
+	for i := 1; i < len(path); i++ {
+		w, c := path[i], path[i-1]
+		blk = append(blk, w)
+		blk = append(blk, order[pos[w]+1:pos[c]]...)
+		blk = append(blk, order[pos[c]+size[c]:pos[w]+size[w]]...)
+	}
+	s.block = blk
+	for i := len(path) - 1; i >= 1; i-- {
+		size[path[i]] = S - size[path[i-1]]
+		parent[path[i]] = path[i-1]
+	}
+	size[root], parent[root] = S, top
+	for x := po; x != apex; x = parent[x] {
+		size[x] -= S
+	}
+	for x := top; x != apex; x = parent[x] {
+		size[x] += S
+	}
+	// Move the block next to top (its first child) and renumber what moved.
+	ps, pt := pos[out], pos[top]
+	var lo, hi int32
+	if pt < ps {
+		copy(order[pt+1+S:ps+S], order[pt+1:ps])
+		lo, hi = pt+1, ps+S
+	} else {
+		copy(order[ps:pt+1-S], order[ps+S:pt+1])
+		lo, hi = ps, pt+1
+		pt -= S
+	}
+	copy(order[pt+1:pt+1+S], blk)
+	for k := lo; k < hi; k++ {
+		pos[order[k]] = k
+	}
+	// Potentials from each parent, parents first (the block is preorder).
+	for _, x := range blk {
+		px := parent[x]
+		pi[x] = s.edgeCost(x, px, n, m, cost) - pi[px]
+	}
 }
 
 // Outcomes of solve.
@@ -241,8 +315,7 @@ const (
 func (s *simplex) solve(a, b, sup, dem, cost []float64, eps, cutoff float64) (float64, int) {
 	n, m := s.n, s.m
 	s.start(sup, dem, cost)
-	s.parent[0], s.depth[0], s.pi[0] = -1, 0, 0
-	s.hang(0, cost)
+	s.hang(cost)
 	budget := 50*(n+m) + 200
 	bound := !math.IsInf(cutoff, 1)
 	s.pivots, s.scans = 0, 0
@@ -317,18 +390,14 @@ func (s *simplex) pivot(p, q int32, cost []float64) {
 	// column lose flow, and on p's side those whose lower node is a row.
 	a, b := p, n+q
 	pp, pq := s.pathP[:0], s.pathQ[:0]
-	for s.depth[a] > s.depth[b] {
-		pp = append(pp, a)
-		a = s.parent[a]
-	}
-	for s.depth[b] > s.depth[a] {
-		pq = append(pq, b)
-		b = s.parent[b]
-	}
 	for a != b {
-		pp = append(pp, a)
-		pq = append(pq, b)
-		a, b = s.parent[a], s.parent[b]
+		if s.size[a] < s.size[b] {
+			pp = append(pp, a)
+			a = s.parent[a]
+		} else {
+			pq = append(pq, b)
+			b = s.parent[b]
+		}
 	}
 	s.pathP, s.pathQ = pp, pq
 	// Strongly feasible rule: the blocking cell nearest p on p's side
@@ -370,18 +439,13 @@ func (s *simplex) pivot(p, q int32, cost []float64) {
 		s.x[int(po)*int(m)+int(out-n)] = 0
 	}
 	s.x[int(p)*int(m)+int(q)] = theta
-	s.unlinkOne(out, po)
-	s.unlinkOne(po, out)
-	s.link(p, q)
 	// The subtree under out holds p (outP) or n+q; it now hangs from the
 	// other endpoint of the entering cell.
 	root, top := n+q, p
 	if outP {
 		root, top = p, n+q
 	}
-	s.parent[root], s.depth[root] = top, s.depth[top]+1
-	s.pi[root] = cost[int(p)*int(m)+int(q)] - s.pi[top]
-	s.hang(root, cost)
+	s.rehang(out, root, top, a, cost)
 }
 
 // cut reports whether the current potentials prove the optimum exceeds
