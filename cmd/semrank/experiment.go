@@ -254,8 +254,8 @@ func runExperimentBEIR(cmd *cobra.Command, o experimentBEIROptions) error {
 		return err
 	}
 	for _, f := range []string{"pseudo-queries", "pseudo-neighbours"} {
-		if cmd.Flags().Changed(f) && (!o.opts.Unsupervised || o.opts.Pseudo.Kinds == nil) {
-			return fmt.Errorf("--%s applies to --unsupervised runs that train on pseudo-queries (--pseudo)", f)
+		if cmd.Flags().Changed(f) && (!o.opts.Unsupervised || o.opts.Pseudo.Kinds == nil) && !o.opts.ChooseFeedback {
+			return fmt.Errorf("--%s applies to --unsupervised runs that train on pseudo-queries (--pseudo) and to --feedback auto", f)
 		}
 	}
 	o.opts.Log = cmd.OutOrStdout()
