@@ -228,7 +228,7 @@ func runExperimentBEIR(cmd *cobra.Command, o experimentBEIROptions) error {
 		if o.opts.FirstStage.Feedback != nil {
 			return fmt.Errorf("--feedback: --pipeline's first_stage sets feedback already; give one of them")
 		}
-		spec := o.feedback
+		spec := strings.TrimSpace(o.feedback)
 		if rest, ok := strings.CutPrefix(spec, "auto"); ok && (rest == "" || rest[0] == ',') {
 			// The feedback to choose: the defaults, or the settings
 			// after "auto,".
