@@ -162,6 +162,7 @@ func TestFeedbackConfigErrors(t *testing.T) {
 		{"unknown idf", "first_stage: {feedback: {idf: twice}}", "first_stage.feedback.idf \"twice\""},
 		{"overlap above 1", "first_stage: {feedback: {min_overlap: 1.5}}", "first_stage.feedback.min_overlap 1.5"},
 		{"negative overlap", "first_stage: {feedback: {min_overlap: -0.1}}", "first_stage.feedback.min_overlap -0.1"},
+		{"unknown scope", "first_stage: {feedback: {scope: all}}", "first_stage.feedback.scope \"all\""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := rerank.ParseConfig([]byte(tc.doc + "\nstages: [{type: tfidf}]\n"))
@@ -190,6 +191,8 @@ func TestParseFeedback(t *testing.T) {
 		{"min_overlap=0.5", &rerank.Feedback{MinOverlap: 0.5}, ""},
 		{"min_overlap=1.5", nil, "min_overlap"},
 		{"min_overlap=half", nil, "not a number"},
+		{"scope=query", &rerank.Feedback{Scope: rerank.ScopeQuery}, ""},
+		{"scope=all", nil, "scope"},
 		{"", nil, "KEY=VALUE"},
 		{"docs", nil, "KEY=VALUE"},
 		{"docs=0", nil, "at least 1"},
@@ -210,7 +213,7 @@ func TestParseFeedback(t *testing.T) {
 			t.Errorf("ParseFeedback(%q): %v", tc.in, err)
 			continue
 		}
-		if (got == nil) != (tc.want == nil) || got != nil && (got.Docs != tc.want.Docs || got.Terms != tc.want.Terms || got.IDF != tc.want.IDF || got.MinOverlap != tc.want.MinOverlap ||
+		if (got == nil) != (tc.want == nil) || got != nil && (got.Docs != tc.want.Docs || got.Terms != tc.want.Terms || got.IDF != tc.want.IDF || got.MinOverlap != tc.want.MinOverlap || got.Scope != tc.want.Scope ||
 			(got.Lambda == nil) != (tc.want.Lambda == nil) || got.Lambda != nil && *got.Lambda != *tc.want.Lambda) {
 			t.Errorf("ParseFeedback(%q) = %+v, want %+v", tc.in, got, tc.want)
 		}
@@ -220,13 +223,16 @@ func TestParseFeedback(t *testing.T) {
 // FuzzParseFeedback: any value is read or refused, never a panic, and
 // what is read is within bounds.
 func FuzzParseFeedback(f *testing.F) {
-	for _, s := range []string{"none", "rm3", "docs=10,terms=30,lambda=0.5", "lambda=NaN", "docs=-1", "=,=", "terms=1e9", "min_overlap=NaN", "min_overlap=0.5"} {
+	for _, s := range []string{"none", "rm3", "docs=10,terms=30,lambda=0.5", "lambda=NaN", "docs=-1", "=,=", "terms=1e9", "min_overlap=NaN", "min_overlap=0.5", "scope=query"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		fb, err := rerank.ParseFeedback(s)
 		if err != nil || fb == nil {
 			return
+		}
+		if fb.Scope != "" && fb.Scope != rerank.ScopeIndex && fb.Scope != rerank.ScopeQuery {
+			t.Fatalf("ParseFeedback(%q) = %+v: unknown scope", s, fb)
 		}
 		if fb.Docs < 0 || fb.Docs > rerank.MaxFeedback || fb.Terms < 0 || fb.Terms > rerank.MaxFeedback ||
 			fb.Lambda != nil && !(*fb.Lambda >= 0 && *fb.Lambda <= 1) || !(fb.MinOverlap >= 0 && fb.MinOverlap <= 1) {
@@ -401,5 +407,29 @@ func TestFeedbackGuard(t *testing.T) {
 	}
 	if got := window("", "kiwi"); !slices.Equal(got, []string{"k1", "k2"}) {
 		t.Errorf("kiwi without feedback: %v, want k1 and k2", got)
+	}
+}
+
+// TestFeedbackScopeQuery: with the scope query the expanded query
+// reorders the documents the query matches and brings in none that hold
+// feedback words alone; the orchards without "fruit", which re-retrieval
+// from the whole index finds, stay out.
+func TestFeedbackScopeQuery(t *testing.T) {
+	idx := newIndex(t, orchard)
+	window := func(doc string) []string {
+		t.Helper()
+		var ids []string
+		for _, s := range rerankSearch(t, idx, feedbackPipeline(t, idx, doc), rerank.Query{Text: "fruit"}) {
+			ids = append(ids, s.ID)
+		}
+		slices.Sort(ids)
+		return ids
+	}
+	const fb = "first_stage: {feedback: {docs: 2, terms: 5, scope: %s}}\n"
+	if got := window(fmt.Sprintf(fb, "index")); !slices.Equal(got, []string{"a1", "a2", "f1", "f2"}) {
+		t.Errorf("scope index: window %v, want the orchards without fruit too", got)
+	}
+	if got := window(fmt.Sprintf(fb, "query")); !slices.Equal(got, []string{"f1", "f2"}) {
+		t.Errorf("scope query: window %v, want f1 and f2, the documents holding fruit", got)
 	}
 }

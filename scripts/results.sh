@@ -5,7 +5,7 @@
 # Sections: tweak, tweak-cacm, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
-# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, bench, plain-cacm, plain-cacm-supervised,
+# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, bench, plain-cacm, plain-cacm-supervised,
 # plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, cost-a, wmd-ssg-cost, scale,
 # serve, shards.
 #
@@ -21,8 +21,8 @@
 # ROUNDS (the scale section's interleaved rounds; default 2; the shards
 # section's, default 3), SHARDS (the shards section's collections; default cacm).
 # CLASSIC (the classic collections; default ../shared/data/classic), PRF
-# (the prf and prfguard sections' collections; default "cacm B-all med lisa time adi",
-# prfguard's "adi med cacm lisa B-all time"; prfguard compares with prf's runs when
+# (the prf, prfguard and prfscope sections' collections; default "cacm B-all med lisa time adi",
+# prfguard's and prfscope's "adi med cacm lisa B-all time"; both compare with prf's runs when
 # those exist), GUARDRECIPE (prfguard: no skips the recipe over the guarded window), GLOVE
 # (pre-trained vectors: nojudge-fixed's default out/glove-wink-100d.txt;
 # nojudge uses them only when set).
@@ -1008,6 +1008,39 @@ run() {
 			for n in recipe fb; do
 				[ -f "$R/prf/$c-$n/run.trec" ] || continue
 				to "$R/prfguard/$c-guard-vs-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/prfguard/$c-guard/run.trec" \
+					--baseline "$R/prf/$c-$n/run.trec" --metrics map,ndcg@10 --ignore-unjudged
+			done
+		done
+		;;
+	prfscope)
+		# First-stage feedback within the query's matches (issue 26,
+		# feedback scope query): on each collection (PRF), what --feedback
+		# auto,scope=query measures on pseudo-queries, printed by a recipe
+		# run of the cheapest stage (length) to $R/prfscope/C-choice.txt;
+		# BM25+RM3 of scope query alone (rerank with a pipeline of the first
+		# stage and no stages) against BM25; and the recipe over that window
+		# against BM25 and, when the prf section has run, against the
+		# recipe over BM25's window and over BM25+RM3's ($R/prf/C-recipe,
+		# C-fb).
+		local c d n
+		mkdir -p "$R/prfscope"
+		printf 'window: 100\nfirst_stage:\n  feedback: {docs: 10, terms: 30, lambda: 0.5, scope: query}\nstages: []\nfusion:\n  method: none\n' >"$R/prfscope/rm3query.yaml"
+		for c in ${PRF:-adi med cacm lisa B-all time}; do
+			d=$O/$c
+			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
+			rm -rf "$R/prfscope/$c-choice"
+			to "$R/prfscope/$c-choice.txt" $SR experiment beir --data "$d" --unsupervised --stages length \
+				--feedback auto,scope=query --out "$R/prfscope/$c-choice"
+			$SR rerank --data "$d" --index "$R/prfscope/$c-choice/index" --pipeline "$R/prfscope/rm3query.yaml" --out "$R/prfscope/$c-rm3query.trec" >/dev/null
+			to "$R/prfscope/$c-rm3query.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/prfscope/$c-rm3query.trec" \
+				--baseline "$R/prfscope/$c-choice/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
+			rm -rf "$R/prfscope/$c-recipe"
+			to "$R/prfscope/$c-recipe.txt" $SR experiment beir --data "$d" --unsupervised --feedback scope=query --out "$R/prfscope/$c-recipe"
+			to "$R/prfscope/$c-recipe.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/prfscope/$c-recipe/run.trec" \
+				--baseline "$R/prfscope/$c-recipe/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
+			for n in recipe fb; do
+				[ -f "$R/prf/$c-$n/run.trec" ] || continue
+				to "$R/prfscope/$c-recipe-vs-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/prfscope/$c-recipe/run.trec" \
 					--baseline "$R/prf/$c-$n/run.trec" --metrics map,ndcg@10 --ignore-unjudged
 			done
 		done

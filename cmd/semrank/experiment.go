@@ -183,7 +183,7 @@ pipelines name those fields.`,
 	bf.Float64Var(&o.opts.FusionL2, "fusion-l2", 0, "L2 penalty of the linear fusion (0: 1e-3)")
 	bf.StringVar(&o.opts.Index, "index", "", "an existing index (any Bleve index) to run over instead of indexing DIR's corpus")
 	bf.StringVar(&o.beirPipeline, "pipeline", "", "with --index: pipeline file whose fields: and first_stage: say how its documents are read and searched")
-	bf.StringVar(&o.feedback, "feedback", "none", "first-stage pseudo-relevance feedback: none, rm3 (10 documents, 30 terms, lambda 0.5), or docs=N,terms=N,lambda=X,idf=once,min_overlap=X; the window is retrieved by the expanded query. auto (or auto,KEY=VALUE...) keeps it only where it beats BM25's window significantly on pseudo-queries drawn from the corpus")
+	bf.StringVar(&o.feedback, "feedback", "none", "first-stage pseudo-relevance feedback: none, rm3 (10 documents, 30 terms, lambda 0.5), or docs=N,terms=N,lambda=X,idf=once,min_overlap=X,scope=query; the window is retrieved by the expanded query. auto (or auto,KEY=VALUE...) keeps it only where it beats BM25's window significantly on pseudo-queries drawn from the corpus")
 	bf.StringSliceVar(&o.opts.Stages, "stages", nil, "stage types instead of the recipe's (e.g. lexical,meta,s2net; TYPE:KEY=VALUE sets an option)")
 	_ = beirCmd.MarkFlagRequired("data")
 	_ = beirCmd.MarkFlagRequired("out")
