@@ -71,6 +71,26 @@ to() {
 	mv "$f.part" "$f"
 }
 
+# feedback_recipe OUT D FEEDBACK runs the unsupervised recipe on the BEIR
+# directory D with --feedback FEEDBACK into OUT (its report OUT.txt), and
+# scores its run against BM25 (OUT.eval.txt) and, where the prf section
+# has run, against its recipes over BM25's window and over BM25+RM3's
+# ($R/prf/C-recipe, C-fb for D's collection C: OUT-vs-recipe.eval.txt,
+# OUT-vs-fb.eval.txt).
+feedback_recipe() {
+	local out=$1 d=$2 fb=$3 c n
+	c=$(basename "$d")
+	rm -rf "$out"
+	to "$out.txt" $SR experiment beir --data "$d" --unsupervised --feedback "$fb" --out "$out"
+	to "$out.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$out/run.trec" --baseline "$out/baseline.trec" \
+		--metrics map,ndcg@10 --ignore-unjudged
+	for n in recipe fb; do
+		[ -f "$R/prf/$c-$n/run.trec" ] || continue
+		to "$out-vs-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$out/run.trec" --baseline "$R/prf/$c-$n/run.trec" \
+			--metrics map,ndcg@10 --ignore-unjudged
+	done
+}
+
 # fresh OUT DIR... succeeds when OUT exists and is newer than the corpus of
 # every BEIR directory DIR.
 fresh() {
@@ -978,15 +998,9 @@ run() {
 		for c in ${PRF:-adi med cacm lisa B-all time}; do
 			d=$O/$c
 			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
-			rm -rf "$R/prfguard/$c-auto"
-			to "$R/prfguard/$c-auto.txt" $SR experiment beir --data "$d" --unsupervised --feedback auto --out "$R/prfguard/$c-auto"
-			to "$R/prfguard/$c-auto.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/prfguard/$c-auto/run.trec" \
-				--baseline "$R/prfguard/$c-auto/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
+			feedback_recipe "$R/prfguard/$c-auto" "$d" auto
 			rm -f "$R/prfguard/$c-auto.same.txt"
 			for n in recipe fb; do
-				[ -f "$R/prf/$c-$n/run.trec" ] || continue
-				to "$R/prfguard/$c-auto-vs-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/prfguard/$c-auto/run.trec" \
-					--baseline "$R/prf/$c-$n/run.trec" --metrics map,ndcg@10 --ignore-unjudged
 				cmp -s "$R/prfguard/$c-auto/run.trec" "$R/prf/$c-$n/run.trec" && echo "run.trec byte-identical to $R/prf/$c-$n/run.trec" >>"$R/prfguard/$c-auto.same.txt"
 			done
 			for g in 0.5 0.7 0.9; do
@@ -1001,15 +1015,7 @@ run() {
 					"$R/prfguard/$c-auto/baseline.trec" "$R/prfguard/$c-rm3guard$g.trec"
 			done
 			[ "${GUARDRECIPE:-yes}" = yes ] || continue
-			rm -rf "$R/prfguard/$c-guard"
-			to "$R/prfguard/$c-guard.txt" $SR experiment beir --data "$d" --unsupervised --feedback min_overlap=0.5 --out "$R/prfguard/$c-guard"
-			to "$R/prfguard/$c-guard.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/prfguard/$c-guard/run.trec" \
-				--baseline "$R/prfguard/$c-guard/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
-			for n in recipe fb; do
-				[ -f "$R/prf/$c-$n/run.trec" ] || continue
-				to "$R/prfguard/$c-guard-vs-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/prfguard/$c-guard/run.trec" \
-					--baseline "$R/prf/$c-$n/run.trec" --metrics map,ndcg@10 --ignore-unjudged
-			done
+			feedback_recipe "$R/prfguard/$c-guard" "$d" min_overlap=0.5
 		done
 		;;
 	prfscope)
@@ -1022,7 +1028,7 @@ run() {
 		# against BM25 and, when the prf section has run, against the
 		# recipe over BM25's window and over BM25+RM3's ($R/prf/C-recipe,
 		# C-fb).
-		local c d n
+		local c d
 		mkdir -p "$R/prfscope"
 		printf 'window: 100\nfirst_stage:\n  feedback: {docs: 10, terms: 30, lambda: 0.5, scope: query}\nstages: []\nfusion:\n  method: none\n' >"$R/prfscope/rm3query.yaml"
 		for c in ${PRF:-adi med cacm lisa B-all time}; do
@@ -1034,15 +1040,7 @@ run() {
 			$SR rerank --data "$d" --index "$R/prfscope/$c-choice/index" --pipeline "$R/prfscope/rm3query.yaml" --out "$R/prfscope/$c-rm3query.trec" >/dev/null
 			to "$R/prfscope/$c-rm3query.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/prfscope/$c-rm3query.trec" \
 				--baseline "$R/prfscope/$c-choice/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
-			rm -rf "$R/prfscope/$c-recipe"
-			to "$R/prfscope/$c-recipe.txt" $SR experiment beir --data "$d" --unsupervised --feedback scope=query --out "$R/prfscope/$c-recipe"
-			to "$R/prfscope/$c-recipe.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/prfscope/$c-recipe/run.trec" \
-				--baseline "$R/prfscope/$c-recipe/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
-			for n in recipe fb; do
-				[ -f "$R/prf/$c-$n/run.trec" ] || continue
-				to "$R/prfscope/$c-recipe-vs-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/prfscope/$c-recipe/run.trec" \
-					--baseline "$R/prf/$c-$n/run.trec" --metrics map,ndcg@10 --ignore-unjudged
-			done
+			feedback_recipe "$R/prfscope/$c-recipe" "$d" scope=query
 		done
 		;;
 	bench)
