@@ -46,7 +46,31 @@ type Feedback struct {
 	// the weight divided by the term's idf, so each term weighs
 	// weight·idf, as textbook BM25 (and Anserini's RM3) has it.
 	IDF string `yaml:"idf,omitempty" json:"idf,omitempty"`
+	// MinOverlap, when above 0, guards each query: the expanded query
+	// retrieves the window only when at least this share of its own top
+	// Docs documents are feedback documents, else the first stage's
+	// query does, unexpanded. It is Zhou and Croft's query-feedback
+	// predictor: where the expanded query still finds what the query
+	// found, the feedback documents agree on its topic; where it finds
+	// other documents, the expansion has drifted. From 0 to 1; 0, the
+	// default, expands every query.
+	MinOverlap float64 `yaml:"min_overlap,omitempty" json:"min_overlap,omitempty"`
+	// Scope says where the expanded query retrieves the window from:
+	// ScopeIndex, the default, the whole index; ScopeQuery, only the
+	// documents the first-stage query matches, each scored by that query
+	// and the expanded one together. Re-retrieval from the whole index
+	// lets in documents holding feedback words alone, the loss of
+	// re-retrieval on most collections of docs/RESULTS.md; within the
+	// query's matches the window still reaches past BM25's top documents
+	// but keeps the query's words.
+	Scope string `yaml:"scope,omitempty" json:"scope,omitempty"`
 }
+
+// The values of Feedback.Scope.
+const (
+	ScopeIndex = "index"
+	ScopeQuery = "query"
+)
 
 // The values of Feedback.IDF.
 const (
@@ -74,6 +98,9 @@ func (f Feedback) withDefaults() Feedback {
 	if f.IDF == "" {
 		f.IDF = IDFBleve
 	}
+	if f.Scope == "" {
+		f.Scope = ScopeIndex
+	}
 	return f
 }
 
@@ -88,6 +115,10 @@ func (f Feedback) check() error {
 		return fmt.Errorf("first_stage.feedback.lambda %g: want the query's weight, from 0 to 1 (default 0.5)", *f.Lambda)
 	case f.IDF != "" && f.IDF != IDFBleve && f.IDF != IDFOnce:
 		return fmt.Errorf("first_stage.feedback.idf %q: want %s (the default) or %s", f.IDF, IDFBleve, IDFOnce)
+	case f.Scope != "" && f.Scope != ScopeIndex && f.Scope != ScopeQuery:
+		return fmt.Errorf("first_stage.feedback.scope %q: want %s (the default: the whole index) or %s (the documents the query matches)", f.Scope, ScopeIndex, ScopeQuery)
+	case !(f.MinOverlap >= 0 && f.MinOverlap <= 1):
+		return fmt.Errorf("first_stage.feedback.min_overlap %g: want the share of the expanded query's top documents that must be feedback documents, from 0 to 1 (0, the default, expands every query)", f.MinOverlap)
 	}
 	return nil
 }
@@ -222,11 +253,13 @@ func newFeedback(f Feedback, env Env, fields FieldList, semrank bool) (*feedback
 
 // expand returns the query that retrieves the window for q, the
 // first-stage query of a search for text (see Feedback): q itself
-// without feedback, or when text has no words or q finds nothing. The
+// without feedback, when text has no words or q finds nothing, and when
+// the guard (Feedback.MinOverlap) finds the expansion drifted. The
 // expanded query retrieves from the whole index only when q asks for its
-// words and nothing more (see wordsOnly); a query that also restricts (a
-// filter, a conjunction, a negation, another field) must still match
-// every window document, and the expanded words then rescore its matches.
+// words and nothing more (see wordsOnly) and the scope is the index; a
+// query that also restricts (a filter, a conjunction, a negation, another
+// field), or any query with the scope ScopeQuery, must still match every
+// window document, and the expanded words then rescore its matches.
 func (p *Pipeline) expand(ctx context.Context, idx bleve.Index, q query.Query, text string) (query.Query, error) {
 	fb := p.feedback
 	if fb == nil || q == nil {
@@ -272,14 +305,44 @@ func (p *Pipeline) expand(ctx context.Context, idx bleve.Index, q query.Query, t
 			qs = append(qs, tq)
 		}
 	}
-	expanded := bleve.NewDisjunctionQuery(qs...)
-	if p.wordsOnly(q) {
-		return expanded, nil
+	var out query.Query = bleve.NewDisjunctionQuery(qs...)
+	if fb.Scope == ScopeQuery || !p.wordsOnly(q) {
+		b := bleve.NewBooleanQuery()
+		b.AddMust(q)
+		b.AddShould(out)
+		out = b
 	}
-	b := bleve.NewBooleanQuery()
-	b.AddMust(q)
-	b.AddShould(expanded)
-	return b, nil
+	if fb.MinOverlap > 0 {
+		agree, err := overlap(ctx, idx, out, hits)
+		if err != nil {
+			return nil, err
+		}
+		if agree < fb.MinOverlap {
+			return q, nil
+		}
+	}
+	return out, nil
+}
+
+// overlap returns the share of the feedback documents hits that the
+// expanded query expanded finds among its own top len(hits) documents.
+func overlap(ctx context.Context, idx bleve.Index, expanded query.Query, hits search.DocumentMatchCollection) (float64, error) {
+	req := bleve.NewSearchRequestOptions(expanded, len(hits), 0, false)
+	res, err := index.SearchTiesByID(ctx, idx, req, len(hits))
+	if err != nil {
+		return 0, err
+	}
+	fed := make(map[string]bool, len(hits))
+	for _, h := range hits {
+		fed[h.ID] = true
+	}
+	n := 0
+	for _, h := range res.Hits[:min(len(hits), len(res.Hits))] {
+		if fed[h.ID] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(hits)), nil
 }
 
 // wordsOnly reports whether q asks for text's words and nothing more,
@@ -400,8 +463,9 @@ func (p *Pipeline) Unexpanded() *Pipeline {
 
 // ParseFeedback reads first-stage feedback settings as a command line
 // gives them: "none" (no feedback, nil), "rm3" (the defaults), or
-// comma-separated KEY=VALUE pairs of docs, terms, lambda and idf (e.g.
-// "docs=10,terms=30,lambda=0.5,idf=once"), the others at their defaults.
+// comma-separated KEY=VALUE pairs of docs, terms, lambda, idf,
+// min_overlap and scope (e.g. "docs=10,terms=30,lambda=0.5,idf=once"),
+// the others at their defaults.
 func ParseFeedback(s string) (*Feedback, error) {
 	switch strings.TrimSpace(s) {
 	case "none":
@@ -414,7 +478,7 @@ func ParseFeedback(s string) (*Feedback, error) {
 	for _, kv := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		if !ok {
-			return nil, fmt.Errorf("feedback %q: want none, rm3, or KEY=VALUE pairs of docs, terms, lambda and idf (e.g. docs=10,terms=30,lambda=0.5)", s)
+			return nil, fmt.Errorf("feedback %q: want none, rm3, or KEY=VALUE pairs of docs, terms, lambda, idf, min_overlap and scope (e.g. docs=10,terms=30,lambda=0.5)", s)
 		}
 		if seen[k] {
 			return nil, fmt.Errorf("feedback %q: %s given twice", s, k)
@@ -432,8 +496,12 @@ func ParseFeedback(s string) (*Feedback, error) {
 			f.Lambda = &l
 		case "idf":
 			f.IDF = v
+		case "min_overlap":
+			f.MinOverlap, err = strconv.ParseFloat(v, 64)
+		case "scope":
+			f.Scope = v
 		default:
-			return nil, fmt.Errorf("feedback %q: unknown key %q (docs, terms, lambda, idf)", s, k)
+			return nil, fmt.Errorf("feedback %q: unknown key %q (docs, terms, lambda, idf, min_overlap, scope)", s, k)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("feedback %q: %s: %q is not a number", s, k, v)

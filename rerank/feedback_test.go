@@ -2,6 +2,7 @@ package rerank_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -159,6 +160,9 @@ func TestFeedbackConfigErrors(t *testing.T) {
 		{"unknown key", "first_stage: {feedback: {doc: 3}}", "first_stage.feedback"},
 		{"with query boost", "first_stage: {query_boost: tweak, feedback: {}}", "query_boost"},
 		{"unknown idf", "first_stage: {feedback: {idf: twice}}", "first_stage.feedback.idf \"twice\""},
+		{"overlap above 1", "first_stage: {feedback: {min_overlap: 1.5}}", "first_stage.feedback.min_overlap 1.5"},
+		{"negative overlap", "first_stage: {feedback: {min_overlap: -0.1}}", "first_stage.feedback.min_overlap -0.1"},
+		{"unknown scope", "first_stage: {feedback: {scope: all}}", "first_stage.feedback.scope \"all\""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := rerank.ParseConfig([]byte(tc.doc + "\nstages: [{type: tfidf}]\n"))
@@ -184,6 +188,11 @@ func TestParseFeedback(t *testing.T) {
 		{" terms=50 ", &rerank.Feedback{Terms: 50}, ""},
 		{"idf=once", &rerank.Feedback{IDF: rerank.IDFOnce}, ""},
 		{"idf=twice", nil, "idf"},
+		{"min_overlap=0.5", &rerank.Feedback{MinOverlap: 0.5}, ""},
+		{"min_overlap=1.5", nil, "min_overlap"},
+		{"min_overlap=half", nil, "not a number"},
+		{"scope=query", &rerank.Feedback{Scope: rerank.ScopeQuery}, ""},
+		{"scope=all", nil, "scope"},
 		{"", nil, "KEY=VALUE"},
 		{"docs", nil, "KEY=VALUE"},
 		{"docs=0", nil, "at least 1"},
@@ -204,7 +213,7 @@ func TestParseFeedback(t *testing.T) {
 			t.Errorf("ParseFeedback(%q): %v", tc.in, err)
 			continue
 		}
-		if (got == nil) != (tc.want == nil) || got != nil && (got.Docs != tc.want.Docs || got.Terms != tc.want.Terms || got.IDF != tc.want.IDF ||
+		if (got == nil) != (tc.want == nil) || got != nil && (got.Docs != tc.want.Docs || got.Terms != tc.want.Terms || got.IDF != tc.want.IDF || got.MinOverlap != tc.want.MinOverlap || got.Scope != tc.want.Scope ||
 			(got.Lambda == nil) != (tc.want.Lambda == nil) || got.Lambda != nil && *got.Lambda != *tc.want.Lambda) {
 			t.Errorf("ParseFeedback(%q) = %+v, want %+v", tc.in, got, tc.want)
 		}
@@ -214,7 +223,7 @@ func TestParseFeedback(t *testing.T) {
 // FuzzParseFeedback: any value is read or refused, never a panic, and
 // what is read is within bounds.
 func FuzzParseFeedback(f *testing.F) {
-	for _, s := range []string{"none", "rm3", "docs=10,terms=30,lambda=0.5", "lambda=NaN", "docs=-1", "=,=", "terms=1e9"} {
+	for _, s := range []string{"none", "rm3", "docs=10,terms=30,lambda=0.5", "lambda=NaN", "docs=-1", "=,=", "terms=1e9", "min_overlap=NaN", "min_overlap=0.5", "scope=query"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -222,8 +231,11 @@ func FuzzParseFeedback(f *testing.F) {
 		if err != nil || fb == nil {
 			return
 		}
+		if fb.Scope != "" && fb.Scope != rerank.ScopeIndex && fb.Scope != rerank.ScopeQuery {
+			t.Fatalf("ParseFeedback(%q) = %+v: unknown scope", s, fb)
+		}
 		if fb.Docs < 0 || fb.Docs > rerank.MaxFeedback || fb.Terms < 0 || fb.Terms > rerank.MaxFeedback ||
-			fb.Lambda != nil && !(*fb.Lambda >= 0 && *fb.Lambda <= 1) {
+			fb.Lambda != nil && !(*fb.Lambda >= 0 && *fb.Lambda <= 1) || !(fb.MinOverlap >= 0 && fb.MinOverlap <= 1) {
 			t.Fatalf("ParseFeedback(%q) = %+v: out of bounds", s, fb)
 		}
 	})
@@ -349,5 +361,75 @@ func TestFeedbackKeepsRestrictions(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFeedbackGuard: with min_overlap the expanded query retrieves the
+// window only where its top documents are the feedback documents. For
+// "mango" both feedback documents are about chutney as well, the expanded
+// query's top two are them again, and it retrieves the chutney jar too;
+// for "kiwi" the feedback documents are a bird and a fruit, the expanded
+// query's top document is neither (it holds both their words), and the
+// guarded window is the query's own.
+func TestFeedbackGuard(t *testing.T) {
+	idx := newIndex(t, []dataset.Doc{
+		{ID: "m1", Title: "mango", Text: "mango chutney chutney"},
+		{ID: "m2", Title: "mango", Text: "mango chutney chutney spice"},
+		{ID: "m3", Title: "jar", Text: "chutney jar"},
+		{ID: "k1", Title: "kiwi", Text: "feathers feathers night"},
+		{ID: "k2", Title: "kiwi", Text: "vitamin vitamin green"},
+		{ID: "x1", Title: "shop", Text: "feathers vitamin feathers vitamin"},
+		{ID: "o1", Title: "other", Text: "unrelated words here"},
+	})
+	const fb = "first_stage: {feedback: {docs: 2, terms: 2, lambda: 0%s}}\n"
+	window := func(doc, text string) []string {
+		t.Helper()
+		var ids []string
+		for _, s := range rerankSearch(t, idx, feedbackPipeline(t, idx, doc), rerank.Query{Text: text}) {
+			ids = append(ids, s.ID)
+		}
+		slices.Sort(ids)
+		return ids
+	}
+	for _, tc := range []struct {
+		text, guard string
+		want        []string
+	}{
+		{"mango", "", []string{"m1", "m2", "m3"}},
+		{"mango", ", min_overlap: 1", []string{"m1", "m2", "m3"}},
+		{"kiwi", "", []string{"k1", "k2", "x1"}},
+		{"kiwi", ", min_overlap: 0.5", []string{"k1", "k2", "x1"}},
+		{"kiwi", ", min_overlap: 1", []string{"k1", "k2"}},
+	} {
+		if got := window(fmt.Sprintf(fb, tc.guard), tc.text); !slices.Equal(got, tc.want) {
+			t.Errorf("%q%s: window %v, want %v", tc.text, tc.guard, got, tc.want)
+		}
+	}
+	if got := window("", "kiwi"); !slices.Equal(got, []string{"k1", "k2"}) {
+		t.Errorf("kiwi without feedback: %v, want k1 and k2", got)
+	}
+}
+
+// TestFeedbackScopeQuery: with the scope query the expanded query
+// reorders the documents the query matches and brings in none that hold
+// feedback words alone; the orchards without "fruit", which re-retrieval
+// from the whole index finds, stay out.
+func TestFeedbackScopeQuery(t *testing.T) {
+	idx := newIndex(t, orchard)
+	window := func(doc string) []string {
+		t.Helper()
+		var ids []string
+		for _, s := range rerankSearch(t, idx, feedbackPipeline(t, idx, doc), rerank.Query{Text: "fruit"}) {
+			ids = append(ids, s.ID)
+		}
+		slices.Sort(ids)
+		return ids
+	}
+	const fb = "first_stage: {feedback: {docs: 2, terms: 5, scope: %s}}\n"
+	if got := window(fmt.Sprintf(fb, "index")); !slices.Equal(got, []string{"a1", "a2", "f1", "f2"}) {
+		t.Errorf("scope index: window %v, want the orchards without fruit too", got)
+	}
+	if got := window(fmt.Sprintf(fb, "query")); !slices.Equal(got, []string{"f1", "f2"}) {
+		t.Errorf("scope query: window %v, want f1 and f2, the documents holding fruit", got)
 	}
 }

@@ -5,7 +5,7 @@
 # Sections: tweak, tweak-cacm, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
-# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, bench, plain-cacm, plain-cacm-supervised,
+# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, bench, plain-cacm, plain-cacm-supervised,
 # plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, cost-a, wmd-ssg-cost, solver-cost, scale,
 # serve, shards.
 #
@@ -21,7 +21,9 @@
 # ROUNDS (the scale section's interleaved rounds; default 2; the shards
 # section's, default 3), SHARDS (the shards section's collections; default cacm).
 # CLASSIC (the classic collections; default ../shared/data/classic), PRF
-# (the prf section's collections; default "cacm B-all med lisa time adi"), GLOVE
+# (the prf, prfguard and prfscope sections' collections; default "cacm B-all med lisa time adi",
+# prfguard's and prfscope's "adi med cacm lisa B-all time"; both compare with prf's runs when
+# those exist), GUARDRECIPE (prfguard: no skips the recipe over the guarded window), GLOVE
 # (pre-trained vectors: nojudge-fixed's default out/glove-wink-100d.txt;
 # nojudge uses them only when set).
 set -euo pipefail
@@ -67,6 +69,26 @@ to() {
 	shift
 	"$@" >"$f.part"
 	mv "$f.part" "$f"
+}
+
+# feedback_recipe OUT D FEEDBACK runs the unsupervised recipe on the BEIR
+# directory D with --feedback FEEDBACK into OUT (its report OUT.txt), and
+# scores its run against BM25 (OUT.eval.txt) and, where the prf section
+# has run, against its recipes over BM25's window and over BM25+RM3's
+# ($R/prf/C-recipe, C-fb for D's collection C: OUT-vs-recipe.eval.txt,
+# OUT-vs-fb.eval.txt).
+feedback_recipe() {
+	local out=$1 d=$2 fb=$3 c n
+	c=$(basename "$d")
+	rm -rf "$out"
+	to "$out.txt" $SR experiment beir --data "$d" --unsupervised --feedback "$fb" --out "$out"
+	to "$out.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$out/run.trec" --baseline "$out/baseline.trec" \
+		--metrics map,ndcg@10 --ignore-unjudged
+	for n in recipe fb; do
+		[ -f "$R/prf/$c-$n/run.trec" ] || continue
+		to "$out-vs-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$out/run.trec" --baseline "$R/prf/$c-$n/run.trec" \
+			--metrics map,ndcg@10 --ignore-unjudged
+	done
 }
 
 # fresh OUT DIR... succeeds when OUT exists and is newer than the corpus of
@@ -993,6 +1015,75 @@ run() {
 			done
 			to "$R/prf/$c-fb-vs-recipe.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/prf/$c-fb/run.trec" \
 				--baseline "$R/prf/$c-recipe/run.trec" --metrics map,ndcg@10 --ignore-unjudged
+		done
+		;;
+	prfguard)
+		# Choosing first-stage feedback without judgments (issue 26), on
+		# each collection (PRF): (1) the recipe with --feedback auto, which
+		# prints what it measured on pseudo-queries (BM25's window against
+		# BM25+RM3's) to $R/prfguard/C-auto.txt, its run against BM25 and,
+		# when the prf section has run, against the recipe over BM25's
+		# window and over BM25+RM3's ($R/prf/C-recipe, C-fb), and whether its
+		# run.trec is byte-identical to the one of the window it chose
+		# (C-auto.same.txt); (2) the same choice for BM25+RM3 guarded with
+		# min_overlap G (0.5, 0.7, 0.9), printed by a run of the cheapest
+		# stage (length) to C-choiceG.txt; (3) the guarded BM25+RM3 alone
+		# (rerank with a pipeline of the first stage and no stages) against
+		# BM25, and how many judged queries it expanded (those whose window
+		# differs from BM25's) to C-rm3guardG.expanded.txt; (4) unless
+		# GUARDRECIPE=no, the recipe over the window guarded with
+		# min_overlap 0.5, against BM25 and the prf section's two recipes.
+		local c d n g
+		mkdir -p "$R/prfguard"
+		for g in 0.5 0.7 0.9; do
+			printf 'window: 100\nfirst_stage:\n  feedback: {docs: 10, terms: 30, lambda: 0.5, min_overlap: %s}\nstages: []\nfusion:\n  method: none\n' $g >"$R/prfguard/rm3guard$g.yaml"
+		done
+		for c in ${PRF:-adi med cacm lisa B-all time}; do
+			d=$O/$c
+			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
+			feedback_recipe "$R/prfguard/$c-auto" "$d" auto
+			rm -f "$R/prfguard/$c-auto.same.txt"
+			for n in recipe fb; do
+				cmp -s "$R/prfguard/$c-auto/run.trec" "$R/prf/$c-$n/run.trec" && echo "run.trec byte-identical to $R/prf/$c-$n/run.trec" >>"$R/prfguard/$c-auto.same.txt"
+			done
+			for g in 0.5 0.7 0.9; do
+				rm -rf "$R/prfguard/$c-choice$g"
+				to "$R/prfguard/$c-choice$g.txt" $SR experiment beir --data "$d" --unsupervised --stages length \
+					--feedback "auto,min_overlap=$g" --out "$R/prfguard/$c-choice$g"
+				$SR rerank --data "$d" --index "$R/prfguard/$c-auto/index" --pipeline "$R/prfguard/rm3guard$g.yaml" --out "$R/prfguard/$c-rm3guard$g.trec" >/dev/null
+				to "$R/prfguard/$c-rm3guard$g.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/prfguard/$c-rm3guard$g.trec" \
+					--baseline "$R/prfguard/$c-auto/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
+				to "$R/prfguard/$c-rm3guard$g.expanded.txt" awk '{r[FILENAME, $1] = r[FILENAME, $1] " " $3} FILENAME == ARGV[1] {q[$1] = 1}
+					END { for (k in q) { n++; if (r[ARGV[1], k] != r[ARGV[2], k]) e++ } printf "%d of %d judged queries expanded\n", e, n }' \
+					"$R/prfguard/$c-auto/baseline.trec" "$R/prfguard/$c-rm3guard$g.trec"
+			done
+			[ "${GUARDRECIPE:-yes}" = yes ] || continue
+			feedback_recipe "$R/prfguard/$c-guard" "$d" min_overlap=0.5
+		done
+		;;
+	prfscope)
+		# First-stage feedback within the query's matches (issue 26,
+		# feedback scope query): on each collection (PRF), what --feedback
+		# auto,scope=query measures on pseudo-queries, printed by a recipe
+		# run of the cheapest stage (length) to $R/prfscope/C-choice.txt;
+		# BM25+RM3 of scope query alone (rerank with a pipeline of the first
+		# stage and no stages) against BM25; and the recipe over that window
+		# against BM25 and, when the prf section has run, against the
+		# recipe over BM25's window and over BM25+RM3's ($R/prf/C-recipe,
+		# C-fb).
+		local c d
+		mkdir -p "$R/prfscope"
+		printf 'window: 100\nfirst_stage:\n  feedback: {docs: 10, terms: 30, lambda: 0.5, scope: query}\nstages: []\nfusion:\n  method: none\n' >"$R/prfscope/rm3query.yaml"
+		for c in ${PRF:-adi med cacm lisa B-all time}; do
+			d=$O/$c
+			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
+			rm -rf "$R/prfscope/$c-choice"
+			to "$R/prfscope/$c-choice.txt" $SR experiment beir --data "$d" --unsupervised --stages length \
+				--feedback auto,scope=query --out "$R/prfscope/$c-choice"
+			$SR rerank --data "$d" --index "$R/prfscope/$c-choice/index" --pipeline "$R/prfscope/rm3query.yaml" --out "$R/prfscope/$c-rm3query.trec" >/dev/null
+			to "$R/prfscope/$c-rm3query.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/prfscope/$c-rm3query.trec" \
+				--baseline "$R/prfscope/$c-choice/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
+			feedback_recipe "$R/prfscope/$c-recipe" "$d" scope=query
 		done
 		;;
 	bench)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -182,7 +183,7 @@ pipelines name those fields.`,
 	bf.Float64Var(&o.opts.FusionL2, "fusion-l2", 0, "L2 penalty of the linear fusion (0: 1e-3)")
 	bf.StringVar(&o.opts.Index, "index", "", "an existing index (any Bleve index) to run over instead of indexing DIR's corpus")
 	bf.StringVar(&o.beirPipeline, "pipeline", "", "with --index: pipeline file whose fields: and first_stage: say how its documents are read and searched")
-	bf.StringVar(&o.feedback, "feedback", "none", "first-stage pseudo-relevance feedback: none, rm3 (10 documents, 30 terms, lambda 0.5), or docs=N,terms=N,lambda=X,idf=once; the window is retrieved by the expanded query")
+	bf.StringVar(&o.feedback, "feedback", "none", "first-stage pseudo-relevance feedback: none, rm3 (10 documents, 30 terms, lambda 0.5), or docs=N,terms=N,lambda=X,idf=once,min_overlap=X,scope=query; the window is retrieved by the expanded query. auto (or auto,KEY=VALUE...) keeps it only where it beats BM25's window significantly on pseudo-queries drawn from the corpus")
 	bf.StringSliceVar(&o.opts.Stages, "stages", nil, "stage types instead of the recipe's (e.g. lexical,meta,s2net; TYPE:KEY=VALUE sets an option)")
 	_ = beirCmd.MarkFlagRequired("data")
 	_ = beirCmd.MarkFlagRequired("out")
@@ -227,9 +228,18 @@ func runExperimentBEIR(cmd *cobra.Command, o experimentBEIROptions) error {
 		if o.opts.FirstStage.Feedback != nil {
 			return fmt.Errorf("--feedback: --pipeline's first_stage sets feedback already; give one of them")
 		}
-		fb, err := rerank.ParseFeedback(o.feedback)
+		spec := strings.TrimSpace(o.feedback)
+		if rest, ok := strings.CutPrefix(spec, "auto"); ok && (rest == "" || rest[0] == ',') {
+			// The feedback to choose: the defaults, or the settings
+			// after "auto,".
+			o.opts.ChooseFeedback, spec = true, cmp.Or(rest[min(1, len(rest)):], "rm3")
+		}
+		fb, err := rerank.ParseFeedback(spec)
 		if err != nil {
 			return fmt.Errorf("--feedback: %w", err)
+		}
+		if fb == nil && o.opts.ChooseFeedback {
+			return fmt.Errorf("--feedback %s: auto chooses between feedback and none; give the feedback's settings (auto, or auto,docs=10,...)", o.feedback)
 		}
 		o.opts.FirstStage.Feedback = fb
 	}
@@ -244,8 +254,8 @@ func runExperimentBEIR(cmd *cobra.Command, o experimentBEIROptions) error {
 		return err
 	}
 	for _, f := range []string{"pseudo-queries", "pseudo-neighbours"} {
-		if cmd.Flags().Changed(f) && (!o.opts.Unsupervised || o.opts.Pseudo.Kinds == nil) {
-			return fmt.Errorf("--%s applies to --unsupervised runs that train on pseudo-queries (--pseudo)", f)
+		if cmd.Flags().Changed(f) && (!o.opts.Unsupervised || o.opts.Pseudo.Kinds == nil) && !o.opts.ChooseFeedback {
+			return fmt.Errorf("--%s applies to --unsupervised runs that train on pseudo-queries (--pseudo) and to --feedback auto", f)
 		}
 	}
 	o.opts.Log = cmd.OutOrStdout()

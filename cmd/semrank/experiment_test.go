@@ -69,6 +69,10 @@ func TestPaperExperimentBadFlags(t *testing.T) {
 		// The boosted-tree fusion has no L2 penalty to set.
 		{[]string{"experiment", "beir", "--data", nowhere, "--out", elsewhere, "--fusion", "lambdamart", "--fusion-l2", "0.01"}, "--fusion-l2 applies to the linear fusion"},
 		{[]string{"experiment", "semeval2016", "--subtask", "B", "--train", nowhere, "--dev", elsewhere, "--out", elsewhere, "--fusion", "LambdaMART", "--fusion-l2", "0.01"}, "--fusion-l2 applies to the linear fusion"},
+		// auto chooses between feedback and none, and reads its settings.
+		{[]string{"experiment", "beir", "--data", nowhere, "--out", elsewhere, "--unsupervised", "--feedback", "auto,none"}, "auto chooses between feedback and none"},
+		{[]string{"experiment", "beir", "--data", nowhere, "--out", elsewhere, "--unsupervised", "--feedback", "auto,min_overlap=2"}, "min_overlap 2"},
+		{[]string{"experiment", "beir", "--data", nowhere, "--out", elsewhere, "--unsupervised", "--feedback", "automatic"}, "want none, rm3"},
 		// Refused before the --train/--dev part, whose report it would lose.
 		{tweak("--train", nowhere, "--dev", elsewhere, "--all", nowhere, "--folds", "1"), "--folds 1: want at least 2"},
 	}

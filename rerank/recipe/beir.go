@@ -57,7 +57,13 @@ type BEIROptions struct {
 	// SelfTrainedStages and Select); without, an unsupervised run fuses
 	// UnsupervisedStages at fixed equal weights.
 	Pseudo PseudoOptions
-	Log    io.Writer
+	// ChooseFeedback, with FirstStage.Feedback set, keeps that feedback
+	// only where ChooseFeedback finds that it helps on pseudo-queries
+	// drawn from the corpus (Pseudo's options, its kinds
+	// DefaultPseudoKinds when unset), reading no judgments; the report
+	// and log say what it measured.
+	ChooseFeedback bool
+	Log            io.Writer
 }
 
 // DefaultPseudoKinds are the pseudo-queries a self-trained run is
@@ -186,6 +192,13 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 			return err
 		}
 	}
+	if o.ChooseFeedback && o.FirstStage.Feedback == nil {
+		return fmt.Errorf("recipe: choosing feedback needs the feedback to choose (first_stage.feedback)")
+	}
+	if o.ChooseFeedback && o.Index != "" {
+		// Its pseudo-queries' index is semrank's, as self-training's.
+		return fmt.Errorf("recipe: choosing feedback over a given index is not supported; give the feedback or none")
+	}
 	var given bleve.Index
 	var ds *dataset.Dataset
 	if o.Index != "" {
@@ -243,6 +256,22 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 		defer si.Close()
 		idx = si
 		logf("indexed %d documents (%s)", len(ds.Corpus), time.Since(start).Round(time.Second))
+	}
+	var choice *FeedbackChoice
+	if o.ChooseFeedback {
+		po := o.Pseudo
+		if len(po.Kinds) == 0 {
+			po.Kinds = DefaultPseudoKinds()
+		}
+		c, err := ChooseFeedback(ctx, ds.Corpus, *o.FirstStage.Feedback, o.Depth, po, o.Out)
+		if err != nil {
+			return err
+		}
+		logf("%s (%s)", c, time.Since(start).Round(time.Second))
+		if !c.Kept {
+			o.FirstStage.Feedback = nil
+		}
+		choice = &c
 	}
 
 	// The run files come from the pipelines: the earlier ones go when the
@@ -335,6 +364,9 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 		what = "given candidates reranked"
 	}
 	fmt.Fprintf(w, "\n%s, %s (%s):\n", o.Data, what, map[bool]string{true: "unsupervised", false: fmt.Sprintf("supervised, %d-fold cross-validation", o.Folds)}[o.Unsupervised])
+	if choice != nil {
+		fmt.Fprintln(w, choice)
+	}
 	switch {
 	case selection != nil:
 		if err := selection.Write(w); err != nil {

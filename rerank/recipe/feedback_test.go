@@ -1,9 +1,13 @@
 package recipe
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/semrank/semrank/dataset"
@@ -85,4 +89,128 @@ func TestBEIRFeedback(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestBEIRChooseFeedback: a run that chooses feedback publishes the
+// pipeline it chose, with feedback or without as ChooseFeedback decides on
+// the same corpus, and its run is the run of that choice made by hand.
+func TestBEIRChooseFeedback(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name       string
+		ds         *dataset.Dataset
+		fb         rerank.Feedback
+		neighbours int
+		kept       bool
+	}{
+		{"templated, defaults", sentenceData(), rerank.Feedback{}, DefaultPseudoNeighbours, false},
+		{"templated, 3 documents, 5 terms", sentenceData(), rerank.Feedback{Docs: 3, Terms: 5}, DefaultPseudoNeighbours, false},
+		// The neighbours share the titles' words, which BM25 finds
+		// already: feedback lowers MAP.
+		{"mismatched titles, neighbours", mismatchData(), rerank.Feedback{}, DefaultPseudoNeighbours, false},
+		{"mismatched titles, own document", mismatchData(), rerank.Feedback{}, 0, true},
+		{"mismatched titles, own document, guarded", mismatchData(), rerank.Feedback{MinOverlap: 0.5}, 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ds := tc.ds
+			data := filepath.Join(t.TempDir(), "data")
+			if err := ds.Save(data); err != nil {
+				t.Fatal(err)
+			}
+			po := PseudoOptions{Kinds: DefaultPseudoKinds(), Neighbours: tc.neighbours}
+			choice, err := ChooseFeedback(ctx, ds.Corpus, tc.fb, 100, po, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Log(choice)
+			if choice.Queries == 0 || choice.Graded.N != choice.Queries || choice.KnownItem.N != choice.Queries {
+				t.Fatalf("%d pseudo-queries, %d and %d compared", choice.Queries, choice.Graded.N, choice.KnownItem.N)
+			}
+			if choice.Kept != tc.kept || choice.Kept != (choice.Graded.Delta > 0 && choice.Graded.PTTest < minGainP) {
+				t.Fatalf("kept %v with %+.4f MAP (p = %.4f), want %v", choice.Kept, choice.Graded.Delta, choice.Graded.PTTest, tc.kept)
+			}
+			auto, forced := filepath.Join(t.TempDir(), "auto"), filepath.Join(t.TempDir(), "forced")
+			fb := tc.fb
+			if err := BEIR(ctx, BEIROptions{Data: data, Out: auto, Unsupervised: true, Stages: []string{"overlap"},
+				FirstStage: rerank.FirstStage{Feedback: &fb}, ChooseFeedback: true, Pseudo: PseudoOptions{Neighbours: tc.neighbours}}); err != nil {
+				t.Fatal(err)
+			}
+			var want *rerank.Feedback
+			if choice.Kept {
+				want = &fb
+			}
+			if err := BEIR(ctx, BEIROptions{Data: data, Out: forced, Unsupervised: true, Stages: []string{"overlap"},
+				FirstStage: rerank.FirstStage{Feedback: want}}); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := rerank.ReadConfig(filepath.Join(auto, "pipeline.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cfg.FirstStage.Feedback != nil; got != choice.Kept {
+				t.Errorf("pipeline.yaml has feedback %v, ChooseFeedback kept it %v", got, choice.Kept)
+			}
+			for _, f := range []string{"baseline.trec", "run.trec"} {
+				a, errA := os.ReadFile(filepath.Join(auto, f))
+				b, errB := os.ReadFile(filepath.Join(forced, f))
+				if errA != nil || errB != nil {
+					t.Fatal(errA, errB)
+				}
+				if !bytes.Equal(a, b) {
+					t.Errorf("%s differs from the run with the choice made by hand", f)
+				}
+			}
+		})
+	}
+}
+
+// TestBEIRChooseFeedbackRefused: choosing needs feedback to choose and
+// the recipe's own index.
+func TestBEIRChooseFeedbackRefused(t *testing.T) {
+	data := retrievalData(t)
+	for _, tc := range []struct {
+		name string
+		o    BEIROptions
+		want string
+	}{
+		{"no feedback", BEIROptions{Data: data, Unsupervised: true, ChooseFeedback: true}, "needs the feedback to choose"},
+		{"given index", BEIROptions{Data: data, Unsupervised: true, ChooseFeedback: true, Index: "somewhere",
+			FirstStage: rerank.FirstStage{Feedback: &rerank.Feedback{}}}, "given index"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.o.Out = filepath.Join(t.TempDir(), "out")
+			err := BEIR(context.Background(), tc.o)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want one containing %q", err, tc.want)
+			}
+			if _, err := os.Stat(tc.o.Out); err == nil {
+				t.Errorf("a refused run left %s behind", tc.o.Out)
+			}
+		})
+	}
+}
+
+// mismatchData is a collection where feedback finds what a title cannot:
+// 10 topics of 25 documents, each titled by two of its topic's three title
+// words, which its text never uses; the text speaks its topic's own
+// vocabulary. A title pseudo-query (the title cut from its document; 100
+// of the 250 are cut)
+// finds the topic's other documents by their titles, and only their
+// vocabulary, which feedback adds, finds its own.
+func mismatchData() *dataset.Dataset {
+	ds := &dataset.Dataset{Qrels: dataset.Qrels{}}
+	word := func(k, j int, kind byte) string { return fmt.Sprintf("%c%c%cox", kind, 'b'+byte(k), 'b'+byte(j)) }
+	for k := range 10 {
+		for i := range 25 {
+			v := func(j int) string { return word(k, j, 'v') }
+			ds.Corpus = append(ds.Corpus, dataset.Doc{ID: fmt.Sprintf("t%dd%d", k, i),
+				Title: word(k, i%3, 't') + " " + word(k, (i+1)%3, 't'),
+				Text: fmt.Sprintf("The %s and %s went %s today. A %s saw the %s near %s. The %s met %s and %s there.",
+					v(0), v(1), v(2), v(3), v(4), v(5+i%10), v(0), v(2), v(4))})
+		}
+		qid := fmt.Sprintf("q%d", k)
+		ds.Queries = append(ds.Queries, dataset.Query{ID: qid, Text: word(k, 0, 'v')})
+		ds.Qrels.Add(qid, fmt.Sprintf("t%dd0", k), 1)
+	}
+	return ds
 }
