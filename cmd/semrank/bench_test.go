@@ -16,7 +16,7 @@ func TestBench(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, want := range []string{"bare top-10", "reranked (window 10)", " 6 ", "ratio of medians", "share"} {
+	for _, want := range []string{"bare top-10", "reranked (window 10)", " 6 ", "ratio of medians", "first round alone", "share"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
