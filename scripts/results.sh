@@ -601,7 +601,8 @@ run() {
 		;;
 	cost-before)
 		# The cost section's rows for SR_BEFORE and SR alternating (ROUNDS
-		# times, default 2; semrank bench --rounds 3 each), over the indexes
+		# times, default 2; semrank bench --rounds 3 each, the ratio of all
+		# rounds and, where SR prints it, of the first alone), over the indexes
 		# the cost, plain-cacm and plain-analyzer sections leave (the cost
 		# section's, built by SR, hold the payloads SR's stages read).
 		: "${SR_BEFORE:?cost-before compares SR with SR_BEFORE, another semrank binary}"
@@ -612,6 +613,9 @@ run() {
 			"lexical plain attached w200|$R/plain-analyzer/cacm.idx|$R/plain-analyzer/cacm-semrank_en-200.yaml|$O/cacm"
 			"tfidf plain fields|$R/plain/cacm.idx|$R/cost/tfidf-plain.yaml|$O/cacm"
 			"README no-judgment pipeline|$R/cacm.idx|$R/plain/unsup-semrank.yaml|$O/cacm"
+			"no stage cacm|$R/cacm.idx|$R/cost/empty.yaml|$O/cacm"
+			"wmd cacm|$R/cacm.idx|$R/cost/wmd.yaml|$O/cacm"
+			"ssg cacm|$R/cacm.idx|$R/cost/ssg.yaml|$O/cacm"
 		)
 		local row name idx pipe data r bin
 		{
@@ -620,7 +624,7 @@ run() {
 				for r in $(seq "${ROUNDS:-2}"); do
 					for bin in "$SR_BEFORE" "$SR"; do
 						printf '%-28s %s round %s  ' "$name" "$bin" "$r"
-						$bin bench --index "$idx" --pipeline "$pipe" --data "$data" --rounds 3 2>&1 | grep "^ratio of medians"
+						$bin bench --index "$idx" --pipeline "$pipe" --data "$data" --rounds 3 2>&1 | grep "ratio of medians" | paste -sd' '
 					done
 				done
 			done
