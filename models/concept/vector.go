@@ -45,6 +45,17 @@ func CosineEncoded(a []float64, na float64, b []byte) (float64, error) {
 	return d / math.Sqrt(na*nb), nil
 }
 
+// CosineNormed returns Cosine(a, b), to the last bit, given their
+// squared norms na and nb (SquaredNorm): a scorer keeping its documents'
+// vectors decoded computes each norm once, not once a query.
+func CosineNormed(a []float64, na float64, b []float64, nb float64) float64 {
+	d := Dot(a, b)
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return d / math.Sqrt(na*nb)
+}
+
 // SquaredNorm returns the sum of a's squares, in Cosine's order.
 func SquaredNorm(a []float64) float64 {
 	var na float64

@@ -1,36 +1,35 @@
 package stages
 
 import (
+	"cmp"
 	"context"
-	"fmt"
 	"hash/maphash"
-	"math/bits"
-	"reflect"
-	"sync"
+	"slices"
 	"sync/atomic"
 
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 )
 
-// termTable is one document's stored term counts (index.TermsPayload)
-// laid out so that a query's few terms are found by hashing, not by a
-// scan of every term the document holds: the lexical stages read the
-// same documents query after query, and decoding and scanning each
-// candidate's term list was most of their time. Built once from a
-// payload, it is read-only but for its cached norm.
+// termTable is one document's stored terms, each with a value (its count
+// in the terms payload, index.TermsPayload; its weight in a TWEAK
+// vector), laid out so that a query's terms are found by one merge of two
+// short sorted lists of hashes rather than by decoding and comparing
+// every term the document holds: stages read the same documents query
+// after query, and decoding and scanning each candidate's term list was
+// most of their time. Built once from a payload (decodedPayloads keeps
+// it), it is read-only but for a TF-IDF stage's cached norm.
 type termTable struct {
-	sum    uint64   // the payload's hash (termTables.seed), with its length telling it from another
-	length int      // the payload's length
-	total  int      // tokens: the counts' sum
-	terms  string   // the terms in sorted order, concatenated
-	ends   []uint32 // where each term ends in terms
-	counts []int32
-	// slots places the terms by hash, open addressing: a term's index + 1
-	// in the low 32 bits, 0 for an empty slot, and its hash's high 32 bits
-	// above, which tell most other terms apart without reading either.
-	slots []uint64
-	norm  atomic.Pointer[tableNorm]
+	total float64  // the values' sum, in term order
+	sq    float64  // the values' squares' sum, in term order
+	terms string   // the terms in sorted order, concatenated
+	ends  []uint32 // where each term ends in terms
+	vals  []float64
+	// hashes are the terms' hashes (termHash) in increasing order, and
+	// order[k] the place among the terms of the one hashing to hashes[k].
+	hashes []uint64
+	order  []uint32
+	norm   atomic.Pointer[tableNorm]
 }
 
 // tableNorm is a TF-IDF stage's squared norm of a document (see
@@ -50,167 +49,152 @@ func (t *termTable) term(i int) string {
 	return t.terms[start:t.ends[i]]
 }
 
-// count returns how often term, whose hash is h (termHash), occurs in the
-// document.
-func (t *termTable) count(term string, h uint64) int {
-	mask, tag := uint64(len(t.slots)-1), h>>32
-	for i := h & mask; ; i = (i + 1) & mask {
-		s := t.slots[i]
-		if s == 0 {
-			return 0
-		}
-		if j := int(uint32(s)) - 1; s>>32 == tag && t.term(j) == term {
-			return int(t.counts[j])
-		}
+// queryTerms are a query's terms prepared for looking up in term tables:
+// their hashes in increasing order, each with the place of its term.
+type queryTerms struct {
+	terms  []string
+	hashes []uint64
+	at     []int
+}
+
+// newQueryTerms prepares terms for lookups (termTable.values).
+func newQueryTerms(terms []string) *queryTerms {
+	q := &queryTerms{terms: terms, hashes: make([]uint64, len(terms)), at: make([]int, len(terms))}
+	for j := range terms {
+		q.at[j] = j
+	}
+	sortByHash(q.at, q.hashes, func(j int) string { return terms[j] })
+	return q
+}
+
+// sortByHash orders places, the places of terms, by the terms' hashes,
+// and sets hashes to them in that order.
+func sortByHash[T int | uint32](places []T, hashes []uint64, term func(T) string) {
+	type entry struct {
+		h uint64
+		p T
+	}
+	es := make([]entry, len(places))
+	for i, p := range places {
+		es[i] = entry{termHash(term(p)), p}
+	}
+	slices.SortFunc(es, func(a, b entry) int { return cmp.Compare(a.h, b.h) })
+	for i, e := range es {
+		places[i], hashes[i] = e.p, e.h
 	}
 }
 
-// size is what the table holds, in bytes, as termTables budgets it.
-func (t *termTable) size() int {
-	const header = 128 // the struct and its slices' headers
-	return header + len(t.terms) + 4*(len(t.ends)+len(t.counts)) + 8*len(t.slots)
+// values sets vals[j] to the value of q's j-th term in the document, and
+// found[j] to whether the document holds it (vals[j] 0 where not).
+func (t *termTable) values(q *queryTerms, vals []float64, found []bool) {
+	clear(vals)
+	clear(found)
+	i, k := 0, 0
+	for i < len(t.hashes) && k < len(q.hashes) {
+		a, b := t.hashes[i], q.hashes[k]
+		if a < b {
+			i++
+			continue
+		}
+		if a > b {
+			k++
+			continue
+		}
+		// Every term of either side with this hash: equal hashes need
+		// not be equal terms.
+		i2, k2 := i+1, k+1
+		for i2 < len(t.hashes) && t.hashes[i2] == a {
+			i2++
+		}
+		for k2 < len(q.hashes) && q.hashes[k2] == a {
+			k2++
+		}
+		for _, x := range t.order[i:i2] {
+			for _, j := range q.at[k:k2] {
+				if t.term(int(x)) == q.terms[j] {
+					vals[j], found[j] = t.vals[x], true
+				}
+			}
+		}
+		i, k = i2, k2
+	}
 }
 
-// newTermTable builds the table of b, a terms payload whose hash is sum;
-// a malformed b is index.EachTermCount's error.
-func newTermTable(b []byte, sum uint64) (*termTable, error) {
-	t := &termTable{sum: sum, length: len(b)}
+// size is what the table holds, in bytes, as decodedPayloads budgets it.
+func (t *termTable) size() int {
+	const header = 160 // the struct and its slices' headers
+	return header + len(t.terms) + 4*(len(t.ends)+len(t.order)) + 8*(len(t.vals)+len(t.hashes))
+}
+
+// termDecoder checks a payload, calling size with its number of terms and
+// then fn with each term, in sorted order, and its value; term's bytes are
+// fn's to copy. It returns the payload's own decoding error.
+type termDecoder func(b []byte, size func(n int), fn func(term []byte, v float64)) error
+
+// termCounts is the termDecoder of index.TermsPayload.
+func termCounts(b []byte, size func(n int), fn func(term []byte, v float64)) error {
+	return index.EachTermCount(b, size, func(term []byte, c int) { fn(term, float64(c)) })
+}
+
+// newTermTable builds the table of b, a payload decoded by decode; a
+// malformed b is decode's error.
+func newTermTable(b []byte, decode termDecoder) (*termTable, error) {
+	t := &termTable{}
 	var terms []byte
-	err := index.EachTermCount(b, func(n int) {
+	err := decode(b, func(n int) {
 		terms = make([]byte, 0, len(b))
 		t.ends = make([]uint32, 0, n)
-		t.counts = make([]int32, 0, n)
-	}, func(term []byte, c int) {
+		t.vals = make([]float64, 0, n)
+	}, func(term []byte, v float64) {
 		terms = append(terms, term...)
 		t.ends = append(t.ends, uint32(len(terms)))
-		t.counts = append(t.counts, int32(c))
-		t.total += c
+		t.vals = append(t.vals, v)
+		t.total += v
+		t.sq += v * v
 	})
 	if err != nil {
 		return nil, err
 	}
 	t.terms = string(terms)
-	// At most half full, so that a missing term's probe ends soon.
-	t.slots = make([]uint64, 1<<bits.Len(uint(2*len(t.ends))))
-	mask := uint64(len(t.slots) - 1)
-	for i := range t.ends {
-		h := termHash(t.term(i))
-		j := h & mask
-		for t.slots[j] != 0 {
-			j = (j + 1) & mask
-		}
-		t.slots[j] = h>>32<<32 | uint64(i+1)
+	t.hashes = make([]uint64, len(t.ends))
+	t.order = make([]uint32, len(t.ends))
+	for i := range t.order {
+		t.order[i] = uint32(i)
 	}
+	sortByHash(t.order, t.hashes, func(i uint32) string { return t.term(int(i)) })
 	return t, nil
 }
 
 // termSeed seeds the hashes of terms in tables and in queries alike.
 var termSeed = maphash.MakeSeed()
 
-// termHash is the hash a termTable places term by.
+// termHash is the hash a termTable orders term by.
 func termHash(term string) uint64 { return maphash.String(termSeed, term) }
 
-// termTables is a bounded cache of documents' term tables, keyed by
-// document id and checked against a hash of the payload each was built
-// from, so a document written again is seen to have changed. It holds at
-// most tableBudget bytes of tables; when full, it starts again empty. It
-// is safe for concurrent use.
-type termTables struct {
-	mu    sync.Mutex
-	seed  maphash.Seed
-	bytes int
-	m     map[string]*termTable
+// hashTerms returns the termHash of each of terms.
+func hashTerms(terms []string) []uint64 {
+	out := make([]uint64, len(terms))
+	for i, t := range terms {
+		out[i] = termHash(t)
+	}
+	return out
 }
 
-// tableBudget bounds the bytes of tables the cache holds.
-const tableBudget = 32 << 20
-
-// tables is the process's cache of term tables: a table depends on its
-// payload's bytes alone, so every stage and index shares it.
-var tables = &termTables{seed: maphash.MakeSeed(), m: map[string]*termTable{}}
-
-// get returns the table of each of payloads, the terms payloads of the
-// documents ids (nil where a document has none, and there a nil table),
-// building and caching those it does not hold.
-func (c *termTables) get(ids []string, payloads [][]byte) ([]*termTable, error) {
-	out := make([]*termTable, len(ids))
-	sums := make([]uint64, len(ids))
-	for i, b := range payloads {
-		if b != nil {
-			sums[i] = maphash.Bytes(c.seed, b)
-		}
-	}
-	missing := 0
-	c.mu.Lock()
-	for i, b := range payloads {
-		if b == nil {
-			continue
-		}
-		if t := c.m[ids[i]]; t != nil && t.sum == sums[i] && t.length == len(b) {
-			out[i] = t
-		} else {
-			missing++
-		}
-	}
-	c.mu.Unlock()
-	if missing == 0 {
-		return out, nil
-	}
-	built := make([]*termTable, 0, missing)
-	for i, b := range payloads {
-		if b == nil || out[i] != nil {
-			continue
-		}
-		t, err := newTermTable(b, sums[i])
-		if err != nil {
-			return nil, fmt.Errorf("document %s: %w", ids[i], err)
-		}
-		out[i] = t
-		built = append(built, t)
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	k := 0
-	for i, t := range out {
-		if k < len(built) && t == built[k] {
-			k++
-			if c.bytes += t.size(); c.bytes > tableBudget {
-				c.m, c.bytes = map[string]*termTable{}, t.size()
-			}
-			c.m[ids[i]] = t
-		}
-	}
-	return out, nil
-}
-
-// windowTables returns the term table of every candidate's stored term
+// windowTables returns the table of every candidate's stored term
 // counts (windowTerms), nil where it has none, once per window however
-// many stages ask (rerank.WindowMemo): callers must not modify them.
+// many stages ask: callers must not modify them.
 func windowTables(ctx context.Context, p rerank.Payloads, cands []rerank.Candidate) ([]*termTable, error) {
-	compute := func() (any, error) {
-		stored, err := windowTerms(ctx, p, cands)
+	return storedPayload{payloads: p, name: index.TermsPayload, model: (index.TermsEncoder{}).ModelID()}.tables(ctx, cands, termCounts)
+}
+
+// tables returns the table of every candidate's payload, decoded by
+// decode, nil where it has none (see decodedWindow).
+func (s storedPayload) tables(ctx context.Context, cands []rerank.Candidate, decode termDecoder) ([]*termTable, error) {
+	return decodedWindow(ctx, s, cands, func(b []byte) (*termTable, int, error) {
+		t, err := newTermTable(b, decode)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		return tables.get(rerank.IDs(cands), stored)
-	}
-	// As rerank.ReadWindowPayloads keys the window's payloads.
-	type key struct {
-		p           rerank.Payloads
-		n           int
-		first, last string
-	}
-	memo := rerank.WindowMemoOf(ctx)
-	if p == nil || len(cands) == 0 || !reflect.TypeOf(p).Comparable() {
-		memo = nil
-	}
-	k := key{p: p, n: len(cands)}
-	if len(cands) > 0 {
-		k.first, k.last = cands[0].ID, cands[len(cands)-1].ID
-	}
-	v, err := memo.Do(k, compute)
-	if err != nil {
-		return nil, err
-	}
-	return v.([]*termTable), nil
+		return t, t.size(), nil
+	})
 }

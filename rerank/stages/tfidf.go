@@ -187,18 +187,10 @@ func termList(b []byte, analyze func(string) []string, c rerank.Candidate) ([]in
 	return index.CountTerms(tokens(analyze, c.FullText())), nil
 }
 
-// queryCounts sets counts[i] to how often terms[i], sorted and distinct,
-// whose hashes (termHash) are hashes[i], occurs in candidate c, and
-// returns c's number of tokens: looked up in t, the table of its stored
-// terms payload (see windowTables), else (t nil) counted in the text
-// analyzed by analyze.
-func queryCounts(t *termTable, analyze func(string) []string, c rerank.Candidate, terms []string, hashes []uint64, counts []int) int {
-	if t != nil {
-		for i, term := range terms {
-			counts[i] = t.count(term, hashes[i])
-		}
-		return t.total
-	}
+// textCounts sets counts[i] to how often terms[i], sorted and distinct,
+// occurs in candidate c's text analyzed by analyze, and returns its
+// number of tokens.
+func textCounts(analyze func(string) []string, c rerank.Candidate, terms []string, counts []int) int {
 	clear(counts)
 	toks := tokens(analyze, c.FullText())
 	for _, t := range toks {
@@ -209,8 +201,10 @@ func queryCounts(t *termTable, analyze func(string) []string, c rerank.Candidate
 	return len(toks)
 }
 
-// windowCounts returns queryCounts for every candidate: counts[i][j], how
-// often terms[j] occurs in cands[i], and totals[i], its number of tokens.
+// windowCounts returns, for every candidate, counts[i][j], how often
+// terms[j] (sorted and distinct) occurs in cands[i], and totals[i], its
+// number of tokens: read off the table of its stored term counts
+// (windowTables), else counted in its text analyzed by analyze.
 // Stages reading the same payloads with the same terms share one
 // computation per window (rerank.WindowMemo), so callers must not modify
 // what it returns.
@@ -224,18 +218,26 @@ func windowCounts(ctx context.Context, p rerank.Payloads, analyze func(string) [
 		if err != nil {
 			return nil, err
 		}
-		hashes := make([]uint64, len(terms))
-		for j, t := range terms {
-			hashes[j] = termHash(t)
-		}
+		q := newQueryTerms(terms)
+		vals, found := make([]float64, len(terms)), make([]bool, len(terms))
 		r := result{make([][]int, len(cands)), make([]int, len(cands))}
 		flat := make([]int, len(cands)*len(terms))
 		for i, c := range cands {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			r.counts[i] = flat[i*len(terms) : (i+1)*len(terms) : (i+1)*len(terms)]
-			r.totals[i] = queryCounts(tabs[i], analyze, c, terms, hashes, r.counts[i])
+			counts := flat[i*len(terms) : (i+1)*len(terms) : (i+1)*len(terms)]
+			r.counts[i] = counts
+			t := tabs[i]
+			if t == nil {
+				r.totals[i] = textCounts(analyze, c, terms, counts)
+				continue
+			}
+			t.values(q, vals, found)
+			for j, v := range vals {
+				counts[j] = int(v)
+			}
+			r.totals[i] = int(t.total)
 		}
 		return r, nil
 	}
@@ -418,7 +420,7 @@ func (t *TFIDF) tableNorm(tab *termTable, n uint64, idfOf func(string) (float64,
 		return c.sq, nil
 	}
 	sq := 0.0
-	for i, c := range tab.counts {
+	for i, c := range tab.vals {
 		idf, err := idfOf(tab.term(i))
 		if err != nil {
 			return 0, err
