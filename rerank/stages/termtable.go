@@ -1,10 +1,9 @@
 package stages
 
 import (
-	"cmp"
 	"context"
 	"hash/maphash"
-	"slices"
+	"math/bits"
 	"sync/atomic"
 
 	"github.com/semrank/semrank/index"
@@ -13,22 +12,20 @@ import (
 
 // termTable is one document's stored terms, each with a value (its count
 // in the terms payload, index.TermsPayload; its weight in a TWEAK
-// vector), laid out so that a query's terms are found by one merge of two
-// short sorted lists of hashes rather than by decoding and comparing
+// vector), with each term's hash, so that a query's terms are found by
+// one pass over the document's hashes, each looked up in a small table
+// of the query's (queryTerms), rather than by decoding and comparing
 // every term the document holds: stages read the same documents query
 // after query, and decoding and scanning each candidate's term list was
 // most of their time. Built once from a payload (decodedPayloads keeps
 // it), it is read-only but for a TF-IDF stage's cached norm.
 type termTable struct {
-	total float64  // the values' sum, in term order
-	sq    float64  // the values' squares' sum, in term order
-	terms string   // the terms in sorted order, concatenated
-	ends  []uint32 // where each term ends in terms
-	vals  []float64
-	// hashes are the terms' hashes (termHash) in increasing order, and
-	// order[k] the place among the terms of the one hashing to hashes[k].
-	hashes []uint64
-	order  []uint32
+	total  float64  // the values' sum, in term order
+	sq     float64  // the values' squares' sum, in term order
+	terms  string   // the terms in sorted order, concatenated
+	ends   []uint32 // where each term ends in terms
+	vals   []float64
+	hashes []uint32 // each term's termHash: half the bytes a window's pass reads of 64-bit ones
 	norm   atomic.Pointer[tableNorm]
 }
 
@@ -49,39 +46,31 @@ func (t *termTable) term(i int) string {
 	return t.terms[start:t.ends[i]]
 }
 
-// queryTerms are a query's terms prepared for looking up in term tables:
-// their hashes in increasing order, each with the place of its term.
+// queryTerms are a query's terms placed by hash (termHash) in a table at
+// most a quarter full, small enough to stay in cache while a window's
+// documents are looked up in it.
 type queryTerms struct {
 	terms  []string
-	hashes []uint64
-	at     []int
+	hashes []uint32
+	slots  []int32 // a term's place + 1, 0 for an empty slot
+	mask   uint32
 }
 
-// newQueryTerms prepares terms for lookups (termTable.values).
+// newQueryTerms places terms, which are distinct, for lookups
+// (termTable.values).
 func newQueryTerms(terms []string) *queryTerms {
-	q := &queryTerms{terms: terms, hashes: make([]uint64, len(terms)), at: make([]int, len(terms))}
-	for j := range terms {
-		q.at[j] = j
+	n := 1 << bits.Len(uint(4*len(terms)))
+	q := &queryTerms{terms: terms, hashes: make([]uint32, len(terms)), slots: make([]int32, n), mask: uint32(n - 1)}
+	for j, t := range terms {
+		h := termHash(t)
+		q.hashes[j] = h
+		s := h & q.mask
+		for q.slots[s] != 0 {
+			s = (s + 1) & q.mask
+		}
+		q.slots[s] = int32(j + 1)
 	}
-	sortByHash(q.at, q.hashes, func(j int) string { return terms[j] })
 	return q
-}
-
-// sortByHash orders places, the places of terms, by the terms' hashes,
-// and sets hashes to them in that order.
-func sortByHash[T int | uint32](places []T, hashes []uint64, term func(T) string) {
-	type entry struct {
-		h uint64
-		p T
-	}
-	es := make([]entry, len(places))
-	for i, p := range places {
-		es[i] = entry{termHash(term(p)), p}
-	}
-	slices.SortFunc(es, func(a, b entry) int { return cmp.Compare(a.h, b.h) })
-	for i, e := range es {
-		places[i], hashes[i] = e.p, e.h
-	}
 }
 
 // values sets vals[j] to the value of q's j-th term in the document, and
@@ -89,41 +78,25 @@ func sortByHash[T int | uint32](places []T, hashes []uint64, term func(T) string
 func (t *termTable) values(q *queryTerms, vals []float64, found []bool) {
 	clear(vals)
 	clear(found)
-	i, k := 0, 0
-	for i < len(t.hashes) && k < len(q.hashes) {
-		a, b := t.hashes[i], q.hashes[k]
-		if a < b {
-			i++
-			continue
-		}
-		if a > b {
-			k++
-			continue
-		}
-		// Every term of either side with this hash: equal hashes need
-		// not be equal terms.
-		i2, k2 := i+1, k+1
-		for i2 < len(t.hashes) && t.hashes[i2] == a {
-			i2++
-		}
-		for k2 < len(q.hashes) && q.hashes[k2] == a {
-			k2++
-		}
-		for _, x := range t.order[i:i2] {
-			for _, j := range q.at[k:k2] {
-				if t.term(int(x)) == q.terms[j] {
-					vals[j], found[j] = t.vals[x], true
-				}
+	for x, h := range t.hashes {
+		for s := h & q.mask; ; s = (s + 1) & q.mask {
+			j := q.slots[s] - 1
+			if j < 0 {
+				break
+			}
+			// Equal hashes need not be equal terms.
+			if q.hashes[j] == h && q.terms[j] == t.term(x) {
+				vals[j], found[j] = t.vals[x], true
+				break
 			}
 		}
-		i, k = i2, k2
 	}
 }
 
 // size is what the table holds, in bytes, as decodedPayloads budgets it.
 func (t *termTable) size() int {
 	const header = 160 // the struct and its slices' headers
-	return header + len(t.terms) + 4*(len(t.ends)+len(t.order)) + 8*(len(t.vals)+len(t.hashes))
+	return header + len(t.terms) + 4*(len(t.ends)+len(t.hashes)) + 8*len(t.vals)
 }
 
 // termDecoder checks a payload, calling size with its number of terms and
@@ -156,29 +129,18 @@ func newTermTable(b []byte, decode termDecoder) (*termTable, error) {
 		return nil, err
 	}
 	t.terms = string(terms)
-	t.hashes = make([]uint64, len(t.ends))
-	t.order = make([]uint32, len(t.ends))
-	for i := range t.order {
-		t.order[i] = uint32(i)
+	t.hashes = make([]uint32, len(t.ends))
+	for i := range t.hashes {
+		t.hashes[i] = termHash(t.term(i))
 	}
-	sortByHash(t.order, t.hashes, func(i uint32) string { return t.term(int(i)) })
 	return t, nil
 }
 
 // termSeed seeds the hashes of terms in tables and in queries alike.
 var termSeed = maphash.MakeSeed()
 
-// termHash is the hash a termTable orders term by.
-func termHash(term string) uint64 { return maphash.String(termSeed, term) }
-
-// hashTerms returns the termHash of each of terms.
-func hashTerms(terms []string) []uint64 {
-	out := make([]uint64, len(terms))
-	for i, t := range terms {
-		out[i] = termHash(t)
-	}
-	return out
-}
+// termHash is the hash a termTable and queryTerms know term by.
+func termHash(term string) uint32 { return uint32(maphash.String(termSeed, term)) }
 
 // windowTables returns the table of every candidate's stored term
 // counts (windowTerms), nil where it has none, once per window however

@@ -101,19 +101,20 @@ func FuzzTableCosine(f *testing.F) {
 }
 
 // TestTermTableCollidingHashes: terms whose hashes are equal are told
-// apart by the terms themselves, on either side.
+// apart by the terms themselves.
 func TestTermTableCollidingHashes(t *testing.T) {
 	b := index.EncodeTermCounts(strings.Fields("bank bank doha visa visa visa"))
 	tab, err := newTermTable(b, termCounts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := newQueryTerms([]string{"account", "bank", "visa", "zebra"})
-	for k := range tab.hashes {
-		tab.hashes[k] = 7
+	terms := []string{"account", "bank", "visa", "zebra"}
+	for i := range tab.hashes {
+		tab.hashes[i] = 7
 	}
-	for k := range q.hashes {
-		q.hashes[k] = 7
+	q := &queryTerms{terms: terms, hashes: []uint32{7, 7, 7, 7}, slots: make([]int32, 16), mask: 15}
+	for j := range terms {
+		q.slots[7+j] = int32(j + 1)
 	}
 	vals, found := make([]float64, 4), make([]bool, 4)
 	tab.values(q, vals, found)
