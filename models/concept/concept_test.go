@@ -206,8 +206,8 @@ func FuzzDecodeVector(f *testing.F) {
 }
 
 // FuzzCosineEncoded: the cosine read off an encoded vector is Cosine of
-// the decoded one to the last bit, as is CosineNormed's from the decoded
-// vector and the two norms, and malformed input is an error exactly when
+// the decoded one to the last bit, as is CosineStored's from the decoded
+// values and the two norms, and malformed input is an error exactly when
 // decoding refuses it.
 func FuzzCosineEncoded(f *testing.F) {
 	f.Add(EncodeVector([]float64{1, 2, -0.5}), 0.25, -3.0, 7.5)
@@ -233,8 +233,12 @@ func FuzzCosineEncoded(f *testing.F) {
 		if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
 			t.Fatalf("CosineEncoded = %v, Cosine of the decoded vector %v", got, want)
 		}
-		if normed := CosineNormed(a, SquaredNorm(a), v, SquaredNorm(v)); math.Float64bits(normed) != math.Float64bits(want) && !(math.IsNaN(normed) && math.IsNaN(want)) {
-			t.Fatalf("CosineNormed = %v, Cosine %v", normed, want)
+		v32 := make([]float32, len(v))
+		for i, x := range v {
+			v32[i] = float32(x)
+		}
+		if stored := CosineStored(a, SquaredNorm(a), v32, SquaredNorm(v)); math.Float64bits(stored) != math.Float64bits(want) && !(math.IsNaN(stored) && math.IsNaN(want)) {
+			t.Fatalf("CosineStored = %v, Cosine %v", stored, want)
 		}
 	})
 }

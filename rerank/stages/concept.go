@@ -100,7 +100,7 @@ func (s *Concept) Score(ctx context.Context, q rerank.Query, cands []rerank.Cand
 		}
 		if s.score == nil && stored[i] != nil {
 			if v := vecs[i]; v.x != nil && len(v.x) == len(qv) {
-				out[i] = concept.CosineNormed(qv, qn, v.x, v.sq)
+				out[i] = concept.CosineStored(qv, qn, v.x, v.sq)
 			} else if out[i], err = concept.CosineEncoded(qv, qn, stored[i]); err != nil {
 				return nil, fmt.Errorf("document %s: %w", c.ID, err)
 			}
@@ -131,11 +131,12 @@ func (s *Concept) docVector(buf []float64, c rerank.Candidate, b []byte) ([]floa
 	return s.encoder.Encoder.Embed(c.FullText()), nil
 }
 
-// storedVector is a stored concept vector decoded (see decodedPayloads),
-// with its squared norm; x is nil for a payload that holds no vector,
-// whose scoring then reports why (concept.CosineEncoded).
+// storedVector is a stored concept vector decoded (see decodedPayloads):
+// its float32 values, as stored, and its squared norm; x is nil for a
+// payload that holds no vector, whose scoring then reports why
+// (concept.CosineEncoded).
 type storedVector struct {
-	x  []float64
+	x  []float32
 	sq float64
 }
 
@@ -149,6 +150,9 @@ func decodeStoredVector(b []byte) (*storedVector, int, error) {
 	if concept.DecodeVectorTo(x, b) != nil {
 		return v, 0, nil
 	}
-	v.x, v.sq = x, concept.SquaredNorm(x)
-	return v, 8 * len(x), nil
+	v.x, v.sq = make([]float32, len(x)), concept.SquaredNorm(x)
+	for i, f := range x {
+		v.x[i] = float32(f) // exact: the values were float32
+	}
+	return v, 4 * len(x), nil
 }
