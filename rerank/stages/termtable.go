@@ -2,7 +2,9 @@ package stages
 
 import (
 	"context"
+	"encoding/binary"
 	"hash/maphash"
+	"math"
 	"math/bits"
 	"sync/atomic"
 
@@ -12,21 +14,29 @@ import (
 
 // termTable is one document's stored terms, each with a value (its count
 // in the terms payload, index.TermsPayload; its weight in a TWEAK
-// vector), with each term's hash, so that a query's terms are found by
-// one pass over the document's hashes, each looked up in a small table
-// of the query's (queryTerms), rather than by decoding and comparing
-// every term the document holds: stages read the same documents query
-// after query, and decoding and scanning each candidate's term list was
-// most of their time. Built once from a payload (decodedPayloads keeps
-// it), it is read-only but for a TF-IDF stage's cached norm.
+// vector), laid out so that a query's terms are looked up rather than
+// every term the document holds decoded and compared: stages read the
+// same documents query after query, and decoding and scanning each
+// candidate's term list was most of their time. A window's lookups are
+// bound by memory, so a term the document lacks is mostly told by its
+// filter alone (one cache line), and a term it holds by a slot and the
+// term's record next to its value. Built once from a payload
+// (decodedPayloads keeps it), it is read-only but for a TF-IDF stage's
+// cached norm.
 type termTable struct {
-	total  float64  // the values' sum, in term order
-	sq     float64  // the values' squares' sum, in term order
-	terms  string   // the terms in sorted order, concatenated
-	ends   []uint32 // where each term ends in terms
-	vals   []float64
-	hashes []uint32 // each term's termHash: half the bytes a window's pass reads of 64-bit ones
-	norm   atomic.Pointer[tableNorm]
+	total float64 // the values' sum, in term order
+	sq    float64 // the values' squares' sum, in term order
+	// filter has two bits set for each term (filterBits), so that most
+	// terms it lacks are found missing without a slot read.
+	filter [8]uint64
+	// slots places the terms by hash, open addressing: the offset + 1
+	// of a term's record in recs in the low 32 bits, 0 for an empty slot,
+	// and bits of its hash above (slotTag).
+	slots []uint64
+	// recs holds each term's record in term order: its value (float64
+	// bits, little endian), uvarint length, bytes.
+	recs []byte
+	norm atomic.Pointer[tableNorm]
 }
 
 // tableNorm is a TF-IDF stage's squared norm of a document (see
@@ -37,38 +47,63 @@ type tableNorm struct {
 	sq    float64
 }
 
-// term returns the table's i-th term.
-func (t *termTable) term(i int) string {
-	start := uint32(0)
-	if i > 0 {
-		start = t.ends[i-1]
-	}
-	return t.terms[start:t.ends[i]]
+// filterBits returns the two filter bits of a term hashing to h.
+func filterBits(h uint64) (a, b uint) { return uint(h>>55) & 511, uint(h>>46) & 511 }
+
+// slotTag is the hash bits a slot keeps of its term.
+func slotTag(h uint64) uint64 { return h >> 32 << 32 }
+
+// record returns the record at off in recs: its value, its term, and
+// where the next begins.
+func (t *termTable) record(off int) (v float64, term []byte, next int) {
+	v = math.Float64frombits(binary.LittleEndian.Uint64(t.recs[off:]))
+	n, k := binary.Uvarint(t.recs[off+8:])
+	start := off + 8 + k
+	return v, t.recs[start : start+int(n)], start + int(n)
 }
 
-// queryTerms are a query's terms placed by hash (termHash) in a table at
-// most a quarter full, small enough to stay in cache while a window's
-// documents are looked up in it.
+// each calls fn with every term and its value, in term order.
+func (t *termTable) each(fn func(term []byte, v float64)) {
+	for off := 0; off < len(t.recs); {
+		v, term, next := t.record(off)
+		fn(term, v)
+		off = next
+	}
+}
+
+// value returns term's value, term hashing to h (termHash), and whether
+// the document holds term.
+func (t *termTable) value(term string, h uint64) (float64, bool) {
+	a, b := filterBits(h)
+	if t.filter[a>>6]&(1<<(a&63)) == 0 || t.filter[b>>6]&(1<<(b&63)) == 0 {
+		return 0, false
+	}
+	mask, tag := uint64(len(t.slots)-1), slotTag(h)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := t.slots[i]
+		if s == 0 {
+			return 0, false
+		}
+		if slotTag(s) == tag {
+			// Equal hash bits need not be equal terms.
+			if v, got, _ := t.record(int(uint32(s)) - 1); string(got) == term {
+				return v, true
+			}
+		}
+	}
+}
+
+// queryTerms are a query's terms with their hashes, for lookups.
 type queryTerms struct {
 	terms  []string
-	hashes []uint32
-	slots  []int32 // a term's place + 1, 0 for an empty slot
-	mask   uint32
+	hashes []uint64
 }
 
-// newQueryTerms places terms, which are distinct, for lookups
-// (termTable.values).
+// newQueryTerms prepares terms for lookups (termTable.values).
 func newQueryTerms(terms []string) *queryTerms {
-	n := 1 << bits.Len(uint(4*len(terms)))
-	q := &queryTerms{terms: terms, hashes: make([]uint32, len(terms)), slots: make([]int32, n), mask: uint32(n - 1)}
+	q := &queryTerms{terms: terms, hashes: make([]uint64, len(terms))}
 	for j, t := range terms {
-		h := termHash(t)
-		q.hashes[j] = h
-		s := h & q.mask
-		for q.slots[s] != 0 {
-			s = (s + 1) & q.mask
-		}
-		q.slots[s] = int32(j + 1)
+		q.hashes[j] = termHash(t)
 	}
 	return q
 }
@@ -76,27 +111,15 @@ func newQueryTerms(terms []string) *queryTerms {
 // values sets vals[j] to the value of q's j-th term in the document, and
 // found[j] to whether the document holds it (vals[j] 0 where not).
 func (t *termTable) values(q *queryTerms, vals []float64, found []bool) {
-	clear(vals)
-	clear(found)
-	for x, h := range t.hashes {
-		for s := h & q.mask; ; s = (s + 1) & q.mask {
-			j := q.slots[s] - 1
-			if j < 0 {
-				break
-			}
-			// Equal hashes need not be equal terms.
-			if q.hashes[j] == h && q.terms[j] == t.term(x) {
-				vals[j], found[j] = t.vals[x], true
-				break
-			}
-		}
+	for j, term := range q.terms {
+		vals[j], found[j] = t.value(term, q.hashes[j])
 	}
 }
 
 // size is what the table holds, in bytes, as decodedPayloads budgets it.
 func (t *termTable) size() int {
 	const header = 160 // the struct and its slices' headers
-	return header + len(t.terms) + 4*(len(t.ends)+len(t.hashes)) + 8*len(t.vals)
+	return header + len(t.recs) + 8*len(t.slots)
 }
 
 // termDecoder checks a payload, calling size with its number of terms and
@@ -113,25 +136,35 @@ func termCounts(b []byte, size func(n int), fn func(term []byte, v float64)) err
 // malformed b is decode's error.
 func newTermTable(b []byte, decode termDecoder) (*termTable, error) {
 	t := &termTable{}
-	var terms []byte
+	var offs []uint32
 	err := decode(b, func(n int) {
-		terms = make([]byte, 0, len(b))
-		t.ends = make([]uint32, 0, n)
-		t.vals = make([]float64, 0, n)
+		t.recs = make([]byte, 0, len(b)+10*n)
+		offs = make([]uint32, 0, n)
 	}, func(term []byte, v float64) {
-		terms = append(terms, term...)
-		t.ends = append(t.ends, uint32(len(terms)))
-		t.vals = append(t.vals, v)
+		offs = append(offs, uint32(len(t.recs)))
+		t.recs = binary.LittleEndian.AppendUint64(t.recs, math.Float64bits(v))
+		t.recs = binary.AppendUvarint(t.recs, uint64(len(term)))
+		t.recs = append(t.recs, term...)
 		t.total += v
 		t.sq += v * v
 	})
 	if err != nil {
 		return nil, err
 	}
-	t.terms = string(terms)
-	t.hashes = make([]uint32, len(t.ends))
-	for i := range t.hashes {
-		t.hashes[i] = termHash(t.term(i))
+	// At most half full, so that a missing term's probe ends soon.
+	t.slots = make([]uint64, 1<<bits.Len(uint(2*len(offs))))
+	mask := uint64(len(t.slots) - 1)
+	for _, off := range offs {
+		_, term, _ := t.record(int(off))
+		h := termHash(string(term))
+		a, b := filterBits(h)
+		t.filter[a>>6] |= 1 << (a & 63)
+		t.filter[b>>6] |= 1 << (b & 63)
+		i := h & mask
+		for t.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = slotTag(h) | uint64(off+1)
 	}
 	return t, nil
 }
@@ -139,8 +172,8 @@ func newTermTable(b []byte, decode termDecoder) (*termTable, error) {
 // termSeed seeds the hashes of terms in tables and in queries alike.
 var termSeed = maphash.MakeSeed()
 
-// termHash is the hash a termTable and queryTerms know term by.
-func termHash(term string) uint32 { return uint32(maphash.String(termSeed, term)) }
+// termHash is the hash a termTable places term by.
+func termHash(term string) uint64 { return maphash.String(termSeed, term) }
 
 // windowTables returns the table of every candidate's stored term
 // counts (windowTerms), nil where it has none, once per window however

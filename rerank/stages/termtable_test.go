@@ -108,14 +108,25 @@ func TestTermTableCollidingHashes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every term and every probe hashing alike: one filter bit pair, one
+	// tag, one chain of slots.
+	const h = 7
+	tab.filter = [8]uint64{}
+	a, c := filterBits(h)
+	tab.filter[a>>6] |= 1 << (a & 63)
+	tab.filter[c>>6] |= 1 << (c & 63)
+	var recs []uint64
+	for _, s := range tab.slots {
+		if s != 0 {
+			recs = append(recs, uint64(uint32(s)))
+		}
+	}
+	clear(tab.slots)
+	for i, r := range recs {
+		tab.slots[(h+i)&(len(tab.slots)-1)] = slotTag(h) | r
+	}
 	terms := []string{"account", "bank", "visa", "zebra"}
-	for i := range tab.hashes {
-		tab.hashes[i] = 7
-	}
-	q := &queryTerms{terms: terms, hashes: []uint32{7, 7, 7, 7}, slots: make([]int32, 16), mask: 15}
-	for j := range terms {
-		q.slots[7+j] = int32(j + 1)
-	}
+	q := &queryTerms{terms: terms, hashes: []uint64{h, h, h, h}}
 	vals, found := make([]float64, 4), make([]bool, 4)
 	tab.values(q, vals, found)
 	if want := []float64{0, 2, 3, 0}; !slices.Equal(vals, want) || !slices.Equal(found, []bool{false, true, true, false}) {

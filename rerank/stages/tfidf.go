@@ -420,13 +420,19 @@ func (t *TFIDF) tableNorm(tab *termTable, n uint64, idfOf func(string) (float64,
 		return c.sq, nil
 	}
 	sq := 0.0
-	for i, c := range tab.vals {
-		idf, err := idfOf(tab.term(i))
+	var err error
+	tab.each(func(term []byte, c float64) {
 		if err != nil {
-			return 0, err
+			return
 		}
-		w := tfidfWeight(int(c), idf)
-		sq += w * w
+		var idf float64
+		if idf, err = idfOf(string(term)); err == nil {
+			w := tfidfWeight(int(c), idf)
+			sq += w * w
+		}
+	})
+	if err != nil {
+		return 0, err
 	}
 	tab.norm.Store(&tableNorm{owner: t, n: n, sq: sq})
 	return sq, nil
