@@ -12,7 +12,7 @@ import (
 
 // decodedPayloads is a bounded cache of documents' payloads decoded into
 // the form a stage scores from (a term table, a dense vector), keyed by
-// payload name and document id. Stages read the same documents query
+// payload and document id. Stages read the same documents query
 // after query; decoding their payloads again each window was a large part
 // of their time. An entry serves a payload when it is the bytes the entry
 // was decoded from (payload stores hand out the payloads they hold, see
@@ -23,11 +23,16 @@ type decodedPayloads struct {
 	mu    sync.Mutex
 	seed  maphash.Seed
 	bytes int
-	m     map[string]map[string]*decodedEntry // by payload name, then document id
+	m     map[string]map[string]*decodedEntry // by kind (see get), then document id
+	// bySrc finds an entry by the first byte of the payload it was
+	// decoded from, without reading a document id: the entry keeps the
+	// bytes, so no other payload can begin there while it is held.
+	bySrc map[*byte]*decodedEntry
 }
 
 // decodedEntry is one payload decoded.
 type decodedEntry struct {
+	kind string // see get
 	src  []byte // the payload decoded, as last read (guarded by decodedPayloads.mu)
 	sum  uint64 // src's hash
 	v    any
@@ -39,22 +44,22 @@ const decodedBudget = 64 << 20
 
 // decoded is the process's cache: a decoded payload depends on the
 // payload's bytes alone, so every stage and index shares it.
-var decoded = &decodedPayloads{seed: maphash.MakeSeed(), m: map[string]map[string]*decodedEntry{}}
+var decoded = &decodedPayloads{seed: maphash.MakeSeed(), m: map[string]map[string]*decodedEntry{}, bySrc: map[*byte]*decodedEntry{}}
 
-// get returns each of payloads, the payloads under name of the documents
-// ids (nil where a document has none, and there a nil value), decoded by
-// decode, which returns the value and the bytes it holds; those it does
-// not hold are decoded and kept.
-func (c *decodedPayloads) get(name string, ids []string, payloads [][]byte, decode func([]byte) (any, int, error)) ([]any, error) {
+// get returns each of payloads, the payloads of kind (a payload name and
+// what they decode to) of the documents ids (nil where a document has
+// none, and there a nil value), decoded by decode, which returns the
+// value and the bytes it holds; those it does not hold are decoded and
+// kept.
+func (c *decodedPayloads) get(kind string, ids []string, payloads [][]byte, decode func([]byte) (any, int, error)) ([]any, error) {
 	out := make([]any, len(ids))
 	var check []int // payloads not known to be their entries' bytes
 	c.mu.Lock()
-	m := c.m[name]
 	for i, b := range payloads {
 		if b == nil {
 			continue
 		}
-		if e := m[ids[i]]; e != nil && sameBytes(e.src, b) {
+		if e := c.bySrc[first(b)]; e != nil && e.kind == kind && len(e.src) == len(b) {
 			out[i] = e.v
 		} else {
 			check = append(check, i)
@@ -70,7 +75,7 @@ func (c *decodedPayloads) get(name string, ids []string, payloads [][]byte, deco
 	}
 	held := make([]*decodedEntry, len(check))
 	c.mu.Lock()
-	m = c.m[name]
+	m := c.m[kind]
 	for j, i := range check {
 		if e := m[ids[i]]; e != nil && e.sum == sums[j] && len(e.src) == len(payloads[i]) {
 			held[j] = e
@@ -86,33 +91,37 @@ func (c *decodedPayloads) get(name string, ids []string, payloads [][]byte, deco
 		if err != nil {
 			return nil, fmt.Errorf("document %s: %w", ids[i], err)
 		}
-		built[j] = &decodedEntry{src: payloads[i], sum: sums[j], v: v, size: size + len(payloads[i])}
+		built[j] = &decodedEntry{kind: kind, src: payloads[i], sum: sums[j], v: v, size: size + len(payloads[i])}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for j, i := range check {
 		if e := held[j]; e != nil {
 			// The same payload in other bytes: known by them next time.
+			delete(c.bySrc, first(e.src))
 			e.src, out[i] = payloads[i], e.v
+			if k := first(e.src); k != nil {
+				c.bySrc[k] = e
+			}
 			continue
 		}
 		e := built[j]
 		out[i] = e.v
 		if c.bytes += e.size; c.bytes > decodedBudget {
-			c.m, c.bytes = map[string]map[string]*decodedEntry{}, e.size
+			c.m, c.bySrc, c.bytes = map[string]map[string]*decodedEntry{}, map[*byte]*decodedEntry{}, e.size
 		}
-		if c.m[name] == nil {
-			c.m[name] = map[string]*decodedEntry{}
+		if c.m[kind] == nil {
+			c.m[kind] = map[string]*decodedEntry{}
 		}
-		c.m[name][ids[i]] = e
+		if old := c.m[kind][ids[i]]; old != nil {
+			delete(c.bySrc, first(old.src))
+		}
+		c.m[kind][ids[i]] = e
+		if k := first(e.src); k != nil {
+			c.bySrc[k] = e
+		}
 	}
 	return out, nil
-}
-
-// sameBytes reports whether a and b are the same bytes in memory, not
-// merely equal ones.
-func sameBytes(a, b []byte) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // decodedWindow returns every candidate's payload s (s.window) decoded
@@ -125,7 +134,10 @@ func decodedWindow[T any](ctx context.Context, s storedPayload, cands []rerank.C
 		if err != nil {
 			return nil, err
 		}
-		vs, err := decoded.get(s.name, rerank.IDs(cands), stored, func(b []byte) (any, int, error) { return decode(b) })
+		// The payload's name and model fix its encoding, and T what it
+		// decodes to.
+		kind := s.name + "\x00" + s.model + "\x00" + reflect.TypeFor[T]().String()
+		vs, err := decoded.get(kind, rerank.IDs(cands), stored, func(b []byte) (any, int, error) { return decode(b) })
 		if err != nil {
 			return nil, err
 		}
@@ -158,4 +170,13 @@ func decodedWindow[T any](ctx context.Context, s storedPayload, cands []rerank.C
 		return nil, err
 	}
 	return v.([]T), nil
+}
+
+// first returns the address of b's first byte, nil for an empty b (whose
+// address would be shared).
+func first(b []byte) *byte {
+	if len(b) == 0 {
+		return nil
+	}
+	return &b[0]
 }
