@@ -980,7 +980,10 @@ func (x *Index) PayloadFrom(name, model, docID string) ([]byte, bool, error) {
 }
 
 // PayloadsFrom returns PayloadFrom's payload of each of ids, nil where it
-// finds none, under one lock (rerank.WindowPayloads).
+// finds none, under one lock (rerank.WindowPayloads). A window's
+// documents are read again query after query, so what it reads from a
+// segment is kept and the same bytes handed to later reads: callers must
+// not modify them.
 func (x *Index) PayloadsFrom(name, model string, ids []string) ([][]byte, error) {
 	return x.payloads.readMany(name, model, true, ids)
 }

@@ -45,7 +45,9 @@ import (
 // anyway. A segment of at most mappedReadMax bytes, whose pages bound what
 // it can make resident, is read through the mapping instead, without a
 // system call a record (a small collection's window reads hundreds), its
-// window's records copied into one buffer (getMany).
+// window's records copied into one buffer (getMany). The payloads windows
+// read are kept, at most windowCacheMax bytes a segment, and later
+// windows read them from there.
 // Scans of every record (fold, ids, verify) read the mapping.
 const (
 	segMagic     = "SRPSEG01"
