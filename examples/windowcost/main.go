@@ -8,7 +8,9 @@
 // each one's median in CPU time (the process's CPU clock, which a busy
 // machine inflates far less than wall time; run with GOMAXPROCS=1 so
 // that it is the search's alone) and in wall time, their ratios to the
-// bare search's, and each pipeline's stage times a window.
+// bare search's, and each pipeline's stage times a window; --cpuprofile
+// FILE writes a CPU profile of the timed searches (whose signals upset
+// the CPU-time column: read the wall times of such a run).
 //
 //	GOMAXPROCS=1 go run ./examples/windowcost --index out/results/cacm.idx \
 //	    --pipeline out/results/cost/empty.yaml --pipeline out/results/cost/tfidf.yaml \
@@ -23,6 +25,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"syscall"
@@ -56,14 +59,15 @@ func main() {
 	idxPath := flag.String("index", "", "index path")
 	data := flag.String("data", "", "BEIR directory whose queries.jsonl is searched")
 	rounds := flag.Int("rounds", 10, "passes over the queries")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of the timed searches to this file")
 	flag.Var(&pipes, "pipeline", "pipeline file (repeatable)")
 	flag.Parse()
-	if err := run(*idxPath, *data, pipes, *rounds); err != nil {
+	if err := run(*idxPath, *data, pipes, *rounds, *profile); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(idxPath, data string, pipes []string, rounds int) error {
+func run(idxPath, data string, pipes []string, rounds int, profile string) error {
 	if idxPath == "" || data == "" || len(pipes) == 0 || rounds <= 0 {
 		return errors.New("want --index, --data, at least one --pipeline and a positive --rounds")
 	}
@@ -130,6 +134,17 @@ func run(idxPath, data string, pipes []string, rounds int) error {
 			return fmt.Errorf("query %s: %w", q.ID, err)
 		}
 		bqs = append(bqs, bq)
+	}
+	if profile != "" {
+		f, err := os.Create(profile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	cpu := make([][]time.Duration, len(systems))
 	wall := make([][]time.Duration, len(systems))
