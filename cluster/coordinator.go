@@ -397,8 +397,9 @@ func (c *Coordinator) setView(v view) {
 func (c *Coordinator) dictSize(ctx context.Context, field string, v view) (int, error) {
 	c.mu.Lock()
 	n, ok := c.dicts[field]
+	same := c.view.key == v.key // under the lock: setView writes it
 	c.mu.Unlock()
-	if ok && c.view.key == v.key {
+	if ok && same {
 		return n, nil
 	}
 	union := map[string]struct{}{}

@@ -967,20 +967,25 @@ func (x *Index) Doc(id string) (d dataset.Doc, ok bool, err error) {
 	return d, true, nil
 }
 
-// Payload returns the payload name holds for docID.
+// Payload returns the payload name holds for docID. Payloads are shared
+// (the store's own bytes, and those kept for later reads, see
+// PayloadsFrom): callers must not modify them.
 func (x *Index) Payload(name, docID string) ([]byte, bool, error) {
 	return x.payloads.read(name, docID, "", false)
 }
 
 // PayloadFrom returns docID's payload under name when the model with ID
 // model wrote it, checking the model and reading the payload under one
-// lock (rerank.ModelPayloads).
+// lock (rerank.ModelPayloads); as Payload's, it must not be modified.
 func (x *Index) PayloadFrom(name, model, docID string) ([]byte, bool, error) {
 	return x.payloads.read(name, docID, model, true)
 }
 
 // PayloadsFrom returns PayloadFrom's payload of each of ids, nil where it
-// finds none, under one lock (rerank.WindowPayloads).
+// finds none, under one lock (rerank.WindowPayloads). A window's
+// documents are read again query after query, so what it reads from a
+// segment is kept and the same bytes handed to later reads: callers must
+// not modify them.
 func (x *Index) PayloadsFrom(name, model string, ids []string) ([][]byte, error) {
 	return x.payloads.readMany(name, model, true, ids)
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/blevesearch/mmap-go"
 )
@@ -44,7 +45,9 @@ import (
 // anyway. A segment of at most mappedReadMax bytes, whose pages bound what
 // it can make resident, is read through the mapping instead, without a
 // system call a record (a small collection's window reads hundreds), its
-// window's records copied into one buffer (getMany).
+// window's records copied into one buffer (getMany). The payloads windows
+// read are kept, at most windowCacheMax bytes a segment, and later
+// windows read them from there.
 // Scans of every record (fold, ids, verify) read the mapping.
 const (
 	segMagic     = "SRPSEG01"
@@ -67,7 +70,19 @@ type segment struct {
 	count, slots                 uint64
 	dataOff, entriesOff, slotsOf uint64
 	tableSum                     uint32
+
+	// window holds the payloads windows read (getMany), checked, by
+	// document id, at most windowCacheMax bytes of them: a window's
+	// documents are read again query after query, and finding, copying
+	// and checking each record was most of a window's payload read.
+	windowMu    sync.Mutex
+	window      map[string][]byte
+	windowBytes int
 }
+
+// windowCacheMax bounds the payload bytes a segment keeps for windows;
+// past it, the kept ones are dropped and it starts again.
+const windowCacheMax = 8 << 20
 
 // openSegment maps the segment file at path and checks its header.
 func openSegment(path string) (*segment, error) {
@@ -284,10 +299,46 @@ func (s *segment) get(id string) ([]byte, bool, error) {
 }
 
 // getMany sets out[k] to the payload of ids[k], for every k in which
-// whose id the segment holds. A segment read through its mapping copies
-// the payloads into one buffer, which they share: one allocation a
-// window rather than one a payload, which made up most of a read's cost.
+// whose id the segment holds. The payloads it returns are shared by
+// every window reading them (see segment.window), so callers must not
+// modify them.
 func (s *segment) getMany(ids []string, which []int, out [][]byte) error {
+	var rest []int // the places of the ids whose payloads are not kept
+	s.windowMu.Lock()
+	for _, k := range which {
+		if b, ok := s.window[ids[k]]; ok {
+			out[k] = b
+		} else {
+			rest = append(rest, k)
+		}
+	}
+	s.windowMu.Unlock()
+	if len(rest) == 0 {
+		return nil
+	}
+	if err := s.readMany(ids, rest, out); err != nil {
+		return err
+	}
+	s.windowMu.Lock()
+	defer s.windowMu.Unlock()
+	for _, k := range rest {
+		b := out[k]
+		if b == nil {
+			continue
+		}
+		if s.windowBytes += len(b) + len(ids[k]); s.window == nil || s.windowBytes > windowCacheMax {
+			s.window, s.windowBytes = map[string][]byte{}, len(b)+len(ids[k])
+		}
+		s.window[ids[k]] = b
+	}
+	return nil
+}
+
+// readMany is getMany for payloads not kept: read from the segment and
+// checked. A segment read through its mapping copies them into one
+// buffer, which they share: one allocation a window rather than one a
+// payload, which made up most of a read's cost.
+func (s *segment) readMany(ids []string, which []int, out [][]byte) error {
 	if s.r == s.f {
 		for _, k := range which {
 			b, ok, err := s.get(ids[k])

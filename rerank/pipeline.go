@@ -8,9 +8,10 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/semrank/semrank/internal/runs"
 )
 
 // DefaultWindow is the number of first-stage candidates reranked when a
@@ -80,7 +81,7 @@ func (p *Pipeline) windowDocs(ctx context.Context, ids []string) ([]bool, error)
 
 // readsDocs reports, for each of ids, whether a stage of p reads its
 // stored document (DocReader). The stages tell concurrently, as they
-// score (see parallel).
+// score (see runs.Each).
 func (p *Pipeline) readsDocs(ctx context.Context, ids []string) ([]bool, error) {
 	reads := make([]bool, len(ids))
 	readers := make([]DocReader, len(p.Stages))
@@ -95,7 +96,7 @@ func (p *Pipeline) readsDocs(ctx context.Context, ids []string) ([]bool, error) 
 		readers[i] = r
 	}
 	each := make([][]bool, len(readers))
-	err := parallel(len(readers), func(i int) error {
+	err := runs.Each(len(readers), func(i int) error {
 		each[i] = make([]bool, len(ids))
 		return readers[i].ReadsDocs(ctx, ids, each[i])
 	})
@@ -108,44 +109,6 @@ func (p *Pipeline) readsDocs(ctx context.Context, ids []string) ([]bool, error) 
 		}
 	}
 	return reads, nil
-}
-
-// parallel calls f(0), …, f(n-1), up to GOMAXPROCS at once, and returns
-// the error of the first failing call in index order. On one processor
-// it calls them in turn and stops at the first error.
-func parallel(n int, f func(i int) error) error {
-	errs := make([]error, n)
-	workers := min(n, runtime.GOMAXPROCS(0))
-	if workers <= 1 {
-		for i := range n {
-			if errs[i] = f(i); errs[i] != nil {
-				return errs[i]
-			}
-		}
-		return nil
-	}
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				errs[i] = f(i)
-			}
-		}()
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // WindowSize returns the effective window.
@@ -214,7 +177,7 @@ func (p *Pipeline) ScoreStages(ctx context.Context, q Query, cands []Candidate) 
 		ctx = withWindowMemo(ctx)
 	}
 	order := p.stageOrder()
-	_ = parallel(len(order), func(k int) error {
+	_ = runs.Each(len(order), func(k int) error {
 		i := order[k]
 		start := time.Now()
 		scores[i], errs[i] = p.scoreStage(ctx, p.Stages[i], q, cands)

@@ -3,6 +3,7 @@ package rerank
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
@@ -211,10 +212,17 @@ func (s Searcher) first(q Query, first query.Query) (query.Query, error) {
 }
 
 // candidates returns the candidates of first-stage hits, in their order,
-// made on every core (decoding each hit's stored metadata is most of it).
+// made on every core when the hits carry stored fields (decoding each
+// hit's stored metadata is most of it); hits without fields, whose
+// candidates are their ids and scores, are made on the caller's
+// goroutine, for which waking another costs more than it saves.
 func (p *Pipeline) candidates(hits search.DocumentMatchCollection) []Candidate {
 	out := make([]Candidate, len(hits))
-	_ = runs.Do(len(hits), candidateRun, func(lo, hi int) error {
+	run := len(hits)
+	if slices.ContainsFunc(hits, func(h *search.DocumentMatch) bool { return h.Fields != nil }) {
+		run = candidateRun
+	}
+	_ = runs.Do(len(hits), run, func(lo, hi int) error {
 		for i := lo; i < hi; i++ {
 			out[i] = p.Fields.candidate(hits[i], i+1)
 		}

@@ -59,7 +59,9 @@ func BenchmarkWrapPages(b *testing.B) {
 // over the comments of SemEval subtask A's training file (50 of its
 // questions), indexed with their term counts, with one cheap stage (TF-IDF)
 // and with the four lexical stages, and over the same comments in a plain
-// Bleve index (bleve.NewIndexMapping(), fields subject and body). semrank
+// Bleve index (bleve.NewIndexMapping(), fields subject and body). Over
+// CACM it also measures the floor under a cheap stage: a bare Bleve
+// search for the window's 116 hits, and a pipeline of no stage. semrank
 // bench measures the same from the command line, with medians.
 func BenchmarkSearchCost(b *testing.B) {
 	encs := []index.PayloadEncoder{index.TermsEncoder{}}
@@ -92,6 +94,38 @@ func BenchmarkSearchCost(b *testing.B) {
 			interleaved(b, p, tc.queries, []string{"reranked"}, tc.idx, rerank.Wrap(tc.idx, p))
 		})
 	}
+	// The floor under one cheap stage over CACM: Bleve's search for the
+	// window's hits (100 and the tie slack index.SearchTiesByID asks
+	// for), bare, and a pipeline of no stage (that search, and Wrap
+	// around it).
+	empty, err := rerank.ParseConfig([]byte("window: 100\nstages: []\nfusion: {method: none}"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := empty.Build(rerank.EnvOf(cacmIdx))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("cacm/floor", func(b *testing.B) {
+		interleaved(b, p, cacm.Queries, []string{"bleve116", "nostage"}, cacmIdx, sized{cacmIdx, 116}, rerank.Wrap(cacmIdx, p))
+	})
+}
+
+// sized is a bleve.Index whose searches ask for size hits, whatever the
+// request's size.
+type sized struct {
+	sizedBase
+	size int
+}
+
+// sizedBase lets sized embed bleve.Index: embedding the interface type
+// directly would clash with its Index method.
+type sizedBase = bleve.Index
+
+func (x sized) Search(req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	r := *req
+	r.Size = x.size
+	return x.sizedBase.Search(&r)
 }
 
 // interleaved searches each of systems in turn for the top 10 hits of one

@@ -6,7 +6,7 @@
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
 # beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, bench, plain-cacm, plain-cacm-supervised,
-# plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, cost-a, wmd-ssg-cost, solver-cost, scale,
+# plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, cost-lexical, cost-a, wmd-ssg-cost, solver-cost, scale,
 # serve, shards.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
@@ -15,7 +15,7 @@
 # (outputs; default out/results), ABL (ablations to run; default all),
 # DEVONLY (set: ablations on dev only, without their cross-validation),
 # SCALE (the scale section's collections; default "cacm A-train 10k 100k"),
-# SR_BEFORE (the cost-before, cost-a, wmd-ssg-cost, solver-cost, scale and serve sections: another semrank binary, measured
+# SR_BEFORE (the cost-before, cost-lexical, cost-a, wmd-ssg-cost, solver-cost, scale and serve sections: another semrank binary, measured
 # beside SR), SERVECOST_BEFORE (the serve section: examples/servecost built
 # with SR_BEFORE's tree),
 # ROUNDS (the scale section's interleaved rounds; default 2; the shards
@@ -629,6 +629,34 @@ run() {
 				done
 			done
 		} | tee "$R/cost-before.txt"
+		;;
+	cost-lexical)
+		# The lexical path's rows (docs/RESULTS.md, "The lexical path"):
+		# SR_BEFORE and SR alternating, ROUNDS times (default 3), semrank
+		# bench --rounds 3 each: tfidf over CACM, recipe B, the pipeline
+		# of no stage over CACM (the floor under a cheap stage), and
+		# recipe B on one processor (GOMAXPROCS=1: its stages one after
+		# another), each with the load average when it ran. Everything
+		# lands in $R/cost-lexical.txt.
+		: "${SR_BEFORE:?cost-lexical compares SR with SR_BEFORE, another semrank binary}"
+		local rows=(
+			"tfidf cacm|2|$R/cacm.idx|$R/cost/tfidf.yaml|$O/cacm"
+			"recipe B|2|$R/cost/b.idx|$R/recipe-b/pipeline.yaml|$O/B-dev"
+			"no stage cacm|2|$R/cacm.idx|$R/cost/empty.yaml|$O/cacm"
+			"recipe B, one processor|1|$R/cost/b.idx|$R/recipe-b/pipeline.yaml|$O/B-dev"
+		)
+		local row name procs idx pipe data r bin
+		{
+			for r in $(seq "${ROUNDS:-3}"); do
+				for row in "${rows[@]}"; do
+					IFS='|' read -r name procs idx pipe data <<<"$row"
+					for bin in "$SR_BEFORE" "$SR"; do
+						printf '%-24s %s round %s  load %s  ' "$name" "$bin" "$r" "$(cut -d' ' -f1 /proc/loadavg)"
+						GOMAXPROCS=$procs $bin bench --index "$idx" --pipeline "$pipe" --data "$data" --rounds 3 2>&1 | grep "^ratio of medians"
+					done
+				done
+			done
+		} | tee "$R/cost-lexical.txt"
 		;;
 	cost-a)
 		# Recipe A's row of cost-before with each run's whole report (the

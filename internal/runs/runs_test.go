@@ -57,3 +57,43 @@ func TestDo(t *testing.T) {
 		t.Errorf("error %v, want the first run's in order", err)
 	}
 }
+
+// TestEach: every item is called once, on any number of processors, and
+// the first error in index order is returned; on one processor the items
+// after a failing one are not called.
+func TestEach(t *testing.T) {
+	for _, procs := range []int{1, 2, 4} {
+		t.Run(fmt.Sprint(procs), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			for _, n := range []int{0, 1, 2, 7, 100} {
+				var mu sync.Mutex
+				seen := make([]int, n)
+				if err := Each(n, func(i int) error {
+					mu.Lock()
+					defer mu.Unlock()
+					seen[i]++
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				for i, c := range seen {
+					if c != 1 {
+						t.Fatalf("n %d: item %d called %d times", n, i, c)
+					}
+				}
+			}
+			errs := []error{nil, nil, errors.New("third"), errors.New("fourth"), nil}
+			var called sync.Map
+			err := Each(len(errs), func(i int) error {
+				called.Store(i, true)
+				return errs[i]
+			})
+			if err != errs[2] {
+				t.Errorf("error %v, want the third item's", err)
+			}
+			if _, ok := called.Load(4); procs == 1 && ok {
+				t.Error("on one processor, an item after the failing one was called")
+			}
+		})
+	}
+}

@@ -206,8 +206,9 @@ func FuzzDecodeVector(f *testing.F) {
 }
 
 // FuzzCosineEncoded: the cosine read off an encoded vector is Cosine of
-// the decoded one to the last bit, and malformed input is an error exactly
-// when decoding refuses it.
+// the decoded one to the last bit, as is CosineStored's from the decoded
+// values and the two norms, and malformed input is an error exactly when
+// decoding refuses it.
 func FuzzCosineEncoded(f *testing.F) {
 	f.Add(EncodeVector([]float64{1, 2, -0.5}), 0.25, -3.0, 7.5)
 	f.Add(EncodeVector([]float64{math.NaN(), 1, 2}), 1.0, 1.0, 1.0)
@@ -228,8 +229,16 @@ func FuzzCosineEncoded(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if want := Cosine(a, v); math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+		want := Cosine(a, v)
+		if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
 			t.Fatalf("CosineEncoded = %v, Cosine of the decoded vector %v", got, want)
+		}
+		v32 := make([]float32, len(v))
+		for i, x := range v {
+			v32[i] = float32(x)
+		}
+		if stored := CosineStored(a, SquaredNorm(a), v32, SquaredNorm(v)); math.Float64bits(stored) != math.Float64bits(want) && !(math.IsNaN(stored) && math.IsNaN(want)) {
+			t.Fatalf("CosineStored = %v, Cosine %v", stored, want)
 		}
 	})
 }

@@ -45,6 +45,22 @@ func CosineEncoded(a []float64, na float64, b []byte) (float64, error) {
 	return d / math.Sqrt(na*nb), nil
 }
 
+// CosineStored returns Cosine(a, b), to the last bit, for b a stored
+// vector's float32 values (as EncodeVector keeps them), given a's and
+// b's squared norms na and nb (SquaredNorm of a, and of b's values as
+// float64): a scorer keeping its documents' vectors decoded computes
+// each norm once, not once a query.
+func CosineStored(a []float64, na float64, b []float32, nb float64) float64 {
+	var d float64
+	for i := range a {
+		d += a[i] * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return d / math.Sqrt(na*nb)
+}
+
 // SquaredNorm returns the sum of a's squares, in Cosine's order.
 func SquaredNorm(a []float64) float64 {
 	var na float64

@@ -100,6 +100,16 @@ func CosineEncoded(q Vector, b []byte) (float64, error) {
 	return dot / n, nil
 }
 
+// EachWeight checks b, AppendBinary's output, calling size with its
+// number of terms and then fn with each term and its weight in term
+// order, as DecodeVector decodes them, without building the vector: a
+// scorer keeping its own form of a document's vector reads it once. The
+// term's bytes are fn's only until it returns. Malformed input is the
+// error DecodeVector gives, after calls for the terms before the damage.
+func EachWeight(b []byte, size func(n int), fn func(term []byte, w float64)) error {
+	return scanVector(b, size, fn)
+}
+
 // scanVector checks b, AppendBinary's output, calling size with its
 // number of terms and then term with each term and weight in order; the
 // term's bytes are reused by the next call.

@@ -87,13 +87,21 @@ func (s *Concept) Score(ctx context.Context, q rerank.Query, cands []rerank.Cand
 	if err != nil {
 		return nil, err
 	}
+	var vecs []*storedVector
+	if s.score == nil {
+		if vecs, err = decodedWindow(ctx, s.stored, cands, decodeStoredVector); err != nil {
+			return nil, err
+		}
+	}
 	qn := concept.SquaredNorm(qv)
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		if s.score == nil && stored[i] != nil {
-			if out[i], err = concept.CosineEncoded(qv, qn, stored[i]); err != nil {
+			if v := vecs[i]; v.x != nil && len(v.x) == len(qv) {
+				out[i] = concept.CosineStored(qv, qn, v.x, v.sq)
+			} else if out[i], err = concept.CosineEncoded(qv, qn, stored[i]); err != nil {
 				return nil, fmt.Errorf("document %s: %w", c.ID, err)
 			}
 			continue
@@ -121,4 +129,30 @@ func (s *Concept) docVector(buf []float64, c rerank.Candidate, b []byte) ([]floa
 		return buf, nil
 	}
 	return s.encoder.Encoder.Embed(c.FullText()), nil
+}
+
+// storedVector is a stored concept vector decoded (see decodedPayloads):
+// its float32 values, as stored, and its squared norm; x is nil for a
+// payload that holds no vector, whose scoring then reports why
+// (concept.CosineEncoded).
+type storedVector struct {
+	x  []float32
+	sq float64
+}
+
+// decodeStoredVector decodes b, a concept vector payload of any dimension.
+func decodeStoredVector(b []byte) (*storedVector, int, error) {
+	v := &storedVector{}
+	if len(b)%4 != 0 {
+		return v, 0, nil
+	}
+	x := make([]float64, len(b)/4)
+	if concept.DecodeVectorTo(x, b) != nil {
+		return v, 0, nil
+	}
+	v.x, v.sq = make([]float32, len(x)), concept.SquaredNorm(x)
+	for i, f := range x {
+		v.x[i] = float32(f) // exact: the values were float32
+	}
+	return v, 4 * len(x), nil
 }

@@ -26,27 +26,36 @@ func (termsPayloads) PayloadModel(name string) string {
 	return index.TermsEncoder{}.ModelID()
 }
 
-// TestLexicalStagesPayloadOrText checks, on a real SemEval slice, that the
-// stages reading term counts score every candidate bit for bit the same
-// from the index's terms payload as from the text.
-func TestLexicalStagesPayloadOrText(t *testing.T) {
+// tweakTerms returns the real SemEval slice of testdata/tweak, its
+// documents' terms payloads and their document frequencies.
+func tweakTerms(tb testing.TB) (*dataset.Dataset, termsPayloads, *tweak.DFTable) {
+	tb.Helper()
 	ds, err := dataset.Load("../../testdata/tweak")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	var texts []string
 	payloads := termsPayloads{}
-	byID := map[string]rerank.Candidate{}
 	for _, d := range ds.Corpus {
 		texts = append(texts, d.FullText())
 		b, err := index.TermsEncoder{}.EncodePayload(d)
 		if err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 		payloads[d.ID] = b
+	}
+	return ds, payloads, tweak.CountDF(texts)
+}
+
+// TestLexicalStagesPayloadOrText checks, on a real SemEval slice, that the
+// stages reading term counts score every candidate bit for bit the same
+// from the index's terms payload as from the text.
+func TestLexicalStagesPayloadOrText(t *testing.T) {
+	ds, payloads, stats := tweakTerms(t)
+	byID := map[string]rerank.Candidate{}
+	for _, d := range ds.Corpus {
 		byID[d.ID] = rerank.Candidate{Doc: dataset.Doc{ID: d.ID, Title: d.Title, Text: d.Text, Metadata: d.Metadata}}
 	}
-	stats := tweak.CountDF(texts)
 	build := func(p rerank.Payloads) []rerank.Stage {
 		return []rerank.Stage{
 			&TFIDF{Stats: stats, Payloads: p},

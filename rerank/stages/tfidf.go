@@ -3,7 +3,6 @@ package stages
 import (
 	"context"
 	"errors"
-	"fmt"
 	"hash/maphash"
 	"maps"
 	"math"
@@ -76,9 +75,9 @@ type TFIDF struct {
 	norms   normCache
 }
 
-// normCache remembers documents' squared TF-IDF norms, keyed by document
-// id and checked against a hash of the term counts or the text they were
-// computed from, for as long as the collection's document count stays the
+// normCache remembers the squared TF-IDF norms of documents scored from
+// their text, keyed by document id and checked against a hash of the text
+// they were computed from, for as long as the collection's document count stays the
 // same: a norm sums over every term of the document, the cosine's dot
 // product over the query's few. Its zero value is empty and ready; it is
 // safe for concurrent use.
@@ -97,24 +96,20 @@ type cachedNorm struct {
 // normCacheSize bounds the norms a TFIDF stage remembers.
 const normCacheSize = 1 << 16
 
-// get returns id's cached norm when its source (stored term counts, or
-// else its text) hashes as when it was cached and the document count is
-// still n; and the source's hash.
-func (c *normCache) get(id string, stored []byte, text string, n uint64) (sq float64, hash uint64, ok bool) {
+// get returns id's cached norm when its text hashes as when it was
+// cached and the document count is still n; and the text's hash.
+func (c *normCache) get(id string, text string, n uint64) (sq float64, hash uint64, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil || c.n != n {
 		c.seed, c.n, c.m = maphash.MakeSeed(), n, map[string]cachedNorm{}
 	}
 	h := maphash.String(c.seed, text)
-	if stored != nil {
-		h = ^maphash.Bytes(c.seed, stored) // term counts and text are hashed apart
-	}
 	e, ok := c.m[id]
 	return e.sq, h, ok && e.hash == h
 }
 
-// put caches id's norm sq, computed from a source hashing to hash with n
+// put caches id's norm sq, computed from a text hashing to hash with n
 // documents.
 func (c *normCache) put(id string, hash, n uint64, sq float64) {
 	c.mu.Lock()
@@ -192,18 +187,10 @@ func termList(b []byte, analyze func(string) []string, c rerank.Candidate) ([]in
 	return index.CountTerms(tokens(analyze, c.FullText())), nil
 }
 
-// queryCounts sets counts[i] to how often terms[i], sorted and distinct,
-// occurs in candidate c, and returns c's number of tokens: read off b,
-// its stored terms payload (see windowTerms), else (b nil) counted in the
-// text analyzed by analyze.
-func queryCounts(b []byte, analyze func(string) []string, c rerank.Candidate, terms []string, counts []int) (int, error) {
-	if b != nil {
-		total, err := index.TermCountsOf(b, terms, counts)
-		if err != nil {
-			return 0, fmt.Errorf("document %s: %w", c.ID, err)
-		}
-		return total, nil
-	}
+// textCounts sets counts[i] to how often terms[i], sorted and distinct,
+// occurs in candidate c's text analyzed by analyze, and returns its
+// number of tokens.
+func textCounts(analyze func(string) []string, c rerank.Candidate, terms []string, counts []int) int {
 	clear(counts)
 	toks := tokens(analyze, c.FullText())
 	for _, t := range toks {
@@ -211,11 +198,13 @@ func queryCounts(b []byte, analyze func(string) []string, c rerank.Candidate, te
 			counts[i]++
 		}
 	}
-	return len(toks), nil
+	return len(toks)
 }
 
-// windowCounts returns queryCounts for every candidate: counts[i][j], how
-// often terms[j] occurs in cands[i], and totals[i], its number of tokens.
+// windowCounts returns, for every candidate, counts[i][j], how often
+// terms[j] (sorted and distinct) occurs in cands[i], and totals[i], its
+// number of tokens: read off the table of its stored term counts
+// (windowTables), else counted in its text analyzed by analyze.
 // Stages reading the same payloads with the same terms share one
 // computation per window (rerank.WindowMemo), so callers must not modify
 // what it returns.
@@ -225,21 +214,30 @@ func windowCounts(ctx context.Context, p rerank.Payloads, analyze func(string) [
 		totals []int
 	}
 	compute := func() (any, error) {
-		stored, err := windowTerms(ctx, p, cands)
+		tabs, err := windowTables(ctx, p, cands)
 		if err != nil {
 			return nil, err
 		}
+		q := newQueryTerms(terms)
+		vals, found := make([]float64, len(terms)), make([]bool, len(terms))
 		r := result{make([][]int, len(cands)), make([]int, len(cands))}
 		flat := make([]int, len(cands)*len(terms))
 		for i, c := range cands {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			r.counts[i] = flat[i*len(terms) : (i+1)*len(terms) : (i+1)*len(terms)]
-			var err error
-			if r.totals[i], err = queryCounts(stored[i], analyze, c, terms, r.counts[i]); err != nil {
-				return nil, err
+			counts := flat[i*len(terms) : (i+1)*len(terms) : (i+1)*len(terms)]
+			r.counts[i] = counts
+			t := tabs[i]
+			if t == nil {
+				r.totals[i] = textCounts(analyze, c, terms, counts)
+				continue
 			}
+			t.values(q, vals, found)
+			for j, v := range vals {
+				counts[j] = int(v)
+			}
+			r.totals[i] = int(t.total)
 		}
 		return r, nil
 	}
@@ -358,10 +356,10 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 }
 
 // scoreStored scores cands against the query's text from their term
-// counts: stored in the index, or counted in their analyzed text. A
-// candidate's norm is cached (see normCache) and its dot product with the
-// query computed from the query terms' counts alone; the cosine is
-// cosineSorted's, to the last bit.
+// counts: stored in the index (looked up in their term tables), or counted
+// in their analyzed text. A candidate's norm is cached (tableNorm,
+// textNorm) and its dot product with the query computed from the query
+// terms' counts alone; the cosine is cosineSorted's, to the last bit.
 func (t *TFIDF) scoreStored(ctx context.Context, q rerank.Query, cands []rerank.Candidate, n uint64,
 	idfOf func(string) (float64, error), weigh func([]index.TermCount) ([]termWeight, error)) ([]float64, error) {
 	qv, err := weigh(index.CountTerms(tokens(t.Analyze, q.Text)))
@@ -381,7 +379,7 @@ func (t *TFIDF) scoreStored(ctx context.Context, q rerank.Query, cands []rerank.
 	if err != nil {
 		return nil, err
 	}
-	termsOf, err := windowTerms(ctx, t.Payloads, cands)
+	tabs, err := windowTables(ctx, t.Payloads, cands)
 	if err != nil {
 		return nil, err
 	}
@@ -390,28 +388,13 @@ func (t *TFIDF) scoreStored(ctx context.Context, q rerank.Query, cands []rerank.
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		b := termsOf[i]
-		stored := b != nil
-		var text string
-		if !stored {
-			text = c.FullText()
-		}
-		sq, h, hit := t.norms.get(c.ID, b, text, n)
-		if !hit {
-			var list []index.TermCount
-			if stored {
-				if list, err = index.DecodeTermList(b); err != nil {
-					return nil, fmt.Errorf("document %s: %w", c.ID, err)
-				}
-			} else {
-				list = index.CountTerms(tokens(t.Analyze, text))
-			}
-			dv, err := weigh(list)
-			if err != nil {
+		var sq float64
+		if tabs[i] != nil {
+			if sq, err = t.tableNorm(tabs[i], n, idfOf); err != nil {
 				return nil, err
 			}
-			sq = squares(dv)
-			t.norms.put(c.ID, h, n, sq)
+		} else if sq, err = t.textNorm(c, n, weigh); err != nil {
+			return nil, err
 		}
 		dot := 0.0
 		for j, x := range qv {
@@ -426,6 +409,51 @@ func (t *TFIDF) scoreStored(ctx context.Context, q rerank.Query, cands []rerank.
 		}
 	}
 	return out, nil
+}
+
+// tableNorm returns the squared TF-IDF norm of the document whose stored
+// terms tab holds, in a collection of n documents: cached in the table
+// for this stage and n, else summed over its terms in their sorted order,
+// as squares of weigh's vector sums them.
+func (t *TFIDF) tableNorm(tab *termTable, n uint64, idfOf func(string) (float64, error)) (float64, error) {
+	if c := tab.norm.Load(); c != nil && c.owner == t && c.n == n {
+		return c.sq, nil
+	}
+	sq := 0.0
+	var err error
+	tab.each(func(term []byte, c float64) {
+		if err != nil {
+			return
+		}
+		var idf float64
+		if idf, err = idfOf(string(term)); err == nil {
+			w := tfidfWeight(int(c), idf)
+			sq += w * w
+		}
+	})
+	if err != nil {
+		return 0, err
+	}
+	tab.norm.Store(&tableNorm{owner: t, n: n, sq: sq})
+	return sq, nil
+}
+
+// textNorm returns the squared TF-IDF norm of c's analyzed text, in a
+// collection of n documents: cached by document (normCache), else
+// computed from weigh's vector of its term counts.
+func (t *TFIDF) textNorm(c rerank.Candidate, n uint64, weigh func([]index.TermCount) ([]termWeight, error)) (float64, error) {
+	text := c.FullText()
+	sq, h, hit := t.norms.get(c.ID, text, n)
+	if hit {
+		return sq, nil
+	}
+	dv, err := weigh(index.CountTerms(tokens(t.Analyze, text)))
+	if err != nil {
+		return 0, err
+	}
+	sq = squares(dv)
+	t.norms.put(c.ID, h, n, sq)
+	return sq, nil
 }
 
 // cosineSorted is the cosine of two term-sorted vectors, given a's sum of

@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 
 	"gopkg.in/yaml.v3"
@@ -146,28 +147,49 @@ func (s *TWEAK) ReadsDocs(ctx context.Context, ids []string, reads []bool) error
 	return s.stored.missingIn(ctx, ids, reads)
 }
 
-// Score implements rerank.Stage.
+// Score implements rerank.Stage. A stored vector is scored from its term
+// table (see termTable): its terms found by the query's, its norm summed
+// once, to the bit tweak.CosineEncoded's cosine.
 func (s *TWEAK) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
 	qv := s.model.QueryVector(q.Text)
 	out := make([]float64, len(cands))
-	stored, err := s.stored.window(ctx, cands)
+	tabs, err := s.stored.tables(ctx, cands, tweak.EachWeight)
 	if err != nil {
 		return nil, err
 	}
+	qt := newQueryTerms(qv.Terms)
+	vals, found := make([]float64, len(qv.Terms)), make([]bool, len(qv.Terms))
+	qn := qv.Norm()
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if b := stored[i]; b != nil {
-			// The stored vector, read without decoding it.
-			if out[i], err = tweak.CosineEncoded(qv, b); err != nil {
-				return nil, fmt.Errorf("document %s: %w", c.ID, err)
-			}
+		if tab := tabs[i]; tab != nil {
+			out[i] = tableCosine(qv, qt, qn, tab, vals, found)
 			continue
 		}
 		out[i] = tweak.Cosine(qv, s.model.DocVector(c.Title, c.Text))
 	}
 	return out, nil
+}
+
+// tableCosine is tweak.CosineEncoded(q, b) for tab, b's table, given q's
+// terms prepared for lookups and q's norm: the same products summed in
+// the same (term) order. vals and found are scratch space as long as
+// q's terms.
+func tableCosine(q tweak.Vector, qt *queryTerms, qn float64, tab *termTable, vals []float64, found []bool) float64 {
+	tab.values(qt, vals, found)
+	dot := 0.0
+	for j, w := range vals {
+		if found[j] {
+			dot += q.Weights[j] * w
+		}
+	}
+	n := qn * math.Sqrt(tab.sq)
+	if n == 0 {
+		return 0
+	}
+	return dot / n
 }
 
 func (s *TWEAK) docVector(c rerank.Candidate) (tweak.Vector, error) {

@@ -1,0 +1,195 @@
+package stages
+
+import (
+	"context"
+	"encoding/binary"
+	"hash/maphash"
+	"math"
+	"math/bits"
+	"sync/atomic"
+
+	"github.com/semrank/semrank/index"
+	"github.com/semrank/semrank/rerank"
+)
+
+// termTable is one document's stored terms, each with a value (its count
+// in the terms payload, index.TermsPayload; its weight in a TWEAK
+// vector), laid out so that a query's terms are looked up rather than
+// every term the document holds decoded and compared: stages read the
+// same documents query after query, and decoding and scanning each
+// candidate's term list was most of their time. A window's lookups are
+// bound by memory, so a term the document lacks is mostly told by its
+// filter alone (one cache line), and a term it holds by a slot and the
+// term's record next to its value. Built once from a payload
+// (decodedPayloads keeps it), it is read-only but for a TF-IDF stage's
+// cached norm.
+type termTable struct {
+	total float64 // the values' sum, in term order
+	sq    float64 // the values' squares' sum, in term order
+	// filter has two bits set for each term (filterBits), so that most
+	// terms it lacks are found missing without a slot read.
+	filter [8]uint64
+	// slots places the terms by hash, open addressing: the offset + 1
+	// of a term's record in recs in the low 32 bits, 0 for an empty slot,
+	// and bits of its hash above (slotTag).
+	slots []uint64
+	// recs holds each term's record in term order: its value (float64
+	// bits, little endian), uvarint length, bytes.
+	recs []byte
+	norm atomic.Pointer[tableNorm]
+}
+
+// tableNorm is a TF-IDF stage's squared norm of a document (see
+// TFIDF.scoreStored), valid for that stage and document count.
+type tableNorm struct {
+	owner *TFIDF
+	n     uint64
+	sq    float64
+}
+
+// filterBits returns the two filter bits of a term hashing to h.
+func filterBits(h uint64) (a, b uint) { return uint(h>>55) & 511, uint(h>>46) & 511 }
+
+// slotTag is the hash bits a slot keeps of its term.
+func slotTag(h uint64) uint64 { return h >> 32 << 32 }
+
+// record returns the record at off in recs: its value, its term, and
+// where the next begins.
+func (t *termTable) record(off int) (v float64, term []byte, next int) {
+	v = math.Float64frombits(binary.LittleEndian.Uint64(t.recs[off:]))
+	n, k := binary.Uvarint(t.recs[off+8:])
+	start := off + 8 + k
+	return v, t.recs[start : start+int(n)], start + int(n)
+}
+
+// each calls fn with every term and its value, in term order.
+func (t *termTable) each(fn func(term []byte, v float64)) {
+	for off := 0; off < len(t.recs); {
+		v, term, next := t.record(off)
+		fn(term, v)
+		off = next
+	}
+}
+
+// value returns term's value, term hashing to h (termHash), and whether
+// the document holds term.
+func (t *termTable) value(term string, h uint64) (float64, bool) {
+	a, b := filterBits(h)
+	if t.filter[a>>6]&(1<<(a&63)) == 0 || t.filter[b>>6]&(1<<(b&63)) == 0 {
+		return 0, false
+	}
+	mask, tag := uint64(len(t.slots)-1), slotTag(h)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := t.slots[i]
+		if s == 0 {
+			return 0, false
+		}
+		if slotTag(s) == tag {
+			// Equal hash bits need not be equal terms.
+			if v, got, _ := t.record(int(uint32(s)) - 1); string(got) == term {
+				return v, true
+			}
+		}
+	}
+}
+
+// queryTerms are a query's terms with their hashes, for lookups.
+type queryTerms struct {
+	terms  []string
+	hashes []uint64
+}
+
+// newQueryTerms prepares terms for lookups (termTable.values).
+func newQueryTerms(terms []string) *queryTerms {
+	q := &queryTerms{terms: terms, hashes: make([]uint64, len(terms))}
+	for j, t := range terms {
+		q.hashes[j] = termHash(t)
+	}
+	return q
+}
+
+// values sets vals[j] to the value of q's j-th term in the document, and
+// found[j] to whether the document holds it (vals[j] 0 where not).
+func (t *termTable) values(q *queryTerms, vals []float64, found []bool) {
+	for j, term := range q.terms {
+		vals[j], found[j] = t.value(term, q.hashes[j])
+	}
+}
+
+// size is what the table holds, in bytes, as decodedPayloads budgets it.
+func (t *termTable) size() int {
+	const header = 160 // the struct and its slices' headers
+	return header + len(t.recs) + 8*len(t.slots)
+}
+
+// termDecoder checks a payload, calling size with its number of terms and
+// then fn with each term, in sorted order, and its value; term's bytes are
+// fn's to copy. It returns the payload's own decoding error.
+type termDecoder func(b []byte, size func(n int), fn func(term []byte, v float64)) error
+
+// termCounts is the termDecoder of index.TermsPayload.
+func termCounts(b []byte, size func(n int), fn func(term []byte, v float64)) error {
+	return index.EachTermCount(b, size, func(term []byte, c int) { fn(term, float64(c)) })
+}
+
+// newTermTable builds the table of b, a payload decoded by decode; a
+// malformed b is decode's error.
+func newTermTable(b []byte, decode termDecoder) (*termTable, error) {
+	t := &termTable{}
+	var offs []uint32
+	err := decode(b, func(n int) {
+		t.recs = make([]byte, 0, len(b)+10*n)
+		offs = make([]uint32, 0, n)
+	}, func(term []byte, v float64) {
+		offs = append(offs, uint32(len(t.recs)))
+		t.recs = binary.LittleEndian.AppendUint64(t.recs, math.Float64bits(v))
+		t.recs = binary.AppendUvarint(t.recs, uint64(len(term)))
+		t.recs = append(t.recs, term...)
+		t.total += v
+		t.sq += v * v
+	})
+	if err != nil {
+		return nil, err
+	}
+	// At most half full, so that a missing term's probe ends soon.
+	t.slots = make([]uint64, 1<<bits.Len(uint(2*len(offs))))
+	mask := uint64(len(t.slots) - 1)
+	for _, off := range offs {
+		_, term, _ := t.record(int(off))
+		h := termHash(string(term))
+		a, b := filterBits(h)
+		t.filter[a>>6] |= 1 << (a & 63)
+		t.filter[b>>6] |= 1 << (b & 63)
+		i := h & mask
+		for t.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = slotTag(h) | uint64(off+1)
+	}
+	return t, nil
+}
+
+// termSeed seeds the hashes of terms in tables and in queries alike.
+var termSeed = maphash.MakeSeed()
+
+// termHash is the hash a termTable places term by.
+func termHash(term string) uint64 { return maphash.String(termSeed, term) }
+
+// windowTables returns the table of every candidate's stored term
+// counts (windowTerms), nil where it has none, once per window however
+// many stages ask: callers must not modify them.
+func windowTables(ctx context.Context, p rerank.Payloads, cands []rerank.Candidate) ([]*termTable, error) {
+	return storedPayload{payloads: p, name: index.TermsPayload, model: (index.TermsEncoder{}).ModelID()}.tables(ctx, cands, termCounts)
+}
+
+// tables returns the table of every candidate's payload, decoded by
+// decode, nil where it has none (see decodedWindow).
+func (s storedPayload) tables(ctx context.Context, cands []rerank.Candidate, decode termDecoder) ([]*termTable, error) {
+	return decodedWindow(ctx, s, cands, func(b []byte) (*termTable, int, error) {
+		t, err := newTermTable(b, decode)
+		if err != nil {
+			return nil, 0, err
+		}
+		return t, t.size(), nil
+	})
+}
