@@ -82,7 +82,7 @@ type segment struct {
 
 // windowCacheMax bounds the payload bytes a segment keeps for windows;
 // past it, the kept ones are dropped and it starts again.
-const windowCacheMax = 8 << 20
+const windowCacheMax = 2 << 20
 
 // openSegment maps the segment file at path and checks its header.
 func openSegment(path string) (*segment, error) {

@@ -40,7 +40,7 @@ type decodedEntry struct {
 }
 
 // decodedBudget bounds the bytes the cache holds.
-const decodedBudget = 64 << 20
+const decodedBudget = 16 << 20
 
 // decoded is the process's cache: a decoded payload depends on the
 // payload's bytes alone, so every stage and index shares it.
