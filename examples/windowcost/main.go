@@ -28,13 +28,12 @@ import (
 	"runtime/pprof"
 	"slices"
 	"sort"
-	"syscall"
 	"time"
-	"unsafe"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+	"golang.org/x/sys/unix"
 
 	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
@@ -161,9 +160,19 @@ func run(idxPath, data string, pipes []string, rounds int, profile string) error
 		}
 	}
 	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
+	if median(cpu[0]) == 0 {
+		// Seen while a CPU profile runs: the clock then moves in steps
+		// coarser than a search.
+		fmt.Println("the process's CPU clock did not move during most bare searches: wall times only")
+	}
 	for i, s := range systems {
 		c, w := median(cpu[i]), median(wall[i])
-		fmt.Printf("%-44s cpu %7.3f ms (%.3fx)  wall %7.3f ms (%.3fx)\n", s.name, ms(c), float64(c)/float64(median(cpu[0])), ms(w), float64(w)/float64(median(wall[0])))
+		if c0 := median(cpu[0]); c0 > 0 {
+			fmt.Printf("%-44s cpu %7.3f ms (%.3fx)  ", s.name, ms(c), float64(c)/float64(c0))
+		} else {
+			fmt.Printf("%-44s ", s.name)
+		}
+		fmt.Printf("wall %7.3f ms (%.3fx)\n", ms(w), float64(w)/float64(median(wall[0])))
 	}
 	names := make([]string, 0, len(stageTimes))
 	for n := range stageTimes {
@@ -183,10 +192,13 @@ func median(ds []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-// cpuTime reads the process's CPU clock (CLOCK_PROCESS_CPUTIME_ID).
+// cpuTime reads the process's CPU clock (CLOCK_PROCESS_CPUTIME_ID); a
+// clock that cannot be read ends the program rather than time nothing.
 func cpuTime() time.Duration {
-	var ts syscall.Timespec
-	_, _, _ = syscall.Syscall(syscall.SYS_CLOCK_GETTIME, 2, uintptr(unsafe.Pointer(&ts)), 0)
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_PROCESS_CPUTIME_ID, &ts); err != nil {
+		log.Fatalf("the process's CPU clock: %v", err)
+	}
 	return time.Duration(ts.Nano())
 }
 
