@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -48,28 +49,21 @@ func FuzzDecodeTermList(f *testing.F) {
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x0f})
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		list, err := DecodeTermList(raw)
-		// TermCountsOf reads what DecodeTermList reads, without
-		// allocating: it refuses the same inputs and counts alike.
-		probe := []string{"", "a", "bank", "doha", "z"}
-		counts := make([]int, len(probe))
-		total, cerr := TermCountsOf(raw, probe, counts)
-		if (cerr == nil) != (err == nil) {
-			t.Fatalf("DecodeTermList: %v; TermCountsOf: %v", err, cerr)
+		// EachTermCount reads what DecodeTermList reads, without
+		// allocating: it refuses the same inputs and yields the same
+		// terms and counts, in order.
+		var each []TermCount
+		eerr := EachTermCount(raw, func(int) {}, func(term []byte, c int) {
+			each = append(each, TermCount{Term: string(term), Count: c})
+		})
+		if (eerr == nil) != (err == nil) {
+			t.Fatalf("DecodeTermList: %v; EachTermCount: %v", err, eerr)
 		}
 		if err != nil {
 			return
 		}
-		sum := 0
-		for _, tc := range list {
-			sum += tc.Count
-		}
-		if total != sum {
-			t.Fatalf("TermCountsOf counts %d tokens, DecodeTermList %d", total, sum)
-		}
-		for i, term := range probe {
-			if want := countOf(list, term); counts[i] != want {
-				t.Fatalf("TermCountsOf counts %q %d times, DecodeTermList %d", term, counts[i], want)
-			}
+		if !slices.Equal(each, list) {
+			t.Fatalf("EachTermCount yields %v, DecodeTermList %v", each, list)
 		}
 		b := binary.AppendUvarint(nil, uint64(len(list)))
 		for _, tc := range list {
@@ -90,16 +84,6 @@ func FuzzDecodeTermList(f *testing.F) {
 			t.Fatalf("DecodeTermCounts = %v, %v", m, err)
 		}
 	})
-}
-
-// countOf returns term's count in list, 0 when absent.
-func countOf(list []TermCount, term string) int {
-	for _, tc := range list {
-		if tc.Term == term {
-			return tc.Count
-		}
-	}
-	return 0
 }
 
 // FuzzParseSource reads fuzzed attachment records (semrank_attach.json):

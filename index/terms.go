@@ -161,29 +161,6 @@ func DecodeTermCounts(b []byte) (map[string]int, error) {
 	return out, nil
 }
 
-// TermCountsOf sets counts[i] to how often terms[i] occurs in b, the
-// output of EncodeTermCounts, and 0 when it does not, and returns the
-// number of tokens b counts: one pass over b, allocating nothing, for a
-// scorer that needs a few terms' counts (a query's) of a document that
-// has many. terms must be sorted and distinct; counts as long as terms.
-func TermCountsOf(b []byte, terms []string, counts []int) (total int, err error) {
-	clear(counts)
-	j := 0
-	err = EachTermCount(b, func(int) {}, func(term []byte, c int) {
-		total += c
-		for j < len(terms) && termorder.Before(terms[j], term) {
-			j++
-		}
-		if j < len(terms) && terms[j] == string(term) {
-			counts[j] = c
-		}
-	})
-	if err != nil {
-		return 0, err
-	}
-	return total, nil
-}
-
 // uvarint is binary.Uvarint with the one-byte case, a term's length and
 // almost every count, decided before its loop.
 func uvarint(b []byte) (uint64, int) {

@@ -37,12 +37,6 @@ func newStoredPayload(p rerank.Payloads, enc rerank.PayloadEncoder) (storedPaylo
 	return s, nil
 }
 
-// get returns docID's payload; ok is false when the index holds none
-// written by this model, and the caller computes the value from text.
-func (s storedPayload) get(docID string) (b []byte, ok bool, err error) {
-	return rerank.ReadPayload(s.payloads, s.name, s.model, docID)
-}
-
 // window returns every candidate's payload, nil where the index holds
 // none written by this model; the stages scoring one window share one
 // read (rerank.ReadWindowPayloads), so callers must not modify it.

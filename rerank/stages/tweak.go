@@ -191,18 +191,3 @@ func tableCosine(q tweak.Vector, qt *queryTerms, qn float64, tab *termTable, val
 	}
 	return dot / n
 }
-
-func (s *TWEAK) docVector(c rerank.Candidate) (tweak.Vector, error) {
-	b, ok, err := s.stored.get(c.ID)
-	if err != nil {
-		return tweak.Vector{}, err
-	}
-	if ok {
-		v, err := tweak.DecodeVector(b)
-		if err != nil {
-			return tweak.Vector{}, fmt.Errorf("document %s: %w", c.ID, err)
-		}
-		return v, nil
-	}
-	return s.model.DocVector(c.Title, c.Text), nil
-}

@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
@@ -168,4 +169,21 @@ func TestTWEAKStageNeedsModel(t *testing.T) {
 	if _, err := rerank.NewStage(rerank.StageSpec{Type: "tweak", Model: "absent.model"}, rerank.Env{Dir: t.TempDir()}); err == nil {
 		t.Error("missing model file accepted")
 	}
+}
+
+// docVector returns c's TWEAK vector as the stage knows it: its stored
+// one, else one computed from its text.
+func (s *TWEAK) docVector(c rerank.Candidate) (tweak.Vector, error) {
+	b, ok, err := rerank.ReadPayload(s.stored.payloads, s.stored.name, s.stored.model, c.ID)
+	if err != nil {
+		return tweak.Vector{}, err
+	}
+	if ok {
+		v, err := tweak.DecodeVector(b)
+		if err != nil {
+			return tweak.Vector{}, fmt.Errorf("document %s: %w", c.ID, err)
+		}
+		return v, nil
+	}
+	return s.model.DocVector(c.Title, c.Text), nil
 }
