@@ -94,14 +94,16 @@ func (s *Concept) Score(ctx context.Context, q rerank.Query, cands []rerank.Cand
 		}
 	}
 	qn := concept.SquaredNorm(qv)
+	done := storedCosines(qv, qn, vecs, out)
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		if done[i] {
+			continue
+		}
 		if s.score == nil && stored[i] != nil {
-			if v := vecs[i]; v.x != nil && len(v.x) == len(qv) {
-				out[i] = concept.CosineStored(qv, qn, v.x, v.sq)
-			} else if out[i], err = concept.CosineEncoded(qv, qn, stored[i]); err != nil {
+			if out[i], err = concept.CosineEncoded(qv, qn, stored[i]); err != nil {
 				return nil, fmt.Errorf("document %s: %w", c.ID, err)
 			}
 			continue
@@ -117,6 +119,28 @@ func (s *Concept) Score(ctx context.Context, q rerank.Query, cands []rerank.Cand
 		}
 	}
 	return out, nil
+}
+
+// storedCosines sets out[i] to the cosine of qv (squared norm qn) with
+// vecs[i], each candidate's decoded stored vector, where it holds one of
+// qv's dimension (concept.CosinesStored, all at once), and reports where
+// it did.
+func storedCosines(qv []float64, qn float64, vecs []*storedVector, out []float64) []bool {
+	done := make([]bool, len(out))
+	at := make([]int, 0, len(vecs))
+	xs := make([][]float32, 0, len(vecs))
+	sqs := make([]float64, 0, len(vecs))
+	for i, v := range vecs {
+		if v != nil && v.x != nil && len(v.x) == len(qv) {
+			at, xs, sqs = append(at, i), append(xs, v.x), append(sqs, v.sq)
+		}
+	}
+	cos := make([]float64, len(at))
+	concept.CosinesStored(qv, qn, xs, sqs, cos)
+	for k, i := range at {
+		out[i], done[i] = cos[k], true
+	}
+	return done
 }
 
 // docVector returns c's concept vector: its stored one b, decoded into
