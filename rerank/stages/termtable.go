@@ -29,9 +29,11 @@ type termTable struct {
 	// filter has two bits set for each term (filterBits), so that most
 	// terms it lacks are found missing without a slot read.
 	filter [8]uint64
-	// slots places the terms by hash, open addressing: the offset + 1
-	// of a term's record in recs in the low 32 bits, 0 for an empty slot,
-	// and bits of its hash above (slotTag).
+	// slots places the terms by hash, open addressing, two words a
+	// slot: the term's key (termKey; 0 for an empty slot) and its value's
+	// float64 bits. A term of up to 7 bytes is its key, so that finding
+	// it reads one slot; a longer one's key holds bits of its hash and
+	// the offset of its record in recs, whose bytes tell it.
 	slots []uint64
 	// recs holds each term's record in term order: its value (float64
 	// bits, little endian), uvarint length, bytes.
@@ -50,8 +52,29 @@ type tableNorm struct {
 // filterBits returns the two filter bits of a term hashing to h.
 func filterBits(h uint64) (a, b uint) { return uint(h>>55) & 511, uint(h>>46) & 511 }
 
-// slotTag is the hash bits a slot keeps of its term.
-func slotTag(h uint64) uint64 { return h >> 32 << 32 }
+// Keys: a term of at most shortTerm bytes is keyed by its bytes (little
+// endian) and its length + 1 in the top byte, so that two such keys are
+// equal exactly when their terms are; a longer term by longKey in the top
+// byte, 24 bits of its hash and the offset + 1 of its record, a query's
+// by offset 0, which equals no slot's. No key is 0.
+const (
+	shortTerm = 7
+	longKey   = 0xff << 56
+	tagMask   = 0xffffff << 32
+)
+
+// termKey returns the key of term hashing to h, whose record (if longer
+// than shortTerm) begins at off - 1 in recs (a query's term: off 0).
+func termKey(term string, h uint64, off uint32) uint64 {
+	if len(term) > shortTerm {
+		return longKey | h&tagMask | uint64(off)
+	}
+	k := uint64(len(term)+1) << 56
+	for i := 0; i < len(term); i++ {
+		k |= uint64(term[i]) << (8 * i)
+	}
+	return k
+}
 
 // record returns the record at off in recs: its value, its term, and
 // where the next begins.
@@ -71,39 +94,45 @@ func (t *termTable) each(fn func(term []byte, v float64)) {
 	}
 }
 
-// value returns term's value, term hashing to h (termHash), and whether
-// the document holds term.
-func (t *termTable) value(term string, h uint64) (float64, bool) {
+// value returns term's value, term hashing to h (termHash) and keyed
+// k (termKey, offset 0), and whether the document holds term.
+func (t *termTable) value(term string, h, k uint64) (float64, bool) {
 	a, b := filterBits(h)
 	if t.filter[a>>6]&(1<<(a&63)) == 0 || t.filter[b>>6]&(1<<(b&63)) == 0 {
 		return 0, false
 	}
-	mask, tag := uint64(len(t.slots)-1), slotTag(h)
+	mask := uint64(len(t.slots)/2 - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
-		s := t.slots[i]
+		s := t.slots[2*i]
 		if s == 0 {
 			return 0, false
 		}
-		if slotTag(s) == tag {
+		if s == k {
+			return math.Float64frombits(t.slots[2*i+1]), true
+		}
+		if k >= longKey && s>>32 == k>>32 {
 			// Equal hash bits need not be equal terms.
-			if v, got, _ := t.record(int(uint32(s)) - 1); string(got) == term {
-				return v, true
+			if _, got, _ := t.record(int(uint32(s)) - 1); string(got) == term {
+				return math.Float64frombits(t.slots[2*i+1]), true
 			}
 		}
 	}
 }
 
-// queryTerms are a query's terms with their hashes, for lookups.
+// queryTerms are a query's terms with their hashes and keys, for
+// lookups.
 type queryTerms struct {
 	terms  []string
 	hashes []uint64
+	keys   []uint64
 }
 
 // newQueryTerms prepares terms for lookups (termTable.values).
 func newQueryTerms(terms []string) *queryTerms {
-	q := &queryTerms{terms: terms, hashes: make([]uint64, len(terms))}
+	q := &queryTerms{terms: terms, hashes: make([]uint64, len(terms)), keys: make([]uint64, len(terms))}
 	for j, t := range terms {
 		q.hashes[j] = termHash(t)
+		q.keys[j] = termKey(t, q.hashes[j], 0)
 	}
 	return q
 }
@@ -112,7 +141,7 @@ func newQueryTerms(terms []string) *queryTerms {
 // found[j] to whether the document holds it (vals[j] 0 where not).
 func (t *termTable) values(q *queryTerms, vals []float64, found []bool) {
 	for j, term := range q.terms {
-		vals[j], found[j] = t.value(term, q.hashes[j])
+		vals[j], found[j] = t.value(term, q.hashes[j], q.keys[j])
 	}
 }
 
@@ -152,19 +181,20 @@ func newTermTable(b []byte, decode termDecoder) (*termTable, error) {
 		return nil, err
 	}
 	// At most half full, so that a missing term's probe ends soon.
-	t.slots = make([]uint64, 1<<bits.Len(uint(2*len(offs))))
-	mask := uint64(len(t.slots) - 1)
+	n := 1 << bits.Len(uint(2*len(offs)))
+	t.slots = make([]uint64, 2*n)
+	mask := uint64(n - 1)
 	for _, off := range offs {
-		_, term, _ := t.record(int(off))
+		v, term, _ := t.record(int(off))
 		h := termHash(string(term))
 		a, b := filterBits(h)
 		t.filter[a>>6] |= 1 << (a & 63)
 		t.filter[b>>6] |= 1 << (b & 63)
 		i := h & mask
-		for t.slots[i] != 0 {
+		for t.slots[2*i] != 0 {
 			i = (i + 1) & mask
 		}
-		t.slots[i] = slotTag(h) | uint64(off+1)
+		t.slots[2*i], t.slots[2*i+1] = termKey(string(term), h, off+1), math.Float64bits(v)
 	}
 	return t, nil
 }
