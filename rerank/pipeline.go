@@ -315,19 +315,22 @@ func (p *Pipeline) Rerank(ctx context.Context, q Query, cands []Candidate) ([]Sc
 	}
 	// The window by fused score, ties by first-stage rank, then in
 	// candidate order: an order of indices, not of the (large) Scored
-	// values.
+	// values. The order is total, so an unstable sort gives it.
 	order := make([]int, w)
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(i, j int) int {
+	slices.SortFunc(order, func(i, j int) int {
 		if fused[i] != fused[j] {
 			if fused[i] > fused[j] {
 				return -1
 			}
 			return 1
 		}
-		return cmp.Compare(head[i].Rank, head[j].Rank)
+		if c := cmp.Compare(head[i].Rank, head[j].Rank); c != 0 {
+			return c
+		}
+		return cmp.Compare(i, j)
 	})
 	out := make([]Scored, len(cands))
 	stageScores := make([]float64, w*len(scores))

@@ -6,7 +6,7 @@ import (
 	"hash/maphash"
 	"math"
 	"math/bits"
-	"sync/atomic"
+	"sync"
 
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
@@ -38,7 +38,11 @@ type termTable struct {
 	// recs holds each term's record in term order: its value (float64
 	// bits, little endian), uvarint length, bytes.
 	recs []byte
-	norm atomic.Pointer[tableNorm]
+	// norm is a TF-IDF stage's norm of the document, kept in the table
+	// itself, whose cache lines a window's lookups have just read, rather
+	// than behind a pointer of its own.
+	normMu sync.Mutex
+	norm   tableNorm
 }
 
 // tableNorm is a TF-IDF stage's squared norm of a document (see

@@ -416,7 +416,10 @@ func (t *TFIDF) scoreStored(ctx context.Context, q rerank.Query, cands []rerank.
 // for this stage and n, else summed over its terms in their sorted order,
 // as squares of weigh's vector sums them.
 func (t *TFIDF) tableNorm(tab *termTable, n uint64, idfOf func(string) (float64, error)) (float64, error) {
-	if c := tab.norm.Load(); c != nil && c.owner == t && c.n == n {
+	tab.normMu.Lock()
+	c := tab.norm
+	tab.normMu.Unlock()
+	if c.owner == t && c.n == n {
 		return c.sq, nil
 	}
 	sq := 0.0
@@ -434,7 +437,9 @@ func (t *TFIDF) tableNorm(tab *termTable, n uint64, idfOf func(string) (float64,
 	if err != nil {
 		return 0, err
 	}
-	tab.norm.Store(&tableNorm{owner: t, n: n, sq: sq})
+	tab.normMu.Lock()
+	tab.norm = tableNorm{owner: t, n: n, sq: sq}
+	tab.normMu.Unlock()
 	return sq, nil
 }
 
