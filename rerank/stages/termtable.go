@@ -98,15 +98,11 @@ func (t *termTable) each(fn func(term []byte, v float64)) {
 	}
 }
 
-// value returns term's value, term hashing to h (termHash) and keyed
-// k (termKey, offset 0), and whether the document holds term.
-func (t *termTable) value(term string, h, k uint64) (float64, bool) {
-	a, b := filterBits(h)
-	if t.filter[a>>6]&(1<<(a&63)) == 0 || t.filter[b>>6]&(1<<(b&63)) == 0 {
-		return 0, false
-	}
-	mask := uint64(len(t.slots)/2 - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
+// probe returns the value of q's j-th term, found by its slot chain from
+// slot i on, and whether the document holds it.
+func (t *termTable) probe(q *queryTerms, j int, i uint64) (float64, bool) {
+	k, mask := q.keys[j], uint64(len(t.slots)/2-1)
+	for ; ; i = (i + 1) & mask {
 		s := t.slots[2*i]
 		if s == 0 {
 			return 0, false
@@ -116,36 +112,63 @@ func (t *termTable) value(term string, h, k uint64) (float64, bool) {
 		}
 		if k >= longKey && s>>32 == k>>32 {
 			// Equal hash bits need not be equal terms.
-			if _, got, _ := t.record(int(uint32(s)) - 1); string(got) == term {
+			if _, got, _ := t.record(int(uint32(s)) - 1); string(got) == q.terms[j] {
 				return math.Float64frombits(t.slots[2*i+1]), true
 			}
 		}
 	}
 }
 
-// queryTerms are a query's terms with their hashes and keys, for
-// lookups.
+// queryTerms are a query's terms with their hashes, keys and filter
+// bits, for lookups, and scratch space for them: one goroutine at a time
+// looks them up.
 type queryTerms struct {
 	terms  []string
 	hashes []uint64
 	keys   []uint64
+	bits   [][2]uint16 // filterBits
+	passed []int32     // scratch: the terms a table's filter passes
 }
 
 // newQueryTerms prepares terms for lookups (termTable.values).
 func newQueryTerms(terms []string) *queryTerms {
-	q := &queryTerms{terms: terms, hashes: make([]uint64, len(terms)), keys: make([]uint64, len(terms))}
+	n := len(terms)
+	q := &queryTerms{terms: terms, hashes: make([]uint64, n), keys: make([]uint64, n), bits: make([][2]uint16, n), passed: make([]int32, n)}
 	for j, t := range terms {
-		q.hashes[j] = termHash(t)
-		q.keys[j] = termKey(t, q.hashes[j], 0)
+		q.setHash(j, termHash(t))
 	}
 	return q
 }
 
+// setHash sets the hash of q's j-th term to h, and what follows from it.
+func (q *queryTerms) setHash(j int, h uint64) {
+	a, b := filterBits(h)
+	q.hashes[j], q.keys[j], q.bits[j] = h, termKey(q.terms[j], h, 0), [2]uint16{uint16(a), uint16(b)}
+}
+
 // values sets vals[j] to the value of q's j-th term in the document, and
-// found[j] to whether the document holds it (vals[j] 0 where not).
+// found[j] to whether the document holds it (vals[j] 0 where not). The
+// filter is tested for every term first, without a branch, and the
+// first slots of the terms it passes read after: the reads of one
+// document's slots, mostly cache misses, then overlap rather than wait
+// each behind a mispredicted branch on the filter.
 func (t *termTable) values(q *queryTerms, vals []float64, found []bool) {
-	for j, term := range q.terms {
-		vals[j], found[j] = t.value(term, q.hashes[j], q.keys[j])
+	passed := q.passed[:len(q.terms)]
+	n := 0
+	for j, ab := range q.bits[:len(passed)] {
+		a, b := ab[0], ab[1]
+		passed[n] = int32(j)
+		n += int(t.filter[a>>6] >> (a & 63) & (t.filter[b>>6] >> (b & 63)) & 1)
+		vals[j], found[j] = 0, false
+	}
+	mask := uint64(len(t.slots)/2 - 1)
+	for _, j := range passed[:n] {
+		i := q.hashes[j] & mask
+		if s := t.slots[2*i]; s == q.keys[j] {
+			vals[j], found[j] = math.Float64frombits(t.slots[2*i+1]), true
+		} else if s != 0 {
+			vals[j], found[j] = t.probe(q, int(j), i)
+		}
 	}
 }
 

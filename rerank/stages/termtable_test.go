@@ -125,9 +125,9 @@ func TestTermTableCollidingHashes(t *testing.T) {
 		off = next
 	}
 	terms := []string{"account", "accounting", "accountings", "bank", "internationalisation", "internationalization", "visa", "zebra"}
-	q := &queryTerms{terms: terms, hashes: make([]uint64, len(terms)), keys: make([]uint64, len(terms))}
-	for j, term := range terms {
-		q.hashes[j], q.keys[j] = h, termKey(term, h, 0)
+	q := newQueryTerms(terms)
+	for j := range terms {
+		q.setHash(j, h)
 	}
 	vals, found := make([]float64, len(terms)), make([]bool, len(terms))
 	tab.values(q, vals, found)
