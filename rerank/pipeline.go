@@ -95,13 +95,24 @@ func (p *Pipeline) readsDocs(ctx context.Context, ids []string) ([]bool, error) 
 		}
 		readers[i] = r
 	}
+	// In the order the stages score (stageOrder): the costliest first,
+	// which read different payloads, so that the workers read them at
+	// once rather than one wait on another's read of the same.
+	// When several fail, the error is the first failing stage's in
+	// pipeline order.
+	order := p.stageOrder()
 	each := make([][]bool, len(readers))
-	err := runs.Each(len(readers), func(i int) error {
+	errs := make([]error, len(readers))
+	_ = runs.Each(len(order), func(k int) error {
+		i := order[k]
 		each[i] = make([]bool, len(ids))
-		return readers[i].ReadsDocs(ctx, ids, each[i])
+		errs[i] = readers[i].ReadsDocs(ctx, ids, each[i])
+		return errs[i]
 	})
-	if err != nil {
-		return nil, err
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
 	for _, r := range each {
 		for i, x := range r {
