@@ -123,23 +123,34 @@ func (s *Concept) Score(ctx context.Context, q rerank.Query, cands []rerank.Cand
 
 // storedCosines sets out[i] to the cosine of qv (squared norm qn) with
 // vecs[i], each candidate's decoded stored vector, where it holds one of
-// qv's dimension (concept.CosinesStored, all at once), and reports where
-// it did.
+// qv's dimension (concept.CosinesStored, sixteen at a time, gathered on
+// the stack), and reports where it did.
 func storedCosines(qv []float64, qn float64, vecs []*storedVector, out []float64) []bool {
 	done := make([]bool, len(out))
-	at := make([]int, 0, len(vecs))
-	xs := make([][]float32, 0, len(vecs))
-	sqs := make([]float64, 0, len(vecs))
+	const chunk = 16
+	var (
+		at  [chunk]int
+		xs  [chunk][]float32
+		sqs [chunk]float64
+		cos [chunk]float64
+	)
+	n := 0
+	flush := func() {
+		concept.CosinesStored(qv, qn, xs[:n], sqs[:n], cos[:n])
+		for k, i := range at[:n] {
+			out[i], done[i] = cos[k], true
+		}
+		n = 0
+	}
 	for i, v := range vecs {
 		if v != nil && v.x != nil && len(v.x) == len(qv) {
-			at, xs, sqs = append(at, i), append(xs, v.x), append(sqs, v.sq)
+			at[n], xs[n], sqs[n] = i, v.x, v.sq
+			if n++; n == chunk {
+				flush()
+			}
 		}
 	}
-	cos := make([]float64, len(at))
-	concept.CosinesStored(qv, qn, xs, sqs, cos)
-	for k, i := range at {
-		out[i], done[i] = cos[k], true
-	}
+	flush()
 	return done
 }
 
