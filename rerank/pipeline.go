@@ -188,11 +188,12 @@ func (p *Pipeline) ScoreStages(ctx context.Context, q Query, cands []Candidate) 
 		ctx = withWindowMemo(ctx)
 	}
 	order := p.stageOrder()
+	waits := make([]atomic.Int64, len(p.Stages))
 	_ = runs.Each(len(order), func(k int) error {
 		i := order[k]
 		start := time.Now()
-		scores[i], errs[i] = p.scoreStage(ctx, p.Stages[i], q, cands)
-		p.observeCost(i, time.Since(start))
+		scores[i], errs[i] = p.scoreStage(waitingOn(ctx, &waits[i]), p.Stages[i], q, cands)
+		p.observeCost(i, time.Since(start)-time.Duration(waits[i].Load()))
 		return errs[i]
 	})
 	for _, err := range errs {
@@ -205,8 +206,11 @@ func (p *Pipeline) ScoreStages(ctx context.Context, q Query, cands []Candidate) 
 
 // stageOrder returns the order in which ScoreStages hands p's stages to
 // its workers: on several processors the costliest first (by their recent
-// times; ties in pipeline order), so that a long stage is not left to
-// start last while the other workers idle; on one, pipeline order.
+// times, less what they waited for results other stages computed for
+// them, WindowMemo; ties in pipeline order), so that a long stage is not
+// left to start last while the other workers idle, nor a stage that
+// waits on another's result started early to hold a worker idle; on one,
+// pipeline order.
 func (p *Pipeline) stageOrder() []int {
 	order := make([]int, len(p.Stages))
 	for i := range order {
