@@ -67,6 +67,52 @@ type DocReader interface {
 	ReadsDocs(ctx context.Context, ids []string, reads []bool) error
 }
 
+// QueryPreparer is implemented by stages whose scoring begins with work
+// on the query alone, such as weighing its terms or embedding it:
+// PrepareQuery does that work and leaves its result in ctx's WindowMemo,
+// where Score finds it (a Score without it does the same work itself). A
+// search calls it while its first-stage search runs (prepareQueries),
+// so that on a machine of several cores the work is off the window's
+// path. It must be safe for concurrent use.
+type QueryPreparer interface {
+	PrepareQuery(ctx context.Context, q Query)
+}
+
+// prepareQueries starts, on a goroutine of its own, the query work of p's
+// stages that prepare it (QueryPreparer) for q, whose window ctx's
+// WindowMemo holds; on one processor it does nothing, the stages doing
+// the work as they score.
+func (p *Pipeline) prepareQueries(ctx context.Context, q Query) {
+	if runtime.GOMAXPROCS(0) < 2 || WindowMemoOf(ctx) == nil {
+		return
+	}
+	var preps []QueryPreparer
+	for _, st := range p.Stages {
+		if qp, ok := unwrapStage(st).(QueryPreparer); ok {
+			preps = append(preps, qp)
+		}
+	}
+	if len(preps) == 0 {
+		return
+	}
+	go func() {
+		for _, qp := range preps {
+			if ctx.Err() != nil {
+				return
+			}
+			prepareQuery(ctx, qp, q)
+		}
+	}()
+}
+
+// prepareQuery calls qp.PrepareQuery, whose panic is not let crash the
+// process from a goroutine of its own: the stage's Score meets the same
+// failure, and reports it.
+func prepareQuery(ctx context.Context, qp QueryPreparer, q Query) {
+	defer func() { _ = recover() }()
+	qp.PrepareQuery(ctx, q)
+}
+
 // windowDocs fetches the payloads of ids, the window's candidates, when
 // they are read from elsewhere (PayloadFetcher), and reports which of
 // their stored documents the stages read (readsDocs).

@@ -80,7 +80,11 @@ func (s *Concept) ReadsDocs(ctx context.Context, ids []string, reads []bool) err
 
 // Score implements rerank.Stage.
 func (s *Concept) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
-	qv := s.encoder.Encoder.Embed(q.Text)
+	pq, err := s.query(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	qv, qn := pq.v, pq.norm
 	out := make([]float64, len(cands))
 	buf := make([]float64, s.dim)
 	stored, err := s.stored.window(ctx, cands)
@@ -93,7 +97,6 @@ func (s *Concept) Score(ctx context.Context, q rerank.Query, cands []rerank.Cand
 			return nil, err
 		}
 	}
-	qn := concept.SquaredNorm(qv)
 	done := storedCosines(qv, qn, vecs, out)
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
@@ -120,6 +123,24 @@ func (s *Concept) Score(ctx context.Context, q rerank.Query, cands []rerank.Cand
 	}
 	return out, nil
 }
+
+// conceptQuery is a query's concept vector and its squared norm.
+type conceptQuery struct {
+	v    []float64
+	norm float64
+}
+
+// query returns q's concept vector, once a window (prepared).
+func (s *Concept) query(ctx context.Context, q rerank.Query) (conceptQuery, error) {
+	return prepared(ctx, s, q, func() (conceptQuery, error) {
+		v := s.encoder.Encoder.Embed(q.Text)
+		return conceptQuery{v, concept.SquaredNorm(v)}, nil
+	})
+}
+
+// PrepareQuery implements rerank.QueryPreparer: the query's concept
+// vector.
+func (s *Concept) PrepareQuery(ctx context.Context, q rerank.Query) { _, _ = s.query(ctx, q) }
 
 // storedCosines sets out[i] to the cosine of qv (squared norm qn) with
 // vecs[i], each candidate's decoded stored vector, where it holds one of
