@@ -81,9 +81,13 @@ type QueryPreparer interface {
 // prepareQueries starts, on a goroutine of its own, the query work of p's
 // stages that prepare it (QueryPreparer) for q, whose window ctx's
 // WindowMemo holds; on one processor it does nothing, the stages doing
-// the work as they score.
+// the work as they score. Nor does it when the stages' statistics are
+// fetched for each window (Preparer, as a sharded collection's
+// coordinator's): before the window's one fetch, weighing the query's
+// terms would fetch them one by one, and before the first-stage search
+// the shards' state it reads is not yet the window's.
 func (p *Pipeline) prepareQueries(ctx context.Context, q Query) {
-	if runtime.GOMAXPROCS(0) < 2 || WindowMemoOf(ctx) == nil {
+	if runtime.GOMAXPROCS(0) < 2 || WindowMemoOf(ctx) == nil || p.prepare != nil {
 		return
 	}
 	var preps []QueryPreparer

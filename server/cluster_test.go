@@ -32,6 +32,7 @@ stages:
 type testCluster struct {
 	whole  *httptest.Server
 	coord  *httptest.Server
+	c      *cluster.Coordinator
 	shards []*index.Index
 	srv    []*httptest.Server
 	handle []http.Handler
@@ -73,7 +74,7 @@ func newTestClusterOf(t testing.TB, pipeline string, shardOf func(dataset.Doc) i
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.coord = httptest.NewServer(s)
+	c.coord, c.c = httptest.NewServer(s), coord
 	t.Cleanup(c.coord.Close)
 	return c
 }
@@ -207,6 +208,33 @@ stages:
 `
 	c := newTestClusterOf(t, pipeline, func(d dataset.Doc) int { return cluster.Of(d.ID, 3) })
 	c.rankAsOneIndex(t)
+}
+
+// TestCoordinatorFieldStatsBeforeSearch: statistics over a pipeline's
+// own fields answer before the coordinator's first search (a stage may
+// weigh its query while that search runs), with the counts one index of
+// every document gives.
+func TestCoordinatorFieldStatsBeforeSearch(t *testing.T) {
+	c := newTestClusterOf(t, shardedPipeline, func(d dataset.Doc) int { return cluster.Of(d.ID, 3) })
+	fields := []string{"title", "text"}
+	stats, _, err := c.c.StatsFor(fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, _ := demoIndex(t)
+	want, err := index.NewStats(whole, fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, term := range []string{"bank", "doha", "visa", "nosuchterm"} {
+		got, err := stats.DocFreq(term)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w, err := want.DocFreq(term); err != nil || got != w {
+			t.Errorf("DocFreq(%q) before any search = %d, one index counts %d (%v)", term, got, w, err)
+		}
+	}
 }
 
 // BenchmarkCoordinatorSearch times the demo queries' reranked searches
