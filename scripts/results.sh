@@ -5,7 +5,7 @@
 # Sections: tweak, tweak-cacm, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
-# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, bench, plain-cacm, plain-cacm-supervised,
+# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, bench, plain-cacm, plain-cacm-supervised,
 # plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, cost-lexical, cost-a, wmd-ssg-cost, solver-cost, scale,
 # serve, shards.
 #
@@ -25,7 +25,9 @@
 # prfguard's and prfscope's "adi med cacm lisa B-all time"; both compare with prf's runs when
 # those exist), GUARDRECIPE (prfguard: no skips the recipe over the guarded window), GLOVE
 # (pre-trained vectors: nojudge-fixed's default out/glove-wink-100d.txt;
-# nojudge uses them only when set).
+# nojudge uses them only when set), PROX (the proxreg section's
+# collections; default "adi med cacm lisa B-all time"), PROXFUSED (proxreg:
+# no skips the recipe runs with wmd and ssg).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 O=${O:-out/data}
@@ -1116,6 +1118,55 @@ run() {
 			to "$R/prfscope/$c-rm3query.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/prfscope/$c-rm3query.trec" \
 				--baseline "$R/prfscope/$c-choice/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
 			feedback_recipe "$R/prfscope/$c-recipe" "$d" scope=query
+		done
+		;;
+	proxreg)
+		# Term proximity and score regularization (issue 26, ninth
+		# session): on each collection (PROX; default "adi med cacm lisa
+		# B-all time", SemEval B its given lists), first the cheap rows: a
+		# recipe run of the two stages alone ($R/proxreg/C-alone.txt prints
+		# each stage's row) whose index serves semrank rerank with one
+		# stage each (proximity: Tao and Zhai's MinDist added to BM25;
+		# regularize: Diaz's score regularization), against BM25; then,
+		# unless PROXFUSED=no, the recipe (tfidf, bm25, length, wmd, ssg),
+		# the recipe with proximity, with regularize, and with both, each
+		# against BM25 ($R/proxreg/C-RUN.eval.txt) and against the recipe
+		# ($R/proxreg/C-RUN-vs-recipe.eval.txt). The recipe's report
+		# ($R/proxreg/C-recipe.txt) has SSG's row alone beside them.
+		local c d n stages
+		mkdir -p "$R/proxreg"
+		for n in proximity regularize; do
+			printf 'window: 100\nstages:\n  - type: %s\nfusion:\n  weights: {%s: 1}\n' $n $n >"$R/proxreg/$n.yaml"
+		done
+		for c in ${PROX:-adi med cacm lisa B-all time}; do
+			d=$O/$c
+			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
+			rm -rf "$R/proxreg/$c-alone"
+			to "$R/proxreg/$c-alone.txt" $SR experiment beir --data "$d" --unsupervised --stages proximity,regularize --out "$R/proxreg/$c-alone"
+			for n in proximity regularize; do
+				$SR rerank --data "$d" --index "$R/proxreg/$c-alone/index" --pipeline "$R/proxreg/$n.yaml" --out "$R/proxreg/$c-$n.trec" >/dev/null
+				to "$R/proxreg/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/proxreg/$c-$n.trec" \
+					--baseline "$R/proxreg/$c-alone/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
+			done
+		done
+		[ "${PROXFUSED:-}" != no ] || return 0
+		for c in ${PROX:-adi med cacm lisa B-all time}; do
+			d=$O/$c
+			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
+			for n in recipe prox reg both; do
+				case $n in
+				recipe) stages=() ;;
+				prox) stages=(--stages tfidf,bm25,length,wmd,ssg,proximity) ;;
+				reg) stages=(--stages tfidf,bm25,length,wmd,ssg,regularize) ;;
+				both) stages=(--stages tfidf,bm25,length,wmd,ssg,proximity,regularize) ;;
+				esac
+				rm -rf "$R/proxreg/$c-$n"
+				to "$R/proxreg/$c-$n.txt" $SR experiment beir --data "$d" --unsupervised "${stages[@]}" --out "$R/proxreg/$c-$n"
+				to "$R/proxreg/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/proxreg/$c-$n/run.trec" \
+					--baseline "$R/proxreg/$c-$n/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
+				[ $n = recipe ] || to "$R/proxreg/$c-$n-vs-recipe.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/proxreg/$c-$n/run.trec" \
+					--baseline "$R/proxreg/$c-recipe/run.trec" --metrics map,ndcg@10 --ignore-unjudged
+			done
 		done
 		;;
 	bench)
