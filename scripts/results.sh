@@ -5,7 +5,7 @@
 # Sections: tweak, tweak-cacm, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
-# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, bench, plain-cacm, plain-cacm-supervised,
+# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, proxreg-cost, bench, plain-cacm, plain-cacm-supervised,
 # plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, cost-lexical, cost-a, wmd-ssg-cost, solver-cost, scale,
 # serve, shards.
 #
@@ -19,7 +19,7 @@
 # beside SR), SERVECOST_BEFORE (the serve section: examples/servecost built
 # with SR_BEFORE's tree),
 # ROUNDS (the scale section's interleaved rounds; default 2; the shards
-# section's, default 3), SHARDS (the shards section's collections; default cacm).
+# and proxreg-cost sections', default 3), SHARDS (the shards section's collections; default cacm).
 # CLASSIC (the classic collections; default ../shared/data/classic), PRF
 # (the prf, prfguard and prfscope sections' collections; default "cacm B-all med lisa time adi",
 # prfguard's and prfscope's "adi med cacm lisa B-all time"; both compare with prf's runs when
@@ -1168,6 +1168,31 @@ run() {
 					--baseline "$R/proxreg/$c-recipe/run.trec" --metrics map,ndcg@10 --ignore-unjudged
 			done
 		done
+		;;
+	proxreg-cost)
+		# What regularize costs beside ssg, the project's graph method
+		# (issue 26, ninth session): over CACM's recipe index and models
+		# from the proxreg section ($R/proxreg/cacm-recipe), semrank rerank
+		# of all 52 queries with no stage (the first stage alone), with
+		# regularize alone and with ssg alone, interleaved for ROUNDS rounds
+		# (default 3); wall seconds of each run to $R/proxreg/cost.txt.
+		local dir=$R/proxreg/cacm-recipe d=$O/cacm round n m tp start
+		[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/cacm
+		m=$(sed -n 's/^ *model: //p' "$dir/pipeline.yaml" | head -1)
+		tp=$(sed -n 's/^ *topics: //p' "$dir/pipeline.yaml" | head -1)
+		printf 'window: 100\nstages: []\nfusion:\n  method: none\n' >"$dir/none.yaml"
+		printf 'window: 100\nstages:\n  - type: regularize\nfusion:\n  weights: {regularize: 1}\n' >"$dir/regularize.yaml"
+		printf 'window: 100\nstages:\n  - type: ssg\n    model: %s\n    options: {topics: %s}\nfusion:\n  weights: {ssg: 1}\n' "$m" "$tp" >"$dir/ssg.yaml"
+		: >"$R/proxreg/cost.txt.part"
+		for round in $(seq "${ROUNDS:-3}"); do
+			for n in none regularize ssg; do
+				start=$(date +%s.%N)
+				$SR rerank --data "$d" --index "$dir/index" --pipeline "$dir/$n.yaml" --out "$dir/cost-$n.trec" >/dev/null
+				echo "round $round $n $(echo "$(date +%s.%N) - $start" | bc)" >>"$R/proxreg/cost.txt.part"
+			done
+		done
+		mv "$R/proxreg/cost.txt.part" "$R/proxreg/cost.txt"
+		cat "$R/proxreg/cost.txt"
 		;;
 	bench)
 		go test -run '^$' -bench 'BenchmarkRerank|BenchmarkDeepMatch100' -benchtime 200x ./rerank/ ./rerank/stages/ | tee "$R/bench-rerank.txt"
