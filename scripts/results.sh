@@ -27,7 +27,8 @@
 # (pre-trained vectors: nojudge-fixed's default out/glove-wink-100d.txt;
 # nojudge uses them only when set), PROX (the proxreg section's
 # collections; default "adi med cacm lisa B-all time"), PROXFUSED (proxreg:
-# no skips the recipe runs with wmd and ssg).
+# no skips the recipe runs with wmd and ssg), PROXRUNS (proxreg: which of
+# them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 O=${O:-out/data}
@@ -1132,7 +1133,13 @@ run() {
 		# the recipe with proximity, with regularize, and with both, each
 		# against BM25 ($R/proxreg/C-RUN.eval.txt) and against the recipe
 		# ($R/proxreg/C-RUN-vs-recipe.eval.txt). The recipe's report
-		# ($R/proxreg/C-recipe.txt) has SSG's row alone beside them.
+		# ($R/proxreg/C-recipe.txt) has SSG's row alone beside them. Two
+		# more runs: the recipe with regularize in place of ssg (swap), and
+		# with proximity's π alone (proximity:bm25=false; pi). PROXRUNS
+		# names the runs to make (default "recipe prox reg both swap pi");
+		# $R/proxreg/C-sens.txt has the stage rows of other settings of
+		# both stages (k 5 and 25, α 0.3, 0.7 and 0.9 for regularize; α 0.1
+		# and 1 for proximity).
 		local c d n stages
 		mkdir -p "$R/proxreg"
 		for n in proximity regularize; do
@@ -1143,6 +1150,9 @@ run() {
 			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
 			rm -rf "$R/proxreg/$c-alone"
 			to "$R/proxreg/$c-alone.txt" $SR experiment beir --data "$d" --unsupervised --stages proximity,regularize --out "$R/proxreg/$c-alone"
+			rm -rf "$R/proxreg/$c-sens"
+			to "$R/proxreg/$c-sens.txt" $SR experiment beir --data "$d" --unsupervised --out "$R/proxreg/$c-sens" \
+				--stages regularize:k=5,regularize:k=25,regularize:alpha=0.3,regularize:alpha=0.7,regularize:alpha=0.9,proximity:alpha=0.1,proximity:alpha=1
 			for n in proximity regularize; do
 				$SR rerank --data "$d" --index "$R/proxreg/$c-alone/index" --pipeline "$R/proxreg/$n.yaml" --out "$R/proxreg/$c-$n.trec" >/dev/null
 				to "$R/proxreg/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/proxreg/$c-$n.trec" \
@@ -1153,12 +1163,14 @@ run() {
 		for c in ${PROX:-adi med cacm lisa B-all time}; do
 			d=$O/$c
 			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
-			for n in recipe prox reg both; do
+			for n in ${PROXRUNS:-recipe prox reg both swap pi}; do
 				case $n in
 				recipe) stages=() ;;
 				prox) stages=(--stages tfidf,bm25,length,wmd,ssg,proximity) ;;
 				reg) stages=(--stages tfidf,bm25,length,wmd,ssg,regularize) ;;
 				both) stages=(--stages tfidf,bm25,length,wmd,ssg,proximity,regularize) ;;
+				swap) stages=(--stages tfidf,bm25,length,wmd,regularize) ;;
+				pi) stages=(--stages tfidf,bm25,length,wmd,ssg,proximity:bm25=false) ;;
 				esac
 				rm -rf "$R/proxreg/$c-$n"
 				to "$R/proxreg/$c-$n.txt" $SR experiment beir --data "$d" --unsupervised "${stages[@]}" --out "$R/proxreg/$c-$n"
