@@ -1128,7 +1128,8 @@ run() {
 		# recipe run of the two stages alone ($R/proxreg/C-alone.txt prints
 		# each stage's row) whose index serves semrank rerank with one
 		# stage each (proximity: Tao and Zhai's MinDist added to BM25;
-		# regularize: Diaz's score regularization), against BM25; then,
+		# regularize: Diaz's score regularization; bm25, the stage proximity
+		# adds to, and proximity against it), against BM25; then,
 		# unless PROXFUSED=no, the recipe (tfidf, bm25, length, wmd, ssg),
 		# the recipe with proximity, with regularize, and with both, each
 		# against BM25 ($R/proxreg/C-RUN.eval.txt) and against the recipe
@@ -1142,7 +1143,7 @@ run() {
 		# and 1 for proximity).
 		local c d n stages
 		mkdir -p "$R/proxreg"
-		for n in proximity regularize; do
+		for n in proximity regularize bm25; do
 			printf 'window: 100\nstages:\n  - type: %s\nfusion:\n  weights: {%s: 1}\n' $n $n >"$R/proxreg/$n.yaml"
 		done
 		for c in ${PROX:-adi med cacm lisa B-all time}; do
@@ -1153,11 +1154,13 @@ run() {
 			rm -rf "$R/proxreg/$c-sens"
 			to "$R/proxreg/$c-sens.txt" $SR experiment beir --data "$d" --unsupervised --out "$R/proxreg/$c-sens" \
 				--stages regularize:k=5,regularize:k=25,regularize:alpha=0.3,regularize:alpha=0.7,regularize:alpha=0.9,proximity:alpha=0.1,proximity:alpha=1
-			for n in proximity regularize; do
+			for n in proximity regularize bm25; do
 				$SR rerank --data "$d" --index "$R/proxreg/$c-alone/index" --pipeline "$R/proxreg/$n.yaml" --out "$R/proxreg/$c-$n.trec" >/dev/null
 				to "$R/proxreg/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/proxreg/$c-$n.trec" \
 					--baseline "$R/proxreg/$c-alone/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
 			done
+			to "$R/proxreg/$c-proximity-vs-bm25.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/proxreg/$c-proximity.trec" \
+				--baseline "$R/proxreg/$c-bm25.trec" --metrics map,ndcg@10 --ignore-unjudged
 		done
 		[ "${PROXFUSED:-}" != no ] || return 0
 		for c in ${PROX:-adi med cacm lisa B-all time}; do
