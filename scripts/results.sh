@@ -1129,7 +1129,8 @@ run() {
 		# each stage's row) whose index serves semrank rerank with one
 		# stage each (proximity: Tao and Zhai's MinDist added to BM25;
 		# regularize: Diaz's score regularization; bm25, the stage proximity
-		# adds to, and proximity against it), against BM25; then,
+		# adds to, and proximity against it), against BM25, and how often
+		# π is at its highest ($R/proxreg/C-pi-saturated.txt); then,
 		# unless PROXFUSED=no, the recipe (tfidf, bm25, length, wmd, ssg),
 		# the recipe with proximity, with regularize, and with both, each
 		# against BM25 ($R/proxreg/C-RUN.eval.txt) and against the recipe
@@ -1146,6 +1147,7 @@ run() {
 		for n in proximity regularize bm25; do
 			printf 'window: 100\nstages:\n  - type: %s\nfusion:\n  weights: {%s: 1}\n' $n $n >"$R/proxreg/$n.yaml"
 		done
+		printf 'window: 100\nstages:\n  - type: proximity\n    options: {bm25: false}\nfusion:\n  weights: {proximity: 1}\n' >"$R/proxreg/pi.yaml"
 		for c in ${PROX:-adi med cacm lisa B-all time}; do
 			d=$O/$c
 			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
@@ -1161,6 +1163,12 @@ run() {
 			done
 			to "$R/proxreg/$c-proximity-vs-bm25.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/proxreg/$c-proximity.trec" \
 				--baseline "$R/proxreg/$c-bm25.trec" --metrics map,ndcg@10 --ignore-unjudged
+			# How often π saturates: the share of candidates whose π (the
+			# stage with bm25 false, alone) is their query's highest.
+			$SR rerank --data "$d" --index "$R/proxreg/$c-alone/index" --pipeline "$R/proxreg/pi.yaml" --out "$R/proxreg/$c-pi.trec" >/dev/null
+			awk -v c="$c" '{ q[NR] = $1; s[NR] = $5; if (!($1 in m) || $5 > m[$1]) m[$1] = $5 }
+				END { for (i = 1; i <= NR; i++) if (s[i] == m[q[i]]) n++; printf "%s: %d of %d candidates (%.1f%%) at their query'"'"'s highest π\n", c, n, NR, 100 * n / NR }' \
+				"$R/proxreg/$c-pi.trec" >"$R/proxreg/$c-pi-saturated.txt"
 		done
 		[ "${PROXFUSED:-}" != no ] || return 0
 		for c in ${PROX:-adi med cacm lisa B-all time}; do
