@@ -1166,8 +1166,8 @@ run() {
 			# How often π saturates: the share of candidates whose π (the
 			# stage with bm25 false, alone) is their query's highest.
 			$SR rerank --data "$d" --index "$R/proxreg/$c-alone/index" --pipeline "$R/proxreg/pi.yaml" --out "$R/proxreg/$c-pi.trec" >/dev/null
-			awk -v c="$c" '{ q[NR] = $1; s[NR] = $5; if (!($1 in m) || $5 > m[$1]) m[$1] = $5 }
-				END { for (i = 1; i <= NR; i++) if (s[i] == m[q[i]]) n++; printf "%s: %d of %d candidates (%.1f%%) at their query'"'"'s highest π\n", c, n, NR, 100 * n / NR }' \
+			awk -v c="$c" '{ q[NR] = $1; s[NR] = $5 + 0; if (!($1 in m) || $5 + 0 > m[$1]) m[$1] = $5 + 0 }
+				END { for (i = 1; i <= NR; i++) if (s[i] > m[q[i]] - 1e-9) n++; printf "%s: %d of %d candidates (%.1f%%) at their query'"'"'s highest π\n", c, n, NR, 100 * n / NR }' \
 				"$R/proxreg/$c-pi.trec" >"$R/proxreg/$c-pi-saturated.txt"
 		done
 		[ "${PROXFUSED:-}" != no ] || return 0
