@@ -113,26 +113,26 @@ func (s *Proximity) Score(ctx context.Context, q rerank.Query, cands []rerank.Ca
 			return nil, err
 		}
 		delta := math.Inf(1)
-		if d, ok := MinDist(tokens(s.Analyze, c.FullText()), terms); ok {
+		if d, ok := minDist(tokens(s.Analyze, c.FullText()), terms); ok {
 			delta = float64(d)
 		}
-		out[i] += ProximityBonus(delta, s.Alpha)
+		out[i] += proximityBonus(delta, s.Alpha)
 	}
 	return out, nil
 }
 
-// ProximityBonus is Tao and Zhai's π = log(α + exp(−δ)) for a minimum
+// proximityBonus is Tao and Zhai's π = log(α + exp(−δ)) for a minimum
 // pair distance δ (+Inf: no pair).
-func ProximityBonus(delta, alpha float64) float64 {
+func proximityBonus(delta, alpha float64) float64 {
 	return math.Log(alpha + math.Exp(-delta))
 }
 
-// MinDist returns the least distance between occurrences of two distinct
+// minDist returns the least distance between occurrences of two distinct
 // terms of terms (sorted, distinct) in doc, the nth element of doc at
 // position n, and whether two of them occur at all. One pass: at each
 // occurrence the nearest earlier occurrence of every other term is the
 // last one seen, so it takes O(len(doc)·len(terms)) time.
-func MinDist(doc, terms []string) (int, bool) {
+func minDist(doc, terms []string) (int, bool) {
 	last := make([]int, len(terms))
 	for j := range last {
 		last[j] = -1

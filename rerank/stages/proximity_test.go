@@ -35,14 +35,14 @@ func TestMinDist(t *testing.T) {
 		{"x y z", "a b", 0, false},
 	}
 	for _, tc := range tests {
-		got, ok := MinDist(strings.Fields(tc.doc), slices.Sorted(slices.Values(strings.Fields(tc.terms))))
+		got, ok := minDist(strings.Fields(tc.doc), slices.Sorted(slices.Values(strings.Fields(tc.terms))))
 		if got != tc.want || ok != tc.ok {
-			t.Errorf("MinDist(%q, %q) = %d, %v; want %d, %v", tc.doc, tc.terms, got, ok, tc.want, tc.ok)
+			t.Errorf("minDist(%q, %q) = %d, %v; want %d, %v", tc.doc, tc.terms, got, ok, tc.want, tc.ok)
 		}
 	}
 }
 
-// FuzzMinDist checks MinDist against the distance of every pair of
+// FuzzMinDist checks minDist against the distance of every pair of
 // positions.
 func FuzzMinDist(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 0, 3, 1}, uint8(3))
@@ -57,7 +57,7 @@ func FuzzMinDist(f *testing.F) {
 			doc[i] = words[int(b)%len(words)]
 		}
 		terms := words[:int(k)%(len(words)+1)]
-		got, ok := MinDist(doc, terms)
+		got, ok := minDist(doc, terms)
 		want := -1
 		for i := range doc {
 			for j := i + 1; j < len(doc); j++ {
@@ -67,7 +67,7 @@ func FuzzMinDist(f *testing.F) {
 			}
 		}
 		if ok != (want >= 0) || (ok && got != want) {
-			t.Fatalf("MinDist(%v, %v) = %d, %v; want %d", doc, terms, got, ok, want)
+			t.Fatalf("minDist(%v, %v) = %d, %v; want %d", doc, terms, got, ok, want)
 		}
 	})
 }

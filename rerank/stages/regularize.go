@@ -109,86 +109,89 @@ func (s *Regularize) Score(ctx context.Context, q rerank.Query, cands []rerank.C
 	for i, c := range cands {
 		y[i] = c.Score
 	}
-	return Regularized(KNNGraph(cosines(vecs, terms), s.K), Standardize(y), s.Alpha), nil
+	return regularized(knnGraph(len(cands), s.K, cosineRows(vecs, terms)), standardize(y), s.Alpha), nil
 }
 
-// cosines returns the matrix of the vectors' pairwise cosines (0 on the
-// diagonal and where a vector is empty), over term ids below terms.
-func cosines(vecs [][]idWeight, terms int) [][]float64 {
-	n := len(vecs)
-	out := make([][]float64, n)
-	flat := make([]float64, n*n)
-	norms := make([]float64, n)
+// cosineRows returns a function that sets out[j] to the cosine of
+// vectors i and j (over term ids below terms), 0 for j = i and where
+// either vector is empty. It is not safe for concurrent use.
+func cosineRows(vecs [][]idWeight, terms int) func(i int, out []float64) {
+	norms := make([]float64, len(vecs))
 	for i, v := range vecs {
-		out[i] = flat[i*n : (i+1)*n : (i+1)*n]
-		norms[i] = math.Sqrt(squaresOf(v))
+		for _, tw := range v {
+			norms[i] += tw.w * tw.w
+		}
+		norms[i] = math.Sqrt(norms[i])
 	}
 	dense := make([]float64, terms)
-	for i, v := range vecs {
+	return func(i int, out []float64) {
+		clear(out)
 		if norms[i] == 0 {
-			continue
+			return
 		}
-		for _, tw := range v {
+		for _, tw := range vecs[i] {
 			dense[tw.id] = tw.w
 		}
-		for j := i + 1; j < n; j++ {
-			if norms[j] == 0 {
+		for j, v := range vecs {
+			if j == i || norms[j] == 0 {
 				continue
 			}
 			dot := 0.0
-			for _, tw := range vecs[j] {
+			for _, tw := range v {
 				dot += tw.w * dense[tw.id]
 			}
-			c := dot / (norms[i] * norms[j])
-			out[i][j], out[j][i] = c, c
+			out[j] = dot / (norms[i] * norms[j])
 		}
-		for _, tw := range v {
+		for _, tw := range vecs[i] {
 			dense[tw.id] = 0
 		}
 	}
-	return out
 }
 
-// squaresOf returns the sum of a vector's squared weights.
-func squaresOf(v []idWeight) float64 {
-	sq := 0.0
-	for _, tw := range v {
-		sq += tw.w * tw.w
-	}
-	return sq
+// neighbour is an edge of a graph: the node it leads to and its weight.
+type neighbour struct {
+	j int
+	w float64
 }
 
-// KNNGraph returns the symmetric k-nearest-neighbour graph of a
-// similarity matrix: W[i][j] = sim[i][j] when j is among the k most
-// similar to i or i among the k most similar to j, else 0. Only positive
+// knnGraph returns the symmetric k-nearest-neighbour graph of n nodes
+// whose similarities row(i, out) gives, one row at a time: i and j are
+// linked when j is among the k most similar to i or i among the k most
+// similar to j, by an edge weighing their similarity (the larger of the
+// two rows' values, should rounding make them differ). Only positive
 // similarities make edges, never a node with itself; ties go to the lower
-// index.
-func KNNGraph(sim [][]float64, k int) [][]float64 {
-	n := len(sim)
-	w := make([][]float64, n)
-	flat := make([]float64, n*n)
-	for i := range w {
-		w[i] = flat[i*n : (i+1)*n : (i+1)*n]
-	}
-	order := make([]int, 0, n)
-	for i, row := range sim {
-		order = order[:0]
-		for j, v := range row {
+// index. Each node's edges are sorted by the node they lead to. It holds
+// one row and at most 2·n·k edges in memory, whatever n.
+func knnGraph(n, k int, row func(i int, out []float64)) [][]neighbour {
+	adj := make([][]neighbour, n)
+	sims := make([]float64, n)
+	cands := make([]neighbour, 0, n)
+	for i := range n {
+		row(i, sims)
+		cands = cands[:0]
+		for j, v := range sims {
 			if j != i && v > 0 {
-				order = append(order, j)
+				cands = append(cands, neighbour{j, v})
 			}
 		}
-		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(row[b], row[a]) })
-		for _, j := range order[:min(k, len(order))] {
-			w[i][j], w[j][i] = row[j], sim[j][i]
+		slices.SortStableFunc(cands, func(a, b neighbour) int { return cmp.Compare(b.w, a.w) })
+		for _, e := range cands[:min(k, len(cands))] {
+			adj[i] = append(adj[i], e)
+			adj[e.j] = append(adj[e.j], neighbour{i, e.w})
 		}
 	}
-	return w
+	for i, edges := range adj {
+		slices.SortFunc(edges, func(a, b neighbour) int {
+			return cmp.Or(cmp.Compare(a.j, b.j), cmp.Compare(b.w, a.w))
+		})
+		adj[i] = slices.CompactFunc(edges, func(a, b neighbour) bool { return a.j == b.j })
+	}
+	return adj
 }
 
-// Standardize returns y less its mean, divided by its standard deviation
+// standardize returns y less its mean, divided by its standard deviation
 // (all 0 when y's values are all equal or not finite).
-func Standardize(y []float64) []float64 {
+func standardize(y []float64) []float64 {
 	out := make([]float64, len(y))
 	if len(y) == 0 {
 		return out
@@ -216,17 +219,17 @@ func Standardize(y []float64) []float64 {
 // 10⁻¹² in about 2,750 steps.
 const regularizeSteps = 5000
 
-// Regularized returns f = (1 − α)(I − αS)⁻¹ y for S = D^(−1/2) W D^(−1/2),
-// W a symmetric graph and D its degrees (a node without edges keeps
+// regularized returns f = (1 − α)(I − αS)⁻¹ y for S = D^(−1/2) W D^(−1/2),
+// W the symmetric graph adj and D its degrees (a node without edges keeps
 // (1 − α)·y), by iterating f ← (1 − α)·y + α·S·f from y until no value
 // moves by more than 10⁻¹² of the largest (see Regularize).
-func Regularized(w [][]float64, y []float64, alpha float64) []float64 {
+func regularized(adj [][]neighbour, y []float64, alpha float64) []float64 {
 	n := len(y)
 	inv := make([]float64, n) // D^(−1/2)
-	for i, row := range w {
+	for i, edges := range adj {
 		d := 0.0
-		for _, v := range row {
-			d += v
+		for _, e := range edges {
+			d += e.w
 		}
 		if d > 0 {
 			inv[i] = 1 / math.Sqrt(d)
@@ -235,12 +238,10 @@ func Regularized(w [][]float64, y []float64, alpha float64) []float64 {
 	f, next := slices.Clone(y), make([]float64, n)
 	for range regularizeSteps {
 		moved, largest := 0.0, 0.0
-		for i, row := range w {
+		for i, edges := range adj {
 			sf := 0.0
-			for j, v := range row {
-				if v != 0 {
-					sf += inv[i] * v * inv[j] * f[j]
-				}
+			for _, e := range edges {
+				sf += inv[i] * e.w * inv[e.j] * f[e.j]
 			}
 			next[i] = (1-alpha)*y[i] + alpha*sf
 			moved = max(moved, math.Abs(next[i]-f[i]))

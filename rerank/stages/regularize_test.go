@@ -35,7 +35,7 @@ func TestRegularized(t *testing.T) {
 		{"empty", nil, nil, 0.5, []float64{}},
 	}
 	for _, tc := range tests {
-		got := Regularized(tc.w, tc.y, tc.alpha)
+		got := regularized(graphOf(tc.w), tc.y, tc.alpha)
 		if len(got) != len(tc.want) {
 			t.Fatalf("%s: %d scores, want %d", tc.name, len(got), len(tc.want))
 		}
@@ -47,10 +47,40 @@ func TestRegularized(t *testing.T) {
 	}
 	// Near α = 1 the scores flatten towards S's leading eigenvector,
 	// √degree, (1, √2, 1) on the path.
-	got := Regularized([][]float64{{0, 1, 0}, {1, 0, 1}, {0, 1, 0}}, []float64{1, 0, 0}, 0.999)
+	got := regularized(graphOf([][]float64{{0, 1, 0}, {1, 0, 1}, {0, 1, 0}}), []float64{1, 0, 0}, 0.999)
 	if got[0]/got[2] > 1.1 || got[1] < got[0] {
 		t.Errorf("alpha 0.999: %v, want scores near (1, √2, 1)·c", got)
 	}
+}
+
+// graphOf returns the graph of a dense weight matrix (0: no edge).
+func graphOf(w [][]float64) [][]neighbour {
+	adj := make([][]neighbour, len(w))
+	for i, row := range w {
+		for j, v := range row {
+			if v != 0 {
+				adj[i] = append(adj[i], neighbour{j, v})
+			}
+		}
+	}
+	return adj
+}
+
+// denseOf returns a graph's dense weight matrix.
+func denseOf(adj [][]neighbour) [][]float64 {
+	w := make([][]float64, len(adj))
+	for i, edges := range adj {
+		w[i] = make([]float64, len(adj))
+		for _, e := range edges {
+			w[i][e.j] = e.w
+		}
+	}
+	return w
+}
+
+// rowsOf serves a similarity matrix's rows as knnGraph reads them.
+func rowsOf(sim [][]float64) func(i int, out []float64) {
+	return func(i int, out []float64) { copy(out, sim[i]) }
 }
 
 // TestKNNGraph checks the symmetric k-nearest-neighbour graph.
@@ -71,7 +101,7 @@ func TestKNNGraph(t *testing.T) {
 		{5, [][]float64{{0, 0.9, 0.1, 0}, {0.9, 0, 0.5, 0}, {0.1, 0.5, 0, 0}, {0, 0, 0, 0}}},
 	}
 	for _, tc := range tests {
-		got := KNNGraph(sim, tc.k)
+		got := denseOf(knnGraph(len(sim), tc.k, rowsOf(sim)))
 		for i := range tc.want {
 			for j := range tc.want[i] {
 				if got[i][j] != tc.want[i][j] {
@@ -81,9 +111,16 @@ func TestKNNGraph(t *testing.T) {
 		}
 	}
 	// Ties go to the lower index.
-	got := KNNGraph([][]float64{{0, 0.5, 0.5}, {0.5, 0, 0}, {0.5, 0, 0}}, 1)
+	ties := [][]float64{{0, 0.5, 0.5}, {0.5, 0, 0}, {0.5, 0, 0}}
+	got := denseOf(knnGraph(len(ties), 1, rowsOf(ties)))
 	if got[0][1] != 0.5 || got[0][2] != 0.5 || got[1][2] != 0 {
 		t.Errorf("ties: %v", got) // 0 chose 1; 2 chose 0
+	}
+	// Rows that differ by rounding give one edge, weighing the larger.
+	skew := [][]float64{{0, 0.3}, {0.30000000000000004, 0}}
+	got = denseOf(knnGraph(2, 1, rowsOf(skew)))
+	if got[0][1] != skew[1][0] || got[1][0] != skew[1][0] {
+		t.Errorf("rounded rows: %v", got)
 	}
 }
 
@@ -100,13 +137,13 @@ func TestStandardize(t *testing.T) {
 		{nil, []float64{}},
 	}
 	for _, tc := range tests {
-		got := Standardize(tc.y)
+		got := standardize(tc.y)
 		if len(got) != len(tc.want) {
-			t.Fatalf("Standardize(%v): %v", tc.y, got)
+			t.Fatalf("standardize(%v): %v", tc.y, got)
 		}
 		for i := range got {
 			if math.Abs(got[i]-tc.want[i]) > 1e-12 {
-				t.Errorf("Standardize(%v) = %v, want %v", tc.y, got, tc.want)
+				t.Errorf("standardize(%v) = %v, want %v", tc.y, got, tc.want)
 				break
 			}
 		}
