@@ -49,8 +49,8 @@ type ProximityOptions struct {
 //	R(Q, D) = BM25(Q, D) + π(Q, D),  π(Q, D) = log(α + exp(−δ(Q, D)))
 //
 // with α = 0.3, the paper's setting. π lies between log α (terms far
-// apart) and log(α + 1/e) (adjacent), so proximity reorders documents
-// BM25 finds close, and never outweighs a query term. Where fewer than
+// apart) and log(α + 1/e) (adjacent), a spread of at most 0.8: it
+// reorders documents BM25 scores alike. Where fewer than
 // two distinct query terms occur in D there is no pair, δ is infinite
 // and π is log α, as for terms very far apart: a short document holding
 // one query term is not taken for one holding two side by side.
