@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestWindowMemo(t *testing.T) {
@@ -50,5 +51,39 @@ func TestWindowMemo(t *testing.T) {
 		if _, err := m.Do("k", func() (any, error) { return nil, boom }); !errors.Is(err, boom) {
 			t.Errorf("err %v, want boom", err)
 		}
+	}
+}
+
+// TestWindowMemoWaits: stages' views of one memo (waitingOn) share its
+// results, and each counts only the time it waited for a result another
+// computed, not the time it computed one itself.
+func TestWindowMemoWaits(t *testing.T) {
+	ctx := withWindowMemo(context.Background())
+	var waitA, waitB atomic.Int64
+	a, b := WindowMemoOf(waitingOn(ctx, &waitA)), WindowMemoOf(waitingOn(ctx, &waitB))
+	started, release := make(chan struct{}), make(chan struct{})
+	done := make(chan any)
+	go func() {
+		v, _ := a.Do("k", func() (any, error) {
+			close(started)
+			<-release
+			return "a's", nil
+		})
+		done <- v
+	}()
+	<-started
+	go func() {
+		v, _ := b.Do("k", func() (any, error) { return "b's", nil })
+		done <- v
+	}()
+	time.Sleep(5 * time.Millisecond) // b waits on a's result meanwhile
+	close(release)
+	for range 2 {
+		if v := <-done; v != "a's" {
+			t.Errorf("result %v, want a's", v)
+		}
+	}
+	if waitA.Load() != 0 || waitB.Load() <= 0 {
+		t.Errorf("waited %v (computed) and %v (waited), want 0 and more", waitA.Load(), waitB.Load())
 	}
 }

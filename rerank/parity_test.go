@@ -3,6 +3,7 @@ package rerank_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2"
@@ -72,5 +73,53 @@ func TestWrapMatchesDatasetPath(t *testing.T) {
 	}
 	if compared < len(ds.Queries)/2 {
 		t.Fatalf("compared %d of %d queries", compared, len(ds.Queries))
+	}
+}
+
+// TestWrapPreparedQueriesMatch: the lexical stages' query work, which
+// Wrap starts beside the window's search (rerank.QueryPreparer), gives
+// the scores the dataset path computes as the stages score, to the bit.
+func TestWrapPreparedQueriesMatch(t *testing.T) {
+	ctx := context.Background()
+	ds, err := dataset.Load("../testdata/deepmatch/semeval-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := newIndex(t, ds.Corpus)
+	cfg := &rerank.Config{
+		Window: 30,
+		Stages: []rerank.StageSpec{{Type: "tfidf"}, {Type: "bm25"}, {Type: "overlap"}, {Type: "length"}},
+		Fusion: rerank.FusionSpec{Method: "linear", Weights: map[string]float64{"tfidf": 1, "bm25": 0.3, "overlap": 0.2, "length": -0.1}},
+	}
+	p, err := cfg.Build(rerank.EnvFor(idx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapped := rerank.Wrap(idx, p)
+	for _, q := range ds.Queries {
+		bq, err := p.Query(q.FullText())
+		if err != nil {
+			continue // a query of stop words only
+		}
+		hits, err := idx.TopN(ctx, bq, p.WindowSize())
+		if err != nil {
+			t.Fatal(err)
+		}
+		scored, err := p.Rerank(ctx, rerank.Query{ID: q.ID, Text: q.FullText()}, hits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := wrapped.Search(bleve.NewSearchRequestOptions(bq, p.WindowSize(), 0, false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Hits) != len(scored) {
+			t.Fatalf("query %s: %d hits, the dataset path %d", q.ID, len(res.Hits), len(scored))
+		}
+		for i, h := range res.Hits {
+			if h.ID != scored[i].ID || math.Float64bits(h.Score) != math.Float64bits(scored[i].Score) {
+				t.Fatalf("query %s, hit %d: %s %v, the dataset path %s %v", q.ID, i+1, h.ID, h.Score, scored[i].ID, scored[i].Score)
+			}
+		}
 	}
 }

@@ -67,6 +67,52 @@ type DocReader interface {
 	ReadsDocs(ctx context.Context, ids []string, reads []bool) error
 }
 
+// QueryPreparer is implemented by stages whose scoring begins with work
+// on the query alone, such as weighing its terms or embedding it:
+// PrepareQuery does that work and leaves its result in ctx's WindowMemo,
+// where Score finds it (a Score without it does the same work itself). A
+// search calls it while its first-stage search runs (prepareQueries),
+// so that on a machine of several cores the work is off the window's
+// path. It must be safe for concurrent use.
+type QueryPreparer interface {
+	PrepareQuery(ctx context.Context, q Query)
+}
+
+// prepareQueries starts, on a goroutine of its own, the query work of p's
+// stages that prepare it (QueryPreparer) for q, whose window ctx's
+// WindowMemo holds; on one processor it does nothing, the stages doing
+// the work as they score.
+func (p *Pipeline) prepareQueries(ctx context.Context, q Query) {
+	if runtime.GOMAXPROCS(0) < 2 || WindowMemoOf(ctx) == nil {
+		return
+	}
+	var preps []QueryPreparer
+	for _, st := range p.Stages {
+		if qp, ok := unwrapStage(st).(QueryPreparer); ok {
+			preps = append(preps, qp)
+		}
+	}
+	if len(preps) == 0 {
+		return
+	}
+	go func() {
+		for _, qp := range preps {
+			if ctx.Err() != nil {
+				return
+			}
+			prepareQuery(ctx, qp, q)
+		}
+	}()
+}
+
+// prepareQuery calls qp.PrepareQuery, whose panic is not let crash the
+// process from a goroutine of its own: the stage's Score meets the same
+// failure, and reports it.
+func prepareQuery(ctx context.Context, qp QueryPreparer, q Query) {
+	defer func() { _ = recover() }()
+	qp.PrepareQuery(ctx, q)
+}
+
 // windowDocs fetches the payloads of ids, the window's candidates, when
 // they are read from elsewhere (PayloadFetcher), and reports which of
 // their stored documents the stages read (readsDocs).
@@ -95,13 +141,24 @@ func (p *Pipeline) readsDocs(ctx context.Context, ids []string) ([]bool, error) 
 		}
 		readers[i] = r
 	}
+	// In the order the stages score (stageOrder): the costliest first,
+	// which read different payloads, so that the workers read them at
+	// once rather than one wait on another's read of the same.
+	// When several fail, the error is the first failing stage's in
+	// pipeline order.
+	order := p.stageOrder()
 	each := make([][]bool, len(readers))
-	err := runs.Each(len(readers), func(i int) error {
+	errs := make([]error, len(readers))
+	_ = runs.Each(len(order), func(k int) error {
+		i := order[k]
 		each[i] = make([]bool, len(ids))
-		return readers[i].ReadsDocs(ctx, ids, each[i])
+		errs[i] = readers[i].ReadsDocs(ctx, ids, each[i])
+		return errs[i]
 	})
-	if err != nil {
-		return nil, err
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
 	for _, r := range each {
 		for i, x := range r {
@@ -177,11 +234,12 @@ func (p *Pipeline) ScoreStages(ctx context.Context, q Query, cands []Candidate) 
 		ctx = withWindowMemo(ctx)
 	}
 	order := p.stageOrder()
+	waits := make([]atomic.Int64, len(p.Stages))
 	_ = runs.Each(len(order), func(k int) error {
 		i := order[k]
 		start := time.Now()
-		scores[i], errs[i] = p.scoreStage(ctx, p.Stages[i], q, cands)
-		p.observeCost(i, time.Since(start))
+		scores[i], errs[i] = p.scoreStage(waitingOn(ctx, &waits[i]), p.Stages[i], q, cands)
+		p.observeCost(i, time.Since(start)-time.Duration(waits[i].Load()))
 		return errs[i]
 	})
 	for _, err := range errs {
@@ -194,8 +252,11 @@ func (p *Pipeline) ScoreStages(ctx context.Context, q Query, cands []Candidate) 
 
 // stageOrder returns the order in which ScoreStages hands p's stages to
 // its workers: on several processors the costliest first (by their recent
-// times; ties in pipeline order), so that a long stage is not left to
-// start last while the other workers idle; on one, pipeline order.
+// times, less what they waited for results other stages computed for
+// them, WindowMemo; ties in pipeline order), so that a long stage is not
+// left to start last while the other workers idle, nor a stage that
+// waits on another's result started early to hold a worker idle; on one,
+// pipeline order.
 func (p *Pipeline) stageOrder() []int {
 	order := make([]int, len(p.Stages))
 	for i := range order {
@@ -315,19 +376,22 @@ func (p *Pipeline) Rerank(ctx context.Context, q Query, cands []Candidate) ([]Sc
 	}
 	// The window by fused score, ties by first-stage rank, then in
 	// candidate order: an order of indices, not of the (large) Scored
-	// values.
+	// values. The order is total, so an unstable sort gives it.
 	order := make([]int, w)
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(i, j int) int {
+	slices.SortFunc(order, func(i, j int) int {
 		if fused[i] != fused[j] {
 			if fused[i] > fused[j] {
 				return -1
 			}
 			return 1
 		}
-		return cmp.Compare(head[i].Rank, head[j].Rank)
+		if c := cmp.Compare(head[i].Rank, head[j].Rank); c != 0 {
+			return c
+		}
+		return cmp.Compare(i, j)
 	})
 	out := make([]Scored, len(cands))
 	stageScores := make([]float64, w*len(scores))

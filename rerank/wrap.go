@@ -306,6 +306,10 @@ func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text strin
 		return nil, firstStageErr(err)
 	}
 	first.Query = expanded
+	if !noRerank {
+		// The stages' work on the query alone, beside the search.
+		x.pipeline.prepareQueries(ctx, Query{Text: text})
+	}
 	// The window's cut and the page's, tied hits chosen as index.TopN does.
 	res, err := index.SearchTiesByID(ctx, x.base, &first, w)
 	if err != nil {

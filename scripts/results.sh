@@ -6,8 +6,8 @@
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
 # beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, proxreg-cost, bench, plain-cacm, plain-cacm-supervised,
-# plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, cost-lexical, cost-a, wmd-ssg-cost, solver-cost, scale,
-# serve, shards.
+# plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, cost-lexical, cost-stages, cost-a, wmd-ssg-cost,
+# solver-cost, scale, serve, shards.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
 # O (BEIR directories from scripts/data.sh; default out/data), XML (the
@@ -15,8 +15,8 @@
 # (outputs; default out/results), ABL (ablations to run; default all),
 # DEVONLY (set: ablations on dev only, without their cross-validation),
 # SCALE (the scale section's collections; default "cacm A-train 10k 100k"),
-# SR_BEFORE (the cost-before, cost-lexical, cost-a, wmd-ssg-cost, solver-cost, scale and serve sections: another semrank binary, measured
-# beside SR), SERVECOST_BEFORE (the serve section: examples/servecost built
+# SR_BEFORE (the cost-before, cost-lexical, cost-stages, cost-a, wmd-ssg-cost, solver-cost, scale and serve sections: another semrank binary, measured
+# beside SR), WC and WC_BEFORE (cost-stages: examples/windowcost built from SR's and SR_BEFORE's trees), SERVECOST_BEFORE (the serve section: examples/servecost built
 # with SR_BEFORE's tree),
 # ROUNDS (the scale section's interleaved rounds; default 2; the shards
 # and proxreg-cost sections', default 3), SHARDS (the shards section's collections; default cacm).
@@ -660,6 +660,47 @@ run() {
 				done
 			done
 		} | tee "$R/cost-lexical.txt"
+		;;
+	cost-stages)
+		# Recipe B's stages (docs/RESULTS.md, "Recipe B's stages"):
+		# SR_BEFORE and SR alternating, ROUNDS times (default 3), semrank
+		# bench --rounds 3 each, recipe B on two processors and on one, and
+		# tfidf over CACM, each with its medians, both ratios and the load
+		# average when it ran; then, when WC_BEFORE and WC are set
+		# (examples/windowcost built from the two trees), the same two
+		# pipelines in CPU time on one processor, --rounds 5, alternating.
+		# Everything lands in $R/cost-stages.txt.
+		: "${SR_BEFORE:?cost-stages compares SR with SR_BEFORE, another semrank binary}"
+		local rows=(
+			"recipe B|2|$R/cost/b.idx|$R/recipe-b/pipeline.yaml|$O/B-dev"
+			"recipe B, one processor|1|$R/cost/b.idx|$R/recipe-b/pipeline.yaml|$O/B-dev"
+			"tfidf cacm|2|$R/cacm.idx|$R/cost/tfidf.yaml|$O/cacm"
+		)
+		local row name procs idx pipe data r bin
+		{
+			for r in $(seq "${ROUNDS:-3}"); do
+				for row in "${rows[@]}"; do
+					IFS='|' read -r name procs idx pipe data <<<"$row"
+					for bin in "$SR_BEFORE" "$SR"; do
+						printf '%s | %s | round %s | load %s\n' "$name" "$bin" "$r" "$(cut -d' ' -f1 /proc/loadavg)"
+						GOMAXPROCS=$procs $bin bench --index "$idx" --pipeline "$pipe" --data "$data" --rounds 3 2>&1 |
+							grep -E '^ *(bare|reranked)|^ratio of medians|^first round'
+					done
+				done
+			done
+			if [ -n "${WC_BEFORE:-}" ] && [ -n "${WC:-}" ]; then
+				for r in $(seq "${ROUNDS:-3}"); do
+					for row in "${rows[0]}" "${rows[2]}"; do
+						IFS='|' read -r name procs idx pipe data <<<"$row"
+						for bin in "$WC_BEFORE" "$WC"; do
+							printf 'CPU, one processor: %s | %s | round %s | load %s\n' "$name" "$bin" "$r" "$(cut -d' ' -f1 /proc/loadavg)"
+							GOMAXPROCS=1 $bin --index "$idx" --pipeline "$R/cost/empty.yaml" --pipeline "$pipe" --data "$data" --rounds 5 2>&1 |
+								grep -E '^bleve top-10 |yaml +cpu|^stage'
+						done
+					done
+				done
+			fi
+		} | tee "$R/cost-stages.txt"
 		;;
 	cost-a)
 		# Recipe A's row of cost-before with each run's whole report (the

@@ -28,6 +28,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -105,6 +106,7 @@ func run(idxPath, data string, pipes []string, rounds int, profile string) error
 		}},
 	}
 	stageTimes := map[string][]time.Duration{}
+	var stageMu sync.Mutex // guards stageTimes
 	var first *rerank.Pipeline
 	for _, path := range pipes {
 		p, _, err := rerank.LoadPipeline(path, rerank.EnvOf(idx))
@@ -115,7 +117,10 @@ func run(idxPath, data string, pipes []string, rounds int, profile string) error
 			first = p
 		}
 		p.Observe = func(stage string, d time.Duration) {
+			// A window's stages run, and report, concurrently.
+			stageMu.Lock()
 			stageTimes[path+" "+stage] = append(stageTimes[path+" "+stage], d)
+			stageMu.Unlock()
 		}
 		w := rerank.Wrap(idx, p)
 		systems = append(systems, system{path, func(q query.Query) error {

@@ -3,6 +3,7 @@ package concept
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -241,6 +242,56 @@ func FuzzCosineEncoded(f *testing.F) {
 			t.Fatalf("CosineStored = %v, Cosine %v", stored, want)
 		}
 	})
+}
+
+// TestCosinesStored: the cosines taken four at a time are CosineStored's
+// to the last bit, for any number of vectors (the groups of four and the
+// rest), zero vectors and zero queries included.
+func TestCosinesStored(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range []struct {
+		name string
+		dim  int
+		n    int
+		zero bool // the query is zero
+	}{
+		{"none", 8, 0, false},
+		{"fewer than four", 8, 3, false},
+		{"four", 16, 4, false},
+		{"groups and a rest", 200, 11, false},
+		{"zero query", 5, 6, true},
+		{"empty vectors", 0, 5, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := make([]float64, tc.dim)
+			for i := range a {
+				if !tc.zero {
+					a[i] = rng.NormFloat64() * 1e3
+				}
+			}
+			bs := make([][]float32, tc.n)
+			nbs := make([]float64, tc.n)
+			for k := range bs {
+				bs[k] = make([]float32, tc.dim)
+				v := make([]float64, tc.dim)
+				for i := range v {
+					if k%5 != 2 { // every fifth vector zero
+						bs[k][i] = float32(rng.NormFloat64())
+					}
+					v[i] = float64(bs[k][i])
+				}
+				nbs[k] = SquaredNorm(v)
+			}
+			na := SquaredNorm(a)
+			out := make([]float64, tc.n)
+			CosinesStored(a, na, bs, nbs, out)
+			for k := range bs {
+				if want := CosineStored(a, na, bs[k], nbs[k]); math.Float64bits(out[k]) != math.Float64bits(want) {
+					t.Errorf("vector %d: CosinesStored %v, CosineStored %v", k, out[k], want)
+				}
+			}
+		})
+	}
 }
 
 func TestPlotCurve(t *testing.T) {

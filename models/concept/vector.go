@@ -55,6 +55,38 @@ func CosineStored(a []float64, na float64, b []float32, nb float64) float64 {
 	for i := range a {
 		d += a[i] * float64(b[i])
 	}
+	return cosineOfDot(d, na, nb)
+}
+
+// CosinesStored sets out[k] to CosineStored(a, na, bs[k], nbs[k]), to the
+// last bit, for stored vectors bs as long as a. It takes four dot products
+// at once: each is a chain of dependent additions, which one at a time
+// leave the processor waiting on each sum, and four independent chains
+// overlap, each summed in its own order as CosineStored sums it.
+func CosinesStored(a []float64, na float64, bs [][]float32, nbs []float64, out []float64) {
+	k := 0
+	for ; k+4 <= len(bs); k += 4 {
+		b0, b1, b2, b3 := bs[k][:len(a)], bs[k+1][:len(a)], bs[k+2][:len(a)], bs[k+3][:len(a)]
+		var d0, d1, d2, d3 float64
+		for i, x := range a {
+			d0 += x * float64(b0[i])
+			d1 += x * float64(b1[i])
+			d2 += x * float64(b2[i])
+			d3 += x * float64(b3[i])
+		}
+		out[k] = cosineOfDot(d0, na, nbs[k])
+		out[k+1] = cosineOfDot(d1, na, nbs[k+1])
+		out[k+2] = cosineOfDot(d2, na, nbs[k+2])
+		out[k+3] = cosineOfDot(d3, na, nbs[k+3])
+	}
+	for ; k < len(bs); k++ {
+		out[k] = CosineStored(a, na, bs[k], nbs[k])
+	}
+}
+
+// cosineOfDot is the cosine of two vectors given their dot product d and
+// squared norms na and nb, 0 when either is zero.
+func cosineOfDot(d, na, nb float64) float64 {
 	if na == 0 || nb == 0 {
 		return 0
 	}

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/semrank/semrank/analyzers"
 )
 
 func TestTokenize(t *testing.T) {
@@ -20,12 +22,30 @@ func TestTokenize(t *testing.T) {
 		{"see http://www.qatarliving.com/x?y=1 for visa", "see visa"},
 		{"use <code>printf</code> here www.example.org", "use printf"},
 		{"", ""},
+		{"Visit WWW.Example.com today", "visit today"},
+		{"FTP://files.example.org/a.txt mirror", "mirror"},
+		{"a wwwx.b and ww.c stay", "wwwx.b ww.c stay"},
+		{"x < y and y > z", "x z"},
 	}
 	for _, tc := range tests {
 		if got := strings.Join(Tokenize(tc.in), " "); got != tc.want {
 			t.Errorf("Tokenize(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
+}
+
+// FuzzTokenize checks that skipping the regular expressions where they
+// cannot match changes nothing: Tokenize against both always applied.
+func FuzzTokenize(f *testing.F) {
+	for _, s := range []string{"see http://x.y/z now", "WwW.a.b", "<b>x</b>", "a.b.www", "ftp:/x", "<\n>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		want := analyzers.Words(tagRE.ReplaceAllString(urlRE.ReplaceAllString(text, " "), " "))
+		if got := Tokenize(text); !slices.Equal(got, want) {
+			t.Errorf("Tokenize(%q) = %q, want %q", text, got, want)
+		}
+	})
 }
 
 func TestVocabularyPrunesMostFrequent(t *testing.T) {

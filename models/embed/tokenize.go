@@ -2,6 +2,7 @@ package embed
 
 import (
 	"regexp"
+	"strings"
 
 	"github.com/semrank/semrank/analyzers"
 )
@@ -15,9 +16,33 @@ var (
 // URLs and markup/code tags removed, then lowercased, stop words removed,
 // not stemmed (analyzers.Words).
 func Tokenize(text string) []string {
-	text = urlRE.ReplaceAllString(text, " ")
-	text = tagRE.ReplaceAllString(text, " ")
+	// Most texts hold neither a URL nor a tag; the regular expressions
+	// run only where one can match, and then as before.
+	if mayHoldURL(text) {
+		text = urlRE.ReplaceAllString(text, " ")
+	}
+	if strings.IndexByte(text, '<') >= 0 {
+		text = tagRE.ReplaceAllString(text, " ")
+	}
 	return analyzers.Words(text)
+}
+
+// mayHoldURL reports whether urlRE can match in text: every match holds
+// "://" or "www." in any case.
+func mayHoldURL(text string) bool {
+	if strings.Contains(text, "://") {
+		return true
+	}
+	for s := text; ; {
+		i := strings.IndexByte(s, '.')
+		if i < 0 {
+			return false
+		}
+		if i >= 3 && strings.EqualFold(s[i-3:i], "www") {
+			return true
+		}
+		s = s[i+1:]
+	}
 }
 
 // Sentences tokenizes texts for training, skipping exact duplicate texts

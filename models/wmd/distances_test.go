@@ -3,9 +3,13 @@ package wmd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"testing"
+
+	"github.com/semrank/semrank/models/embed"
 )
 
 // TestDistancesMatchWMD checks Index.Distances against Space.WMD bit for
@@ -67,5 +71,45 @@ func TestDistancesEdgeCases(t *testing.T) {
 	cancel()
 	if _, err := idx.Distances(ctx, docs[0], []int{0, 1, 2}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v, want context.Canceled", err)
+	}
+}
+
+// BenchmarkWindowDistances is the wmd stage's work on one window: an index
+// of 100 candidates of 30 words in a 100-dimension space, built anew, and
+// a 10-word query's exact distance to each.
+func BenchmarkWindowDistances(b *testing.B) {
+	r := rand.New(rand.NewPCG(7, 7))
+	const nw, dim = 5000, 100
+	words := make([]string, nw)
+	data := make([]float64, nw*dim)
+	for i := range words {
+		words[i] = fmt.Sprintf("w%d", i)
+	}
+	for i := range data {
+		data[i] = r.NormFloat64()
+	}
+	v, err := embed.NewVectors(words, dim, data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := NewSpace(v)
+	doc := func(n int) Doc {
+		toks := make([]string, n)
+		for k := range toks {
+			toks[k] = words[r.IntN(nw)]
+		}
+		return s.DocFromTokens(toks)
+	}
+	docs := make([]Doc, 100)
+	all := make([]int, len(docs))
+	for i := range docs {
+		docs[i], all[i] = doc(30), i
+	}
+	q := doc(10)
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := s.NewIndex(docs).Distances(ctx, q, all); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -54,7 +54,7 @@ func TestCostsMatchEuclid(t *testing.T) {
 				// The index's WCD (one kernel call for all centroids) is
 				// Space.WCD, bit for bit.
 				x := s.NewIndex([]Doc{b, a})
-				x.once.Do(x.vocabulary)
+				x.centsOnce.Do(x.centroids)
 				if w := x.cents.into(nil, a.Centroid, nil); w[0] != s.WCD(a, b) || w[1] != s.WCD(a, a) {
 					t.Fatalf("dim %d: index WCD %v, Space.WCD %v %v", dim, w[:2], s.WCD(a, b), s.WCD(a, a))
 				}

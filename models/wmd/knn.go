@@ -104,8 +104,10 @@ type Index struct {
 	ids     map[int32]int32 // and back
 	local   [][]int32       // each document's words as local ids
 	weights [][]float64     // each document's weights (Doc.Weights, copied)
-	cents   lanes           // the documents' centroids, for WCD
 	search  sync.Pool       // *search
+
+	centsOnce sync.Once
+	cents     lanes // the documents' centroids, for KNN's WCD (see centroids)
 
 	projOnce sync.Once
 	proj     *projection // nil: no projection bound (see proj.go)
@@ -133,12 +135,12 @@ func (x *Index) Doc(i int) Doc { return x.docs[i] }
 // adjacent cache lines rather than allocations scattered over the heap:
 // the search bounds thousands of documents in no particular order.
 func (x *Index) vocabulary() {
-	ids := map[int32]int32{}
-	x.ids = ids
 	total := 0
 	for _, doc := range x.docs {
 		total += len(doc.Words)
 	}
+	ids := make(map[int32]int32, total)
+	x.ids = ids
 	flatIDs, flatW := make([]int32, 0, total), make([]float64, 0, total)
 	x.local = make([][]int32, len(x.docs))
 	x.weights = make([][]float64, len(x.docs))
@@ -157,6 +159,12 @@ func (x *Index) vocabulary() {
 		}
 		x.local[d] = flatIDs[start:len(flatIDs):len(flatIDs)]
 	}
+}
+
+// centroids lays out the documents' centroids for WCD, which only KNN's
+// prefetch reads: Distances, which solves every document it is given,
+// does without them.
+func (x *Index) centroids() {
 	dim := x.space.vec.Dim
 	cs := make([][]float64, len(x.docs))
 	var zero []float64
@@ -740,6 +748,7 @@ func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor,
 		}
 		self = opt.Self
 	}
+	x.centsOnce.Do(x.centroids)
 	s.wcd = x.cents.into(s.wcd, q.Centroid, nil)
 	cands := s.cands[:0]
 	for i, d := range x.docs {

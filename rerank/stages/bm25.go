@@ -61,12 +61,17 @@ func (s *BM25) ReadsDocs(ctx context.Context, ids []string, reads []bool) error 
 	return termsMissingIn(ctx, s.Payloads, ids, reads)
 }
 
-// Score implements rerank.Stage.
-func (s *BM25) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
-	n, err := s.Stats.DocCount()
-	if err != nil {
-		return nil, err
-	}
+// bm25Query is the query's distinct terms, sorted, and their IDFs in a
+// collection of n documents.
+type bm25Query struct {
+	n     uint64
+	terms []string
+	idf   []float64
+}
+
+// weighQuery returns q's terms and their IDFs in a collection of n
+// documents.
+func (s *BM25) weighQuery(q rerank.Query, n uint64) (bm25Query, error) {
 	qterms := map[string]bool{}
 	for _, t := range tokens(s.Analyze, q.Text) {
 		qterms[t] = true
@@ -75,16 +80,50 @@ func (s *BM25) Score(ctx context.Context, q rerank.Query, cands []rerank.Candida
 	for t := range qterms {
 		df, err := s.Stats.DocFreq(t)
 		if err != nil {
-			return nil, err
+			return bm25Query{}, err
 		}
 		idf[t] = math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
 	}
-	terms := slices.Sorted(maps.Keys(idf)) // a fixed order: sums round the same every run
-	idfs := make([]float64, len(terms))
-	for j, t := range terms {
-		idfs[j] = idf[t]
+	pq := bm25Query{n: n, terms: slices.Sorted(maps.Keys(idf))} // a fixed order: sums round the same every run
+	pq.idf = make([]float64, len(pq.terms))
+	for j, t := range pq.terms {
+		pq.idf[j] = idf[t]
 	}
-	counts, totals, err := windowCounts(ctx, s.Payloads, s.Analyze, cands, terms)
+	return pq, nil
+}
+
+// query returns q's terms and IDFs, once a window (prepared).
+func (s *BM25) query(ctx context.Context, q rerank.Query) (bm25Query, error) {
+	return prepared(ctx, s, q, func() (bm25Query, error) {
+		n, err := s.Stats.DocCount()
+		if err != nil {
+			return bm25Query{}, err
+		}
+		return s.weighQuery(q, n)
+	})
+}
+
+// PrepareQuery implements rerank.QueryPreparer: the query's terms and
+// their IDFs.
+func (s *BM25) PrepareQuery(ctx context.Context, q rerank.Query) { _, _ = s.query(ctx, q) }
+
+// Score implements rerank.Stage.
+func (s *BM25) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
+	n, err := s.Stats.DocCount()
+	if err != nil {
+		return nil, err
+	}
+	pq, err := s.query(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if pq.n != n {
+		// Prepared against another document count: weighed again.
+		if pq, err = s.weighQuery(q, n); err != nil {
+			return nil, err
+		}
+	}
+	counts, totals, err := windowCounts(ctx, s.Payloads, s.Analyze, cands, pq.terms)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +131,7 @@ func (s *BM25) Score(ctx context.Context, q rerank.Query, cands []rerank.Candida
 	for i, n := range totals {
 		lens[i] = float64(n)
 	}
-	return okapi(counts, lens, idfs, nil, s.K1, s.B), nil
+	return okapi(counts, lens, pq.idf, nil, s.K1, s.B), nil
 }
 
 // okapi returns each candidate's BM25 sum over the terms: Σ_j w_j·idf_j ·

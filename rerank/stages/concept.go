@@ -80,7 +80,11 @@ func (s *Concept) ReadsDocs(ctx context.Context, ids []string, reads []bool) err
 
 // Score implements rerank.Stage.
 func (s *Concept) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
-	qv := s.encoder.Encoder.Embed(q.Text)
+	pq, err := s.query(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	qv, qn := pq.v, pq.norm
 	out := make([]float64, len(cands))
 	buf := make([]float64, s.dim)
 	stored, err := s.stored.window(ctx, cands)
@@ -93,15 +97,16 @@ func (s *Concept) Score(ctx context.Context, q rerank.Query, cands []rerank.Cand
 			return nil, err
 		}
 	}
-	qn := concept.SquaredNorm(qv)
+	done := storedCosines(qv, qn, vecs, out)
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		if done[i] {
+			continue
+		}
 		if s.score == nil && stored[i] != nil {
-			if v := vecs[i]; v.x != nil && len(v.x) == len(qv) {
-				out[i] = concept.CosineStored(qv, qn, v.x, v.sq)
-			} else if out[i], err = concept.CosineEncoded(qv, qn, stored[i]); err != nil {
+			if out[i], err = concept.CosineEncoded(qv, qn, stored[i]); err != nil {
 				return nil, fmt.Errorf("document %s: %w", c.ID, err)
 			}
 			continue
@@ -117,6 +122,57 @@ func (s *Concept) Score(ctx context.Context, q rerank.Query, cands []rerank.Cand
 		}
 	}
 	return out, nil
+}
+
+// conceptQuery is a query's concept vector and its squared norm.
+type conceptQuery struct {
+	v    []float64
+	norm float64
+}
+
+// query returns q's concept vector, once a window (prepared).
+func (s *Concept) query(ctx context.Context, q rerank.Query) (conceptQuery, error) {
+	return prepared(ctx, s, q, func() (conceptQuery, error) {
+		v := s.encoder.Encoder.Embed(q.Text)
+		return conceptQuery{v, concept.SquaredNorm(v)}, nil
+	})
+}
+
+// PrepareQuery implements rerank.QueryPreparer: the query's concept
+// vector.
+func (s *Concept) PrepareQuery(ctx context.Context, q rerank.Query) { _, _ = s.query(ctx, q) }
+
+// storedCosines sets out[i] to the cosine of qv (squared norm qn) with
+// vecs[i], each candidate's decoded stored vector, where it holds one of
+// qv's dimension (concept.CosinesStored, sixteen at a time, gathered on
+// the stack), and reports where it did.
+func storedCosines(qv []float64, qn float64, vecs []*storedVector, out []float64) []bool {
+	done := make([]bool, len(out))
+	const chunk = 16
+	var (
+		at  [chunk]int
+		xs  [chunk][]float32
+		sqs [chunk]float64
+		cos [chunk]float64
+	)
+	n := 0
+	flush := func() {
+		concept.CosinesStored(qv, qn, xs[:n], sqs[:n], cos[:n])
+		for k, i := range at[:n] {
+			out[i], done[i] = cos[k], true
+		}
+		n = 0
+	}
+	for i, v := range vecs {
+		if v != nil && v.x != nil && len(v.x) == len(qv) {
+			at[n], xs[n], sqs[n] = i, v.x, v.sq
+			if n++; n == chunk {
+				flush()
+			}
+		}
+	}
+	flush()
+	return done
 }
 
 // docVector returns c's concept vector: its stored one b, decoded into

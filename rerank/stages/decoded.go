@@ -23,20 +23,31 @@ type decodedPayloads struct {
 	mu    sync.Mutex
 	seed  maphash.Seed
 	bytes int
-	m     map[string]map[string]*decodedEntry // by kind (see get), then document id
-	// bySrc finds an entry by the first byte of the payload it was
-	// decoded from, without reading a document id: the entry keeps the
-	// bytes, so no other payload can begin there while it is held.
-	bySrc map[*byte]*decodedEntry
+	kinds map[string]*decodedKind // see get
+}
+
+// decodedKind holds the entries of one kind of decoded payload.
+type decodedKind struct {
+	byID map[string]*decodedEntry
+	// bySrc finds an entry's value by the first byte of the payload it
+	// was decoded from, without reading a document id or the entry: the
+	// entry keeps the bytes, so no other payload can begin there while
+	// it is held.
+	bySrc map[*byte]decodedValue
 }
 
 // decodedEntry is one payload decoded.
 type decodedEntry struct {
-	kind string // see get
-	src  []byte // the payload decoded, as last read (guarded by decodedPayloads.mu)
-	sum  uint64 // src's hash
-	v    any
+	src []byte // the payload decoded, as last read (guarded by decodedPayloads.mu)
+	sum uint64 // src's hash
+	decodedValue
 	size int // bytes v holds
+}
+
+// decodedValue is a decoded payload and the length of its bytes.
+type decodedValue struct {
+	v any
+	n int
 }
 
 // decodedBudget bounds the bytes the cache holds.
@@ -44,7 +55,22 @@ const decodedBudget = 16 << 20
 
 // decoded is the process's cache: a decoded payload depends on the
 // payload's bytes alone, so every stage and index shares it.
-var decoded = &decodedPayloads{seed: maphash.MakeSeed(), m: map[string]map[string]*decodedEntry{}, bySrc: map[*byte]*decodedEntry{}}
+var decoded = newDecodedPayloads()
+
+// newDecodedPayloads returns an empty cache.
+func newDecodedPayloads() *decodedPayloads {
+	return &decodedPayloads{seed: maphash.MakeSeed(), kinds: map[string]*decodedKind{}}
+}
+
+// kind returns the entries of kind, made empty when missing; c.mu is held.
+func (c *decodedPayloads) kind(kind string) *decodedKind {
+	k := c.kinds[kind]
+	if k == nil {
+		k = &decodedKind{byID: map[string]*decodedEntry{}, bySrc: map[*byte]decodedValue{}}
+		c.kinds[kind] = k
+	}
+	return k
+}
 
 // get returns each of payloads, the payloads of kind (a payload name and
 // what they decode to) of the documents ids (nil where a document has
@@ -55,11 +81,12 @@ func (c *decodedPayloads) get(kind string, ids []string, payloads [][]byte, deco
 	out := make([]any, len(ids))
 	var check []int // payloads not known to be their entries' bytes
 	c.mu.Lock()
+	k := c.kind(kind)
 	for i, b := range payloads {
 		if b == nil {
 			continue
 		}
-		if e := c.bySrc[first(b)]; e != nil && e.kind == kind && len(e.src) == len(b) {
+		if e, ok := k.bySrc[first(b)]; ok && e.n == len(b) {
 			out[i] = e.v
 		} else {
 			check = append(check, i)
@@ -75,9 +102,9 @@ func (c *decodedPayloads) get(kind string, ids []string, payloads [][]byte, deco
 	}
 	held := make([]*decodedEntry, len(check))
 	c.mu.Lock()
-	m := c.m[kind]
+	k = c.kind(kind)
 	for j, i := range check {
-		if e := m[ids[i]]; e != nil && e.sum == sums[j] && len(e.src) == len(payloads[i]) {
+		if e := k.byID[ids[i]]; e != nil && e.sum == sums[j] && len(e.src) == len(payloads[i]) {
 			held[j] = e
 		}
 	}
@@ -91,34 +118,37 @@ func (c *decodedPayloads) get(kind string, ids []string, payloads [][]byte, deco
 		if err != nil {
 			return nil, fmt.Errorf("document %s: %w", ids[i], err)
 		}
-		built[j] = &decodedEntry{kind: kind, src: payloads[i], sum: sums[j], v: v, size: size + len(payloads[i])}
+		built[j] = &decodedEntry{src: payloads[i], sum: sums[j], decodedValue: decodedValue{v, len(payloads[i])}, size: size + len(payloads[i])}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	k = c.kind(kind)
 	for j, i := range check {
 		if e := held[j]; e != nil {
+			out[i] = e.v
+			if k.byID[ids[i]] != e {
+				continue // the cache started again meanwhile
+			}
 			// The same payload in other bytes: known by them next time.
-			delete(c.bySrc, first(e.src))
-			e.src, out[i] = payloads[i], e.v
-			if k := first(e.src); k != nil {
-				c.bySrc[k] = e
+			delete(k.bySrc, first(e.src))
+			e.src = payloads[i]
+			if p := first(e.src); p != nil {
+				k.bySrc[p] = e.decodedValue
 			}
 			continue
 		}
 		e := built[j]
 		out[i] = e.v
 		if c.bytes += e.size; c.bytes > decodedBudget {
-			c.m, c.bySrc, c.bytes = map[string]map[string]*decodedEntry{}, map[*byte]*decodedEntry{}, e.size
+			c.kinds, c.bytes = map[string]*decodedKind{}, e.size
+			k = c.kind(kind)
 		}
-		if c.m[kind] == nil {
-			c.m[kind] = map[string]*decodedEntry{}
+		if old := k.byID[ids[i]]; old != nil {
+			delete(k.bySrc, first(old.src))
 		}
-		if old := c.m[kind][ids[i]]; old != nil {
-			delete(c.bySrc, first(old.src))
-		}
-		c.m[kind][ids[i]] = e
-		if k := first(e.src); k != nil {
-			c.bySrc[k] = e
+		k.byID[ids[i]] = e
+		if p := first(e.src); p != nil {
+			k.bySrc[p] = e.decodedValue
 		}
 	}
 	return out, nil

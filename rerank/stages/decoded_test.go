@@ -2,7 +2,6 @@ package stages
 
 import (
 	"errors"
-	"hash/maphash"
 	"slices"
 	"strings"
 	"testing"
@@ -12,7 +11,7 @@ import (
 // bytes stay the same, in the same memory or in a copy; bytes that
 // change are decoded again, and a failing decode names the document.
 func TestDecodedPayloads(t *testing.T) {
-	c := &decodedPayloads{seed: maphash.MakeSeed(), m: map[string]map[string]*decodedEntry{}, bySrc: map[*byte]*decodedEntry{}}
+	c := newDecodedPayloads()
 	decodes := 0
 	decode := func(b []byte) (any, int, error) {
 		decodes++

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/semrank/semrank/dataset"
@@ -58,6 +59,36 @@ func TestDeepMatchStage(t *testing.T) {
 	}
 	if !slices.Equal(got, got2) {
 		t.Fatalf("decoded metadata %v, JSON metadata %v", got, got2)
+	}
+	// Stored sides (half the candidates), scored twice: decoded, then
+	// from the decoded-payload cache; both as from the text, to the bit.
+	enc := st.(rerank.PayloadStage).PayloadEncoder()
+	store := memPayloads{model: enc.ModelID(), name: enc.PayloadName(), data: map[string][]byte{}}
+	for _, c := range cands[:len(cands)/2] {
+		if store.data[c.ID], err = enc.EncodePayload(c.Doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stored, err := rerank.NewStage(rerank.StageSpec{Type: "deepmatch", Model: "dm.model"}, rerank.Env{Dir: dir, Payloads: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := range 2 {
+		got3, err := stored.Score(context.Background(), rerank.Query{Text: q.Text}, cands)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, got3) {
+			t.Fatalf("round %d: stored sides %v, from text %v", round, got3, got)
+		}
+	}
+	bad := memPayloads{model: store.model, name: store.name, data: map[string][]byte{cands[0].ID: {1, 2, 3}}}
+	corrupt, err := rerank.NewStage(rerank.StageSpec{Type: "deepmatch", Model: "dm.model"}, rerank.Env{Dir: dir, Payloads: bad})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := corrupt.Score(context.Background(), rerank.Query{Text: q.Text}, cands); err == nil || !strings.Contains(err.Error(), cands[0].ID) {
+		t.Errorf("corrupt side: %v, want an error naming %s", err, cands[0].ID)
 	}
 	for _, spec := range []rerank.StageSpec{
 		{Type: "deepmatch"},

@@ -6,7 +6,7 @@ import (
 	"hash/maphash"
 	"math"
 	"math/bits"
-	"sync/atomic"
+	"sync"
 
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
@@ -29,14 +29,20 @@ type termTable struct {
 	// filter has two bits set for each term (filterBits), so that most
 	// terms it lacks are found missing without a slot read.
 	filter [8]uint64
-	// slots places the terms by hash, open addressing: the offset + 1
-	// of a term's record in recs in the low 32 bits, 0 for an empty slot,
-	// and bits of its hash above (slotTag).
+	// slots places the terms by hash, open addressing, two words a
+	// slot: the term's key (termKey; 0 for an empty slot) and its value's
+	// float64 bits. A term of up to 7 bytes is its key, so that finding
+	// it reads one slot; a longer one's key holds bits of its hash and
+	// the offset of its record in recs, whose bytes tell it.
 	slots []uint64
 	// recs holds each term's record in term order: its value (float64
 	// bits, little endian), uvarint length, bytes.
 	recs []byte
-	norm atomic.Pointer[tableNorm]
+	// norm is a TF-IDF stage's norm of the document, kept in the table
+	// itself, whose cache lines a window's lookups have just read, rather
+	// than behind a pointer of its own.
+	normMu sync.Mutex
+	norm   tableNorm
 }
 
 // tableNorm is a TF-IDF stage's squared norm of a document (see
@@ -50,8 +56,29 @@ type tableNorm struct {
 // filterBits returns the two filter bits of a term hashing to h.
 func filterBits(h uint64) (a, b uint) { return uint(h>>55) & 511, uint(h>>46) & 511 }
 
-// slotTag is the hash bits a slot keeps of its term.
-func slotTag(h uint64) uint64 { return h >> 32 << 32 }
+// Keys: a term of at most shortTerm bytes is keyed by its bytes (little
+// endian) and its length + 1 in the top byte, so that two such keys are
+// equal exactly when their terms are; a longer term by longKey in the top
+// byte, 24 bits of its hash and the offset + 1 of its record, a query's
+// by offset 0, which equals no slot's. No key is 0.
+const (
+	shortTerm = 7
+	longKey   = 0xff << 56
+	tagMask   = 0xffffff << 32
+)
+
+// termKey returns the key of term hashing to h, whose record (if longer
+// than shortTerm) begins at off - 1 in recs (a query's term: off 0).
+func termKey(term string, h uint64, off uint32) uint64 {
+	if len(term) > shortTerm {
+		return longKey | h&tagMask | uint64(off)
+	}
+	k := uint64(len(term)+1) << 56
+	for i := 0; i < len(term); i++ {
+		k |= uint64(term[i]) << (8 * i)
+	}
+	return k
+}
 
 // record returns the record at off in recs: its value, its term, and
 // where the next begins.
@@ -71,48 +98,77 @@ func (t *termTable) each(fn func(term []byte, v float64)) {
 	}
 }
 
-// value returns term's value, term hashing to h (termHash), and whether
-// the document holds term.
-func (t *termTable) value(term string, h uint64) (float64, bool) {
-	a, b := filterBits(h)
-	if t.filter[a>>6]&(1<<(a&63)) == 0 || t.filter[b>>6]&(1<<(b&63)) == 0 {
-		return 0, false
-	}
-	mask, tag := uint64(len(t.slots)-1), slotTag(h)
-	for i := h & mask; ; i = (i + 1) & mask {
-		s := t.slots[i]
+// probe returns the value of q's j-th term, found by its slot chain from
+// slot i on, and whether the document holds it.
+func (t *termTable) probe(q *queryTerms, j int, i uint64) (float64, bool) {
+	k, mask := q.keys[j], uint64(len(t.slots)/2-1)
+	for ; ; i = (i + 1) & mask {
+		s := t.slots[2*i]
 		if s == 0 {
 			return 0, false
 		}
-		if slotTag(s) == tag {
+		if s == k {
+			return math.Float64frombits(t.slots[2*i+1]), true
+		}
+		if k >= longKey && s>>32 == k>>32 {
 			// Equal hash bits need not be equal terms.
-			if v, got, _ := t.record(int(uint32(s)) - 1); string(got) == term {
-				return v, true
+			if _, got, _ := t.record(int(uint32(s)) - 1); string(got) == q.terms[j] {
+				return math.Float64frombits(t.slots[2*i+1]), true
 			}
 		}
 	}
 }
 
-// queryTerms are a query's terms with their hashes, for lookups.
+// queryTerms are a query's terms with their hashes, keys and filter
+// bits, for lookups, and scratch space for them: one goroutine at a time
+// looks them up.
 type queryTerms struct {
 	terms  []string
 	hashes []uint64
+	keys   []uint64
+	bits   [][2]uint16 // filterBits
+	passed []int32     // scratch: the terms a table's filter passes
 }
 
 // newQueryTerms prepares terms for lookups (termTable.values).
 func newQueryTerms(terms []string) *queryTerms {
-	q := &queryTerms{terms: terms, hashes: make([]uint64, len(terms))}
+	n := len(terms)
+	q := &queryTerms{terms: terms, hashes: make([]uint64, n), keys: make([]uint64, n), bits: make([][2]uint16, n), passed: make([]int32, n)}
 	for j, t := range terms {
-		q.hashes[j] = termHash(t)
+		q.setHash(j, termHash(t))
 	}
 	return q
 }
 
+// setHash sets the hash of q's j-th term to h, and what follows from it.
+func (q *queryTerms) setHash(j int, h uint64) {
+	a, b := filterBits(h)
+	q.hashes[j], q.keys[j], q.bits[j] = h, termKey(q.terms[j], h, 0), [2]uint16{uint16(a), uint16(b)}
+}
+
 // values sets vals[j] to the value of q's j-th term in the document, and
-// found[j] to whether the document holds it (vals[j] 0 where not).
+// found[j] to whether the document holds it (vals[j] 0 where not). The
+// filter is tested for every term first, without a branch, and the
+// first slots of the terms it passes read after: the reads of one
+// document's slots, mostly cache misses, then overlap rather than wait
+// each behind a mispredicted branch on the filter.
 func (t *termTable) values(q *queryTerms, vals []float64, found []bool) {
-	for j, term := range q.terms {
-		vals[j], found[j] = t.value(term, q.hashes[j])
+	passed := q.passed[:len(q.terms)]
+	n := 0
+	for j, ab := range q.bits[:len(passed)] {
+		a, b := ab[0], ab[1]
+		passed[n] = int32(j)
+		n += int(t.filter[a>>6] >> (a & 63) & (t.filter[b>>6] >> (b & 63)) & 1)
+		vals[j], found[j] = 0, false
+	}
+	mask := uint64(len(t.slots)/2 - 1)
+	for _, j := range passed[:n] {
+		i := q.hashes[j] & mask
+		if s := t.slots[2*i]; s == q.keys[j] {
+			vals[j], found[j] = math.Float64frombits(t.slots[2*i+1]), true
+		} else if s != 0 {
+			vals[j], found[j] = t.probe(q, int(j), i)
+		}
 	}
 }
 
@@ -152,19 +208,20 @@ func newTermTable(b []byte, decode termDecoder) (*termTable, error) {
 		return nil, err
 	}
 	// At most half full, so that a missing term's probe ends soon.
-	t.slots = make([]uint64, 1<<bits.Len(uint(2*len(offs))))
-	mask := uint64(len(t.slots) - 1)
+	n := 1 << bits.Len(uint(2*len(offs)))
+	t.slots = make([]uint64, 2*n)
+	mask := uint64(n - 1)
 	for _, off := range offs {
-		_, term, _ := t.record(int(off))
+		v, term, _ := t.record(int(off))
 		h := termHash(string(term))
 		a, b := filterBits(h)
 		t.filter[a>>6] |= 1 << (a & 63)
 		t.filter[b>>6] |= 1 << (b & 63)
 		i := h & mask
-		for t.slots[i] != 0 {
+		for t.slots[2*i] != 0 {
 			i = (i + 1) & mask
 		}
-		t.slots[i] = slotTag(h) | uint64(off+1)
+		t.slots[2*i], t.slots[2*i+1] = termKey(string(term), h, off+1), math.Float64bits(v)
 	}
 	return t, nil
 }

@@ -101,9 +101,10 @@ func FuzzTableCosine(f *testing.F) {
 }
 
 // TestTermTableCollidingHashes: terms whose hashes are equal are told
-// apart by the terms themselves.
+// apart by the terms themselves, short ones by their keys and long ones
+// by their records.
 func TestTermTableCollidingHashes(t *testing.T) {
-	b := index.EncodeTermCounts(strings.Fields("bank bank doha visa visa visa"))
+	b := index.EncodeTermCounts(strings.Fields("bank bank doha visa visa visa accounting accounting accounting accounting internationalization"))
 	tab, err := newTermTable(b, termCounts)
 	if err != nil {
 		t.Fatal(err)
@@ -115,21 +116,42 @@ func TestTermTableCollidingHashes(t *testing.T) {
 	a, c := filterBits(h)
 	tab.filter[a>>6] |= 1 << (a & 63)
 	tab.filter[c>>6] |= 1 << (c & 63)
-	var recs []uint64
-	for _, s := range tab.slots {
-		if s != 0 {
-			recs = append(recs, uint64(uint32(s)))
+	clear(tab.slots)
+	mask := len(tab.slots)/2 - 1
+	for i, off := 0, 0; off < len(tab.recs); i++ {
+		v, term, next := tab.record(off)
+		s := (h + i) & mask
+		tab.slots[2*s], tab.slots[2*s+1] = termKey(string(term), h, uint32(off)+1), math.Float64bits(v)
+		off = next
+	}
+	terms := []string{"account", "accounting", "accountings", "bank", "internationalisation", "internationalization", "visa", "zebra"}
+	q := newQueryTerms(terms)
+	for j := range terms {
+		q.setHash(j, h)
+	}
+	vals, found := make([]float64, len(terms)), make([]bool, len(terms))
+	tab.values(q, vals, found)
+	if want := []float64{0, 4, 0, 2, 0, 1, 3, 0}; !slices.Equal(vals, want) || !slices.Equal(found, []bool{false, true, false, true, false, true, true, false}) {
+		t.Errorf("values %v found %v, want %v", vals, found, want)
+	}
+}
+
+// TestTermKey: two terms of at most shortTerm bytes have equal keys
+// exactly when they are equal, and no key is 0 or a long term's.
+func TestTermKey(t *testing.T) {
+	terms := []string{"", "a", "a\x00", "\x00", "ab", "ba", "abcdefg", "abcdef", "abcdefh", "\xff\xff\xff\xff\xff\xff\xff"}
+	for _, x := range terms {
+		kx := termKey(x, 0xffffffffffffffff, 0xffffffff)
+		if kx == 0 || kx >= longKey {
+			t.Errorf("%q: key %#x", x, kx)
+		}
+		for _, y := range terms {
+			if ky := termKey(y, 0, 0); (kx == ky) != (x == y) {
+				t.Errorf("%q key %#x, %q key %#x", x, kx, y, ky)
+			}
 		}
 	}
-	clear(tab.slots)
-	for i, r := range recs {
-		tab.slots[(h+i)&(len(tab.slots)-1)] = slotTag(h) | r
-	}
-	terms := []string{"account", "bank", "visa", "zebra"}
-	q := &queryTerms{terms: terms, hashes: []uint64{h, h, h, h}}
-	vals, found := make([]float64, 4), make([]bool, 4)
-	tab.values(q, vals, found)
-	if want := []float64{0, 2, 3, 0}; !slices.Equal(vals, want) || !slices.Equal(found, []bool{false, true, true, false}) {
-		t.Errorf("values %v found %v, want %v", vals, found, want)
+	if k := termKey("abcdefgh", 0x123456789abcdef0, 42); k != longKey|0x345678<<32|42 {
+		t.Errorf("long key %#x", k)
 	}
 }

@@ -141,6 +141,41 @@ func (t *TFIDF) Name() string {
 	return t.name
 }
 
+// idfs are the IDFs of the terms a window weighs, in a collection of n
+// documents, each looked up in stats once.
+type idfs struct {
+	stats rerank.TermStats
+	n     uint64
+	m     map[string]float64
+}
+
+// of returns term's IDF.
+func (d *idfs) of(term string) (float64, error) {
+	w, ok := d.m[term]
+	if !ok {
+		df, err := d.stats.DocFreq(term)
+		if err != nil {
+			return 0, err
+		}
+		w = idfWeight(d.n, df)
+		d.m[term] = w
+	}
+	return w, nil
+}
+
+// weigh returns the TF-IDF vector of a document's sorted term counts.
+func (d *idfs) weigh(counts []index.TermCount) ([]termWeight, error) {
+	v := make([]termWeight, len(counts))
+	for i, tc := range counts {
+		w, err := d.of(tc.Term)
+		if err != nil {
+			return nil, err
+		}
+		v[i] = termWeight{tc.Term, tfidfWeight(tc.Count, w)}
+	}
+	return v, nil
+}
+
 // idfWeight is the IDF of a term in df of n documents.
 func idfWeight(n, df uint64) float64 {
 	return math.Log((float64(n) + 1) / (float64(df) + 1))
@@ -299,32 +334,9 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 	if t.Field != "" || t.Titles {
 		size = 32 * len(cands)
 	}
-	idf := make(map[string]float64, size)
-	idfOf := func(term string) (float64, error) {
-		w, ok := idf[term]
-		if !ok {
-			df, err := t.Stats.DocFreq(term)
-			if err != nil {
-				return 0, err
-			}
-			w = idfWeight(n, df)
-			idf[term] = w
-		}
-		return w, nil
-	}
-	weigh := func(counts []index.TermCount) ([]termWeight, error) {
-		v := make([]termWeight, len(counts))
-		for i, tc := range counts {
-			w, err := idfOf(tc.Term)
-			if err != nil {
-				return nil, err
-			}
-			v[i] = termWeight{tc.Term, tfidfWeight(tc.Count, w)}
-		}
-		return v, nil
-	}
+	idf := &idfs{stats: t.Stats, n: n, m: make(map[string]float64, size)}
 	if t.Field == "" && !t.Titles {
-		return t.scoreStored(ctx, q, cands, n, idfOf, weigh)
+		return t.scoreStored(ctx, q, cands, idf)
 	}
 	vecs := make([][]termWeight, len(cands))
 	for i, c := range cands {
@@ -335,7 +347,7 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 		if t.Field != "" {
 			text, _ = c.Metadata[t.Field].(string)
 		}
-		if vecs[i], err = weigh(index.CountTerms(tokens(t.Analyze, text))); err != nil {
+		if vecs[i], err = idf.weigh(index.CountTerms(tokens(t.Analyze, text))); err != nil {
 			return nil, err
 		}
 	}
@@ -343,7 +355,7 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 	if t.Titles {
 		qtext, _ = tweak.SplitQuery(q.Text)
 	}
-	qv, err := weigh(index.CountTerms(tokens(t.Analyze, qtext)))
+	qv, err := idf.weigh(index.CountTerms(tokens(t.Analyze, qtext)))
 	if err != nil {
 		return nil, err
 	}
@@ -355,26 +367,72 @@ func (t *TFIDF) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 	return out, nil
 }
 
+// tfidfQuery is the query's side of the stored path's cosines: its
+// TF-IDF vector and the vector's sum of squares, its terms and their
+// IDFs, in a collection of n documents.
+type tfidfQuery struct {
+	n     uint64
+	v     []termWeight
+	sq    float64
+	terms []string
+	idf   []float64
+}
+
+// storedQuery weighs q's terms by idf, which keeps their IDFs.
+func (t *TFIDF) storedQuery(q rerank.Query, idf *idfs) (tfidfQuery, error) {
+	qv, err := idf.weigh(index.CountTerms(tokens(t.Analyze, q.Text)))
+	if err != nil {
+		return tfidfQuery{}, err
+	}
+	pq := tfidfQuery{n: idf.n, v: qv, sq: squares(qv), terms: make([]string, len(qv)), idf: make([]float64, len(qv))}
+	for i, tw := range qv {
+		pq.terms[i] = tw.term
+		if pq.idf[i], err = idf.of(tw.term); err != nil {
+			return tfidfQuery{}, err
+		}
+	}
+	return pq, nil
+}
+
+// query returns q's side of the stored path, once a window (prepared).
+func (t *TFIDF) query(ctx context.Context, q rerank.Query) (tfidfQuery, error) {
+	return prepared(ctx, t, q, func() (tfidfQuery, error) {
+		n, err := t.Stats.DocCount()
+		if err != nil {
+			return tfidfQuery{}, err
+		}
+		return t.storedQuery(q, &idfs{stats: t.Stats, n: n, m: map[string]float64{}})
+	})
+}
+
+// PrepareQuery implements rerank.QueryPreparer: on the stored path
+// (neither peers, titles nor a field), the query's vector.
+func (t *TFIDF) PrepareQuery(ctx context.Context, q rerank.Query) {
+	if !t.Peers && t.Field == "" && !t.Titles {
+		_, _ = t.query(ctx, q)
+	}
+}
+
 // scoreStored scores cands against the query's text from their term
 // counts: stored in the index (looked up in their term tables), or counted
 // in their analyzed text. A candidate's norm is cached (tableNorm,
 // textNorm) and its dot product with the query computed from the query
 // terms' counts alone; the cosine is cosineSorted's, to the last bit.
-func (t *TFIDF) scoreStored(ctx context.Context, q rerank.Query, cands []rerank.Candidate, n uint64,
-	idfOf func(string) (float64, error), weigh func([]index.TermCount) ([]termWeight, error)) ([]float64, error) {
-	qv, err := weigh(index.CountTerms(tokens(t.Analyze, q.Text)))
+func (t *TFIDF) scoreStored(ctx context.Context, q rerank.Query, cands []rerank.Candidate, idf *idfs) ([]float64, error) {
+	pq, err := t.query(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	qSq := squares(qv)
-	qterms := make([]string, len(qv))
-	qidf := make([]float64, len(qv))
-	for i, tw := range qv {
-		qterms[i] = tw.term
-		if qidf[i], err = idfOf(tw.term); err != nil {
+	if pq.n != idf.n {
+		// Prepared against another document count: weighed again.
+		if pq, err = t.storedQuery(q, idf); err != nil {
 			return nil, err
 		}
 	}
+	for j, term := range pq.terms {
+		idf.m[term] = pq.idf[j] // as idf.of would find them
+	}
+	qv, qSq, qterms, qidf := pq.v, pq.sq, pq.terms, pq.idf
 	counts, _, err := windowCounts(ctx, t.Payloads, t.Analyze, cands, qterms)
 	if err != nil {
 		return nil, err
@@ -390,10 +448,10 @@ func (t *TFIDF) scoreStored(ctx context.Context, q rerank.Query, cands []rerank.
 		}
 		var sq float64
 		if tabs[i] != nil {
-			if sq, err = t.tableNorm(tabs[i], n, idfOf); err != nil {
+			if sq, err = t.tableNorm(tabs[i], idf); err != nil {
 				return nil, err
 			}
-		} else if sq, err = t.textNorm(c, n, weigh); err != nil {
+		} else if sq, err = t.textNorm(c, idf); err != nil {
 			return nil, err
 		}
 		dot := 0.0
@@ -415,8 +473,12 @@ func (t *TFIDF) scoreStored(ctx context.Context, q rerank.Query, cands []rerank.
 // terms tab holds, in a collection of n documents: cached in the table
 // for this stage and n, else summed over its terms in their sorted order,
 // as squares of weigh's vector sums them.
-func (t *TFIDF) tableNorm(tab *termTable, n uint64, idfOf func(string) (float64, error)) (float64, error) {
-	if c := tab.norm.Load(); c != nil && c.owner == t && c.n == n {
+func (t *TFIDF) tableNorm(tab *termTable, idf *idfs) (float64, error) {
+	n := idf.n
+	tab.normMu.Lock()
+	c := tab.norm
+	tab.normMu.Unlock()
+	if c.owner == t && c.n == n {
 		return c.sq, nil
 	}
 	sq := 0.0
@@ -425,34 +487,36 @@ func (t *TFIDF) tableNorm(tab *termTable, n uint64, idfOf func(string) (float64,
 		if err != nil {
 			return
 		}
-		var idf float64
-		if idf, err = idfOf(string(term)); err == nil {
-			w := tfidfWeight(int(c), idf)
+		var w float64
+		if w, err = idf.of(string(term)); err == nil {
+			w = tfidfWeight(int(c), w)
 			sq += w * w
 		}
 	})
 	if err != nil {
 		return 0, err
 	}
-	tab.norm.Store(&tableNorm{owner: t, n: n, sq: sq})
+	tab.normMu.Lock()
+	tab.norm = tableNorm{owner: t, n: n, sq: sq}
+	tab.normMu.Unlock()
 	return sq, nil
 }
 
 // textNorm returns the squared TF-IDF norm of c's analyzed text, in a
 // collection of n documents: cached by document (normCache), else
 // computed from weigh's vector of its term counts.
-func (t *TFIDF) textNorm(c rerank.Candidate, n uint64, weigh func([]index.TermCount) ([]termWeight, error)) (float64, error) {
+func (t *TFIDF) textNorm(c rerank.Candidate, idf *idfs) (float64, error) {
 	text := c.FullText()
-	sq, h, hit := t.norms.get(c.ID, text, n)
+	sq, h, hit := t.norms.get(c.ID, text, idf.n)
 	if hit {
 		return sq, nil
 	}
-	dv, err := weigh(index.CountTerms(tokens(t.Analyze, text)))
+	dv, err := idf.weigh(index.CountTerms(tokens(t.Analyze, text)))
 	if err != nil {
 		return 0, err
 	}
 	sq = squares(dv)
-	t.norms.put(c.ID, h, n, sq)
+	t.norms.put(c.ID, h, idf.n, sq)
 	return sq, nil
 }
 

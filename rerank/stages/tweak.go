@@ -151,15 +151,17 @@ func (s *TWEAK) ReadsDocs(ctx context.Context, ids []string, reads []bool) error
 // table (see termTable): its terms found by the query's, its norm summed
 // once, to the bit tweak.CosineEncoded's cosine.
 func (s *TWEAK) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
-	qv := s.model.QueryVector(q.Text)
+	pq, err := s.query(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	qv, qt, qn := pq.v, pq.terms, pq.norm
 	out := make([]float64, len(cands))
 	tabs, err := s.stored.tables(ctx, cands, tweak.EachWeight)
 	if err != nil {
 		return nil, err
 	}
-	qt := newQueryTerms(qv.Terms)
 	vals, found := make([]float64, len(qv.Terms)), make([]bool, len(qv.Terms))
-	qn := qv.Norm()
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -172,6 +174,25 @@ func (s *TWEAK) Score(ctx context.Context, q rerank.Query, cands []rerank.Candid
 	}
 	return out, nil
 }
+
+// tweakQuery is a query's TWEAK vector, its terms prepared for lookups
+// (their scratch space is the one Score's) and its norm.
+type tweakQuery struct {
+	v     tweak.Vector
+	terms *queryTerms
+	norm  float64
+}
+
+// query returns q's vector, once a window (prepared).
+func (s *TWEAK) query(ctx context.Context, q rerank.Query) (tweakQuery, error) {
+	return prepared(ctx, s, q, func() (tweakQuery, error) {
+		v := s.model.QueryVector(q.Text)
+		return tweakQuery{v, newQueryTerms(v.Terms), v.Norm()}, nil
+	})
+}
+
+// PrepareQuery implements rerank.QueryPreparer: the query's vector.
+func (s *TWEAK) PrepareQuery(ctx context.Context, q rerank.Query) { _, _ = s.query(ctx, q) }
 
 // tableCosine is tweak.CosineEncoded(q, b) for tab, b's table, given q's
 // terms prepared for lookups and q's norm: the same products summed in
