@@ -5,7 +5,7 @@
 # Sections: tweak, tweak-cacm, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
-# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, bench, plain-cacm, plain-cacm-supervised,
+# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, proxreg-cost, bench, plain-cacm, plain-cacm-supervised,
 # plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, cost-lexical, cost-stages, cost-a, wmd-ssg-cost,
 # solver-cost, scale, serve, shards.
 #
@@ -19,13 +19,16 @@
 # beside SR), WC and WC_BEFORE (cost-stages: examples/windowcost built from SR's and SR_BEFORE's trees), SERVECOST_BEFORE (the serve section: examples/servecost built
 # with SR_BEFORE's tree),
 # ROUNDS (the scale section's interleaved rounds; default 2; the shards
-# section's, default 3), SHARDS (the shards section's collections; default cacm).
+# and proxreg-cost sections', default 3), SHARDS (the shards section's collections; default cacm).
 # CLASSIC (the classic collections; default ../shared/data/classic), PRF
 # (the prf, prfguard and prfscope sections' collections; default "cacm B-all med lisa time adi",
 # prfguard's and prfscope's "adi med cacm lisa B-all time"; both compare with prf's runs when
 # those exist), GUARDRECIPE (prfguard: no skips the recipe over the guarded window), GLOVE
 # (pre-trained vectors: nojudge-fixed's default out/glove-wink-100d.txt;
-# nojudge uses them only when set).
+# nojudge uses them only when set), PROX (the proxreg section's
+# collections; default "adi med cacm lisa B-all time"), PROXFUSED (proxreg:
+# no skips the recipe runs with wmd and ssg), PROXRUNS (proxreg: which of
+# them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 O=${O:-out/data}
@@ -1158,6 +1161,102 @@ run() {
 				--baseline "$R/prfscope/$c-choice/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
 			feedback_recipe "$R/prfscope/$c-recipe" "$d" scope=query
 		done
+		;;
+	proxreg)
+		# Term proximity and score regularization (issue 26, ninth
+		# session): on each collection (PROX; default "adi med cacm lisa
+		# B-all time", SemEval B its given lists), first the cheap rows: a
+		# recipe run of the two stages alone ($R/proxreg/C-alone.txt prints
+		# each stage's row) whose index serves semrank rerank with one
+		# stage each (proximity: Tao and Zhai's MinDist added to BM25;
+		# regularize: Diaz's score regularization; bm25, the stage proximity
+		# adds to, and proximity against it), against BM25, and how often
+		# π is at its highest ($R/proxreg/C-pi-saturated.txt); then,
+		# unless PROXFUSED=no, the recipe (tfidf, bm25, length, wmd, ssg),
+		# the recipe with proximity, with regularize, and with both, each
+		# against BM25 ($R/proxreg/C-RUN.eval.txt) and against the recipe
+		# ($R/proxreg/C-RUN-vs-recipe.eval.txt). The recipe's report
+		# ($R/proxreg/C-recipe.txt) has SSG's row alone beside them. Two
+		# more runs: the recipe with regularize in place of ssg (swap), and
+		# with proximity's π alone (proximity:bm25=false; pi). PROXRUNS
+		# names the runs to make (default "recipe prox reg both swap pi");
+		# $R/proxreg/C-sens.txt has the stage rows of other settings of
+		# both stages (k 5 and 25, α 0.3, 0.7 and 0.9 for regularize; α 0.1
+		# and 1 for proximity).
+		local c d n stages
+		mkdir -p "$R/proxreg"
+		for n in proximity regularize bm25; do
+			printf 'window: 100\nstages:\n  - type: %s\nfusion:\n  weights: {%s: 1}\n' $n $n >"$R/proxreg/$n.yaml"
+		done
+		printf 'window: 100\nstages:\n  - type: proximity\n    options: {bm25: false}\nfusion:\n  weights: {proximity: 1}\n' >"$R/proxreg/pi.yaml"
+		for c in ${PROX:-adi med cacm lisa B-all time}; do
+			d=$O/$c
+			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
+			rm -rf "$R/proxreg/$c-alone"
+			to "$R/proxreg/$c-alone.txt" $SR experiment beir --data "$d" --unsupervised --stages proximity,regularize --out "$R/proxreg/$c-alone"
+			rm -rf "$R/proxreg/$c-sens"
+			to "$R/proxreg/$c-sens.txt" $SR experiment beir --data "$d" --unsupervised --out "$R/proxreg/$c-sens" \
+				--stages regularize:k=5,regularize:k=25,regularize:alpha=0.3,regularize:alpha=0.7,regularize:alpha=0.9,proximity:alpha=0.1,proximity:alpha=1
+			for n in proximity regularize bm25; do
+				$SR rerank --data "$d" --index "$R/proxreg/$c-alone/index" --pipeline "$R/proxreg/$n.yaml" --out "$R/proxreg/$c-$n.trec" >/dev/null
+				to "$R/proxreg/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/proxreg/$c-$n.trec" \
+					--baseline "$R/proxreg/$c-alone/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
+			done
+			to "$R/proxreg/$c-proximity-vs-bm25.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/proxreg/$c-proximity.trec" \
+				--baseline "$R/proxreg/$c-bm25.trec" --metrics map,ndcg@10 --ignore-unjudged
+			# How often π saturates: the share of candidates whose π (the
+			# stage with bm25 false, alone) is their query's highest.
+			$SR rerank --data "$d" --index "$R/proxreg/$c-alone/index" --pipeline "$R/proxreg/pi.yaml" --out "$R/proxreg/$c-pi.trec" >/dev/null
+			awk -v c="$c" '{ q[NR] = $1; s[NR] = $5 + 0; if (!($1 in m) || $5 + 0 > m[$1]) m[$1] = $5 + 0 }
+				END { for (i = 1; i <= NR; i++) if (s[i] > m[q[i]] - 1e-9) n++; printf "%s: %d of %d candidates (%.1f%%) at their query'"'"'s highest π\n", c, n, NR, 100 * n / NR }' \
+				"$R/proxreg/$c-pi.trec" >"$R/proxreg/$c-pi-saturated.txt"
+		done
+		[ "${PROXFUSED:-}" != no ] || return 0
+		for c in ${PROX:-adi med cacm lisa B-all time}; do
+			d=$O/$c
+			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
+			for n in ${PROXRUNS:-recipe prox reg both swap pi}; do
+				case $n in
+				recipe) stages=() ;;
+				prox) stages=(--stages tfidf,bm25,length,wmd,ssg,proximity) ;;
+				reg) stages=(--stages tfidf,bm25,length,wmd,ssg,regularize) ;;
+				both) stages=(--stages tfidf,bm25,length,wmd,ssg,proximity,regularize) ;;
+				swap) stages=(--stages tfidf,bm25,length,wmd,regularize) ;;
+				pi) stages=(--stages tfidf,bm25,length,wmd,ssg,proximity:bm25=false) ;;
+				esac
+				rm -rf "$R/proxreg/$c-$n"
+				to "$R/proxreg/$c-$n.txt" $SR experiment beir --data "$d" --unsupervised "${stages[@]}" --out "$R/proxreg/$c-$n"
+				to "$R/proxreg/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/proxreg/$c-$n/run.trec" \
+					--baseline "$R/proxreg/$c-$n/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
+				[ $n = recipe ] || to "$R/proxreg/$c-$n-vs-recipe.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/proxreg/$c-$n/run.trec" \
+					--baseline "$R/proxreg/$c-recipe/run.trec" --metrics map,ndcg@10 --ignore-unjudged
+			done
+		done
+		;;
+	proxreg-cost)
+		# What regularize costs beside ssg, the project's graph method
+		# (issue 26, ninth session): over CACM's recipe index and models
+		# from the proxreg section ($R/proxreg/cacm-recipe), semrank rerank
+		# of all 52 queries with no stage (the first stage alone), with
+		# regularize alone and with ssg alone, interleaved for ROUNDS rounds
+		# (default 3); wall seconds of each run to $R/proxreg/cost.txt.
+		local dir=$R/proxreg/cacm-recipe d=$O/cacm round n m tp start
+		[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/cacm
+		m=$(sed -n 's/^ *model: //p' "$dir/pipeline.yaml" | head -1)
+		tp=$(sed -n 's/^ *topics: //p' "$dir/pipeline.yaml" | head -1)
+		printf 'window: 100\nstages: []\nfusion:\n  method: none\n' >"$dir/none.yaml"
+		printf 'window: 100\nstages:\n  - type: regularize\nfusion:\n  weights: {regularize: 1}\n' >"$dir/regularize.yaml"
+		printf 'window: 100\nstages:\n  - type: ssg\n    model: %s\n    options: {topics: %s}\nfusion:\n  weights: {ssg: 1}\n' "$m" "$tp" >"$dir/ssg.yaml"
+		: >"$R/proxreg/cost.txt.part"
+		for round in $(seq "${ROUNDS:-3}"); do
+			for n in none regularize ssg; do
+				start=$(date +%s.%N)
+				$SR rerank --data "$d" --index "$dir/index" --pipeline "$dir/$n.yaml" --out "$dir/cost-$n.trec" >/dev/null
+				echo "round $round $n $(echo "$(date +%s.%N) - $start" | bc)" >>"$R/proxreg/cost.txt.part"
+			done
+		done
+		mv "$R/proxreg/cost.txt.part" "$R/proxreg/cost.txt"
+		cat "$R/proxreg/cost.txt"
 		;;
 	bench)
 		go test -run '^$' -bench 'BenchmarkRerank|BenchmarkDeepMatch100' -benchtime 200x ./rerank/ ./rerank/stages/ | tee "$R/bench-rerank.txt"

@@ -16,14 +16,27 @@ type idWeight struct {
 	w  float64
 }
 
-// scorePeers is Score with Peers set. The window's distinct terms are
-// numbered as they are first met, so that their IDFs are looked up
-// together, once each, and the sums over candidates index arrays rather
-// than maps keyed by term. Every sum adds the same terms in the same order as with maps.
+// scorePeers is Score with Peers set.
 func (t *TFIDF) scorePeers(ctx context.Context, cands []rerank.Candidate, n uint64) ([]float64, error) {
-	stored, err := windowTerms(ctx, t.Payloads, cands)
+	vecs, terms, err := windowVectors(ctx, t.Stats, t.Payloads, t.Analyze, cands, n)
 	if err != nil {
 		return nil, err
+	}
+	return peerCosines(cands, vecs, terms), nil
+}
+
+// windowVectors returns the candidates' TF-IDF vectors, weighted as the
+// tfidf stage weighs them (tfidfWeight, idfWeight over n documents), and
+// the number of distinct terms they hold. The window's distinct terms are
+// numbered as they are first met, so that their IDFs are looked up
+// together, once each, and sums over candidates index arrays rather than
+// maps keyed by term; each vector is in its term list's order. Term
+// counts come from the index's terms payload, else from the text analyzed
+// by analyze.
+func windowVectors(ctx context.Context, stats rerank.TermStats, p rerank.Payloads, analyze func(string) []string, cands []rerank.Candidate, n uint64) ([][]idWeight, int, error) {
+	stored, err := windowTerms(ctx, p, cands)
+	if err != nil {
+		return nil, 0, err
 	}
 	ids := make(map[string]int32, 32*len(cands))
 	var terms []string // by number
@@ -45,28 +58,28 @@ func (t *TFIDF) scorePeers(ctx context.Context, cands []rerank.Candidate, n uint
 	}
 	for i, c := range cands {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if stored[i] != nil {
 			size := func(n int) { vecs[i], counts[i] = make([]idWeight, 0, n), make([]int, 0, n) }
 			err := index.EachTermCount(stored[i], size, func(term []byte, count int) { number(i, term, count) })
 			if err != nil {
-				return nil, fmt.Errorf("document %s: %w", c.ID, err)
+				return nil, 0, fmt.Errorf("document %s: %w", c.ID, err)
 			}
 			continue
 		}
-		list, err := termList(nil, t.Analyze, c)
+		list, err := termList(nil, analyze, c)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		for _, tc := range list {
 			number(i, []byte(tc.Term), tc.Count)
 		}
 	}
 	// Every term's IDF in one lookup of the statistics.
-	dfs, err := rerank.DocFreqs(t.Stats, terms)
+	dfs, err := rerank.DocFreqs(stats, terms)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	idf := make([]float64, len(terms))
 	for id, df := range dfs {
@@ -77,7 +90,7 @@ func (t *TFIDF) scorePeers(ctx context.Context, cands []rerank.Candidate, n uint
 			v[j].w = tfidfWeight(counts[i][j], idf[v[j].id])
 		}
 	}
-	return peerCosines(cands, vecs, len(idf)), nil
+	return vecs, len(idf), nil
 }
 
 // peerCosines returns, for each candidate, the mean cosine of its vector
