@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
-	"slices"
 	"testing"
 
 	"github.com/semrank/semrank/models/embed"
@@ -151,24 +150,7 @@ func TestKNNPairs(t *testing.T) {
 	const k, queries = 5, 40
 	want := make([][]Neighbor, queries)
 	for self := range want {
-		var all []Neighbor
-		for d := range docs {
-			if d == self {
-				continue
-			}
-			w, err := s.WMD(docs[min(self, d)], docs[max(self, d)])
-			if err != nil {
-				t.Fatal(err)
-			}
-			all = append(all, Neighbor{d, w})
-		}
-		slices.SortFunc(all, func(a, b Neighbor) int {
-			if less(a, b) {
-				return -1
-			}
-			return 1
-		})
-		want[self] = all[:k]
+		want[self] = nearestByWMD(t, s, docs, self, k)
 	}
 	search := func(self int, pairs *Pairs) ([]Neighbor, Stats) {
 		nb, st, err := idx.KNN(ctx, docs[self], k, Options{
