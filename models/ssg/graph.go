@@ -277,20 +277,6 @@ func (m *Model) BuildFrom(ctx context.Context, query string, pool []string, qdis
 			}
 		}
 	}
-	// add2 adds the documents of a 2-hop search from self that are not
-	// nodes yet, nearest first as KNN orders them: only their order
-	// matters (it is the nodes'), so only those among them whose
-	// intervals overlap are solved (wmd.Index.Rank).
-	add2 := func(idx *wmd.Index, self int, bs []wmd.Bracket, pairs *wmd.Pairs) error {
-		bs = slices.DeleteFunc(bs, func(b wmd.Bracket) bool { return in[b.Doc] })
-		if err := idx.Rank(self, bs, pairs); err != nil {
-			return err
-		}
-		for _, b := range bs {
-			add([]wmd.Neighbor{{Doc: b.Doc}})
-		}
-		return nil
-	}
 	if m.coll != nil {
 		for i, d := range docs[:np] {
 			if !d.Empty() {
@@ -313,11 +299,9 @@ func (m *Model) BuildFrom(ctx context.Context, query string, pool []string, qdis
 	if cfg.Hops == 2 {
 		// Every 1-hop neighbour's, including the pool documents a
 		// collection made nodes already; searched concurrently, added in
-		// the 1-hop order. Only their neighbours are needed, not the
-		// distances: wmd.Index.Members proves many without solving them
-		// exactly. Two neighbours near each other are in each other's
-		// searches: each such pair is solved once (wmd.Pairs).
-		hop2 := make([][]wmd.Bracket, len(nb))
+		// the 1-hop order. Two neighbours near each other are in each
+		// other's searches: each such pair is solved once (wmd.Pairs).
+		hop2 := make([][]wmd.Neighbor, len(nb))
 		pairs := &wmd.Pairs{}
 		eg, ectx := errgroup.WithContext(ctx)
 		eg.SetLimit(runtime.GOMAXPROCS(0))
@@ -328,17 +312,15 @@ func (m *Model) BuildFrom(ctx context.Context, query string, pool []string, qdis
 			o.Exclude = func(i int) bool { return i == self || (skip != nil && skip(i)) }
 			eg.Go(func() error {
 				var err error
-				hop2[h], _, err = idx.Members(ectx, docs[self], cfg.K, o)
+				hop2[h], _, err = idx.KNN(ectx, docs[self], cfg.K, o)
 				return err
 			})
 		}
 		if err := eg.Wait(); err != nil {
 			return nil, err
 		}
-		for h, n := range nb {
-			if err := add2(idx, n.Doc, hop2[h], pairs); err != nil {
-				return nil, err
-			}
+		for _, h := range hop2 {
+			add(h)
 		}
 	}
 	if err := g.distances(ctx, m.Space, cfg.Edges, cfg.MaxDist); err != nil {

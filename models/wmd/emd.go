@@ -87,54 +87,20 @@ func (s *Solver) Solve(a, b, cost []float64) (float64, error) {
 // optimum, bit for bit what Solve returns, and exact = true. With cutoff
 // = +Inf it is Solve.
 func (s *Solver) SolveCutoff(a, b, cost []float64, cutoff float64) (d float64, exact bool, err error) {
-	d, how, err := s.SolveWithin(a, b, cost, cutoff, math.Inf(-1))
-	return d, how == Exact, err
-}
-
-// Outcome says what SolveWithin's distance is.
-type Outcome int
-
-// The outcomes of SolveWithin.
-const (
-	// Exact: d is the optimum, bit for bit what Solve returns.
-	Exact Outcome = iota
-	// Above: d is a lower bound of the optimum, greater than cutoff.
-	Above
-	// Below: d is an upper bound of the optimum (the cost of a feasible
-	// plan), less than settle.
-	Below
-)
-
-// SolveWithin is SolveCutoff that may also stop once it has proved the
-// optimum below settle: the simplex's plan is feasible throughout, so its
-// cost, which only falls from pivot to pivot, bounds the optimum from
-// above; it is checked at the start and at each full pricing pass. A
-// search that needs only to know on which side of a threshold a distance
-// lies then skips the pivots that would pin it down. It returns the
-// outcome, Exact, Above or Below; settle = −Inf turns the upper bound off,
-// and the pivots are the same whatever cutoff and settle are.
-func (s *Solver) SolveWithin(a, b, cost []float64, cutoff, settle float64) (d float64, how Outcome, err error) {
-	return s.solveFrom(nil, a, b, cost, cutoff, settle)
-}
-
-// solveFrom is SolveWithin, going on from a basis saved (simplex.save)
-// when the same problem stopped Below, rather than from the start: the
-// pivots, and so the result, are those of one uninterrupted solve.
-func (s *Solver) solveFrom(from *basis, a, b, cost []float64, cutoff, settle float64) (d float64, how Outcome, err error) {
 	n, m := len(a), len(b)
 	if n == 0 || m == 0 {
-		return 0, 0, errors.New("wmd: empty histogram")
+		return 0, false, errors.New("wmd: empty histogram")
 	}
 	if len(cost) != n*m {
-		return 0, 0, fmt.Errorf("wmd: cost matrix has %d entries, want %d×%d", len(cost), n, m)
+		return 0, false, fmt.Errorf("wmd: cost matrix has %d entries, want %d×%d", len(cost), n, m)
 	}
 	sa, sb, err := masses(a, b)
 	if err != nil {
-		return 0, 0, err
+		return 0, false, err
 	}
 	maxC := maxAbs(cost)
 	if !(maxC <= math.MaxFloat64) { // NaN or ±Inf somewhere
-		return 0, 0, errors.New("wmd: cost matrix has a non-finite entry")
+		return 0, false, errors.New("wmd: cost matrix has a non-finite entry")
 	}
 	s.mb = grow(s.mb, m)
 	scale := sa / sb
@@ -142,34 +108,24 @@ func (s *Solver) solveFrom(from *basis, a, b, cost []float64, cutoff, settle flo
 		s.mb[j] = w * scale
 	}
 	if !s.sspOnly {
-		var total float64
-		var how int
-		if from != nil {
-			s.sx.restore(from)
-			total, how = s.sx.iterate(a, s.mb, cost, 1e-12*(1+maxC), cutoff, settle)
-		} else {
-			s.sx.init(n, m)
-			s.sup = append(s.sup[:0], a...)
-			s.dem = append(s.dem[:0], s.mb...)
-			total, how = s.sx.solve(a, s.mb, s.sup, s.dem, cost, 1e-12*(1+maxC), cutoff, settle)
-		}
+		s.sx.init(n, m)
+		s.sup = append(s.sup[:0], a...)
+		s.dem = append(s.dem[:0], s.mb...)
+		total, how := s.sx.solve(a, s.mb, s.sup, s.dem, cost, 1e-12*(1+maxC), cutoff)
 		switch how {
 		case simplexOptimal:
 			s.byPivots = true
-			return total, Exact, nil
+			return total, true, nil
 		case simplexCut:
 			s.byPivots = true
-			return total, Above, nil
-		case simplexSettled:
-			s.byPivots = true // a feasible plan, not an optimal one
-			return total, Below, nil
+			return total, false, nil
 		}
 	}
 	s.byPivots = false
 	s.init(n, m)
 	copy(s.exc, a)
 	copy(s.def, s.mb)
-	return s.ssp(sa, cost), Exact, nil
+	return s.ssp(sa, cost), true, nil
 }
 
 // ssp solves the problem set up in exc and def by successive shortest

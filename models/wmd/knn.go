@@ -1,7 +1,6 @@
 package wmd
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -49,31 +48,6 @@ type Options struct {
 type Pairs struct {
 	mu   sync.Mutex
 	dist map[[2]int32]float64
-	part map[[2]int32]*shared // solves Members stopped Below
-}
-
-// shared is a solve that a search of Members stopped Below: the pair's
-// distance lies in [lo, hi], and the search that meets the pair next goes
-// on from basis (never written once shared) if it needs more.
-type shared struct {
-	lo, hi float64
-	basis  basis
-}
-
-func (p *Pairs) partial(a, b int) *shared {
-	p.mu.Lock()
-	sh := p.part[pairKey(a, b)]
-	p.mu.Unlock()
-	return sh
-}
-
-func (p *Pairs) putPartial(a, b int, sh *shared) {
-	p.mu.Lock()
-	if p.part == nil {
-		p.part = map[[2]int32]*shared{}
-	}
-	p.part[pairKey(a, b)] = sh
-	p.mu.Unlock()
 }
 
 func pairKey(a, b int) [2]int32 {
@@ -118,11 +92,6 @@ type Stats struct {
 	// Shared counts the distances read from Options.Pairs, solved by
 	// another search.
 	Shared int
-	// Settled counts the runs of the solver (in WMD) that Members stopped
-	// with a feasible plan's cost, an upper bound, below the k-th
-	// smallest so far; Bracketed the members it returned without their
-	// exact distance.
-	Settled, Bracketed int
 }
 
 // Index is a fixed collection of documents to search by WMD.
@@ -252,10 +221,6 @@ type search struct {
 	sorted []cand // sortByBound's scratch
 	heap   []cand
 	k      int // the neighbours sought (keepWarm keeps 2k potentials)
-	// Members: the documents whose last solve stopped Below, by
-	// document, and spare ones.
-	stopped map[int]*stopped
-	spareSt []*stopped
 }
 
 // warmPot is the query potentials of an optimal plan of document doc
@@ -575,51 +540,6 @@ func (s *search) keepWarm(doc int, dist float64, k int, pot []float64) {
 	}
 }
 
-// stopped is a document whose solve Members stopped with an upper bound:
-// its lower bound, and the simplex's basis to go on from.
-type stopped struct {
-	lo    float64
-	basis basis
-}
-
-// stop records that document doc's solve stopped Below, with lower bound
-// lo, keeping the solver's basis.
-func (s *search) stop(doc int, lo float64) *stopped {
-	p := s.stoppedAt(doc, lo)
-	s.sol.sx.save(&p.basis)
-	return p
-}
-
-// adopt records a solve of document doc that another search stopped
-// (shared), to go on from its basis.
-func (s *search) adopt(doc int, lo float64, sh *shared) {
-	s.stoppedAt(doc, lo).basis.copyFrom(&sh.basis)
-}
-
-// stoppedAt returns document doc's entry in s.stopped, made if need be,
-// with lower bound lo.
-func (s *search) stoppedAt(doc int, lo float64) *stopped {
-	p := s.stopped[doc]
-	if p == nil {
-		if n := len(s.spareSt); n > 0 {
-			p, s.spareSt = s.spareSt[n-1], s.spareSt[:n-1]
-		} else {
-			p = new(stopped)
-		}
-		s.stopped[doc] = p
-	}
-	p.lo = lo
-	return p
-}
-
-// drop forgets document doc's stopped solve, if any.
-func (s *search) drop(doc int) {
-	if p := s.stopped[doc]; p != nil {
-		s.spareSt = append(s.spareSt, p)
-		delete(s.stopped, doc)
-	}
-}
-
 // cand is a document and a lower bound of its distance.
 type cand struct {
 	doc   int
@@ -635,7 +555,6 @@ const (
 	byDual
 	byWarm
 	byKnown
-	byPlan // Members: a lower bound, and a solve stopped Below (search.stopped)
 )
 
 // sortByBound sorts cs by bound, then document, returning the sorted
@@ -766,19 +685,16 @@ func less(a, b Neighbor) bool {
 	return a.Doc < b.Doc
 }
 
-// add adds n if it is among the k smallest, and returns what is left
-// out: the neighbour n pushed out, or n itself (ok false when nothing is).
-func (t *topK) add(n Neighbor) (out Neighbor, ok bool) {
-	if len(t.nb) == t.k {
-		if out = t.nb[t.k-1]; !less(n, out) {
-			return n, true
-		}
-		t.nb = t.nb[:t.k-1]
-		ok = true
+func (t *topK) add(n Neighbor) {
+	if len(t.nb) == t.k && !less(n, t.nb[t.k-1]) {
+		return
 	}
 	i := sort.Search(len(t.nb), func(i int) bool { return less(n, t.nb[i]) })
-	t.nb = slices.Insert(t.nb, i, n)
-	return out, ok
+	if len(t.nb) < t.k {
+		t.nb = append(t.nb, Neighbor{})
+	}
+	copy(t.nb[i+1:], t.nb[i:])
+	t.nb[i] = n
 }
 
 // bound is the k-th distance so far, +Inf until k documents are in.
@@ -811,46 +727,9 @@ func pruneSlack(d float64) float64 { return d + 1e-9*(1+d) }
 // Every bound is below WMD (the projected ones by a rounding margin), so
 // the result is exact: the same neighbours and distances as Exhaustive.
 func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor, Stats, error) {
-	nb, _, st, err := x.knn(ctx, q, k, opt, false)
-	return nb, st, err
-}
-
-// Bracket is a document and an interval that holds its distance: Lo ≤
-// WMD ≤ Hi, up to rounding (see Members). When Exact, Lo == Hi is the
-// distance solved exactly, bit for bit what KNN reports.
-type Bracket struct {
-	Doc    int
-	Lo, Hi float64
-	Exact  bool
-}
-
-// Members returns the same documents as KNN, the k nearest, for a caller
-// that needs them as a set: in document order, each with an interval
-// holding its distance rather than the distance itself. KNN solves each
-// neighbour exactly; Members stops a solve as soon as the plan the simplex
-// holds, whose cost bounds the distance from above, costs less than the
-// k-th smallest lower bound of all the other documents still in reach,
-// which proves the document one of the k nearest whatever its exact
-// distance (see settleBelow). The set is exactly KNN's; which members
-// come with exact distances may depend on what other searches sharing
-// opt.Pairs solved first.
-func (x *Index) Members(ctx context.Context, q Doc, k int, opt Options) ([]Bracket, Stats, error) {
-	nb, sure, st, err := x.knn(ctx, q, k, opt, true)
-	if err != nil {
-		return nil, st, err
-	}
-	for _, n := range nb {
-		sure = append(sure, Bracket{n.Doc, n.Dist, n.Dist, true})
-	}
-	slices.SortFunc(sure, func(a, b Bracket) int { return a.Doc - b.Doc })
-	return sure, st, nil
-}
-
-// knn is KNN, and Members when set: it then returns the members it proved
-// by upper bounds (sure) apart from those it solved (nb).
-func (x *Index) knn(ctx context.Context, q Doc, k int, opt Options, set bool) (nb []Neighbor, sure []Bracket, st Stats, err error) {
+	var st Stats
 	if err := checkSearch(q, k); err != nil {
-		return nil, nil, st, err
+		return nil, st, err
 	}
 	s := x.begin(q)
 	defer x.end(s)
@@ -865,7 +744,7 @@ func (x *Index) knn(ctx context.Context, q Doc, k int, opt Options, set bool) (n
 	self := -1
 	if opt.Pairs != nil {
 		if opt.Self < 0 || opt.Self >= len(x.docs) {
-			return nil, nil, st, fmt.Errorf("wmd: search from document %d of %d", opt.Self, len(x.docs))
+			return nil, st, fmt.Errorf("wmd: search from document %d of %d", opt.Self, len(x.docs))
 		}
 		self = opt.Self
 	}
@@ -885,23 +764,12 @@ func (x *Index) knn(ctx context.Context, q Doc, k int, opt Options, set bool) (n
 		cands = cands[:opt.Prefetch]
 	}
 	s.heap = s.heap[:0]
-	// top holds the k smallest exact distances, and when set upper bounds
-	// too, of the documents in s.stopped: every other document is ruled
-	// out by a lower bound above the k-th or by k in top nearer than it.
-	// A document whose upper bound leaves top goes back in line under its
-	// lower bound, to be solved further from where its solve stopped.
 	top := topK{k: k}
-	for d := range s.stopped { // a previous search's
-		s.drop(d)
-	}
-	if set && s.stopped == nil {
-		s.stopped = map[int]*stopped{}
-	}
 	next := 0 // cands[next:] have only their WCD
 	for n := 0; ; n++ {
 		if n%64 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, nil, st, err
+				return nil, st, err
 			}
 		}
 		cut := pruneSlack(top.bound())
@@ -917,18 +785,6 @@ func (x *Index) knn(ctx context.Context, q Doc, k int, opt Options, set bool) (n
 					st.Shared++
 					if d <= cut {
 						s.push(cand{c.doc, d, byKnown})
-					}
-					continue
-				}
-				if sh := opt.Pairs.partial(self, c.doc); set && sh != nil {
-					// Another search's stopped solve: its upper bound
-					// stands in top, its basis to go on from.
-					st.Shared++
-					if lo := max(sh.lo, c.bound); lo <= cut {
-						s.adopt(c.doc, lo, sh)
-						if err := s.place(&top, Neighbor{c.doc, sh.hi}, cut, self, opt.Pairs, &st); err != nil {
-							return nil, nil, st, err
-						}
 					}
 					continue
 				}
@@ -953,12 +809,8 @@ func (x *Index) knn(ctx context.Context, q Doc, k int, opt Options, set bool) (n
 		c := s.pop()
 		switch c.level {
 		case byKnown:
-			if err := s.place(&top, Neighbor{c.doc, c.bound}, cut, self, opt.Pairs, &st); err != nil {
-				return nil, nil, st, err
-			}
+			top.add(Neighbor{c.doc, c.bound})
 			continue
-		case byPlan:
-			// Back in line: solved further below.
 		case byProjection:
 			lb := s.bound(c.doc, cut)
 			st.RWMD++
@@ -981,139 +833,51 @@ func (x *Index) knn(ctx context.Context, q Doc, k int, opt Options, set bool) (n
 				continue
 			}
 		}
-		settle := math.Inf(-1)
-		if set {
-			settle = s.settle(&top)
-		}
-		dist, how, err := s.solve(c.doc, self, cut, settle, opt.Pairs, &st)
+		dist, exact, err := s.solve(c.doc, self, cut, opt.Pairs, &st)
 		if err != nil {
-			return nil, nil, st, err
+			return nil, st, err
 		}
-		switch how {
-		case Above:
-			s.drop(c.doc)
-			continue
-		case Exact:
-			s.drop(c.doc)
-		case Below:
-			p := s.stop(c.doc, c.bound)
-			if self >= 0 {
-				sh := &shared{lo: p.lo, hi: dist}
-				sh.basis.copyFrom(&p.basis)
-				opt.Pairs.putPartial(self, c.doc, sh)
-			}
-		}
-		if err := s.place(&top, Neighbor{c.doc, dist}, cut, self, opt.Pairs, &st); err != nil {
-			return nil, nil, st, err
+		if exact {
+			top.add(Neighbor{c.doc, dist})
 		}
 	}
-	if !set {
-		return top.nb, nil, st, nil
-	}
-	for _, n := range top.nb {
-		if p := s.stopped[n.Doc]; p != nil {
-			sure = append(sure, Bracket{Doc: n.Doc, Lo: p.lo, Hi: n.Dist})
-			st.Bracketed++
-		} else {
-			nb = append(nb, n)
-		}
-	}
-	return nb, sure, st, nil
+	return top.nb, st, nil
 }
 
-// settle returns the cost below which Members stops a solve, the upper
-// bound then standing in for the distance in top: the (k−1)-th smallest
-// in top, so that the document will not be the k-th, whose distance is
-// what rules other documents out and is kept exact (see place); +Inf
-// while top holds fewer than k−1.
-func (s *search) settle(top *topK) float64 {
-	switch {
-	case top.k < 2:
-		return math.Inf(-1)
-	case len(top.nb) < top.k-1:
-		return math.Inf(1)
-	}
-	return top.nb[top.k-2].Dist
-}
-
-// place adds n, an exact distance or an upper bound (when s.stopped holds
-// n's stopped solve), to top. An upper bound that top leaves out goes back
-// in line under its lower bound, unless that exceeds cut, when top proves
-// it farther than the k-th. An upper bound that top holds k-th is solved
-// on to the exact distance (from where it stopped), since the k-th
-// distance rules the other documents out; that may make another the
-// k-th. self, pairs and st are solve's.
-func (s *search) place(top *topK, n Neighbor, cut float64, self int, pairs *Pairs, st *Stats) error {
-	if out, ok := top.add(n); ok {
-		if p := s.stopped[out.Doc]; p != nil {
-			if p.lo <= cut {
-				s.push(cand{out.Doc, p.lo, byPlan})
-			} else {
-				s.drop(out.Doc)
-			}
-		}
-	}
-	for len(top.nb) == top.k {
-		last := top.nb[top.k-1]
-		if s.stopped[last.Doc] == nil {
-			return nil
-		}
-		d, _, err := s.solve(last.Doc, self, math.Inf(1), math.Inf(-1), pairs, st)
-		if err != nil {
-			return err
-		}
-		s.drop(last.Doc)
-		top.nb = top.nb[:top.k-1]
-		top.add(Neighbor{last.Doc, d})
-	}
-	return nil
-}
-
-// solve returns the WMD from the query to document doc (Exact), or a
-// bound above cut (Above) once the solver proves it farther, or a plan's
-// cost below settle (Below; see SolveWithin). With pairs (self ≥ 0, the
-// query being document self) the pair is solved with the lower-numbered
-// document's words as rows, and read from or written to pairs.
-func (s *search) solve(doc, self int, cut, settle float64, pairs *Pairs, st *Stats) (float64, Outcome, error) {
+// solve returns the WMD from the query to document doc, or a bound above
+// cut (exact false) once the solver proves it farther. With pairs (self ≥
+// 0, the query being document self) the pair is solved with the
+// lower-numbered document's words as rows, and read from or written to
+// pairs.
+func (s *search) solve(doc, self int, cut float64, pairs *Pairs, st *Stats) (float64, bool, error) {
 	if self >= 0 {
 		if d, ok := pairs.get(self, doc); ok {
 			st.Shared++
-			return d, Exact, nil
+			return d, true, nil
 		}
 	}
 	q, d := s.q, s.x.docs[doc]
 	nq := len(q.Words)
 	var (
-		dist float64
-		how  Outcome
-		err  error
-		pot  []float64
+		dist  float64
+		exact bool
+		err   error
+		pot   []float64
 	)
-	var from *basis // a solve of doc stopped Below, to go on from
-	if p := s.stopped[doc]; p != nil {
-		from = &p.basis
-	}
 	if doc < self {
-		dist, how, err = s.sol.solveFrom(from, d.Weights, q.Weights, s.costsT(doc), cut, settle)
+		dist, exact, err = s.sol.SolveCutoff(d.Weights, q.Weights, s.costsT(doc), cut)
 		pot = s.sol.sx.pi[len(d.Words):]
 	} else {
-		dist, how, err = s.sol.solveFrom(from, q.Weights, d.Weights, s.costs(doc), cut, settle)
+		dist, exact, err = s.sol.SolveCutoff(q.Weights, d.Weights, s.costs(doc), cut)
 		pot = s.sol.sx.pi[:nq]
 	}
 	if err != nil {
-		return 0, 0, err
+		return 0, false, err
 	}
 	st.WMD++
-	switch how {
-	case Above:
+	if !exact {
 		st.Abandoned++
-		return dist, how, nil
-	case Below:
-		// The plan's potentials seed warm bounds as well as an optimal
-		// one's would (any potentials give a bound; see search.warm).
-		st.Settled++
-		s.keepWarm(doc, dist, s.k, pot)
-		return dist, how, nil
+		return dist, false, nil
 	}
 	if self >= 0 {
 		pairs.put(self, doc, dist)
@@ -1121,75 +885,7 @@ func (s *search) solve(doc, self int, cut, settle float64, pairs *Pairs, st *Sta
 	if s.sol.byPivots {
 		s.keepWarm(doc, dist, s.k, pot)
 	}
-	return dist, Exact, nil
-}
-
-// Between returns the exact WMD between documents a and b of the index,
-// as a search from either with Options.Pairs would solve it (the
-// lower-numbered document's words as rows; bit for bit), read from pairs
-// when a search solved it already, else solved and stored there (pairs
-// may be nil). It serves callers of Members that need some members'
-// exact distances after all.
-func (x *Index) Between(a, b int, pairs *Pairs) (float64, error) {
-	if a < 0 || b < 0 || a >= len(x.docs) || b >= len(x.docs) {
-		return 0, fmt.Errorf("wmd: distance between documents %d and %d of %d", a, b, len(x.docs))
-	}
-	if pairs != nil {
-		if d, ok := pairs.get(a, b); ok {
-			return d, nil
-		}
-	}
-	lo, hi := min(a, b), max(a, b)
-	d, err := x.space.WMD(x.docs[lo], x.docs[hi])
-	if err == nil && pairs != nil {
-		pairs.put(a, b, d)
-	}
-	return d, err
-}
-
-// Rank orders brackets of distances from document self (Members'
-// results, or a subset of them) nearest first, ties by document, as KNN
-// orders its neighbours. Two brackets whose intervals are apart order
-// themselves; the documents of those that overlap another are solved
-// exactly first (Between, sharing pairs), so the order is KNN's while
-// only the documents it needs are solved. It replaces each bracket it
-// solves by the exact distance.
-func (x *Index) Rank(self int, bs []Bracket, pairs *Pairs) error {
-	apart := func(a, b Bracket) bool { return pruneSlack(a.Hi) < b.Lo || pruneSlack(b.Hi) < a.Lo }
-	var solve []int
-	for i, a := range bs {
-		if a.Exact {
-			continue
-		}
-		for j, b := range bs {
-			if j != i && !apart(a, b) {
-				solve = append(solve, i)
-				break
-			}
-		}
-	}
-	for _, i := range solve {
-		d, err := x.Between(self, bs[i].Doc, pairs)
-		if err != nil {
-			return err
-		}
-		bs[i] = Bracket{bs[i].Doc, d, d, true}
-	}
-	slices.SortFunc(bs, func(a, b Bracket) int {
-		switch {
-		case a.Exact && b.Exact:
-			if a.Lo != b.Lo {
-				return cmp.Compare(a.Lo, b.Lo)
-			}
-			return cmp.Compare(a.Doc, b.Doc)
-		case a.Hi < b.Lo:
-			return -1
-		case b.Hi < a.Lo:
-			return 1
-		}
-		return cmp.Compare(a.Doc, b.Doc) // a bracket against itself
-	})
-	return nil
+	return dist, true, nil
 }
 
 // checkSearch refuses what KNN and Exhaustive cannot search for: no

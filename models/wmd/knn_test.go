@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/semrank/semrank/models/embed"
@@ -150,7 +151,24 @@ func TestKNNPairs(t *testing.T) {
 	const k, queries = 5, 40
 	want := make([][]Neighbor, queries)
 	for self := range want {
-		want[self] = nearestByWMD(t, s, docs, self, k)
+		var all []Neighbor
+		for d := range docs {
+			if d == self {
+				continue
+			}
+			w, err := s.WMD(docs[min(self, d)], docs[max(self, d)])
+			if err != nil {
+				t.Fatal(err)
+			}
+			all = append(all, Neighbor{d, w})
+		}
+		slices.SortFunc(all, func(a, b Neighbor) int {
+			if less(a, b) {
+				return -1
+			}
+			return 1
+		})
+		want[self] = all[:k]
 	}
 	search := func(self int, pairs *Pairs) ([]Neighbor, Stats) {
 		nb, st, err := idx.KNN(ctx, docs[self], k, Options{

@@ -132,18 +132,12 @@ func TestKNNProperty(t *testing.T) {
 					}
 				}
 			}
-			eachSearchPath(run)
+			run("plain")
+			withProjection(1, func() { run("proj") })
+			old := maxCacheEntries
+			maxCacheEntries = 0
+			run("nocache")
+			maxCacheEntries = old
 		}
 	}
-}
-
-// eachSearchPath runs run as searches go plain, with the projection bound
-// and without the distance cache.
-func eachSearchPath(run func(tag string)) {
-	run("plain")
-	withProjection(1, func() { run("proj") })
-	old := maxCacheEntries
-	maxCacheEntries = 0
-	run("nocache")
-	maxCacheEntries = old
 }

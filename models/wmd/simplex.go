@@ -232,7 +232,10 @@ func (s *simplex) hang(cost []float64) {
 
 // edgeCost is the cost of the cell joining node a to its neighbour b.
 func (s *simplex) edgeCost(a, b, n int32, m int, cost []float64) float64 {
-	return cost[s.edgeCell(a, b, n, m)]
+	if a < n {
+		return cost[int(a)*m+int(b-n)]
+	}
+	return cost[int(b)*m+int(a-n)]
 }
 
 // rehang moves the subtree of out, whose parent edge has just left the
@@ -301,38 +304,23 @@ const (
 	simplexOptimal = iota
 	simplexCut     // the lower bound passed the cutoff
 	simplexBudget  // out of pivots
-	simplexSettled // a plan cost less than settle
 )
 
 // solve runs the simplex from the least-cost start. It returns the optimal
 // cost; or, with cutoff < +Inf, as soon as the dual lower bound exceeds
-// cutoff, that bound and simplexCut; or, as soon as the current plan (the
-// start's, then at each full pricing pass) costs less than settle, that
-// cost, an upper bound of the optimum, and simplexSettled; or
-// simplexBudget when the pivot budget ran out. a and b are the masses (b
-// already scaled to a's), sup and dem scratch copies of them that the
-// start consumes; eps is the reduced-cost tolerance. Neither cutoff nor
-// settle changes the pivots: they only stop them.
-func (s *simplex) solve(a, b, sup, dem, cost []float64, eps, cutoff, settle float64) (float64, int) {
+// cutoff, that bound and simplexCut; or simplexBudget when the pivot
+// budget ran out. a and b are the masses (b already scaled to a's), sup
+// and dem scratch copies of them that the start consumes; eps is the
+// reduced-cost tolerance.
+func (s *simplex) solve(a, b, sup, dem, cost []float64, eps, cutoff float64) (float64, int) {
+	n, m := s.n, s.m
 	s.start(sup, dem, cost)
 	s.hang(cost)
-	s.pivots, s.scans = 0, 0
-	return s.iterate(a, b, cost, eps, cutoff, settle)
-}
-
-// iterate is solve from the current basis on: the start's, or one that
-// restore brought back.
-func (s *simplex) iterate(a, b, cost []float64, eps, cutoff, settle float64) (float64, int) {
-	n, m := s.n, s.m
 	budget := 50*(n+m) + 200
 	bound := !math.IsInf(cutoff, 1)
+	s.pivots, s.scans = 0, 0
 	v := s.pi[n : n+m]
 	for {
-		if settle > math.Inf(-1) {
-			if c := s.planCost(cost); c < settle {
-				return c, simplexSettled
-			}
-		}
 		// Full pricing: every row's most negative reduced cost.
 		s.scans++
 		ci, cj := s.candI[:0], s.candJ[:0]
@@ -392,72 +380,6 @@ func (s *simplex) iterate(a, b, cost []float64, eps, cutoff, settle float64) (fl
 		}
 	}
 	return total, simplexOptimal
-}
-
-// basis is a copy of a simplex's basis, plan and potentials, from which
-// it can go on pivoting as if it had never stopped.
-type basis struct {
-	n, m                     int
-	x, pi                    []float64
-	parent, size, order, pos []int32
-	pivots                   int
-}
-
-// save copies the basis into b.
-func (s *simplex) save(b *basis) {
-	N := s.n + s.m
-	b.n, b.m, b.pivots = s.n, s.m, s.pivots
-	b.x = append(b.x[:0], s.x[:s.n*s.m]...)
-	b.pi = append(b.pi[:0], s.pi[:N]...)
-	b.parent = append(b.parent[:0], s.parent[:N]...)
-	b.size = append(b.size[:0], s.size[:N]...)
-	b.order = append(b.order[:0], s.order[:N]...)
-	b.pos = append(b.pos[:0], s.pos[:N]...)
-}
-
-// copyFrom makes b a copy of c.
-func (b *basis) copyFrom(c *basis) {
-	b.n, b.m, b.pivots = c.n, c.m, c.pivots
-	b.x = append(b.x[:0], c.x...)
-	b.pi = append(b.pi[:0], c.pi...)
-	b.parent = append(b.parent[:0], c.parent...)
-	b.size = append(b.size[:0], c.size...)
-	b.order = append(b.order[:0], c.order...)
-	b.pos = append(b.pos[:0], c.pos...)
-}
-
-// restore makes b the simplex's basis (init's buffers grown for it).
-func (s *simplex) restore(b *basis) {
-	s.init(b.n, b.m)
-	s.pivots, s.scans = b.pivots, 0
-	copy(s.x, b.x)
-	copy(s.pi, b.pi)
-	copy(s.parent, b.parent)
-	copy(s.size, b.size)
-	copy(s.order, b.order)
-	copy(s.pos, b.pos)
-}
-
-// planCost is the cost of the current plan, summed over the tree's cells
-// (the only ones with flow): at most n+m−1 products, against a pricing
-// pass's n·m.
-func (s *simplex) planCost(cost []float64) float64 {
-	n, m := int32(s.n), s.m
-	var total float64
-	for _, w := range s.order[1:] {
-		k := s.edgeCell(w, s.parent[w], n, m)
-		total += s.x[k] * cost[k]
-	}
-	return total
-}
-
-// edgeCell is the index, in the n×m arrays, of the cell joining node a to
-// its neighbour b.
-func (s *simplex) edgeCell(a, b, n int32, m int) int {
-	if a < n {
-		return int(a)*m + int(b-n)
-	}
-	return int(b)*m + int(a-n)
 }
 
 // pivot brings cell (p, q), of negative reduced cost, into the basis.
