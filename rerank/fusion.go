@@ -90,7 +90,7 @@ func Features(in FusionInput) (names []string, x [][]float64) {
 		cols[stage0+s] = append([]float64(nil), in.Scores[s]...)
 	}
 	for _, col := range cols {
-		zNormalize(col)
+		ZNormalize(col)
 	}
 	x = make([][]float64, n)
 	flat := make([]float64, n*len(names))
@@ -103,11 +103,12 @@ func Features(in FusionInput) (names []string, x [][]float64) {
 	return names, x
 }
 
-// zNormalize rescales v in place to mean 0, standard deviation 1; a
-// constant column becomes all zeros. Values whose sum or squares overflow
+// ZNormalize rescales v in place to mean 0, standard deviation 1 (the
+// population's); a constant column becomes all zeros, as does one whose
+// deviation is not a number. Values whose sum or squares overflow
 // (a stage scoring near ±math.MaxFloat64) are first divided by the
 // largest magnitude, which leaves their z-scores as they are.
-func zNormalize(v []float64) {
+func ZNormalize(v []float64) {
 	if len(v) == 0 {
 		return
 	}
@@ -123,7 +124,7 @@ func zNormalize(v []float64) {
 		mean, sd = moments(v)
 	}
 	for i := range v {
-		if sd < 1e-12 {
+		if !(sd >= 1e-12) {
 			v[i] = 0
 		} else {
 			v[i] = (v[i] - mean) / sd

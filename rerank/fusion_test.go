@@ -150,12 +150,12 @@ func TestZNormalizeHugeScores(t *testing.T) {
 		{[]float64{-big, -big}, []float64{0, 0}},
 	} {
 		got := slices.Clone(tc.huge)
-		zNormalize(got)
+		ZNormalize(got)
 		want := slices.Clone(tc.small)
-		zNormalize(want)
+		ZNormalize(want)
 		for i := range want {
 			if !(abs(got[i]-want[i]) < 1e-9) {
-				t.Errorf("zNormalize(%v) = %v, want %v", tc.huge, got, want)
+				t.Errorf("ZNormalize(%v) = %v, want %v", tc.huge, got, want)
 				break
 			}
 		}

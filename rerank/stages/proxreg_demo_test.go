@@ -24,18 +24,7 @@ func TestProximityRegularizeDemo(t *testing.T) {
 		t.Skip("indexes 500 documents")
 	}
 	ctx := context.Background()
-	ds, err := dataset.Load("../../testdata/demo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	idx, err := index.Create("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer idx.Close()
-	if err := idx.Add(ctx, ds.Corpus, []index.PayloadEncoder{index.TermsEncoder{}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	ds, idx := demoTermsIndex(t)
 	env := rerank.EnvFor(idx)
 	build := func(typ string, opts map[string]any) rerank.Stage {
 		st, err := rerank.NewStage(rerank.StageSpec{Type: typ, Options: opts}, env)

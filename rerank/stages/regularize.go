@@ -190,28 +190,10 @@ func knnGraph(n, k int, row func(i int, out []float64)) [][]neighbour {
 }
 
 // standardize returns y less its mean, divided by its standard deviation
-// (all 0 when y's values are all equal or not finite).
+// (all 0 when y's values are all equal or not finite; rerank.ZNormalize).
 func standardize(y []float64) []float64 {
-	out := make([]float64, len(y))
-	if len(y) == 0 {
-		return out
-	}
-	mean := 0.0
-	for _, v := range y {
-		mean += v
-	}
-	mean /= float64(len(y))
-	sd := 0.0
-	for _, v := range y {
-		sd += (v - mean) * (v - mean)
-	}
-	sd = math.Sqrt(sd / float64(len(y)))
-	if !(sd > 0) || math.IsInf(sd, 0) {
-		return out
-	}
-	for i, v := range y {
-		out[i] = (v - mean) / sd
-	}
+	out := slices.Clone(y)
+	rerank.ZNormalize(out)
 	return out
 }
 

@@ -207,18 +207,7 @@ func TestRM3Demo(t *testing.T) {
 		t.Skip("indexes 500 documents")
 	}
 	ctx := context.Background()
-	ds, err := dataset.Load("../../testdata/demo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	idx, err := index.Create("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer idx.Close()
-	if err := idx.Add(ctx, ds.Corpus, []index.PayloadEncoder{index.TermsEncoder{}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	ds, idx := demoTermsIndex(t)
 	env := rerank.EnvFor(idx)
 	build := func(opts map[string]any) rerank.Stage {
 		st, err := rerank.NewStage(rerank.StageSpec{Type: "rm3", Options: opts}, env)
@@ -296,4 +285,23 @@ func TestRM3Demo(t *testing.T) {
 	if got.Value("map") < base.Value("map")-0.02 {
 		t.Errorf("rm3 MAP %.4f, BM25 %.4f", got.Value("map"), base.Value("map"))
 	}
+}
+
+// demoTermsIndex loads testdata/demo and indexes its corpus, with the
+// terms payload, in memory; the index is closed when t ends.
+func demoTermsIndex(t *testing.T) (*dataset.Dataset, *index.Index) {
+	t.Helper()
+	ds, err := dataset.Load("../../testdata/demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := index.Create("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { idx.Close() })
+	if err := idx.Add(context.Background(), ds.Corpus, []index.PayloadEncoder{index.TermsEncoder{}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return ds, idx
 }
