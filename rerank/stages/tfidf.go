@@ -311,6 +311,15 @@ func (t *TFIDF) ReadsDocs(ctx context.Context, ids []string, reads []bool) error
 	return termsMissingIn(ctx, t.Payloads, ids, reads)
 }
 
+// WindowPayloads implements rerank.PayloadReader: the term counts, where
+// ReadsDocs reads them.
+func (t *TFIDF) WindowPayloads() (rerank.Payloads, []rerank.PayloadKind) {
+	if t.Field != "" || t.Titles || t.Peers {
+		return nil, nil
+	}
+	return termsPayload(t.Payloads).windowPayloads()
+}
+
 // allRead sets every reads[i]: the stage reads every document.
 func allRead(reads []bool) error {
 	for i := range reads {
