@@ -202,7 +202,7 @@ func windowTerms(ctx context.Context, p rerank.Payloads, cands []rerank.Candidat
 
 // termsOf is windowTerms for the candidates ids.
 func termsOf(ctx context.Context, p rerank.Payloads, ids []string) ([][]byte, error) {
-	return rerank.ReadWindowPayloads(ctx, p, index.TermsPayload, (index.TermsEncoder{}).ModelID(), ids)
+	return rerank.ReadWindowPayloads(ctx, p, index.TermsPayload, termsModel, ids)
 }
 
 // termsMissingIn sets reads[i] where the index's terms payload lacks
