@@ -143,7 +143,7 @@ func (s *fieldStats) fetch(ctx context.Context, terms []string) (map[string]uint
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.key != key || len(s.df)+len(df) > dfCacheMax {
+	if s.df == nil || s.key != key || len(s.df)+len(df) > dfCacheMax {
 		s.key, s.df = key, make(map[string]uint64, len(df))
 	}
 	for t, n := range df {
