@@ -990,6 +990,22 @@ func (x *Index) PayloadsFrom(name, model string, ids []string) ([][]byte, error)
 	return x.payloads.readMany(name, model, true, ids)
 }
 
+// PayloadsFromKinds returns PayloadsFrom(names[k], models[k], ids) for
+// every k, under one lock (rerank.GroupedPayloads): a window's stages
+// read several payloads of the same documents, and each document is
+// looked up once for all of them among the payloads kept from earlier
+// windows. As PayloadsFrom's, the payloads must not be modified.
+func (x *Index) PayloadsFromKinds(names, models, ids []string) ([][][]byte, error) {
+	if len(names) != len(models) {
+		return nil, fmt.Errorf("index: %d payload names but %d models", len(names), len(models))
+	}
+	kinds := make([]payloadKind, len(names))
+	for k, name := range names {
+		kinds[k] = payloadKind{name, models[k], true}
+	}
+	return x.payloads.readKinds(kinds, ids)
+}
+
 // PayloadModel returns the ID of the model whose payloads name holds.
 func (x *Index) PayloadModel(name string) string { return x.payloads.model(name) }
 

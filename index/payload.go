@@ -85,6 +85,13 @@ type payloadStore struct {
 	// unmapped).
 	closed   bool
 	readOnly bool // see openPayloads
+
+	// kept holds the payloads windows read from segments, checked, by
+	// document id (readKinds), at most windowCacheMax bytes a payload
+	// name; keptBytes counts them.
+	keptMu    sync.Mutex
+	kept      map[string]keptDoc
+	keptBytes int
 }
 
 // payloadSet is one payload name's payloads: the segment, and the tail
@@ -99,29 +106,6 @@ type payloadSet struct {
 	log  *os.File // nil in memory and read-only
 	// logSize is the log's length: its header and the tail's records.
 	logSize int64
-}
-
-// lookupMany sets out[i] to the payload of ids[i], leaving it nil where
-// there is none or hidden reports the id hidden: the tail's, else the
-// segment's, read for the window at once (segment.getMany).
-func (s *payloadSet) lookupMany(ids []string, hidden func(id string) bool, out [][]byte) error {
-	var inSeg []int // the places in ids of those the segment may hold
-	for i, id := range ids {
-		if hidden(id) {
-			continue
-		}
-		if b, ok := s.tail[id]; ok {
-			out[i] = b
-			continue
-		}
-		if s.seg != nil {
-			inSeg = append(inSeg, i)
-		}
-	}
-	if len(inSeg) == 0 {
-		return nil
-	}
-	return s.seg.getMany(ids, inSeg, out)
 }
 
 // holds reports whether id has a payload, without returning it.
@@ -899,21 +883,134 @@ func (ps *payloadStore) read(name, id, model string, fromModel bool) ([]byte, bo
 // under one lock. The payloads it reads from a segment may share one
 // buffer.
 func (ps *payloadStore) readMany(name, model string, fromModel bool, ids []string) ([][]byte, error) {
+	out, err := ps.readKinds([]payloadKind{{name, model, fromModel}}, ids)
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// payloadKind is one payload a read asks for: name's, when model wrote
+// it or fromModel is false.
+type payloadKind struct {
+	name, model string
+	fromModel   bool
+}
+
+// readKinds returns readMany's payloads of every id for each of kinds,
+// under one lock: a window's stages read several payloads of the same
+// documents, and each document is looked up once among the kept reads
+// for all of them. A payload comes from its name's tail, else from the
+// kept reads of its segment, else from the segment (segment.readMany),
+// and is then kept: a window's documents are read again query after
+// query, and finding, copying and checking each record was most of a
+// window's payload read.
+func (ps *payloadStore) readKinds(kinds []payloadKind, ids []string) ([][][]byte, error) {
 	ps.mu.RLock()
 	defer ps.mu.RUnlock()
 	if ps.closed {
 		return nil, errPayloadsClosed
 	}
-	out := make([][]byte, len(ids))
-	s := ps.sets[name]
-	if s == nil || fromModel && s.model != model {
-		return out, nil
+	out := make([][][]byte, len(kinds))
+	segs := make([]*segment, len(kinds)) // nil: no segment to read
+	tails := make([]map[string][]byte, len(kinds))
+	for k, kd := range kinds {
+		out[k] = make([][]byte, len(ids))
+		s := ps.sets[kd.name]
+		if s == nil || kd.fromModel && s.model != kd.model {
+			continue
+		}
+		segs[k] = s.seg
+		if len(s.tail) > 0 {
+			tails[k] = s.tail
+		}
 	}
-	hidden := func(id string) bool { return len(ps.hidden) > 0 && ps.hidden[id] > 0 }
-	if err := s.lookupMany(ids, hidden, out); err != nil {
-		return nil, damagedErr(err)
+	rest := make([][]int, len(kinds)) // the places in ids each segment is read for
+	ps.keptMu.Lock()
+	for i, id := range ids {
+		if len(ps.hidden) > 0 && ps.hidden[id] > 0 {
+			continue
+		}
+		var doc keptDoc
+		looked := false
+		for k, seg := range segs {
+			if b, ok := tails[k][id]; ok {
+				out[k][i] = b
+				continue
+			}
+			if seg == nil {
+				continue
+			}
+			if !looked {
+				doc, looked = ps.kept[id], true
+			}
+			if b := doc.of(seg); b != nil {
+				out[k][i] = b
+			} else {
+				rest[k] = append(rest[k], i)
+			}
+		}
+	}
+	ps.keptMu.Unlock()
+	read := false
+	for k, seg := range segs {
+		if len(rest[k]) == 0 {
+			continue
+		}
+		if err := seg.readMany(ids, rest[k], out[k]); err != nil {
+			return nil, damagedErr(err)
+		}
+		read = true
+	}
+	if read {
+		ps.keep(ids, segs, rest, out, windowCacheMax*len(ps.sets))
 	}
 	return out, nil
+}
+
+// keptDoc is what a store keeps of one document's payloads read from
+// segments: one entry a segment, so a name whose segment is replaced by
+// a fold no longer finds the old one's.
+type keptDoc []keptRead
+
+// keptRead is a payload read from seg.
+type keptRead struct {
+	seg *segment
+	b   []byte
+}
+
+// of returns the payload kept from seg, nil when none is.
+func (d keptDoc) of(seg *segment) []byte {
+	for _, r := range d {
+		if r.seg == seg {
+			return r.b
+		}
+	}
+	return nil
+}
+
+// keep adds to the kept reads the payloads readKinds read from segs:
+// out[k][i] for every i in rest[k]. Past budget bytes the kept reads
+// start again.
+func (ps *payloadStore) keep(ids []string, segs []*segment, rest [][]int, out [][][]byte, budget int) {
+	ps.keptMu.Lock()
+	defer ps.keptMu.Unlock()
+	for k, seg := range segs {
+		for _, i := range rest[k] {
+			b := out[k][i]
+			if b == nil {
+				continue
+			}
+			doc := ps.kept[ids[i]]
+			if doc.of(seg) != nil {
+				continue // kept by a concurrent read meanwhile
+			}
+			if ps.keptBytes += len(b) + len(ids[i]); ps.kept == nil || ps.keptBytes > budget {
+				ps.kept, ps.keptBytes, doc = map[string]keptDoc{}, len(b)+len(ids[i]), nil
+			}
+			ps.kept[ids[i]] = append(doc, keptRead{seg, b})
+		}
+	}
 }
 
 // damagedErr wraps err, a damaged segment's, with ErrDamaged.

@@ -165,3 +165,56 @@ func BenchmarkWriteOne(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPayloadKinds compares a window's four payloads read one kind
+// at a time (PayloadsFrom each) with reading them together
+// (PayloadsFromKinds), over 50 windows of 100 of 5,000 documents, all
+// kept from earlier reads, as windows find them query after query.
+func BenchmarkPayloadKinds(b *testing.B) {
+	docs := benchDocs(5000)
+	ctx := context.Background()
+	idx, err := Create(filepath.Join(b.TempDir(), "idx"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer idx.Close()
+	names := []string{"terms", "tweak", "s2net", "lsa"}
+	models := []string{"m", "m", "m", "m"}
+	var encs []PayloadEncoder
+	for _, n := range names {
+		encs = append(encs, modelEncoder{n, "m"})
+	}
+	if err := idx.Add(ctx, docs, encs, nil); err != nil {
+		b.Fatal(err)
+	}
+	if err := idx.Compact(ctx); err != nil {
+		b.Fatal(err)
+	}
+	windows := make([][]string, 50)
+	for w := range windows {
+		windows[w] = make([]string, 100)
+		for i := range windows[w] {
+			windows[w][i] = docs[(w*100+i)*37%len(docs)].ID
+		}
+	}
+	b.Run("each", func(b *testing.B) {
+		w := 0
+		for b.Loop() {
+			for k, n := range names {
+				if _, err := idx.PayloadsFrom(n, models[k], windows[w%len(windows)]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			w++
+		}
+	})
+	b.Run("together", func(b *testing.B) {
+		w := 0
+		for b.Loop() {
+			if _, err := idx.PayloadsFromKinds(names, models, windows[w%len(windows)]); err != nil {
+				b.Fatal(err)
+			}
+			w++
+		}
+	})
+}

@@ -387,3 +387,104 @@ func TestPayloadsFrom(t *testing.T) {
 		t.Error("no error from a closed index")
 	}
 }
+
+// TestPayloadsFromKinds: a window's read of several payloads at once
+// gives each kind's PayloadsFrom, from the log, the segment and the kept
+// reads, and a document written again or folded into a new segment is
+// read anew rather than from what an earlier window kept.
+func TestPayloadsFromKinds(t *testing.T) {
+	ctx := context.Background()
+	idx, err := Create(filepath.Join(t.TempDir(), "idx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	encs := []PayloadEncoder{vecEncoder{}, modelEncoder{"text", "text-v1"}}
+	docs := benchDocs(20)
+	if err := idx.Add(ctx, docs, encs, nil); err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{docs[0].ID, docs[7].ID, "absent", docs[19].ID, docs[0].ID}
+	names := []string{"vec", "text", "vec", "none"}
+	models := []string{vecEncoder{}.ModelID(), "text-v1", "other", "x"}
+	check := func(when string) {
+		t.Helper()
+		for round := range 2 { // the second from the kept reads
+			got, err := idx.PayloadsFromKinds(names, models, ids)
+			if err != nil || len(got) != len(names) {
+				t.Fatalf("%s: PayloadsFromKinds = %d kinds, %v", when, len(got), err)
+			}
+			for k := range names {
+				want, err := idx.PayloadsFrom(names[k], models[k], ids)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range ids {
+					if (got[k][i] != nil) != (want[i] != nil) || !bytes.Equal(got[k][i], want[i]) {
+						t.Errorf("%s, round %d: PayloadsFromKinds[%s][%d] = %q, PayloadsFrom = %q", when, round, names[k], i, got[k][i], want[i])
+					}
+				}
+			}
+		}
+	}
+	check("in the log")
+	if err := idx.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("in the segment")
+	docs[0].Text = "written again with other words"
+	if err := idx.Add(ctx, docs[:1], encs, nil); err != nil {
+		t.Fatal(err)
+	}
+	check("written again")
+	if got, _ := idx.PayloadsFromKinds([]string{"text"}, []string{"text-v1"}, ids[:1]); string(got[0][0]) != docs[0].Text {
+		t.Errorf("a document written again reads %q, want %q", got[0][0], docs[0].Text)
+	}
+	if err := idx.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("folded again")
+	if got, _ := idx.PayloadsFromKinds([]string{"text"}, []string{"text-v1"}, ids[:1]); string(got[0][0]) != docs[0].Text {
+		t.Errorf("after a fold, a document written again reads %q, want %q", got[0][0], docs[0].Text)
+	}
+	if err := idx.Delete(docs[7].ID); err != nil {
+		t.Fatal(err)
+	}
+	check("after a deletion")
+	if _, err := idx.PayloadsFromKinds([]string{"vec"}, nil, ids); err == nil {
+		t.Error("no error for names and models of different lengths")
+	}
+	// A closed store refuses both reads alike (readKinds), as
+	// TestPayloadsFrom checks.
+	idx.Close()
+}
+
+// TestKeptReadsBound: the kept reads start again past their bound, and
+// keep what the read that passed it read.
+func TestKeptReadsBound(t *testing.T) {
+	ctx := context.Background()
+	idx, err := Create(filepath.Join(t.TempDir(), "idx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	docs := benchDocs(3)
+	if err := idx.Add(ctx, docs, []PayloadEncoder{modelEncoder{"text", "m"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ps := idx.payloads
+	first, err := idx.PayloadsFrom("text", "m", []string{docs[0].ID, docs[1].ID})
+	if err != nil || len(ps.kept) != 2 {
+		t.Fatalf("kept %d documents after reading two (%v)", len(ps.kept), err)
+	}
+	again, _ := idx.PayloadsFrom("text", "m", []string{docs[0].ID})
+	if &again[0][0] != &first[0][0] {
+		t.Error("a second read's payload is not the kept one")
+	}
+	ps.keptBytes = windowCacheMax // full: the next payload read starts again
+	if _, err := idx.PayloadsFrom("text", "m", []string{docs[2].ID}); err != nil || len(ps.kept) != 1 || ps.kept[docs[2].ID] == nil {
+		t.Errorf("a read past the bound keeps %d documents (%v), want the one it read", len(ps.kept), err)
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/blevesearch/mmap-go"
 )
@@ -45,9 +44,9 @@ import (
 // anyway. A segment of at most mappedReadMax bytes, whose pages bound what
 // it can make resident, is read through the mapping instead, without a
 // system call a record (a small collection's window reads hundreds), its
-// window's records copied into one buffer (getMany). The payloads windows
-// read are kept, at most windowCacheMax bytes a segment, and later
-// windows read them from there.
+// window's records copied into one buffer (readMany). The payloads windows
+// read are kept by the store, at most windowCacheMax bytes a payload name,
+// and later windows read them from there.
 // Scans of every record (fold, ids, verify) read the mapping.
 const (
 	segMagic     = "SRPSEG01"
@@ -70,18 +69,11 @@ type segment struct {
 	count, slots                 uint64
 	dataOff, entriesOff, slotsOf uint64
 	tableSum                     uint32
-
-	// window holds the payloads windows read (getMany), checked, by
-	// document id, at most windowCacheMax bytes of them: a window's
-	// documents are read again query after query, and finding, copying
-	// and checking each record was most of a window's payload read.
-	windowMu    sync.Mutex
-	window      map[string][]byte
-	windowBytes int
 }
 
-// windowCacheMax bounds the payload bytes a segment keeps for windows;
-// past it, the kept ones are dropped and it starts again.
+// windowCacheMax bounds the payload bytes a store keeps for windows, a
+// payload name (payloadStore.kept); past it, the kept ones are dropped
+// and it starts again.
 const windowCacheMax = 2 << 20
 
 // openSegment maps the segment file at path and checks its header.
@@ -298,44 +290,9 @@ func (s *segment) get(id string) ([]byte, bool, error) {
 	return val, err == nil, err
 }
 
-// getMany sets out[k] to the payload of ids[k], for every k in which
-// whose id the segment holds. The payloads it returns are shared by
-// every window reading them (see segment.window), so callers must not
-// modify them.
-func (s *segment) getMany(ids []string, which []int, out [][]byte) error {
-	var rest []int // the places of the ids whose payloads are not kept
-	s.windowMu.Lock()
-	for _, k := range which {
-		if b, ok := s.window[ids[k]]; ok {
-			out[k] = b
-		} else {
-			rest = append(rest, k)
-		}
-	}
-	s.windowMu.Unlock()
-	if len(rest) == 0 {
-		return nil
-	}
-	if err := s.readMany(ids, rest, out); err != nil {
-		return err
-	}
-	s.windowMu.Lock()
-	defer s.windowMu.Unlock()
-	for _, k := range rest {
-		b := out[k]
-		if b == nil {
-			continue
-		}
-		if s.windowBytes += len(b) + len(ids[k]); s.window == nil || s.windowBytes > windowCacheMax {
-			s.window, s.windowBytes = map[string][]byte{}, len(b)+len(ids[k])
-		}
-		s.window[ids[k]] = b
-	}
-	return nil
-}
-
-// readMany is getMany for payloads not kept: read from the segment and
-// checked. A segment read through its mapping copies them into one
+// readMany sets out[k] to the payload of ids[k], for every k in which
+// whose id the segment holds, read from the segment and checked
+// (payloadStore.readKinds keeps them for later windows). A segment read through its mapping copies them into one
 // buffer, which they share: one allocation a window rather than one a
 // payload, which made up most of a read's cost.
 func (s *segment) readMany(ids []string, which []int, out [][]byte) error {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"reflect"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -126,7 +127,46 @@ func (p *Pipeline) windowDocs(ctx context.Context, ids []string) ([]bool, error)
 			return nil, err
 		}
 	}
+	if err := p.readPayloads(ctx, ids); err != nil {
+		return nil, err
+	}
 	return p.readsDocs(ctx, ids)
+}
+
+// readPayloads reads the payloads of ids that p's stages read
+// (PayloadReader), each store's together (ReadWindowPayloadKinds), for
+// the stages to find in the window's memo: one lookup of a document for
+// all of them rather than one a payload.
+func (p *Pipeline) readPayloads(ctx context.Context, ids []string) error {
+	var stores []Payloads
+	kinds := map[Payloads][]PayloadKind{}
+	for _, st := range p.Stages {
+		r, ok := unwrapStage(st).(PayloadReader)
+		if !ok {
+			continue
+		}
+		store, ks := r.WindowPayloads()
+		if store == nil || !reflect.TypeOf(store).Comparable() {
+			continue
+		}
+		if _, seen := kinds[store]; !seen {
+			stores = append(stores, store)
+		}
+		for _, k := range ks {
+			if !slices.Contains(kinds[store], k) {
+				kinds[store] = append(kinds[store], k)
+			}
+		}
+	}
+	for _, store := range stores {
+		if len(kinds[store]) < 2 {
+			continue // read by the stage alone as cheaply
+		}
+		if err := ReadWindowPayloadKinds(ctx, store, kinds[store], ids); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readsDocs reports, for each of ids, whether a stage of p reads its

@@ -142,23 +142,86 @@ func ReadWindowPayloads(ctx context.Context, p Payloads, name, model string, ids
 	if p == nil || len(ids) == 0 {
 		return make([][]byte, len(ids)), nil
 	}
-	// The memo is the window's: its candidates' count and first and last
-	// ids tell a stage reading a part of it apart.
-	type key struct {
-		p           Payloads
-		name, model string
-		n           int
-		first, last string
-	}
-	memo := WindowMemoOf(ctx)
-	if !reflect.TypeOf(p).Comparable() {
-		memo = nil
-	}
-	v, err := memo.Do(key{p, name, model, len(ids), ids[0], ids[len(ids)-1]}, read)
+	v, err := windowMemoFor(ctx, p).Do(windowPayloadKey(p, PayloadKind{name, model}, ids), read)
 	if err != nil {
 		return nil, err
 	}
 	return v.([][]byte), nil
+}
+
+// windowMemoFor returns the window's memo (WindowMemoOf) where p can key
+// it, nil where it cannot.
+func windowMemoFor(ctx context.Context, p Payloads) *WindowMemo {
+	if !reflect.TypeOf(p).Comparable() {
+		return nil
+	}
+	return WindowMemoOf(ctx)
+}
+
+// windowPayloadKey keys a window's read of kind from p in the window's
+// memo: its candidates' count and first and last ids tell a stage
+// reading a part of the window apart.
+func windowPayloadKey(p Payloads, kind PayloadKind, ids []string) any {
+	type key struct {
+		p           Payloads
+		kind        PayloadKind
+		n           int
+		first, last string
+	}
+	return key{p, kind, len(ids), ids[0], ids[len(ids)-1]}
+}
+
+// PayloadKind is a payload a stage reads: the name it is stored under
+// and the ID of the model that must have written it.
+type PayloadKind struct {
+	Name, Model string
+}
+
+// PayloadReader is implemented by stages that read stored payloads, so
+// that a pipeline reads a window's payloads of every stage together
+// before they score (ReadWindowPayloadKinds).
+type PayloadReader interface {
+	// WindowPayloads returns where the stage reads payloads from and
+	// which it reads; p is nil when it reads none.
+	WindowPayloads() (p Payloads, kinds []PayloadKind)
+}
+
+// GroupedPayloads is implemented by Payloads that read several payloads
+// of a window's documents in one step cheaper than one payload at a time
+// (index.Index: each document is looked up once for all of them).
+type GroupedPayloads interface {
+	// PayloadsFromKinds returns, for each k, WindowPayloads'
+	// PayloadsFrom(names[k], models[k], ids).
+	PayloadsFromKinds(names, models, ids []string) ([][][]byte, error)
+}
+
+var _ GroupedPayloads = (*index.Index)(nil)
+
+// ReadWindowPayloadKinds reads kinds of each of ids, a window's
+// candidates, from p in one step where p is a GroupedPayloads, and leaves
+// them in the window's memo, where ReadWindowPayloads finds them. Where p
+// is not, or the window has no memo, it reads nothing: each
+// ReadWindowPayloads call reads its own.
+func ReadWindowPayloadKinds(ctx context.Context, p Payloads, kinds []PayloadKind, ids []string) error {
+	gp, ok := p.(GroupedPayloads)
+	memo := windowMemoFor(ctx, p)
+	if !ok || memo == nil || len(ids) == 0 || len(kinds) == 0 {
+		return nil
+	}
+	names, models := make([]string, len(kinds)), make([]string, len(kinds))
+	for k, kind := range kinds {
+		names[k], models[k] = kind.Name, kind.Model
+	}
+	read, err := gp.PayloadsFromKinds(names, models, ids)
+	if err != nil {
+		return err
+	}
+	for k, kind := range kinds {
+		if _, err := memo.Do(windowPayloadKey(p, kind, ids), func() (any, error) { return read[k], nil }); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // IDs returns the candidates' ids, in order.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/semrank/semrank/models"
@@ -46,16 +47,16 @@ func CheckFinite(v []float64) error {
 }
 
 // Project returns the concept vector projᵀf of a term vector f, for a d×k
-// projection whose rows are indexed by term.
+// projection whose rows are indexed by term. Each term's row is added
+// scaled by gonum's vectorized axpy, which rounds every element as the
+// scalar g[j] += x·a does (TestProjectAxpy), in a third less time: a
+// query's projection is a part of every reranked search.
 func Project(proj *mat.Dense, f Sparse) []float64 {
 	raw := proj.RawMatrix()
 	k := raw.Cols
 	g := make([]float64, k)
 	for i, t := range f.Idx {
-		x := f.Val[i]
-		for j, a := range raw.Data[t*raw.Stride : t*raw.Stride+k] {
-			g[j] += x * a
-		}
+		floats.AddScaled(g, f.Val[i], raw.Data[t*raw.Stride:t*raw.Stride+k])
 	}
 	return g
 }

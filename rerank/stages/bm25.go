@@ -61,6 +61,11 @@ func (s *BM25) ReadsDocs(ctx context.Context, ids []string, reads []bool) error 
 	return termsMissingIn(ctx, s.Payloads, ids, reads)
 }
 
+// WindowPayloads implements rerank.PayloadReader: the term counts.
+func (s *BM25) WindowPayloads() (rerank.Payloads, []rerank.PayloadKind) {
+	return termsPayload(s.Payloads).windowPayloads()
+}
+
 // bm25Query is the query's distinct terms, sorted, and their IDFs in a
 // collection of n documents.
 type bm25Query struct {

@@ -78,6 +78,15 @@ func (s *Concept) ReadsDocs(ctx context.Context, ids []string, reads []bool) err
 	return s.stored.missingIn(ctx, ids, reads)
 }
 
+// WindowPayloads implements rerank.PayloadReader: the concept vectors,
+// where ReadsDocs reads them.
+func (s *Concept) WindowPayloads() (rerank.Payloads, []rerank.PayloadKind) {
+	if s.textScore {
+		return nil, nil
+	}
+	return s.stored.windowPayloads()
+}
+
 // Score implements rerank.Stage.
 func (s *Concept) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
 	pq, err := s.query(ctx, q)

@@ -79,6 +79,15 @@ func (s *DeepMatch) ReadsDocs(ctx context.Context, ids []string, reads []bool) e
 	return s.stored.missingIn(ctx, ids, reads)
 }
 
+// WindowPayloads implements rerank.PayloadReader: the encoded
+// candidates, where ReadsDocs reads them.
+func (s *DeepMatch) WindowPayloads() (rerank.Payloads, []rerank.PayloadKind) {
+	if s.encoder == nil {
+		return nil, nil
+	}
+	return s.stored.windowPayloads()
+}
+
 // Score implements rerank.Stage.
 func (s *DeepMatch) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
 	if err := ctx.Err(); err != nil {

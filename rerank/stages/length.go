@@ -29,6 +29,11 @@ func (s *Length) ReadsDocs(ctx context.Context, ids []string, reads []bool) erro
 	return termsMissingIn(ctx, s.Payloads, ids, reads)
 }
 
+// WindowPayloads implements rerank.PayloadReader: the term counts.
+func (s *Length) WindowPayloads() (rerank.Payloads, []rerank.PayloadKind) {
+	return termsPayload(s.Payloads).windowPayloads()
+}
+
 // Score implements rerank.Stage.
 func (s *Length) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
 	_, totals, err := windowCounts(ctx, s.Payloads, s.Analyze, cands, nil)

@@ -29,6 +29,11 @@ func (s *Overlap) ReadsDocs(ctx context.Context, ids []string, reads []bool) err
 	return termsMissingIn(ctx, s.Payloads, ids, reads)
 }
 
+// WindowPayloads implements rerank.PayloadReader: the term counts.
+func (s *Overlap) WindowPayloads() (rerank.Payloads, []rerank.PayloadKind) {
+	return termsPayload(s.Payloads).windowPayloads()
+}
+
 // Score implements rerank.Stage.
 func (s *Overlap) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
 	qterms := map[string]bool{}

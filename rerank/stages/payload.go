@@ -44,6 +44,15 @@ func (s storedPayload) window(ctx context.Context, cands []rerank.Candidate) ([]
 	return rerank.ReadWindowPayloads(ctx, s.payloads, s.name, s.model, rerank.IDs(cands))
 }
 
+// windowPayloads returns where s reads and which payload, for a stage's
+// rerank.PayloadReader; nil where it computes from text.
+func (s storedPayload) windowPayloads() (rerank.Payloads, []rerank.PayloadKind) {
+	if s.payloads == nil {
+		return nil, nil
+	}
+	return s.payloads, []rerank.PayloadKind{{Name: s.name, Model: s.model}}
+}
+
 // missingIn sets reads[i] where ids[i] has no payload of this model: its
 // value is then computed from the document's text (rerank.DocReader).
 func (s storedPayload) missingIn(ctx context.Context, ids []string, reads []bool) error {

@@ -102,6 +102,15 @@ func (s *Quality) ReadsDocs(ctx context.Context, ids []string, reads []bool) err
 	return s.stored.missingIn(ctx, ids, reads)
 }
 
+// WindowPayloads implements rerank.PayloadReader: the stored scores,
+// where ReadsDocs reads them.
+func (s *Quality) WindowPayloads() (rerank.Payloads, []rerank.PayloadKind) {
+	if len(s.model.Config.Context) > 0 {
+		return nil, nil
+	}
+	return s.stored.windowPayloads()
+}
+
 // Score implements rerank.Stage.
 func (s *Quality) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
 	ctxFeats, err := qualityContext(ctx, s.model.Config.Context, q, cands)

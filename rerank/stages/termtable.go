@@ -236,8 +236,17 @@ func termHash(term string) uint64 { return maphash.String(termSeed, term) }
 // counts (windowTerms), nil where it has none, once per window however
 // many stages ask: callers must not modify them.
 func windowTables(ctx context.Context, p rerank.Payloads, cands []rerank.Candidate) ([]*termTable, error) {
-	return storedPayload{payloads: p, name: index.TermsPayload, model: (index.TermsEncoder{}).ModelID()}.tables(ctx, cands, termCounts)
+	return termsPayload(p).tables(ctx, cands, termCounts)
 }
+
+// termsPayload is the reader of the stored term counts in p (nil: none).
+func termsPayload(p rerank.Payloads) storedPayload {
+	return storedPayload{payloads: p, name: index.TermsPayload, model: termsModel}
+}
+
+// termsModel is the ID of the model writing the stored term counts,
+// formatted once rather than at every window's read.
+var termsModel = (index.TermsEncoder{}).ModelID()
 
 // tables returns the table of every candidate's payload, decoded by
 // decode, nil where it has none (see decodedWindow).

@@ -202,7 +202,7 @@ func windowTerms(ctx context.Context, p rerank.Payloads, cands []rerank.Candidat
 
 // termsOf is windowTerms for the candidates ids.
 func termsOf(ctx context.Context, p rerank.Payloads, ids []string) ([][]byte, error) {
-	return rerank.ReadWindowPayloads(ctx, p, index.TermsPayload, (index.TermsEncoder{}).ModelID(), ids)
+	return rerank.ReadWindowPayloads(ctx, p, index.TermsPayload, termsModel, ids)
 }
 
 // termsMissingIn sets reads[i] where the index's terms payload lacks
@@ -309,6 +309,15 @@ func (t *TFIDF) ReadsDocs(ctx context.Context, ids []string, reads []bool) error
 		return allRead(reads)
 	}
 	return termsMissingIn(ctx, t.Payloads, ids, reads)
+}
+
+// WindowPayloads implements rerank.PayloadReader: the term counts, where
+// ReadsDocs reads them.
+func (t *TFIDF) WindowPayloads() (rerank.Payloads, []rerank.PayloadKind) {
+	if t.Field != "" || t.Titles || t.Peers {
+		return nil, nil
+	}
+	return termsPayload(t.Payloads).windowPayloads()
 }
 
 // allRead sets every reads[i]: the stage reads every document.

@@ -147,6 +147,11 @@ func (s *TWEAK) ReadsDocs(ctx context.Context, ids []string, reads []bool) error
 	return s.stored.missingIn(ctx, ids, reads)
 }
 
+// WindowPayloads implements rerank.PayloadReader: the document vectors.
+func (s *TWEAK) WindowPayloads() (rerank.Payloads, []rerank.PayloadKind) {
+	return s.stored.windowPayloads()
+}
+
 // Score implements rerank.Stage. A stored vector is scored from its term
 // table (see termTable): its terms found by the query's, its norm summed
 // once, to the bit tweak.CosineEncoded's cosine.
