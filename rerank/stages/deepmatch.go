@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/semrank/semrank/analyzers"
@@ -93,33 +94,25 @@ func (s *DeepMatch) Score(ctx context.Context, q rerank.Query, cands []rerank.Ca
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var stored []*deepmatch.Side
-	if s.encoder != nil {
-		// Decoded sides are kept by document (decodedWindow): a side
-		// depends on the document and the model alone.
-		var err error
-		if stored, err = decodedWindow(ctx, s.stored, cands, s.decodeSide); err != nil {
-			return nil, err
-		}
+	// Sides are decoded each window, not kept (decodedWindow): a
+	// window's sides are as large as its term tables, and keeping both
+	// in the shared budget pushed the tables out, which cost the lexical
+	// stages more than decoding the sides costs this one.
+	stored, err := s.stored.window(ctx, cands)
+	if err != nil {
+		return nil, err
 	}
 	ys := make([]deepmatch.Side, len(cands))
 	for i, c := range cands {
-		if i < len(stored) && stored[i] != nil {
-			ys[i] = *stored[i]
+		if b := stored[i]; b != nil {
+			if ys[i], err = s.Model.DecodeSide(b); err != nil {
+				return nil, fmt.Errorf("document %s: %w", c.ID, err)
+			}
 			continue
 		}
 		ys[i] = s.Model.CandidateSide(deepmatch.Candidate{Text: c.FullText(), Meta: metadata(c.Metadata)})
 	}
 	return s.Model.ScoreAnalyzed(queryTokens(ctx, q.Text), ys), nil
-}
-
-// decodeSide decodes a stored side, returning it and the bytes it holds.
-func (s *DeepMatch) decodeSide(b []byte) (*deepmatch.Side, int, error) {
-	y, err := s.Model.DecodeSide(b)
-	if err != nil {
-		return nil, 0, err
-	}
-	return &y, 4*len(y.In.Idx) + 8*len(y.In.Val) + 8*len(y.Vec), nil
 }
 
 // queryTokens returns text's analyzer tokens (analyzers.Tokens), analyzed

@@ -60,8 +60,8 @@ func TestDeepMatchStage(t *testing.T) {
 	if !slices.Equal(got, got2) {
 		t.Fatalf("decoded metadata %v, JSON metadata %v", got, got2)
 	}
-	// Stored sides (half the candidates), scored twice: decoded, then
-	// from the decoded-payload cache; both as from the text, to the bit.
+	// Stored sides (half the candidates), scored twice, as from the
+	// text, to the bit.
 	enc := st.(rerank.PayloadStage).PayloadEncoder()
 	store := memPayloads{model: enc.ModelID(), name: enc.PayloadName(), data: map[string][]byte{}}
 	for _, c := range cands[:len(cands)/2] {
