@@ -104,8 +104,8 @@ func Features(in FusionInput) (names []string, x [][]float64) {
 }
 
 // ZNormalize rescales v in place to mean 0, standard deviation 1 (the
-// population's); a constant column becomes all zeros, as does one whose
-// deviation is not a number. Values whose sum or squares overflow
+// population's); a constant column becomes all zeros. A value that is not
+// a number makes every value NaN, for the caller to refuse. Values whose sum or squares overflow
 // (a stage scoring near ±math.MaxFloat64) are first divided by the
 // largest magnitude, which leaves their z-scores as they are.
 func ZNormalize(v []float64) {
@@ -124,7 +124,7 @@ func ZNormalize(v []float64) {
 		mean, sd = moments(v)
 	}
 	for i := range v {
-		if !(sd >= 1e-12) {
+		if sd < 1e-12 {
 			v[i] = 0
 		} else {
 			v[i] = (v[i] - mean) / sd

@@ -190,10 +190,14 @@ func knnGraph(n, k int, row func(i int, out []float64)) [][]neighbour {
 }
 
 // standardize returns y less its mean, divided by its standard deviation
-// (all 0 when y's values are all equal or not finite; rerank.ZNormalize).
+// (rerank.ZNormalize); all 0 when y's values are all equal or one is not
+// a number.
 func standardize(y []float64) []float64 {
 	out := slices.Clone(y)
 	rerank.ZNormalize(out)
+	if len(out) > 0 && math.IsNaN(out[0]) {
+		clear(out)
+	}
 	return out
 }
 
