@@ -9,6 +9,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 
 	"github.com/semrank/semrank/dataset"
+	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -20,7 +21,6 @@ import (
 // metadata (position, asker, thread structure) and the other candidates'
 // texts (peers), which a difference in what Wrap hands them would show.
 func TestWrapMatchesDatasetPath(t *testing.T) {
-	ctx := context.Background()
 	ds, err := dataset.Load("../testdata/deepmatch/semeval-a")
 	if err != nil {
 		t.Fatal(err)
@@ -43,28 +43,15 @@ func TestWrapMatchesDatasetPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wrapped := rerank.Wrap(idx, p)
 	compared := 0
 	for _, q := range ds.Queries {
-		bq, err := p.Query(q.FullText())
-		if err != nil {
+		scored, res, ok := bothPaths(t, p, idx, q)
+		if !ok {
 			continue // a query of stop words only
-		}
-		hits, err := idx.TopN(ctx, bq, p.WindowSize())
-		if err != nil {
-			t.Fatal(err)
-		}
-		scored, err := p.Rerank(ctx, rerank.Query{ID: q.ID, Text: q.FullText()}, hits)
-		if err != nil {
-			t.Fatal(err)
 		}
 		var want []string
 		for _, s := range scored {
 			want = append(want, s.ID)
-		}
-		res, err := wrapped.Search(bleve.NewSearchRequestOptions(bq, p.WindowSize(), 0, false))
-		if err != nil {
-			t.Fatal(err)
 		}
 		if got := ids(res.Hits); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("query %s: Wrap ranks %v, the dataset path %v", q.ID, got, want)
@@ -80,7 +67,6 @@ func TestWrapMatchesDatasetPath(t *testing.T) {
 // Wrap starts beside the window's search (rerank.QueryPreparer), gives
 // the scores the dataset path computes as the stages score, to the bit.
 func TestWrapPreparedQueriesMatch(t *testing.T) {
-	ctx := context.Background()
 	ds, err := dataset.Load("../testdata/deepmatch/semeval-a")
 	if err != nil {
 		t.Fatal(err)
@@ -95,23 +81,10 @@ func TestWrapPreparedQueriesMatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wrapped := rerank.Wrap(idx, p)
 	for _, q := range ds.Queries {
-		bq, err := p.Query(q.FullText())
-		if err != nil {
+		scored, res, ok := bothPaths(t, p, idx, q)
+		if !ok {
 			continue // a query of stop words only
-		}
-		hits, err := idx.TopN(ctx, bq, p.WindowSize())
-		if err != nil {
-			t.Fatal(err)
-		}
-		scored, err := p.Rerank(ctx, rerank.Query{ID: q.ID, Text: q.FullText()}, hits)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := wrapped.Search(bleve.NewSearchRequestOptions(bq, p.WindowSize(), 0, false))
-		if err != nil {
-			t.Fatal(err)
 		}
 		if len(res.Hits) != len(scored) {
 			t.Fatalf("query %s: %d hits, the dataset path %d", q.ID, len(res.Hits), len(scored))
@@ -122,4 +95,27 @@ func TestWrapPreparedQueriesMatch(t *testing.T) {
 			}
 		}
 	}
+}
+
+// bothPaths ranks q's window by the dataset path (index.TopN, then
+// p.Rerank) and by a search through Wrap; ok is false when q is stop
+// words only.
+func bothPaths(t *testing.T, p *rerank.Pipeline, idx *index.Index, q dataset.Query) (scored []rerank.Scored, res *bleve.SearchResult, ok bool) {
+	t.Helper()
+	ctx := context.Background()
+	bq, err := p.Query(q.FullText())
+	if err != nil {
+		return nil, nil, false
+	}
+	hits, err := idx.TopN(ctx, bq, p.WindowSize())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scored, err = p.Rerank(ctx, rerank.Query{ID: q.ID, Text: q.FullText()}, hits); err != nil {
+		t.Fatal(err)
+	}
+	if res, err = rerank.Wrap(idx, p).Search(bleve.NewSearchRequestOptions(bq, p.WindowSize(), 0, false)); err != nil {
+		t.Fatal(err)
+	}
+	return scored, res, true
 }

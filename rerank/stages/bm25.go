@@ -20,17 +20,23 @@ func init() {
 		if err := spec.DecodeOptions(&o); err != nil {
 			return nil, err
 		}
-		k1, b := o.K1, o.B
-		// Outside these ranges a score can divide by zero or by a
-		// negative length norm; NaN would fail every search.
-		if !(k1 >= 0) || math.IsInf(k1, 0) {
-			return nil, fmt.Errorf("bm25: option k1 %g: want a finite number ≥ 0 (default 1.2)", k1)
+		if err := o.check(); err != nil {
+			return nil, fmt.Errorf("bm25: %w", err)
 		}
-		if !(b >= 0 && b <= 1) {
-			return nil, fmt.Errorf("bm25: option b %g: want a number from 0 to 1 (default 0.75)", b)
-		}
-		return &BM25{Stats: env.Stats, Payloads: env.Payloads, Analyze: env.Analyze, K1: k1, B: b}, nil
+		return &BM25{Stats: env.Stats, Payloads: env.Payloads, Analyze: env.Analyze, K1: o.K1, B: o.B}, nil
 	})
+}
+
+// check refuses a k1 or b outside BM25's ranges, where a score can divide
+// by zero or by a negative length norm: NaN would fail every search.
+func (o BM25Options) check() error {
+	if !(o.K1 >= 0) || math.IsInf(o.K1, 0) {
+		return fmt.Errorf("option k1 %g: want a finite number ≥ 0 (default 1.2)", o.K1)
+	}
+	if !(o.B >= 0 && o.B <= 1) {
+		return fmt.Errorf("option b %g: want a number from 0 to 1 (default 0.75)", o.B)
+	}
+	return nil
 }
 
 // BM25Options are the options of a bm25 stage: BM25's k1 (default 1.2)

@@ -93,6 +93,18 @@ func windowVectors(ctx context.Context, stats rerank.TermStats, p rerank.Payload
 	return vecs, len(idf), nil
 }
 
+// vectorNorms returns the Euclidean norm of each of vecs.
+func vectorNorms(vecs [][]idWeight) []float64 {
+	norms := make([]float64, len(vecs))
+	for i, v := range vecs {
+		for _, tw := range v {
+			norms[i] += tw.w * tw.w
+		}
+		norms[i] = math.Sqrt(norms[i])
+	}
+	return norms
+}
+
 // peerCosines returns, for each candidate, the mean cosine of its vector
 // (over terms numbered below terms) with those of the candidates by other
 // users (all others when its user is unknown); 0 when it has no such
@@ -111,12 +123,9 @@ func peerCosines(cands []rerank.Candidate, vecs [][]idWeight, terms int) []float
 		}
 	}
 	all := make([]float64, terms) // every unit vector summed
-	norms := make([]float64, len(vecs))
+	norms := vectorNorms(vecs)
 	for i, v := range vecs {
-		for _, tw := range v {
-			norms[i] += tw.w * tw.w
-		}
-		if norms[i] = math.Sqrt(norms[i]); norms[i] == 0 {
+		if norms[i] == 0 {
 			continue
 		}
 		for _, tw := range v {

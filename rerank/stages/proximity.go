@@ -77,12 +77,7 @@ func (s *Proximity) check() error {
 		return fmt.Errorf("option alpha %g: want a finite number > 0 (default 0.3)", s.Alpha)
 	}
 	if s.BM25 != nil {
-		if !(s.BM25.K1 >= 0) || math.IsInf(s.BM25.K1, 0) {
-			return fmt.Errorf("option k1 %g: want a finite number ≥ 0 (default 1.2)", s.BM25.K1)
-		}
-		if !(s.BM25.B >= 0 && s.BM25.B <= 1) {
-			return fmt.Errorf("option b %g: want a number from 0 to 1 (default 0.75)", s.BM25.B)
-		}
+		return BM25Options{K1: s.BM25.K1, B: s.BM25.B}.check()
 	}
 	return nil
 }

@@ -116,13 +116,7 @@ func (s *Regularize) Score(ctx context.Context, q rerank.Query, cands []rerank.C
 // vectors i and j (over term ids below terms), 0 for j = i and where
 // either vector is empty. It is not safe for concurrent use.
 func cosineRows(vecs [][]idWeight, terms int) func(i int, out []float64) {
-	norms := make([]float64, len(vecs))
-	for i, v := range vecs {
-		for _, tw := range v {
-			norms[i] += tw.w * tw.w
-		}
-		norms[i] = math.Sqrt(norms[i])
-	}
+	norms := vectorNorms(vecs)
 	dense := make([]float64, terms)
 	return func(i int, out []float64) {
 		clear(out)

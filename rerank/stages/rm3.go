@@ -90,12 +90,8 @@ func (s *RM3) check() error {
 		return fmt.Errorf("option terms %d: want ≥ 1 expansion words (default 30)", s.Terms)
 	case !(s.Lambda >= 0 && s.Lambda <= 1):
 		return fmt.Errorf("option lambda %g: want a number from 0 to 1 (default 0.5)", s.Lambda)
-	case !(s.K1 >= 0) || math.IsInf(s.K1, 0):
-		return fmt.Errorf("option k1 %g: want a finite number ≥ 0 (default 1.2)", s.K1)
-	case !(s.B >= 0 && s.B <= 1):
-		return fmt.Errorf("option b %g: want a number from 0 to 1 (default 0.75)", s.B)
 	}
-	return nil
+	return BM25Options{K1: s.K1, B: s.B}.check()
 }
 
 // Name implements rerank.Stage.
