@@ -113,14 +113,15 @@ var storedFields = []string{FieldTitle, FieldText, FieldMeta}
 // query).
 func SearchTiesByID(ctx context.Context, idx bleve.Index, req *bleve.SearchRequest, cuts ...int) (*bleve.SearchResult, error) {
 	if req.From != 0 || req.Size <= 0 {
-		return idx.SearchInContext(ctx, req)
+		res, _, err := splitSearch(ctx, idx, req)
+		return res, err
 	}
 	probe := *req
 	if slices.Contains(cuts, req.Size) {
 		// To see where a group tied with the last hit ends.
 		probe.Size += min(tieSlack, math.MaxInt-req.Size)
 	}
-	res, err := idx.SearchInContext(ctx, &probe)
+	res, _, err := splitSearch(ctx, idx, &probe)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +138,7 @@ func SearchTiesByID(ctx context.Context, idx bleve.Index, req *bleve.SearchReque
 		// One search as large as allowed, not a doubling series: its cost
 		// is scoring every match, whatever the size.
 		bare.Size = bound
-		if res, err = idx.SearchInContext(ctx, &bare); err != nil {
+		if res, _, err = splitSearch(ctx, idx, &bare); err != nil {
 			return nil, err
 		}
 		end, _ = tiedGroupsEnd(res.Hits, cuts)

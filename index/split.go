@@ -1,0 +1,437 @@
+package index
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+	bindex "github.com/blevesearch/bleve_index_api"
+)
+
+// minSplitPostings is the fewest postings a query's searcher reads (by
+// its estimate) for splitSearch to split it: below it, starting a second
+// goroutine and building a second searcher cost more than the half they
+// save. Measured (docs/RESULTS.md): searches reading 4,000–8,000 postings
+// took 0.87 of one search's time split, 2,000–4,000 took 1.12, and from
+// 16,000 on 0.64–0.73.
+var minSplitPostings uint64 = 8192
+
+// searching counts the searches splitSearch is answering. A search splits
+// only while the others leave it a core for its second half: when every
+// core already answers a search, splitting adds work and gains nothing.
+var searching atomic.Int64
+
+// splitSearch answers req as idx.SearchInContext does, on two cores where
+// it can. Bleve collects a search's hits on one goroutine, and a long
+// query over a large index (a disjunction of a few dozen terms, as a
+// question makes) spends its time there, scoring every matching
+// document. Where idx is one scorch index, a core is free and req is a
+// plain search by score (no facets, highlights, explanations, locations,
+// sort keys, cursors, pre-search data or search callbacks), the index's
+// documents are searched as two halves at once: Bleve's collector reads
+// one through req's own searcher while a second searcher over the same
+// snapshot scores the other on another goroutine and passes on only the
+// hits that can still rank among the first From+Size, which the collector
+// reads in document order. The hits, their order and Total are those of
+// one search, with one proviso SearchTiesByID absorbs: a disjunction's
+// score can differ in its last bits (Bleve sums its terms in an order
+// that depends on the path its searcher took to the document), so hits
+// whose scores differ only there can trade places. HitNumbers count the
+// hits the collector saw.
+// It reports whether it split the search.
+func splitSearch(ctx context.Context, idx bleve.Index, req *bleve.SearchRequest) (*bleve.SearchResult, bool, error) {
+	n := searching.Add(1)
+	defer searching.Add(-1)
+	if n > int64(runtime.GOMAXPROCS(0)/2) || !splittable(ctx, idx, req) {
+		res, err := idx.SearchInContext(ctx, req)
+		return res, false, err
+	}
+	q := &splitQuery{Query: req.Query, keep: req.From + req.Size}
+	r := *req
+	r.Query = q
+	res, err := idx.SearchInContext(ctx, &r)
+	if err != nil {
+		return nil, false, err
+	}
+	res.Request = req
+	if q.split == nil {
+		return res, false, nil
+	}
+	// The collector counted the odd chunks' hits it was given; their
+	// searcher counted them all.
+	res.Total += q.split.dropped
+	return res, true, nil
+}
+
+// splittable reports whether splitSearch may split req's search of idx.
+func splittable(ctx context.Context, idx bleve.Index, req *bleve.SearchRequest) bool {
+	if req == nil || req.Query == nil || !splitSafe(req.Query) {
+		return false
+	}
+	if req.Size <= 0 || req.From < 0 || req.From+req.Size <= 0 || req.Facets != nil || req.Highlight != nil ||
+		req.Explain || req.IncludeLocations || req.Score != "" || req.SearchAfter != nil || req.SearchBefore != nil ||
+		req.PreSearchData != nil || !byScore(req.Sort) {
+		return false
+	}
+	for _, k := range []any{search.PreSearchKey, search.MaxTermSearchersKey, search.MakeDocumentMatchHandlerKey,
+		search.ScoreFusionKey, search.SearchIncrementalCostKey} {
+		if ctx.Value(k) != nil {
+			return false
+		}
+	}
+	if _, alias := idx.(bleve.IndexAlias); alias {
+		return false
+	}
+	m, ok := idx.Mapping().(*mapping.IndexMappingImpl)
+	if !ok || m.SynonymCount() > 0 || m.CountNested() > 0 {
+		return false
+	}
+	adv, err := idx.Advanced()
+	if err != nil {
+		return false
+	}
+	_, ok = adv.(*scorch.Scorch)
+	return ok
+}
+
+// byScore reports whether so sorts by descending score alone, as a
+// request without a sort does.
+func byScore(so search.SortOrder) bool {
+	if len(so) == 0 {
+		return true
+	}
+	s, ok := so[0].(*search.SortScore)
+	return len(so) == 1 && ok && s.Desc
+}
+
+// splitSafe reports whether q is built of queries whose searchers can run
+// two at once over one snapshot: those that read postings and stored
+// statistics alone. Searchers that share state kept in the search's
+// context while they run (a geo shape's buffer pool, vector search) are
+// left to Bleve's one goroutine.
+func splitSafe(q query.Query) bool {
+	switch q := q.(type) {
+	case *query.TermQuery, *query.MatchQuery, *query.MatchPhraseQuery, *query.PhraseQuery,
+		*query.MultiPhraseQuery, *query.MatchAllQuery, *query.MatchNoneQuery, *query.PrefixQuery,
+		*query.FuzzyQuery, *query.WildcardQuery, *query.RegexpQuery, *query.TermRangeQuery,
+		*query.NumericRangeQuery, *query.DateRangeQuery, *query.DocIDQuery, *query.BoolFieldQuery,
+		*query.QueryStringQuery:
+		return true
+	case *query.DisjunctionQuery:
+		return allSplitSafe(q.Disjuncts)
+	case *query.ConjunctionQuery:
+		return allSplitSafe(q.Conjuncts)
+	case *query.BooleanQuery:
+		for _, c := range []query.Query{q.Must, q.Should, q.MustNot, q.Filter} {
+			if c != nil && !splitSafe(c) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func allSplitSafe(qs []query.Query) bool {
+	for _, q := range qs {
+		if !splitSafe(q) {
+			return false
+		}
+	}
+	return true
+}
+
+// splitQuery is a query whose searcher searches its Query's documents in
+// two halves at once (see splitSearch). It is only ever the top of a
+// request's query: nothing sets its searcher's query norm.
+type splitQuery struct {
+	query.Query
+	keep int // the collector's From+Size
+
+	once  sync.Once
+	split *splitSearcher // set when the searcher splits
+}
+
+// Searcher returns q.Query's searcher over r, split in two where r is a
+// scorch snapshot and the query reads at least minSplitPostings postings
+// (the searcher's own estimate, Count). Only the first searcher built
+// splits, so a caller that builds more sees one split.
+func (q *splitQuery) Searcher(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, o search.SearcherOptions) (search.Searcher, error) {
+	first, err := q.Query.Searcher(ctx, r, m, o)
+	if err != nil {
+		return nil, err
+	}
+	snap, ok := r.(*scorch.IndexSnapshot)
+	if !ok || first.Count() < minSplitPostings {
+		return first, nil
+	}
+	var n uint64
+	for _, s := range snap.Segments() {
+		n += uint64(s.FullSize())
+	}
+	chunk := max(minChunk, (n+maxChunks-1)/maxChunks)
+	claimed := false
+	q.once.Do(func() { claimed = true })
+	if !claimed || n <= chunk {
+		return first, nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	s := &splitSearcher{Searcher: first, chunk: chunk, chunks: (n + chunk - 1) / chunk, nextOdd: 1,
+		cancel: cancel, done: make(chan struct{})}
+	s.odd = make(chan []scored, s.chunks/2) // one for each odd chunk: sends never wait
+	s.report, _ = ctx.Value(search.SearchIOStatsCallbackKey).(search.SearchIOStatsCallbackFunc)
+	// The odd chunks' searcher reports the bytes it reads to s, and s to
+	// the search once it is closed: the search's own count is not safe
+	// for two goroutines.
+	ctx = context.WithValue(ctx, search.SearchIOStatsCallbackKey, search.SearchIOStatsCallbackFunc(func(n uint64) { s.bytesRead += n }))
+	go func() {
+		defer close(s.done)
+		defer func() {
+			if p := recover(); p != nil {
+				s.err = fmt.Errorf("index: searcher panicked: %v", p)
+			}
+		}()
+		s.err = s.collectOdd(ctx, q, r, m, o)
+	}()
+	q.split = s
+	return s, nil
+}
+
+// The halves are not two contiguous ranges of documents: documents added
+// later are often longer (a collection's later years have abstracts, its
+// early ones titles alone) and match more terms. They are the even and
+// the odd chunks of the document numbers, at most maxChunks chunks of at
+// least minChunk documents; each searcher skips the other's chunks.
+const (
+	maxChunks = 16
+	minChunk  = 128
+)
+
+// splitSearcher yields the hits of its Searcher, which scores the even
+// chunks of document numbers, and those of the odd chunks that a
+// goroutine started with it finds meanwhile, in document order, as one
+// searcher would. The goroutine passes on only the hits that rank among
+// the best keep of the odd chunks' found so far (in score, then document
+// order, as Bleve's collector ranks): no other can rank among the
+// collector's keep, and they are few (about keep·ln(hits/keep)).
+type splitSearcher struct {
+	search.Searcher        // the even chunks'
+	chunk           uint64 // documents a chunk
+	chunks          uint64 // chunks in all
+
+	cancel context.CancelFunc
+	odd    chan []scored // each odd chunk's hits passed on, in order
+	done   chan struct{} // closed when the goroutine has finished
+	report search.SearchIOStatsCallbackFunc
+
+	// Written by the goroutine, read after done.
+	second    search.Searcher // the odd chunks'
+	dropped   uint64          // the odd chunks' hits not passed on
+	bytesRead uint64
+	err       error
+
+	cur     *search.DocumentMatch // the even chunks' next hit
+	skipTo  uint64                // where the even chunks' searcher goes next, when not 0
+	evenEnd bool                  // the even chunks' searcher has no more hits
+	nextOdd uint64                // the odd chunk to take next
+	pending []scored              // an odd chunk's hits, yielded from pos
+	pos     int
+}
+
+// scored is a hit of the odd chunks: its document number and score.
+type scored struct {
+	num   uint64
+	score float64
+}
+
+// worse reports whether a ranks below b.
+func worse(a, b scored) bool {
+	return a.score < b.score || a.score == b.score && a.num > b.num
+}
+
+// Next implements search.Searcher.
+func (s *splitSearcher) Next(sc *search.SearchContext) (*search.DocumentMatch, error) {
+	for {
+		if s.pos < len(s.pending) {
+			h := s.pending[s.pos]
+			s.pos++
+			d := sc.DocumentMatchPool.Get()
+			d.IndexInternalID = bindex.NewIndexInternalID(d.IndexInternalID, h.num)
+			d.Score = h.score
+			return d, nil
+		}
+		if s.cur == nil && !s.evenEnd {
+			var err error
+			if s.skipTo > 0 {
+				s.cur, err = s.Searcher.Advance(sc, bindex.NewIndexInternalID(nil, s.skipTo))
+				s.skipTo = 0
+			} else {
+				s.cur, err = s.Searcher.Next(sc)
+			}
+			if err != nil {
+				return nil, err
+			}
+			s.evenEnd = s.cur == nil
+		}
+		c := s.chunks
+		if !s.evenEnd {
+			c = s.cur.IndexInternalID.Value() / s.chunk
+		}
+		if s.nextOdd < c {
+			// An odd chunk before the even chunks' next hit.
+			hits, ok := <-s.odd
+			if !ok {
+				<-s.done
+				return nil, s.err
+			}
+			s.pending, s.pos = hits, 0
+			s.nextOdd += 2
+			continue
+		}
+		if s.evenEnd {
+			return nil, nil
+		}
+		if c%2 == 1 {
+			// The goroutine scores this chunk.
+			sc.DocumentMatchPool.Put(s.cur)
+			s.cur, s.skipTo = nil, (c+1)*s.chunk
+			continue
+		}
+		d := s.cur
+		s.cur = nil
+		return d, nil
+	}
+}
+
+// Advance implements search.Searcher by reading on to id; the collector
+// does not advance the searcher it collects from.
+func (s *splitSearcher) Advance(sc *search.SearchContext, id bindex.IndexInternalID) (*search.DocumentMatch, error) {
+	for {
+		d, err := s.Next(sc)
+		if err != nil || d == nil || d.IndexInternalID.Compare(id) >= 0 {
+			return d, err
+		}
+		sc.DocumentMatchPool.Put(d)
+	}
+}
+
+// collectOdd builds q's searcher over r and passes on, chunk by chunk,
+// the odd chunks' hits that rank among the best q.keep found so far,
+// counting those it does not.
+func (s *splitSearcher) collectOdd(ctx context.Context, q *splitQuery, r bindex.IndexReader, m mapping.IndexMapping, o search.SearcherOptions) error {
+	defer close(s.odd)
+	var err error
+	if s.second, err = q.Query.Searcher(ctx, r, m, o); err != nil {
+		return err
+	}
+	sc := &search.SearchContext{
+		DocumentMatchPool: search.NewDocumentMatchPool(s.second.DocumentMatchPoolSize()+1, 1),
+		IndexReader:       r,
+	}
+	best := bestOf{keep: q.keep}
+	var (
+		count, passed uint64
+		id            bindex.IndexInternalID
+		d             *search.DocumentMatch
+	)
+	for c := uint64(1); c < s.chunks; c += 2 {
+		start, end := c*s.chunk, (c+1)*s.chunk
+		if d == nil || d.IndexInternalID.Value() < start {
+			sc.DocumentMatchPool.Put(d)
+			id = bindex.NewIndexInternalID(id, start)
+			if d, err = s.second.Advance(sc, id); err != nil {
+				return err
+			}
+		}
+		var hits []scored
+		for ; d != nil; d, err = s.second.Next(sc) {
+			if err != nil {
+				return err
+			}
+			n := d.IndexInternalID.Value()
+			if n >= end {
+				break
+			}
+			if count%1024 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			count++
+			h := scored{n, d.Score}
+			if best.push(h) {
+				hits = append(hits, h)
+			}
+			sc.DocumentMatchPool.Put(d)
+		}
+		if err != nil {
+			return err
+		}
+		passed += uint64(len(hits))
+		s.odd <- hits
+		if d == nil {
+			// No more hits: the later odd chunks have none.
+			for c += 2; c < s.chunks; c += 2 {
+				s.odd <- nil
+			}
+		}
+	}
+	s.dropped = count - passed
+	return nil
+}
+
+// Close implements search.Searcher: it stops the odd chunks' search,
+// waits for it, and closes both searchers.
+func (s *splitSearcher) Close() error {
+	s.cancel()
+	<-s.done
+	err := s.Searcher.Close()
+	if s.second != nil {
+		if err2 := s.second.Close(); err == nil {
+			err = err2
+		}
+	}
+	if s.report != nil {
+		s.report(s.bytesRead)
+	}
+	return err
+}
+
+// bestOf keeps the best keep hits pushed, in a heap (container/heap's
+// Interface) whose root is the worst of them.
+type bestOf struct {
+	keep int
+	h    []scored
+}
+
+// push adds e and reports whether it ranks among the best keep so far.
+func (b *bestOf) push(e scored) bool {
+	switch {
+	case len(b.h) < b.keep:
+		heap.Push(b, e)
+	case worse(b.h[0], e):
+		b.h[0] = e
+		heap.Fix(b, 0)
+	default:
+		return false
+	}
+	return true
+}
+
+func (b *bestOf) Len() int           { return len(b.h) }
+func (b *bestOf) Less(i, j int) bool { return worse(b.h[i], b.h[j]) }
+func (b *bestOf) Swap(i, j int)      { b.h[i], b.h[j] = b.h[j], b.h[i] }
+func (b *bestOf) Push(x any)         { b.h = append(b.h, x.(scored)) }
+func (b *bestOf) Pop() any {
+	e := b.h[len(b.h)-1]
+	b.h = b.h[:len(b.h)-1]
+	return e
+}
