@@ -394,6 +394,12 @@ func LoadCorpus(dir string) ([]Doc, error) {
 	return readFile(filepath.Join(dir, CorpusFile), ReadCorpus)
 }
 
+// LoadQueries reads the queries of a BEIR directory (queries.jsonl), and
+// nothing else: what a command that only searches needs.
+func LoadQueries(dir string) ([]Query, error) {
+	return readFile(filepath.Join(dir, QueriesFile), ReadQueries)
+}
+
 // LoadText reads the documents of a BEIR directory and, when it has
 // queries.jsonl, its queries (nil otherwise): the text that unsupervised
 // models learn from. Judgments and candidate lists are not read, so a

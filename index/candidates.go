@@ -113,15 +113,14 @@ var storedFields = []string{FieldTitle, FieldText, FieldMeta}
 // query).
 func SearchTiesByID(ctx context.Context, idx bleve.Index, req *bleve.SearchRequest, cuts ...int) (*bleve.SearchResult, error) {
 	if req.From != 0 || req.Size <= 0 {
-		res, _, err := splitSearch(ctx, idx, req)
-		return res, err
+		return Search(ctx, idx, req)
 	}
 	probe := *req
 	if slices.Contains(cuts, req.Size) {
 		// To see where a group tied with the last hit ends.
 		probe.Size += min(tieSlack, math.MaxInt-req.Size)
 	}
-	res, _, err := splitSearch(ctx, idx, &probe)
+	res, err := Search(ctx, idx, &probe)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +137,7 @@ func SearchTiesByID(ctx context.Context, idx bleve.Index, req *bleve.SearchReque
 		// One search as large as allowed, not a doubling series: its cost
 		// is scoring every match, whatever the size.
 		bare.Size = bound
-		if res, _, err = splitSearch(ctx, idx, &bare); err != nil {
+		if res, err = Search(ctx, idx, &bare); err != nil {
 			return nil, err
 		}
 		end, _ = tiedGroupsEnd(res.Hits, cuts)

@@ -16,37 +16,44 @@ import (
 	bindex "github.com/blevesearch/bleve_index_api"
 )
 
-// minSplitPostings is the fewest postings a query's searcher reads (by
-// its estimate) for splitSearch to split it: below it, starting a second
-// goroutine and building a second searcher cost more than the half they
-// save. Measured (docs/RESULTS.md): searches reading 4,000–8,000 postings
-// took 0.87 of one search's time split, 2,000–4,000 took 1.12, and from
-// 16,000 on 0.64–0.73.
-var minSplitPostings uint64 = 8192
+// MinSplitPostings is the fewest postings a query's searcher reads (by
+// its own estimate, search.Searcher's Count) for Search to split it:
+// below it, starting a second goroutine and building a second searcher
+// cost about what the half they save, or more. 0 splits every search
+// Search may. Measured (docs/RESULTS.md, examples/splitcost): split,
+// searches reading 2,048–4,095 postings took 1.0–1.15 of one search's
+// time, 4,096–8,191 took 0.82–0.87, 16,384 and more 0.63.
+var MinSplitPostings uint64 = 4096
 
-// searching counts the searches splitSearch is answering. A search splits
+// searching counts the searches Search is answering. A search splits
 // only while the others leave it a core for its second half: when every
 // core already answers a search, splitting adds work and gains nothing.
 var searching atomic.Int64
 
-// splitSearch answers req as idx.SearchInContext does, on two cores where
-// it can. Bleve collects a search's hits on one goroutine, and a long
-// query over a large index (a disjunction of a few dozen terms, as a
-// question makes) spends its time there, scoring every matching
-// document. Where idx is one scorch index, a core is free and req is a
-// plain search by score (no facets, highlights, explanations, locations,
-// sort keys, cursors, pre-search data or search callbacks), the index's
-// documents are searched as two halves at once: Bleve's collector reads
-// one through req's own searcher while a second searcher over the same
-// snapshot scores the other on another goroutine and passes on only the
-// hits that can still rank among the first From+Size, which the collector
-// reads in document order. The hits, their order and Total are those of
-// one search, with one proviso SearchTiesByID absorbs: a disjunction's
+// Search answers req as idx.SearchInContext does, on two cores where it
+// can. Bleve collects a search's hits on one goroutine, and a long query
+// over a large index (a disjunction of a few dozen terms, as a question
+// makes) spends its time there, scoring every matching document. Where
+// idx is one scorch index, no other Search holds the other cores, req is
+// a plain search by score (no facets, highlights, explanations,
+// locations, sort keys, cursors, pre-search data or search callbacks) and
+// its query reads at least MinSplitPostings postings, the index's
+// documents are searched as two halves at once: req's own searcher
+// scores one while a second searcher over the same snapshot scores the
+// other on another goroutine; each keeps only the hits that can still
+// rank among the first From+Size, and Bleve's collector reads both
+// halves' in document order. The hits, their order and Total are those
+// of one search, with one proviso SearchTiesByID absorbs: a disjunction's
 // score can differ in its last bits (Bleve sums its terms in an order
 // that depends on the path its searcher took to the document), so hits
 // whose scores differ only there can trade places. HitNumbers count the
 // hits the collector saw.
-// It reports whether it split the search.
+func Search(ctx context.Context, idx bleve.Index, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	res, _, err := splitSearch(ctx, idx, req)
+	return res, err
+}
+
+// splitSearch is Search, reporting whether it split the search.
 func splitSearch(ctx context.Context, idx bleve.Index, req *bleve.SearchRequest) (*bleve.SearchResult, bool, error) {
 	n := searching.Add(1)
 	defer searching.Add(-1)
@@ -71,7 +78,7 @@ func splitSearch(ctx context.Context, idx bleve.Index, req *bleve.SearchRequest)
 	return res, true, nil
 }
 
-// splittable reports whether splitSearch may split req's search of idx.
+// splittable reports whether Search may split req's search of idx.
 func splittable(ctx context.Context, idx bleve.Index, req *bleve.SearchRequest) bool {
 	if req == nil || req.Query == nil || !splitSafe(req.Query) {
 		return false
@@ -150,7 +157,7 @@ func allSplitSafe(qs []query.Query) bool {
 }
 
 // splitQuery is a query whose searcher searches its Query's documents in
-// two halves at once (see splitSearch). It is only ever the top of a
+// two halves at once (see Search). It is only ever the top of a
 // request's query: nothing sets its searcher's query norm.
 type splitQuery struct {
 	query.Query
@@ -161,7 +168,7 @@ type splitQuery struct {
 }
 
 // Searcher returns q.Query's searcher over r, split in two where r is a
-// scorch snapshot and the query reads at least minSplitPostings postings
+// scorch snapshot and the query reads at least MinSplitPostings postings
 // (the searcher's own estimate, Count). Only the first searcher built
 // splits, so a caller that builds more sees one split.
 func (q *splitQuery) Searcher(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, o search.SearcherOptions) (search.Searcher, error) {
@@ -170,7 +177,7 @@ func (q *splitQuery) Searcher(ctx context.Context, r bindex.IndexReader, m mappi
 		return nil, err
 	}
 	snap, ok := r.(*scorch.IndexSnapshot)
-	if !ok || first.Count() < minSplitPostings {
+	if !ok || first.Count() < MinSplitPostings {
 		return first, nil
 	}
 	var n uint64
@@ -184,9 +191,8 @@ func (q *splitQuery) Searcher(ctx context.Context, r bindex.IndexReader, m mappi
 		return first, nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	s := &splitSearcher{Searcher: first, chunk: chunk, chunks: (n + chunk - 1) / chunk, nextOdd: 1,
-		cancel: cancel, done: make(chan struct{})}
-	s.odd = make(chan []scored, s.chunks/2) // one for each odd chunk: sends never wait
+	s := &splitSearcher{Searcher: first, chunk: chunk, chunks: (n + chunk - 1) / chunk, keep: q.keep,
+		ctx: ctx, cancel: cancel, done: make(chan struct{})}
 	s.report, _ = ctx.Value(search.SearchIOStatsCallbackKey).(search.SearchIOStatsCallbackFunc)
 	// The odd chunks' searcher reports the bytes it reads to s, and s to
 	// the search once it is closed: the search's own count is not safe
@@ -215,38 +221,39 @@ const (
 	minChunk  = 128
 )
 
-// splitSearcher yields the hits of its Searcher, which scores the even
-// chunks of document numbers, and those of the odd chunks that a
-// goroutine started with it finds meanwhile, in document order, as one
-// searcher would. The goroutine passes on only the hits that rank among
-// the best keep of the odd chunks' found so far (in score, then document
-// order, as Bleve's collector ranks): no other can rank among the
-// collector's keep, and they are few (about keep·ln(hits/keep)).
+// splitSearcher scores the even chunks of document numbers with its
+// Searcher, at the collector's first Next, while a goroutine started with
+// it scores the odd chunks with another; then it yields both halves' hits
+// in document order, as one searcher would. Each half passes on only the
+// hits that rank among the best keep of its own found so far (in score,
+// then document order, as Bleve's collector ranks): no other can rank
+// among the collector's keep, and they are few (about keep·ln(hits/keep)),
+// so neither waits on the other until both are done and the collector
+// ranks a few hundred hits rather than every match.
 type splitSearcher struct {
 	search.Searcher        // the even chunks'
 	chunk           uint64 // documents a chunk
 	chunks          uint64 // chunks in all
+	keep            int
 
+	ctx    context.Context
 	cancel context.CancelFunc
-	odd    chan []scored // each odd chunk's hits passed on, in order
 	done   chan struct{} // closed when the goroutine has finished
 	report search.SearchIOStatsCallbackFunc
 
 	// Written by the goroutine, read after done.
 	second    search.Searcher // the odd chunks'
-	dropped   uint64          // the odd chunks' hits not passed on
+	odd       half
 	bytesRead uint64
 	err       error
 
-	cur     *search.DocumentMatch // the even chunks' next hit
-	skipTo  uint64                // where the even chunks' searcher goes next, when not 0
-	evenEnd bool                  // the even chunks' searcher has no more hits
-	nextOdd uint64                // the odd chunk to take next
-	pending []scored              // an odd chunk's hits, yielded from pos
-	pos     int
+	collected bool
+	dropped   uint64   // both halves' hits not passed on
+	hits      []scored // both halves' hits passed on, yielded from next
+	next      int
 }
 
-// scored is a hit of the odd chunks: its document number and score.
+// scored is a hit passed on: its document number and score.
 type scored struct {
 	num   uint64
 	score float64
@@ -257,58 +264,36 @@ func worse(a, b scored) bool {
 	return a.score < b.score || a.score == b.score && a.num > b.num
 }
 
+// half is what a half passes on.
+type half struct {
+	hits    []scored // by document number
+	dropped uint64   // hits not passed on
+}
+
 // Next implements search.Searcher.
 func (s *splitSearcher) Next(sc *search.SearchContext) (*search.DocumentMatch, error) {
-	for {
-		if s.pos < len(s.pending) {
-			h := s.pending[s.pos]
-			s.pos++
-			d := sc.DocumentMatchPool.Get()
-			d.IndexInternalID = bindex.NewIndexInternalID(d.IndexInternalID, h.num)
-			d.Score = h.score
-			return d, nil
+	if !s.collected {
+		s.collected = true
+		even, err := collect(s.ctx, s.Searcher, sc, s.chunk, s.chunks, 0, s.keep)
+		if err != nil {
+			return nil, err
 		}
-		if s.cur == nil && !s.evenEnd {
-			var err error
-			if s.skipTo > 0 {
-				s.cur, err = s.Searcher.Advance(sc, bindex.NewIndexInternalID(nil, s.skipTo))
-				s.skipTo = 0
-			} else {
-				s.cur, err = s.Searcher.Next(sc)
-			}
-			if err != nil {
-				return nil, err
-			}
-			s.evenEnd = s.cur == nil
+		<-s.done
+		if s.err != nil {
+			return nil, s.err
 		}
-		c := s.chunks
-		if !s.evenEnd {
-			c = s.cur.IndexInternalID.Value() / s.chunk
-		}
-		if s.nextOdd < c {
-			// An odd chunk before the even chunks' next hit.
-			hits, ok := <-s.odd
-			if !ok {
-				<-s.done
-				return nil, s.err
-			}
-			s.pending, s.pos = hits, 0
-			s.nextOdd += 2
-			continue
-		}
-		if s.evenEnd {
-			return nil, nil
-		}
-		if c%2 == 1 {
-			// The goroutine scores this chunk.
-			sc.DocumentMatchPool.Put(s.cur)
-			s.cur, s.skipTo = nil, (c+1)*s.chunk
-			continue
-		}
-		d := s.cur
-		s.cur = nil
-		return d, nil
+		s.dropped = even.dropped + s.odd.dropped
+		s.hits = mergeByNumber(even.hits, s.odd.hits)
 	}
+	if s.next == len(s.hits) {
+		return nil, nil
+	}
+	h := s.hits[s.next]
+	s.next++
+	d := sc.DocumentMatchPool.Get()
+	d.IndexInternalID = bindex.NewIndexInternalID(d.IndexInternalID, h.num)
+	d.Score = h.score
+	return d, nil
 }
 
 // Advance implements search.Searcher by reading on to id; the collector
@@ -323,11 +308,9 @@ func (s *splitSearcher) Advance(sc *search.SearchContext, id bindex.IndexInterna
 	}
 }
 
-// collectOdd builds q's searcher over r and passes on, chunk by chunk,
-// the odd chunks' hits that rank among the best q.keep found so far,
-// counting those it does not.
+// collectOdd builds q's searcher over r and collects the odd chunks'
+// hits with it.
 func (s *splitSearcher) collectOdd(ctx context.Context, q *splitQuery, r bindex.IndexReader, m mapping.IndexMapping, o search.SearcherOptions) error {
-	defer close(s.odd)
 	var err error
 	if s.second, err = q.Query.Searcher(ctx, r, m, o); err != nil {
 		return err
@@ -336,56 +319,71 @@ func (s *splitSearcher) collectOdd(ctx context.Context, q *splitQuery, r bindex.
 		DocumentMatchPool: search.NewDocumentMatchPool(s.second.DocumentMatchPoolSize()+1, 1),
 		IndexReader:       r,
 	}
-	best := bestOf{keep: q.keep}
+	s.odd, err = collect(ctx, s.second, sc, s.chunk, s.chunks, 1, s.keep)
+	return err
+}
+
+// collect reads the hits of searcher in the chunks of the given parity
+// (of chunks chunks of size documents) and returns those that rank among
+// the best keep found so far, counting the others.
+func collect(ctx context.Context, searcher search.Searcher, sc *search.SearchContext, size, chunks, parity uint64, keep int) (half, error) {
 	var (
-		count, passed uint64
-		id            bindex.IndexInternalID
-		d             *search.DocumentMatch
+		out   half
+		best  = bestOf{keep: keep}
+		count uint64
+		id    bindex.IndexInternalID
+		d     *search.DocumentMatch
+		err   error
 	)
-	for c := uint64(1); c < s.chunks; c += 2 {
-		start, end := c*s.chunk, (c+1)*s.chunk
-		if d == nil || d.IndexInternalID.Value() < start {
+	for c := parity; c < chunks; c += 2 {
+		start, end := c*size, (c+1)*size
+		if c == 0 {
+			d, err = searcher.Next(sc)
+		} else if d == nil || d.IndexInternalID.Value() < start {
 			sc.DocumentMatchPool.Put(d)
 			id = bindex.NewIndexInternalID(id, start)
-			if d, err = s.second.Advance(sc, id); err != nil {
-				return err
-			}
+			d, err = searcher.Advance(sc, id)
 		}
-		var hits []scored
-		for ; d != nil; d, err = s.second.Next(sc) {
-			if err != nil {
-				return err
-			}
+		for ; err == nil && d != nil; d, err = searcher.Next(sc) {
 			n := d.IndexInternalID.Value()
 			if n >= end {
 				break
 			}
 			if count%1024 == 0 {
 				if err := ctx.Err(); err != nil {
-					return err
+					return half{}, err
 				}
 			}
 			count++
-			h := scored{n, d.Score}
-			if best.push(h) {
-				hits = append(hits, h)
+			if h := (scored{n, d.Score}); best.push(h) {
+				out.hits = append(out.hits, h)
 			}
 			sc.DocumentMatchPool.Put(d)
 		}
 		if err != nil {
-			return err
+			return half{}, err
 		}
-		passed += uint64(len(hits))
-		s.odd <- hits
 		if d == nil {
-			// No more hits: the later odd chunks have none.
-			for c += 2; c < s.chunks; c += 2 {
-				s.odd <- nil
-			}
+			break
 		}
 	}
-	s.dropped = count - passed
-	return nil
+	sc.DocumentMatchPool.Put(d)
+	out.dropped = count - uint64(len(out.hits))
+	return out, nil
+}
+
+// mergeByNumber merges a and b, each by document number, into one list
+// by document number.
+func mergeByNumber(a, b []scored) []scored {
+	out := make([]scored, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if a[0].num < b[0].num {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // Close implements search.Searcher: it stops the odd chunks' search,

@@ -72,10 +72,10 @@ func splitIndex(t *testing.T, scoring string) (bleve.Index, []dataset.Query) {
 // the test: two processors, no least size.
 func splitting(t *testing.T) {
 	procs := runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))
-	least := minSplitPostings
-	minSplitPostings = 0
+	least := MinSplitPostings
+	MinSplitPostings = 0
 	t.Cleanup(func() {
-		minSplitPostings = least
+		MinSplitPostings = least
 		runtime.GOMAXPROCS(procs)
 	})
 }
@@ -246,14 +246,14 @@ func TestSplitSearchNotSplit(t *testing.T) {
 		}
 	}
 	// While another search is answered on every core but one, and where
-	// the query reads fewer postings than minSplitPostings.
+	// the query reads fewer postings than MinSplitPostings.
 	searching.Add(1)
 	_, did, err := splitSearch(context.Background(), idx, q())
 	searching.Add(-1)
 	if err != nil || did {
 		t.Errorf("beside another search: split %v, error %v", did, err)
 	}
-	minSplitPostings = math.MaxUint64
+	MinSplitPostings = math.MaxUint64
 	if _, did, err := splitSearch(context.Background(), idx, q()); err != nil || did {
 		t.Errorf("short query: split %v, error %v", did, err)
 	}

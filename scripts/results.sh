@@ -6,7 +6,7 @@
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
 # beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, proxreg-cost, bench, plain-cacm, plain-cacm-supervised,
-# plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, cost-lexical, cost-stages, cost-a, wmd-ssg-cost,
+# plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, split-cost, cost-lexical, cost-stages, cost-a, wmd-ssg-cost,
 # solver-cost, scale, serve, shards.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
@@ -15,7 +15,7 @@
 # (outputs; default out/results), ABL (ablations to run; default all),
 # DEVONLY (set: ablations on dev only, without their cross-validation),
 # SCALE (the scale section's collections; default "cacm A-train 10k 100k"),
-# SR_BEFORE (the cost-before, cost-lexical, cost-stages, cost-a, wmd-ssg-cost, solver-cost, scale and serve sections: another semrank binary, measured
+# SR_BEFORE (the cost-before, split-cost, cost-lexical, cost-stages, cost-a, wmd-ssg-cost, solver-cost, scale and serve sections: another semrank binary, measured
 # beside SR), WC and WC_BEFORE (cost-stages: examples/windowcost built from SR's and SR_BEFORE's trees), SERVECOST_BEFORE (the serve section: examples/servecost built
 # with SR_BEFORE's tree),
 # ROUNDS (the scale section's interleaved rounds; default 2; the shards
@@ -632,6 +632,33 @@ run() {
 				done
 			done
 		} | tee "$R/cost-before.txt"
+		;;
+	split-cost)
+		# A window's first-stage search on two cores (index.Search): query by
+		# query, Bleve's own search for 116 hits beside the same search split
+		# (examples/splitcost, every search split), over CACM with its queries
+		# and over the serve section's 10k and 100k indexes (run it first)
+		# with SemEval B dev's questions; then, with SR_BEFORE, semrank bench
+		# of the serve section's pipeline over SCALE (default 100k; 1M where
+		# built) for SR_BEFORE and SR alternating, ROUNDS times (default 2).
+		go build -o out/splitcost ./examples/splitcost
+		local S=$R/scale c r bin
+		{
+			out/splitcost --index "$R/cacm.idx" --data "$O/cacm" | sed 's/^/cacm /'
+			for c in 10k 100k; do
+				out/splitcost --index "$S/$c-serve.idx" --data "$O/B-dev" | sed "s/^/$c /"
+			done
+		} | tee "$R/split-cost.txt"
+		[ -n "${SR_BEFORE:-}" ] || return 0
+		for c in ${SCALE:-100k}; do
+			for r in $(seq "${ROUNDS:-2}"); do
+				for bin in "$SR_BEFORE" "$SR"; do
+					printf '%s %s round %s  ' "$c" "$bin" "$r"
+					$bin bench --index "$S/$c-serve.idx" --pipeline "$S/pipeline.yaml" --data "$O/B-dev" --rounds 2 2>&1 |
+						grep -E "bare top|reranked \\(|ratio of medians" | paste -sd' '
+				done
+			done
+		done | tee "$R/split-bench.txt"
 		;;
 	cost-lexical)
 		# The lexical path's rows (docs/RESULTS.md, "The lexical path"):

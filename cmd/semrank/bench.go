@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime/pprof"
 	"slices"
 	"sync"
@@ -251,13 +251,11 @@ func shardedBench(cmd *cobra.Command, o benchOptions, p *rerank.Pipeline, local 
 
 // readQueries reads dir's queries.jsonl alone.
 func readQueries(dir string) ([]dataset.Query, error) {
-	path := filepath.Join(dir, "queries.jsonl")
-	f, err := os.Open(path)
-	if err != nil {
+	qs, err := dataset.LoadQueries(dir)
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
 		return nil, dataDirError("--data", dir, err)
 	}
-	defer f.Close()
-	return dataset.ReadQueries(f, path)
+	return qs, err
 }
 
 // benchResult holds the times of each query's searches, bare and

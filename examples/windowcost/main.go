@@ -24,7 +24,6 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"path/filepath"
 	"runtime/pprof"
 	"slices"
 	"sort"
@@ -71,12 +70,7 @@ func run(idxPath, data string, pipes []string, rounds int, profile string) error
 	if idxPath == "" || data == "" || len(pipes) == 0 || rounds <= 0 {
 		return errors.New("want --index, --data, at least one --pipeline and a positive --rounds")
 	}
-	f, err := os.Open(filepath.Join(data, "queries.jsonl"))
-	if err != nil {
-		return err
-	}
-	qs, err := dataset.ReadQueries(f, f.Name())
-	f.Close()
+	qs, err := dataset.LoadQueries(data)
 	if err != nil {
 		return err
 	}
