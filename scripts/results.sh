@@ -5,7 +5,7 @@
 # Sections: tweak, tweak-cacm, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
-# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, proxreg-cost, bench, plain-cacm, plain-cacm-supervised,
+# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, proxreg-cost, fusedreg, bench, plain-cacm, plain-cacm-supervised,
 # plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, cost-lexical, cost-stages, cost-a, wmd-ssg-cost,
 # solver-cost, scale, serve, shards.
 #
@@ -28,7 +28,8 @@
 # nojudge uses them only when set), PROX (the proxreg section's
 # collections; default "adi med cacm lisa B-all time"), PROXFUSED (proxreg:
 # no skips the recipe runs with wmd and ssg), PROXRUNS (proxreg: which of
-# them).
+# them), FUSEDREG (the fusedreg section's collections; default "adi med
+# cacm lisa B-all time").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 O=${O:-out/data}
@@ -1231,6 +1232,53 @@ run() {
 				[ $n = recipe ] || to "$R/proxreg/$c-$n-vs-recipe.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/proxreg/$c-$n/run.trec" \
 					--baseline "$R/proxreg/$c-recipe/run.trec" --metrics map,ndcg@10 --ignore-unjudged
 			done
+		done
+		;;
+	fusedreg)
+		# Regularizing the fused score (issue 26, tenth session): on each
+		# collection (FUSEDREG; default "adi med cacm lisa B-all time",
+		# SemEval B its given lists), the recipe ($R/fusedreg/C-recipe)
+		# and the recipe with --after-fusion regularize, its fused scores
+		# smoothed over the window's TF-IDF 10-NN graph at alpha 0.5
+		# ($R/fusedreg/C-fusedreg), each against BM25
+		# ($R/fusedreg/C-RUN.eval.txt), the second against the first
+		# ($R/fusedreg/C-fusedreg-vs-recipe.eval.txt). Then, over the
+		# recipe's index and models, semrank rerank with its pipeline and
+		# fusion.regularize at alpha 0.5 (a05), 0.3 (a03) and 0.7 (a07),
+		# each against BM25 and the recipe; a05 must rank the recipe's
+		# (judged) queries as C-fusedreg does, byte for byte
+		# ($R/fusedreg/C-same.txt says).
+		local c d a n
+		mkdir -p "$R/fusedreg"
+		for c in ${FUSEDREG:-adi med cacm lisa B-all time}; do
+			d=$O/$c
+			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
+			for n in recipe fusedreg; do
+				rm -rf "$R/fusedreg/$c-$n"
+				to "$R/fusedreg/$c-$n.txt" $SR experiment beir --data "$d" --unsupervised --out "$R/fusedreg/$c-$n" \
+					--after-fusion "$([ $n = recipe ] && echo none || echo regularize)"
+				to "$R/fusedreg/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/fusedreg/$c-$n/run.trec" \
+					--baseline "$R/fusedreg/$c-$n/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
+			done
+			to "$R/fusedreg/$c-fusedreg-vs-recipe.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/fusedreg/$c-fusedreg/run.trec" \
+				--baseline "$R/fusedreg/$c-recipe/run.trec" --metrics map,ndcg@10 --ignore-unjudged
+			for a in 0.5 0.3 0.7; do
+				n=a${a/./}
+				{ cat "$R/fusedreg/$c-recipe/pipeline.yaml"; printf 'fusion:\n    regularize: {alpha: %s}\n' $a; } >"$R/fusedreg/$c-recipe/$n.yaml"
+				$SR rerank --data "$d" --index "$R/fusedreg/$c-recipe/index" --pipeline "$R/fusedreg/$c-recipe/$n.yaml" --out "$R/fusedreg/$c-$n.trec" >/dev/null
+				to "$R/fusedreg/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/fusedreg/$c-$n.trec" \
+					--baseline "$R/fusedreg/$c-recipe/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
+				to "$R/fusedreg/$c-$n-vs-recipe.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/fusedreg/$c-$n.trec" \
+					--baseline "$R/fusedreg/$c-recipe/run.trec" --metrics map,ndcg@10 --ignore-unjudged
+			done
+			# On the recipe run's queries, the judged ones (semrank rerank
+			# ranks every query).
+			if awk 'NR == FNR { q[$1] = 1; next } $1 in q' "$R/fusedreg/$c-fusedreg/run.trec" "$R/fusedreg/$c-a05.trec" |
+				cmp -s - "$R/fusedreg/$c-fusedreg/run.trec"; then
+				echo "$c: semrank rerank with fusion.regularize ranks as the recipe with --after-fusion regularize, byte for byte" >"$R/fusedreg/$c-same.txt"
+			else
+				echo "$c: semrank rerank with fusion.regularize and the recipe with --after-fusion regularize DIFFER" >"$R/fusedreg/$c-same.txt"
+			fi
 		done
 		;;
 	proxreg-cost)
