@@ -34,8 +34,8 @@ type Pipeline struct {
 	// window's nearest-neighbour graph rather than the first stage's.
 	// Its scores are not among Scored.StageScores.
 	Smooth Stage
-	// Observe, when set, is told how long each stage took, and the
-	// fusion (as "fusion"), for metrics. Concurrent searches call it
+	// Observe, when set, is told how long each stage took, the fusion
+	// (as "fusion") and the Smooth step (by its name), for metrics. Concurrent searches call it
 	// concurrently.
 	Observe func(stage string, d time.Duration)
 	// Fields names the stored fields read as candidates' title and text;
