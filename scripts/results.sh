@@ -5,7 +5,7 @@
 # Sections: tweak, tweak-cacm, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
-# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, proxreg-cost, fusedreg, bench, plain-cacm, plain-cacm-supervised,
+# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, proxreg-cost, fusedreg, fusedreg-cost, bench, plain-cacm, plain-cacm-supervised,
 # plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, cost-lexical, cost-stages, cost-a, wmd-ssg-cost,
 # solver-cost, scale, serve, shards.
 #
@@ -18,8 +18,8 @@
 # SR_BEFORE (the cost-before, cost-lexical, cost-stages, cost-a, wmd-ssg-cost, solver-cost, scale and serve sections: another semrank binary, measured
 # beside SR), WC and WC_BEFORE (cost-stages: examples/windowcost built from SR's and SR_BEFORE's trees), SERVECOST_BEFORE (the serve section: examples/servecost built
 # with SR_BEFORE's tree),
-# ROUNDS (the scale section's interleaved rounds; default 2; the shards
-# and proxreg-cost sections', default 3), SHARDS (the shards section's collections; default cacm).
+# ROUNDS (the scale section's interleaved rounds; default 2; the shards,
+# proxreg-cost and fusedreg-cost sections', default 3), SHARDS (the shards section's collections; default cacm).
 # CLASSIC (the classic collections; default ../shared/data/classic), PRF
 # (the prf, prfguard and prfscope sections' collections; default "cacm B-all med lisa time adi",
 # prfguard's and prfscope's "adi med cacm lisa B-all time"; both compare with prf's runs when
@@ -93,6 +93,26 @@ feedback_recipe() {
 		to "$out-vs-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$out/run.trec" --baseline "$R/prf/$c-$n/run.trec" \
 			--metrics map,ndcg@10 --ignore-unjudged
 	done
+}
+
+# rerank_rounds OUT D DIR NAME... reranks the queries of the BEIR
+# directory D over DIR/index with each pipeline DIR/NAME.yaml in turn
+# (semrank rerank, its run to DIR/cost-NAME.trec), for ROUNDS rounds
+# (default 3), and writes each run's wall seconds to OUT, a line "round R
+# NAME SECONDS" each.
+rerank_rounds() {
+	local out=$1 d=$2 dir=$3 round n start
+	shift 3
+	: >"$out.part"
+	for round in $(seq "${ROUNDS:-3}"); do
+		for n in "$@"; do
+			start=$(date +%s.%N)
+			$SR rerank --data "$d" --index "$dir/index" --pipeline "$dir/$n.yaml" --out "$dir/cost-$n.trec" >/dev/null
+			echo "round $round $n $(echo "$(date +%s.%N) - $start" | bc)" >>"$out.part"
+		done
+	done
+	mv "$out.part" "$out"
+	cat "$out"
 }
 
 # fresh OUT DIR... succeeds when OUT exists and is newer than the corpus of
@@ -1288,23 +1308,25 @@ run() {
 		# of all 52 queries with no stage (the first stage alone), with
 		# regularize alone and with ssg alone, interleaved for ROUNDS rounds
 		# (default 3); wall seconds of each run to $R/proxreg/cost.txt.
-		local dir=$R/proxreg/cacm-recipe d=$O/cacm round n m tp start
+		local dir=$R/proxreg/cacm-recipe d=$O/cacm m tp
 		[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/cacm
 		m=$(sed -n 's/^ *model: //p' "$dir/pipeline.yaml" | head -1)
 		tp=$(sed -n 's/^ *topics: //p' "$dir/pipeline.yaml" | head -1)
 		printf 'window: 100\nstages: []\nfusion:\n  method: none\n' >"$dir/none.yaml"
 		printf 'window: 100\nstages:\n  - type: regularize\nfusion:\n  weights: {regularize: 1}\n' >"$dir/regularize.yaml"
 		printf 'window: 100\nstages:\n  - type: ssg\n    model: %s\n    options: {topics: %s}\nfusion:\n  weights: {ssg: 1}\n' "$m" "$tp" >"$dir/ssg.yaml"
-		: >"$R/proxreg/cost.txt.part"
-		for round in $(seq "${ROUNDS:-3}"); do
-			for n in none regularize ssg; do
-				start=$(date +%s.%N)
-				$SR rerank --data "$d" --index "$dir/index" --pipeline "$dir/$n.yaml" --out "$dir/cost-$n.trec" >/dev/null
-				echo "round $round $n $(echo "$(date +%s.%N) - $start" | bc)" >>"$R/proxreg/cost.txt.part"
-			done
-		done
-		mv "$R/proxreg/cost.txt.part" "$R/proxreg/cost.txt"
-		cat "$R/proxreg/cost.txt"
+		rerank_rounds "$R/proxreg/cost.txt" "$d" "$dir" none regularize ssg
+		;;
+	fusedreg-cost)
+		# What regularizing the fused score costs (issue 26, tenth
+		# session): over CACM's recipe index and models from the fusedreg
+		# section ($R/fusedreg/cacm-recipe), semrank rerank of all 64
+		# queries with the recipe's pipeline (pipeline) and with it and
+		# fusion.regularize (a05), interleaved for ROUNDS rounds (default
+		# 3); wall seconds of each run to $R/fusedreg/cost.txt.
+		local d=$O/cacm
+		[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/cacm
+		rerank_rounds "$R/fusedreg/cost.txt" "$d" "$R/fusedreg/cacm-recipe" pipeline a05
 		;;
 	bench)
 		go test -run '^$' -bench 'BenchmarkRerank|BenchmarkDeepMatch100' -benchtime 200x ./rerank/ ./rerank/stages/ | tee "$R/bench-rerank.txt"
