@@ -35,6 +35,7 @@ import (
 //	  method: linear          # linear | lambdamart | rrf | none
 //	  model: fusion.model     # learned weights (semrank train fusion), or:
 //	  weights: {first_rank: 1, tweak: 0.5}
+//	  regularize: {k: 10, alpha: 0.5}  # optional: smooth the fused scores
 //	sha256:                   # optional: refuse models changed since
 //	  tweak.model: 9f86d0…    # (64 hex digits, as sha256sum prints)
 //
@@ -95,11 +96,44 @@ type FirstStage struct {
 // weigh 1 and the first-stage score (first_score) 0. Method lambdamart needs
 // a Model; rrf is reciprocal rank fusion with constant K (default 60),
 // Weights optional; none keeps the first-stage order.
+//
+// Regularize, when present (even empty, {}), smooths the fused scores
+// (the first stage's, with method none) over the window: the regularize
+// stage, Diaz's score regularization, given them in place of the first
+// stage's, becomes the pipeline's Smooth step. Its options are the
+// stage's, k (default 10) and alpha (default 0.5). Without it the fused
+// scores are the hits' scores.
 type FusionSpec struct {
-	Method  string             `yaml:"method,omitempty" json:"method,omitempty"` // linear (default), lambdamart, rrf, none
-	Model   string             `yaml:"model,omitempty" json:"model,omitempty"`
-	Weights map[string]float64 `yaml:"weights,omitempty" json:"weights,omitempty"`
-	K       float64            `yaml:"k,omitempty" json:"k,omitempty"` // RRF constant
+	Method     string             `yaml:"method,omitempty" json:"method,omitempty"` // linear (default), lambdamart, rrf, none
+	Model      string             `yaml:"model,omitempty" json:"model,omitempty"`
+	Weights    map[string]float64 `yaml:"weights,omitempty" json:"weights,omitempty"`
+	K          float64            `yaml:"k,omitempty" json:"k,omitempty"` // RRF constant
+	Regularize *map[string]any    `yaml:"regularize,omitempty" json:"regularize,omitempty"`
+}
+
+// MarshalYAML writes f with the floats of its regularize options kept
+// floats, as StageSpec.MarshalYAML keeps a stage's.
+func (f FusionSpec) MarshalYAML() (any, error) {
+	type plain FusionSpec // without this method
+	out := plain(f)
+	if f.Regularize != nil {
+		opts := keepFloats(*f.Regularize).(map[string]any)
+		out.Regularize = &opts
+	}
+	return out, nil
+}
+
+// SmoothName is the name of the Smooth step that a pipeline file's
+// fusion.regularize builds, in errors and in Pipeline.Observe.
+const SmoothName = "fusion.regularize"
+
+// smoothStage builds the Smooth step f.Regularize describes; nil without
+// one.
+func (f FusionSpec) smoothStage(env Env) (Stage, error) {
+	if f.Regularize == nil {
+		return nil, nil
+	}
+	return NewStage(StageSpec{Type: "regularize", Name: SmoothName, Options: *f.Regularize}, env)
 }
 
 // QueryWeighter is implemented by stages that learn query term weights
@@ -374,7 +408,7 @@ func (c *Config) build(env Env) (*Pipeline, error) {
 	if err := c.check(); err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
-	env, err := env.forFields(c.Fields, len(c.Stages) > 0 || c.FirstStage.Feedback != nil)
+	env, err := env.forFields(c.Fields, len(c.Stages) > 0 || c.FirstStage.Feedback != nil || c.Fusion.Regularize != nil)
 	if err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
@@ -451,6 +485,9 @@ func (c *Config) build(env Env) (*Pipeline, error) {
 			// the fix is usually to retrain it for these stages.
 			return nil, fmt.Errorf("pipeline: fusion model %s: %w", Resolve(env.Dir, c.Fusion.Model), err)
 		}
+		return nil, fmt.Errorf("pipeline: %w", err)
+	}
+	if p.Smooth, err = c.Fusion.smoothStage(env); err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
 	var qw QueryWeighter

@@ -29,7 +29,7 @@ func TestParseConfig(t *testing.T) {
 		{"stage without type", "stages:\n  - model: x\n", "stage 1 has no type", 0},
 		{"typo is an error", "stages:\n  - type: tfidf\nfuison: {method: none}\n", `line 3: unknown key "fuison" in the pipeline (keys: window, fields, first_stage, stages, fusion, sha256)`, 0},
 		{"typo in a stage", "stages:\n  - type: tweak\n    modle: t.model\n", `line 3: unknown key "modle" in a stage (keys: type, name, model, options)`, 0},
-		{"typo in fusion", "stages:\n  - type: tfidf\nfusion: {metod: rrf}\n", `unknown key "metod" in fusion (keys: method, model, weights, k)`, 0},
+		{"typo in fusion", "stages:\n  - type: tfidf\nfusion: {metod: rrf}\n", `unknown key "metod" in fusion (keys: method, model, weights, k, regularize)`, 0},
 		{"typo in first_stage", "first_stage: {boost: tweak}\nstages:\n  - type: tfidf\n", `unknown key "boost" in first_stage (keys: query_boost, fields, feedback)`, 0},
 		{"two typos", "windw: 3\nstages:\n  - type: tfidf\n    nam: x\n", `line 1: unknown key "windw" in the pipeline (keys: window, fields, first_stage, stages, fusion, sha256); line 4: unknown key "nam" in a stage`, 0},
 		{"negative window", "window: -5\nstages:\n  - type: tfidf\n", "window -5 is negative", 0},
@@ -150,6 +150,9 @@ func FuzzParseConfig(f *testing.F) {
 	f.Add([]byte(`{"first_stage":{"query_boost":"tweak"},"stages":[{"type":"tweak"}]}`))
 	f.Add([]byte("stages: [{type: a}]\nfusion: {method: rrf, k: 60}\n"))
 	f.Add([]byte("fields: {title: t, text: [a, b], analyzer: semrank_en}\nstages: [{type: tfidf}]\n"))
+	f.Add([]byte("stages: [{type: tfidf}]\nfusion: {regularize: {k: 10, alpha: 0.5}}\n"))
+	f.Add([]byte("stages: [{type: tfidf}]\nfusion: {method: none, regularize: {alpha: 1.0}}\n"))
+	f.Add([]byte("stages: [{type: tfidf}]\nfusion: {regularize: {}}\n"))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		c, err := ParseConfig(raw)
 		if err != nil {
@@ -170,7 +173,24 @@ func FuzzParseConfig(f *testing.F) {
 			!slices.Equal(c.FirstStage.Fields, back.FirstStage.Fields) || !reflect.DeepEqual(c.Fields, back.Fields) {
 			t.Fatalf("window, fields or first stage changed in a round trip")
 		}
+		// Compared as written, where NaN equals NaN.
+		if (c.Fusion.Regularize == nil) != (back.Fusion.Regularize == nil) || yamlOf(t, c.Fusion.Regularize) != yamlOf(t, back.Fusion.Regularize) {
+			t.Fatalf("fusion.regularize changed in a round trip:\n%v\n%v", yamlOf(t, c.Fusion.Regularize), yamlOf(t, back.Fusion.Regularize))
+		}
 	})
+}
+
+// yamlOf returns v as YAML, with every float kept a float (keepFloats).
+func yamlOf(t *testing.T, v *map[string]any) string {
+	t.Helper()
+	if v == nil {
+		return "nil"
+	}
+	out, err := yaml.Marshal(keepFloats(*v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
 }
 
 // normalSpecs drops the differences an encoding may make without changing

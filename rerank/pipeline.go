@@ -26,8 +26,16 @@ type Pipeline struct {
 	Window int     // candidates reranked; <= 0 means DefaultWindow
 	Stages []Stage // run in order
 	Fusion Fusion  // nil means the first stage's order is kept
-	// Observe, when set, is told how long each stage took, and the
-	// fusion (as "fusion"), for metrics. Concurrent searches call it
+	// Smooth, when set, rescores the window after the fusion: it scores
+	// the candidates with each one's Score set to its fused score (the
+	// first-stage score without a fusion), and its scores become the
+	// hits' scores. A pipeline file's fusion.regularize sets it to the
+	// regularize stage, which then smooths the fused scores over the
+	// window's nearest-neighbour graph rather than the first stage's.
+	// Its scores are not among Scored.StageScores.
+	Smooth Stage
+	// Observe, when set, is told how long each stage took, the fusion
+	// (as "fusion") and the Smooth step (by its name), for metrics. Concurrent searches call it
 	// concurrently.
 	Observe func(stage string, d time.Duration)
 	// Fields names the stored fields read as candidates' title and text;
@@ -49,7 +57,8 @@ type Scored struct {
 	Candidate
 	// StageScores holds each stage's raw score, in Pipeline.Stages order.
 	StageScores []float64
-	// Score is the fused score; scores within one result are distinct.
+	// Score is the fused score (smoothed, when the pipeline has a
+	// Smooth step); scores within one result are distinct.
 	Score float64
 }
 
@@ -122,7 +131,7 @@ func prepareQuery(ctx context.Context, qp QueryPreparer, q Query) {
 // they are read from elsewhere (PayloadFetcher), and reports which of
 // their stored documents the stages read (readsDocs).
 func (p *Pipeline) windowDocs(ctx context.Context, ids []string) ([]bool, error) {
-	if p.fetch != nil && len(p.Stages) > 0 && len(ids) > 0 {
+	if p.fetch != nil && len(p.windowStages()) > 0 && len(ids) > 0 {
 		if err := p.fetch.FetchPayloads(ctx, ids); err != nil {
 			return nil, err
 		}
@@ -140,7 +149,7 @@ func (p *Pipeline) windowDocs(ctx context.Context, ids []string) ([]bool, error)
 func (p *Pipeline) readPayloads(ctx context.Context, ids []string) error {
 	var stores []Payloads
 	kinds := map[Payloads][]PayloadKind{}
-	for _, st := range p.Stages {
+	for _, st := range p.windowStages() {
 		r, ok := unwrapStage(st).(PayloadReader)
 		if !ok {
 			continue
@@ -174,8 +183,9 @@ func (p *Pipeline) readPayloads(ctx context.Context, ids []string) error {
 // score (see runs.Each).
 func (p *Pipeline) readsDocs(ctx context.Context, ids []string) ([]bool, error) {
 	reads := make([]bool, len(ids))
-	readers := make([]DocReader, len(p.Stages))
-	for i, st := range p.Stages {
+	stages := p.windowStages()
+	readers := make([]DocReader, len(stages))
+	for i, st := range stages {
 		r, ok := unwrapStage(st).(DocReader)
 		if !ok {
 			for j := range reads {
@@ -189,8 +199,11 @@ func (p *Pipeline) readsDocs(ctx context.Context, ids []string) ([]bool, error) 
 	// which read different payloads, so that the workers read them at
 	// once rather than one wait on another's read of the same.
 	// When several fail, the error is the first failing stage's in
-	// pipeline order.
+	// pipeline order. The Smooth step, if any, tells last.
 	order := p.stageOrder()
+	if len(stages) > len(order) {
+		order = append(order, len(order))
+	}
 	each := make([][]bool, len(readers))
 	errs := make([]error, len(readers))
 	_ = runs.Each(len(order), func(k int) error {
@@ -210,6 +223,15 @@ func (p *Pipeline) readsDocs(ctx context.Context, ids []string) ([]bool, error) 
 		}
 	}
 	return reads, nil
+}
+
+// windowStages returns p's stages and then its Smooth step, if any: what
+// reads the window's documents and payloads.
+func (p *Pipeline) windowStages() []Stage {
+	if p.Smooth == nil {
+		return p.Stages
+	}
+	return append(slices.Clip(p.Stages), p.Smooth)
 }
 
 // WindowSize returns the effective window.
@@ -267,7 +289,7 @@ func (p *Pipeline) ScoreStages(ctx context.Context, q Query, cands []Candidate) 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if p.prepare != nil && len(p.Stages) > 0 {
+	if p.prepare != nil && len(p.windowStages()) > 0 {
 		if err := p.prepare.Prepare(ctx, q, cands); err != nil {
 			return nil, err
 		}
@@ -388,7 +410,8 @@ func score(ctx context.Context, st Stage, q Query, cands []Candidate) (s []float
 // would otherwise all share rank 1, and the fusion's first-stage rank
 // feature would silently weigh nothing. Only the first WindowSize
 // candidates are reranked; any beyond follow in their first-stage order,
-// below every reranked one.
+// below every reranked one. A Smooth step rescores the fused scores
+// before the window is sorted.
 func (p *Pipeline) Rerank(ctx context.Context, q Query, cands []Candidate) ([]Scored, error) {
 	if len(cands) == 0 {
 		return nil, nil
@@ -396,6 +419,11 @@ func (p *Pipeline) Rerank(ctx context.Context, q Query, cands []Candidate) ([]Sc
 	cands = ranked(cands)
 	w := min(p.WindowSize(), len(cands))
 	head := cands[:w]
+	if WindowMemoOf(ctx) == nil {
+		// One memo for the stages and the Smooth step, which reads
+		// the window's payloads as they do.
+		ctx = withWindowMemo(ctx)
+	}
 	scores, err := p.ScoreStages(ctx, q, head)
 	if err != nil {
 		return nil, err
@@ -416,6 +444,11 @@ func (p *Pipeline) Rerank(ctx context.Context, q Query, cands []Candidate) ([]Sc
 	} else {
 		for i, c := range head {
 			fused[i] = c.Score
+		}
+	}
+	if p.Smooth != nil {
+		if fused, err = p.smooth(ctx, q, head, fused); err != nil {
+			return nil, err
 		}
 	}
 	// The window by fused score, ties by first-stage rank, then in
@@ -459,6 +492,17 @@ func (p *Pipeline) Rerank(ctx context.Context, q Query, cands []Candidate) ([]Sc
 		}
 	}
 	return out, nil
+}
+
+// smooth returns the Smooth step's scores of the window head whose fused
+// scores are fused: the step scores the candidates with fused as their
+// Score.
+func (p *Pipeline) smooth(ctx context.Context, q Query, head []Candidate, fused []float64) ([]float64, error) {
+	in := slices.Clone(head)
+	for i := range in {
+		in[i].Score = fused[i]
+	}
+	return p.scoreStage(ctx, p.Smooth, q, in)
 }
 
 // tailScore is the score Rerank gives a candidate below the window whose

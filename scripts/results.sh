@@ -5,7 +5,7 @@
 # Sections: tweak, tweak-cacm, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
-# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, proxreg-cost, bench, plain-cacm, plain-cacm-supervised,
+# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, proxreg-cost, fusedreg, fusedreg-cost, bench, plain-cacm, plain-cacm-supervised,
 # plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, split-cost, cost-lexical, cost-stages, cost-a, wmd-ssg-cost,
 # solver-cost, scale, serve, shards.
 #
@@ -18,8 +18,8 @@
 # SR_BEFORE (the cost-before, split-cost, cost-lexical, cost-stages, cost-a, wmd-ssg-cost, solver-cost, scale and serve sections: another semrank binary, measured
 # beside SR), WC and WC_BEFORE (cost-stages: examples/windowcost built from SR's and SR_BEFORE's trees), SERVECOST_BEFORE (the serve section: examples/servecost built
 # with SR_BEFORE's tree),
-# ROUNDS (the scale section's interleaved rounds; default 2; the shards
-# and proxreg-cost sections', default 3), SHARDS (the shards section's collections; default cacm).
+# ROUNDS (the scale section's interleaved rounds; default 2; the shards,
+# proxreg-cost and fusedreg-cost sections', default 3), SHARDS (the shards section's collections; default cacm).
 # CLASSIC (the classic collections; default ../shared/data/classic), PRF
 # (the prf, prfguard and prfscope sections' collections; default "cacm B-all med lisa time adi",
 # prfguard's and prfscope's "adi med cacm lisa B-all time"; both compare with prf's runs when
@@ -28,7 +28,8 @@
 # nojudge uses them only when set), PROX (the proxreg section's
 # collections; default "adi med cacm lisa B-all time"), PROXFUSED (proxreg:
 # no skips the recipe runs with wmd and ssg), PROXRUNS (proxreg: which of
-# them).
+# them), FUSEDREG (the fusedreg section's collections; default "adi med
+# cacm lisa B-all time").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 O=${O:-out/data}
@@ -92,6 +93,26 @@ feedback_recipe() {
 		to "$out-vs-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$out/run.trec" --baseline "$R/prf/$c-$n/run.trec" \
 			--metrics map,ndcg@10 --ignore-unjudged
 	done
+}
+
+# rerank_rounds OUT D DIR NAME... reranks the queries of the BEIR
+# directory D over DIR/index with each pipeline DIR/NAME.yaml in turn
+# (semrank rerank, its run to DIR/cost-NAME.trec), for ROUNDS rounds
+# (default 3), and writes each run's wall seconds to OUT, a line "round R
+# NAME SECONDS" each.
+rerank_rounds() {
+	local out=$1 d=$2 dir=$3 round n start
+	shift 3
+	: >"$out.part"
+	for round in $(seq "${ROUNDS:-3}"); do
+		for n in "$@"; do
+			start=$(date +%s.%N)
+			$SR rerank --data "$d" --index "$dir/index" --pipeline "$dir/$n.yaml" --out "$dir/cost-$n.trec" >/dev/null
+			echo "round $round $n $(echo "$(date +%s.%N) - $start" | bc)" >>"$out.part"
+		done
+	done
+	mv "$out.part" "$out"
+	cat "$out"
 }
 
 # fresh OUT DIR... succeeds when OUT exists and is newer than the corpus of
@@ -1260,6 +1281,53 @@ run() {
 			done
 		done
 		;;
+	fusedreg)
+		# Regularizing the fused score (issue 26, tenth session): on each
+		# collection (FUSEDREG; default "adi med cacm lisa B-all time",
+		# SemEval B its given lists), the recipe ($R/fusedreg/C-recipe)
+		# and the recipe with --after-fusion regularize, its fused scores
+		# smoothed over the window's TF-IDF 10-NN graph at alpha 0.5
+		# ($R/fusedreg/C-fusedreg), each against BM25
+		# ($R/fusedreg/C-RUN.eval.txt), the second against the first
+		# ($R/fusedreg/C-fusedreg-vs-recipe.eval.txt). Then, over the
+		# recipe's index and models, semrank rerank with its pipeline and
+		# fusion.regularize at alpha 0.5 (a05), 0.3 (a03) and 0.7 (a07),
+		# each against BM25 and the recipe; a05 must rank the recipe's
+		# (judged) queries as C-fusedreg does, byte for byte
+		# ($R/fusedreg/C-same.txt says).
+		local c d a n
+		mkdir -p "$R/fusedreg"
+		for c in ${FUSEDREG:-adi med cacm lisa B-all time}; do
+			d=$O/$c
+			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
+			for n in recipe fusedreg; do
+				rm -rf "$R/fusedreg/$c-$n"
+				to "$R/fusedreg/$c-$n.txt" $SR experiment beir --data "$d" --unsupervised --out "$R/fusedreg/$c-$n" \
+					--after-fusion "$([ $n = recipe ] && echo none || echo regularize)"
+				to "$R/fusedreg/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/fusedreg/$c-$n/run.trec" \
+					--baseline "$R/fusedreg/$c-$n/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
+			done
+			to "$R/fusedreg/$c-fusedreg-vs-recipe.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/fusedreg/$c-fusedreg/run.trec" \
+				--baseline "$R/fusedreg/$c-recipe/run.trec" --metrics map,ndcg@10 --ignore-unjudged
+			for a in 0.5 0.3 0.7; do
+				n=a${a/./}
+				{ cat "$R/fusedreg/$c-recipe/pipeline.yaml"; printf 'fusion:\n    regularize: {alpha: %s}\n' $a; } >"$R/fusedreg/$c-recipe/$n.yaml"
+				$SR rerank --data "$d" --index "$R/fusedreg/$c-recipe/index" --pipeline "$R/fusedreg/$c-recipe/$n.yaml" --out "$R/fusedreg/$c-$n.trec" >/dev/null
+				to "$R/fusedreg/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/fusedreg/$c-$n.trec" \
+					--baseline "$R/fusedreg/$c-recipe/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
+				to "$R/fusedreg/$c-$n-vs-recipe.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/fusedreg/$c-$n.trec" \
+					--baseline "$R/fusedreg/$c-recipe/run.trec" --metrics map,ndcg@10 --ignore-unjudged
+			done
+			# On the recipe run's queries, the judged ones (semrank rerank
+			# ranks every query).
+			if awk 'NR == FNR { q[$1] = 1; next } $1 in q' "$R/fusedreg/$c-fusedreg/run.trec" "$R/fusedreg/$c-a05.trec" |
+				cmp -s - "$R/fusedreg/$c-fusedreg/run.trec"; then
+				echo "$c: semrank rerank with fusion.regularize ranks as the recipe with --after-fusion regularize, byte for byte" >"$R/fusedreg/$c-same.txt"
+			else
+				echo "$c: semrank rerank with fusion.regularize and the recipe with --after-fusion regularize DIFFER" >"$R/fusedreg/$c-same.txt"
+			fi
+		done
+		;;
 	proxreg-cost)
 		# What regularize costs beside ssg, the project's graph method
 		# (issue 26, ninth session): over CACM's recipe index and models
@@ -1267,23 +1335,25 @@ run() {
 		# of all 52 queries with no stage (the first stage alone), with
 		# regularize alone and with ssg alone, interleaved for ROUNDS rounds
 		# (default 3); wall seconds of each run to $R/proxreg/cost.txt.
-		local dir=$R/proxreg/cacm-recipe d=$O/cacm round n m tp start
+		local dir=$R/proxreg/cacm-recipe d=$O/cacm m tp
 		[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/cacm
 		m=$(sed -n 's/^ *model: //p' "$dir/pipeline.yaml" | head -1)
 		tp=$(sed -n 's/^ *topics: //p' "$dir/pipeline.yaml" | head -1)
 		printf 'window: 100\nstages: []\nfusion:\n  method: none\n' >"$dir/none.yaml"
 		printf 'window: 100\nstages:\n  - type: regularize\nfusion:\n  weights: {regularize: 1}\n' >"$dir/regularize.yaml"
 		printf 'window: 100\nstages:\n  - type: ssg\n    model: %s\n    options: {topics: %s}\nfusion:\n  weights: {ssg: 1}\n' "$m" "$tp" >"$dir/ssg.yaml"
-		: >"$R/proxreg/cost.txt.part"
-		for round in $(seq "${ROUNDS:-3}"); do
-			for n in none regularize ssg; do
-				start=$(date +%s.%N)
-				$SR rerank --data "$d" --index "$dir/index" --pipeline "$dir/$n.yaml" --out "$dir/cost-$n.trec" >/dev/null
-				echo "round $round $n $(echo "$(date +%s.%N) - $start" | bc)" >>"$R/proxreg/cost.txt.part"
-			done
-		done
-		mv "$R/proxreg/cost.txt.part" "$R/proxreg/cost.txt"
-		cat "$R/proxreg/cost.txt"
+		rerank_rounds "$R/proxreg/cost.txt" "$d" "$dir" none regularize ssg
+		;;
+	fusedreg-cost)
+		# What regularizing the fused score costs (issue 26, tenth
+		# session): over CACM's recipe index and models from the fusedreg
+		# section ($R/fusedreg/cacm-recipe), semrank rerank of all 64
+		# queries with the recipe's pipeline (pipeline) and with it and
+		# fusion.regularize (a05), interleaved for ROUNDS rounds (default
+		# 3); wall seconds of each run to $R/fusedreg/cost.txt.
+		local d=$O/cacm
+		[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/cacm
+		rerank_rounds "$R/fusedreg/cost.txt" "$d" "$R/fusedreg/cacm-recipe" pipeline a05
 		;;
 	bench)
 		go test -run '^$' -bench 'BenchmarkRerank|BenchmarkDeepMatch100' -benchtime 200x ./rerank/ ./rerank/stages/ | tee "$R/bench-rerank.txt"

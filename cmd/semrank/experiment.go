@@ -127,6 +127,7 @@ type experimentBEIROptions struct {
 	beirPipeline string
 	pseudo       []string
 	feedback     string
+	afterFusion  string
 }
 
 // newExperimentBEIRCmd returns semrank experiment beir.
@@ -185,6 +186,7 @@ pipelines name those fields.`,
 	bf.StringVar(&o.beirPipeline, "pipeline", "", "with --index: pipeline file whose fields: and first_stage: say how its documents are read and searched")
 	bf.StringVar(&o.feedback, "feedback", "none", "first-stage pseudo-relevance feedback: none, rm3 (10 documents, 30 terms, lambda 0.5), or docs=N,terms=N,lambda=X,idf=once,min_overlap=X,scope=query; the window is retrieved by the expanded query. auto (or auto,KEY=VALUE...) keeps it only where it beats BM25's window significantly on pseudo-queries drawn from the corpus")
 	bf.StringSliceVar(&o.opts.Stages, "stages", nil, "stage types instead of the recipe's (e.g. lexical,meta,s2net; TYPE:KEY=VALUE sets an option)")
+	bf.StringVar(&o.afterFusion, "after-fusion", "none", "a step after the fusion of every pipeline the run publishes and scores: none, or regularize (the fused scores smoothed over the window's TF-IDF 10-nearest-neighbour graph, alpha 0.5; regularize:k=N:alpha=X sets them), written as the pipeline's fusion.regularize")
 	_ = beirCmd.MarkFlagRequired("data")
 	_ = beirCmd.MarkFlagRequired("out")
 	return beirCmd
@@ -257,6 +259,10 @@ func runExperimentBEIR(cmd *cobra.Command, o experimentBEIROptions) error {
 		if cmd.Flags().Changed(f) && (!o.opts.Unsupervised || o.opts.Pseudo.Kinds == nil) && !o.opts.ChooseFeedback {
 			return fmt.Errorf("--%s applies to --unsupervised runs that train on pseudo-queries (--pseudo) and to --feedback auto", f)
 		}
+	}
+	var err error
+	if o.opts.Regularize, err = recipe.ParseAfterFusion(o.afterFusion); err != nil {
+		return fmt.Errorf("--after-fusion: %w", err)
 	}
 	o.opts.Log = cmd.OutOrStdout()
 	return recipe.BEIR(cmd.Context(), o.opts)

@@ -73,6 +73,9 @@ func TestPaperExperimentBadFlags(t *testing.T) {
 		{[]string{"experiment", "beir", "--data", nowhere, "--out", elsewhere, "--unsupervised", "--feedback", "auto,none"}, "auto chooses between feedback and none"},
 		{[]string{"experiment", "beir", "--data", nowhere, "--out", elsewhere, "--unsupervised", "--feedback", "auto,min_overlap=2"}, "min_overlap 2"},
 		{[]string{"experiment", "beir", "--data", nowhere, "--out", elsewhere, "--unsupervised", "--feedback", "automatic"}, "want none, rm3"},
+		// The step after the fusion is checked before any data is read.
+		{[]string{"experiment", "beir", "--data", nowhere, "--out", elsewhere, "--unsupervised", "--after-fusion", "tfidf"}, "--after-fusion: recipe: step after fusion \"tfidf\": want none or regularize"},
+		{[]string{"experiment", "beir", "--data", nowhere, "--out", elsewhere, "--unsupervised", "--after-fusion", "regularize:alpha=1"}, "option alpha 1"},
 		// Refused before the --train/--dev part, whose report it would lose.
 		{tweak("--train", nowhere, "--dev", elsewhere, "--all", nowhere, "--folds", "1"), "--folds 1: want at least 2"},
 	}

@@ -331,6 +331,10 @@ func inspectPipeline(w io.Writer, path string, env rerank.Env) error {
 	if cfg.Fusion.Model != "" {
 		model(cfg.Fusion.Model)
 	}
+	if r := cfg.Fusion.Regularize; r != nil {
+		// The hits' scores are the fused ones smoothed (fusion.regularize).
+		fmt.Fprintf(w, "  then       %s: the fused scores regularized over the window%s\n", rerank.SmoothName, stageDetails(rerank.StageSpec{Options: *r}))
+	}
 	if len(bad) > 0 {
 		return fmt.Errorf("models that do not load: %s", strings.Join(bad, ", "))
 	}

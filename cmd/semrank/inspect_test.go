@@ -65,6 +65,7 @@ func TestInspect(t *testing.T) {
 		t.Fatal(err)
 	}
 	givenPipeline := write("given.yaml", "stages:\n  - type: tfidf\nfusion:\n  model: given.model\n")
+	smoothPipeline := write("smooth.yaml", "stages:\n  - type: tfidf\nfusion:\n  regularize: {alpha: 0.7}\n")
 	tests := []struct {
 		name    string
 		args    []string
@@ -73,6 +74,7 @@ func TestInspect(t *testing.T) {
 	}{
 		{"model", []string{model}, false, []string{"method     tweak (model version 1", "analyzer   semrank_en/1", "id         tweak-"}},
 		{"pipeline whose fusion weighs the given rank", []string{givenPipeline}, false, []string{"note       the fusion weighs given_rank (0.75)"}},
+		{"pipeline regularizing its fused scores", []string{smoothPipeline}, false, []string{"fusion     linear\n  then       fusion.regularize: the fused scores regularized over the window (alpha=0.7)", "builds     ok"}},
 		{"fusion weights, largest first", []string{fusion}, false, []string{"weight     -1.0000  first_rank\n  weight     +0.5000  tfidf\n  weight     +0.2500  tweak"}},
 		{"pipeline", []string{pipeline}, false, []string{"stage 2    tweak (model tweak.model)", "      method     tweak", "builds     ok (against an empty index"}},
 		{"pipeline against its index", []string{"--index", idx, pipeline}, false, []string{"builds     ok (against the index)"}},

@@ -63,7 +63,11 @@ type BEIROptions struct {
 	// DefaultPseudoKinds when unset), reading no judgments; the report
 	// and log say what it measured.
 	ChooseFeedback bool
-	Log            io.Writer
+	// Regularize, when set, is the fusion.regularize of every pipeline
+	// the run publishes and scores (see Recipe.Regularize and
+	// ParseAfterFusion).
+	Regularize *map[string]any
+	Log        io.Writer
 }
 
 // DefaultPseudoKinds are the pseudo-queries a self-trained run is
@@ -282,7 +286,7 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	var selection *Selection
 	switch {
 	case o.Unsupervised && !selfTrain:
-		r := &Recipe{Stages: unsupervised, Window: o.Depth, Text: text, Log: o.Log, supersedes: append(runFiles, stagesFile), Index: given, Fields: o.Fields, FirstStage: o.FirstStage}
+		r := &Recipe{Stages: unsupervised, Window: o.Depth, Text: text, Log: o.Log, supersedes: append(runFiles, stagesFile), Index: given, Fields: o.Fields, FirstStage: o.FirstStage, Regularize: o.Regularize}
 		path, err := r.fitUnsupervised(ctx, ds, idx, o.Out)
 		if err != nil {
 			return err
@@ -291,7 +295,7 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 			return err
 		}
 	case o.Unsupervised:
-		r := &Recipe{Stages: unsupervised, Folds: pseudoFolds, L2: o.FusionL2, Window: o.Depth, Text: text, Log: o.Log, supersedes: append(runFiles, stagesFile), Index: given, Fields: o.Fields, FirstStage: o.FirstStage}
+		r := &Recipe{Stages: unsupervised, Folds: pseudoFolds, L2: o.FusionL2, Window: o.Depth, Text: text, Log: o.Log, supersedes: append(runFiles, stagesFile), Index: given, Fields: o.Fields, FirstStage: o.FirstStage, Regularize: o.Regularize}
 		// The recipe's own stages compete with their fusion at fixed
 		// equal weights.
 		var prior *rerank.Linear
@@ -321,7 +325,7 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 				return err
 			}
 			logf("training fold %d of %d on %d queries (%s)", k+1, o.Folds, len(train.Qrels), time.Since(start).Round(time.Second))
-			r := &Recipe{Stages: supervised, Fusion: o.Fusion, L2: o.FusionL2, Folds: 3, Window: o.Depth, Text: text, Index: given, Fields: o.Fields, FirstStage: o.FirstStage}
+			r := &Recipe{Stages: supervised, Fusion: o.Fusion, L2: o.FusionL2, Folds: 3, Window: o.Depth, Text: text, Index: given, Fields: o.Fields, FirstStage: o.FirstStage, Regularize: o.Regularize}
 			if k == 0 {
 				r.supersedes = append(runFiles, stagesFile)
 			}
@@ -341,7 +345,7 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 		}
 		// The pipeline to serve: trained on every judged query.
 		logf("training the final pipeline on all %d judged queries (%s)", len(ds.Qrels), time.Since(start).Round(time.Second))
-		r := &Recipe{Stages: supervised, Fusion: o.Fusion, L2: o.FusionL2, Folds: 3, Window: o.Depth, Text: text}
+		r := &Recipe{Stages: supervised, Fusion: o.Fusion, L2: o.FusionL2, Folds: 3, Window: o.Depth, Text: text, Regularize: o.Regularize}
 		if _, err := r.fit(ctx, ds, nil, o.Out); err != nil {
 			return err
 		}
@@ -375,6 +379,9 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	case o.Unsupervised:
 		fmt.Fprintln(w, unsupervisedNote(unsupervised, len(o.Stages) > 0, o.Vectors != ""))
 	}
+	if o.Regularize != nil {
+		fmt.Fprintln(w, afterFusionNote(*o.Regularize))
+	}
 	// With given candidate lists (SemEval), the given order is the
 	// baseline to beat.
 	baseline := "first stage (BM25)"
@@ -386,6 +393,20 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	}
 	logf("wrote %s and %s (%s)", filepath.Join(o.Out, "baseline.trec"), filepath.Join(o.Out, "run.trec"), time.Since(start).Round(time.Second))
 	return nil
+}
+
+// afterFusionNote says, for a run's report, what its step after the
+// fusion does with the options opts.
+func afterFusionNote(opts map[string]any) string {
+	set := "defaults"
+	if len(opts) > 0 {
+		var kv []string
+		for _, k := range slices.Sorted(maps.Keys(opts)) {
+			kv = append(kv, fmt.Sprintf("%s=%v", k, opts[k]))
+		}
+		set = strings.Join(kv, ", ")
+	}
+	return fmt.Sprintf("after the fusion: its scores regularized over the window's TF-IDF nearest-neighbour graph (fusion.regularize; k 10 and alpha 0.5 unless set; set: %s)", set)
 }
 
 // fitUnsupervised trains the stages into a staging directory in dir with
@@ -402,7 +423,7 @@ func (r *Recipe) fitUnsupervised(ctx context.Context, ds *dataset.Dataset, idx b
 	if err != nil {
 		return "", err
 	}
-	return r.publishConfig(ctx, r.config(specs, rerank.FusionSpec{}), staging, dir)
+	return r.publishConfig(ctx, r.config(specs, r.published(rerank.FusionSpec{})), staging, dir)
 }
 
 // runPipeline reranks ds with the pipeline file at path; see RunAll.

@@ -31,26 +31,10 @@ func TestBEIRFeedback(t *testing.T) {
 		FirstStage: rerank.FirstStage{Feedback: &rerank.Feedback{Docs: 3}}}); err != nil {
 		t.Fatal(err)
 	}
-	read := func(path string) dataset.Run {
-		t.Helper()
-		r, err := dataset.ReadRunFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
-	same := func(a, b dataset.Run) bool {
-		for _, q := range a.QueryIDs() {
-			if !slices.Equal(a.Ranking(q), b.Ranking(q)) {
-				return false
-			}
-		}
-		return slices.Equal(a.QueryIDs(), b.QueryIDs())
-	}
-	if !same(read(filepath.Join(plain, "baseline.trec")), read(filepath.Join(fb, "baseline.trec"))) {
+	if !sameRanking(readRun(t, filepath.Join(plain, "baseline.trec")), readRun(t, filepath.Join(fb, "baseline.trec"))) {
 		t.Error("the baseline with feedback differs from the one without: want BM25 in both")
 	}
-	if same(read(filepath.Join(plain, "run.trec")), read(filepath.Join(fb, "run.trec"))) {
+	if sameRanking(readRun(t, filepath.Join(plain, "run.trec")), readRun(t, filepath.Join(fb, "run.trec"))) {
 		t.Error("the run with feedback is the run without: feedback was not applied")
 	}
 	cfg, err := rerank.ReadConfig(filepath.Join(fb, "pipeline.yaml"))
@@ -60,12 +44,42 @@ func TestBEIRFeedback(t *testing.T) {
 	if f := cfg.FirstStage.Feedback; f == nil || f.Docs != 3 {
 		t.Fatalf("pipeline.yaml's feedback: %+v, want docs 3", f)
 	}
-	idx, err := index.Open(filepath.Join(fb, "index"))
+	if served, _ := servedRun(t, fb, data); !sameRanking(readRun(t, filepath.Join(fb, "run.trec")), served) {
+		t.Error("run.trec is not the published pipeline's run")
+	}
+}
+
+// readRun reads a run file, failing the test when it cannot.
+func readRun(t *testing.T, path string) dataset.Run {
+	t.Helper()
+	r, err := dataset.ReadRunFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// sameRanking reports whether a and b rank the same queries' documents
+// in the same order.
+func sameRanking(a, b dataset.Run) bool {
+	for _, q := range a.QueryIDs() {
+		if !slices.EqualFunc(a.Ranking(q), b.Ranking(q), func(x, y dataset.Entry) bool { return x.DocID == y.DocID }) {
+			return false
+		}
+	}
+	return slices.Equal(a.QueryIDs(), b.QueryIDs())
+}
+
+// servedRun returns the pipeline an experiment published in out, served
+// over out/index, and its run of the queries of the BEIR directory data.
+func servedRun(t *testing.T, out, data string) (dataset.Run, *rerank.Pipeline) {
+	t.Helper()
+	idx, err := index.Open(filepath.Join(out, "index"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer idx.Close()
-	p, _, err := rerank.LoadPipeline(filepath.Join(fb, "pipeline.yaml"), rerank.EnvOf(idx))
+	p, _, err := rerank.LoadPipeline(filepath.Join(out, "pipeline.yaml"), rerank.EnvOf(idx))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,22 +87,11 @@ func TestBEIRFeedback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, served, err := offline.RunDataset(ctx, idx, ds, p, 0, nil)
+	_, served, err := offline.RunDataset(context.Background(), idx, ds, p, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := read(filepath.Join(fb, "run.trec"))
-	for _, q := range run.QueryIDs() {
-		a, b := run.Ranking(q), served.Ranking(q)
-		if len(a) != len(b) {
-			t.Fatalf("query %s: run.trec holds %d documents, the served pipeline ranks %d", q, len(a), len(b))
-		}
-		for i := range a {
-			if a[i].DocID != b[i].DocID {
-				t.Fatalf("query %s, rank %d: run.trec %s, served %s", q, i+1, a[i].DocID, b[i].DocID)
-			}
-		}
-	}
+	return served, p
 }
 
 // TestBEIRChooseFeedback: a run that chooses feedback publishes the

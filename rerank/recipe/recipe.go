@@ -56,6 +56,11 @@ type Recipe struct {
 	Index      bleve.Index
 	Fields     rerank.Fields
 	FirstStage rerank.FirstStage
+	// Regularize, when set, is the fusion.regularize of the pipelines r
+	// publishes (see rerank.FusionSpec): their fused scores are
+	// smoothed over the window. Stages and fusion are trained and
+	// chosen without it.
+	Regularize *map[string]any
 
 	// supersedes names files made from the pipeline in the output
 	// directory (a run file scored with it), which the new pipeline
@@ -267,7 +272,7 @@ func (r *Recipe) fit(ctx context.Context, train, dev *dataset.Dataset, dir strin
 	}
 	r.logf("fusion (%s) trained on %d queries (%s)", method, len(examples), time.Since(start).Round(time.Second))
 
-	cfg := r.config(specs, rerank.FusionSpec{Method: method, Model: "fusion.model"})
+	cfg := r.config(specs, r.published(rerank.FusionSpec{Method: method, Model: "fusion.model"}))
 	return r.publishConfig(ctx, cfg, staging, dir)
 }
 
@@ -467,6 +472,13 @@ func (r *Recipe) indexOf(ctx context.Context, ds *dataset.Dataset, dir string) (
 // over r's fields and first stage.
 func (r *Recipe) config(specs []rerank.StageSpec, f rerank.FusionSpec) *rerank.Config {
 	return &rerank.Config{Window: r.Window, Fields: r.Fields, FirstStage: r.FirstStage, Stages: specs, Fusion: f}
+}
+
+// published returns f with r's step after the fusion (Regularize): the
+// fusion of a pipeline r publishes, and of one that ranks as it does.
+func (r *Recipe) published(f rerank.FusionSpec) rerank.FusionSpec {
+	f.Regularize = r.Regularize
+	return f
 }
 
 // trainStages trains r's stages on train into dir, logging each trained

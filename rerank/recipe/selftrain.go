@@ -186,6 +186,7 @@ func (r *Recipe) fitSelfTrained(ctx context.Context, ds *dataset.Dataset, idx bl
 	if sel.Fusion != nil {
 		fusion = rerank.FusionSpec{Method: "linear", Weights: sel.Fusion.Weights}
 	}
+	fusion = r.published(fusion)
 	reporting, err := r.config(all, fusion).Build(rerank.EnvOf(idx))
 	if err != nil {
 		return nil, err

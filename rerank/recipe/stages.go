@@ -110,6 +110,32 @@ func checkBuildable(specs []rerank.StageSpec) error {
 	return nil
 }
 
+// ParseAfterFusion parses the step a recipe's pipelines take after their
+// fusion: "none" (nil), or "regularize[:KEY=VALUE...]", the regularize
+// stage over the fused scores with those options (k, alpha; see
+// rerank.FusionSpec.Regularize), as a pipeline's fusion.regularize. The
+// options are checked here, before any data is read.
+func ParseAfterFusion(s string) (*map[string]any, error) {
+	if s == "" || s == "none" {
+		return nil, nil
+	}
+	spec, err := parseStageOptions(s)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Type != "regularize" {
+		return nil, fmt.Errorf("recipe: step after fusion %q: want none or regularize[:KEY=VALUE...]", s)
+	}
+	opts := spec.Options
+	if opts == nil {
+		opts = map[string]any{}
+	}
+	if err := checkBuildable([]rerank.StageSpec{{Type: spec.Type, Name: rerank.SmoothName, Options: opts}}); err != nil {
+		return nil, err
+	}
+	return &opts, nil
+}
+
 // parseStageOptions turns "TYPE[:KEY=VALUE...]" into a spec; values that
 // read as integers, numbers or booleans become those, others strings.
 func parseStageOptions(n string) (rerank.StageSpec, error) {

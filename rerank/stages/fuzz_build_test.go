@@ -27,6 +27,8 @@ func FuzzBuildConfig(f *testing.F) {
 		"stages:\n  - type: rm3\n    options: {k: 2.5, terms: x, lambda: 0.3, b: .nan}\n",
 		"stages:\n  - type: proximity\n    options: {alpha: 0.3, bm25: false, k1: -1}\n",
 		"stages:\n  - type: regularize\n    options: {k: 1, alpha: 0.99}\n  - type: proximity\n",
+		"stages:\n  - type: bm25\nfusion: {regularize: {k: 1, alpha: 0.99}}\n",
+		"fusion: {method: none, regularize: {alpha: .nan, k: -3}}\n",
 		"stages:\n  - type: tfidf\n    options: {titles: yes, field: 7}\n",
 		"stages:\n  - type: deepmatch\n    options: {resolutions: [5, 0.5], neurons: 2, meta: false}\n",
 		"stages:\n  - type: ssg\n    options: {topics: t, embed_dim: [1], k: 1e99}\n",

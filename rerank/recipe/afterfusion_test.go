@@ -1,0 +1,114 @@
+package recipe
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/semrank/semrank/index"
+	"github.com/semrank/semrank/rerank"
+)
+
+func TestParseAfterFusion(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    map[string]any // nil: no step
+		wantErr string         // substring; "" for success
+	}{
+		{"none", nil, ""},
+		{"", nil, ""},
+		{"regularize", map[string]any{}, ""},
+		{"regularize:k=5:alpha=0.7", map[string]any{"k": 5, "alpha": 0.7}, ""},
+		{"regularize:alpha=0", map[string]any{"alpha": 0}, ""},
+		{"regularize:alpha=1", nil, "option alpha 1"},
+		{"regularize:k=0", nil, "option k 0"},
+		{"regularize:mu=1", nil, "unknown option mu"},
+		{"regularize:k", nil, `option "k" is not KEY=VALUE`},
+		{"tfidf", nil, "want none or regularize"},
+		{"rrf:k=60", nil, "want none or regularize"},
+	}
+	for _, tc := range tests {
+		got, err := ParseAfterFusion(tc.in)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%q: err %v, want one containing %q", tc.in, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", tc.in, err)
+			continue
+		}
+		if (got == nil) != (tc.want == nil) || got != nil && !reflect.DeepEqual(*got, tc.want) {
+			t.Errorf("%q: %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+// FuzzParseAfterFusion: any flag value is refused with an error or gives
+// options a pipeline builds its step from.
+func FuzzParseAfterFusion(f *testing.F) {
+	for _, s := range []string{"none", "regularize", "regularize:k=5:alpha=0.7", "regularize:alpha=.5:k=1e3", "regularize:k=x", "tfidf:k=1", ":"} {
+		f.Add(s)
+	}
+	idx, err := index.Create("")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { idx.Close() })
+	f.Fuzz(func(t *testing.T, s string) {
+		opts, err := ParseAfterFusion(s)
+		if err != nil {
+			return
+		}
+		cfg := &rerank.Config{Stages: []rerank.StageSpec{{Type: "bm25"}}, Fusion: rerank.FusionSpec{Regularize: opts}}
+		p, err := cfg.Build(rerank.EnvFor(idx))
+		if err != nil {
+			t.Fatalf("%q parsed, yet its pipeline does not build: %v", s, err)
+		}
+		if (p.Smooth != nil) != (opts != nil) {
+			t.Fatalf("%q: step %v for options %v", s, p.Smooth, opts)
+		}
+	})
+}
+
+// TestBEIRAfterFusion: a run with a step after the fusion publishes it in
+// pipeline.yaml, whose pipeline, served over the run's index, ranks as
+// run.trec does; the baseline stays BM25's.
+func TestBEIRAfterFusion(t *testing.T) {
+	ctx := context.Background()
+	data := retrievalData(t)
+	plain, smoothed := filepath.Join(t.TempDir(), "plain"), filepath.Join(t.TempDir(), "smoothed")
+	if err := BEIR(ctx, BEIROptions{Data: data, Out: plain, Unsupervised: true, Stages: []string{"overlap", "bm25"}}); err != nil {
+		t.Fatal(err)
+	}
+	opts, err := ParseAfterFusion("regularize:k=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := BEIR(ctx, BEIROptions{Data: data, Out: smoothed, Unsupervised: true, Stages: []string{"overlap", "bm25"}, Regularize: opts}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := rerank.ReadConfig(filepath.Join(smoothed, "pipeline.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := cfg.Fusion.Regularize; r == nil || !reflect.DeepEqual(*r, map[string]any{"k": 3}) {
+		t.Fatalf("pipeline.yaml's fusion.regularize: %v, want {k: 3}", r)
+	}
+	if plainCfg, err := rerank.ReadConfig(filepath.Join(plain, "pipeline.yaml")); err != nil || plainCfg.Fusion.Regularize != nil {
+		t.Fatalf("the run without the step published fusion.regularize %v (%v)", plainCfg.Fusion.Regularize, err)
+	}
+	if !sameRanking(readRun(t, filepath.Join(plain, "baseline.trec")), readRun(t, filepath.Join(smoothed, "baseline.trec"))) {
+		t.Error("the baseline with the step differs from the one without: want BM25 in both")
+	}
+	served, p := servedRun(t, smoothed, data)
+	if p.Smooth == nil {
+		t.Fatal("the published pipeline has no step after its fusion")
+	}
+	if !sameRanking(readRun(t, filepath.Join(smoothed, "run.trec")), served) {
+		t.Error("run.trec is not the published pipeline's run")
+	}
+}
