@@ -603,6 +603,10 @@ func (x *Index) explain(s Scored, i int, firstStage *search.Explanation, fusion 
 	if f := fusion.explain(s.Rank); f != nil {
 		e.Children = append(e.Children, f)
 	}
+	if sm := x.pipeline.Smooth; sm != nil {
+		e.Children = append(e.Children, &search.Explanation{Value: s.Score,
+			Message: sm.Name() + ": the window rescored from its fused scores after the fusion; the hit's score, nudged apart from ties"})
+	}
 	return e
 }
 
@@ -613,6 +617,7 @@ type fusionTerms struct {
 	names   []string
 	weights []float64
 	rows    map[int][]float64 // by first-stage rank
+	then    string            // the step after the fusion, if any, which sets the hit's score
 }
 
 // fusionTerms recomputes the features the linear fusion weighed for the
@@ -637,6 +642,9 @@ func (x *Index) fusionTerms(scored []Scored) *fusionTerms {
 	}
 	names, rows := Features(in)
 	t := &fusionTerms{names: names, weights: make([]float64, len(names)), rows: make(map[int][]float64, w)}
+	if sm := x.pipeline.Smooth; sm != nil {
+		t.then = sm.Name()
+	}
 	for f, n := range names {
 		t.weights[f] = lin.Weights[n]
 	}
@@ -654,6 +662,9 @@ func (t *fusionTerms) explain(rank int) *search.Explanation {
 		return nil
 	}
 	e := &search.Explanation{Message: "linear fusion: sum of weight × feature (z-normalised over the window); the hit's score is this sum, nudged apart from ties"}
+	if t.then != "" {
+		e.Message = "linear fusion: sum of weight × feature (z-normalised over the window); the score " + t.then + " starts from"
+	}
 	for f, n := range t.names {
 		if t.weights[f] == 0 {
 			continue

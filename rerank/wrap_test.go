@@ -197,6 +197,52 @@ func TestWrapFieldsAndExplain(t *testing.T) {
 	}
 }
 
+// negated is a step after the fusion that reverses the fused order.
+type negated struct{}
+
+func (negated) Name() string { return "negated" }
+func (negated) Score(_ context.Context, _ rerank.Query, cs []rerank.Candidate) ([]float64, error) {
+	out := make([]float64, len(cs))
+	for i, c := range cs {
+		out[i] = -c.Score
+	}
+	return out, nil
+}
+
+// TestWrapExplainsSmoothStep: with a step after the fusion, the
+// explanation ends with the step, whose value is the hit's score, and
+// the linear fusion's terms no longer claim to be the score.
+func TestWrapExplainsSmoothStep(t *testing.T) {
+	idx := newIndex(t, docs("d", 5))
+	p := shortFirst()
+	p.Smooth = negated{}
+	res, err := rerank.Wrap(idx, p).Search(bleve.NewSearchRequestOptions(bleve.NewMatchQuery("money"), 5, 0, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := rerank.Wrap(idx, shortFirst()).Search(bleve.NewSearchRequestOptions(bleve.NewMatchQuery("money"), 5, 0, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ids(plain.Hits)
+	slices.Reverse(want)
+	if got := ids(res.Hits); !slices.Equal(got, want) {
+		t.Fatalf("hits %v, want the fused order reversed, %v", got, want)
+	}
+	for _, h := range res.Hits {
+		if h.Expl == nil || len(h.Expl.Children) != 4 {
+			t.Fatalf("hit %s explanation %+v, want first stage, stage, fusion, step", h.ID, h.Expl)
+		}
+		f, st := h.Expl.Children[2], h.Expl.Children[3]
+		if !strings.HasPrefix(f.Message, "linear fusion") || !strings.HasSuffix(f.Message, "the score negated starts from") {
+			t.Errorf("hit %s fusion explained as %q", h.ID, f.Message)
+		}
+		if !strings.HasPrefix(st.Message, "negated: ") || st.Value != h.Score || h.Expl.Value != h.Score {
+			t.Errorf("hit %s step explained as %q = %v, root %v, want the score %v", h.ID, st.Message, st.Value, h.Expl.Value, h.Score)
+		}
+	}
+}
+
 // TestWrapExplainsPastTheWindow: hits past the rerank window were not
 // reranked, and their explanation says so; hits inside it explain the
 // rerank, one child per stage after the first stage, then the fusion.
