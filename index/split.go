@@ -28,6 +28,10 @@ var MinSplitPostings uint64 = 4096
 // searching counts the searches Search is answering. A search splits
 // only while the others leave it a core for its second half: when every
 // core already answers a search, splitting adds work and gains nothing.
+// It counts this process's searches alone: processes that share the
+// cores (several shard servers on one machine) split as if each had them
+// to itself, and a program that knows its cores are busy sets
+// MinSplitPostings to math.MaxUint64.
 var searching atomic.Int64
 
 // Search answers req as idx.SearchInContext does, on two cores where it
