@@ -49,7 +49,10 @@ before, so what stages keep by document helps only as far as different
 queries' windows share documents, as when serving); then each
 stage's (and the fusion's) median and mean time a window and its share of
 the stages' time. --cpuprofile FILE writes a CPU profile of the timed
-searches for go tool pprof.
+searches for go tool pprof. The bare search is Bleve's, on one core; the
+reranked search's first stage runs on two where a query reads many
+postings (index.Search), so over a large index the reranked search can
+take less time than the bare one.
 
 With --remote URL,URL,..., the servers of the shards of the same collection
 (semrank index --shard, semrank serve), in shard order, it compares the
