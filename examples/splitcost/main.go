@@ -2,8 +2,10 @@
 // index.Search, which splits a search over two cores, with every search
 // split (index.MinSplitPostings 0), and prints each query's postings (its
 // searcher's estimate, which index.Search's threshold reads), the two
-// medians and their ratio, then the mean ratio by postings, in powers of
-// two. It is how MinSplitPostings was chosen.
+// medians and their ratio, then by postings, in powers of two, the mean
+// ratio of wall times and of CPU times (the process's, both cores): what
+// splitting saves in waiting and what it costs in work. It is how
+// MinSplitPostings was chosen.
 //
 //	go run ./examples/splitcost --index out/results/cacm.idx --data out/data/cacm
 package main
@@ -23,6 +25,7 @@ import (
 
 	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
+	"github.com/semrank/semrank/internal/cpuclock"
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -67,9 +70,9 @@ func run(idxPath, data string, size, reps int) error {
 	index.MinSplitPostings = 0
 	ctx := context.Background()
 	type bucket struct {
-		n      int
-		ratios float64
-		bleve  time.Duration
+		n           int
+		ratios, cpu float64 // sums of the queries' ratios
+		bleve       time.Duration
 	}
 	buckets := map[int]*bucket{}
 	fmt.Printf("%-12s %10s %12s %12s %7s\n", "query", "postings", "bleve ms", "split ms", "ratio")
@@ -87,23 +90,21 @@ func run(idxPath, data string, size, reps int) error {
 		}
 		postings := s.Count()
 		s.Close()
-		var a, b []time.Duration
+		var a, b, ca, cb []time.Duration
 		for range reps {
 			req := bleve.NewSearchRequestOptions(bq, size, 0, false)
-			t := time.Now()
+			t, c := time.Now(), cpuclock.Process()
 			if _, err := idx.SearchInContext(ctx, req); err != nil {
 				return err
 			}
-			a = append(a, time.Since(t))
-			t = time.Now()
+			a, ca = append(a, time.Since(t)), append(ca, cpuclock.Process()-c)
+			t, c = time.Now(), cpuclock.Process()
 			if _, err := index.Search(ctx, idx, req); err != nil {
 				return err
 			}
-			b = append(b, time.Since(t))
+			b, cb = append(b, time.Since(t)), append(cb, cpuclock.Process()-c)
 		}
-		slices.Sort(a)
-		slices.Sort(b)
-		ma, mb := a[len(a)/2], b[len(b)/2]
+		ma, mb := median(a), median(b)
 		ratio := float64(mb) / float64(ma)
 		fmt.Printf("%-12s %10d %12.3f %12.3f %7.3f\n", q.ID, postings, ms(ma), ms(mb), ratio)
 		k := bits.Len64(postings)
@@ -112,9 +113,10 @@ func run(idxPath, data string, size, reps int) error {
 		}
 		buckets[k].n++
 		buckets[k].ratios += ratio
+		buckets[k].cpu += float64(median(cb)) / float64(max(1, median(ca)))
 		buckets[k].bleve += ma
 	}
-	fmt.Printf("\n%-22s %7s %14s %11s\n", "postings", "queries", "bleve ms mean", "mean ratio")
+	fmt.Printf("\n%-22s %7s %14s %11s %10s\n", "postings", "queries", "bleve ms mean", "mean ratio", "CPU ratio")
 	keys := make([]int, 0, len(buckets))
 	for k := range buckets {
 		keys = append(keys, k)
@@ -126,9 +128,15 @@ func run(idxPath, data string, size, reps int) error {
 		if k == 0 {
 			lo, hi = 0, 0
 		}
-		fmt.Printf("%-22s %7d %14.3f %11.3f\n", fmt.Sprintf("%d-%d", lo, hi), b.n, ms(b.bleve/time.Duration(b.n)), b.ratios/float64(b.n))
+		fmt.Printf("%-22s %7d %14.3f %11.3f %10.3f\n", fmt.Sprintf("%d-%d", lo, hi), b.n, ms(b.bleve/time.Duration(b.n)), b.ratios/float64(b.n), b.cpu/float64(b.n))
 	}
 	return nil
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
+
+// median returns the median of ds, which it sorts.
+func median(ds []time.Duration) time.Duration {
+	slices.Sort(ds)
+	return ds[len(ds)/2]
+}

@@ -33,10 +33,10 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
-	"golang.org/x/sys/unix"
 
 	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
+	"github.com/semrank/semrank/internal/cpuclock"
 	"github.com/semrank/semrank/rerank"
 	_ "github.com/semrank/semrank/rerank/stages"
 )
@@ -149,11 +149,11 @@ func run(idxPath, data string, pipes []string, rounds int, profile string) error
 	for range rounds {
 		for _, q := range bqs {
 			for i, s := range systems {
-				c, w := cpuTime(), time.Now()
+				c, w := cpuclock.Process(), time.Now()
 				if err := s.search(q); err != nil {
 					return fmt.Errorf("%s: %w", s.name, err)
 				}
-				cpu[i] = append(cpu[i], cpuTime()-c)
+				cpu[i] = append(cpu[i], cpuclock.Process()-c)
 				wall[i] = append(wall[i], time.Since(w))
 			}
 		}
@@ -189,16 +189,6 @@ func median(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return s[len(s)/2]
-}
-
-// cpuTime reads the process's CPU clock (CLOCK_PROCESS_CPUTIME_ID); a
-// clock that cannot be read ends the program rather than time nothing.
-func cpuTime() time.Duration {
-	var ts unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_PROCESS_CPUTIME_ID, &ts); err != nil {
-		log.Fatalf("the process's CPU clock: %v", err)
-	}
-	return time.Duration(ts.Nano())
 }
 
 // entry is one hit a compact collector keeps.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/semrank/semrank/dataset"
+	"github.com/semrank/semrank/internal/cpuclock"
 	"github.com/semrank/semrank/models/wmd"
 )
 
@@ -93,7 +94,7 @@ func Speed(ctx context.Context, space *wmd.Space, qs, docs []wmd.Doc, k int) (*S
 	res.Pairs = len(pairs)
 	res.Values = make([]float64, len(pairs))
 	var sol wmd.Solver
-	start, c0 := time.Now(), cpuTime()
+	start, c0 := time.Now(), cpuclock.Process()
 	for i, p := range pairs {
 		v, err := sol.Solve(p.A, p.B, p.Cost)
 		if err != nil {
@@ -102,15 +103,15 @@ func Speed(ctx context.Context, space *wmd.Space, qs, docs []wmd.Doc, k int) (*S
 		res.Values[i] = v
 	}
 	res.SolvePerPair = time.Since(start) / time.Duration(len(pairs))
-	res.SolveCPU = (cpuTime() - c0) / time.Duration(len(pairs))
-	start, c0 = time.Now(), cpuTime()
+	res.SolveCPU = (cpuclock.Process() - c0) / time.Duration(len(pairs))
+	start, c0 = time.Now(), cpuclock.Process()
 	for _, p := range pairs {
 		if _, err := space.WMD(qs[p.Query], docs[p.Doc]); err != nil {
 			return nil, nil, err
 		}
 	}
 	res.WMDPerPair = time.Since(start) / time.Duration(len(pairs))
-	res.WMDCPU = (cpuTime() - c0) / time.Duration(len(pairs))
+	res.WMDCPU = (cpuclock.Process() - c0) / time.Duration(len(pairs))
 
 	// The index's one-time work (vocabulary, centroids, projected
 	// vocabulary) is timed on its own, in neither k-NN timing.
@@ -125,7 +126,7 @@ func Speed(ctx context.Context, space *wmd.Space, qs, docs []wmd.Doc, k int) (*S
 	// cost matrices); a collection in the middle of a 20 ms search takes
 	// half the machine's two cores for a good part of it.
 	runtime.GC()
-	start, c0 = time.Now(), cpuTime()
+	start, c0 = time.Now(), cpuclock.Process()
 	for _, q := range qs {
 		nb, st, err := idx.Exhaustive(ctx, q, k, wmd.Options{})
 		if err != nil {
@@ -135,9 +136,9 @@ func Speed(ctx context.Context, space *wmd.Space, qs, docs []wmd.Doc, k int) (*S
 		res.ExhaustiveStats.WMD += st.WMD
 	}
 	res.Exhaustive = time.Since(start)
-	res.ExhaustiveCPU = cpuTime() - c0
+	res.ExhaustiveCPU = cpuclock.Process() - c0
 	runtime.GC()
-	start, c0 = time.Now(), cpuTime()
+	start, c0 = time.Now(), cpuclock.Process()
 	for _, q := range qs {
 		nb, st, err := idx.KNN(ctx, q, k, wmd.Options{})
 		if err != nil {
@@ -153,7 +154,7 @@ func Speed(ctx context.Context, space *wmd.Space, qs, docs []wmd.Doc, k int) (*S
 		res.PrunedStats.Abandoned += st.Abandoned
 	}
 	res.Pruned = time.Since(start)
-	res.PrunedCPU = cpuTime() - c0
+	res.PrunedCPU = cpuclock.Process() - c0
 	for i := range ex {
 		if !slices.Equal(docIDs(ex[i]), docIDs(pr[i])) {
 			res.SameNeighbours = false

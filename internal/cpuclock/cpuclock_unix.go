@@ -1,15 +1,15 @@
 //go:build unix
 
-package unsupexp
+package cpuclock
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime returns the process's user+system CPU time. On the shared
-// machines the experiments run on, CPU time is steadier than wall time.
-func cpuTime() time.Duration {
+// Process returns the CPU time, user and system, that the process has
+// used on every core; 0 where it cannot be read.
+func Process() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
