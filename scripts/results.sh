@@ -661,7 +661,8 @@ run() {
 		# and over the serve section's 10k and 100k indexes (run it first)
 		# with SemEval B dev's questions; then, with SR_BEFORE, semrank bench
 		# of the serve section's pipeline over SCALE (default 100k; 1M where
-		# built) for SR_BEFORE and SR alternating, ROUNDS times (default 2).
+		# built) for SR_BEFORE and SR alternating, ROUNDS times (default 2),
+		# and both served under load (below).
 		go build -o out/splitcost ./examples/splitcost
 		local S=$R/scale c r bin
 		{
@@ -680,6 +681,27 @@ run() {
 				done
 			done
 		done | tee "$R/split-bench.txt"
+		# Serving: semrank serve over the 100k index with the same
+		# pipeline, semrank loadtest with 1 and 8 clients for 20 s each,
+		# SR_BEFORE's server and SR's alternating, ROUNDS times.
+		local pid url n
+		for r in $(seq "${ROUNDS:-2}"); do
+			for bin in "$SR_BEFORE" "$SR"; do
+				$bin serve --index "$S/100k-serve.idx" --pipeline "$S/pipeline.yaml" --addr 127.0.0.1:0 >"$S/split-serve.log" 2>&1 &
+				pid=$!
+				url=
+				while [ -z "$url" ]; do
+					sleep 0.3
+					url=$(grep -o 'http://[0-9.:]*' "$S/split-serve.log" | head -1 || true)
+				done
+				for n in 1 8; do
+					printf '%s round %s  ' "$bin" "$r"
+					$bin loadtest --url "$url" --clients "$n" --duration 20s --rerank on --data "$O/B-dev" 2>&1 | tail -1
+				done
+				kill "$pid"
+				wait "$pid" 2>/dev/null || true
+			done
+		done | tee "$R/split-serve.txt"
 		;;
 	cost-lexical)
 		# The lexical path's rows (docs/RESULTS.md, "The lexical path"):
