@@ -195,6 +195,11 @@ type statsQuery struct {
 	stats *Stats
 }
 
+// SplitsAs implements index.SplitsAs: the statsReader a search reads
+// through only reads the collection's statistics it was given, so two
+// searchers may read it at once, and it passes document numbers through.
+func (q statsQuery) SplitsAs() query.Query { return q.Query }
+
 // Searcher implements query.Query.
 func (q statsQuery) Searcher(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, o search.SearcherOptions) (search.Searcher, error) {
 	return q.Query.Searcher(ctx, &statsReader{IndexReader: r, stats: q.stats}, m, o)

@@ -72,7 +72,9 @@ func splitSearch(ctx context.Context, idx bleve.Index, req *bleve.SearchRequest)
 	if err != nil {
 		return nil, false, err
 	}
-	res.Request = req
+	if res.Request == &r {
+		res.Request = req // as Bleve sets it: with Explain
+	}
 	if q.split == nil {
 		return res, false, nil
 	}
@@ -123,12 +125,24 @@ func byScore(so search.SortOrder) bool {
 	return len(so) == 1 && ok && s.Desc
 }
 
+// SplitsAs is implemented by a query that searches as the query it
+// returns does, through its own view of the index reader: a view that
+// keeps the reader's document numbers and that two searchers may read at
+// once (package cluster's query searched with a whole collection's
+// statistics). Search splits it where it would split that query.
+type SplitsAs interface {
+	SplitsAs() query.Query
+}
+
 // splitSafe reports whether q is built of queries whose searchers can run
 // two at once over one snapshot: those that read postings and stored
 // statistics alone. Searchers that share state kept in the search's
 // context while they run (a geo shape's buffer pool, vector search) are
 // left to Bleve's one goroutine.
 func splitSafe(q query.Query) bool {
+	if w, ok := q.(SplitsAs); ok {
+		return splitSafe(w.SplitsAs())
+	}
 	switch q := q.(type) {
 	case *query.TermQuery, *query.MatchQuery, *query.MatchPhraseQuery, *query.PhraseQuery,
 		*query.MultiPhraseQuery, *query.MatchAllQuery, *query.MatchNoneQuery, *query.PrefixQuery,

@@ -118,6 +118,9 @@ func sameHits(t *testing.T, name string, got, want *bleve.SearchResult, cut bool
 	if StableScore(got.MaxScore) != StableScore(want.MaxScore) {
 		t.Errorf("%s: max score %v, want %v", name, got.MaxScore, want.MaxScore)
 	}
+	if (got.Request == nil) != (want.Request == nil) {
+		t.Errorf("%s: request %v, want %v", name, got.Request, want.Request)
+	}
 	group := func(hs search.DocumentMatchCollection, i int) (float64, []string) {
 		s := StableScore(hs[i].Score)
 		var ids []string

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -190,6 +191,21 @@ func TestCoordinatorRanksAsOneIndex(t *testing.T) {
 		t.Fatalf("write to one index: status %d", code)
 	}
 	sameHits(t, "after the write", searchText(t, c.coord.URL, text), searchText(t, c.whole.URL, text))
+}
+
+// TestCoordinatorRanksAsOneIndexSplit: with every search that may split
+// split (the shards' searches with the collection's statistics, and the
+// whole index's window searches, whichever finds a core free), the
+// coordinator still answers as one index.
+func TestCoordinatorRanksAsOneIndexSplit(t *testing.T) {
+	procs := runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))
+	least := index.MinSplitPostings
+	index.MinSplitPostings = 0
+	t.Cleanup(func() {
+		index.MinSplitPostings = least
+		runtime.GOMAXPROCS(procs)
+	})
+	newTestCluster(t).rankAsOneIndex(t)
 }
 
 // TestCoordinatorOwnFields: a pipeline whose stages read fields of its

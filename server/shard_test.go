@@ -2,14 +2,19 @@ package server
 
 import (
 	"bytes"
+	"cmp"
+	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"net/http"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
 
 	"github.com/semrank/semrank/cluster"
 	"github.com/semrank/semrank/index"
@@ -94,6 +99,61 @@ func TestShardSearchIsBleves(t *testing.T) {
 	}
 	if n, _ := idx.DocCount(); in.Docs != n {
 		t.Errorf("info: %d documents, want %d", in.Docs, n)
+	}
+}
+
+// TestShardSearchSplit: a shard's search with a collection's statistics,
+// split over two cores (every search split), answers as Bleve's one
+// search does: every hit, scores to 1e-9 (a split search sums a
+// disjunction's terms in another order), ids in the same order once hits
+// of equal rounded score are ordered by id.
+func TestShardSearchSplit(t *testing.T) {
+	procs := runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))
+	least := index.MinSplitPostings
+	index.MinSplitPostings = 0
+	t.Cleanup(func() {
+		index.MinSplitPostings = least
+		runtime.GOMAXPROCS(procs)
+	})
+	idx, ds := demoIndex(t)
+	_, ts, _ := newServer(t, idx, lexicalPipeline, nil)
+	canonical := func(hs search.DocumentMatchCollection) search.DocumentMatchCollection {
+		hs = slices.Clone(hs)
+		slices.SortStableFunc(hs, func(a, b *search.DocumentMatch) int {
+			if c := cmp.Compare(index.StableScore(b.Score), index.StableScore(a.Score)); c != 0 {
+				return c
+			}
+			return strings.Compare(a.ID, b.ID)
+		})
+		return hs
+	}
+	for _, dq := range ds.Queries[:10] {
+		q, err := index.TextQuery(dq.Text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stats, err := cluster.Presearch(context.Background(), idx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := bleve.NewSearchRequestOptions(q, 1000, 0, false)
+		want, err := idx.Search(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bleve.SearchResult
+		if code := call(t, "POST", ts.URL+"/api/shard/search", cluster.SearchBody{Request: req, Stats: stats}, &got); code != http.StatusOK {
+			t.Fatalf("query %s: status %d", dq.ID, code)
+		}
+		if got.Total != want.Total || len(got.Hits) != len(want.Hits) {
+			t.Fatalf("query %s: total %d, %d hits; want %d, %d", dq.ID, got.Total, len(got.Hits), want.Total, len(want.Hits))
+		}
+		g, w := canonical(got.Hits), canonical(want.Hits)
+		for i := range w {
+			if g[i].ID != w[i].ID || math.Abs(g[i].Score-w[i].Score) > 1e-9 {
+				t.Fatalf("query %s, hit %d: %s %v, want %s %v", dq.ID, i, g[i].ID, g[i].Score, w[i].ID, w[i].Score)
+			}
+		}
 	}
 }
 
