@@ -25,6 +25,8 @@ type WindowMemo struct {
 type memoTable struct {
 	mu sync.Mutex
 	m  map[any]*memoEntry
+	// ahead is the window's stages scored ahead, if any (scoreAhead).
+	ahead atomic.Pointer[ahead]
 }
 
 type memoEntry struct {

@@ -129,15 +129,16 @@ func prepareQuery(ctx context.Context, qp QueryPreparer, q Query) {
 
 // windowDocs fetches the payloads of ids, the window's candidates, when
 // they are read from elsewhere (PayloadFetcher), and reports which of
-// their stored documents the stages read (readsDocs).
-func (p *Pipeline) windowDocs(ctx context.Context, ids []string) ([]bool, error) {
+// their stored documents the stages read and which stages read none
+// (readsDocs).
+func (p *Pipeline) windowDocs(ctx context.Context, ids []string) (reads, docless []bool, err error) {
 	if p.fetch != nil && len(p.windowStages()) > 0 && len(ids) > 0 {
 		if err := p.fetch.FetchPayloads(ctx, ids); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if err := p.readPayloads(ctx, ids); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return p.readsDocs(ctx, ids)
 }
@@ -179,21 +180,15 @@ func (p *Pipeline) readPayloads(ctx context.Context, ids []string) error {
 }
 
 // readsDocs reports, for each of ids, whether a stage of p reads its
-// stored document (DocReader). The stages tell concurrently, as they
-// score (see runs.Each).
-func (p *Pipeline) readsDocs(ctx context.Context, ids []string) ([]bool, error) {
-	reads := make([]bool, len(ids))
+// stored document (DocReader; a stage that cannot tell reads them all),
+// and, for each of p.Stages, whether it reads none of them. The stages
+// tell concurrently, as they score (see runs.Each).
+func (p *Pipeline) readsDocs(ctx context.Context, ids []string) (reads, docless []bool, err error) {
+	reads = make([]bool, len(ids))
 	stages := p.windowStages()
 	readers := make([]DocReader, len(stages))
 	for i, st := range stages {
-		r, ok := unwrapStage(st).(DocReader)
-		if !ok {
-			for j := range reads {
-				reads[j] = true
-			}
-			return reads, nil
-		}
-		readers[i] = r
+		readers[i], _ = unwrapStage(st).(DocReader)
 	}
 	// In the order the stages score (stageOrder): the costliest first,
 	// which read different payloads, so that the workers read them at
@@ -209,20 +204,30 @@ func (p *Pipeline) readsDocs(ctx context.Context, ids []string) ([]bool, error) 
 	_ = runs.Each(len(order), func(k int) error {
 		i := order[k]
 		each[i] = make([]bool, len(ids))
+		if readers[i] == nil {
+			for j := range each[i] {
+				each[i][j] = true
+			}
+			return nil
+		}
 		errs[i] = readers[i].ReadsDocs(ctx, ids, each[i])
 		return errs[i]
 	})
 	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	for _, r := range each {
+	docless = make([]bool, len(p.Stages))
+	for s, r := range each {
+		if s < len(docless) {
+			docless[s] = !slices.Contains(r, true)
+		}
 		for i, x := range r {
 			reads[i] = reads[i] || x
 		}
 	}
-	return reads, nil
+	return reads, docless, nil
 }
 
 // windowStages returns p's stages and then its Smooth step, if any: what
@@ -300,14 +305,23 @@ func (p *Pipeline) ScoreStages(ctx context.Context, q Query, cands []Candidate) 
 		ctx = withWindowMemo(ctx)
 	}
 	order := p.stageOrder()
-	waits := make([]atomic.Int64, len(p.Stages))
+	a := aheadOf(ctx, cands)
 	_ = runs.Each(len(order), func(k int) error {
 		i := order[k]
-		start := time.Now()
-		scores[i], errs[i] = p.scoreStage(waitingOn(ctx, &waits[i]), p.Stages[i], q, cands)
-		p.observeCost(i, time.Since(start)-time.Duration(waits[i].Load()))
+		if a != nil && !a.state[i].CompareAndSwap(unclaimed, scoreClaimed) {
+			return nil // being scored ahead: taken below
+		}
+		scores[i], errs[i] = p.scoreCosted(ctx, i, q, cands)
 		return errs[i]
 	})
+	if a != nil {
+		for i := range p.Stages {
+			if a.state[i].Load() == aheadClaimed {
+				<-a.done[i]
+				scores[i], errs[i] = a.scores[i], a.errs[i]
+			}
+		}
+	}
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

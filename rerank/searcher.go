@@ -116,19 +116,26 @@ func (s Searcher) Candidates(ctx context.Context, q Query, first query.Query, n 
 	}
 	window := res.Hits[:min(w, len(res.Hits))]
 	index.StableOrder(window)
-	if err := s.Pipeline.loadDocs(ctx, s.Index, window); err != nil {
+	if err := s.Pipeline.loadDocs(ctx, s.Index, q, window, nil); err != nil {
 		return nil, err
 	}
 	return s.Pipeline.candidates(res.Hits), nil
 }
 
 // loadDocs sets the stored fields of the hits whose document a stage
-// reads (see DocReader), in one search.
-func (p *Pipeline) loadDocs(ctx context.Context, idx bleve.Index, hits search.DocumentMatchCollection) error {
-	reads, err := p.windowDocs(ctx, index.HitIDs(hits))
+// reads (see DocReader), in one search, having started the stages that
+// read none on the hits' candidates for q (scoreAhead), with the given
+// ranks given (nil: none).
+func (p *Pipeline) loadDocs(ctx context.Context, idx bleve.Index, q Query, hits search.DocumentMatchCollection, given []int) error {
+	reads, docless, err := p.windowDocs(ctx, index.HitIDs(hits))
 	if err != nil {
 		return err
 	}
+	cands := p.candidates(hits)
+	for i := range given {
+		cands[i].GivenRank = given[i]
+	}
+	p.scoreAhead(ctx, q, cands, docless)
 	var need search.DocumentMatchCollection
 	for i, h := range hits {
 		if reads[i] {
@@ -188,7 +195,7 @@ func (s Searcher) GivenCandidates(ctx context.Context, q Query, first query.Quer
 		return nil, err
 	}
 	w := min(s.Pipeline.WindowSize(), len(hits))
-	if err := s.Pipeline.loadDocs(ctx, s.Index, hits[:w]); err != nil {
+	if err := s.Pipeline.loadDocs(ctx, s.Index, q, hits[:w], given[:w]); err != nil {
 		return nil, err
 	}
 	cands := s.Pipeline.candidates(hits)

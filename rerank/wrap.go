@@ -334,9 +334,14 @@ func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text strin
 		}
 		var reads []bool
 		if !noRerank {
-			if reads, err = x.pipeline.windowDocs(ctx, index.HitIDs(res.Hits[:min(w, len(res.Hits))])); err != nil {
+			window := res.Hits[:min(w, len(res.Hits))]
+			var docless []bool
+			if reads, docless, err = x.pipeline.windowDocs(ctx, index.HitIDs(window)); err != nil {
 				return nil, firstStageErr(err)
 			}
+			// The stages that read no document start while the others'
+			// documents load.
+			x.pipeline.scoreAhead(ctx, Query{Text: text}, x.pipeline.candidates(window), docless)
 		}
 		var need search.DocumentMatchCollection
 		for i, h := range res.Hits {
