@@ -3,6 +3,7 @@ package rerank
 import (
 	"context"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -30,14 +31,18 @@ const (
 
 // scoreAhead starts scoring, on another goroutine, the stages of p that
 // read no stored document of the window's candidates cands (docless, by
-// stage; see DocReader), costliest first. Such a stage scores the
-// candidates as the search will hand them to ScoreStages once their
-// documents are loaded, so its scores are the same. It does nothing on
-// one processor, where there is no other core to start on, and where the
-// stages' statistics come from elsewhere (a Preparer fetches them first).
-func (p *Pipeline) scoreAhead(ctx context.Context, q Query, cands []Candidate, docless []bool) {
+// stage; see DocReader), costliest first, while the search loads the
+// documents the other stages read (reads, by candidate). Such a stage
+// scores the candidates as the search will hand them to ScoreStages once
+// their documents are loaded, so its scores are the same. It does
+// nothing where no document loads (starting a goroutine then costs more
+// than it overlaps), on one processor, where there is no other core to
+// start on, and where the stages' statistics come from elsewhere (a
+// Preparer fetches them first).
+func (p *Pipeline) scoreAhead(ctx context.Context, q Query, cands []Candidate, reads, docless []bool) {
 	m := WindowMemoOf(ctx)
-	if m == nil || p.prepare != nil || runtime.GOMAXPROCS(0) <= 1 || len(docless) != len(p.Stages) || len(cands) == 0 {
+	if m == nil || p.prepare != nil || runtime.GOMAXPROCS(0) <= 1 || len(docless) != len(p.Stages) || len(cands) == 0 ||
+		!slices.Contains(reads, true) {
 		return
 	}
 	var order []int

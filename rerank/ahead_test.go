@@ -57,7 +57,8 @@ func (textLen) Score(_ context.Context, _ Query, cs []Candidate) ([]float64, err
 // TestScoreAhead: a stage scored ahead, on the window's candidates
 // before their documents load, is scored once, and ScoreStages takes its
 // scores and its error; scores for other candidates than those it was
-// started on are not taken; on one processor nothing starts ahead.
+// started on are not taken; on one processor, or where no document
+// loads, nothing starts ahead.
 func TestScoreAhead(t *testing.T) {
 	procs := runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))
 	t.Cleanup(func() { runtime.GOMAXPROCS(procs) })
@@ -67,6 +68,7 @@ func TestScoreAhead(t *testing.T) {
 		loaded[i].Text = "text of " + loaded[i].ID
 	}
 	fail := errors.New("gate failed")
+	loads := []bool{false, true, false} // the documents the search loads meanwhile
 	for _, tc := range []struct {
 		name      string
 		err       error
@@ -81,7 +83,7 @@ func TestScoreAhead(t *testing.T) {
 			gate := newGateStage(tc.err)
 			p := &Pipeline{Stages: []Stage{gate, textLen{}}}
 			ctx := withWindowMemo(context.Background())
-			p.scoreAhead(ctx, Query{Text: "q"}, bare, []bool{true, false})
+			p.scoreAhead(ctx, Query{Text: "q"}, bare, loads, []bool{true, false})
 			<-gate.entered // claimed ahead, on the candidates without text
 			close(gate.release)
 			scores, err := p.ScoreStages(ctx, Query{Text: "q"}, tc.scoreWith)
@@ -104,19 +106,28 @@ func TestScoreAhead(t *testing.T) {
 			}
 		})
 	}
-	t.Run("one processor", func(t *testing.T) {
-		was := runtime.GOMAXPROCS(1)
-		defer runtime.GOMAXPROCS(was)
-		gate := newGateStage(nil)
-		close(gate.release)
-		p := &Pipeline{Stages: []Stage{gate, textLen{}}}
-		ctx := withWindowMemo(context.Background())
-		p.scoreAhead(ctx, Query{Text: "q"}, bare, []bool{true, false})
-		if _, err := p.ScoreStages(ctx, Query{Text: "q"}, loaded); err != nil {
-			t.Fatal(err)
-		}
-		if gate.calls.Load() != 1 || !gate.sawText.Load() {
-			t.Errorf("gate scored %d times, saw text %v: want once, by ScoreStages, with the documents", gate.calls.Load(), gate.sawText.Load())
-		}
-	})
+	for _, tc := range []struct {
+		name  string
+		procs int
+		loads []bool
+	}{
+		{"one processor", 1, loads},
+		{"no document loads", 2, make([]bool, len(bare))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			was := runtime.GOMAXPROCS(tc.procs)
+			defer runtime.GOMAXPROCS(was)
+			gate := newGateStage(nil)
+			close(gate.release)
+			p := &Pipeline{Stages: []Stage{gate, textLen{}}}
+			ctx := withWindowMemo(context.Background())
+			p.scoreAhead(ctx, Query{Text: "q"}, bare, tc.loads, []bool{true, false})
+			if _, err := p.ScoreStages(ctx, Query{Text: "q"}, loaded); err != nil {
+				t.Fatal(err)
+			}
+			if gate.calls.Load() != 1 || !gate.sawText.Load() {
+				t.Errorf("gate scored %d times, saw text %v: want once, by ScoreStages, with the documents", gate.calls.Load(), gate.sawText.Load())
+			}
+		})
+	}
 }

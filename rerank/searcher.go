@@ -124,8 +124,8 @@ func (s Searcher) Candidates(ctx context.Context, q Query, first query.Query, n 
 
 // loadDocs sets the stored fields of the hits whose document a stage
 // reads (see DocReader), in one search, having started the stages that
-// read none on the hits' candidates for q (scoreAhead), with the given
-// ranks given (nil: none).
+// read none on the hits' candidates for q, with the given ranks given
+// (nil: none), to score meanwhile (scoreAhead).
 func (p *Pipeline) loadDocs(ctx context.Context, idx bleve.Index, q Query, hits search.DocumentMatchCollection, given []int) error {
 	reads, docless, err := p.windowDocs(ctx, index.HitIDs(hits))
 	if err != nil {
@@ -135,7 +135,7 @@ func (p *Pipeline) loadDocs(ctx context.Context, idx bleve.Index, q Query, hits 
 	for i := range given {
 		cands[i].GivenRank = given[i]
 	}
-	p.scoreAhead(ctx, q, cands, docless)
+	p.scoreAhead(ctx, q, cands, reads, docless)
 	var need search.DocumentMatchCollection
 	for i, h := range hits {
 		if reads[i] {
