@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
+	"reflect"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -91,7 +92,7 @@ func splittable(ctx context.Context, idx bleve.Index, req *bleve.SearchRequest) 
 	}
 	if req.Size <= 0 || req.From < 0 || req.From+req.Size <= 0 || req.Facets != nil || req.Highlight != nil ||
 		req.Explain || req.IncludeLocations || req.Score != "" || req.SearchAfter != nil || req.SearchBefore != nil ||
-		req.PreSearchData != nil || !byScore(req.Sort) {
+		req.PreSearchData != nil || !byScore(req.Sort) || hasKNN(req) {
 		return false
 	}
 	for _, k := range []any{search.PreSearchKey, search.MaxTermSearchersKey, search.MakeDocumentMatchHandlerKey,
@@ -113,6 +114,15 @@ func splittable(ctx context.Context, idx bleve.Index, req *bleve.SearchRequest) 
 	}
 	_, ok = adv.(*scorch.Scorch)
 	return ok
+}
+
+// hasKNN reports whether req asks for a vector search too: Bleve merges
+// its hits with those of the query, so every match must reach the
+// collector. The field exists only where Bleve is built with the vectors
+// tag, hence reflection.
+func hasKNN(req *bleve.SearchRequest) bool {
+	f := reflect.ValueOf(req).Elem().FieldByName("KNN")
+	return f.IsValid() && f.Kind() == reflect.Slice && f.Len() > 0
 }
 
 // byScore reports whether so sorts by descending score alone, as a
