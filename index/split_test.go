@@ -21,7 +21,7 @@ import (
 // mapping and the given scoring model, written in five batches, with 30
 // documents deleted and 30 rewritten after, so that document numbers may
 // have holes and segments follow each other, opened read-only.
-func splitIndex(t *testing.T, scoring string) (bleve.Index, []dataset.Query) {
+func splitIndex(t testing.TB, scoring string) (bleve.Index, []dataset.Query) {
 	t.Helper()
 	ds, err := dataset.Load("../testdata/demo")
 	if err != nil {
@@ -70,7 +70,7 @@ func splitIndex(t *testing.T, scoring string) (bleve.Index, []dataset.Query) {
 
 // splitting makes splitSearch split every search it may for the rest of
 // the test: two processors, no least size.
-func splitting(t *testing.T) {
+func splitting(t testing.TB) {
 	procs := runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))
 	least := MinSplitPostings
 	MinSplitPostings = 0
@@ -271,5 +271,34 @@ func TestSplitSearchCanceled(t *testing.T) {
 	_, _, err := splitSearch(ctx, idx, bleve.NewSearchRequestOptions(bleve.NewMatchAllQuery(), 10, 0, false))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want %v", err, context.Canceled)
+	}
+}
+
+// BenchmarkSearchSplit times the demo questions as match queries over the
+// demo corpus with Bleve's one search (bleve) and with every search split
+// (split). At 500 documents a split costs more than it saves:
+// examples/splitcost measures where it pays.
+func BenchmarkSearchSplit(b *testing.B) {
+	splitting(b)
+	idx, queries := splitIndex(b, bindex.BM25Scoring)
+	reqs := make([]*bleve.SearchRequest, len(queries))
+	for i, q := range queries {
+		reqs[i] = bleve.NewSearchRequestOptions(bleve.NewMatchQuery(q.FullText()), 116, 0, false)
+	}
+	for _, bc := range []struct {
+		name  string
+		least uint64
+	}{{"bleve", math.MaxUint64}, {"split", 0}} {
+		b.Run(bc.name, func(b *testing.B) {
+			MinSplitPostings = bc.least
+			defer func() { MinSplitPostings = 0 }()
+			i := 0
+			for b.Loop() {
+				if _, err := Search(context.Background(), idx, reqs[i%len(reqs)]); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
 	}
 }
