@@ -121,9 +121,19 @@ func splittable(ctx context.Context, idx bleve.Index, req *bleve.SearchRequest) 
 // collector. The field exists only where Bleve is built with the vectors
 // tag, hence reflection.
 func hasKNN(req *bleve.SearchRequest) bool {
-	f := reflect.ValueOf(req).Elem().FieldByName("KNN")
-	return f.IsValid() && f.Kind() == reflect.Slice && f.Len() > 0
+	i := knnField()
+	return i != nil && reflect.ValueOf(req).Elem().FieldByIndex(i).Len() > 0
 }
+
+// knnField is the index of SearchRequest's KNN field, nil where Bleve is
+// built without it.
+var knnField = sync.OnceValue(func() []int {
+	f, ok := reflect.TypeFor[bleve.SearchRequest]().FieldByName("KNN")
+	if !ok || f.Type.Kind() != reflect.Slice {
+		return nil
+	}
+	return f.Index
+})
 
 // byScore reports whether so sorts by descending score alone, as a
 // request without a sort does.
@@ -191,8 +201,8 @@ type splitQuery struct {
 	query.Query
 	keep int // the collector's From+Size
 
-	once  sync.Once
-	split *splitSearcher // set when the searcher splits
+	claimed atomic.Bool    // a searcher has split
+	split   *splitSearcher // set when the searcher splits
 }
 
 // Searcher returns q.Query's searcher over r, split in two where r is a
@@ -213,9 +223,7 @@ func (q *splitQuery) Searcher(ctx context.Context, r bindex.IndexReader, m mappi
 		n += uint64(s.FullSize())
 	}
 	chunk := max(minChunk, (n+maxChunks-1)/maxChunks)
-	claimed := false
-	q.once.Do(func() { claimed = true })
-	if !claimed || n <= chunk {
+	if n <= chunk || !q.claimed.CompareAndSwap(false, true) {
 		return first, nil
 	}
 	ctx, cancel := context.WithCancel(ctx)

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
+
+	"github.com/blevesearch/bleve/v2/search"
 )
 
 // ahead is a window's stages that read no stored document, scored on
@@ -30,18 +32,18 @@ const (
 )
 
 // scoreAhead starts scoring, on another goroutine, the stages of p that
-// read no stored document of the window's candidates cands (docless, by
-// stage; see DocReader), costliest first, while the search loads the
-// documents the other stages read (reads, by candidate). Such a stage
-// scores the candidates as the search will hand them to ScoreStages once
-// their documents are loaded, so its scores are the same. It does
-// nothing where no document loads (starting a goroutine then costs more
-// than it overlaps), on one processor, where there is no other core to
-// start on, and where the stages' statistics come from elsewhere (a
-// Preparer fetches them first).
-func (p *Pipeline) scoreAhead(ctx context.Context, q Query, cands []Candidate, reads, docless []bool) {
+// read no stored document of the window's hits (docless, by stage; see
+// DocReader), costliest first, while the search loads the documents the
+// other stages read (reads, by hit). Such a stage scores the hits'
+// candidates, with their given ranks given (nil: none), as the search
+// will hand them to ScoreStages once their documents are loaded, so its
+// scores are the same. It does nothing where no document loads (starting
+// a goroutine then costs more than it overlaps), on one processor, where
+// there is no other core to start on, and where the stages' statistics
+// come from elsewhere (a Preparer fetches them first).
+func (p *Pipeline) scoreAhead(ctx context.Context, q Query, window search.DocumentMatchCollection, given []int, reads, docless []bool) {
 	m := WindowMemoOf(ctx)
-	if m == nil || p.prepare != nil || runtime.GOMAXPROCS(0) <= 1 || len(docless) != len(p.Stages) || len(cands) == 0 ||
+	if m == nil || p.prepare != nil || runtime.GOMAXPROCS(0) <= 1 || len(docless) != len(p.Stages) || len(window) == 0 ||
 		!slices.Contains(reads, true) {
 		return
 	}
@@ -53,6 +55,10 @@ func (p *Pipeline) scoreAhead(ctx context.Context, q Query, cands []Candidate, r
 	}
 	if len(order) == 0 {
 		return
+	}
+	cands := p.candidates(window)
+	for i := range given {
+		cands[i].GivenRank = given[i]
 	}
 	a := &ahead{cands: cands, state: make([]atomic.Int32, len(p.Stages)), done: make([]chan struct{}, len(p.Stages)),
 		scores: make([][]float64, len(p.Stages)), errs: make([]error, len(p.Stages))}

@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 
-	"github.com/semrank/semrank/dataset"
+	"github.com/blevesearch/bleve/v2/search"
 )
 
 // gateStage scores each candidate by its rank, holding its first call
@@ -62,8 +61,8 @@ func (textLen) Score(_ context.Context, _ Query, cs []Candidate) ([]float64, err
 func TestScoreAhead(t *testing.T) {
 	procs := runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))
 	t.Cleanup(func() { runtime.GOMAXPROCS(procs) })
-	bare := []Candidate{{Doc: dataset.Doc{ID: "a"}, Rank: 1, Score: 3}, {Doc: dataset.Doc{ID: "b"}, Rank: 2, Score: 2}, {Doc: dataset.Doc{ID: "c"}, Rank: 3, Score: 1}}
-	loaded := slices.Clone(bare)
+	window := search.DocumentMatchCollection{{ID: "a", Score: 3}, {ID: "b", Score: 2}, {ID: "c", Score: 1}}
+	loaded := (&Pipeline{}).candidates(window)
 	for i := range loaded {
 		loaded[i].Text = "text of " + loaded[i].ID
 	}
@@ -83,7 +82,7 @@ func TestScoreAhead(t *testing.T) {
 			gate := newGateStage(tc.err)
 			p := &Pipeline{Stages: []Stage{gate, textLen{}}}
 			ctx := withWindowMemo(context.Background())
-			p.scoreAhead(ctx, Query{Text: "q"}, bare, loads, []bool{true, false})
+			p.scoreAhead(ctx, Query{Text: "q"}, window, nil, loads, []bool{true, false})
 			<-gate.entered // claimed ahead, on the candidates without text
 			close(gate.release)
 			scores, err := p.ScoreStages(ctx, Query{Text: "q"}, tc.scoreWith)
@@ -112,7 +111,7 @@ func TestScoreAhead(t *testing.T) {
 		loads []bool
 	}{
 		{"one processor", 1, loads},
-		{"no document loads", 2, make([]bool, len(bare))},
+		{"no document loads", 2, make([]bool, len(window))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			was := runtime.GOMAXPROCS(tc.procs)
@@ -121,7 +120,7 @@ func TestScoreAhead(t *testing.T) {
 			close(gate.release)
 			p := &Pipeline{Stages: []Stage{gate, textLen{}}}
 			ctx := withWindowMemo(context.Background())
-			p.scoreAhead(ctx, Query{Text: "q"}, bare, tc.loads, []bool{true, false})
+			p.scoreAhead(ctx, Query{Text: "q"}, window, nil, tc.loads, []bool{true, false})
 			if _, err := p.ScoreStages(ctx, Query{Text: "q"}, loaded); err != nil {
 				t.Fatal(err)
 			}

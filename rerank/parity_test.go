@@ -21,11 +21,7 @@ import (
 // metadata (position, asker, thread structure) and the other candidates'
 // texts (peers), which a difference in what Wrap hands them would show.
 func TestWrapMatchesDatasetPath(t *testing.T) {
-	ds, err := dataset.Load("../testdata/deepmatch/semeval-a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	idx := newIndex(t, ds.Corpus)
+	ds, idx := semevalAIndex(t)
 	cfg := &rerank.Config{
 		Window: 30,
 		Stages: []rerank.StageSpec{
@@ -67,11 +63,7 @@ func TestWrapMatchesDatasetPath(t *testing.T) {
 // Wrap starts beside the window's search (rerank.QueryPreparer), gives
 // the scores the dataset path computes as the stages score, to the bit.
 func TestWrapPreparedQueriesMatch(t *testing.T) {
-	ds, err := dataset.Load("../testdata/deepmatch/semeval-a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	idx := newIndex(t, ds.Corpus)
+	ds, idx := semevalAIndex(t)
 	cfg := &rerank.Config{
 		Window: 30,
 		Stages: []rerank.StageSpec{{Type: "tfidf"}, {Type: "bm25"}, {Type: "overlap"}, {Type: "length"}},
@@ -118,4 +110,15 @@ func bothPaths(t *testing.T, p *rerank.Pipeline, idx *index.Index, q dataset.Que
 		t.Fatal(err)
 	}
 	return scored, res, true
+}
+
+// semevalAIndex returns the SemEval subtask A slice in testdata and an
+// index of its documents.
+func semevalAIndex(t *testing.T) (*dataset.Dataset, *index.Index) {
+	t.Helper()
+	ds, err := dataset.Load("../testdata/deepmatch/semeval-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds, newIndex(t, ds.Corpus)
 }

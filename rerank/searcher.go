@@ -131,11 +131,7 @@ func (p *Pipeline) loadDocs(ctx context.Context, idx bleve.Index, q Query, hits 
 	if err != nil {
 		return err
 	}
-	cands := p.candidates(hits)
-	for i := range given {
-		cands[i].GivenRank = given[i]
-	}
-	p.scoreAhead(ctx, q, cands, reads, docless)
+	p.scoreAhead(ctx, q, hits, given, reads, docless)
 	var need search.DocumentMatchCollection
 	for i, h := range hits {
 		if reads[i] {

@@ -341,7 +341,7 @@ func (x *Index) ranked(ctx context.Context, req *bleve.SearchRequest, text strin
 			}
 			// The stages that read no document start while the others'
 			// documents load.
-			x.pipeline.scoreAhead(ctx, Query{Text: text}, x.pipeline.candidates(window), reads, docless)
+			x.pipeline.scoreAhead(ctx, Query{Text: text}, window, nil, reads, docless)
 		}
 		var need search.DocumentMatchCollection
 		for i, h := range res.Hits {

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -198,13 +197,7 @@ func TestCoordinatorRanksAsOneIndex(t *testing.T) {
 // whole index's window searches, whichever finds a core free), the
 // coordinator still answers as one index.
 func TestCoordinatorRanksAsOneIndexSplit(t *testing.T) {
-	procs := runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))
-	least := index.MinSplitPostings
-	index.MinSplitPostings = 0
-	t.Cleanup(func() {
-		index.MinSplitPostings = least
-		runtime.GOMAXPROCS(procs)
-	})
+	splitEverySearch(t)
 	newTestCluster(t).rankAsOneIndex(t)
 }
 

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -191,4 +192,16 @@ func libraryRerank(t testing.TB, idx *index.Index, p *rerank.Pipeline, text stri
 		t.Fatal(err)
 	}
 	return scored
+}
+
+// splitEverySearch makes index.Search split every search it may for the
+// rest of the test: two processors, no least number of postings.
+func splitEverySearch(t *testing.T) {
+	procs := runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))
+	least := index.MinSplitPostings
+	index.MinSplitPostings = 0
+	t.Cleanup(func() {
+		index.MinSplitPostings = least
+		runtime.GOMAXPROCS(procs)
+	})
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -108,13 +107,7 @@ func TestShardSearchIsBleves(t *testing.T) {
 // disjunction's terms in another order), ids in the same order once hits
 // of equal rounded score are ordered by id.
 func TestShardSearchSplit(t *testing.T) {
-	procs := runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))
-	least := index.MinSplitPostings
-	index.MinSplitPostings = 0
-	t.Cleanup(func() {
-		index.MinSplitPostings = least
-		runtime.GOMAXPROCS(procs)
-	})
+	splitEverySearch(t)
 	idx, ds := demoIndex(t)
 	_, ts, _ := newServer(t, idx, lexicalPipeline, nil)
 	canonical := func(hs search.DocumentMatchCollection) search.DocumentMatchCollection {

@@ -134,23 +134,12 @@ func TestProximityOptions(t *testing.T) {
 	if p := st.(*Proximity); p.BM25 != nil || p.Name() != "pi" {
 		t.Errorf("bm25 false: %+v", p)
 	}
-	for _, tc := range []struct {
-		opts map[string]any
-		want string
-	}{
+	refusesOptions(t, "proximity", env, []optionCase{
 		{map[string]any{"alpha": 0}, "option alpha"},
 		{map[string]any{"alpha": math.Inf(1)}, "option alpha"},
 		{map[string]any{"alpha": math.NaN()}, "option alpha"},
 		{map[string]any{"k1": -1}, "option k1"},
 		{map[string]any{"b": 1.5}, "option b"},
 		{map[string]any{"window": 5}, "unknown option window"},
-	} {
-		_, err := rerank.NewStage(rerank.StageSpec{Type: "proximity", Options: tc.opts}, env)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("options %v: error %v, want one naming %q", tc.opts, err, tc.want)
-		}
-	}
-	if _, err := rerank.NewStage(rerank.StageSpec{Type: "proximity"}, rerank.Env{}); err == nil || !strings.Contains(err.Error(), "statistics") {
-		t.Errorf("without statistics: error %v", err)
-	}
+	})
 }

@@ -189,22 +189,11 @@ func TestRegularizeOptions(t *testing.T) {
 	if r := st.(*Regularize); r.K != 10 || r.Alpha != 0.5 || r.Name() != "regularize" {
 		t.Errorf("defaults: %+v", r)
 	}
-	for _, tc := range []struct {
-		opts map[string]any
-		want string
-	}{
+	refusesOptions(t, "regularize", env, []optionCase{
 		{map[string]any{"k": 0}, "option k"},
 		{map[string]any{"alpha": 1}, "option alpha"},
 		{map[string]any{"alpha": -0.1}, "option alpha"},
 		{map[string]any{"alpha": math.NaN()}, "option alpha"},
 		{map[string]any{"mu": 1}, "unknown option mu"},
-	} {
-		_, err := rerank.NewStage(rerank.StageSpec{Type: "regularize", Options: tc.opts}, env)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("options %v: error %v, want one naming %q", tc.opts, err, tc.want)
-		}
-	}
-	if _, err := rerank.NewStage(rerank.StageSpec{Type: "regularize"}, rerank.Env{}); err == nil || !strings.Contains(err.Error(), "statistics") {
-		t.Errorf("without statistics: error %v", err)
-	}
+	})
 }

@@ -142,10 +142,7 @@ func TestRM3Options(t *testing.T) {
 	if r := st.(*RM3); r.Docs != 10 || r.Terms != 30 || r.Lambda != 0.5 || r.K1 != 1.2 || r.B != 0.75 || r.Name() != "rm3" {
 		t.Errorf("defaults: %+v", r)
 	}
-	for _, tc := range []struct {
-		opts map[string]any
-		want string
-	}{
+	refusesOptions(t, "rm3", env, []optionCase{
 		{map[string]any{"k": 0}, "option k"},
 		{map[string]any{"terms": -1}, "option terms"},
 		{map[string]any{"lambda": 1.5}, "option lambda"},
@@ -153,15 +150,7 @@ func TestRM3Options(t *testing.T) {
 		{map[string]any{"k1": math.Inf(1)}, "option k1"},
 		{map[string]any{"b": 2}, "option b"},
 		{map[string]any{"fbdocs": 5}, "unknown option fbdocs"},
-	} {
-		_, err := rerank.NewStage(rerank.StageSpec{Type: "rm3", Options: tc.opts}, env)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("options %v: error %v, want one naming %q", tc.opts, err, tc.want)
-		}
-	}
-	if _, err := rerank.NewStage(rerank.StageSpec{Type: "rm3"}, rerank.Env{}); err == nil || !strings.Contains(err.Error(), "statistics") {
-		t.Errorf("without statistics: error %v", err)
-	}
+	})
 }
 
 // TestRM3Edge checks that windows without words, or without candidates,
@@ -304,4 +293,27 @@ func demoTermsIndex(t *testing.T) (*dataset.Dataset, *index.Index) {
 		t.Fatal(err)
 	}
 	return ds, idx
+}
+
+// optionCase is a stage's options that NewStage must refuse, and what its
+// error names.
+type optionCase struct {
+	opts map[string]any
+	want string
+}
+
+// refusesOptions checks that NewStage refuses a stage of type typ over env
+// with each case's options, naming the problem, and refuses it without
+// the index's statistics.
+func refusesOptions(t *testing.T, typ string, env rerank.Env, cases []optionCase) {
+	t.Helper()
+	for _, tc := range cases {
+		_, err := rerank.NewStage(rerank.StageSpec{Type: typ, Options: tc.opts}, env)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("options %v: error %v, want one naming %q", tc.opts, err, tc.want)
+		}
+	}
+	if _, err := rerank.NewStage(rerank.StageSpec{Type: typ}, rerank.Env{}); err == nil || !strings.Contains(err.Error(), "statistics") {
+		t.Errorf("without statistics: error %v", err)
+	}
 }
