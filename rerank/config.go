@@ -456,12 +456,7 @@ func (c *Config) build(env Env) (*Pipeline, error) {
 		case len(c.Fusion.Weights) > 0:
 			p.Fusion = &Linear{Weights: c.Fusion.Weights}
 		default:
-			// Equal weights on every stage plus the first-stage rank.
-			w := map[string]float64{FeatureFirstRank: 1}
-			for _, st := range p.Stages {
-				w[st.Name()] = 1
-			}
-			p.Fusion = &Linear{Weights: w}
+			p.Fusion = &Linear{Weights: p.equalWeights()}
 		}
 	case "lambdamart":
 		if c.Fusion.Model == "" {
@@ -474,10 +469,16 @@ func (c *Config) build(env Env) (*Pipeline, error) {
 		p.Fusion = m
 	case "rrf":
 		p.Fusion = &RRF{K: c.Fusion.K, Weights: c.Fusion.Weights}
+	case "agreement":
+		w := c.Fusion.Weights
+		if len(w) == 0 {
+			w = p.equalWeights()
+		}
+		p.Fusion = &Agreement{Weights: w}
 	case "none":
 		p.Fusion = nil
 	default:
-		return nil, fmt.Errorf("pipeline: unknown fusion method %q (linear, lambdamart, rrf, none)", c.Fusion.Method)
+		return nil, fmt.Errorf("pipeline: unknown fusion method %q (linear, agreement, lambdamart, rrf, none)", c.Fusion.Method)
 	}
 	if err := p.checkFusion(); err != nil {
 		if c.Fusion.Model != "" {
@@ -531,7 +532,7 @@ func (f FusionSpec) checkSettings() error {
 		if f.Model != "" && len(f.Weights) > 0 {
 			return errors.New("linear fusion with both a model and weights; give one of them")
 		}
-	case "rrf":
+	case "rrf", "agreement":
 		if f.Model != "" {
 			return ignored("model")
 		}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/semrank/semrank/models"
 )
 
@@ -153,28 +155,106 @@ type Linear struct {
 }
 
 // Fuse implements Fusion.
-func (l *Linear) Fuse(in FusionInput) ([]float64, error) {
-	names, x := Features(in)
-	have := map[string]bool{}
-	for _, n := range names {
-		have[n] = true
+func (l *Linear) Fuse(in FusionInput) ([]float64, error) { return fuseTerms(l, in) }
+
+// termFusion is a fusion whose scores sum per-feature terms, the
+// features of a window and their weights: Linear and Agreement.
+type termFusion interface {
+	Terms(in FusionInput) (names []string, x [][]float64, w []float64, err error)
+}
+
+// fuseTerms returns f's fused scores for in, the sums of its terms.
+func fuseTerms(f termFusion, in FusionInput) ([]float64, error) {
+	_, x, w, err := f.Terms(in)
+	if err != nil {
+		return nil, err
 	}
-	for n := range l.Weights {
-		if !have[n] && !optionalFeature(n) {
-			return nil, fmt.Errorf("rerank: fusion weight for %q, but the pipeline has no such stage (stages: %v)", n, in.Names)
+	return weightedSum(x, w), nil
+}
+
+// Terms returns what l's fused scores sum: the features of in (see
+// Features) and each feature's weight, zero for those l does not weigh.
+func (l *Linear) Terms(in FusionInput) (names []string, x [][]float64, w []float64, err error) {
+	names, x = Features(in)
+	w, err = featureWeights(l.Weights, names, in.Names)
+	return names, x, w, err
+}
+
+// featureWeights returns weights by feature, in names' order, refusing a
+// weight for a feature that names lacks (a stage the pipeline does not
+// have), unless the feature is optional.
+func featureWeights(weights map[string]float64, names, stages []string) ([]float64, error) {
+	for n := range weights {
+		if !slices.Contains(names, n) && !optionalFeature(n) {
+			return nil, fmt.Errorf("rerank: fusion weight for %q, but the pipeline has no such stage (stages: %v)", n, stages)
 		}
 	}
 	w := make([]float64, len(names))
 	for f, n := range names {
-		w[f] = l.Weights[n]
+		w[f] = weights[n]
 	}
+	return w, nil
+}
+
+// weightedSum returns Σ_f w[f]·x[i][f] for every row i of x.
+func weightedSum(x [][]float64, w []float64) []float64 {
 	out := make([]float64, len(x))
-	for i := range x {
-		for f := range names {
-			out[i] += w[f] * x[i][f]
+	for i, row := range x {
+		for f, v := range row {
+			out[i] += w[f] * v
 		}
 	}
-	return out, nil
+	return out
+}
+
+// Agreement is a linear fusion whose weights follow, query by query, how
+// far each feature agrees with the rest of the fusion. A feature with
+// prior weight w_f weighs w_f·max(0, r_f) in a window, r_f the Pearson
+// correlation over the window's candidates of its term w_f·x_f with the
+// sum of the other features' terms (features as Features gives them).
+// Without judgments nothing says which stage helps on a collection; a
+// stage that ranks a query's window unlike every other signal is more
+// likely noise there than insight, and fixed weights would give it its
+// full say. The first-stage rank is a feature like any other: where the
+// stages agree against it, it counts less. Weights are priors, as
+// Linear's; a window where nothing agrees fuses to zeros, which keeps the
+// first-stage order.
+type Agreement struct {
+	Weights map[string]float64
+}
+
+// Fuse implements Fusion.
+func (a *Agreement) Fuse(in FusionInput) ([]float64, error) { return fuseTerms(a, in) }
+
+// Terms returns what a's fused scores sum for in: the features (see
+// Features) and their weights in this window.
+func (a *Agreement) Terms(in FusionInput) (names []string, x [][]float64, w []float64, err error) {
+	for n, v := range a.Weights {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, nil, nil, fmt.Errorf("rerank: fusion weight of %q is %v", n, v)
+		}
+	}
+	names, x = Features(in)
+	prior, err := featureWeights(a.Weights, names, in.Names)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	all := weightedSum(x, prior)
+	own, rest := make([]float64, len(x)), make([]float64, len(x))
+	w = make([]float64, len(names))
+	for f := range names {
+		if prior[f] == 0 {
+			continue
+		}
+		for i, row := range x {
+			own[i] = prior[f] * row[f]
+			rest[i] = all[i] - own[i]
+		}
+		if r := stat.Correlation(own, rest, nil); r > 0 {
+			w[f] = prior[f] * r
+		}
+	}
+	return names, x, w, nil
 }
 
 // RRF is reciprocal rank fusion: Σ weight/(K + rank) over the first-stage

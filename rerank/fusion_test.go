@@ -335,3 +335,89 @@ func FuzzReadLinear(f *testing.F) {
 		}
 	})
 }
+
+// TestAgreement checks the agreement fusion on windows worked by hand:
+// weights scaled by each term's correlation with the others' sum, cut at
+// zero.
+func TestAgreement(t *testing.T) {
+	cands := []Candidate{{Rank: 1}, {Rank: 2}, {Rank: 3}, {Rank: 4}}
+	down, up := []float64{4, 3, 2, 1}, []float64{1, 2, 3, 4}
+	z := []float64{3, 1, -1, -3} // down, z-normalised, times √5
+	for i := range z {
+		z[i] /= math.Sqrt(5)
+	}
+	r2 := math.Sqrt2
+	tests := []struct {
+		name    string
+		weights map[string]float64
+		names   []string
+		scores  [][]float64
+		want    []float64
+	}{
+		// a and c agree (r = 1) and keep their weights; b, against
+		// them (r = −1), weighs nothing.
+		{"against the rest", map[string]float64{"a": 2, "b": 1, "c": 2}, []string{"a", "b", "c"}, [][]float64{down, up, down},
+			[]float64{4 * z[0], 4 * z[1], 4 * z[2], 4 * z[3]}},
+		// a = (1, 0, 0, −1) and b = (1, −1, 0, 0), both of standard
+		// deviation 1/√2, correlate at 1/2: each weighs 1/2.
+		{"half agreement", map[string]float64{"a": 1, "b": 1}, []string{"a", "b"}, [][]float64{{1, 0, 0, -1}, {1, -1, 0, 0}},
+			[]float64{r2, -r2 / 2, 0, -r2 / 2}},
+		// A negative prior weighs its reversed feature: reversed, b
+		// agrees with a.
+		{"negative prior", map[string]float64{"a": 1, "b": -1}, []string{"a", "b"}, [][]float64{down, up},
+			[]float64{2 * z[0], 2 * z[1], 2 * z[2], 2 * z[3]}},
+		// Alone, a feature has nothing to agree with.
+		{"alone", map[string]float64{"a": 1}, []string{"a"}, [][]float64{down}, []float64{0, 0, 0, 0}},
+	}
+	for _, tc := range tests {
+		in := FusionInput{Names: tc.names, Candidates: cands, Scores: tc.scores}
+		got, err := (&Agreement{Weights: tc.weights}).Fuse(in)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		for i := range tc.want {
+			if abs(got[i]-tc.want[i]) > 1e-12 {
+				t.Errorf("%s: fused %v, want %v", tc.name, got, tc.want)
+				break
+			}
+		}
+	}
+	in := FusionInput{Names: []string{"a"}, Candidates: cands, Scores: [][]float64{down}}
+	for _, w := range []map[string]float64{{"a": math.Inf(1)}, {"a": math.NaN()}, {"nosuch": 1}} {
+		if _, err := (&Agreement{Weights: w}).Fuse(in); err == nil {
+			t.Errorf("weights %v fused", w)
+		}
+	}
+}
+
+// TestAgreementConfig checks that a pipeline file's fusion method
+// agreement takes equal weights by default, its own when given, and
+// refuses what it does not read.
+func TestAgreementConfig(t *testing.T) {
+	env := Env{}
+	build := func(f FusionSpec) (*Pipeline, error) {
+		c := &Config{Stages: []StageSpec{{Type: "length"}}, Fusion: f}
+		return c.Build(env)
+	}
+	p, err := build(FusionSpec{Method: "agreement"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, ok := p.Fusion.(*Agreement); !ok || len(a.Weights) != 2 || a.Weights[FeatureFirstRank] != 1 || a.Weights["length"] != 1 {
+		t.Errorf("default agreement fusion %#v, want equal weights on first_rank and length", p.Fusion)
+	}
+	if p, err = build(FusionSpec{Method: "agreement", Weights: map[string]float64{"length": 2}}); err != nil {
+		t.Fatal(err)
+	} else if a := p.Fusion.(*Agreement); a.Weights["length"] != 2 || len(a.Weights) != 1 {
+		t.Errorf("agreement weights %v, want the file's", a.Weights)
+	}
+	for _, f := range []FusionSpec{
+		{Method: "agreement", Model: "fusion.model"},
+		{Method: "agreement", K: 60},
+		{Method: "agreement", Weights: map[string]float64{"nosuch": 1}},
+	} {
+		if _, err := build(f); err == nil {
+			t.Errorf("fusion %+v built", f)
+		}
+	}
+}

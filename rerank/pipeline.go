@@ -256,6 +256,16 @@ func (p *Pipeline) StageNames() []string {
 	return out
 }
 
+// equalWeights returns a weight of 1 for every stage and the first-stage
+// rank: a linear fusion's weights when the pipeline gives none.
+func (p *Pipeline) equalWeights() map[string]float64 {
+	w := map[string]float64{FeatureFirstRank: 1}
+	for _, st := range p.Stages {
+		w[st.Name()] = 1
+	}
+	return w
+}
+
 // stage returns the stage called name, or nil; Build gives no two stages
 // one name.
 func (p *Pipeline) stage(name string) Stage {

@@ -619,18 +619,19 @@ func (x *Index) explain(s Scored, i int, firstStage *search.Explanation, fusion 
 // features (z-normalised over the window, see Features) and the fusion's
 // weights: the terms its fused score sums.
 type fusionTerms struct {
+	method  string // what the explanation calls the fusion
 	names   []string
 	weights []float64
 	rows    map[int][]float64 // by first-stage rank
 	then    string            // the step after the fusion, if any, which sets the hit's score
 }
 
-// fusionTerms recomputes the features the linear fusion weighed for the
-// window of scored; nil for other fusions, whose scores are no sum of
+// fusionTerms recomputes the features and weights the fusion summed for
+// the window of scored; nil for fusions whose scores are no sum of
 // per-feature terms. It looks through fusions that wrap another (see
 // Fusion).
 func (x *Index) fusionTerms(scored []Scored) *fusionTerms {
-	lin, ok := unwrapFusion(x.pipeline.Fusion).(*Linear)
+	tf, ok := unwrapFusion(x.pipeline.Fusion).(termFusion)
 	if !ok {
 		return nil
 	}
@@ -645,13 +646,16 @@ func (x *Index) fusionTerms(scored []Scored) *fusionTerms {
 	for i, sc := range scored[:w] {
 		in.Candidates[i] = sc.Candidate
 	}
-	names, rows := Features(in)
-	t := &fusionTerms{names: names, weights: make([]float64, len(names)), rows: make(map[int][]float64, w)}
+	names, rows, weights, err := tf.Terms(in)
+	if err != nil {
+		return nil // the search fused this window; it cannot fail now
+	}
+	t := &fusionTerms{method: "linear fusion", names: names, weights: weights, rows: make(map[int][]float64, w)}
+	if _, ok := tf.(*Agreement); ok {
+		t.method = "agreement fusion (each weight its prior scaled by the feature's agreement with the others over the window)"
+	}
 	if sm := x.pipeline.Smooth; sm != nil {
 		t.then = sm.Name()
-	}
-	for f, n := range names {
-		t.weights[f] = lin.Weights[n]
 	}
 	for i, row := range rows {
 		t.rows[in.Candidates[i].Rank] = row
@@ -660,15 +664,15 @@ func (x *Index) fusionTerms(scored []Scored) *fusionTerms {
 }
 
 // explain returns the terms of the candidate at first-stage rank, one
-// child per weighted feature; nil without a linear fusion or outside the
-// window.
+// child per weighted feature; nil without a fusion of terms or outside
+// the window.
 func (t *fusionTerms) explain(rank int) *search.Explanation {
 	if t == nil || t.rows[rank] == nil {
 		return nil
 	}
-	e := &search.Explanation{Message: "linear fusion: sum of weight × feature (z-normalised over the window); the hit's score is this sum, nudged apart from ties"}
+	e := &search.Explanation{Message: t.method + ": sum of weight × feature (z-normalised over the window); the hit's score is this sum, nudged apart from ties"}
 	if t.then != "" {
-		e.Message = "linear fusion: sum of weight × feature (z-normalised over the window); the score " + t.then + " starts from"
+		e.Message = t.method + ": sum of weight × feature (z-normalised over the window); the score " + t.then + " starts from"
 	}
 	for f, n := range t.names {
 		if t.weights[f] == 0 {

@@ -764,3 +764,32 @@ func TestWrapPlainIndexTextFields(t *testing.T) {
 		}
 	}
 }
+
+// TestWrapExplainsAgreement: a hit's explanation under the agreement
+// fusion names it and sums the terms of the weights it used in that
+// window, which give the hit's score.
+func TestWrapExplainsAgreement(t *testing.T) {
+	idx := newIndex(t, docs("d", 8))
+	p := shortFirst()
+	p.Fusion = &rerank.Agreement{Weights: map[string]float64{"short": 1, rerank.FeatureFirstRank: 1}}
+	res, err := rerank.Wrap(idx, p).Search(bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), 8, 0, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) == 0 {
+		t.Fatal("no hits")
+	}
+	for _, h := range res.Hits {
+		f := h.Expl.Children[len(h.Expl.Children)-1]
+		if !strings.HasPrefix(f.Message, "agreement fusion") {
+			t.Fatalf("hit %s fusion explained as %q", h.ID, f.Message)
+		}
+		sum := 0.0
+		for _, c := range f.Children {
+			sum += c.Value
+		}
+		if math.Abs(sum-f.Value) > 1e-12 || math.Abs(f.Value-h.Score) > 1e-6*max(1, math.Abs(h.Score)) {
+			t.Errorf("hit %s: terms sum to %v, fusion %v, score %v", h.ID, sum, f.Value, h.Score)
+		}
+	}
+}

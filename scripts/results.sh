@@ -5,7 +5,7 @@
 # Sections: tweak, tweak-cacm, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
-# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, proxreg-cost, fusedreg, fusedreg-cost, bench, plain-cacm, plain-cacm-supervised,
+# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, proxreg-cost, fusedreg, fusedreg-cost, agreement, agreement-cost, agreement-glove, bench, plain-cacm, plain-cacm-supervised,
 # plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, split-cost, cost-lexical, cost-stages, cost-a, wmd-ssg-cost,
 # solver-cost, scale, serve, shards.
 #
@@ -19,22 +19,26 @@
 # beside SR), WC and WC_BEFORE (cost-stages: examples/windowcost built from SR's and SR_BEFORE's trees), SERVECOST_BEFORE (the serve section: examples/servecost built
 # with SR_BEFORE's tree),
 # ROUNDS (the scale section's interleaved rounds; default 2; the shards,
-# proxreg-cost and fusedreg-cost sections', default 3), SHARDS (the shards section's collections; default cacm).
+# proxreg-cost, fusedreg-cost and agreement-cost sections', default 3), SHARDS (the shards section's collections; default cacm).
 # CLASSIC (the classic collections; default ../shared/data/classic), PRF
 # (the prf, prfguard and prfscope sections' collections; default "cacm B-all med lisa time adi",
 # prfguard's and prfscope's "adi med cacm lisa B-all time"; both compare with prf's runs when
 # those exist), GUARDRECIPE (prfguard: no skips the recipe over the guarded window), GLOVE
-# (pre-trained vectors: nojudge-fixed's default out/glove-wink-100d.txt;
+# (pre-trained vectors: nojudge-fixed's and agreement-glove's default out/glove-wink-100d.txt;
 # nojudge uses them only when set), PROX (the proxreg section's
 # collections; default "adi med cacm lisa B-all time"), PROXFUSED (proxreg:
 # no skips the recipe runs with wmd and ssg), PROXRUNS (proxreg: which of
-# them), FUSEDREG (the fusedreg section's collections; default "adi med
-# cacm lisa B-all time").
+# them), FUSEDREG and AGREE (the fusedreg and agreement sections'
+# collections; default "adi med cacm lisa B-all time").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 O=${O:-out/data}
 XML=${XML:-../shared/data/semeval2016-task3}
 R=${R:-out/results}
+# The unsupervised recipe as it was before the agreement fusion became its
+# default (the sections measured before it pass these flags, so that they
+# reproduce their numbers): fixed equal weights, no step after the fusion.
+EQUAL=(--fusion equal --after-fusion none)
 if [ -z "${SR:-}" ]; then
 	[ -d "$O" ] || bash scripts/data.sh >/dev/null
 	go build -o out/semrank ./cmd/semrank
@@ -85,7 +89,7 @@ feedback_recipe() {
 	local out=$1 d=$2 fb=$3 c n
 	c=$(basename "$d")
 	rm -rf "$out"
-	to "$out.txt" $SR experiment beir --data "$d" --unsupervised --feedback "$fb" --out "$out"
+	to "$out.txt" $SR experiment beir --data "$d" --unsupervised "${EQUAL[@]}" --feedback "$fb" --out "$out"
 	to "$out.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$out/run.trec" --baseline "$out/baseline.trec" \
 		--metrics map,ndcg@10 --ignore-unjudged
 	for n in recipe fb; do
@@ -300,13 +304,13 @@ run() {
 		;;
 	beir-cacm-unsup)
 		rm -rf "$R/beir-cacm-unsup"
-		$SR experiment beir --data "$O/cacm" --unsupervised --out "$R/beir-cacm-unsup" 2>&1 | tee "$R/beir-cacm-unsup.txt"
+		$SR experiment beir --data "$O/cacm" --unsupervised "${EQUAL[@]}" --out "$R/beir-cacm-unsup" 2>&1 | tee "$R/beir-cacm-unsup.txt"
 		;;
 	beir-cacm-d200)
 		# The same recipes with a first stage twice as deep (BM25 top 200).
 		rm -rf "$R/beir-cacm-d200" "$R/beir-cacm-unsup-d200"
 		$SR experiment beir --data "$O/cacm" --folds 5 --depth 200 --out "$R/beir-cacm-d200" 2>&1 | tee "$R/beir-cacm-d200.txt"
-		$SR experiment beir --data "$O/cacm" --unsupervised --depth 200 --out "$R/beir-cacm-unsup-d200" 2>&1 | tee "$R/beir-cacm-unsup-d200.txt"
+		$SR experiment beir --data "$O/cacm" --unsupervised "${EQUAL[@]}" --depth 200 --out "$R/beir-cacm-unsup-d200" 2>&1 | tee "$R/beir-cacm-unsup-d200.txt"
 		;;
 	plain-cacm)
 		# CACM in an index semrank did not build (examples/plainindex:
@@ -874,7 +878,7 @@ run() {
 			# The unsupervised CACM recipe (beir-cacm-unsup), its pipeline
 			# as it writes it and with edges: wmd.
 			rm -rf "$C/beir-unsup"
-			$SR experiment beir --data "$O/cacm" --unsupervised --out "$C/beir-unsup" >/dev/null
+			$SR experiment beir --data "$O/cacm" --unsupervised "${EQUAL[@]}" --out "$C/beir-unsup" >/dev/null
 			sed '/^ *topics: models\//{p;s/topics: .*/edges: wmd/}' "$C/beir-unsup/pipeline.yaml" >"$C/beir-unsup/pipeline-wmd.yaml"
 			for d in wcd wmd; do
 				pf=$C/beir-unsup/pipeline.yaml
@@ -1073,7 +1077,7 @@ run() {
 				selftrain) args=(--pseudo title,sentence) ;;
 				own) args=(--pseudo title,sentence --pseudo-neighbours 0) ;;
 				sentence | terms) args=(--pseudo "$n") ;;
-				fixed) args=() ;;
+				fixed) args=("${EQUAL[@]}") ;;
 				vectors)
 					[ -s "${GLOVE:-}" ] || continue
 					args=(--pseudo title,sentence --vectors "$GLOVE")
@@ -1118,7 +1122,7 @@ run() {
 					;;
 				esac
 				rm -rf "$R/nojudge-fixed/$c-$n"
-				to "$R/nojudge-fixed/$c-$n.txt" $SR experiment beir --data "$d" --unsupervised "${stages[@]}" --out "$R/nojudge-fixed/$c-$n"
+				to "$R/nojudge-fixed/$c-$n.txt" $SR experiment beir --data "$d" --unsupervised "${EQUAL[@]}" "${stages[@]}" --out "$R/nojudge-fixed/$c-$n"
 				to "$R/nojudge-fixed/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/nojudge-fixed/$c-$n/run.trec" \
 					--baseline "$R/nojudge-fixed/$c-$n/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
 			done
@@ -1150,7 +1154,7 @@ run() {
 			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
 			for n in recipe fb; do
 				rm -rf "$R/prf/$c-$n"
-				to "$R/prf/$c-$n.txt" $SR experiment beir --data "$d" --unsupervised $([ $n = fb ] && echo --feedback rm3) --out "$R/prf/$c-$n"
+				to "$R/prf/$c-$n.txt" $SR experiment beir --data "$d" --unsupervised "${EQUAL[@]}" $([ $n = fb ] && echo --feedback rm3) --out "$R/prf/$c-$n"
 				to "$R/prf/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/prf/$c-$n/run.trec" \
 					--baseline "$R/prf/$c-$n/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
 			done
@@ -1194,7 +1198,7 @@ run() {
 			done
 			for g in 0.5 0.7 0.9; do
 				rm -rf "$R/prfguard/$c-choice$g"
-				to "$R/prfguard/$c-choice$g.txt" $SR experiment beir --data "$d" --unsupervised --stages length \
+				to "$R/prfguard/$c-choice$g.txt" $SR experiment beir --data "$d" --unsupervised "${EQUAL[@]}" --stages length \
 					--feedback "auto,min_overlap=$g" --out "$R/prfguard/$c-choice$g"
 				$SR rerank --data "$d" --index "$R/prfguard/$c-auto/index" --pipeline "$R/prfguard/rm3guard$g.yaml" --out "$R/prfguard/$c-rm3guard$g.trec" >/dev/null
 				to "$R/prfguard/$c-rm3guard$g.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/prfguard/$c-rm3guard$g.trec" \
@@ -1224,7 +1228,7 @@ run() {
 			d=$O/$c
 			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
 			rm -rf "$R/prfscope/$c-choice"
-			to "$R/prfscope/$c-choice.txt" $SR experiment beir --data "$d" --unsupervised --stages length \
+			to "$R/prfscope/$c-choice.txt" $SR experiment beir --data "$d" --unsupervised "${EQUAL[@]}" --stages length \
 				--feedback auto,scope=query --out "$R/prfscope/$c-choice"
 			$SR rerank --data "$d" --index "$R/prfscope/$c-choice/index" --pipeline "$R/prfscope/rm3query.yaml" --out "$R/prfscope/$c-rm3query.trec" >/dev/null
 			to "$R/prfscope/$c-rm3query.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/prfscope/$c-rm3query.trec" \
@@ -1263,9 +1267,9 @@ run() {
 			d=$O/$c
 			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
 			rm -rf "$R/proxreg/$c-alone"
-			to "$R/proxreg/$c-alone.txt" $SR experiment beir --data "$d" --unsupervised --stages proximity,regularize --out "$R/proxreg/$c-alone"
+			to "$R/proxreg/$c-alone.txt" $SR experiment beir --data "$d" --unsupervised "${EQUAL[@]}" --stages proximity,regularize --out "$R/proxreg/$c-alone"
 			rm -rf "$R/proxreg/$c-sens"
-			to "$R/proxreg/$c-sens.txt" $SR experiment beir --data "$d" --unsupervised --out "$R/proxreg/$c-sens" \
+			to "$R/proxreg/$c-sens.txt" $SR experiment beir --data "$d" --unsupervised "${EQUAL[@]}" --out "$R/proxreg/$c-sens" \
 				--stages regularize:k=5,regularize:k=25,regularize:alpha=0.3,regularize:alpha=0.7,regularize:alpha=0.9,proximity:alpha=0.1,proximity:alpha=1
 			for n in proximity regularize bm25; do
 				$SR rerank --data "$d" --index "$R/proxreg/$c-alone/index" --pipeline "$R/proxreg/$n.yaml" --out "$R/proxreg/$c-$n.trec" >/dev/null
@@ -1295,7 +1299,7 @@ run() {
 				pi) stages=(--stages tfidf,bm25,length,wmd,ssg,proximity:bm25=false) ;;
 				esac
 				rm -rf "$R/proxreg/$c-$n"
-				to "$R/proxreg/$c-$n.txt" $SR experiment beir --data "$d" --unsupervised "${stages[@]}" --out "$R/proxreg/$c-$n"
+				to "$R/proxreg/$c-$n.txt" $SR experiment beir --data "$d" --unsupervised "${EQUAL[@]}" "${stages[@]}" --out "$R/proxreg/$c-$n"
 				to "$R/proxreg/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/proxreg/$c-$n/run.trec" \
 					--baseline "$R/proxreg/$c-$n/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
 				[ $n = recipe ] || to "$R/proxreg/$c-$n-vs-recipe.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/proxreg/$c-$n/run.trec" \
@@ -1324,7 +1328,7 @@ run() {
 			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
 			for n in recipe fusedreg; do
 				rm -rf "$R/fusedreg/$c-$n"
-				to "$R/fusedreg/$c-$n.txt" $SR experiment beir --data "$d" --unsupervised --out "$R/fusedreg/$c-$n" \
+				to "$R/fusedreg/$c-$n.txt" $SR experiment beir --data "$d" --unsupervised --fusion equal --out "$R/fusedreg/$c-$n" \
 					--after-fusion "$([ $n = recipe ] && echo none || echo regularize)"
 				to "$R/fusedreg/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/fusedreg/$c-$n/run.trec" \
 					--baseline "$R/fusedreg/$c-$n/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
@@ -1348,6 +1352,87 @@ run() {
 			else
 				echo "$c: semrank rerank with fusion.regularize and the recipe with --after-fusion regularize DIFFER" >"$R/fusedreg/$c-same.txt"
 			fi
+		done
+		;;
+	agreement)
+		# The agreement fusion (issue 26, eleventh session): on each
+		# collection (AGREE; default "adi med cacm lisa B-all time",
+		# SemEval B its given lists), the recipe before it (fixed equal
+		# weights, no step: $R/agreement/C-equal) and the recipe now
+		# (agreement fusion and fusion.regularize: $R/agreement/C-default),
+		# each against BM25 (C-RUN.eval.txt) and the second against the
+		# first (C-default-vs-equal.eval.txt). Then, over the first's
+		# index and models, semrank rerank with its pipeline and
+		# fusion.regularize (equalreg), fusion method agreement alone
+		# (agree), both (both: must rank the judged queries as C-default
+		# does, byte for byte, $R/agreement/C-same.txt says) and
+		# fusion.regularize with adaptive: true (adaptive), each against
+		# BM25 and the recipe before.
+		local c d n f
+		mkdir -p "$R/agreement"
+		for c in ${AGREE:-adi med cacm lisa B-all time}; do
+			d=$O/$c
+			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
+			for n in equal default; do
+				rm -rf "$R/agreement/$c-$n"
+				if [ $n = equal ]; then f=("${EQUAL[@]}"); else f=(); fi
+				to "$R/agreement/$c-$n.txt" $SR experiment beir --data "$d" --unsupervised "${f[@]}" --out "$R/agreement/$c-$n"
+				to "$R/agreement/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/agreement/$c-$n/run.trec" \
+					--baseline "$R/agreement/$c-$n/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
+			done
+			to "$R/agreement/$c-default-vs-equal.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/agreement/$c-default/run.trec" \
+				--baseline "$R/agreement/$c-equal/run.trec" --metrics map,ndcg@10 --ignore-unjudged
+			for n in equalreg agree both adaptive; do
+				case $n in
+				equalreg) f='fusion:\n    regularize: {}\n' ;;
+				agree) f='fusion:\n    method: agreement\n' ;;
+				both) f='fusion:\n    method: agreement\n    regularize: {}\n' ;;
+				adaptive) f='fusion:\n    regularize: {adaptive: true}\n' ;;
+				esac
+				{ cat "$R/agreement/$c-equal/pipeline.yaml"; printf "$f"; } >"$R/agreement/$c-equal/$n.yaml"
+				$SR rerank --data "$d" --index "$R/agreement/$c-equal/index" --pipeline "$R/agreement/$c-equal/$n.yaml" --out "$R/agreement/$c-$n.trec" >/dev/null
+				to "$R/agreement/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/agreement/$c-$n.trec" \
+					--baseline "$R/agreement/$c-equal/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
+				to "$R/agreement/$c-$n-vs-equal.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/agreement/$c-$n.trec" \
+					--baseline "$R/agreement/$c-equal/run.trec" --metrics map,ndcg@10 --ignore-unjudged
+			done
+			if awk 'NR == FNR { q[$1] = 1; next } $1 in q' "$R/agreement/$c-default/run.trec" "$R/agreement/$c-both.trec" |
+				cmp -s - "$R/agreement/$c-default/run.trec"; then
+				echo "$c: the recipe's run and semrank rerank with agreement and regularize over the equal recipe's index rank alike, byte for byte" >"$R/agreement/$c-same.txt"
+			else
+				echo "$c: the recipe's run and semrank rerank with agreement and regularize DIFFER" >"$R/agreement/$c-same.txt"
+			fi
+		done
+		;;
+	agreement-cost)
+		# What the recipe now costs beside the recipe before (issue 26,
+		# eleventh session): over CACM's equal-weight recipe index and
+		# models from the agreement section ($R/agreement/cacm-equal),
+		# semrank rerank of all 64 queries with its pipeline (pipeline),
+		# with the agreement fusion alone (agree) and with the recipe
+		# now's fusion and step (both), interleaved for ROUNDS rounds
+		# (default 3); wall seconds of each run to $R/agreement/cost.txt.
+		local d=$O/cacm
+		[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/cacm
+		rerank_rounds "$R/agreement/cost.txt" "$d" "$R/agreement/cacm-equal" pipeline agree both
+		;;
+	agreement-glove)
+		# The recipe now with pre-trained vectors (issue 26, eleventh
+		# session): on each collection of AGREE, semrank experiment beir
+		# --unsupervised --vectors GLOVE ($R/agreement/C-glove), against
+		# BM25 and against the recipe now without them (the agreement
+		# section's C-default, which must have run).
+		local c d g=${GLOVE:-out/glove-wink-100d.txt}
+		[ -s "$g" ] || { echo "agreement-glove: no vectors at $g (python3 scripts/wink_glove.py $g; set GLOVE)" >&2; return 1; }
+		for c in ${AGREE:-adi med cacm lisa B-all time}; do
+			d=$O/$c
+			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
+			rm -rf "$R/agreement/$c-glove"
+			to "$R/agreement/$c-glove.txt" $SR experiment beir --data "$d" --unsupervised --vectors "$g" --out "$R/agreement/$c-glove"
+			to "$R/agreement/$c-glove.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/agreement/$c-glove/run.trec" \
+				--baseline "$R/agreement/$c-glove/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
+			to "$R/agreement/$c-glove-vs-default.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/agreement/$c-glove/run.trec" \
+				--baseline "$R/agreement/$c-default/run.trec" --metrics map,ndcg@10 --ignore-unjudged
 		done
 		;;
 	proxreg-cost)

@@ -141,7 +141,11 @@ rerank (when DIR has candidates.trec, as SemEval data does, its given lists
 are reranked instead, and --depth is only the rerank window). Supervised (default), each query is reranked by a pipeline trained on
 the other folds' queries only, and DIR2/pipeline.yaml is trained on them all.
 --unsupervised reads no judgments but to score the runs: it fuses the
-text-only stages (tfidf, bm25, length, wmd, ssg) at fixed equal weights.
+text-only stages (tfidf, bm25, length, wmd, ssg) and the first-stage rank
+at equal weights, each scaled in every window by how far that signal agrees
+with the others (--fusion agreement; --fusion equal keeps them fixed), and
+smooths the fused scores over the window's nearest-neighbour graph
+(--after-fusion regularize; none turns it off).
 With --pseudo title,sentence (or terms) it self-trains instead: it draws
 pseudo-queries from the corpus (a document's title for its body, a
 sentence cut from it, or its salient words), trains TWEAK, S2Net and LSA
@@ -180,13 +184,13 @@ pipelines name those fields.`,
 	bf.StringSliceVar(&o.pseudo, "pseudo", []string{"none"}, "--unsupervised: pseudo-query kinds drawn from the corpus to train stages and fusion on, in order of preference (title, sentence, terms; e.g. title,sentence), or none for the text-only stages fused at fixed equal weights")
 	bf.IntVar(&o.opts.Pseudo.Queries, "pseudo-queries", recipe.DefaultPseudoQueries, "--unsupervised: pseudo-queries to draw")
 	bf.IntVar(&o.opts.Pseudo.Neighbours, "pseudo-neighbours", recipe.DefaultPseudoNeighbours, "--unsupervised: make each pseudo-query's N nearest documents (BM25 of its whole document) weakly relevant; 0 for its own document alone")
-	bf.StringVar(&o.opts.Fusion, "fusion", "linear", "supervised fusion: linear or lambdamart")
+	bf.StringVar(&o.opts.Fusion, "fusion", "", "fusion: supervised, linear (default) or lambdamart; --unsupervised (without --pseudo), agreement (default: equal weights scaled in each window by each signal's agreement with the others) or equal (fixed equal weights)")
 	bf.Float64Var(&o.opts.FusionL2, "fusion-l2", 0, "L2 penalty of the linear fusion (0: 1e-3)")
 	bf.StringVar(&o.opts.Index, "index", "", "an existing index (any Bleve index) to run over instead of indexing DIR's corpus")
 	bf.StringVar(&o.beirPipeline, "pipeline", "", "with --index: pipeline file whose fields: and first_stage: say how its documents are read and searched")
 	bf.StringVar(&o.feedback, "feedback", "none", "first-stage pseudo-relevance feedback: none, rm3 (10 documents, 30 terms, lambda 0.5), or docs=N,terms=N,lambda=X,idf=once,min_overlap=X,scope=query; the window is retrieved by the expanded query. auto (or auto,KEY=VALUE...) keeps it only where it beats BM25's window significantly on pseudo-queries drawn from the corpus")
 	bf.StringSliceVar(&o.opts.Stages, "stages", nil, "stage types instead of the recipe's (e.g. lexical,meta,s2net; TYPE:KEY=VALUE sets an option)")
-	bf.StringVar(&o.afterFusion, "after-fusion", "none", "a step after the fusion of every pipeline the run publishes and scores: none, or regularize (the fused scores smoothed over the window's TF-IDF 10-nearest-neighbour graph, alpha 0.5; regularize:k=N:alpha=X sets them), written as the pipeline's fusion.regularize")
+	bf.StringVar(&o.afterFusion, "after-fusion", "", "a step after the fusion of every pipeline the run publishes and scores: none, or regularize (the fused scores smoothed over the window's TF-IDF 10-nearest-neighbour graph, alpha 0.5; regularize:k=N:alpha=X:adaptive=true sets them), written as the pipeline's fusion.regularize (default: regularize for --unsupervised without --pseudo, none otherwise)")
 	_ = beirCmd.MarkFlagRequired("data")
 	_ = beirCmd.MarkFlagRequired("out")
 	return beirCmd
@@ -197,9 +201,17 @@ func runExperimentBEIR(cmd *cobra.Command, o experimentBEIROptions) error {
 	if o.opts.Unsupervised {
 		// Read by supervised runs only: refused rather than
 		// silently ignored.
-		for _, f := range []string{"folds", "fusion", "fusion-l2"} {
+		for _, f := range []string{"folds", "fusion-l2"} {
 			if cmd.Flags().Changed(f) {
 				return fmt.Errorf("--%s applies to supervised runs; --unsupervised learns a linear fusion on pseudo-queries, without folds", f)
+			}
+		}
+		if f := o.opts.Fusion; cmd.Flags().Changed("fusion") {
+			switch {
+			case len(o.pseudo) > 0 && !slices.Equal(o.pseudo, []string{"none"}):
+				return fmt.Errorf("--fusion %s: --unsupervised --pseudo learns its fusion on pseudo-queries; remove --fusion", f)
+			case f != "agreement" && f != "equal":
+				return fmt.Errorf("--fusion %s: --unsupervised fuses by agreement (default) or at fixed equal weights (equal)", f)
 			}
 		}
 	} else if err := checkFolds(o.opts.Folds); err != nil {
@@ -260,10 +272,10 @@ func runExperimentBEIR(cmd *cobra.Command, o experimentBEIROptions) error {
 			return fmt.Errorf("--%s applies to --unsupervised runs that train on pseudo-queries (--pseudo) and to --feedback auto", f)
 		}
 	}
-	var err error
-	if o.opts.Regularize, err = recipe.ParseAfterFusion(o.afterFusion); err != nil {
+	if _, err := recipe.ParseAfterFusion(o.afterFusion); err != nil {
 		return fmt.Errorf("--after-fusion: %w", err)
 	}
+	o.opts.AfterFusion = o.afterFusion
 	o.opts.Log = cmd.OutOrStdout()
 	return recipe.BEIR(cmd.Context(), o.opts)
 }

@@ -81,14 +81,10 @@ func TestBEIRAfterFusion(t *testing.T) {
 	ctx := context.Background()
 	data := retrievalData(t)
 	plain, smoothed := filepath.Join(t.TempDir(), "plain"), filepath.Join(t.TempDir(), "smoothed")
-	if err := BEIR(ctx, BEIROptions{Data: data, Out: plain, Unsupervised: true, Stages: []string{"overlap", "bm25"}}); err != nil {
+	if err := BEIR(ctx, BEIROptions{Data: data, Out: plain, Unsupervised: true, Stages: []string{"overlap", "bm25"}, AfterFusion: "none"}); err != nil {
 		t.Fatal(err)
 	}
-	opts, err := ParseAfterFusion("regularize:k=3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := BEIR(ctx, BEIROptions{Data: data, Out: smoothed, Unsupervised: true, Stages: []string{"overlap", "bm25"}, Regularize: opts}); err != nil {
+	if err := BEIR(ctx, BEIROptions{Data: data, Out: smoothed, Unsupervised: true, Stages: []string{"overlap", "bm25"}, AfterFusion: "regularize:k=3"}); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := rerank.ReadConfig(filepath.Join(smoothed, "pipeline.yaml"))
@@ -110,5 +106,53 @@ func TestBEIRAfterFusion(t *testing.T) {
 	}
 	if !sameRanking(readRun(t, filepath.Join(smoothed, "run.trec")), served) {
 		t.Error("run.trec is not the published pipeline's run")
+	}
+}
+
+// TestBEIRUnsupervisedFusion: an unsupervised run publishes the agreement
+// fusion and the regularize step unless told otherwise, and refuses
+// fusions it cannot use.
+func TestBEIRUnsupervisedFusion(t *testing.T) {
+	ctx := context.Background()
+	data := retrievalData(t)
+	tests := []struct {
+		name        string
+		fusion      string
+		afterFusion string
+		wantMethod  string
+		wantStep    bool
+	}{
+		{"defaults", "", "", "agreement", true},
+		{"equal, no step", "equal", "none", "", false},
+	}
+	for _, tc := range tests {
+		out := filepath.Join(t.TempDir(), "out")
+		o := BEIROptions{Data: data, Out: out, Unsupervised: true, Stages: []string{"overlap", "bm25"}, Fusion: tc.fusion, AfterFusion: tc.afterFusion}
+		if err := BEIR(ctx, o); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		cfg, err := rerank.ReadConfig(filepath.Join(out, "pipeline.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Fusion.Method != tc.wantMethod || (cfg.Fusion.Regularize != nil) != tc.wantStep {
+			t.Errorf("%s: published fusion %+v, want method %q, step %v", tc.name, cfg.Fusion, tc.wantMethod, tc.wantStep)
+		}
+		served, _ := servedRun(t, out, data)
+		if !sameRanking(readRun(t, filepath.Join(out, "run.trec")), served) {
+			t.Errorf("%s: run.trec is not the published pipeline's run", tc.name)
+		}
+	}
+	for _, o := range []BEIROptions{
+		{Unsupervised: true, Fusion: "linear"},
+		{Unsupervised: true, Fusion: "lambdamart"},
+		{Unsupervised: true, Fusion: "equal", Pseudo: PseudoOptions{Kinds: []string{PseudoTitle}}},
+		{Fusion: "agreement"},
+		{Unsupervised: true, AfterFusion: "rrf"},
+	} {
+		o.Data, o.Out = data, filepath.Join(t.TempDir(), "refused")
+		if err := BEIR(ctx, o); err == nil {
+			t.Errorf("fusion %q, after fusion %q, unsupervised %v, pseudo %v: ran", o.Fusion, o.AfterFusion, o.Unsupervised, o.Pseudo.Kinds)
+		}
 	}
 }

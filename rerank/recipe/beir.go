@@ -23,13 +23,19 @@ import (
 
 // BEIROptions configure the full-retrieval experiment on a BEIR directory.
 type BEIROptions struct {
-	Data         string  // BEIR directory with qrels
-	Out          string  // output directory
-	Folds        int     // outer cross-validation folds, at least 2; 5 when zero
-	Unsupervised bool    // read no judgments but to score the runs (see Pseudo)
-	Depth        int     // first-stage candidates; 100 when zero
-	Fusion       string  // supervised fusion: linear (default) or lambdamart
-	FusionL2     float64 // L2 penalty of a linear fusion; learn.LinearOptions' default when zero
+	Data         string // BEIR directory with qrels
+	Out          string // output directory
+	Folds        int    // outer cross-validation folds, at least 2; 5 when zero
+	Unsupervised bool   // read no judgments but to score the runs (see Pseudo)
+	Depth        int    // first-stage candidates; 100 when zero
+	// Fusion is the fusion of the pipelines the run trains: supervised,
+	// linear (default) or lambdamart; unsupervised at fixed stages
+	// (without Pseudo), agreement (default: the stages' and first
+	// stage's equal weights scaled by their agreement in each window,
+	// see rerank.Agreement) or equal (the fixed equal weights alone).
+	// A self-trained run learns its fusion and takes none.
+	Fusion   string
+	FusionL2 float64 // L2 penalty of a linear fusion; learn.LinearOptions' default when zero
 	// Stages are stage type names used instead of the recipe's (see
 	// ParseStages), e.g. a SemEval pipeline cross-validated over queries.
 	Stages []string
@@ -63,11 +69,13 @@ type BEIROptions struct {
 	// DefaultPseudoKinds when unset), reading no judgments; the report
 	// and log say what it measured.
 	ChooseFeedback bool
-	// Regularize, when set, is the fusion.regularize of every pipeline
-	// the run publishes and scores (see Recipe.Regularize and
-	// ParseAfterFusion).
-	Regularize *map[string]any
-	Log        io.Writer
+	// AfterFusion is the step after the fusion of every pipeline the
+	// run publishes and scores, as ParseAfterFusion reads it: none, or
+	// regularize[:KEY=VALUE...] (a pipeline's fusion.regularize). Empty
+	// means the recipe's own: regularize for an unsupervised run at
+	// fixed stages, none for the others.
+	AfterFusion string
+	Log         io.Writer
 }
 
 // DefaultPseudoKinds are the pseudo-queries a self-trained run is
@@ -161,10 +169,18 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	if o.Depth < 0 {
 		return fmt.Errorf("recipe: depth %d, want ≥ 0 (0 means the default, 100)", o.Depth)
 	}
-	if err := checkFusion(o.Fusion); err != nil {
+	selfTrain := o.Unsupervised && len(o.Pseudo.Kinds) > 0
+	if err := checkBEIRFusion(o.Fusion, o.Unsupervised, selfTrain); err != nil {
 		return err
 	}
-	selfTrain := o.Unsupervised && len(o.Pseudo.Kinds) > 0
+	afterFusion := o.AfterFusion
+	if afterFusion == "" && o.Unsupervised && !selfTrain {
+		afterFusion = "regularize"
+	}
+	regularize, err := ParseAfterFusion(afterFusion)
+	if err != nil {
+		return err
+	}
 	supervised, unsupervised := SupervisedStages(), UnsupervisedStages()
 	if selfTrain {
 		if o.Index != "" {
@@ -286,7 +302,7 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	var selection *Selection
 	switch {
 	case o.Unsupervised && !selfTrain:
-		r := &Recipe{Stages: unsupervised, Window: o.Depth, Text: text, Log: o.Log, supersedes: append(runFiles, stagesFile), Index: given, Fields: o.Fields, FirstStage: o.FirstStage, Regularize: o.Regularize}
+		r := &Recipe{Stages: unsupervised, Fusion: o.Fusion, Window: o.Depth, Text: text, Log: o.Log, supersedes: append(runFiles, stagesFile), Index: given, Fields: o.Fields, FirstStage: o.FirstStage, Regularize: regularize}
 		path, err := r.fitUnsupervised(ctx, ds, idx, o.Out)
 		if err != nil {
 			return err
@@ -295,7 +311,7 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 			return err
 		}
 	case o.Unsupervised:
-		r := &Recipe{Stages: unsupervised, Folds: pseudoFolds, L2: o.FusionL2, Window: o.Depth, Text: text, Log: o.Log, supersedes: append(runFiles, stagesFile), Index: given, Fields: o.Fields, FirstStage: o.FirstStage, Regularize: o.Regularize}
+		r := &Recipe{Stages: unsupervised, Folds: pseudoFolds, L2: o.FusionL2, Window: o.Depth, Text: text, Log: o.Log, supersedes: append(runFiles, stagesFile), Index: given, Fields: o.Fields, FirstStage: o.FirstStage, Regularize: regularize}
 		// The recipe's own stages compete with their fusion at fixed
 		// equal weights.
 		var prior *rerank.Linear
@@ -325,7 +341,7 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 				return err
 			}
 			logf("training fold %d of %d on %d queries (%s)", k+1, o.Folds, len(train.Qrels), time.Since(start).Round(time.Second))
-			r := &Recipe{Stages: supervised, Fusion: o.Fusion, L2: o.FusionL2, Folds: 3, Window: o.Depth, Text: text, Index: given, Fields: o.Fields, FirstStage: o.FirstStage, Regularize: o.Regularize}
+			r := &Recipe{Stages: supervised, Fusion: o.Fusion, L2: o.FusionL2, Folds: 3, Window: o.Depth, Text: text, Index: given, Fields: o.Fields, FirstStage: o.FirstStage, Regularize: regularize}
 			if k == 0 {
 				r.supersedes = append(runFiles, stagesFile)
 			}
@@ -345,7 +361,7 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 		}
 		// The pipeline to serve: trained on every judged query.
 		logf("training the final pipeline on all %d judged queries (%s)", len(ds.Qrels), time.Since(start).Round(time.Second))
-		r := &Recipe{Stages: supervised, Fusion: o.Fusion, L2: o.FusionL2, Folds: 3, Window: o.Depth, Text: text, Regularize: o.Regularize}
+		r := &Recipe{Stages: supervised, Fusion: o.Fusion, L2: o.FusionL2, Folds: 3, Window: o.Depth, Text: text, Regularize: regularize}
 		if _, err := r.fit(ctx, ds, nil, o.Out); err != nil {
 			return err
 		}
@@ -377,10 +393,10 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 			return err
 		}
 	case o.Unsupervised:
-		fmt.Fprintln(w, unsupervisedNote(unsupervised, len(o.Stages) > 0, o.Vectors != ""))
+		fmt.Fprintln(w, unsupervisedNote(unsupervised, o.Fusion, len(o.Stages) > 0, o.Vectors != ""))
 	}
-	if o.Regularize != nil {
-		fmt.Fprintln(w, afterFusionNote(*o.Regularize))
+	if regularize != nil {
+		fmt.Fprintln(w, afterFusionNote(*regularize))
 	}
 	// With given candidate lists (SemEval), the given order is the
 	// baseline to beat.
@@ -411,7 +427,8 @@ func afterFusionNote(opts map[string]any) string {
 
 // fitUnsupervised trains the stages into a staging directory in dir with
 // no judgments and publishes them, with a pipeline.yaml that fuses them
-// with fixed weights, as Fit publishes a pipeline. It returns the
+// by agreement (or, with r.Fusion "equal", at fixed equal weights), as
+// Fit publishes a pipeline. It returns the
 // pipeline file's path.
 func (r *Recipe) fitUnsupervised(ctx context.Context, ds *dataset.Dataset, idx bleve.Index, dir string) (string, error) {
 	staging, err := os.MkdirTemp(dir, stagingPattern)
@@ -423,7 +440,29 @@ func (r *Recipe) fitUnsupervised(ctx context.Context, ds *dataset.Dataset, idx b
 	if err != nil {
 		return "", err
 	}
-	return r.publishConfig(ctx, r.config(specs, r.published(rerank.FusionSpec{})), staging, dir)
+	f := rerank.FusionSpec{Method: "agreement"}
+	if r.Fusion == "equal" {
+		f.Method = "" // linear, at equal weights
+	}
+	return r.publishConfig(ctx, r.config(specs, r.published(f)), staging, dir)
+}
+
+// checkBEIRFusion refuses a fusion that a BEIR run of the kind asked for
+// cannot use (see BEIROptions.Fusion).
+func checkBEIRFusion(method string, unsupervised, selfTrain bool) error {
+	switch {
+	case selfTrain:
+		if method != "" {
+			return fmt.Errorf("recipe: fusion %q: a self-trained run learns its fusion on pseudo-queries and takes none", method)
+		}
+	case unsupervised:
+		if method != "" && method != "agreement" && method != "equal" {
+			return fmt.Errorf("recipe: fusion %q for an unsupervised run: want agreement (default) or equal", method)
+		}
+	default:
+		return checkFusion(method)
+	}
+	return nil
 }
 
 // runPipeline reranks ds with the pipeline file at path; see RunAll.
@@ -580,8 +619,12 @@ func WithVectors(specs []rerank.StageSpec, path string) ([]rerank.StageSpec, err
 // unsupervisedNote says which stages an unsupervised run fused, and how:
 // the recipe's own (custom false) also names the lexical stages it left
 // out.
-func unsupervisedNote(specs []rerank.StageSpec, custom, vectors bool) string {
-	note := fmt.Sprintf("stages kept: %s, fused with first_rank at fixed equal weights", strings.Join(stageNames(specs), ", "))
+func unsupervisedNote(specs []rerank.StageSpec, fusion string, custom, vectors bool) string {
+	how := "weights scaled in each window by their agreement with the others (fusion method agreement)"
+	if fusion == "equal" {
+		how = "fixed equal weights"
+	}
+	note := fmt.Sprintf("stages kept: %s, fused with first_rank at %s", strings.Join(stageNames(specs), ", "), how)
 	if !custom {
 		if out := UnsupervisedLeftOut(); len(out) > 0 {
 			note += fmt.Sprintf("; left out: %s (what tfidf and bm25 weigh already)", strings.Join(out, ", "))

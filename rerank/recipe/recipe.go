@@ -39,7 +39,7 @@ import (
 // Recipe describes a pipeline to train.
 type Recipe struct {
 	Stages []rerank.StageSpec // trainable stages have a registered trainer
-	Fusion string             // "linear" (default) or "lambdamart"
+	Fusion string             // "linear" (default) or "lambdamart"; without judgments, "agreement" (default) or "equal"
 	L2     float64            // L2 penalty of a linear fusion; see learn.LinearOptions
 	Folds  int                // cross-fitting folds, at least 2; 5 when zero
 	Window int                // rerank window; rerank.DefaultWindow when zero

@@ -65,13 +65,14 @@ func TestUnsupervisedNote(t *testing.T) {
 		t.Errorf("unsupervised stages %s: want tfidf in and overlap out", names)
 	}
 	for _, tc := range []struct {
+		fusion          string
 		custom, vectors bool
 		want, lacks     []string
 	}{
-		{false, false, []string{"stages kept: " + strings.Join(stageNames(specs), ", "), "left out: overlap"}, []string{"--vectors"}},
-		{true, true, []string{"stages kept: ", "fine-tuned from --vectors"}, []string{"left out"}},
+		{"", false, false, []string{"stages kept: " + strings.Join(stageNames(specs), ", "), "left out: overlap", "agreement"}, []string{"--vectors", "fixed"}},
+		{"equal", true, true, []string{"stages kept: ", "fine-tuned from --vectors", "fixed equal weights"}, []string{"left out", "agreement"}},
 	} {
-		got := unsupervisedNote(specs, tc.custom, tc.vectors)
+		got := unsupervisedNote(specs, tc.fusion, tc.custom, tc.vectors)
 		for _, w := range tc.want {
 			if !strings.Contains(got, w) {
 				t.Errorf("custom %v, vectors %v: %q lacks %q", tc.custom, tc.vectors, got, w)

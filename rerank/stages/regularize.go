@@ -8,6 +8,8 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/semrank/semrank/rerank"
 )
 
@@ -20,7 +22,7 @@ func init() {
 		if err := spec.DecodeOptions(&o); err != nil {
 			return nil, err
 		}
-		s := &Regularize{Stats: env.Stats, Payloads: env.Payloads, Analyze: env.Analyze, K: o.K, Alpha: o.Alpha, name: spec.DisplayName("regularize")}
+		s := &Regularize{Stats: env.Stats, Payloads: env.Payloads, Analyze: env.Analyze, K: o.K, Alpha: o.Alpha, Adaptive: o.Adaptive, name: spec.DisplayName("regularize")}
 		if err := s.check(); err != nil {
 			return nil, fmt.Errorf("regularize: %w", err)
 		}
@@ -29,11 +31,13 @@ func init() {
 }
 
 // RegularizeOptions are the options of a regularize stage: k (neighbours
-// per candidate, default 10) and alpha (the weight of the neighbours,
-// default 0.5).
+// per candidate, default 10), alpha (the weight of the neighbours,
+// default 0.5) and adaptive (scale alpha by each window's score
+// autocorrelation, default false).
 type RegularizeOptions struct {
-	K     int     `yaml:"k"`
-	Alpha float64 `yaml:"alpha"`
+	K        int     `yaml:"k"`
+	Alpha    float64 `yaml:"alpha"`
+	Adaptive bool    `yaml:"adaptive"`
 }
 
 // Regularize smooths the first stage's scores over the window, so that
@@ -60,13 +64,25 @@ type RegularizeOptions struct {
 // iteration, which converges since S's eigenvalues lie in [−1, 1]) until
 // no score moves by more than 10⁻¹² of the largest. Alpha 0 returns y.
 //
-// Options: k (≥ 1, default 10), alpha (0 ≤ α < 1, default 0.5).
+// With Adaptive set, each window is smoothed at α·max(0, ρ), ρ the
+// window's score autocorrelation: the Pearson correlation of every
+// candidate's score y_i with its neighbours' mean, Σ_j W_ij y_j / Σ_j
+// W_ij, over the candidates with neighbours (Diaz, "Performance
+// prediction using spatial autocorrelation", SIGIR 2007). Where the
+// scores already agree with the graph, relevant documents are alike and
+// smoothing pools their evidence; where they do not, a relevant document
+// stands apart from its neighbours, and smoothing would lift them with it
+// and pull it down toward them.
+//
+// Options: k (≥ 1, default 10), alpha (0 ≤ α < 1, default 0.5), adaptive
+// (default false).
 type Regularize struct {
 	Stats    rerank.TermStats
 	Payloads rerank.Payloads       // may be nil
 	Analyze  func(string) []string // as TFIDF's
 	K        int
 	Alpha    float64
+	Adaptive bool
 	name     string
 }
 
@@ -109,7 +125,37 @@ func (s *Regularize) Score(ctx context.Context, q rerank.Query, cands []rerank.C
 	for i, c := range cands {
 		y[i] = c.Score
 	}
-	return regularized(knnGraph(len(cands), s.K, cosineRows(vecs, terms)), standardize(y), s.Alpha), nil
+	adj, z := knnGraph(len(cands), s.K, cosineRows(vecs, terms)), standardize(y)
+	alpha := s.Alpha
+	if s.Adaptive {
+		alpha *= max(0, autocorrelation(adj, z))
+	}
+	return regularized(adj, z, alpha), nil
+}
+
+// autocorrelation returns the Pearson correlation of y_i with its
+// neighbours' weighted mean in the graph adj, over the nodes with edges;
+// 0 when fewer than two have edges or either side does not vary.
+func autocorrelation(adj [][]neighbour, y []float64) float64 {
+	var own, near []float64
+	for i, edges := range adj {
+		d, s := 0.0, 0.0
+		for _, e := range edges {
+			d += e.w
+			s += e.w * y[e.j]
+		}
+		if d > 0 {
+			own, near = append(own, y[i]), append(near, s/d)
+		}
+	}
+	if len(own) < 2 {
+		return 0
+	}
+	r := stat.Correlation(own, near, nil)
+	if math.IsNaN(r) {
+		return 0
+	}
+	return r
 }
 
 // cosineRows returns a function that sets out[j] to the cosine of

@@ -197,3 +197,29 @@ func TestRegularizeOptions(t *testing.T) {
 		{map[string]any{"mu": 1}, "unknown option mu"},
 	})
 }
+
+// TestAutocorrelation checks the correlation of scores with their
+// neighbours' means on graphs worked by hand.
+func TestAutocorrelation(t *testing.T) {
+	pairs := [][]float64{{0, 1, 0, 0}, {1, 0, 0, 0}, {0, 0, 0, 1}, {0, 0, 1, 0}}
+	tests := []struct {
+		name string
+		w    [][]float64
+		y    []float64
+		want float64
+	}{
+		{"alike pairs", pairs, []float64{1, 1, -1, -1}, 1},
+		{"opposed pairs", pairs, []float64{1, -1, 1, -1}, -1},
+		// Every node's neighbours average 0: nothing to correlate with.
+		{"flat neighbours", [][]float64{{0, 1, 0}, {1, 0, 1}, {0, 1, 0}}, []float64{1, 0, -1}, 0},
+		{"no edges", [][]float64{{0, 0}, {0, 0}}, []float64{1, -1}, 0},
+		// The isolated node does not count: the pair alone is opposed.
+		{"isolated node", [][]float64{{0, 1, 0}, {1, 0, 0}, {0, 0, 0}}, []float64{1, -1, 5}, -1},
+		{"empty", nil, nil, 0},
+	}
+	for _, tc := range tests {
+		if got := autocorrelation(graphOf(tc.w), tc.y); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
