@@ -5,7 +5,7 @@
 # Sections: tweak, tweak-cacm, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
-# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, proxreg-cost, fusedreg, fusedreg-cost, agreement, agreement-cost, agreement-glove, bench, plain-cacm, plain-cacm-supervised,
+# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, proxreg-cost, fusedreg, fusedreg-cost, agreement, agreement-plain, agreement-cost, agreement-glove, bench, plain-cacm, plain-cacm-supervised,
 # plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, split-cost, cost-lexical, cost-stages, cost-a, wmd-ssg-cost,
 # solver-cost, scale, serve, shards.
 #
@@ -1365,9 +1365,10 @@ run() {
 		# index and models, semrank rerank with its pipeline and
 		# fusion.regularize (equalreg), fusion method agreement alone
 		# (agree), both (both: must rank the judged queries as C-default
-		# does, byte for byte, $R/agreement/C-same.txt says) and
-		# fusion.regularize with adaptive: true (adaptive), each against
-		# BM25 and the recipe before.
+		# does, byte for byte, $R/agreement/C-same.txt says),
+		# fusion.regularize with adaptive: true (adaptive) and both with
+		# an rm3 stage added (bothrm3), each against BM25 and the recipe
+		# before.
 		local c d n f
 		mkdir -p "$R/agreement"
 		for c in ${AGREE:-adi med cacm lisa B-all time}; do
@@ -1382,14 +1383,21 @@ run() {
 			done
 			to "$R/agreement/$c-default-vs-equal.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/agreement/$c-default/run.trec" \
 				--baseline "$R/agreement/$c-equal/run.trec" --metrics map,ndcg@10 --ignore-unjudged
-			for n in equalreg agree both adaptive; do
+			for n in equalreg agree both adaptive bothrm3; do
 				case $n in
 				equalreg) f='fusion:\n    regularize: {}\n' ;;
 				agree) f='fusion:\n    method: agreement\n' ;;
-				both) f='fusion:\n    method: agreement\n    regularize: {}\n' ;;
+				both | bothrm3) f='fusion:\n    method: agreement\n    regularize: {}\n' ;;
 				adaptive) f='fusion:\n    regularize: {adaptive: true}\n' ;;
 				esac
-				{ cat "$R/agreement/$c-equal/pipeline.yaml"; printf "$f"; } >"$R/agreement/$c-equal/$n.yaml"
+				{
+					if [ $n = bothrm3 ]; then
+						awk '{ print } /^stages:/ { print "    - type: rm3" }' "$R/agreement/$c-equal/pipeline.yaml"
+					else
+						cat "$R/agreement/$c-equal/pipeline.yaml"
+					fi
+					printf "$f"
+				} >"$R/agreement/$c-equal/$n.yaml"
 				$SR rerank --data "$d" --index "$R/agreement/$c-equal/index" --pipeline "$R/agreement/$c-equal/$n.yaml" --out "$R/agreement/$c-$n.trec" >/dev/null
 				to "$R/agreement/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/agreement/$c-$n.trec" \
 					--baseline "$R/agreement/$c-equal/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
@@ -1403,6 +1411,26 @@ run() {
 				echo "$c: the recipe's run and semrank rerank with agreement and regularize DIFFER" >"$R/agreement/$c-same.txt"
 			fi
 		done
+		;;
+	agreement-plain)
+		# The recipe before and now over a plain Bleve index of CACM
+		# (issue 26, eleventh session; plain-cacm's index, its documents
+		# read through title, abstract and authors, its own first stage):
+		# $R/agreement/plain-equal and plain-default, each against the
+		# index's first stage, the second against the first.
+		local d=$O/cacm n f
+		[ -d "$R/plain/cacm.idx" ] || run plain-cacm >/dev/null
+		printf 'fields: {title: title, text: [abstract, authors]}\nstages: [{type: tfidf}]\n' >"$R/agreement/plain-fields.yaml"
+		for n in equal default; do
+			if [ $n = equal ]; then f=("${EQUAL[@]}"); else f=(); fi
+			rm -rf "$R/agreement/plain-$n"
+			to "$R/agreement/plain-$n.txt" $SR experiment beir --data "$d" --index "$R/plain/cacm.idx" --pipeline "$R/agreement/plain-fields.yaml" \
+				--unsupervised "${f[@]}" --out "$R/agreement/plain-$n"
+			to "$R/agreement/plain-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/agreement/plain-$n/run.trec" \
+				--baseline "$R/agreement/plain-$n/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
+		done
+		to "$R/agreement/plain-default-vs-equal.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/agreement/plain-default/run.trec" \
+			--baseline "$R/agreement/plain-equal/run.trec" --metrics map,ndcg@10 --ignore-unjudged
 		;;
 	agreement-cost)
 		# What the recipe now costs beside the recipe before (issue 26,
