@@ -5,7 +5,7 @@
 # Sections: tweak, tweak-cacm, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
-# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, proxreg-cost, fusedreg, fusedreg-cost, agreement, agreement-plain, agreement-cost, agreement-glove, bench, plain-cacm, plain-cacm-supervised,
+# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, proxreg-cost, fusedreg, fusedreg-cost, agreement, agreement-supervised, agreement-a, agreement-plain, agreement-cost, agreement-glove, bench, plain-cacm, plain-cacm-supervised,
 # plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, split-cost, cost-lexical, cost-stages, cost-a, wmd-ssg-cost,
 # solver-cost, scale, serve, shards.
 #
@@ -1410,6 +1410,58 @@ run() {
 			else
 				echo "$c: the recipe's run and semrank rerank with agreement and regularize DIFFER" >"$R/agreement/$c-same.txt"
 			fi
+		done
+		;;
+	agreement-supervised)
+		# What judgments would add to the recipe's own stages (issue 26,
+		# eleventh session): on each collection of AGREE, the supervised
+		# BEIR recipe over tfidf, bm25, length, wmd and ssg (5 folds, a
+		# linear fusion learned on the other folds' judged queries;
+		# $R/agreement/C-supervised), against BM25 and against the recipe
+		# now (the agreement section's C-default, which must have run).
+		local c d
+		for c in ${AGREE:-adi med cacm lisa B-all time}; do
+			d=$O/$c
+			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
+			rm -rf "$R/agreement/$c-supervised"
+			to "$R/agreement/$c-supervised.txt" $SR experiment beir --data "$d" --stages tfidf,bm25,length,wmd,ssg --folds 5 --out "$R/agreement/$c-supervised"
+			to "$R/agreement/$c-supervised.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/agreement/$c-supervised/run.trec" \
+				--baseline "$R/agreement/$c-supervised/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
+			to "$R/agreement/$c-supervised-vs-default.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/agreement/$c-supervised/run.trec" \
+				--baseline "$R/agreement/$c-default/run.trec" --metrics map,ndcg@10 --ignore-unjudged
+		done
+		;;
+	agreement-a)
+		# The recipe before and now on SemEval-2016 subtask A (issue 26,
+		# eleventh session), a check on collections the agreement fusion
+		# was not chosen on: A-dev (244 questions) and A-train (988), each
+		# question's 10 given comments reranked, judgments read only to
+		# score. $R/agreement/C-equal and C-default, each against
+		# BM25's order of the given lists, the second against the first;
+		# then, over the first's index and models, the agreement fusion
+		# alone (C-agree) and the step alone (C-equalreg) against it.
+		local c d n f
+		for c in A-dev A-train; do
+			d=$O/$c
+			for n in equal default; do
+				if [ $n = equal ]; then f=("${EQUAL[@]}"); else f=(); fi
+				rm -rf "$R/agreement/$c-$n"
+				to "$R/agreement/$c-$n.txt" $SR experiment beir --data "$d" --unsupervised "${f[@]}" --out "$R/agreement/$c-$n"
+				to "$R/agreement/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/agreement/$c-$n/run.trec" \
+					--baseline "$R/agreement/$c-$n/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
+			done
+			to "$R/agreement/$c-default-vs-equal.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/agreement/$c-default/run.trec" \
+				--baseline "$R/agreement/$c-equal/run.trec" --metrics map,ndcg@10 --ignore-unjudged
+			for n in agree equalreg; do
+				case $n in
+				agree) f='fusion:\n    method: agreement\n' ;;
+				equalreg) f='fusion:\n    regularize: {}\n' ;;
+				esac
+				{ cat "$R/agreement/$c-equal/pipeline.yaml"; printf "$f"; } >"$R/agreement/$c-equal/$n.yaml"
+				$SR rerank --data "$d" --index "$R/agreement/$c-equal/index" --pipeline "$R/agreement/$c-equal/$n.yaml" --out "$R/agreement/$c-$n.trec" >/dev/null
+				to "$R/agreement/$c-$n-vs-equal.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/agreement/$c-$n.trec" \
+					--baseline "$R/agreement/$c-equal/run.trec" --metrics map,ndcg@10 --ignore-unjudged
+			done
 		done
 		;;
 	agreement-plain)
