@@ -119,6 +119,57 @@ rerank_rounds() {
 	cat "$out"
 }
 
+# coldir C prints the BEIR directory of collection C: $O/C where
+# scripts/data.sh converted it, else the classic collections' own.
+coldir() {
+	if [ -d "$O/$1" ]; then echo "$O/$1"; else echo "${CLASSIC:-../shared/data/classic}/$1"; fi
+}
+
+# compare_runs OUT D RUN BASE scores RUN against BASE on the judged
+# queries of the BEIR directory D (OUT.eval.txt).
+compare_runs() {
+	to "$1.eval.txt" $SR eval --qrels "$2/qrels/test.tsv" --run "$3" --baseline "$4" --metrics map,ndcg@10 --ignore-unjudged
+}
+
+# recipe_run OUT D ARGS... runs semrank experiment beir on the BEIR
+# directory D with ARGS into a fresh OUT (its report OUT.txt) and scores
+# its run against its baseline (OUT.eval.txt).
+recipe_run() {
+	local out=$1 d=$2
+	shift 2
+	rm -rf "$out"
+	to "$out.txt" $SR experiment beir --data "$d" "$@" --out "$out"
+	compare_runs "$out" "$d" "$out/run.trec" "$out/baseline.trec"
+}
+
+# fusion_variant DIR D NAME OUT reranks D over the recipe in DIR (its
+# index and models) with its pipeline.yaml's fusion replaced as NAME says
+# (equalreg: fusion.regularize; agree: method agreement; both: the two;
+# adaptive: fusion.regularize with adaptive: true; bothrm3: both, and an
+# rm3 stage) into OUT.trec, writing that pipeline to DIR/NAME.yaml.
+fusion_variant() {
+	local dir=$1 d=$2 n=$3 out=$4 f
+	case $n in
+	equalreg) f='fusion:\n    regularize: {}\n' ;;
+	agree) f='fusion:\n    method: agreement\n' ;;
+	both | bothrm3) f='fusion:\n    method: agreement\n    regularize: {}\n' ;;
+	adaptive) f='fusion:\n    regularize: {adaptive: true}\n' ;;
+	*)
+		echo "fusion_variant: unknown variant $n" >&2
+		return 2
+		;;
+	esac
+	{
+		if [ "$n" = bothrm3 ]; then
+			awk '{ print } /^stages:/ { print "    - type: rm3" }' "$dir/pipeline.yaml"
+		else
+			cat "$dir/pipeline.yaml"
+		fi
+		printf "$f"
+	} >"$dir/$n.yaml"
+	$SR rerank --data "$d" --index "$dir/index" --pipeline "$dir/$n.yaml" --out "$out.trec" >/dev/null
+}
+
 # fresh OUT DIR... succeeds when OUT exists and is newer than the corpus of
 # every BEIR directory DIR.
 fresh() {
@@ -1369,40 +1420,17 @@ run() {
 		# fusion.regularize with adaptive: true (adaptive) and both with
 		# an rm3 stage added (bothrm3), each against BM25 and the recipe
 		# before.
-		local c d n f
+		local c d n
 		mkdir -p "$R/agreement"
 		for c in ${AGREE:-adi med cacm lisa B-all time}; do
-			d=$O/$c
-			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
-			for n in equal default; do
-				rm -rf "$R/agreement/$c-$n"
-				if [ $n = equal ]; then f=("${EQUAL[@]}"); else f=(); fi
-				to "$R/agreement/$c-$n.txt" $SR experiment beir --data "$d" --unsupervised "${f[@]}" --out "$R/agreement/$c-$n"
-				to "$R/agreement/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/agreement/$c-$n/run.trec" \
-					--baseline "$R/agreement/$c-$n/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
-			done
-			to "$R/agreement/$c-default-vs-equal.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/agreement/$c-default/run.trec" \
-				--baseline "$R/agreement/$c-equal/run.trec" --metrics map,ndcg@10 --ignore-unjudged
+			d=$(coldir "$c")
+			recipe_run "$R/agreement/$c-equal" "$d" --unsupervised "${EQUAL[@]}"
+			recipe_run "$R/agreement/$c-default" "$d" --unsupervised
+			compare_runs "$R/agreement/$c-default-vs-equal" "$d" "$R/agreement/$c-default/run.trec" "$R/agreement/$c-equal/run.trec"
 			for n in equalreg agree both adaptive bothrm3; do
-				case $n in
-				equalreg) f='fusion:\n    regularize: {}\n' ;;
-				agree) f='fusion:\n    method: agreement\n' ;;
-				both | bothrm3) f='fusion:\n    method: agreement\n    regularize: {}\n' ;;
-				adaptive) f='fusion:\n    regularize: {adaptive: true}\n' ;;
-				esac
-				{
-					if [ $n = bothrm3 ]; then
-						awk '{ print } /^stages:/ { print "    - type: rm3" }' "$R/agreement/$c-equal/pipeline.yaml"
-					else
-						cat "$R/agreement/$c-equal/pipeline.yaml"
-					fi
-					printf "$f"
-				} >"$R/agreement/$c-equal/$n.yaml"
-				$SR rerank --data "$d" --index "$R/agreement/$c-equal/index" --pipeline "$R/agreement/$c-equal/$n.yaml" --out "$R/agreement/$c-$n.trec" >/dev/null
-				to "$R/agreement/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/agreement/$c-$n.trec" \
-					--baseline "$R/agreement/$c-equal/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
-				to "$R/agreement/$c-$n-vs-equal.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/agreement/$c-$n.trec" \
-					--baseline "$R/agreement/$c-equal/run.trec" --metrics map,ndcg@10 --ignore-unjudged
+				fusion_variant "$R/agreement/$c-equal" "$d" "$n" "$R/agreement/$c-$n"
+				compare_runs "$R/agreement/$c-$n" "$d" "$R/agreement/$c-$n.trec" "$R/agreement/$c-equal/baseline.trec"
+				compare_runs "$R/agreement/$c-$n-vs-equal" "$d" "$R/agreement/$c-$n.trec" "$R/agreement/$c-equal/run.trec"
 			done
 			if awk 'NR == FNR { q[$1] = 1; next } $1 in q' "$R/agreement/$c-default/run.trec" "$R/agreement/$c-both.trec" |
 				cmp -s - "$R/agreement/$c-default/run.trec"; then
@@ -1421,14 +1449,9 @@ run() {
 		# now (the agreement section's C-default, which must have run).
 		local c d
 		for c in ${AGREE:-adi med cacm lisa B-all time}; do
-			d=$O/$c
-			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
-			rm -rf "$R/agreement/$c-supervised"
-			to "$R/agreement/$c-supervised.txt" $SR experiment beir --data "$d" --stages tfidf,bm25,length,wmd,ssg --folds 5 --out "$R/agreement/$c-supervised"
-			to "$R/agreement/$c-supervised.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/agreement/$c-supervised/run.trec" \
-				--baseline "$R/agreement/$c-supervised/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
-			to "$R/agreement/$c-supervised-vs-default.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/agreement/$c-supervised/run.trec" \
-				--baseline "$R/agreement/$c-default/run.trec" --metrics map,ndcg@10 --ignore-unjudged
+			d=$(coldir "$c")
+			recipe_run "$R/agreement/$c-supervised" "$d" --stages tfidf,bm25,length,wmd,ssg --folds 5
+			compare_runs "$R/agreement/$c-supervised-vs-default" "$d" "$R/agreement/$c-supervised/run.trec" "$R/agreement/$c-default/run.trec"
 		done
 		;;
 	agreement-a)
@@ -1440,27 +1463,15 @@ run() {
 		# BM25's order of the given lists, the second against the first;
 		# then, over the first's index and models, the agreement fusion
 		# alone (C-agree) and the step alone (C-equalreg) against it.
-		local c d n f
+		local c d n
 		for c in A-dev A-train; do
 			d=$O/$c
-			for n in equal default; do
-				if [ $n = equal ]; then f=("${EQUAL[@]}"); else f=(); fi
-				rm -rf "$R/agreement/$c-$n"
-				to "$R/agreement/$c-$n.txt" $SR experiment beir --data "$d" --unsupervised "${f[@]}" --out "$R/agreement/$c-$n"
-				to "$R/agreement/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/agreement/$c-$n/run.trec" \
-					--baseline "$R/agreement/$c-$n/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
-			done
-			to "$R/agreement/$c-default-vs-equal.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/agreement/$c-default/run.trec" \
-				--baseline "$R/agreement/$c-equal/run.trec" --metrics map,ndcg@10 --ignore-unjudged
+			recipe_run "$R/agreement/$c-equal" "$d" --unsupervised "${EQUAL[@]}"
+			recipe_run "$R/agreement/$c-default" "$d" --unsupervised
+			compare_runs "$R/agreement/$c-default-vs-equal" "$d" "$R/agreement/$c-default/run.trec" "$R/agreement/$c-equal/run.trec"
 			for n in agree equalreg; do
-				case $n in
-				agree) f='fusion:\n    method: agreement\n' ;;
-				equalreg) f='fusion:\n    regularize: {}\n' ;;
-				esac
-				{ cat "$R/agreement/$c-equal/pipeline.yaml"; printf "$f"; } >"$R/agreement/$c-equal/$n.yaml"
-				$SR rerank --data "$d" --index "$R/agreement/$c-equal/index" --pipeline "$R/agreement/$c-equal/$n.yaml" --out "$R/agreement/$c-$n.trec" >/dev/null
-				to "$R/agreement/$c-$n-vs-equal.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/agreement/$c-$n.trec" \
-					--baseline "$R/agreement/$c-equal/run.trec" --metrics map,ndcg@10 --ignore-unjudged
+				fusion_variant "$R/agreement/$c-equal" "$d" "$n" "$R/agreement/$c-$n"
+				compare_runs "$R/agreement/$c-$n-vs-equal" "$d" "$R/agreement/$c-$n.trec" "$R/agreement/$c-equal/run.trec"
 			done
 		done
 		;;
@@ -1470,19 +1481,13 @@ run() {
 		# read through title, abstract and authors, its own first stage):
 		# $R/agreement/plain-equal and plain-default, each against the
 		# index's first stage, the second against the first.
-		local d=$O/cacm n f
+		local d=$O/cacm ix=(--index "$R/plain/cacm.idx" --pipeline "$R/agreement/plain-fields.yaml")
 		[ -d "$R/plain/cacm.idx" ] || run plain-cacm >/dev/null
+		mkdir -p "$R/agreement"
 		printf 'fields: {title: title, text: [abstract, authors]}\nstages: [{type: tfidf}]\n' >"$R/agreement/plain-fields.yaml"
-		for n in equal default; do
-			if [ $n = equal ]; then f=("${EQUAL[@]}"); else f=(); fi
-			rm -rf "$R/agreement/plain-$n"
-			to "$R/agreement/plain-$n.txt" $SR experiment beir --data "$d" --index "$R/plain/cacm.idx" --pipeline "$R/agreement/plain-fields.yaml" \
-				--unsupervised "${f[@]}" --out "$R/agreement/plain-$n"
-			to "$R/agreement/plain-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/agreement/plain-$n/run.trec" \
-				--baseline "$R/agreement/plain-$n/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
-		done
-		to "$R/agreement/plain-default-vs-equal.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/agreement/plain-default/run.trec" \
-			--baseline "$R/agreement/plain-equal/run.trec" --metrics map,ndcg@10 --ignore-unjudged
+		recipe_run "$R/agreement/plain-equal" "$d" "${ix[@]}" --unsupervised "${EQUAL[@]}"
+		recipe_run "$R/agreement/plain-default" "$d" "${ix[@]}" --unsupervised
+		compare_runs "$R/agreement/plain-default-vs-equal" "$d" "$R/agreement/plain-default/run.trec" "$R/agreement/plain-equal/run.trec"
 		;;
 	agreement-cost)
 		# What the recipe now costs beside the recipe before (issue 26,
@@ -1492,9 +1497,7 @@ run() {
 		# with the agreement fusion alone (agree) and with the recipe
 		# now's fusion and step (both), interleaved for ROUNDS rounds
 		# (default 3); wall seconds of each run to $R/agreement/cost.txt.
-		local d=$O/cacm
-		[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/cacm
-		rerank_rounds "$R/agreement/cost.txt" "$d" "$R/agreement/cacm-equal" pipeline agree both
+		rerank_rounds "$R/agreement/cost.txt" "$(coldir cacm)" "$R/agreement/cacm-equal" pipeline agree both
 		;;
 	agreement-glove)
 		# The recipe now with pre-trained vectors (issue 26, eleventh
@@ -1505,14 +1508,9 @@ run() {
 		local c d g=${GLOVE:-out/glove-wink-100d.txt}
 		[ -s "$g" ] || { echo "agreement-glove: no vectors at $g (python3 scripts/wink_glove.py $g; set GLOVE)" >&2; return 1; }
 		for c in ${AGREE:-adi med cacm lisa B-all time}; do
-			d=$O/$c
-			[ -d "$d" ] || d=${CLASSIC:-../shared/data/classic}/$c
-			rm -rf "$R/agreement/$c-glove"
-			to "$R/agreement/$c-glove.txt" $SR experiment beir --data "$d" --unsupervised --vectors "$g" --out "$R/agreement/$c-glove"
-			to "$R/agreement/$c-glove.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/agreement/$c-glove/run.trec" \
-				--baseline "$R/agreement/$c-glove/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
-			to "$R/agreement/$c-glove-vs-default.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/agreement/$c-glove/run.trec" \
-				--baseline "$R/agreement/$c-default/run.trec" --metrics map,ndcg@10 --ignore-unjudged
+			d=$(coldir "$c")
+			recipe_run "$R/agreement/$c-glove" "$d" --unsupervised --vectors "$g"
+			compare_runs "$R/agreement/$c-glove-vs-default" "$d" "$R/agreement/$c-glove/run.trec" "$R/agreement/$c-default/run.trec"
 		done
 		;;
 	proxreg-cost)
