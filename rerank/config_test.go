@@ -120,6 +120,12 @@ func TestBuildChecksFusion(t *testing.T) {
 		{"unknown method with k", "{method: rff, k: 10}", `unknown fusion method "rff"`},
 		{"lambdamart weights", "{method: lambdamart, model: trees.model, weights: {test_const: 1}}", `"weights"`},
 		{"method case", "{method: RRF, weights: {test_const: 2}}", ""},
+		{"agreement", "{method: agreement}", ""},
+		{"agreement weights", "{method: agreement, weights: {first_rank: 1, test_const: 2}}", ""},
+		{"agreement weights typo", "{method: agreement, weights: {tweek: 2}}", `fusion weight for "tweek"`},
+		{"agreement infinite weight", "{method: agreement, weights: {test_const: .inf}}", `weight of "test_const" is +Inf`},
+		{"agreement model", "{method: agreement, model: ok.model}", `"model"`},
+		{"agreement k", "{method: agreement, k: 10}", `"k"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -153,6 +159,7 @@ func FuzzParseConfig(f *testing.F) {
 	f.Add([]byte("stages: [{type: tfidf}]\nfusion: {regularize: {k: 10, alpha: 0.5}}\n"))
 	f.Add([]byte("stages: [{type: tfidf}]\nfusion: {method: none, regularize: {alpha: 1.0}}\n"))
 	f.Add([]byte("stages: [{type: tfidf}]\nfusion: {regularize: {}}\n"))
+	f.Add([]byte("stages: [{type: tfidf}]\nfusion: {method: agreement, regularize: {adaptive: true}}\n"))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		c, err := ParseConfig(raw)
 		if err != nil {
