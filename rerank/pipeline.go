@@ -428,6 +428,32 @@ func score(ctx context.Context, st Stage, q Query, cands []Candidate) (s []float
 	return s, nil
 }
 
+// WindowInput returns what p's fusion fused for a window that Rerank
+// returned as scored: the candidates the stages scored (those with
+// StageScores), back in first-stage order, with their stage scores. The
+// fusion's features and terms (Linear's and Agreement's Terms) come out
+// of it as the search computed them, to the last bit.
+func (p *Pipeline) WindowInput(scored []Scored) FusionInput {
+	var window []Scored
+	for _, sc := range scored {
+		if sc.StageScores != nil {
+			window = append(window, sc)
+		}
+	}
+	slices.SortFunc(window, func(a, b Scored) int { return cmp.Compare(a.Rank, b.Rank) })
+	in := FusionInput{Names: p.StageNames(), Candidates: make([]Candidate, len(window)), Scores: make([][]float64, len(p.Stages))}
+	for st := range in.Scores {
+		in.Scores[st] = make([]float64, len(window))
+	}
+	for i, sc := range window {
+		in.Candidates[i] = sc.Candidate
+		for st := range in.Scores {
+			in.Scores[st][i] = sc.StageScores[st]
+		}
+	}
+	return in
+}
+
 // Rerank scores cands (in first-stage order, Rank set) and returns them
 // sorted by fused score, highest first. A candidate whose Rank is not set
 // (0) takes its place in cands, i+1, as its rank: candidates built by hand

@@ -635,22 +635,12 @@ func (x *Index) fusionTerms(scored []Scored) *fusionTerms {
 	if !ok {
 		return nil
 	}
-	w := min(x.pipeline.WindowSize(), len(scored))
-	in := FusionInput{Names: x.pipeline.StageNames(), Candidates: make([]Candidate, w), Scores: make([][]float64, len(x.pipeline.Stages))}
-	for st := range in.Scores {
-		in.Scores[st] = make([]float64, w)
-		for i, sc := range scored[:w] {
-			in.Scores[st][i] = sc.StageScores[st]
-		}
-	}
-	for i, sc := range scored[:w] {
-		in.Candidates[i] = sc.Candidate
-	}
+	in := x.pipeline.WindowInput(scored)
 	names, rows, weights, err := tf.Terms(in)
 	if err != nil {
 		return nil // the search fused this window; it cannot fail now
 	}
-	t := &fusionTerms{method: "linear fusion", names: names, weights: weights, rows: make(map[int][]float64, w)}
+	t := &fusionTerms{method: "linear fusion", names: names, weights: weights, rows: make(map[int][]float64, len(rows))}
 	if _, ok := tf.(*Agreement); ok {
 		t.method = "agreement fusion (each weight its prior scaled by the feature's agreement with the others over the window)"
 	}

@@ -2,6 +2,7 @@ package recipe
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -127,9 +128,13 @@ func TestBEIRUnsupervisedFusion(t *testing.T) {
 	}
 	for _, tc := range tests {
 		out := filepath.Join(t.TempDir(), "out")
-		o := BEIROptions{Data: data, Out: out, Unsupervised: true, Stages: []string{"overlap", "bm25"}, Fusion: tc.fusion, AfterFusion: tc.afterFusion}
+		var report strings.Builder
+		o := BEIROptions{Data: data, Out: out, Unsupervised: true, Stages: []string{"overlap", "bm25"}, Fusion: tc.fusion, AfterFusion: tc.afterFusion, Log: &report}
 		if err := BEIR(ctx, o); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if says := strings.Contains(report.String(), "agreement fusion, mean weight"); says != (tc.wantMethod == "agreement") {
+			t.Errorf("%s: the report says the agreement weights: %v, want %v", tc.name, says, !says)
 		}
 		cfg, err := rerank.ReadConfig(filepath.Join(out, "pipeline.yaml"))
 		if err != nil {
@@ -154,5 +159,47 @@ func TestBEIRUnsupervisedFusion(t *testing.T) {
 		if err := BEIR(ctx, o); err == nil {
 			t.Errorf("fusion %q, after fusion %q, unsupervised %v, pseudo %v: ran", o.Fusion, o.AfterFusion, o.Unsupervised, o.Pseudo.Kinds)
 		}
+	}
+}
+
+// TestAgreementWeights: the report's mean weights are the agreement
+// fusion's weights in each window, averaged over the windows, for the
+// features it weighs.
+func TestAgreementWeights(t *testing.T) {
+	down, up := []float64{4, 3, 2, 1}, []float64{1, 2, 3, 4}
+	in := rerank.FusionInput{
+		Names:      []string{"a", "b", "c"},
+		Candidates: []rerank.Candidate{{Rank: 1}, {Rank: 2}, {Rank: 3}, {Rank: 4}},
+		Scores:     [][]float64{down, up, down},
+	}
+	// a and c agree and keep their priors; b, against them, weighs 0
+	// (rerank's TestAgreement); a window where a, b and c are all alike
+	// keeps b's prior too.
+	alike := in
+	alike.Scores = [][]float64{down, down, down}
+	a := agreementWeights{fusion: &rerank.Agreement{Weights: map[string]float64{"a": 2, "b": 1, "c": 2}}}
+	if got := a.means(); got != nil {
+		t.Fatalf("means before any window: %v", got)
+	}
+	for _, w := range []rerank.FusionInput{in, alike} {
+		if err := a.add(w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []FeatureWeight{{"a", 2, 2}, {"b", 1, 0.5}, {"c", 2, 2}}
+	got := a.means()
+	if len(got) != len(want) {
+		t.Fatalf("means %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i].Name != want[i].Name || got[i].Prior != want[i].Prior || math.Abs(got[i].Mean-want[i].Mean) > 1e-12 {
+			t.Errorf("means %v, want %v", got, want)
+		}
+	}
+	if note, want := WeightsNote(got), "a 2.00 (2), b 0.50 (1), c 2.00 (2)"; !strings.HasSuffix(note, want) {
+		t.Errorf("note %q, want one ending %q", note, want)
+	}
+	if WeightsNote(nil) != "" {
+		t.Error("a note without weights")
 	}
 }

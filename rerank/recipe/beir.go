@@ -395,6 +395,9 @@ func BEIR(ctx context.Context, o BEIROptions) error {
 	case o.Unsupervised:
 		fmt.Fprintln(w, unsupervisedNote(unsupervised, o.Fusion, len(o.Stages) > 0, o.Vectors != ""))
 	}
+	if note := WeightsNote(runs.Weights); note != "" {
+		fmt.Fprintln(w, note)
+	}
 	if regularize != nil {
 		fmt.Fprintln(w, afterFusionNote(*regularize))
 	}

@@ -22,6 +22,75 @@ import (
 type Runs struct {
 	Names []string
 	Runs  map[string]dataset.Run
+	// Weights, when RunAll's pipeline fuses by agreement
+	// (rerank.Agreement), are the weights each feature it weighs took
+	// in the queries' windows, averaged over the queries: how far the
+	// fusion trusted each stage on the collection.
+	Weights []FeatureWeight
+}
+
+// FeatureWeight is a fusion feature's prior weight and its mean weight
+// over queries (see Runs.Weights).
+type FeatureWeight struct {
+	Name        string
+	Prior, Mean float64
+}
+
+// WeightsNote says, for a run's report, what weights the agreement
+// fusion gave each feature on average; "" without any.
+func WeightsNote(ws []FeatureWeight) string {
+	if len(ws) == 0 {
+		return ""
+	}
+	parts := make([]string, len(ws))
+	for i, fw := range ws {
+		parts[i] = fmt.Sprintf("%s %.2f (%.3g)", fw.Name, fw.Mean, fw.Prior)
+	}
+	return "agreement fusion, mean weight over the queries' windows (prior in brackets): " + strings.Join(parts, ", ")
+}
+
+// agreementWeights sums, query by query, the weights an agreement fusion
+// gives each feature it weighs (see Runs.Weights).
+type agreementWeights struct {
+	fusion  *rerank.Agreement
+	names   []string
+	sums    map[string]float64
+	queries int
+}
+
+// add adds the weights of the window in.
+func (a *agreementWeights) add(in rerank.FusionInput) error {
+	names, _, w, err := a.fusion.Terms(in)
+	if err != nil {
+		return err
+	}
+	if a.sums == nil {
+		a.sums = map[string]float64{}
+	}
+	for f, n := range names {
+		if a.fusion.Weights[n] == 0 {
+			continue
+		}
+		if _, ok := a.sums[n]; !ok {
+			a.names = append(a.names, n)
+		}
+		a.sums[n] += w[f]
+	}
+	a.queries++
+	return nil
+}
+
+// means returns the features' mean weights, in the fusion's feature
+// order; nil before any query.
+func (a *agreementWeights) means() []FeatureWeight {
+	if a.queries == 0 {
+		return nil
+	}
+	out := make([]FeatureWeight, len(a.names))
+	for i, n := range a.names {
+		out[i] = FeatureWeight{Name: n, Prior: a.fusion.Weights[n], Mean: a.sums[n] / float64(a.queries)}
+	}
+	return out
 }
 
 func (r *Runs) add(name string, run dataset.Run) {
@@ -66,9 +135,16 @@ func RunAll(ctx context.Context, idx bleve.Index, ds *dataset.Dataset, p *rerank
 	for i := range stageRuns {
 		stageRuns[i] = dataset.NewRun()
 	}
+	var weights agreementWeights
+	weights.fusion, _ = p.Fusion.(*rerank.Agreement)
 	// Every stage scores each query once, inside the pipeline; each
 	// stage's own order comes from the raw scores the pipeline keeps.
 	err := offline.EachQuery(ctx, idx, ds, p, func(_ int, q dataset.Query, hits []rerank.Candidate, scored []rerank.Scored) error {
+		if weights.fusion != nil {
+			if err := weights.add(p.WindowInput(scored)); err != nil {
+				return err
+			}
+		}
 		for _, h := range hits {
 			first.Add(q.ID, dataset.Entry{DocID: h.ID, Rank: h.Rank, Score: index.DistinctScore(h.Score, h.Rank)})
 		}
@@ -116,6 +192,7 @@ func RunAll(ctx context.Context, idx bleve.Index, ds *dataset.Dataset, p *rerank
 		out.add("stage "+st.Name(), stageRuns[s])
 	}
 	out.add("fused pipeline", fused)
+	out.Weights = weights.means()
 	return out, nil
 }
 
