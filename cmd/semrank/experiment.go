@@ -181,7 +181,7 @@ pipelines name those fields.`,
 	bf.StringArrayVar(&o.opts.Text, "text", nil, "BEIR directory whose queries and documents add unlabeled text for the stages that learn from text (repeatable; judgments not read)")
 	bf.IntVar(&o.opts.Depth, "depth", 100, "first-stage candidates per query")
 	bf.StringVar(&o.opts.Vectors, "vectors", "", "pre-trained word vectors (GloVe or word2vec text, word2vec binary, or a bundle) that the wmd and ssg stages fine-tune on DIR's text")
-	bf.StringSliceVar(&o.pseudo, "pseudo", []string{"none"}, "--unsupervised: pseudo-query kinds drawn from the corpus to train stages and fusion on, in order of preference (title, sentence, terms; e.g. title,sentence), or none for the text-only stages fused at fixed equal weights")
+	bf.StringSliceVar(&o.pseudo, "pseudo", []string{"none"}, "--unsupervised: pseudo-query kinds drawn from the corpus to train stages and fusion on, in order of preference (title, sentence, terms; e.g. title,sentence), or none for the text-only stages fused without training (--fusion)")
 	bf.IntVar(&o.opts.Pseudo.Queries, "pseudo-queries", recipe.DefaultPseudoQueries, "--unsupervised: pseudo-queries to draw")
 	bf.IntVar(&o.opts.Pseudo.Neighbours, "pseudo-neighbours", recipe.DefaultPseudoNeighbours, "--unsupervised: make each pseudo-query's N nearest documents (BM25 of its whole document) weakly relevant; 0 for its own document alone")
 	bf.StringVar(&o.opts.Fusion, "fusion", "", "fusion: supervised, linear (default) or lambdamart; --unsupervised (without --pseudo), agreement (default: equal weights scaled in each window by each signal's agreement with the others) or equal (fixed equal weights)")

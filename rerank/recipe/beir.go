@@ -61,7 +61,7 @@ type BEIROptions struct {
 	// Pseudo, when its Kinds are set, makes an unsupervised run train
 	// on pseudo-queries of those kinds drawn from the corpus (see
 	// SelfTrainedStages and Select); without, an unsupervised run fuses
-	// UnsupervisedStages at fixed equal weights.
+	// UnsupervisedStages as Fusion says.
 	Pseudo PseudoOptions
 	// ChooseFeedback, with FirstStage.Feedback set, keeps that feedback
 	// only where ChooseFeedback finds that it helps on pseudo-queries
@@ -97,9 +97,10 @@ func SupervisedStages() []rerank.StageSpec {
 
 // UnsupervisedStages need no judgments: the lexical scores tfidf, bm25
 // and length and the unsupervised semantic stages (wmd, ssg) this build
-// has, fused with the first-stage rank at fixed equal weights: the
-// unsupervised recipe without pseudo-queries, and the prior the self-trained
-// recipe's learned fusion competes with (see Select). Of
+// has, fused with the first-stage rank: by agreement in the
+// unsupervised recipe without pseudo-queries (BEIROptions.Fusion), at
+// fixed equal weights in the prior the self-trained recipe's learned
+// fusion competes with (see Select). Of
 // LexicalStages, overlap is left out (UnsupervisedLeftOut): the share of
 // query words a candidate holds is what tfidf and bm25 already weigh,
 // better, and a fusion with fixed weights cannot learn to discount a third
@@ -148,7 +149,8 @@ func UnsupervisedLeftOut() []string {
 // custom Stages, where it beats the first stage; otherwise none is
 // kept); pipeline.yaml holds the kept stages and o.Out/stages.txt says
 // which were kept and why. Without pseudo-query kinds, one pipeline fuses
-// UnsupervisedStages at fixed equal weights.
+// UnsupervisedStages as o.Fusion says (by agreement unless "equal"),
+// and the report gives the agreement fusion's mean weights.
 //
 // Once its options are checked, BEIR locks Out for the rest of the run,
 // and each fold's directory before training there, as Fit does: a second
