@@ -146,7 +146,9 @@ recipe_run() {
 # index and models) with its pipeline.yaml's fusion replaced as NAME says
 # (equalreg: fusion.regularize; agree: method agreement; both: the two;
 # adaptive: fusion.regularize with adaptive: true; bothrm3: both, and an
-# rm3 stage) into OUT.trec, writing that pipeline to DIR/NAME.yaml.
+# rm3 stage; lexical: equal weights on the first-stage rank, tfidf, bm25
+# and length, wmd and ssg left out) into OUT.trec, writing that pipeline
+# to DIR/NAME.yaml.
 fusion_variant() {
 	local dir=$1 d=$2 n=$3 out=$4 f
 	case $n in
@@ -154,6 +156,7 @@ fusion_variant() {
 	agree) f='fusion:\n    method: agreement\n' ;;
 	both | bothrm3) f='fusion:\n    method: agreement\n    regularize: {}\n' ;;
 	adaptive) f='fusion:\n    regularize: {adaptive: true}\n' ;;
+	lexical) f='fusion:\n    weights: {first_rank: 1, tfidf: 1, bm25: 1, length: 1}\n' ;;
 	*)
 		echo "fusion_variant: unknown variant $n" >&2
 		return 2
@@ -1417,9 +1420,9 @@ run() {
 		# fusion.regularize (equalreg), fusion method agreement alone
 		# (agree), both (both: must rank the judged queries as C-default
 		# does, byte for byte, $R/agreement/C-same.txt says),
-		# fusion.regularize with adaptive: true (adaptive) and both with
-		# an rm3 stage added (bothrm3), each against BM25 and the recipe
-		# before.
+		# fusion.regularize with adaptive: true (adaptive), both with
+		# an rm3 stage added (bothrm3) and the recipe before without wmd
+		# and ssg (lexical), each against BM25 and the recipe before.
 		local c d n
 		mkdir -p "$R/agreement"
 		for c in ${AGREE:-adi med cacm lisa B-all time}; do
@@ -1427,7 +1430,7 @@ run() {
 			recipe_run "$R/agreement/$c-equal" "$d" --unsupervised "${EQUAL[@]}"
 			recipe_run "$R/agreement/$c-default" "$d" --unsupervised
 			compare_runs "$R/agreement/$c-default-vs-equal" "$d" "$R/agreement/$c-default/run.trec" "$R/agreement/$c-equal/run.trec"
-			for n in equalreg agree both adaptive bothrm3; do
+			for n in equalreg agree both adaptive bothrm3 lexical; do
 				fusion_variant "$R/agreement/$c-equal" "$d" "$n" "$R/agreement/$c-$n"
 				compare_runs "$R/agreement/$c-$n" "$d" "$R/agreement/$c-$n.trec" "$R/agreement/$c-equal/baseline.trec"
 				compare_runs "$R/agreement/$c-$n-vs-equal" "$d" "$R/agreement/$c-$n.trec" "$R/agreement/$c-equal/run.trec"
