@@ -382,6 +382,20 @@ func TestAgreement(t *testing.T) {
 			}
 		}
 	}
+	// A window of one candidate, or of two, has no agreement to measure
+	// beyond its size: it fuses to zeros (one), or to finite scores (two).
+	for n := 1; n <= 2; n++ {
+		in := FusionInput{Names: []string{"a", "b"}, Candidates: cands[:n], Scores: [][]float64{down[:n], up[:n]}}
+		got, err := (&Agreement{Weights: map[string]float64{"a": 1, "b": 1, FeatureFirstRank: 1}}).Fuse(in)
+		if err != nil || len(got) != n {
+			t.Fatalf("window of %d: %v, %v", n, got, err)
+		}
+		for _, v := range got {
+			if math.IsNaN(v) || math.IsInf(v, 0) || n == 1 && v != 0 {
+				t.Errorf("window of %d fused to %v", n, got)
+			}
+		}
+	}
 	in := FusionInput{Names: []string{"a"}, Candidates: cands, Scores: [][]float64{down}}
 	for _, w := range []map[string]float64{{"a": math.Inf(1)}, {"a": math.NaN()}, {"nosuch": 1}} {
 		if _, err := (&Agreement{Weights: w}).Fuse(in); err == nil {
