@@ -793,3 +793,24 @@ func TestWrapExplainsAgreement(t *testing.T) {
 		}
 	}
 }
+
+// TestWrapExplainsStagelessFusion: a pipeline without stages still fuses
+// the first-stage rank, and each reranked hit's explanation gives that
+// term.
+func TestWrapExplainsStagelessFusion(t *testing.T) {
+	idx := newIndex(t, docs("d", 6))
+	p := &rerank.Pipeline{Window: 100, Fusion: &rerank.Linear{Weights: map[string]float64{rerank.FeatureFirstRank: 1}}}
+	res, err := rerank.Wrap(idx, p).Search(bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), 6, 0, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) == 0 {
+		t.Fatal("no hits")
+	}
+	for _, h := range res.Hits {
+		f := h.Expl.Children[len(h.Expl.Children)-1]
+		if !strings.HasPrefix(f.Message, "linear fusion") || len(f.Children) != 1 || !strings.HasPrefix(f.Children[0].Message, rerank.FeatureFirstRank) {
+			t.Errorf("hit %s fusion explained as %q with %d terms", h.ID, f.Message, len(f.Children))
+		}
+	}
+}
