@@ -3,6 +3,7 @@ package rerank_test
 import (
 	"context"
 	"fmt"
+	"iter"
 	"math"
 	"slices"
 	"strings"
@@ -769,18 +770,9 @@ func TestWrapPlainIndexTextFields(t *testing.T) {
 // fusion names it and sums the terms of the weights it used in that
 // window, which give the hit's score.
 func TestWrapExplainsAgreement(t *testing.T) {
-	idx := newIndex(t, docs("d", 8))
 	p := shortFirst()
 	p.Fusion = &rerank.Agreement{Weights: map[string]float64{"short": 1, rerank.FeatureFirstRank: 1}}
-	res, err := rerank.Wrap(idx, p).Search(bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), 8, 0, true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Hits) == 0 {
-		t.Fatal("no hits")
-	}
-	for _, h := range res.Hits {
-		f := h.Expl.Children[len(h.Expl.Children)-1]
+	for h, f := range explainedFusions(t, p, 8) {
 		if !strings.HasPrefix(f.Message, "agreement fusion") {
 			t.Fatalf("hit %s fusion explained as %q", h.ID, f.Message)
 		}
@@ -798,19 +790,31 @@ func TestWrapExplainsAgreement(t *testing.T) {
 // the first-stage rank, and each reranked hit's explanation gives that
 // term.
 func TestWrapExplainsStagelessFusion(t *testing.T) {
-	idx := newIndex(t, docs("d", 6))
 	p := &rerank.Pipeline{Window: 100, Fusion: &rerank.Linear{Weights: map[string]float64{rerank.FeatureFirstRank: 1}}}
-	res, err := rerank.Wrap(idx, p).Search(bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), 6, 0, true))
+	for h, f := range explainedFusions(t, p, 6) {
+		if !strings.HasPrefix(f.Message, "linear fusion") || len(f.Children) != 1 || !strings.HasPrefix(f.Children[0].Message, rerank.FeatureFirstRank) {
+			t.Errorf("hit %s fusion explained as %q with %d terms", h.ID, f.Message, len(f.Children))
+		}
+	}
+}
+
+// explainedFusions searches n documents of docs for "bank" through p with
+// explanations and yields each hit with its explanation's last child, the
+// fusion's; it fails the test when nothing is found.
+func explainedFusions(t *testing.T, p *rerank.Pipeline, n int) iter.Seq2[*search.DocumentMatch, *search.Explanation] {
+	t.Helper()
+	res, err := rerank.Wrap(newIndex(t, docs("d", n)), p).Search(bleve.NewSearchRequestOptions(bleve.NewMatchQuery("bank"), n, 0, true))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Hits) == 0 {
 		t.Fatal("no hits")
 	}
-	for _, h := range res.Hits {
-		f := h.Expl.Children[len(h.Expl.Children)-1]
-		if !strings.HasPrefix(f.Message, "linear fusion") || len(f.Children) != 1 || !strings.HasPrefix(f.Children[0].Message, rerank.FeatureFirstRank) {
-			t.Errorf("hit %s fusion explained as %q with %d terms", h.ID, f.Message, len(f.Children))
+	return func(yield func(*search.DocumentMatch, *search.Explanation) bool) {
+		for _, h := range res.Hits {
+			if !yield(h, h.Expl.Children[len(h.Expl.Children)-1]) {
+				return
+			}
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -140,32 +139,30 @@ func RunAll(ctx context.Context, idx bleve.Index, ds *dataset.Dataset, p *rerank
 	// Every stage scores each query once, inside the pipeline; each
 	// stage's own order comes from the raw scores the pipeline keeps.
 	err := offline.EachQuery(ctx, idx, ds, p, func(_ int, q dataset.Query, hits []rerank.Candidate, scored []rerank.Scored) error {
-		if weights.fusion != nil {
-			if err := weights.add(p.WindowInput(scored)); err != nil {
-				return err
-			}
-		}
 		for _, h := range hits {
 			first.Add(q.ID, dataset.Entry{DocID: h.ID, Rank: h.Rank, Score: index.DistinctScore(h.Score, h.Rank)})
 		}
 		for j, c := range scored {
 			fused.Add(q.ID, dataset.Entry{DocID: c.ID, Rank: j + 1, Score: c.Score})
 		}
-		// The window's candidates, back in first-stage order.
-		var window []rerank.Scored
-		for _, c := range scored {
-			if c.StageScores != nil {
-				window = append(window, c)
+		// The window as the fusion saw it: its candidates in first-stage
+		// order and their stage scores.
+		in := p.WindowInput(scored)
+		if weights.fusion != nil {
+			if err := weights.add(in); err != nil {
+				return err
 			}
 		}
-		sort.Slice(window, func(a, b int) bool { return window[a].Rank < window[b].Rank })
-		for s := range p.Stages {
-			order := slices.Clone(window)
-			sort.SliceStable(order, func(a, b int) bool { return order[a].StageScores[s] > order[b].StageScores[s] })
-			for r, c := range order {
-				stageRuns[s].Add(q.ID, dataset.Entry{DocID: c.ID, Rank: r + 1, Score: float64(len(hits) - r)})
+		for s, scores := range in.Scores {
+			order := make([]int, len(in.Candidates))
+			for i := range order {
+				order[i] = i
 			}
-			for r := len(window); r < len(hits); r++ {
+			sort.SliceStable(order, func(a, b int) bool { return scores[order[a]] > scores[order[b]] })
+			for r, i := range order {
+				stageRuns[s].Add(q.ID, dataset.Entry{DocID: in.Candidates[i].ID, Rank: r + 1, Score: float64(len(hits) - r)})
+			}
+			for r := len(order); r < len(hits); r++ {
 				stageRuns[s].Add(q.ID, dataset.Entry{DocID: hits[r].ID, Rank: r + 1, Score: float64(len(hits) - r)})
 			}
 		}
