@@ -35,24 +35,26 @@ var MinSplitPostings uint64 = 4096
 // MinSplitPostings to math.MaxUint64.
 var searching atomic.Int64
 
-// Search answers req as idx.SearchInContext does, on two cores where it
-// can. Bleve collects a search's hits on one goroutine, and a long query
-// over a large index (a disjunction of a few dozen terms, as a question
-// makes) spends its time there, scoring every matching document. Where
-// idx is one scorch index, no other Search holds the other cores, req is
-// a plain search by score (no facets, highlights, explanations,
-// locations, sort keys, cursors, pre-search data or search callbacks) and
-// its query reads at least MinSplitPostings postings, the index's
-// documents are searched as two halves at once: req's own searcher
-// scores one while a second searcher over the same snapshot scores the
-// other on another goroutine; each keeps only the hits that can still
-// rank among the first From+Size, and Bleve's collector reads both
-// halves' in document order. The hits, their order and Total are those
-// of one search, with one proviso SearchTiesByID absorbs: a disjunction's
-// score can differ in its last bits (Bleve sums its terms in an order
-// that depends on the path its searcher took to the document), so hits
-// whose scores differ only there can trade places. HitNumbers count the
-// hits the collector saw.
+// Search answers req as idx.SearchInContext does, faster where it can.
+// Where idx is one scorch index and req a plain search by score (no
+// facets, highlights, explanations, locations, sort keys, cursors,
+// pre-search data or search callbacks), a text search's query (a match
+// query, or disjunctions of match and term queries) is scored term at a
+// time (see SumTerms), and other queries reading at least
+// MinSplitPostings postings, while no other Search holds the other cores,
+// are searched on two cores. Bleve collects a search's hits on one
+// goroutine, and a long query over a large index (a disjunction of a few
+// dozen terms, as a question makes) spends its time there, scoring every
+// matching document. Split, the index's documents are searched as two
+// halves at once: req's own searcher scores one while a second searcher
+// over the same snapshot scores the other on another goroutine; each
+// keeps only the hits that can still rank among the first From+Size, and
+// Bleve's collector reads both halves' in document order. The hits, their
+// order and Total are those of one search, with one proviso
+// SearchTiesByID absorbs: a disjunction's score can differ in its last
+// bits (Bleve sums its terms in an order that depends on the path its
+// searcher took to the document), so hits whose scores differ only there
+// can trade places. HitNumbers count the hits the collector saw.
 func Search(ctx context.Context, idx bleve.Index, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
 	res, _, err := splitSearch(ctx, idx, req)
 	return res, err
@@ -62,22 +64,27 @@ func Search(ctx context.Context, idx bleve.Index, req *bleve.SearchRequest) (*bl
 func splitSearch(ctx context.Context, idx bleve.Index, req *bleve.SearchRequest) (*bleve.SearchResult, bool, error) {
 	n := searching.Add(1)
 	defer searching.Add(-1)
-	if n > int64(runtime.GOMAXPROCS(0)/2) || !splittable(ctx, idx, req) {
+	if !byScoreAlone(ctx, idx, req) {
+		res, err := idx.SearchInContext(ctx, req)
+		return res, false, err
+	}
+	if SumTerms && summable(req.Query) {
+		q := &sumQuery{Query: req.Query, keep: req.From + req.Size}
+		res, err := searchAs(ctx, idx, req, q)
+		if err == nil && q.sum != nil {
+			// The collector counted the hits it was given.
+			res.Total += q.sum.dropped
+		}
+		return res, false, err
+	}
+	if n > int64(runtime.GOMAXPROCS(0)/2) || !splitSafe(req.Query) {
 		res, err := idx.SearchInContext(ctx, req)
 		return res, false, err
 	}
 	q := &splitQuery{Query: req.Query, keep: req.From + req.Size}
-	r := *req
-	r.Query = q
-	res, err := idx.SearchInContext(ctx, &r)
-	if err != nil {
-		return nil, false, err
-	}
-	if res.Request == &r {
-		res.Request = req // as Bleve sets it: with Explain
-	}
-	if q.split == nil {
-		return res, false, nil
+	res, err := searchAs(ctx, idx, req, q)
+	if err != nil || q.split == nil {
+		return res, false, err
 	}
 	// The collector counted the odd chunks' hits it was given; their
 	// searcher counted them all.
@@ -85,9 +92,28 @@ func splitSearch(ctx context.Context, idx bleve.Index, req *bleve.SearchRequest)
 	return res, true, nil
 }
 
-// splittable reports whether Search may split req's search of idx.
-func splittable(ctx context.Context, idx bleve.Index, req *bleve.SearchRequest) bool {
-	if req == nil || req.Query == nil || !splitSafe(req.Query) {
+// searchAs answers req with its query replaced by q, a query that
+// searches as req's does.
+func searchAs(ctx context.Context, idx bleve.Index, req *bleve.SearchRequest, q query.Query) (*bleve.SearchResult, error) {
+	r := *req
+	r.Query = q
+	res, err := idx.SearchInContext(ctx, &r)
+	if err != nil {
+		return nil, err
+	}
+	if res.Request == &r {
+		res.Request = req // as Bleve sets it: with Explain
+	}
+	return res, nil
+}
+
+// byScoreAlone reports whether req is a plain search by score of idx,
+// one scorch index, that Search may answer with a searcher of its own
+// (split or summing terms): no facets, highlights, explanations,
+// locations, sort keys, cursors, pre-search data, search callbacks,
+// synonyms or nested documents.
+func byScoreAlone(ctx context.Context, idx bleve.Index, req *bleve.SearchRequest) bool {
+	if req == nil || req.Query == nil {
 		return false
 	}
 	if req.Size <= 0 || req.From < 0 || req.From+req.Size <= 0 || req.Facets != nil || req.Highlight != nil ||
@@ -284,9 +310,8 @@ type splitSearcher struct {
 	err       error
 
 	collected bool
-	dropped   uint64   // both halves' hits not passed on
-	hits      []scored // both halves' hits passed on, yielded from next
-	next      int
+	dropped   uint64 // both halves' hits not passed on
+	passed           // both halves' hits passed on
 }
 
 // scored is a hit passed on: its document number and score.
@@ -321,20 +346,38 @@ func (s *splitSearcher) Next(sc *search.SearchContext) (*search.DocumentMatch, e
 		s.dropped = even.dropped + s.odd.dropped
 		s.hits = mergeByNumber(even.hits, s.odd.hits)
 	}
-	if s.next == len(s.hits) {
-		return nil, nil
+	return s.passed.match(sc), nil
+}
+
+// Advance implements search.Searcher.
+func (s *splitSearcher) Advance(sc *search.SearchContext, id bindex.IndexInternalID) (*search.DocumentMatch, error) {
+	return advance(s, sc, id)
+}
+
+// passed is the hits a searcher of Search's passes on to Bleve's
+// collector, by document number.
+type passed struct {
+	hits []scored
+	next int
+}
+
+// match returns the next hit passed on as a match from sc's pool, nil
+// after the last.
+func (p *passed) match(sc *search.SearchContext) *search.DocumentMatch {
+	if p.next == len(p.hits) {
+		return nil
 	}
-	h := s.hits[s.next]
-	s.next++
+	h := p.hits[p.next]
+	p.next++
 	d := sc.DocumentMatchPool.Get()
 	d.IndexInternalID = bindex.NewIndexInternalID(d.IndexInternalID, h.num)
 	d.Score = h.score
-	return d, nil
+	return d
 }
 
-// Advance implements search.Searcher by reading on to id; the collector
-// does not advance the searcher it collects from.
-func (s *splitSearcher) Advance(sc *search.SearchContext, id bindex.IndexInternalID) (*search.DocumentMatch, error) {
+// advance implements s's Advance by reading on to id: the collector does
+// not advance the searcher it collects from.
+func advance(s search.Searcher, sc *search.SearchContext, id bindex.IndexInternalID) (*search.DocumentMatch, error) {
 	for {
 		d, err := s.Next(sc)
 		if err != nil || d == nil || d.IndexInternalID.Compare(id) >= 0 {

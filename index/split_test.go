@@ -69,13 +69,13 @@ func splitIndex(t testing.TB, scoring string) (bleve.Index, []dataset.Query) {
 }
 
 // splitting makes splitSearch split every search it may for the rest of
-// the test: two processors, no least size.
+// the test: two processors, no least size, no term sums.
 func splitting(t testing.TB) {
 	procs := runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))
-	least := MinSplitPostings
-	MinSplitPostings = 0
+	least, sums := MinSplitPostings, SumTerms
+	MinSplitPostings, SumTerms = 0, false
 	t.Cleanup(func() {
-		MinSplitPostings = least
+		MinSplitPostings, SumTerms = least, sums
 		runtime.GOMAXPROCS(procs)
 	})
 }

@@ -1,0 +1,550 @@
+package index
+
+import (
+	"context"
+	"math"
+	"math/bits"
+	"reflect"
+	"slices"
+	"sync"
+
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/blevesearch/bleve/v2/search/scorer"
+	"github.com/blevesearch/bleve/v2/search/searcher"
+	bindex "github.com/blevesearch/bleve_index_api"
+)
+
+// SumTerms makes Search score the queries a text search sends (a match
+// query, a disjunction of match and term queries, nested) term at a time
+// (see sumQuery) rather than with Bleve's disjunction searchers. false
+// leaves every search to Bleve's searchers.
+var SumTerms = true
+
+// sumWindow is how many document numbers sumSearcher scores at once: its
+// accumulators stay in the processor's cache, and their memory is bounded
+// whatever the index's size.
+const sumWindow = 4096
+
+// sumQuery is a query whose searcher scores its Query term at a time
+// where Query is a tree of disjunctions over terms: a match query (its
+// operator or, no fuzziness), a disjunction (min at most 1) of such
+// queries, term queries and disjunctions. It is only ever the top of a
+// request's query. Bleve's disjunction searchers score document at a
+// time, keeping every term's postings in a heap ordered by document and
+// allocating a match for each posting; most of a long query's search goes
+// there. sumSearcher instead adds each term's postings into
+// accumulators a window of document numbers at a time, computing every
+// score as Bleve's term and disjunction scorers do (the same idf, query
+// norm, term score and coordination factor), and passes on, in document
+// order, only the hits that can still rank among the collector's keep.
+// A disjunction's terms are added in the order Bleve's disjunction over
+// ten terms or fewer adds them; over more, Bleve's order depends on its
+// heap's path to each document, so scores may differ from Bleve's in
+// their last bits, as a split search's may (see StableScore).
+type sumQuery struct {
+	query.Query
+	keep int // the collector's From+Size
+
+	sum *sumSearcher // set when the searcher sums terms
+}
+
+// Searcher returns a sumSearcher over r where q.Query is a tree of
+// disjunctions over terms and r a scorch snapshot, else q.Query's own.
+func (q *sumQuery) Searcher(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, o search.SearcherOptions) (search.Searcher, error) {
+	if _, ok := r.(*scorch.IndexSnapshot); !ok || o.Explain || o.IncludeTermVectors || o.Score == "none" || q.sum != nil || !summable(q.Query) {
+		return q.Query.Searcher(ctx, r, m, o)
+	}
+	for _, k := range []any{search.BM25StatsKey, search.FieldTermSynonymMapKey, search.IncludeScoreBreakdownKey} {
+		if ctx.Value(k) != nil {
+			return q.Query.Searcher(ctx, r, m, o)
+		}
+	}
+	model := bindex.DefaultScoringModel
+	if f, ok := ctx.Value(search.GetScoringModelCallbackKey).(search.GetScoringModelCallbackFn); ok {
+		model = f()
+	}
+	b := sumBuilder{ctx: ctx, r: r, m: m, model: model}
+	root, ok, err := b.node(q.Query)
+	if err != nil || !ok || root.leaf != nil {
+		b.close()
+		if err != nil {
+			return nil, err
+		}
+		return q.Query.Searcher(ctx, r, m, o)
+	}
+	root.setQueryNorm(1 / math.Sqrt(root.weight()))
+	q.sum = &sumSearcher{ctx: ctx, root: root, leaves: b.leaves, keep: q.keep}
+	return q.sum, nil
+}
+
+// maxSumNodes is the most disjunctions (match queries among them) a
+// query sumQuery scores may hold: each holds its accumulators while the
+// search runs.
+const maxSumNodes = 64
+
+// summable reports whether q is a tree of disjunctions over terms that
+// sumQuery scores: built only of match queries with the or operator and
+// no fuzziness, disjunctions that need at most one match, and, below a
+// disjunction, term queries; maxSumNodes disjunctions at most.
+func summable(q query.Query) bool {
+	nodes := 0
+	return summableCounting(q, &nodes)
+}
+
+// summableCounting is summable, counting q's disjunctions in nodes.
+func summableCounting(q query.Query, nodes *int) bool {
+	if *nodes++; *nodes > maxSumNodes {
+		return false
+	}
+	switch q := q.(type) {
+	case *query.MatchQuery:
+		return q.Operator == query.MatchQueryOperatorOr && q.Fuzziness == 0 && !unexportedBool(q, "autoFuzzy")
+	case *query.DisjunctionQuery:
+		if int(q.Min) > 1 || len(q.Disjuncts) == 0 || unexportedBool(q, "retrieveScoreBreakdown") || tooMany(len(q.Disjuncts)) {
+			return false
+		}
+		for _, d := range q.Disjuncts {
+			if _, term := d.(*query.TermQuery); !term && !summableCounting(d, nodes) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// unexportedBool reads q's unexported bool field name, true (so that the
+// query is left to Bleve) where this build of Bleve has no such field.
+func unexportedBool(q any, name string) bool {
+	f := reflect.ValueOf(q).Elem().FieldByName(name)
+	return !f.IsValid() || f.Kind() != reflect.Bool || f.Bool()
+}
+
+// tooMany reports whether a disjunction of n clauses is over Bleve's
+// limit, which Bleve's own searcher reports.
+func tooMany(n int) bool {
+	return searcher.DisjunctionMaxClauseCount != 0 && n > searcher.DisjunctionMaxClauseCount
+}
+
+// sumNode is a disjunction of the tree sumSearcher scores, or one of its
+// terms (leaf set).
+type sumNode struct {
+	leaf *sumLeaf
+	kids []*sumNode // in the order Bleve adds their scores
+
+	*sumAcc // a disjunction's
+}
+
+// sumAcc is a disjunction's accumulators over the window being scored:
+// each document's sum of its matching kids' scores and their number, and
+// which documents any kid matched. They are left cleared after each
+// window, and kept for the next search in accs.
+type sumAcc struct {
+	sum  [sumWindow]float64
+	n    [sumWindow]int32
+	seen [sumWindow / 64]uint64
+}
+
+var accs = sync.Pool{New: func() any { return new(sumAcc) }}
+
+// sumLeaf is a term: its postings and its score's factors, as Bleve's
+// TermQueryScorer computes them.
+type sumLeaf struct {
+	r      bindex.TermFieldReader
+	tfd    bindex.TermFieldDoc
+	at     uint64 // the document number of the current posting
+	done   bool   // no posting left
+	count  uint64 // the term's documents
+	boost  float64
+	idf    float64
+	avg    float64 // the field's average length under BM25, else 0
+	weight float64 // Bleve's queryWeight: boost·idf·query norm
+}
+
+// sumBuilder builds the tree of a query over one index reader.
+type sumBuilder struct {
+	ctx    context.Context
+	r      bindex.IndexReader
+	m      mapping.IndexMapping
+	model  string
+	leaves []*sumLeaf
+}
+
+// node returns q's node, or false where a part of q cannot be summed
+// (a match query whose analyzer leaves no term, an unknown analyzer):
+// Bleve's searcher then answers, or reports the error.
+func (b *sumBuilder) node(q query.Query) (*sumNode, bool, error) {
+	switch q := q.(type) {
+	case *query.TermQuery:
+		field := q.FieldVal
+		if field == "" {
+			field = b.m.DefaultSearchField()
+		}
+		l, err := b.leaf(q.Term, field, q.BoostVal.Value())
+		return &sumNode{leaf: l}, err == nil, err
+	case *query.MatchQuery:
+		field := q.FieldVal
+		if field == "" {
+			field = b.m.DefaultSearchField()
+		}
+		name := q.Analyzer
+		if name == "" {
+			name = b.m.AnalyzerNameForPath(field)
+		}
+		a := b.m.AnalyzerNamed(name)
+		if a == nil {
+			return nil, false, nil
+		}
+		tokens := a.Analyze([]byte(q.Match))
+		if len(tokens) == 0 || tooMany(len(tokens)) {
+			return nil, false, nil
+		}
+		kids := make([]*sumNode, len(tokens))
+		for i, t := range tokens {
+			l, err := b.leaf(string(t.Term), field, q.BoostVal.Value())
+			if err != nil {
+				return nil, false, err
+			}
+			kids[i] = &sumNode{leaf: l}
+		}
+		return disjunction(kids), true, nil
+	case *query.DisjunctionQuery:
+		kids := make([]*sumNode, len(q.Disjuncts))
+		for i, d := range q.Disjuncts {
+			k, ok, err := b.node(d)
+			if err != nil || !ok {
+				return nil, ok, err
+			}
+			kids[i] = k
+		}
+		return disjunction(kids), true, nil
+	}
+	return nil, false, nil
+}
+
+// disjunction returns the disjunction of kids, ordered as Bleve's
+// searcher adds their scores: by ascending document count where it keeps
+// them in a slice (DisjunctionHeapTakeover clauses or fewer; Go's sort
+// of so few is stable), else as given.
+func disjunction(kids []*sumNode) *sumNode {
+	if len(kids) <= searcher.DisjunctionHeapTakeover {
+		slices.SortStableFunc(kids, func(a, b *sumNode) int {
+			ca, cb := a.count(), b.count()
+			switch {
+			case ca < cb:
+				return -1
+			case ca > cb:
+				return 1
+			}
+			return 0
+		})
+	}
+	return &sumNode{kids: kids, sumAcc: accs.Get().(*sumAcc)}
+}
+
+// leaf opens term's postings in field and computes its idf as Bleve's
+// term searcher does under b's scoring model.
+func (b *sumBuilder) leaf(term, field string, boost float64) (*sumLeaf, error) {
+	r, err := b.r.TermFieldReader(b.ctx, []byte(term), field, true, true, false)
+	if err != nil {
+		return nil, err
+	}
+	l := &sumLeaf{r: r, count: r.Count(), boost: boost}
+	b.leaves = append(b.leaves, l)
+	docs, err := b.r.DocCount()
+	if err != nil {
+		return nil, err
+	}
+	if b.model == bindex.BM25Scoring {
+		var card int
+		if br, ok := b.r.(bindex.BM25Reader); ok {
+			if card, err = br.FieldCardinality(field); err != nil {
+				return nil, err
+			}
+		}
+		if docs != 0 || card != 0 {
+			l.avg = math.Ceil(float64(card) / float64(docs))
+		}
+	}
+	if l.avg > 0 {
+		l.idf = math.Log(1 + (float64(docs)-float64(l.count)+0.5)/(float64(l.count)+0.5))
+	} else {
+		l.idf = 1.0 + math.Log(float64(docs)/float64(l.count+1.0))
+	}
+	return l, nil
+}
+
+// close closes the postings readers b opened.
+func (b *sumBuilder) close() error {
+	var first error
+	for _, l := range b.leaves {
+		if err := l.r.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// count is n's document count as Bleve's searchers estimate it: a term's
+// documents, a disjunction's kids' summed.
+func (n *sumNode) count() uint64 {
+	if n.leaf != nil {
+		return n.leaf.count
+	}
+	var c uint64
+	for _, k := range n.kids {
+		c += k.count()
+	}
+	return c
+}
+
+// weight is n's sum of squared weights, as Bleve's searchers compute it
+// for the query norm.
+func (n *sumNode) weight() float64 {
+	if l := n.leaf; l != nil {
+		w := l.boost * l.idf
+		return w * w
+	}
+	var w float64
+	for _, k := range n.kids {
+		w += k.weight()
+	}
+	return w
+}
+
+// setQueryNorm sets every term's query weight with the query norm, which
+// the top disjunction computes and hands down to every term.
+func (n *sumNode) setQueryNorm(norm float64) {
+	if l := n.leaf; l != nil {
+		l.weight = l.boost * l.idf * norm
+		return
+	}
+	for _, k := range n.kids {
+		k.setQueryNorm(norm)
+	}
+}
+
+// score is the term's score in the current posting, as TermQueryScorer
+// computes it.
+func (l *sumLeaf) score() float64 {
+	var tf float64
+	if l.tfd.Freq < scorer.MaxSqrtCache {
+		tf = scorer.SqrtCache[int(l.tfd.Freq)]
+	} else {
+		tf = math.Sqrt(float64(l.tfd.Freq))
+	}
+	var s float64
+	if l.avg > 0 {
+		fieldLength := 1 / (l.tfd.Norm * l.tfd.Norm)
+		s = l.idf * (tf * search.BM25_k1) /
+			(tf + search.BM25_k1*(1-search.BM25_b+(search.BM25_b*fieldLength/l.avg)))
+	} else {
+		s = tf * l.tfd.Norm * l.idf
+	}
+	if l.weight != 1.0 {
+		s = s * l.weight
+	}
+	return s
+}
+
+// next reads the term's next posting.
+func (l *sumLeaf) next() error {
+	d, err := l.r.Next(l.tfd.Reset())
+	if err != nil {
+		return err
+	}
+	if d == nil {
+		l.done = true
+		return nil
+	}
+	if d != &l.tfd {
+		l.tfd = *d
+	}
+	l.at = l.tfd.ID.Value()
+	return nil
+}
+
+// first returns the least document number of n's current postings, and
+// false where none is left.
+func (n *sumNode) first() (uint64, bool) {
+	if l := n.leaf; l != nil {
+		return l.at, !l.done
+	}
+	var least uint64
+	found := false
+	for _, k := range n.kids {
+		if at, ok := k.first(); ok && (!found || at < least) {
+			least, found = at, true
+		}
+	}
+	return least, found
+}
+
+// add scores the documents start to start+sumWindow (exclusive) of n's
+// kids into n's accumulators, kid after kid.
+func (n *sumNode) add(start uint64) error {
+	end := start + sumWindow
+	for _, k := range n.kids {
+		if l := k.leaf; l != nil {
+			for !l.done && l.at < end {
+				i := l.at - start
+				n.sum[i] += l.score()
+				n.n[i]++
+				n.seen[i/64] |= 1 << (i % 64)
+				if err := l.next(); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if err := k.add(start); err != nil {
+			return err
+		}
+		k.each(func(i uint64, s float64) {
+			n.sum[i] += s
+			n.n[i]++
+			n.seen[i/64] |= 1 << (i % 64)
+		})
+	}
+	return nil
+}
+
+// each calls f with every document of the window n matched, in document
+// order, and its score, as DisjunctionQueryScorer computes it (the sum of
+// its kids' scores times the fraction of kids matching), clearing n's
+// accumulators as it goes.
+func (n *sumNode) each(f func(i uint64, s float64)) {
+	total := float64(len(n.kids))
+	for w, word := range n.seen {
+		for word != 0 {
+			i := uint64(w*64 + bits.TrailingZeros64(word))
+			word &= word - 1
+			coord := float64(n.n[i]) / total
+			f(i, n.sum[i]*coord)
+			n.sum[i], n.n[i] = 0, 0
+		}
+		n.seen[w] = 0
+	}
+}
+
+// clear reports whether n's accumulators and its kids' are cleared, as
+// they are unless a search stopped within a window.
+func (n *sumNode) clear() bool {
+	if n.leaf != nil {
+		return true
+	}
+	for _, k := range n.kids {
+		if !k.clear() {
+			return false
+		}
+	}
+	return n.seen == [sumWindow / 64]uint64{}
+}
+
+// release hands n's accumulators and its kids' back to accs.
+func (n *sumNode) release() {
+	for _, k := range n.kids {
+		k.release()
+	}
+	if n.sumAcc != nil {
+		accs.Put(n.sumAcc)
+		n.sumAcc = nil
+	}
+}
+
+// sumSearcher scores a sumQuery's tree term at a time, at the
+// collector's first Next, and then yields, in document order, the hits
+// that rank among the best keep of those before them (in score, then
+// document order, as Bleve's collector ranks): no other can rank among
+// the collector's keep.
+type sumSearcher struct {
+	ctx    context.Context
+	root   *sumNode
+	leaves []*sumLeaf
+	keep   int
+
+	scored  bool
+	dropped uint64 // hits not passed on
+	passed
+}
+
+// score scores every window holding a posting of the tree.
+func (s *sumSearcher) score() error {
+	for _, l := range s.leaves {
+		if err := l.next(); err != nil {
+			return err
+		}
+	}
+	best := bestOf{keep: s.keep}
+	var count uint64
+	for {
+		at, ok := s.root.first()
+		if !ok {
+			break
+		}
+		if err := s.ctx.Err(); err != nil {
+			return err
+		}
+		start := at / sumWindow * sumWindow
+		if err := s.root.add(start); err != nil {
+			return err
+		}
+		s.root.each(func(i uint64, sc float64) {
+			count++
+			if h := (scored{start + i, sc}); best.push(h) {
+				s.hits = append(s.hits, h)
+			}
+		})
+	}
+	s.dropped = count - uint64(len(s.hits))
+	return nil
+}
+
+// Next implements search.Searcher.
+func (s *sumSearcher) Next(sc *search.SearchContext) (*search.DocumentMatch, error) {
+	if !s.scored {
+		s.scored = true
+		if err := s.score(); err != nil {
+			return nil, err
+		}
+	}
+	return s.passed.match(sc), nil
+}
+
+// Advance implements search.Searcher.
+func (s *sumSearcher) Advance(sc *search.SearchContext, id bindex.IndexInternalID) (*search.DocumentMatch, error) {
+	return advance(s, sc, id)
+}
+
+// Close implements search.Searcher, closing every term's postings.
+func (s *sumSearcher) Close() error {
+	if s.root.clear() {
+		s.root.release()
+	}
+	b := sumBuilder{leaves: s.leaves}
+	return b.close()
+}
+
+// Weight implements search.Searcher.
+func (s *sumSearcher) Weight() float64 { return s.root.weight() }
+
+// SetQueryNorm implements search.Searcher; the tree has set its own.
+func (s *sumSearcher) SetQueryNorm(float64) {}
+
+// Count implements search.Searcher: the terms' documents, summed, as
+// Bleve's disjunctions estimate it.
+func (s *sumSearcher) Count() uint64 { return s.root.count() }
+
+// Size implements search.Searcher.
+func (s *sumSearcher) Size() int {
+	return int(reflect.TypeFor[sumSearcher]().Size()) + 24*len(s.hits) + len(s.leaves)*int(reflect.TypeFor[sumLeaf]().Size())
+}
+
+// Min implements search.Searcher.
+func (s *sumSearcher) Min() int { return 0 }
+
+// DocumentMatchPoolSize implements search.Searcher.
+func (s *sumSearcher) DocumentMatchPoolSize() int { return 1 }

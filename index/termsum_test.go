@@ -1,0 +1,165 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
+	bindex "github.com/blevesearch/bleve_index_api"
+)
+
+// summed answers req by summing terms, failing the test where its query
+// was left to Bleve's searchers.
+func summed(t *testing.T, idx bleve.Index, req *bleve.SearchRequest) *bleve.SearchResult {
+	t.Helper()
+	q := &sumQuery{Query: req.Query, keep: req.From + req.Size}
+	res, err := searchAs(context.Background(), idx, req, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.sum == nil {
+		t.Fatalf("%v: terms not summed", req.Query)
+	}
+	res.Total += q.sum.dropped
+	return res
+}
+
+// TestSumTermsAgreesWithBleve: over the demo corpus, with TF-IDF and BM25
+// scoring, match queries of every demo query, of one word, of repeated
+// and unknown words and of many words, disjunctions of match queries over
+// fields and of boosted term queries find, summed term at a time, the
+// hits Bleve's searchers find, whole lists and pages; where Bleve's
+// disjunction keeps its clauses in a slice (ten or fewer) every score is
+// Bleve's to the bit.
+func TestSumTermsAgreesWithBleve(t *testing.T) {
+	for _, scoring := range []string{bindex.TFIDFScoring, bindex.BM25Scoring} {
+		idx, queries := splitIndex(t, scoring)
+		qs := map[string]query.Query{}
+		for _, q := range queries[:25] {
+			qs["match "+q.ID] = bleve.NewMatchQuery(q.FullText())
+		}
+		qs["one word"] = bleve.NewMatchQuery("water")
+		qs["repeated"] = bleve.NewMatchQuery("water water health")
+		qs["unknown"] = bleve.NewMatchQuery("zyzzyva water")
+		qs["long"] = bleve.NewMatchQuery(strings.Repeat("water health food disease risk children study ", 3))
+		boosted := bleve.NewMatchQuery("health risk")
+		boosted.SetBoost(2.5)
+		qs["boosted"] = boosted
+		title, text := bleve.NewMatchQuery("health water children"), bleve.NewMatchQuery("health water children")
+		title.SetField("title")
+		title.SetBoost(2)
+		text.SetField("text")
+		qs["fields"] = bleve.NewDisjunctionQuery(title, text)
+		var terms []query.Query
+		for i, w := range []string{"water", "health", "risk", "food", "zyzzyva"} {
+			tq := bleve.NewTermQuery(w)
+			tq.SetBoost(0.5 + float64(i))
+			terms = append(terms, tq)
+		}
+		qs["terms"] = bleve.NewDisjunctionQuery(terms...)
+		qs["nested"] = bleve.NewDisjunctionQuery(bleve.NewDisjunctionQuery(terms[:2]...), bleve.NewMatchQuery("food"), terms[3])
+		for name, q := range qs {
+			// Disjunctions of ten clauses or fewer.
+			exact := !strings.HasPrefix(name, "match") && name != "long"
+			name = scoring + " " + name
+			all := bleve.NewSearchRequestOptions(q, 1000, 0, false)
+			got, want := summed(t, idx, all), unsplit(t, idx, all)
+			sameHits(t, name, got, want, false)
+			if exact {
+				scores := map[string]float64{}
+				for _, h := range want.Hits {
+					scores[h.ID] = h.Score
+				}
+				for _, h := range got.Hits {
+					if h.Score != scores[h.ID] {
+						t.Fatalf("%s: %s scored %v, Bleve %v", name, h.ID, h.Score, scores[h.ID])
+					}
+				}
+			}
+			for _, size := range []int{1, 10, 100} {
+				req := bleve.NewSearchRequestOptions(q, size, 0, false)
+				sameHits(t, fmt.Sprintf("%s size %d", name, size), summed(t, idx, req), unsplit(t, idx, req), true)
+				page := bleve.NewSearchRequestOptions(q, size, 5, false)
+				sameHits(t, fmt.Sprintf("%s from 5 size %d", name, size), summed(t, idx, page), unsplit(t, idx, page), true)
+			}
+		}
+	}
+}
+
+// TestSumTermsLeftToBleve: queries that are not disjunctions over terms,
+// or whose request or terms sumQuery does not score, are answered by
+// Bleve's searchers, as Bleve answers them.
+func TestSumTermsLeftToBleve(t *testing.T) {
+	idx, _ := splitIndex(t, bindex.BM25Scoring)
+	match := func(text string, f func(*query.MatchQuery)) query.Query {
+		q := bleve.NewMatchQuery(text)
+		if f != nil {
+			f(q)
+		}
+		return q
+	}
+	min2 := bleve.NewDisjunctionQuery(bleve.NewTermQuery("water"), bleve.NewTermQuery("health"))
+	min2.SetMin(2)
+	deep := query.Query(bleve.NewTermQuery("water"))
+	for range maxSumNodes + 1 {
+		deep = bleve.NewDisjunctionQuery(deep)
+	}
+	plain := func(q query.Query) func() *bleve.SearchRequest {
+		return func() *bleve.SearchRequest { return bleve.NewSearchRequestOptions(q, 10, 0, false) }
+	}
+	cases := []struct {
+		name string
+		req  func() *bleve.SearchRequest
+	}{
+		{"fuzzy", plain(match("watr helth", func(q *query.MatchQuery) { q.SetFuzziness(1) }))},
+		{"auto fuzzy", plain(match("watr helth", func(q *query.MatchQuery) { q.SetAutoFuzziness(true) }))},
+		{"and", plain(match("water health", func(q *query.MatchQuery) { q.SetOperator(query.MatchQueryOperatorAnd) }))},
+		{"no terms", plain(match("the of", func(q *query.MatchQuery) { q.Analyzer = "en" }))},
+		{"unknown analyzer", plain(match("water", func(q *query.MatchQuery) { q.Analyzer = "zyzzyva" }))},
+		{"term", plain(bleve.NewTermQuery("water"))},
+		{"min 2", plain(min2)},
+		{"deep", plain(deep)},
+		{"phrase in a disjunction", plain(bleve.NewDisjunctionQuery(bleve.NewMatchQuery("water"), bleve.NewMatchPhraseQuery("health risk")))},
+		{"explain", func() *bleve.SearchRequest { r := plain(match("water health", nil))(); r.Explain = true; return r }},
+		{"locations", func() *bleve.SearchRequest {
+			r := plain(match("water health", nil))()
+			r.IncludeLocations = true
+			return r
+		}},
+	}
+	for _, c := range cases {
+		q := &sumQuery{Query: c.req().Query, keep: 10}
+		got, gotErr := searchAs(context.Background(), idx, c.req(), q)
+		if q.sum != nil {
+			t.Errorf("%s: terms summed", c.name)
+		}
+		want, wantErr := idx.SearchInContext(context.Background(), c.req())
+		if (gotErr == nil) != (wantErr == nil) {
+			t.Fatalf("%s: error %v, Bleve's %v", c.name, gotErr, wantErr)
+		}
+		if gotErr != nil {
+			continue
+		}
+		if got.Total != want.Total || !slices.Equal(HitIDs(got.Hits), HitIDs(want.Hits)) {
+			t.Errorf("%s: %v (%d), want %v (%d)", c.name, HitIDs(got.Hits), got.Total, HitIDs(want.Hits), want.Total)
+		}
+	}
+}
+
+// TestSumTermsCanceled: a canceled search summing terms reports the
+// cancellation and leaves its accumulators for the next search cleared.
+func TestSumTermsCanceled(t *testing.T) {
+	idx, queries := splitIndex(t, bindex.TFIDFScoring)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req := bleve.NewSearchRequestOptions(bleve.NewMatchQuery(queries[0].FullText()), 10, 0, false)
+	if _, err := Search(ctx, idx, req); !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want %v", err, context.Canceled)
+	}
+	sameHits(t, "after", summed(t, idx, req), unsplit(t, idx, req), true)
+}
