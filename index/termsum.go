@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"math/bits"
@@ -39,7 +40,7 @@ const sumWindow = 4096
 // accumulators a window of document numbers at a time, computing every
 // score as Bleve's term and disjunction scorers do (the same idf, query
 // norm, term score and coordination factor), and passes on, in document
-// order, only the hits that can still rank among the collector's keep.
+// order, only the hits that rank among the collector's keep.
 // A disjunction's terms are added in the order Bleve's disjunction over
 // ten terms or fewer adds them; over more, Bleve's order depends on its
 // heap's path to each document, so scores may differ from Bleve's in
@@ -456,10 +457,9 @@ func (n *sumNode) release() {
 }
 
 // sumSearcher scores a sumQuery's tree term at a time, at the
-// collector's first Next, and then yields, in document order, the hits
-// that rank among the best keep of those before them (in score, then
-// document order, as Bleve's collector ranks): no other can rank among
-// the collector's keep.
+// collector's first Next, and then yields, in document order, the best
+// keep hits (in score, then document order, as Bleve's collector ranks
+// them): no other can rank among the collector's keep.
 type sumSearcher struct {
 	ctx    context.Context
 	root   *sumNode
@@ -494,11 +494,11 @@ func (s *sumSearcher) score() error {
 		}
 		s.root.each(func(i uint64, sc float64) {
 			count++
-			if h := (scored{start + i, sc}); best.push(h) {
-				s.hits = append(s.hits, h)
-			}
+			best.push(scored{start + i, sc})
 		})
 	}
+	s.hits = best.h
+	slices.SortFunc(s.hits, func(a, b scored) int { return cmp.Compare(a.num, b.num) })
 	s.dropped = count - uint64(len(s.hits))
 	return nil
 }

@@ -6,7 +6,7 @@
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
 # beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, proxreg-cost, fusedreg, fusedreg-cost, agreement, agreement-supervised, agreement-a, agreement-plain, agreement-cost, agreement-glove, bench, plain-cacm, plain-cacm-supervised,
-# plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, split-cost, cost-lexical, cost-stages, cost-a, wmd-ssg-cost,
+# plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, sum-cost, split-cost, cost-lexical, cost-stages, cost-a, wmd-ssg-cost,
 # solver-cost, scale, serve, shards.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
@@ -15,7 +15,7 @@
 # (outputs; default out/results), ABL (ablations to run; default all),
 # DEVONLY (set: ablations on dev only, without their cross-validation),
 # SCALE (the scale section's collections; default "cacm A-train 10k 100k"),
-# SR_BEFORE (the cost-before, split-cost, cost-lexical, cost-stages, cost-a, wmd-ssg-cost, solver-cost, scale and serve sections: another semrank binary, measured
+# SR_BEFORE (the cost-before, sum-cost, split-cost, cost-lexical, cost-stages, cost-a, wmd-ssg-cost, solver-cost, scale and serve sections: another semrank binary, measured
 # beside SR), WC and WC_BEFORE (cost-stages: examples/windowcost built from SR's and SR_BEFORE's trees), SERVECOST_BEFORE (the serve section: examples/servecost built
 # with SR_BEFORE's tree),
 # ROUNDS (the scale section's interleaved rounds; default 2; the shards,
@@ -129,6 +129,23 @@ coldir() {
 # queries of the BEIR directory D (OUT.eval.txt).
 compare_runs() {
 	to "$1.eval.txt" $SR eval --qrels "$2/qrels/test.tsv" --run "$3" --baseline "$4" --metrics map,ndcg@10 --ignore-unjudged
+}
+
+# scale_bench C... runs semrank bench of the serve section's pipeline over
+# each collection C's serve index (10k, 100k, 1M; the serve section builds
+# them) with SemEval B dev's questions, for SR_BEFORE and SR alternating,
+# ROUNDS times (default 2).
+scale_bench() {
+	local S=$R/scale c r bin
+	for c in "$@"; do
+		for r in $(seq "${ROUNDS:-2}"); do
+			for bin in "$SR_BEFORE" "$SR"; do
+				printf '%s %s round %s  ' "$c" "$bin" "$r"
+				$bin bench --index "$S/$c-serve.idx" --pipeline "$S/pipeline.yaml" --data "$O/B-dev" --rounds 2 2>&1 |
+					grep -E "bare top|reranked \\(|ratio of medians" | paste -sd' '
+			done
+		done
+	done
 }
 
 # recipe_run OUT D ARGS... runs semrank experiment beir on the BEIR
@@ -730,15 +747,7 @@ run() {
 			done
 		} | tee "$R/split-cost.txt"
 		[ -n "${SR_BEFORE:-}" ] || return 0
-		for c in ${SCALE:-100k}; do
-			for r in $(seq "${ROUNDS:-2}"); do
-				for bin in "$SR_BEFORE" "$SR"; do
-					printf '%s %s round %s  ' "$c" "$bin" "$r"
-					$bin bench --index "$S/$c-serve.idx" --pipeline "$S/pipeline.yaml" --data "$O/B-dev" --rounds 2 2>&1 |
-						grep -E "bare top|reranked \\(|ratio of medians" | paste -sd' '
-				done
-			done
-		done | tee "$R/split-bench.txt"
+		scale_bench ${SCALE:-100k} | tee "$R/split-bench.txt"
 		# Serving: semrank serve over the 100k index with the same
 		# pipeline, semrank loadtest with 1 and 8 clients for 20 s each,
 		# SR_BEFORE's server and SR's alternating, ROUNDS times.
@@ -760,6 +769,17 @@ run() {
 				wait "$pid" 2>/dev/null || true
 			done
 		done | tee "$R/split-serve.txt"
+		;;
+	sum-cost)
+		# Text queries scored term at a time (index.SumTerms): CACM's window
+		# search beside Bleve's (examples/windowcost, one core), the
+		# cost-before rows, and the scale bench over SCALE (default "10k
+		# 100k 1M"), SR_BEFORE and SR alternating.
+		: "${SR_BEFORE:?sum-cost compares SR with SR_BEFORE, another semrank binary}"
+		GOMAXPROCS=1 go run ./examples/windowcost --index "$R/cacm.idx" --pipeline "$R/cost/empty.yaml" \
+			--pipeline "$R/cost/tfidf.yaml" --data "$O/cacm" --rounds 10 | tee "$R/sum-cost-window.txt"
+		run cost-before
+		scale_bench ${SCALE:-10k 100k 1M} | tee "$R/sum-cost-scale.txt"
 		;;
 	cost-lexical)
 		# The lexical path's rows (docs/RESULTS.md, "The lexical path"):
