@@ -200,9 +200,15 @@ type statsQuery struct {
 // searchers may read it at once, and it passes document numbers through.
 func (q statsQuery) SplitsAs() query.Query { return q.Query }
 
+// View implements index.ReadsThrough: r read with the collection's
+// statistics.
+func (q statsQuery) View(r bindex.IndexReader) bindex.IndexReader {
+	return &statsReader{IndexReader: r, stats: q.stats}
+}
+
 // Searcher implements query.Query.
 func (q statsQuery) Searcher(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, o search.SearcherOptions) (search.Searcher, error) {
-	return q.Query.Searcher(ctx, &statsReader{IndexReader: r, stats: q.stats}, m, o)
+	return q.Query.Searcher(ctx, q.View(r), m, o)
 }
 
 // WithStats returns req searching its query with stats, a whole

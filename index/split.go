@@ -180,6 +180,15 @@ type SplitsAs interface {
 	SplitsAs() query.Query
 }
 
+// ReadsThrough is implemented by a SplitsAs query whose view of the index
+// reader is View's: Search scores its query term at a time (see
+// SumTerms) through that view, where it would score the query it splits
+// as.
+type ReadsThrough interface {
+	SplitsAs
+	View(r bindex.IndexReader) bindex.IndexReader
+}
+
 // splitSafe reports whether q is built of queries whose searchers can run
 // two at once over one snapshot: those that read postings and stored
 // statistics alone. Searchers that share state kept in the search's

@@ -58,6 +58,10 @@ func (q *sumQuery) Searcher(ctx context.Context, r bindex.IndexReader, m mapping
 	if _, ok := r.(*scorch.IndexSnapshot); !ok || o.Explain || o.IncludeTermVectors || o.Score == "none" || q.sum != nil || !summable(q.Query) {
 		return q.Query.Searcher(ctx, r, m, o)
 	}
+	top := q.Query
+	if v, ok := top.(ReadsThrough); ok {
+		top, r = v.SplitsAs(), v.View(r)
+	}
 	for _, k := range []any{search.BM25StatsKey, search.FieldTermSynonymMapKey, search.IncludeScoreBreakdownKey} {
 		if ctx.Value(k) != nil {
 			return q.Query.Searcher(ctx, r, m, o)
@@ -68,7 +72,7 @@ func (q *sumQuery) Searcher(ctx context.Context, r bindex.IndexReader, m mapping
 		model = f()
 	}
 	b := sumBuilder{ctx: ctx, r: r, m: m, model: model}
-	root, ok, err := b.node(q.Query)
+	root, ok, err := b.node(top)
 	if err != nil || !ok || root.leaf != nil {
 		b.close()
 		if err != nil {
@@ -89,8 +93,12 @@ const maxSumNodes = 64
 // summable reports whether q is a tree of disjunctions over terms that
 // sumQuery scores: built only of match queries with the or operator and
 // no fuzziness, disjunctions that need at most one match, and, below a
-// disjunction, term queries; maxSumNodes disjunctions at most.
+// disjunction, term queries; maxSumNodes disjunctions at most; or a
+// ReadsThrough query over such a tree.
 func summable(q query.Query) bool {
+	if v, ok := q.(ReadsThrough); ok {
+		q = v.SplitsAs()
+	}
 	nodes := 0
 	return summableCounting(q, &nodes)
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	bindex "github.com/blevesearch/bleve_index_api"
 )
@@ -162,4 +164,46 @@ func TestSumTermsCanceled(t *testing.T) {
 		t.Fatalf("error %v, want %v", err, context.Canceled)
 	}
 	sameHits(t, "after", summed(t, idx, req), unsplit(t, idx, req), true)
+}
+
+// countView is an index reader whose document count is another's plus
+// extra, as a shard's reader counting a whole collection's documents is.
+type countView struct {
+	bindex.IndexReader
+	extra uint64
+}
+
+func (v countView) DocCount() (uint64, error) {
+	n, err := v.IndexReader.DocCount()
+	return n + v.extra, err
+}
+
+// viewQuery searches its Query through a countView.
+type viewQuery struct {
+	query.Query
+	extra uint64
+}
+
+func (q viewQuery) SplitsAs() query.Query { return q.Query }
+
+func (q viewQuery) View(r bindex.IndexReader) bindex.IndexReader { return countView{r, q.extra} }
+
+func (q viewQuery) Searcher(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, o search.SearcherOptions) (search.Searcher, error) {
+	return q.Query.Searcher(ctx, q.View(r), m, o)
+}
+
+// TestSumTermsReadsThrough: a ReadsThrough query is scored term at a time
+// through its view of the reader, as Bleve's searchers score it through
+// the same view.
+func TestSumTermsReadsThrough(t *testing.T) {
+	idx, queries := splitIndex(t, bindex.TFIDFScoring)
+	for _, q := range queries[:5] {
+		req := bleve.NewSearchRequestOptions(viewQuery{bleve.NewMatchQuery(q.FullText()), 10000}, 20, 0, false)
+		got, want := summed(t, idx, req), unsplit(t, idx, req)
+		sameHits(t, q.ID, got, want, true)
+		plain := unsplit(t, idx, bleve.NewSearchRequestOptions(bleve.NewMatchQuery(q.FullText()), 20, 0, false))
+		if got.MaxScore == plain.MaxScore {
+			t.Fatalf("%s: the view's document count changed no score", q.ID)
+		}
+	}
 }
