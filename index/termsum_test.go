@@ -207,3 +207,34 @@ func TestSumTermsReadsThrough(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSumTerms: any text, as a match query over one field or over two
+// fields boosted, finds summed term at a time the hits Bleve's searchers
+// find.
+func FuzzSumTerms(f *testing.F) {
+	idx, queries := splitIndex(f, bindex.BM25Scoring)
+	for _, q := range queries[:3] {
+		f.Add(q.FullText(), 1.0)
+	}
+	f.Add("water water WATER", 0.5)
+	f.Add("", 2.0)
+	f.Add("zyzzyva", 1.0)
+	f.Fuzz(func(t *testing.T, text string, boost float64) {
+		title, body := bleve.NewMatchQuery(text), bleve.NewMatchQuery(text)
+		title.SetField("title")
+		title.SetBoost(boost)
+		body.SetField("text")
+		for name, q := range map[string]query.Query{"match": bleve.NewMatchQuery(text), "fields": bleve.NewDisjunctionQuery(title, body)} {
+			req := bleve.NewSearchRequestOptions(q, 20, 0, false)
+			want, err := idx.SearchInContext(context.Background(), req)
+			if err != nil {
+				t.Skip(err)
+			}
+			got, err := Search(context.Background(), idx, req)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			sameHits(t, name, got, want, true)
+		}
+	})
+}
