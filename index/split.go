@@ -68,8 +68,9 @@ func splitSearch(ctx context.Context, idx bleve.Index, req *bleve.SearchRequest)
 		res, err := idx.SearchInContext(ctx, req)
 		return res, false, err
 	}
+	free := n <= int64(runtime.GOMAXPROCS(0)/2)
 	if SumTerms && summable(req.Query) {
-		q := &sumQuery{Query: req.Query, keep: req.From + req.Size}
+		q := &sumQuery{Query: req.Query, keep: req.From + req.Size, split: free}
 		res, err := searchAs(ctx, idx, req, q)
 		if err == nil && q.sum != nil {
 			// The collector counted the hits it was given.
@@ -77,7 +78,7 @@ func splitSearch(ctx context.Context, idx bleve.Index, req *bleve.SearchRequest)
 		}
 		return res, false, err
 	}
-	if n > int64(runtime.GOMAXPROCS(0)/2) || !splitSafe(req.Query) {
+	if !free || !splitSafe(req.Query) {
 		res, err := idx.SearchInContext(ctx, req)
 		return res, false, err
 	}

@@ -3,6 +3,7 @@ package index
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"math"
 	"math/bits"
 	"reflect"
@@ -29,6 +30,10 @@ var SumTerms = true
 // whatever the index's size.
 const sumWindow = 4096
 
+// sumChunk is how many document numbers a window holds, at most
+// sumWindow; tests set fewer, to score many windows over a small index.
+var sumChunk uint64 = sumWindow
+
 // sumQuery is a query whose searcher scores its Query term at a time
 // where Query is a tree of disjunctions over terms: a match query (its
 // operator or, no fuzziness), a disjunction (min at most 1) of such
@@ -47,7 +52,8 @@ const sumWindow = 4096
 // their last bits, as a split search's may (see StableScore).
 type sumQuery struct {
 	query.Query
-	keep int // the collector's From+Size
+	keep  int  // the collector's From+Size
+	split bool // whether it may score on two cores
 
 	sum *sumSearcher // set when the searcher sums terms
 }
@@ -55,7 +61,8 @@ type sumQuery struct {
 // Searcher returns a sumSearcher over r where q.Query is a tree of
 // disjunctions over terms and r a scorch snapshot, else q.Query's own.
 func (q *sumQuery) Searcher(ctx context.Context, r bindex.IndexReader, m mapping.IndexMapping, o search.SearcherOptions) (search.Searcher, error) {
-	if _, ok := r.(*scorch.IndexSnapshot); !ok || o.Explain || o.IncludeTermVectors || o.Score == "none" || q.sum != nil || !summable(q.Query) {
+	snap, ok := r.(*scorch.IndexSnapshot)
+	if !ok || o.Explain || o.IncludeTermVectors || o.Score == "none" || q.sum != nil || !summable(q.Query) {
 		return q.Query.Searcher(ctx, r, m, o)
 	}
 	top := q.Query
@@ -72,17 +79,47 @@ func (q *sumQuery) Searcher(ctx context.Context, r bindex.IndexReader, m mapping
 		model = f()
 	}
 	b := sumBuilder{ctx: ctx, r: r, m: m, model: model}
-	root, ok, err := b.node(top)
-	if err != nil || !ok || root.leaf != nil {
-		b.close()
-		if err != nil {
-			return nil, err
-		}
+	t, ok, err := b.tree(top)
+	if err != nil || !ok {
 		return q.Query.Searcher(ctx, r, m, o)
 	}
-	root.setQueryNorm(1 / math.Sqrt(root.weight()))
-	q.sum = &sumSearcher{ctx: ctx, root: root, leaves: b.leaves, keep: q.keep}
+	q.sum = &sumSearcher{ctx: ctx, trees: []*sumTree{t}, keep: q.keep}
+	if q.split && t.root.count() >= MinSplitPostings && docNumbers(snap) > sumChunk {
+		// A second tree over its own postings readers scores every
+		// other window.
+		b2 := sumBuilder{ctx: ctx, r: r, m: m, model: model}
+		t2, ok, err := b2.tree(top)
+		if err != nil {
+			q.sum.Close()
+			q.sum = nil
+			return nil, err
+		}
+		if ok {
+			q.sum.trees = append(q.sum.trees, t2)
+		}
+	}
 	return q.sum, nil
+}
+
+// docNumbers is how many document numbers snap's segments span.
+func docNumbers(snap *scorch.IndexSnapshot) uint64 {
+	var n uint64
+	for _, s := range snap.Segments() {
+		n += uint64(s.FullSize())
+	}
+	return n
+}
+
+// tree builds q's tree, its query norm set, or reports false (having
+// closed what it opened) where q cannot be summed.
+func (b *sumBuilder) tree(q query.Query) (*sumTree, bool, error) {
+	root, ok, err := b.node(q)
+	if err != nil || !ok || root.leaf != nil {
+		b.close()
+		return nil, false, err
+	}
+	root.setQueryNorm(1 / math.Sqrt(root.weight()))
+	return &sumTree{root: root, leaves: b.leaves}, true, nil
 }
 
 // maxSumNodes is the most disjunctions (match queries among them) a
@@ -164,9 +201,10 @@ var accs = sync.Pool{New: func() any { return new(sumAcc) }}
 type sumLeaf struct {
 	r      bindex.TermFieldReader
 	tfd    bindex.TermFieldDoc
-	at     uint64 // the document number of the current posting
-	done   bool   // no posting left
-	count  uint64 // the term's documents
+	id     bindex.IndexInternalID // Advance's argument
+	at     uint64                 // the document number of the current posting
+	done   bool                   // no posting left
+	count  uint64                 // the term's documents
 	boost  float64
 	idf    float64
 	avg    float64 // the field's average length under BM25, else 0
@@ -361,7 +399,11 @@ func (l *sumLeaf) score() float64 {
 
 // next reads the term's next posting.
 func (l *sumLeaf) next() error {
-	d, err := l.r.Next(l.tfd.Reset())
+	return l.read(l.r.Next(l.tfd.Reset()))
+}
+
+// read takes d, the posting Next or Advance read, as the current one.
+func (l *sumLeaf) read(d *bindex.TermFieldDoc, err error) error {
 	if err != nil {
 		return err
 	}
@@ -374,6 +416,17 @@ func (l *sumLeaf) next() error {
 	}
 	l.at = l.tfd.ID.Value()
 	return nil
+}
+
+// advanceTo reads on to the term's first posting at document number to
+// or after.
+func (l *sumLeaf) advanceTo(to uint64) error {
+	if l.done || l.at >= to {
+		return nil
+	}
+	l.id = bindex.NewIndexInternalID(l.id, to)
+	d, err := l.r.Advance(l.id, l.tfd.Reset())
+	return l.read(d, err)
 }
 
 // first returns the least document number of n's current postings, and
@@ -392,10 +445,9 @@ func (n *sumNode) first() (uint64, bool) {
 	return least, found
 }
 
-// add scores the documents start to start+sumWindow (exclusive) of n's
-// kids into n's accumulators, kid after kid.
-func (n *sumNode) add(start uint64) error {
-	end := start + sumWindow
+// add scores the documents start to end (exclusive, at most sumWindow
+// after start) of n's kids into n's accumulators, kid after kid.
+func (n *sumNode) add(start, end uint64) error {
 	for _, k := range n.kids {
 		if l := k.leaf; l != nil {
 			for !l.done && l.at < end {
@@ -409,7 +461,7 @@ func (n *sumNode) add(start uint64) error {
 			}
 			continue
 		}
-		if err := k.add(start); err != nil {
+		if err := k.add(start, end); err != nil {
 			return err
 		}
 		k.each(func(i uint64, s float64) {
@@ -464,46 +516,119 @@ func (n *sumNode) release() {
 	}
 }
 
+// sumTree is a query's tree over postings readers of its own.
+type sumTree struct {
+	root   *sumNode
+	leaves []*sumLeaf
+}
+
+// score scores the windows of sumChunk document numbers holding a
+// posting of the tree, every step-th from the parity-th on, and returns
+// the best keep hits (see bestOf) and how many it scored.
+func (t *sumTree) score(ctx context.Context, keep int, parity, step uint64) (bestOf, uint64, error) {
+	best := bestOf{keep: keep}
+	for _, l := range t.leaves {
+		if err := l.next(); err != nil {
+			return best, 0, err
+		}
+	}
+	var count uint64
+	for {
+		at, ok := t.root.first()
+		if !ok {
+			return best, count, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return best, 0, err
+		}
+		w := at / sumChunk
+		if w%step != parity {
+			// The other tree's window (step is 2): on to the next.
+			for _, l := range t.leaves {
+				if err := l.advanceTo((w + 1) * sumChunk); err != nil {
+					return best, 0, err
+				}
+			}
+			continue
+		}
+		start := w * sumChunk
+		if err := t.root.add(start, start+sumChunk); err != nil {
+			return best, 0, err
+		}
+		t.root.each(func(i uint64, sc float64) {
+			count++
+			best.push(scored{start + i, sc})
+		})
+	}
+}
+
+// close hands the tree's accumulators back, cleared, and closes its
+// postings readers.
+func (t *sumTree) close() error {
+	if t.root.clear() {
+		t.root.release()
+	}
+	b := sumBuilder{leaves: t.leaves}
+	return b.close()
+}
+
 // sumSearcher scores a sumQuery's tree term at a time, at the
 // collector's first Next, and then yields, in document order, the best
 // keep hits (in score, then document order, as Bleve's collector ranks
-// them): no other can rank among the collector's keep.
+// them): no other can rank among the collector's keep. With two trees,
+// the second scores every other window on another goroutine.
 type sumSearcher struct {
-	ctx    context.Context
-	root   *sumNode
-	leaves []*sumLeaf
-	keep   int
+	ctx   context.Context
+	trees []*sumTree
+	keep  int
 
 	scored  bool
 	dropped uint64 // hits not passed on
 	passed
 }
 
-// score scores every window holding a posting of the tree.
+// score scores every window holding a posting of the trees.
 func (s *sumSearcher) score() error {
-	for _, l := range s.leaves {
-		if err := l.next(); err != nil {
-			return err
-		}
+	if len(s.trees) == 1 {
+		best, count, err := s.trees[0].score(s.ctx, s.keep, 0, 1)
+		return s.take(best, count, err)
 	}
-	best := bestOf{keep: s.keep}
-	var count uint64
-	for {
-		at, ok := s.root.first()
-		if !ok {
-			break
-		}
-		if err := s.ctx.Err(); err != nil {
-			return err
-		}
-		start := at / sumWindow * sumWindow
-		if err := s.root.add(start); err != nil {
-			return err
-		}
-		s.root.each(func(i uint64, sc float64) {
-			count++
-			best.push(scored{start + i, sc})
-		})
+	ctx, cancel := context.WithCancel(s.ctx)
+	defer cancel()
+	var (
+		odd      bestOf
+		oddCount uint64
+		oddErr   error
+		done     = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		defer func() {
+			if p := recover(); p != nil {
+				oddErr = fmt.Errorf("index: searcher panicked: %v", p)
+			}
+		}()
+		odd, oddCount, oddErr = s.trees[1].score(ctx, s.keep, 1, 2)
+	}()
+	best, count, err := s.trees[0].score(ctx, s.keep, 0, 2)
+	if err != nil {
+		cancel()
+	}
+	<-done
+	if err == nil {
+		err = oddErr
+	}
+	for _, h := range odd.h {
+		best.push(h)
+	}
+	return s.take(best, count+oddCount, err)
+}
+
+// take keeps best's hits, by document number, to pass on, of count
+// scored.
+func (s *sumSearcher) take(best bestOf, count uint64, err error) error {
+	if err != nil {
+		return err
 	}
 	s.hits = best.h
 	slices.SortFunc(s.hits, func(a, b scored) int { return cmp.Compare(a.num, b.num) })
@@ -529,26 +654,32 @@ func (s *sumSearcher) Advance(sc *search.SearchContext, id bindex.IndexInternalI
 
 // Close implements search.Searcher, closing every term's postings.
 func (s *sumSearcher) Close() error {
-	if s.root.clear() {
-		s.root.release()
+	var first error
+	for _, t := range s.trees {
+		if err := t.close(); err != nil && first == nil {
+			first = err
+		}
 	}
-	b := sumBuilder{leaves: s.leaves}
-	return b.close()
+	return first
 }
 
 // Weight implements search.Searcher.
-func (s *sumSearcher) Weight() float64 { return s.root.weight() }
+func (s *sumSearcher) Weight() float64 { return s.trees[0].root.weight() }
 
 // SetQueryNorm implements search.Searcher; the tree has set its own.
 func (s *sumSearcher) SetQueryNorm(float64) {}
 
 // Count implements search.Searcher: the terms' documents, summed, as
 // Bleve's disjunctions estimate it.
-func (s *sumSearcher) Count() uint64 { return s.root.count() }
+func (s *sumSearcher) Count() uint64 { return s.trees[0].root.count() }
 
 // Size implements search.Searcher.
 func (s *sumSearcher) Size() int {
-	return int(reflect.TypeFor[sumSearcher]().Size()) + 24*len(s.hits) + len(s.leaves)*int(reflect.TypeFor[sumLeaf]().Size())
+	leaves := 0
+	for _, t := range s.trees {
+		leaves += len(t.leaves)
+	}
+	return int(reflect.TypeFor[sumSearcher]().Size()) + 24*len(s.hits) + leaves*int(reflect.TypeFor[sumLeaf]().Size())
 }
 
 // Min implements search.Searcher.

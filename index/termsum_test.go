@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -15,17 +16,48 @@ import (
 	bindex "github.com/blevesearch/bleve_index_api"
 )
 
-// summed answers req by summing terms, failing the test where its query
-// was left to Bleve's searchers.
-func summed(t *testing.T, idx bleve.Index, req *bleve.SearchRequest) *bleve.SearchResult {
+// sumMode is how summed sums terms: over windows of how many document
+// numbers (0: sumWindow), and whether on two cores.
+type sumMode struct {
+	chunk uint64
+	split bool
+}
+
+var sumModes = []sumMode{{0, false}, {64, false}, {64, true}}
+
+func (m sumMode) String() string { return fmt.Sprintf("windows of %d, split %v", m.chunk, m.split) }
+
+// set makes summed sum terms as m says for the rest of the test.
+func (m sumMode) set(t testing.TB) {
+	chunk, least, procs := sumChunk, MinSplitPostings, runtime.GOMAXPROCS(0)
+	if m.chunk > 0 {
+		sumChunk = m.chunk
+	}
+	if m.split {
+		MinSplitPostings = 0
+		runtime.GOMAXPROCS(max(2, procs))
+	}
+	t.Cleanup(func() {
+		sumChunk, MinSplitPostings = chunk, least
+		runtime.GOMAXPROCS(procs)
+	})
+}
+
+// summed answers req by summing terms, on two cores where split, failing
+// the test where its query was left to Bleve's searchers or not split as
+// asked.
+func summed(t *testing.T, idx bleve.Index, req *bleve.SearchRequest, split ...bool) *bleve.SearchResult {
 	t.Helper()
-	q := &sumQuery{Query: req.Query, keep: req.From + req.Size}
+	q := &sumQuery{Query: req.Query, keep: req.From + req.Size, split: len(split) > 0 && split[0]}
 	res, err := searchAs(context.Background(), idx, req, q)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if q.sum == nil {
 		t.Fatalf("%v: terms not summed", req.Query)
+	}
+	if q.split != (len(q.sum.trees) == 2) {
+		t.Fatalf("%v: %d trees, split %v", req.Query, len(q.sum.trees), q.split)
 	}
 	res.Total += q.sum.dropped
 	return res
@@ -39,6 +71,16 @@ func summed(t *testing.T, idx bleve.Index, req *bleve.SearchRequest) *bleve.Sear
 // disjunction keeps its clauses in a slice (ten or fewer) every score is
 // Bleve's to the bit.
 func TestSumTermsAgreesWithBleve(t *testing.T) {
+	for _, mode := range sumModes {
+		t.Run(mode.String(), func(t *testing.T) {
+			mode.set(t)
+			sumTermsAgreeWithBleve(t, mode.split)
+		})
+	}
+}
+
+// sumTermsAgreeWithBleve is TestSumTermsAgreesWithBleve in one mode.
+func sumTermsAgreeWithBleve(t *testing.T, split bool) {
 	for _, scoring := range []string{bindex.TFIDFScoring, bindex.BM25Scoring} {
 		idx, queries := splitIndex(t, scoring)
 		qs := map[string]query.Query{}
@@ -70,7 +112,7 @@ func TestSumTermsAgreesWithBleve(t *testing.T) {
 			exact := !strings.HasPrefix(name, "match") && name != "long"
 			name = scoring + " " + name
 			all := bleve.NewSearchRequestOptions(q, 1000, 0, false)
-			got, want := summed(t, idx, all), unsplit(t, idx, all)
+			got, want := summed(t, idx, all, split), unsplit(t, idx, all)
 			sameHits(t, name, got, want, false)
 			if exact {
 				scores := map[string]float64{}
@@ -85,9 +127,9 @@ func TestSumTermsAgreesWithBleve(t *testing.T) {
 			}
 			for _, size := range []int{1, 10, 100} {
 				req := bleve.NewSearchRequestOptions(q, size, 0, false)
-				sameHits(t, fmt.Sprintf("%s size %d", name, size), summed(t, idx, req), unsplit(t, idx, req), true)
+				sameHits(t, fmt.Sprintf("%s size %d", name, size), summed(t, idx, req, split), unsplit(t, idx, req), true)
 				page := bleve.NewSearchRequestOptions(q, size, 5, false)
-				sameHits(t, fmt.Sprintf("%s from 5 size %d", name, size), summed(t, idx, page), unsplit(t, idx, page), true)
+				sameHits(t, fmt.Sprintf("%s from 5 size %d", name, size), summed(t, idx, page, split), unsplit(t, idx, page), true)
 			}
 		}
 	}

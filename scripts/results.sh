@@ -6,7 +6,7 @@
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
 # beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, proxreg-cost, fusedreg, fusedreg-cost, agreement, agreement-supervised, agreement-a, agreement-plain, agreement-cost, agreement-glove, bench, plain-cacm, plain-cacm-supervised,
-# plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, sum-cost, split-cost, cost-lexical, cost-stages, cost-a, wmd-ssg-cost,
+# plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, sum-cost, scale-bench, split-cost, cost-lexical, cost-stages, cost-a, wmd-ssg-cost,
 # solver-cost, scale, serve, shards.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
@@ -15,7 +15,7 @@
 # (outputs; default out/results), ABL (ablations to run; default all),
 # DEVONLY (set: ablations on dev only, without their cross-validation),
 # SCALE (the scale section's collections; default "cacm A-train 10k 100k"),
-# SR_BEFORE (the cost-before, sum-cost, split-cost, cost-lexical, cost-stages, cost-a, wmd-ssg-cost, solver-cost, scale and serve sections: another semrank binary, measured
+# SR_BEFORE (the cost-before, sum-cost, scale-bench, split-cost, cost-lexical, cost-stages, cost-a, wmd-ssg-cost, solver-cost, scale and serve sections: another semrank binary, measured
 # beside SR), WC and WC_BEFORE (cost-stages: examples/windowcost built from SR's and SR_BEFORE's trees), SERVECOST_BEFORE (the serve section: examples/servecost built
 # with SR_BEFORE's tree),
 # ROUNDS (the scale section's interleaved rounds; default 2; the shards,
@@ -779,7 +779,13 @@ run() {
 		GOMAXPROCS=1 go run ./examples/windowcost --index "$R/cacm.idx" --pipeline "$R/cost/empty.yaml" \
 			--pipeline "$R/cost/tfidf.yaml" --data "$O/cacm" --rounds 10 | tee "$R/sum-cost-window.txt"
 		run cost-before
-		scale_bench ${SCALE:-10k 100k 1M} | tee "$R/sum-cost-scale.txt"
+		run scale-bench
+		;;
+	scale-bench)
+		# semrank bench over the serve section's 10k-1M indexes (SCALE,
+		# default "10k 100k 1M"), SR_BEFORE and SR alternating.
+		: "${SR_BEFORE:?scale-bench compares SR with SR_BEFORE, another semrank binary}"
+		scale_bench ${SCALE:-10k 100k 1M} | tee "$R/scale-bench.txt"
 		;;
 	cost-lexical)
 		# The lexical path's rows (docs/RESULTS.md, "The lexical path"):
