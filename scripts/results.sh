@@ -6,7 +6,7 @@
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
 # beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, proxreg-cost, fusedreg, fusedreg-cost, agreement, agreement-supervised, agreement-a, agreement-plain, agreement-cost, agreement-glove, bench, plain-cacm, plain-cacm-supervised,
-# plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, sum-cost, scale-bench, split-cost, cost-lexical, cost-stages, cost-a, wmd-ssg-cost,
+# plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, sum-cost, scale-bench, serve-load, split-cost, cost-lexical, cost-stages, cost-a, wmd-ssg-cost,
 # solver-cost, scale, serve, shards.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
@@ -15,7 +15,7 @@
 # (outputs; default out/results), ABL (ablations to run; default all),
 # DEVONLY (set: ablations on dev only, without their cross-validation),
 # SCALE (the scale section's collections; default "cacm A-train 10k 100k"),
-# SR_BEFORE (the cost-before, sum-cost, scale-bench, split-cost, cost-lexical, cost-stages, cost-a, wmd-ssg-cost, solver-cost, scale and serve sections: another semrank binary, measured
+# SR_BEFORE (the cost-before, sum-cost, scale-bench, serve-load, split-cost, cost-lexical, cost-stages, cost-a, wmd-ssg-cost, solver-cost, scale and serve sections: another semrank binary, measured
 # beside SR), WC and WC_BEFORE (cost-stages: examples/windowcost built from SR's and SR_BEFORE's trees), SERVECOST_BEFORE (the serve section: examples/servecost built
 # with SR_BEFORE's tree),
 # ROUNDS (the scale section's interleaved rounds; default 2; the shards,
@@ -143,6 +143,34 @@ scale_bench() {
 				printf '%s %s round %s  ' "$c" "$bin" "$r"
 				$bin bench --index "$S/$c-serve.idx" --pipeline "$S/pipeline.yaml" --data "$O/B-dev" --rounds 2 2>&1 |
 					grep -E "bare top|reranked \\(|ratio of medians" | paste -sd' '
+			done
+		done
+	done
+}
+
+# serve_load C... serves each collection C's serve index (10k, 100k, 1M)
+# with the serve section's pipeline (semrank serve), SR_BEFORE's server
+# and SR's alternating, ROUNDS times (default 2), and loads each with
+# semrank loadtest, SemEval B dev's questions reranked, from 1 and from 8
+# clients for 20 s each.
+serve_load() {
+	local S=$R/scale c r bin pid url n
+	for c in "$@"; do
+		for r in $(seq "${ROUNDS:-2}"); do
+			for bin in "$SR_BEFORE" "$SR"; do
+				$bin serve --index "$S/$c-serve.idx" --pipeline "$S/pipeline.yaml" --addr 127.0.0.1:0 >"$S/load-serve.log" 2>&1 &
+				pid=$!
+				url=
+				while [ -z "$url" ]; do
+					sleep 0.3
+					url=$(grep -o 'http://[0-9.:]*' "$S/load-serve.log" | head -1 || true)
+				done
+				for n in 1 8; do
+					printf '%s %s round %s  ' "$c" "$bin" "$r"
+					$bin loadtest --url "$url" --clients "$n" --duration 20s --rerank on --data "$O/B-dev" 2>&1 | tail -1
+				done
+				kill "$pid"
+				wait "$pid" 2>/dev/null || true
 			done
 		done
 	done
@@ -748,27 +776,13 @@ run() {
 		} | tee "$R/split-cost.txt"
 		[ -n "${SR_BEFORE:-}" ] || return 0
 		scale_bench ${SCALE:-100k} | tee "$R/split-bench.txt"
-		# Serving: semrank serve over the 100k index with the same
-		# pipeline, semrank loadtest with 1 and 8 clients for 20 s each,
-		# SR_BEFORE's server and SR's alternating, ROUNDS times.
-		local pid url n
-		for r in $(seq "${ROUNDS:-2}"); do
-			for bin in "$SR_BEFORE" "$SR"; do
-				$bin serve --index "$S/100k-serve.idx" --pipeline "$S/pipeline.yaml" --addr 127.0.0.1:0 >"$S/split-serve.log" 2>&1 &
-				pid=$!
-				url=
-				while [ -z "$url" ]; do
-					sleep 0.3
-					url=$(grep -o 'http://[0-9.:]*' "$S/split-serve.log" | head -1 || true)
-				done
-				for n in 1 8; do
-					printf '%s round %s  ' "$bin" "$r"
-					$bin loadtest --url "$url" --clients "$n" --duration 20s --rerank on --data "$O/B-dev" 2>&1 | tail -1
-				done
-				kill "$pid"
-				wait "$pid" 2>/dev/null || true
-			done
-		done | tee "$R/split-serve.txt"
+		serve_load 100k | tee "$R/split-serve.txt"
+		;;
+	serve-load)
+		# semrank loadtest of SR_BEFORE's and SR's servers over the serve
+		# section's indexes (SCALE, default 100k).
+		: "${SR_BEFORE:?serve-load compares SR with SR_BEFORE, another semrank binary}"
+		serve_load ${SCALE:-100k} | tee "$R/serve-load.txt"
 		;;
 	sum-cost)
 		# Text queries scored term at a time (index.SumTerms): CACM's window
