@@ -222,14 +222,14 @@ func termList(b []byte, analyze func(string) []string, c rerank.Candidate) ([]in
 	return index.CountTerms(tokens(analyze, c.FullText())), nil
 }
 
-// textCounts sets counts[i] to how often terms[i], sorted and distinct,
-// occurs in candidate c's text analyzed by analyze, and returns its
-// number of tokens.
-func textCounts(analyze func(string) []string, c rerank.Candidate, terms []string, counts []int) int {
+// textCounts sets counts[pos[t]] to how often each term t of pos occurs
+// in candidate c's text analyzed by analyze, and returns its number of
+// tokens.
+func textCounts(analyze func(string) []string, c rerank.Candidate, pos map[string]int, counts []int) int {
 	clear(counts)
 	toks := tokens(analyze, c.FullText())
 	for _, t := range toks {
-		if i, ok := slices.BinarySearch(terms, t); ok {
+		if i, ok := pos[t]; ok {
 			counts[i]++
 		}
 	}
@@ -254,6 +254,7 @@ func windowCounts(ctx context.Context, p rerank.Payloads, analyze func(string) [
 			return nil, err
 		}
 		q := newQueryTerms(terms)
+		var pos map[string]int // each term's place, for candidates without a table
 		vals, found := make([]float64, len(terms)), make([]bool, len(terms))
 		r := result{make([][]int, len(cands)), make([]int, len(cands))}
 		flat := make([]int, len(cands)*len(terms))
@@ -265,7 +266,13 @@ func windowCounts(ctx context.Context, p rerank.Payloads, analyze func(string) [
 			r.counts[i] = counts
 			t := tabs[i]
 			if t == nil {
-				r.totals[i] = textCounts(analyze, c, terms, counts)
+				if pos == nil {
+					pos = make(map[string]int, len(terms))
+					for j, term := range terms {
+						pos[term] = j
+					}
+				}
+				r.totals[i] = textCounts(analyze, c, pos, counts)
 				continue
 			}
 			t.values(q, vals, found)
