@@ -134,7 +134,7 @@ func (s *BM25) Score(ctx context.Context, q rerank.Query, cands []rerank.Candida
 			return nil, err
 		}
 	}
-	counts, totals, err := windowCounts(ctx, s.Payloads, s.Analyze, cands, pq.terms)
+	counts, totals, err := windowCounts(ctx, s.Payloads, s.Stats, s.Analyze, cands, pq.terms)
 	if err != nil {
 		return nil, err
 	}

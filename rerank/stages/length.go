@@ -9,7 +9,7 @@ import (
 
 func init() {
 	rerank.RegisterStage("length", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
-		return &Length{Payloads: env.Payloads, Analyze: env.Analyze}, nil
+		return &Length{Payloads: env.Payloads, Stats: env.Stats, Analyze: env.Analyze}, nil
 	})
 }
 
@@ -18,6 +18,7 @@ func init() {
 // whether longer answers tend to be better (in forum data they do).
 type Length struct {
 	Payloads rerank.Payloads
+	Stats    rerank.TermStats      // names Analyze's analysis, as TFIDF's
 	Analyze  func(string) []string // as TFIDF's
 }
 
@@ -36,7 +37,7 @@ func (s *Length) WindowPayloads() (rerank.Payloads, []rerank.PayloadKind) {
 
 // Score implements rerank.Stage.
 func (s *Length) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
-	_, totals, err := windowCounts(ctx, s.Payloads, s.Analyze, cands, nil)
+	_, totals, err := windowCounts(ctx, s.Payloads, s.Stats, s.Analyze, cands, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -168,7 +168,7 @@ type countsStage struct {
 func (countsStage) Name() string { return "counts" }
 
 func (s countsStage) Score(ctx context.Context, _ rerank.Query, cands []rerank.Candidate) ([]float64, error) {
-	counts, totals, err := windowCounts(ctx, s.p, nil, cands, s.terms)
+	counts, totals, err := windowCounts(ctx, s.p, nil, nil, cands, s.terms)
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,7 @@ import (
 
 func init() {
 	rerank.RegisterStage("overlap", func(spec rerank.StageSpec, env rerank.Env) (rerank.Stage, error) {
-		return &Overlap{Payloads: env.Payloads, Analyze: env.Analyze}, nil
+		return &Overlap{Payloads: env.Payloads, Stats: env.Stats, Analyze: env.Analyze}, nil
 	})
 }
 
@@ -18,6 +18,7 @@ func init() {
 // it contains: a cheap, length-independent lexical feature for fusion.
 type Overlap struct {
 	Payloads rerank.Payloads
+	Stats    rerank.TermStats      // names Analyze's analysis, as TFIDF's
 	Analyze  func(string) []string // as TFIDF's
 }
 
@@ -44,7 +45,7 @@ func (s *Overlap) Score(ctx context.Context, q rerank.Query, cands []rerank.Cand
 	if len(qterms) == 0 {
 		return out, nil
 	}
-	counts, _, err := windowCounts(ctx, s.Payloads, s.Analyze, cands, slices.Sorted(maps.Keys(qterms)))
+	counts, _, err := windowCounts(ctx, s.Payloads, s.Stats, s.Analyze, cands, slices.Sorted(maps.Keys(qterms)))
 	if err != nil {
 		return nil, err
 	}

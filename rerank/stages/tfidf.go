@@ -240,10 +240,12 @@ func textCounts(analyze func(string) []string, c rerank.Candidate, pos map[strin
 // terms[j] (sorted and distinct) occurs in cands[i], and totals[i], its
 // number of tokens: read off the table of its stored term counts
 // (windowTables), else counted in its text analyzed by analyze.
-// Stages reading the same payloads with the same terms share one
-// computation per window (rerank.WindowMemo), so callers must not modify
-// what it returns.
-func windowCounts(ctx context.Context, p rerank.Payloads, analyze func(string) []string, cands []rerank.Candidate, terms []string) (counts [][]int, totals []int, err error) {
+// stats names analyze's analysis: the stage's statistics, which stages
+// built from one rerank.Env share with their analyzer (nil: none).
+// Stages reading the same payloads, or none, with the same statistics and
+// terms share one computation per window (rerank.WindowMemo), so callers
+// must not modify what it returns.
+func windowCounts(ctx context.Context, p rerank.Payloads, stats rerank.TermStats, analyze func(string) []string, cands []rerank.Candidate, terms []string) (counts [][]int, totals []int, err error) {
 	type result struct {
 		counts [][]int
 		totals []int
@@ -284,16 +286,18 @@ func windowCounts(ctx context.Context, p rerank.Payloads, analyze func(string) [
 		return r, nil
 	}
 	// Payloads read through an index's own fields come with its own
-	// analysis, so they and the terms name the result.
+	// analysis, and text is analyzed as stats counts, so they and the
+	// terms name the result.
 	type key struct {
 		p     rerank.Payloads
+		stats rerank.TermStats
 		terms string
 	}
 	memo := rerank.WindowMemoOf(ctx)
-	if p == nil || !reflect.TypeOf(p).Comparable() {
+	if p == nil && stats == nil || p != nil && !reflect.TypeOf(p).Comparable() || stats != nil && !reflect.TypeOf(stats).Comparable() {
 		memo = nil
 	}
-	v, err := memo.Do(key{p, strings.Join(terms, "\x00")}, compute)
+	v, err := memo.Do(key{p, stats, strings.Join(terms, "\x00")}, compute)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -301,7 +305,7 @@ func windowCounts(ctx context.Context, p rerank.Payloads, analyze func(string) [
 	if len(terms) > 0 {
 		// The totals alone (length's) are these, found without another
 		// pass over the term lists when asked for later.
-		_, _ = memo.Do(key{p, ""}, func() (any, error) {
+		_, _ = memo.Do(key{p, stats, ""}, func() (any, error) {
 			return result{make([][]int, len(cands)), r.totals}, nil
 		})
 	}
@@ -449,7 +453,7 @@ func (t *TFIDF) scoreStored(ctx context.Context, q rerank.Query, cands []rerank.
 		idf.m[term] = pq.idf[j] // as idf.of would find them
 	}
 	qv, qSq, qterms, qidf := pq.v, pq.sq, pq.terms, pq.idf
-	counts, _, err := windowCounts(ctx, t.Payloads, t.Analyze, cands, qterms)
+	counts, _, err := windowCounts(ctx, t.Payloads, t.Stats, t.Analyze, cands, qterms)
 	if err != nil {
 		return nil, err
 	}
