@@ -696,6 +696,7 @@ run() {
 		printf 'window: 100\nstages: [{type: tfidf}]\n' >"$R/cost/tfidf.yaml"
 		printf 'window: 100\nstages: []\nfusion: {method: none}\n' >"$R/cost/empty.yaml"
 		printf 'window: 100\nfields: {title: title, text: abstract}\nstages: [{type: tfidf}]\n' >"$R/cost/tfidf-plain.yaml"
+		printf 'window: 100\nfields: {title: title, text: abstract}\nstages: [{type: tfidf}, {type: bm25}, {type: overlap}]\n' >"$R/cost/readme-plain.yaml"
 		printf 'window: 100\nstages:\n  - type: wmd\n    model: ../cacm.vec\n' >"$R/cost/wmd.yaml"
 		printf 'window: 100\nstages:\n  - type: ssg\n    model: ../cacm.vec\n    options: {topics: ../cacm.topics}\n' >"$R/cost/ssg.yaml"
 		{
@@ -739,6 +740,7 @@ run() {
 			"recipe A|$R/cost/a.idx|$R/recipe-a/pipeline.yaml|$O/A-dev"
 			"lexical plain attached w200|$R/plain-analyzer/cacm.idx|$R/plain-analyzer/cacm-semrank_en-200.yaml|$O/cacm"
 			"tfidf plain fields|$R/plain/cacm.idx|$R/cost/tfidf-plain.yaml|$O/cacm"
+			"README pipeline plain fields|$R/plain/cacm.idx|$R/cost/readme-plain.yaml|$O/cacm"
 			"README no-judgment pipeline|$R/cacm.idx|$R/plain/unsup-semrank.yaml|$O/cacm"
 			"no stage cacm|$R/cacm.idx|$R/cost/empty.yaml|$O/cacm"
 			"wmd cacm|$R/cacm.idx|$R/cost/wmd.yaml|$O/cacm"
