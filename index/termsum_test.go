@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -279,4 +280,33 @@ func FuzzSumTerms(f *testing.F) {
 			sameHits(t, name, got, want, true)
 		}
 	})
+}
+
+// BenchmarkSearchSum times the demo questions as match queries over the
+// demo corpus, 116 hits (a window's search), with Bleve's searchers
+// (bleve) and summed term at a time (sum). examples/windowcost and
+// semrank bench compare them over CACM and larger indexes.
+func BenchmarkSearchSum(b *testing.B) {
+	idx, queries := splitIndex(b, bindex.BM25Scoring)
+	reqs := make([]*bleve.SearchRequest, len(queries))
+	for i, q := range queries {
+		reqs[i] = bleve.NewSearchRequestOptions(bleve.NewMatchQuery(q.FullText()), 116, 0, false)
+	}
+	for _, bc := range []struct {
+		name string
+		sum  bool
+	}{{"bleve", false}, {"sum", true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			sums, least := SumTerms, MinSplitPostings
+			SumTerms, MinSplitPostings = bc.sum, math.MaxUint64
+			defer func() { SumTerms, MinSplitPostings = sums, least }()
+			i := 0
+			for b.Loop() {
+				if _, err := Search(context.Background(), idx, reqs[i%len(reqs)]); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
 }
