@@ -65,29 +65,32 @@ func (q *sumQuery) Searcher(ctx context.Context, r bindex.IndexReader, m mapping
 	if !ok || o.Explain || o.IncludeTermVectors || o.Score == "none" || q.sum != nil || !summable(q.Query) {
 		return q.Query.Searcher(ctx, r, m, o)
 	}
-	top := q.Query
-	if v, ok := top.(ReadsThrough); ok {
-		top, r = v.SplitsAs(), v.View(r)
-	}
 	for _, k := range []any{search.BM25StatsKey, search.FieldTermSynonymMapKey, search.IncludeScoreBreakdownKey} {
 		if ctx.Value(k) != nil {
 			return q.Query.Searcher(ctx, r, m, o)
 		}
 	}
+	top, view := q.Query, r
+	if v, ok := top.(ReadsThrough); ok {
+		top, view = v.SplitsAs(), v.View(r)
+	}
 	model := bindex.DefaultScoringModel
 	if f, ok := ctx.Value(search.GetScoringModelCallbackKey).(search.GetScoringModelCallbackFn); ok {
 		model = f()
 	}
-	b := sumBuilder{ctx: ctx, r: r, m: m, model: model}
+	b := sumBuilder{ctx: ctx, r: view, m: m, model: model}
 	t, ok, err := b.tree(top)
-	if err != nil || !ok {
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
 		return q.Query.Searcher(ctx, r, m, o)
 	}
 	q.sum = &sumSearcher{ctx: ctx, trees: []*sumTree{t}, keep: q.keep}
 	if q.split && t.root.count() >= MinSplitPostings && docNumbers(snap) > sumChunk {
 		// A second tree over its own postings readers scores every
 		// other window.
-		b2 := sumBuilder{ctx: ctx, r: r, m: m, model: model}
+		b2 := sumBuilder{ctx: ctx, r: view, m: m, model: model}
 		t2, ok, err := b2.tree(top)
 		if err != nil {
 			q.sum.Close()

@@ -249,6 +249,20 @@ func TestSumTermsReadsThrough(t *testing.T) {
 			t.Fatalf("%s: the view's document count changed no score", q.ID)
 		}
 	}
+	// A tree with a part that cannot be summed (a match whose analyzer
+	// leaves no term) is Bleve's, through the view once.
+	stop := bleve.NewMatchQuery("the of")
+	stop.Analyzer = "en"
+	req := bleve.NewSearchRequestOptions(viewQuery{bleve.NewDisjunctionQuery(bleve.NewMatchQuery("water"), stop), 10000}, 20, 0, false)
+	q := &sumQuery{Query: req.Query, keep: 20}
+	got, err := searchAs(context.Background(), idx, req, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.sum != nil {
+		t.Fatal("terms summed")
+	}
+	sameHits(t, "left to Bleve", got, unsplit(t, idx, req), false)
 }
 
 // FuzzSumTerms: any text, as a match query over one field or over two
