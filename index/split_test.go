@@ -280,11 +280,7 @@ func TestSplitSearchCanceled(t *testing.T) {
 // examples/splitcost measures where it pays.
 func BenchmarkSearchSplit(b *testing.B) {
 	splitting(b)
-	idx, queries := splitIndex(b, bindex.BM25Scoring)
-	reqs := make([]*bleve.SearchRequest, len(queries))
-	for i, q := range queries {
-		reqs[i] = bleve.NewSearchRequestOptions(bleve.NewMatchQuery(q.FullText()), 116, 0, false)
-	}
+	idx, reqs := windowSearches(b)
 	for _, bc := range []struct {
 		name  string
 		least uint64
@@ -292,13 +288,29 @@ func BenchmarkSearchSplit(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			MinSplitPostings = bc.least
 			defer func() { MinSplitPostings = 0 }()
-			i := 0
-			for b.Loop() {
-				if _, err := Search(context.Background(), idx, reqs[i%len(reqs)]); err != nil {
-					b.Fatal(err)
-				}
-				i++
-			}
+			searchEach(b, idx, reqs)
 		})
+	}
+}
+
+// windowSearches returns the demo corpus (BM25) and its questions as
+// match queries for 116 hits, a window's search.
+func windowSearches(b *testing.B) (bleve.Index, []*bleve.SearchRequest) {
+	idx, queries := splitIndex(b, bindex.BM25Scoring)
+	reqs := make([]*bleve.SearchRequest, len(queries))
+	for i, q := range queries {
+		reqs[i] = bleve.NewSearchRequestOptions(bleve.NewMatchQuery(q.FullText()), 116, 0, false)
+	}
+	return idx, reqs
+}
+
+// searchEach times Search of reqs, one after another.
+func searchEach(b *testing.B, idx bleve.Index, reqs []*bleve.SearchRequest) {
+	i := 0
+	for b.Loop() {
+		if _, err := Search(context.Background(), idx, reqs[i%len(reqs)]); err != nil {
+			b.Fatal(err)
+		}
+		i++
 	}
 }

@@ -301,11 +301,7 @@ func FuzzSumTerms(f *testing.F) {
 // (bleve) and summed term at a time (sum). examples/windowcost and
 // semrank bench compare them over CACM and larger indexes.
 func BenchmarkSearchSum(b *testing.B) {
-	idx, queries := splitIndex(b, bindex.BM25Scoring)
-	reqs := make([]*bleve.SearchRequest, len(queries))
-	for i, q := range queries {
-		reqs[i] = bleve.NewSearchRequestOptions(bleve.NewMatchQuery(q.FullText()), 116, 0, false)
-	}
+	idx, reqs := windowSearches(b)
 	for _, bc := range []struct {
 		name string
 		sum  bool
@@ -314,13 +310,7 @@ func BenchmarkSearchSum(b *testing.B) {
 			sums, least := SumTerms, MinSplitPostings
 			SumTerms, MinSplitPostings = bc.sum, math.MaxUint64
 			defer func() { SumTerms, MinSplitPostings = sums, least }()
-			i := 0
-			for b.Loop() {
-				if _, err := Search(context.Background(), idx, reqs[i%len(reqs)]); err != nil {
-					b.Fatal(err)
-				}
-				i++
-			}
+			searchEach(b, idx, reqs)
 		})
 	}
 }
