@@ -266,17 +266,18 @@ func TestSumTermsReadsThrough(t *testing.T) {
 }
 
 // FuzzSumTerms: any text, as a match query over one field or over two
-// fields boosted, finds summed term at a time the hits Bleve's searchers
-// find.
+// fields boosted, finds summed term at a time (in each of sumModes) the
+// hits Bleve's searchers find.
 func FuzzSumTerms(f *testing.F) {
 	idx, queries := splitIndex(f, bindex.BM25Scoring)
-	for _, q := range queries[:3] {
-		f.Add(q.FullText(), 1.0)
+	for i, q := range queries[:3] {
+		f.Add(q.FullText(), 1.0, uint8(i))
 	}
-	f.Add("water water WATER", 0.5)
-	f.Add("", 2.0)
-	f.Add("zyzzyva", 1.0)
-	f.Fuzz(func(t *testing.T, text string, boost float64) {
+	f.Add("water water WATER", 0.5, uint8(2))
+	f.Add("", 2.0, uint8(1))
+	f.Add("zyzzyva", 1.0, uint8(0))
+	f.Fuzz(func(t *testing.T, text string, boost float64, mode uint8) {
+		sumModes[int(mode)%len(sumModes)].set(t)
 		title, body := bleve.NewMatchQuery(text), bleve.NewMatchQuery(text)
 		title.SetField("title")
 		title.SetBoost(boost)
