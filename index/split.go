@@ -72,11 +72,12 @@ func splitSearch(ctx context.Context, idx bleve.Index, req *bleve.SearchRequest)
 	if SumTerms && summable(req.Query) {
 		q := &sumQuery{Query: req.Query, keep: req.From + req.Size, split: free}
 		res, err := searchAs(ctx, idx, req, q)
-		if err == nil && q.sum != nil {
-			// The collector counted the hits it was given.
-			res.Total += q.sum.dropped
+		if err != nil || q.sum == nil {
+			return res, false, err
 		}
-		return res, false, err
+		// The collector counted the hits it was given.
+		res.Total += q.sum.dropped
+		return res, len(q.sum.trees) > 1, nil
 	}
 	if !free || !splitSafe(req.Query) {
 		res, err := idx.SearchInContext(ctx, req)

@@ -315,3 +315,29 @@ func BenchmarkSearchSum(b *testing.B) {
 		})
 	}
 }
+
+// TestSumTermsSplits: Search sums a long query's terms on two cores when
+// it may split (no other search holds the other core), and on one when
+// another search does, finding Bleve's hits either way.
+func TestSumTermsSplits(t *testing.T) {
+	sumMode{64, true}.set(t)
+	idx, queries := splitIndex(t, bindex.TFIDFScoring)
+	req := bleve.NewSearchRequestOptions(bleve.NewMatchQuery(queries[0].FullText()), 20, 0, false)
+	want := unsplit(t, idx, req)
+	for _, busy := range []bool{false, true} {
+		if busy {
+			searching.Add(1)
+		}
+		got, did, err := splitSearch(context.Background(), idx, req)
+		if busy {
+			searching.Add(-1)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if did == busy {
+			t.Errorf("beside another search %v: split %v", busy, did)
+		}
+		sameHits(t, fmt.Sprintf("busy %v", busy), got, want, true)
+	}
+}
