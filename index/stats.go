@@ -40,6 +40,7 @@ type Stats struct {
 	tokens   *analyzers.Cache
 	own      bool        // analyzer is the one the mapping gives fields[0]
 	counted  *termCounts // the counts of another analyzer, nil until attached
+	dfFields []string    // the fields whose largest document frequency DocFreq reads
 
 	mu    sync.Mutex
 	count uint64 // the document count the cache belongs to
@@ -76,7 +77,51 @@ func NewStatsWith(idx bleve.Index, fields []string, analyzer string) (*Stats, er
 			return nil, fmt.Errorf("index: no analyzer named %q", analyzer)
 		}
 	}
-	return &Stats{idx: idx, fields: slices.Clone(fields), analyzer: name, own: name == own, tokens: analyzers.NewCache(analyze)}, nil
+	dfFields := []string{FieldAll}
+	if !allHolds(idx.Mapping(), fields) {
+		dfFields = append(dfFields, fields...)
+	}
+	return &Stats{idx: idx, fields: slices.Clone(fields), analyzer: name, own: name == own, tokens: analyzers.NewCache(analyze), dfFields: dfFields}, nil
+}
+
+// allHolds reports whether m puts every one of fields into the composite
+// field FieldAll of every document, as each field's analyzer made its
+// terms: a term is then in FieldAll wherever it is in one of fields, and
+// no field holds it in more documents than FieldAll does. It says so only
+// where m says it plainly: one document mapping (no type mappings),
+// FieldAll not disabled, and each field either mapped with
+// include_in_all or, without a mapping of its own, indexed dynamically
+// (Bleve's dynamic fields are included).
+func allHolds(m mapping.IndexMapping, fields []string) bool {
+	im, ok := m.(*mapping.IndexMappingImpl)
+	if !ok || len(im.TypeMapping) > 0 || im.DefaultMapping == nil {
+		return false
+	}
+	dm := im.DefaultMapping
+	if all, ok := dm.Properties[FieldAll]; ok && !all.Enabled {
+		return false
+	}
+	for _, f := range fields {
+		if strings.Contains(f, ".") {
+			return false
+		}
+		prop, mapped := dm.Properties[f]
+		if !mapped {
+			if !dm.Dynamic || !im.IndexDynamic {
+				return false
+			}
+			continue
+		}
+		if !prop.Enabled || len(prop.Fields) == 0 {
+			return false
+		}
+		for _, fm := range prop.Fields {
+			if !fm.IncludeInAll || !fm.Index {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // FieldAnalyzer returns the name of the analyzer m gives field (its
@@ -196,7 +241,7 @@ func (s *Stats) DocFreq(term string) (uint64, error) {
 	if ok {
 		return df, nil
 	}
-	df, err := maxDocFreq(s.idx, term, append([]string{FieldAll}, s.fields...)...)
+	df, err := maxDocFreq(s.idx, term, s.dfFields...)
 	if err != nil {
 		return 0, err
 	}

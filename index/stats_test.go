@@ -5,6 +5,9 @@ import (
 	"testing"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/mapping"
+
+	"github.com/semrank/semrank/dataset"
 )
 
 // TestStatsPlainIndex: over a plain Bleve index, terms are analyzed with
@@ -109,5 +112,87 @@ func TestCheckStored(t *testing.T) {
 	}
 	if err := CheckStored(stored, "body", "subject"); err != nil {
 		t.Errorf("stored field: %v", err)
+	}
+}
+
+// TestStatsDocFreqFields: a term's document frequency is the largest of
+// FieldAll's and the fields', read from FieldAll alone where the mapping
+// puts every field into it (Bleve's default mapping; a field mapped with
+// include_in_all), from every field where it may not (a field kept out of
+// FieldAll, a type mapping). Over the demo corpus, every term of every
+// field, each way DocFreq equals the largest of the three counts.
+func TestStatsDocFreqFields(t *testing.T) {
+	ds, err := dataset.Load("../testdata/demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	explicit := func(include bool) *mapping.IndexMappingImpl {
+		m := bleve.NewIndexMapping()
+		text := bleve.NewTextFieldMapping()
+		text.IncludeInAll = include
+		m.DefaultMapping.AddFieldMappingsAt("text", text)
+		return m
+	}
+	typed := bleve.NewIndexMapping()
+	typed.AddDocumentMapping("post", bleve.NewDocumentMapping())
+	for _, c := range []struct {
+		name    string
+		m       *mapping.IndexMappingImpl
+		allOnly bool
+	}{
+		{"default", bleve.NewIndexMapping(), true},
+		{"text in _all", explicit(true), true},
+		{"text kept out of _all", explicit(false), false},
+		{"type mapping", typed, false},
+	} {
+		idx, err := bleve.NewMemOnly(c.m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := idx.NewBatch()
+		for _, d := range ds.Corpus {
+			if err := b.Index(d.ID, map[string]any{"title": d.Title, "text": d.Text}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := idx.Batch(b); err != nil {
+			t.Fatal(err)
+		}
+		fields := []string{"text", "title"}
+		s, err := NewStats(idx, fields)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(s.dfFields) == 1; got != c.allOnly {
+			t.Errorf("%s: FieldAll alone %v, want %v", c.name, got, c.allOnly)
+		}
+		var terms []string
+		for _, f := range fields {
+			dict, err := idx.FieldDict(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for e, err := dict.Next(); e != nil && err == nil; e, err = dict.Next() {
+				terms = append(terms, e.Term)
+			}
+			dict.Close()
+		}
+		if len(terms) == 0 {
+			t.Fatalf("%s: no terms", c.name)
+		}
+		want, err := maxDocFreqs(idx, terms, FieldAll, "text", "title")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, term := range terms {
+			df, err := s.DocFreq(term)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if df != want[i] {
+				t.Fatalf("%s: %q in %d documents, want %d", c.name, term, df, want[i])
+			}
+		}
+		idx.Close()
 	}
 }
