@@ -577,6 +577,7 @@ func fetchDirect(ctx context.Context, idx bleve.Index, fields []string, hits sea
 	}
 	defer r.Close()
 	req := &bleve.SearchRequest{Fields: fields}
+	stored := newStoredReader(r, fields)
 	// The hits' documents are read on every core, in runs of at least
 	// fetchRun: a reader serves concurrent searches, and a window's
 	// stored fields were most of what its reranking did on one core
@@ -587,6 +588,9 @@ func fetchDirect(ctx context.Context, idx bleve.Index, fields []string, hits sea
 				return err
 			}
 			h.Fields = nil
+			if stored != nil && stored.load(h) {
+				continue
+			}
 			err, _ := bleve.LoadAndHighlightAllFields(h, req, "", r, nil)
 			if errors.Is(err, bleve.ErrorIndexReadInconsistency) {
 				// Deleted since its search: no fields, as FetchFields
