@@ -25,9 +25,12 @@ func (x *Index) Distances(ctx context.Context, q Doc, docs []int) ([]float64, er
 	}
 	s := x.begin(q)
 	defer x.end(s)
-	cached, err := s.wordsOf(ctx, docs)
-	if err != nil {
-		return nil, err
+	// The rows of the documents' words are filled by the goroutines that
+	// solve the documents, each row by the first to need it: one pass
+	// over the window on every core rather than two.
+	var rows []atomic.Uint32
+	if len(s.done) > 0 {
+		rows = s.rowStates(len(x.words))
 	}
 	solve := func(w *worker, i int) error {
 		d := x.docs[docs[i]]
@@ -35,7 +38,8 @@ func (x *Index) Distances(ctx context.Context, q Doc, docs []int) ([]float64, er
 			out[i] = math.Inf(1)
 			return nil
 		}
-		if cached {
+		if rows != nil {
+			s.fillRows(docs[i], rows)
 			w.cost = s.costsInto(w.cost, docs[i])
 		} else {
 			w.cost = x.space.Costs(q, d, w.cost)
@@ -47,35 +51,46 @@ func (x *Index) Distances(ctx context.Context, q Doc, docs []int) ([]float64, er
 	return out, parallel(ctx, len(docs), solve)
 }
 
-// wordsOf is words for every document of docs, filling the missing rows
-// of the cache on up to GOMAXPROCS goroutines, a block of words each.
-func (s *search) wordsOf(ctx context.Context, docs []int) (bool, error) {
-	if len(s.done) == 0 {
-		return false, nil
+// Row states of fillRows: not filled, being filled, filled.
+const (
+	rowEmpty uint32 = iota
+	rowFilling
+	rowFilled
+)
+
+// rowStates returns n row states, all rowEmpty, kept in s.
+func (s *search) rowStates(n int) []atomic.Uint32 {
+	if cap(s.rows) < n {
+		s.rows = make([]atomic.Uint32, n)
 	}
-	miss := s.miss[:0]
-	for _, d := range docs {
-		for _, w := range s.x.local[d] {
-			if !s.done[w] {
-				s.done[w] = true // once: the rows are filled below
-				miss = append(miss, w)
-			}
+	s.rows = s.rows[:n]
+	for i := range s.rows {
+		s.rows[i].Store(rowEmpty)
+	}
+	return s.rows
+}
+
+// fillRows makes sure the distance rows of every word of document doc
+// are filled: it fills those no goroutine has taken, then waits for
+// those another is filling. Goroutines may call it at once.
+func (s *search) fillRows(doc int, rows []atomic.Uint32) {
+	words := s.x.local[doc]
+	for k, w := range words {
+		if rows[w].Load() != rowEmpty || !rows[w].CompareAndSwap(rowEmpty, rowFilling) {
+			continue
+		}
+		next := int32(-1)
+		if k+1 < len(words) {
+			next = words[k+1]
+		}
+		s.fillRow(w, next)
+		rows[w].Store(rowFilled)
+	}
+	for _, w := range words {
+		for rows[w].Load() != rowFilled {
+			runtime.Gosched()
 		}
 	}
-	s.miss = miss
-	const block = 64
-	err := parallel(ctx, (len(miss)+block-1)/block, func(_ *worker, b int) error {
-		part := miss[b*block : min(len(miss), (b+1)*block)]
-		for k, w := range part {
-			next := int32(-1)
-			if k+1 < len(part) {
-				next = part[k+1]
-			}
-			s.fillRow(w, next)
-		}
-		return nil
-	})
-	return true, err
 }
 
 // worker is one goroutine's scratch space for solving transport problems.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // Neighbor is one search result: a document's index and its WMD.
@@ -194,7 +195,8 @@ type search struct {
 	// multiple of 4 values that the kernels of the bounds scan as they
 	// are, with no gather.
 	dist  []float64
-	done  []bool // the row of local word w is filled in
+	done  []bool          // the row of local word w is filled in
+	rows  []atomic.Uint32 // Distances' row states (see fillRows)
 	cost  []float64
 	miss  []int32     // a document's words without distances yet
 	cmin  []float64   // stride: column minima, then −Inf in the padding
