@@ -105,7 +105,6 @@ type Index struct {
 	ids     map[int32]int32 // and back
 	local   [][]int32       // each document's words as local ids
 	weights [][]float64     // each document's weights (Doc.Weights, copied)
-	search  sync.Pool       // *search
 
 	centsOnce sync.Once
 	cents     lanes // the documents' centroids, for KNN's WCD (see centroids)
@@ -116,10 +115,12 @@ type Index struct {
 
 // NewIndex returns an index over docs.
 func (s *Space) NewIndex(docs []Doc) *Index {
-	x := &Index{space: s, docs: docs}
-	x.search.New = func() any { return new(search) }
-	return x
+	return &Index{space: s, docs: docs}
 }
+
+// searches keeps the scratch space of searches ended, for the next over
+// any index: a stage builds an index for each window it scores.
+var searches = sync.Pool{New: func() any { return new(search) }}
 
 // doc returns document d's local word ids and weights.
 func (x *Index) doc(d int) ([]int32, []float64) { return x.local[d], x.weights[d] }
@@ -241,7 +242,7 @@ var maxCacheEntries = 1 << 23
 
 func (x *Index) begin(q Doc) *search {
 	x.once.Do(x.vocabulary)
-	s := x.search.Get().(*search)
+	s := searches.Get().(*search)
 	s.x, s.q = x, q
 	s.lanes.setWords(x.space.vec, q.Words)
 	nq := len(q.Words)
@@ -320,7 +321,7 @@ func (s *search) pbound(doc int, cut float64) float64 {
 
 func (x *Index) end(s *search) {
 	s.x, s.q = nil, Doc{}
-	x.search.Put(s)
+	searches.Put(s)
 }
 
 // fill computes the distances from local word w to every query word, as
