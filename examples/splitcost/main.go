@@ -5,7 +5,9 @@
 // medians and their ratio, then by postings, in powers of two, the mean
 // ratio of wall times and of CPU times (the process's, both cores): what
 // splitting saves in waiting and what it costs in work. It is how
-// MinSplitPostings was chosen.
+// MinSplitPostings was chosen. With --sum, index.Search scores match
+// queries term at a time (index.SumTerms), split over two cores where the
+// index spans more than one window; without, it splits Bleve's searchers.
 //
 //	go run ./examples/splitcost --index out/results/cacm.idx --data out/data/cacm
 package main
@@ -34,6 +36,7 @@ func main() {
 	data := flag.String("data", "", "BEIR directory whose queries.jsonl is searched")
 	size := flag.Int("size", 116, "hits a search asks for (a window of 100 and SearchTiesByID's slack)")
 	reps := flag.Int("reps", 7, "searches of each query by each path, alternating")
+	flag.BoolVar(&index.SumTerms, "sum", false, "score match queries term at a time (split where the index spans more than one window) rather than splitting Bleve's searchers")
 	flag.Parse()
 	if err := run(*idxPath, *data, *size, *reps); err != nil {
 		log.Fatal(err)
