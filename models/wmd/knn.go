@@ -101,8 +101,9 @@ type Index struct {
 	docs  []Doc
 
 	once    sync.Once
-	words   []int32         // the index's vocabulary: local id → vocabulary id
-	ids     map[int32]int32 // and back
+	words   []int32 // the index's vocabulary: local id → vocabulary id
+	idsOnce sync.Once
+	ids     map[int32]int32 // and back (see localID)
 	local   [][]int32       // each document's words as local ids
 	weights [][]float64     // each document's weights (Doc.Weights, copied)
 
@@ -141,8 +142,13 @@ func (x *Index) vocabulary() {
 	for _, doc := range x.docs {
 		total += len(doc.Words)
 	}
-	ids := make(map[int32]int32, total)
-	x.ids = ids
+	// local[w] is local id+1 of vocabulary word w while the index's
+	// vocabulary is read, 0 for a word not met yet; cleared after.
+	p := localIDs.Get().(*[]int32)
+	if n := x.space.vec.Len(); cap(*p) < n {
+		*p = make([]int32, n)
+	}
+	local := (*p)[:x.space.vec.Len()]
 	flatIDs, flatW := make([]int32, 0, total), make([]float64, 0, total)
 	x.local = make([][]int32, len(x.docs))
 	x.weights = make([][]float64, len(x.docs))
@@ -151,16 +157,38 @@ func (x *Index) vocabulary() {
 		flatW = append(flatW, doc.Weights...)
 		x.weights[d] = flatW[start:len(flatW):len(flatW)]
 		for _, w := range doc.Words {
-			id, ok := ids[w]
-			if !ok {
-				id = int32(len(x.words))
-				ids[w] = id
+			id := local[w]
+			if id == 0 {
 				x.words = append(x.words, w)
+				id = int32(len(x.words))
+				local[w] = id
 			}
-			flatIDs = append(flatIDs, id)
+			flatIDs = append(flatIDs, id-1)
 		}
 		x.local[d] = flatIDs[start:len(flatIDs):len(flatIDs)]
 	}
+	for _, w := range x.words {
+		local[w] = 0
+	}
+	localIDs.Put(p)
+}
+
+// localIDs keeps vocabulary's dense maps from vocabulary words to an
+// index's local ids: a map of its own for each index (a stage builds one
+// for each window) took a fifteenth of a window's WMD.
+var localIDs = sync.Pool{New: func() any { return new([]int32) }}
+
+// localID returns the local id of vocabulary word w, and whether the
+// index's documents hold it.
+func (x *Index) localID(w int32) (int32, bool) {
+	x.idsOnce.Do(func() {
+		x.ids = make(map[int32]int32, len(x.words))
+		for l, v := range x.words {
+			x.ids[v] = int32(l)
+		}
+	})
+	l, ok := x.ids[w]
+	return l, ok
 }
 
 // centroids lays out the documents' centroids for WCD, which only KNN's
@@ -274,7 +302,7 @@ func (s *search) useProjection(pr *projection) {
 	var qn float64
 	for k, w := range s.q.Words {
 		v := s.x.space.vec.Vector(int(w))
-		if l, ok := s.x.ids[w]; ok { // projected with the vocabulary
+		if l, ok := s.x.localID(w); ok { // projected with the vocabulary
 			copy(s.pq[k*p:k*p+p], pr.vecs[int(l)*p:int(l)*p+p])
 		} else {
 			pr.apply(v, s.pq[k*p:k*p+p], s.pr)
