@@ -255,10 +255,7 @@ func (q *splitQuery) Searcher(ctx context.Context, r bindex.IndexReader, m mappi
 	if !ok || first.Count() < MinSplitPostings {
 		return first, nil
 	}
-	var n uint64
-	for _, s := range snap.Segments() {
-		n += uint64(s.FullSize())
-	}
+	n := docNumbers(snap)
 	chunk := max(minChunk, (n+maxChunks-1)/maxChunks)
 	if n <= chunk || !q.claimed.CompareAndSwap(false, true) {
 		return first, nil

@@ -35,15 +35,7 @@ func splitIndex(t testing.TB, scoring string) (bleve.Index, []dataset.Query) {
 		t.Fatal(err)
 	}
 	for i := 0; i < len(ds.Corpus); i += 100 {
-		b := idx.NewBatch()
-		for _, d := range ds.Corpus[i:min(i+100, len(ds.Corpus))] {
-			if err := b.Index(d.ID, map[string]any{"title": d.Title, "text": d.Text}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := idx.Batch(b); err != nil {
-			t.Fatal(err)
-		}
+		indexDocs(t, idx, ds.Corpus[i:min(i+100, len(ds.Corpus))])
 	}
 	b := idx.NewBatch()
 	for i, d := range ds.Corpus[:60] {
@@ -66,6 +58,20 @@ func splitIndex(t testing.TB, scoring string) (bleve.Index, []dataset.Query) {
 	}
 	t.Cleanup(func() { idx.Close() })
 	return idx, ds.Queries
+}
+
+// indexDocs writes docs into idx in one batch, fields title and text.
+func indexDocs(t testing.TB, idx bleve.Index, docs []dataset.Doc) {
+	t.Helper()
+	b := idx.NewBatch()
+	for _, d := range docs {
+		if err := b.Index(d.ID, map[string]any{"title": d.Title, "text": d.Text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := idx.Batch(b); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // splitting makes splitSearch split every search it may for the rest of

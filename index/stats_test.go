@@ -149,15 +149,7 @@ func TestStatsDocFreqFields(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := idx.NewBatch()
-		for _, d := range ds.Corpus {
-			if err := b.Index(d.ID, map[string]any{"title": d.Title, "text": d.Text}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := idx.Batch(b); err != nil {
-			t.Fatal(err)
-		}
+		indexDocs(t, idx, ds.Corpus)
 		fields := []string{"text", "title"}
 		s, err := NewStats(idx, fields)
 		if err != nil {

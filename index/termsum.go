@@ -118,7 +118,7 @@ func docNumbers(snap *scorch.IndexSnapshot) uint64 {
 func (b *sumBuilder) tree(q query.Query) (*sumTree, bool, error) {
 	root, ok, err := b.node(q)
 	if err != nil || !ok || root.leaf != nil {
-		b.close()
+		closeLeaves(b.leaves)
 		return nil, false, err
 	}
 	root.setQueryNorm(1 / math.Sqrt(root.weight()))
@@ -220,6 +220,7 @@ type sumBuilder struct {
 	r      bindex.IndexReader
 	m      mapping.IndexMapping
 	model  string
+	docs   *uint64 // the reader's document count, once read
 	leaves []*sumLeaf
 }
 
@@ -281,16 +282,7 @@ func (b *sumBuilder) node(q query.Query) (*sumNode, bool, error) {
 // of so few is stable), else as given.
 func disjunction(kids []*sumNode) *sumNode {
 	if len(kids) <= searcher.DisjunctionHeapTakeover {
-		slices.SortStableFunc(kids, func(a, b *sumNode) int {
-			ca, cb := a.count(), b.count()
-			switch {
-			case ca < cb:
-				return -1
-			case ca > cb:
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(kids, func(a, b *sumNode) int { return cmp.Compare(a.count(), b.count()) })
 	}
 	return &sumNode{kids: kids, sumAcc: accs.Get().(*sumAcc)}
 }
@@ -304,10 +296,14 @@ func (b *sumBuilder) leaf(term, field string, boost float64) (*sumLeaf, error) {
 	}
 	l := &sumLeaf{r: r, count: r.Count(), boost: boost}
 	b.leaves = append(b.leaves, l)
-	docs, err := b.r.DocCount()
-	if err != nil {
-		return nil, err
+	if b.docs == nil {
+		n, err := b.r.DocCount()
+		if err != nil {
+			return nil, err
+		}
+		b.docs = &n
 	}
+	docs := *b.docs
 	if b.model == bindex.BM25Scoring {
 		var card int
 		if br, ok := b.r.(bindex.BM25Reader); ok {
@@ -327,10 +323,10 @@ func (b *sumBuilder) leaf(term, field string, boost float64) (*sumLeaf, error) {
 	return l, nil
 }
 
-// close closes the postings readers b opened.
-func (b *sumBuilder) close() error {
+// closeLeaves closes the terms' postings readers.
+func closeLeaves(leaves []*sumLeaf) error {
 	var first error
-	for _, l := range b.leaves {
+	for _, l := range leaves {
 		if err := l.r.Close(); err != nil && first == nil {
 			first = err
 		}
@@ -571,8 +567,7 @@ func (t *sumTree) close() error {
 	if t.root.clear() {
 		t.root.release()
 	}
-	b := sumBuilder{leaves: t.leaves}
-	return b.close()
+	return closeLeaves(t.leaves)
 }
 
 // sumSearcher scores a sumQuery's tree term at a time, at the
