@@ -9,7 +9,9 @@ package textcache
 
 import (
 	"hash/maphash"
+	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // Size is the number of texts each generation holds.
@@ -48,6 +50,56 @@ func (c *Cache[V]) Get(text string) V {
 	c.put(h, v)
 	c.mu.Unlock()
 	return v
+}
+
+// GetAll returns f of each text, as Get does, computing the texts not
+// cached on up to GOMAXPROCS goroutines: a stage that meets a window of
+// new candidates would otherwise analyze them one after another while
+// the other cores wait.
+func (c *Cache[V]) GetAll(texts []string) []V {
+	out := make([]V, len(texts))
+	hs := make([]uint64, len(texts))
+	var miss []int
+	c.mu.Lock()
+	for i, t := range texts {
+		h := maphash.String(c.seed, t)
+		hs[i] = h
+		if v, ok := c.young[h]; ok {
+			out[i] = v
+		} else if v, ok := c.old[h]; ok {
+			c.put(h, v)
+			out[i] = v
+		} else {
+			miss = append(miss, i)
+		}
+	}
+	c.mu.Unlock()
+	if len(miss) == 0 {
+		return out
+	}
+	var next atomic.Int64
+	compute := func() {
+		for {
+			k := int(next.Add(1) - 1)
+			if k >= len(miss) {
+				return
+			}
+			i := miss[k]
+			out[i] = c.f(texts[i])
+		}
+	}
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(miss)) - 1 {
+		wg.Go(compute)
+	}
+	compute()
+	wg.Wait()
+	c.mu.Lock()
+	for _, i := range miss {
+		c.put(hs[i], out[i])
+	}
+	c.mu.Unlock()
+	return out
 }
 
 // Put keeps v as f(text), for a caller that computed it along with

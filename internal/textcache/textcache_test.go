@@ -60,3 +60,71 @@ func TestCache(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestGetAll returns what Get returns for every text, in order, computes
+// each text not cached once (a text twice in one call may be computed
+// twice, never more) and caches what it computed; calls from several
+// goroutines agree.
+func TestGetAll(t *testing.T) {
+	var mu sync.Mutex
+	calls := map[string]int{}
+	c := New(func(s string) int {
+		mu.Lock()
+		calls[s]++
+		mu.Unlock()
+		return len(s)
+	})
+	c.Get("cached")
+	for _, tc := range []struct {
+		name  string
+		texts []string
+		want  map[string]int // calls after the GetAll
+	}{
+		{"none", nil, map[string]int{"cached": 1}},
+		{"all cached", []string{"cached", "cached"}, map[string]int{"cached": 1}},
+		{"new and cached", []string{"visa", "cached", "bank account", "", "hospital"},
+			map[string]int{"cached": 1, "visa": 1, "bank account": 1, "": 1, "hospital": 1}},
+		{"now cached", []string{"hospital", "visa", ""},
+			map[string]int{"cached": 1, "visa": 1, "bank account": 1, "": 1, "hospital": 1}},
+	} {
+		got := c.GetAll(tc.texts)
+		if len(got) != len(tc.texts) {
+			t.Fatalf("%s: %d values for %d texts", tc.name, len(got), len(tc.texts))
+		}
+		for i, s := range tc.texts {
+			if got[i] != len(s) {
+				t.Errorf("%s: value %d = %d, want %d", tc.name, i, got[i], len(s))
+			}
+		}
+		mu.Lock()
+		for s, n := range tc.want {
+			if calls[s] != n {
+				t.Errorf("%s: %q computed %d times, want %d", tc.name, s, calls[s], n)
+			}
+		}
+		mu.Unlock()
+	}
+	texts := make([]string, 300)
+	for i := range texts {
+		texts[i] = strconv.Itoa(i % 150)
+	}
+	c.Reset()
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for i, v := range c.GetAll(texts) {
+				if v != len(texts[i]) {
+					t.Errorf("concurrent GetAll: value %d = %d, want %d", i, v, len(texts[i]))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	for _, s := range texts {
+		if n := calls[s]; n < 1 || n > 8 {
+			t.Errorf("%q computed %d times by 4 calls holding it twice each, want 1 to 8", s, n)
+		}
+	}
+}

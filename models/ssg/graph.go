@@ -132,13 +132,14 @@ func (m *Model) analyse(tokens []string) node {
 	return node{pool: -1, tokens: tokens, doc: m.Space.DocFromTokens(tokens), grams: grams(tokens), rep: m.Topics.Represent(tokens)}
 }
 
-// text returns the node of text (pool: −1), from the cache when text was
-// seen recently (a candidate is often in the pools of many queries).
-func (m *Model) text(t string) node {
+// textNodes returns the nodes of texts (pool: −1), from the cache where a
+// text was seen recently (a candidate is often in the pools of many
+// queries), the others analysed on every core.
+func (m *Model) textNodes(texts []string) []node {
 	m.once.Do(func() {
 		m.texts = textcache.New(func(t string) node { return m.analyse(embed.Tokenize(t)) })
 	})
-	return m.texts.Get(t)
+	return m.texts.GetAll(texts)
 }
 
 // New checks cfg and returns a model.
@@ -156,9 +157,10 @@ func New(space *wmd.Space, tm *topics.Model, cfg Config) (*Model, error) {
 // Docs returns the nBOWs of texts in m.Space, as a graph's nodes hold
 // them (cached by text).
 func (m *Model) Docs(texts []string) []wmd.Doc {
+	nodes := m.textNodes(texts)
 	out := make([]wmd.Doc, len(texts))
-	for i, t := range texts {
-		out[i] = m.text(t).doc
+	for i, nd := range nodes {
+		out[i] = nd.doc
 	}
 	return out
 }
@@ -239,11 +241,10 @@ func (m *Model) BuildFrom(ctx context.Context, query string, pool []string, qdis
 	if q.doc.Empty() {
 		return nil, ErrEmptyQuery
 	}
-	nodes := make([]node, len(pool))
+	nodes := m.textNodes(pool)
 	docs := make([]wmd.Doc, len(pool))
 	all := make([]int, len(pool))
-	for i, p := range pool {
-		nodes[i] = m.text(p)
+	for i := range nodes {
 		nodes[i].pool, docs[i], all[i] = i, nodes[i].doc, i
 	}
 	g := &Graph{nodes: []node{q}}

@@ -112,11 +112,11 @@ type WMD struct {
 	docs *textcache.Cache[wmd.Doc]
 }
 
-// doc returns text's nBOW in s.Space, from the cache when text was seen
-// recently.
-func (s *WMD) doc(text string) wmd.Doc {
+// nbows returns the nBOWs of texts in s.Space, from the cache where a
+// text was seen recently, the others computed on every core.
+func (s *WMD) nbows(texts []string) []wmd.Doc {
 	s.once.Do(func() { s.docs = textcache.New(s.Space.Doc) })
-	return s.docs.Get(text)
+	return s.docs.GetAll(texts)
 }
 
 // Name implements rerank.Stage.
@@ -126,11 +126,11 @@ func (*WMD) Name() string { return "wmd" }
 func (s *WMD) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
 	out := make([]float64, len(cands))
 	dist, err := windowDistances(ctx, s.Space, q.Text, func() []wmd.Doc {
-		docs := make([]wmd.Doc, len(cands))
+		texts := make([]string, len(cands))
 		for i, c := range cands {
-			docs[i] = s.doc(c.FullText())
+			texts[i] = c.FullText()
 		}
-		return docs
+		return s.nbows(texts)
 	})
 	if err != nil {
 		return nil, err
