@@ -9,9 +9,9 @@ package textcache
 
 import (
 	"hash/maphash"
-	"runtime"
 	"sync"
-	"sync/atomic"
+
+	"github.com/semrank/semrank/internal/runs"
 )
 
 // Size is the number of texts each generation holds.
@@ -59,11 +59,12 @@ func (c *Cache[V]) Get(text string) V {
 func (c *Cache[V]) GetAll(texts []string) []V {
 	out := make([]V, len(texts))
 	hs := make([]uint64, len(texts))
+	for i, t := range texts {
+		hs[i] = maphash.String(c.seed, t)
+	}
 	var miss []int
 	c.mu.Lock()
-	for i, t := range texts {
-		h := maphash.String(c.seed, t)
-		hs[i] = h
+	for i, h := range hs {
 		if v, ok := c.young[h]; ok {
 			out[i] = v
 		} else if v, ok := c.old[h]; ok {
@@ -77,23 +78,10 @@ func (c *Cache[V]) GetAll(texts []string) []V {
 	if len(miss) == 0 {
 		return out
 	}
-	var next atomic.Int64
-	compute := func() {
-		for {
-			k := int(next.Add(1) - 1)
-			if k >= len(miss) {
-				return
-			}
-			i := miss[k]
-			out[i] = c.f(texts[i])
-		}
-	}
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(miss)) - 1 {
-		wg.Go(compute)
-	}
-	compute()
-	wg.Wait()
+	runs.Each(len(miss), func(k int) error {
+		out[miss[k]] = c.f(texts[miss[k]])
+		return nil
+	})
 	c.mu.Lock()
 	for _, i := range miss {
 		c.put(hs[i], out[i])

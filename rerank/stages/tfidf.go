@@ -13,6 +13,7 @@ import (
 
 	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/index"
+	"github.com/semrank/semrank/internal/runs"
 	"github.com/semrank/semrank/models/tweak"
 	"github.com/semrank/semrank/rerank"
 )
@@ -223,11 +224,9 @@ func termList(b []byte, analyze func(string) []string, c rerank.Candidate) ([]in
 }
 
 // textCounts sets counts[pos[t]] to how often each term t of pos occurs
-// in candidate c's text analyzed by analyze, and returns its number of
-// tokens.
-func textCounts(analyze func(string) []string, c rerank.Candidate, pos map[string]int, counts []int) int {
+// in toks, a candidate's analyzed text, and returns its number of tokens.
+func textCounts(toks []string, pos map[string]int, counts []int) int {
 	clear(counts)
-	toks := tokens(analyze, c.FullText())
 	for _, t := range toks {
 		if i, ok := pos[t]; ok {
 			counts[i]++
@@ -256,11 +255,30 @@ func windowCounts(ctx context.Context, p rerank.Payloads, stats rerank.TermStats
 			return nil, err
 		}
 		q := newQueryTerms(terms)
+		// The candidates without a table are analyzed first, on every
+		// core: a window of new candidates is otherwise analyzed one
+		// after another.
+		toks := make([][]string, len(cands))
+		var need []int
+		for i, t := range tabs {
+			if t == nil {
+				need = append(need, i)
+			}
+		}
+		if err := runs.Each(len(need), func(k int) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			toks[need[k]] = tokens(analyze, cands[need[k]].FullText())
+			return nil
+		}); err != nil {
+			return nil, err
+		}
 		var pos map[string]int // each term's place, for candidates without a table
 		vals, found := make([]float64, len(terms)), make([]bool, len(terms))
 		r := result{make([][]int, len(cands)), make([]int, len(cands))}
 		flat := make([]int, len(cands)*len(terms))
-		for i, c := range cands {
+		for i := range cands {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
@@ -274,7 +292,7 @@ func windowCounts(ctx context.Context, p rerank.Payloads, stats rerank.TermStats
 						pos[term] = j
 					}
 				}
-				r.totals[i] = textCounts(analyze, c, pos, counts)
+				r.totals[i] = textCounts(toks[i], pos, counts)
 				continue
 			}
 			t.values(q, vals, found)
