@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/semrank/semrank/dataset"
@@ -217,6 +218,49 @@ func TestWindowCountsShared(t *testing.T) {
 		for j := range want {
 			if got[i][j] != want[j] {
 				t.Errorf("terms %v, %s: %v in a pipeline, %v alone", sets[i], cands[j].ID, got[i][j], want[j])
+			}
+		}
+	}
+}
+
+// TestTermPlaces finds a token's place exactly as a map of the terms
+// does, whatever its length or first byte: the filters in front of the
+// map only skip tokens no term can be.
+func TestTermPlaces(t *testing.T) {
+	long := strings.Repeat("x", 70)
+	for _, tc := range []struct {
+		name   string
+		terms  []string
+		tokens []string
+	}{
+		{"none", nil, []string{"visa", "", long}},
+		{"words", []string{"visa", "bank", "qatar"},
+			[]string{"visa", "visas", "vise", "bank", "bang", "qatar", "qat", "", "b", "übung", long}},
+		{"empty term", []string{"", "a"}, []string{"", "a", "b", "ab"}},
+		{"long term", []string{long, "ok"}, []string{long, long + "y", strings.Repeat("x", 64), "ok", "o"}},
+		{"unicode", []string{"über", "日本"}, []string{"über", "uber", "日本", "日", "übe"}},
+	} {
+		p := newTermPlaces(tc.terms)
+		want := map[string]int{}
+		for j, term := range tc.terms {
+			want[term] = j
+		}
+		for _, tok := range append(tc.tokens, tc.terms...) {
+			w, ok := want[tok]
+			if !ok {
+				w = -1
+			}
+			if got := p.place(tok); got != w {
+				t.Errorf("%s: place(%q) = %d, want %d", tc.name, tok, got, w)
+			}
+		}
+		counts := make([]int, len(tc.terms))
+		if n := textCounts(append(tc.tokens, tc.terms...), p, counts); n != len(tc.tokens)+len(tc.terms) {
+			t.Errorf("%s: textCounts = %d tokens, want %d", tc.name, n, len(tc.tokens)+len(tc.terms))
+		}
+		for j, c := range counts {
+			if c < 1 {
+				t.Errorf("%s: term %q counted %d times, want at least once", tc.name, tc.terms[j], c)
 			}
 		}
 	}

@@ -223,12 +223,51 @@ func termList(b []byte, analyze func(string) []string, c rerank.Candidate) ([]in
 	return index.CountTerms(tokens(analyze, c.FullText())), nil
 }
 
-// textCounts sets counts[pos[t]] to how often each term t of pos occurs
+// termPlaces gives each of a window's query terms its place, for
+// counting them in candidates' analyzed text. A text's tokens are mostly
+// not query terms, and most of those are told apart by their length and
+// first byte before the map is asked.
+type termPlaces struct {
+	pos   map[string]int
+	lens  uint64    // bit l: some term has length l (l < 64)
+	first [4]uint64 // bit b: some term begins with byte b
+	long  bool      // some term is 64 bytes or longer
+}
+
+func newTermPlaces(terms []string) *termPlaces {
+	p := &termPlaces{pos: make(map[string]int, len(terms))}
+	for j, t := range terms {
+		p.pos[t] = j
+		if len(t) >= 64 {
+			p.long = true
+		} else {
+			p.lens |= 1 << len(t)
+		}
+		if len(t) > 0 {
+			p.first[t[0]>>6] |= 1 << (t[0] & 63)
+		}
+	}
+	return p
+}
+
+// place returns the place of term t, or −1 when it is no query term.
+func (p *termPlaces) place(t string) int {
+	if l := len(t); l < 64 && p.lens&(1<<l) == 0 || l >= 64 && !p.long ||
+		l > 0 && p.first[t[0]>>6]&(1<<(t[0]&63)) == 0 {
+		return -1
+	}
+	if i, ok := p.pos[t]; ok {
+		return i
+	}
+	return -1
+}
+
+// textCounts sets counts[j] to how often the j-th term of places occurs
 // in toks, a candidate's analyzed text, and returns its number of tokens.
-func textCounts(toks []string, pos map[string]int, counts []int) int {
+func textCounts(toks []string, places *termPlaces, counts []int) int {
 	clear(counts)
 	for _, t := range toks {
-		if i, ok := pos[t]; ok {
+		if i := places.place(t); i >= 0 {
 			counts[i]++
 		}
 	}
@@ -274,7 +313,7 @@ func windowCounts(ctx context.Context, p rerank.Payloads, stats rerank.TermStats
 		}); err != nil {
 			return nil, err
 		}
-		var pos map[string]int // each term's place, for candidates without a table
+		var places *termPlaces // for candidates without a table
 		vals, found := make([]float64, len(terms)), make([]bool, len(terms))
 		r := result{make([][]int, len(cands)), make([]int, len(cands))}
 		flat := make([]int, len(cands)*len(terms))
@@ -286,13 +325,10 @@ func windowCounts(ctx context.Context, p rerank.Payloads, stats rerank.TermStats
 			r.counts[i] = counts
 			t := tabs[i]
 			if t == nil {
-				if pos == nil {
-					pos = make(map[string]int, len(terms))
-					for j, term := range terms {
-						pos[term] = j
-					}
+				if places == nil {
+					places = newTermPlaces(terms)
 				}
-				r.totals[i] = textCounts(toks[i], pos, counts)
+				r.totals[i] = textCounts(toks[i], places, counts)
 				continue
 			}
 			t.values(q, vals, found)
