@@ -44,7 +44,6 @@ func (x *Index) Distances(ctx context.Context, q Doc, docs []int) ([]float64, er
 		} else {
 			w.cost = x.space.Costs(q, d, w.cost)
 		}
-		dumpProblem("distances", q.Words, d.Words, q.Weights, d.Weights, w.cost, math.Inf(1))
 		v, err := w.sol.Solve(q.Weights, d.Weights, w.cost)
 		out[i] = v
 		return err

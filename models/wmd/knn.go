@@ -896,11 +896,9 @@ func (s *search) solve(doc, self int, cut float64, pairs *Pairs, st *Stats) (flo
 		pot   []float64
 	)
 	if doc < self {
-		dumpProblem("knn", d.Words, q.Words, d.Weights, q.Weights, s.costsT(doc), cut)
 		dist, exact, err = s.sol.SolveCutoff(d.Weights, q.Weights, s.costsT(doc), cut)
 		pot = s.sol.sx.pi[len(d.Words):]
 	} else {
-		dumpProblem("knn", q.Words, d.Words, q.Weights, d.Weights, s.costs(doc), cut)
 		dist, exact, err = s.sol.SolveCutoff(q.Weights, d.Weights, s.costs(doc), cut)
 		pot = s.sol.sx.pi[:nq]
 	}

@@ -113,19 +113,7 @@ func (s *simplex) link(i, j int32) {
 // possible along the cheapest cell whose row and column are both still
 // open, then close exactly one of them (both at the very end), which gives
 // n+m−1 basic cells forming a spanning tree. sup and dem are consumed.
-// startRule picks the experiment's start (experiment_test.go): 0 the
-// least-cost rule; 1 least cost by reduced cost against potentials
-// startU (v_j = min_i c_ij − u_i); 2 Vogel's approximation.
-var (
-	startRule int
-	startU    []float64
-)
-
 func (s *simplex) start(sup, dem, cost []float64) {
-	if startRule == 2 {
-		s.startVogel(sup, dem, cost)
-		return
-	}
 	n, m := s.n, s.m
 	rowOK, colOK := s.open[:n], s.open[n:]
 	for k := range s.open {
@@ -136,17 +124,6 @@ func (s *simplex) start(sup, dem, cost []float64) {
 	// whose closed columns are +Inf.
 	rc, work := s.rowCost, s.work
 	copy(work, cost)
-	if startRule == 1 {
-		for j := 0; j < m; j++ {
-			v := math.Inf(1)
-			for i := 0; i < n; i++ {
-				v = min(v, cost[i*m+j]-startU[i])
-			}
-			for i := 0; i < n; i++ {
-				work[i*m+j] = cost[i*m+j] - startU[i] - v
-			}
-		}
-	}
 	rowBest := func(i int) {
 		r := work[i*m : i*m+m]
 		j := argMin(r)
@@ -220,91 +197,6 @@ func (s *simplex) start(sup, dem, cost []float64) {
 			for k := bj; k < len(work); k += m {
 				work[k] = math.Inf(1)
 			}
-		}
-	}
-}
-
-// startVogel is Vogel's approximation: the line of largest penalty
-// (the gap between its two cheapest open cells) ships along its
-// cheapest open cell; one line closes a step, as in start.
-func (s *simplex) startVogel(sup, dem, cost []float64) {
-	n, m := s.n, s.m
-	rowOK, colOK := s.open[:n], s.open[n:]
-	for k := range s.open {
-		s.open[k] = true
-	}
-	rows, cols := n, m
-	inf := math.Inf(1)
-	pen := func(a, b float64) float64 {
-		if math.IsInf(b, 1) {
-			return a
-		}
-		return b - a
-	}
-	for {
-		best, line, isRow := -1.0, -1, false
-		for i := 0; i < n; i++ {
-			if !rowOK[i] {
-				continue
-			}
-			a, b := inf, inf
-			for j := 0; j < m; j++ {
-				if c := cost[i*m+j]; colOK[j] && c < a {
-					a, b = c, a
-				} else if colOK[j] && c < b {
-					b = c
-				}
-			}
-			if p := pen(a, b); p > best {
-				best, line, isRow = p, i, true
-			}
-		}
-		for j := 0; j < m; j++ {
-			if !colOK[j] {
-				continue
-			}
-			a, b := inf, inf
-			for i := 0; i < n; i++ {
-				if c := cost[i*m+j]; rowOK[i] && c < a {
-					a, b = c, a
-				} else if rowOK[i] && c < b {
-					b = c
-				}
-			}
-			if p := pen(a, b); p > best {
-				best, line, isRow = p, j, false
-			}
-		}
-		bi, bj := line, line
-		if isRow {
-			bj = -1
-			for j := 0; j < m; j++ {
-				if colOK[j] && (bj < 0 || cost[bi*m+j] < cost[bi*m+bj]) {
-					bj = j
-				}
-			}
-		} else {
-			bi = -1
-			for i := 0; i < n; i++ {
-				if rowOK[i] && (bi < 0 || cost[i*m+bj] < cost[bi*m+bj]) {
-					bi = i
-				}
-			}
-		}
-		f := min(sup[bi], dem[bj])
-		s.x[bi*m+bj] = f
-		s.link(int32(bi), int32(bj))
-		sup[bi] -= f
-		dem[bj] -= f
-		switch {
-		case rows == 1 && cols == 1:
-			return
-		case (sup[bi] <= dem[bj] || cols == 1) && rows > 1:
-			rowOK[bi] = false
-			rows--
-		default:
-			colOK[bj] = false
-			cols--
 		}
 	}
 }
