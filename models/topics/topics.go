@@ -36,6 +36,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
@@ -99,11 +100,12 @@ type Model struct {
 	// Train and Load compute once: a model's Centers are not to be
 	// changed after either returns it.
 	Centers [][]float64
-	norms   []float64   // ‖Centers[l]‖², for nearest
-	Catch   [][]int     // catchwords J_l of each topic
-	Topics  [][]float64 // M_·l, one word distribution per topic
-	DF      []float64   // document frequency of each word
-	Docs    int         // s
+	norms   []float64      // ‖Centers[l]‖², for nearest
+	far     []atomic.Int32 // Farthest's answers, + 1 (0: not asked yet)
+	Catch   [][]int        // catchwords J_l of each topic
+	Topics  [][]float64    // M_·l, one word distribution per topic
+	DF      []float64      // document frequency of each word
+	Docs    int            // s
 	// Analyzer identifies the analyzer the vocabulary's words came from:
 	// the one embed.Tokenize uses (analyzers.WordsID) for a trained model;
 	// for a loaded one, what its bundle recorded ("" when saved before
@@ -226,6 +228,7 @@ func Train(ctx context.Context, docs [][]string, cfg Config) (*Model, error) {
 	}
 	m.norms = sqNorms(m.Centers)
 	m.catchwords(cols, assign)
+	m.far = make([]atomic.Int32, len(m.Topics))
 	return m, nil
 }
 
@@ -639,8 +642,14 @@ func (m *Model) Represent(tokens []string) Rep {
 }
 
 // Farthest returns the topic whose word distribution is farthest
-// (Euclidean) from topic l's.
+// (Euclidean) from topic l's: a pass over every topic's distribution,
+// kept for the next query of topic l.
 func (m *Model) Farthest(l int) int {
+	if l >= 0 && l < len(m.far) {
+		if f := m.far[l].Load(); f > 0 {
+			return int(f) - 1
+		}
+	}
 	best, bl := -1.0, l
 	for l2, t := range m.Topics {
 		if l2 == l {
@@ -649,6 +658,9 @@ func (m *Model) Farthest(l int) int {
 		if d := sqdist(m.Topics[l], t); d > best {
 			best, bl = d, l2
 		}
+	}
+	if l >= 0 && l < len(m.far) {
+		m.far[l].Store(int32(bl) + 1)
 	}
 	return bl
 }
@@ -769,6 +781,7 @@ func fromBundle(b *models.Bundle) (*Model, error) {
 	if m.Topics, err = rows("topics"); err != nil {
 		return nil, err
 	}
+	m.far = make([]atomic.Int32, len(m.Topics))
 	vec := func(name string, n int) ([]float64, error) {
 		t, err := b.Tensor(name, 1)
 		if err != nil {

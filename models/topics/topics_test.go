@@ -129,6 +129,17 @@ func TestRecoversPlantedTopics(t *testing.T) {
 	if back.IDF("bank") >= back.IDF("unseen-word") {
 		t.Error("IDF of a seen word not below an unseen word's")
 	}
+	// Farthest's kept answers are its answers: asked again, from a loaded
+	// model, and from a model holding the topics alone (nothing kept).
+	bare := &Model{Topics: m.Topics}
+	for l := range m.Topics {
+		want := bare.Farthest(l)
+		for _, got := range []int{m.Farthest(l), m.Farthest(l), back.Farthest(l), back.Farthest(l)} {
+			if got != want {
+				t.Errorf("Farthest(%d) = %d, want %d", l, got, want)
+			}
+		}
+	}
 }
 
 // TestRecordsAnalyzer: the vocabulary holds embed.Tokenize's words
