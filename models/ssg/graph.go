@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -129,7 +130,12 @@ type Model struct {
 // analyse returns the node of a document of the given words: its nBOW,
 // features and topic representation, which depend on its text alone.
 func (m *Model) analyse(tokens []string) node {
-	return node{pool: -1, tokens: tokens, doc: m.Space.DocFromTokens(tokens), grams: grams(tokens), rep: m.Topics.Represent(tokens)}
+	gs := grams(tokens)
+	hs := make([]uint64, len(gs))
+	for k, f := range gs {
+		hs[k] = gramHash(f)
+	}
+	return node{pool: -1, tokens: tokens, doc: m.Space.DocFromTokens(tokens), grams: gs, hashes: hs, rep: m.Topics.Represent(tokens)}
 }
 
 // textNodes returns the nodes of texts (pool: −1), from the cache where a
@@ -171,6 +177,7 @@ type node struct {
 	tokens []string
 	doc    wmd.Doc
 	grams  []string // its features (see grams), sorted
+	hashes []uint64 // gramHash of each of grams
 	rep    topics.Rep
 }
 
@@ -436,33 +443,17 @@ func grams(t []string) []string {
 // features adds a feature node for every feature two or more graph nodes
 // share, weighted by its IDF; each document node's weights sum to 1.
 func (g *Graph) features(tm *topics.Model) {
-	total := 0
-	for _, n := range g.nodes {
-		total += len(n.grams)
-	}
-	owners := make(map[string][]int, total)
-	for i, n := range g.nodes {
-		for _, f := range n.grams {
-			owners[f] = append(owners[f], i)
-		}
-	}
-	names := make([]string, 0, len(owners))
-	for f, o := range owners {
-		if len(o) >= 2 {
-			names = append(names, f)
-		}
-	}
-	sort.Strings(names)
+	names, owners := g.shared()
 	g.feat = make([][]edge, len(g.nodes))
 	g.fnodes = make([][]edge, len(names))
 	for fi, f := range names {
 		var idf float64
-		for _, w := range strings.Fields(f) {
+		for w := range strings.FieldsSeq(f) {
 			if w != "_" {
 				idf += tm.IDF(w)
 			}
 		}
-		for _, i := range owners[f] {
+		for _, i := range owners[fi] {
 			g.feat[i] = append(g.feat[i], edge{fi, idf})
 			g.fnodes[fi] = append(g.fnodes[fi], edge{i, idf})
 		}
@@ -478,6 +469,87 @@ func (g *Graph) features(tm *topics.Model) {
 			}
 		}
 	}
+}
+
+// gramSeed seeds gramHash for the process: nodes cached by text keep
+// their features' hashes.
+var gramSeed = maphash.MakeSeed()
+
+// gramHash hashes a feature for shared.
+func gramHash(f string) uint64 { return maphash.String(gramSeed, f) }
+
+// shared returns the features two or more of g's nodes hold, sorted, and
+// the nodes holding each, in node order. Features are matched by their
+// hashes (a graph's nodes hold thousands, and a map keyed by the strings
+// hashed each of them as long as it is); two features of one hash are
+// told apart by name, and should that ever happen sharedByName answers.
+func (g *Graph) shared() ([]string, [][]int) {
+	type feature struct {
+		name   string
+		first  int   // the first node holding it
+		owners []int // all of them, once a second holds it
+	}
+	total := 0
+	for _, n := range g.nodes {
+		total += len(n.grams)
+	}
+	at := make(map[uint64]int32, total)
+	fs := make([]feature, 0, total)
+	var both []int32 // the features held twice or more
+	for i, n := range g.nodes {
+		if len(n.hashes) != len(n.grams) {
+			return g.sharedByName()
+		}
+		for k, h := range n.hashes {
+			j, ok := at[h]
+			if !ok {
+				at[h] = int32(len(fs))
+				fs = append(fs, feature{name: n.grams[k], first: i})
+				continue
+			}
+			f := &fs[j]
+			if f.name != n.grams[k] {
+				return g.sharedByName()
+			}
+			if f.owners == nil {
+				f.owners = []int{f.first}
+				both = append(both, j)
+			}
+			f.owners = append(f.owners, i)
+		}
+	}
+	slices.SortFunc(both, func(a, b int32) int { return strings.Compare(fs[a].name, fs[b].name) })
+	names, owners := make([]string, len(both)), make([][]int, len(both))
+	for k, j := range both {
+		names[k], owners[k] = fs[j].name, fs[j].owners
+	}
+	return names, owners
+}
+
+// sharedByName is shared by a map keyed by the features themselves.
+func (g *Graph) sharedByName() ([]string, [][]int) {
+	total := 0
+	for _, n := range g.nodes {
+		total += len(n.grams)
+	}
+	by := make(map[string][]int, total)
+	for i, n := range g.nodes {
+		for _, f := range n.grams {
+			by[f] = append(by[f], i)
+		}
+	}
+	var names []string
+	for f, o := range by {
+		if len(o) >= 2 {
+			names = append(names, f)
+		}
+	}
+	sort.Strings(names)
+	owners := make([][]int, len(names))
+	for k, f := range names {
+		owners[k] = by[f]
+	}
+	return names, owners
 }
 
 func cosine(a, b []float64) float64 {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -290,5 +291,54 @@ func TestGraphEdges(t *testing.T) {
 	}
 	if _, err := New(space, tm, Config{Edges: "rwmd"}); err == nil || !strings.Contains(err.Error(), "edges") {
 		t.Errorf("edges %q: error %v, want one naming the option", "rwmd", err)
+	}
+}
+
+// TestShared finds the features two or more nodes hold, and their nodes,
+// as a map keyed by the features does: from the nodes' hashes, and when
+// hashes collide or a node lacks them.
+func TestShared(t *testing.T) {
+	space, tm := fixture(t)
+	pool := []string{
+		"beach desert camping", "bank loan salary", "sand beach", "loan account bank", "desert sand camping beach",
+		"bank account", "sand desert", "loan salary", "camping beach bank", "salary account loan desert",
+	}
+	m, err := New(space, tm, Config{K: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := m.Build(context.Background(), "bank salary loan", pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantNames, wantOwners := g.sharedByName()
+	if len(wantNames) < 3 {
+		t.Fatalf("only %d shared features: %v", len(wantNames), wantNames)
+	}
+	for k, o := range wantOwners {
+		if len(o) < 2 {
+			t.Errorf("feature %q held by %v", wantNames[k], o)
+		}
+	}
+	collide := func(g *Graph) {
+		for i := range g.nodes {
+			g.nodes[i].hashes = make([]uint64, len(g.nodes[i].grams)) // all 0
+		}
+	}
+	lack := func(g *Graph) { g.nodes[len(g.nodes)-1].hashes = nil }
+	for _, tc := range []struct {
+		name  string
+		alter func(*Graph)
+	}{
+		{"hashes", func(*Graph) {}},
+		{"colliding hashes", collide},
+		{"a node without hashes", lack},
+	} {
+		h := &Graph{nodes: slices.Clone(g.nodes)}
+		tc.alter(h)
+		names, owners := h.shared()
+		if !reflect.DeepEqual(names, wantNames) || !reflect.DeepEqual(owners, wantOwners) {
+			t.Errorf("%s: shared() = %v, %v; want %v, %v", tc.name, names, owners, wantNames, wantOwners)
+		}
 	}
 }
