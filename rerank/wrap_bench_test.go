@@ -111,6 +111,42 @@ func BenchmarkSearchCost(b *testing.B) {
 	})
 }
 
+// BenchmarkSemanticCost is BenchmarkSearchCost's measure for the wmd and
+// ssg stages over the full CACM collection (window 100, its 64 queries):
+// a bare top-10 Bleve search and the same request reranked through Wrap,
+// interleaved. Their word vectors and topic model are trained on CACM's
+// documents and queries as a recipe trains them (rerank.TrainStage), which
+// takes a few seconds before the timing starts. semrank bench measures the
+// same from the command line (docs/RESULTS.md's cost section).
+func BenchmarkSemanticCost(b *testing.B) {
+	cacm, err := convert.SMART(filepath.Join(sharedCACM(b), "cacm.all"), filepath.Join(sharedCACM(b), "query.text"), filepath.Join(sharedCACM(b), "qrels.text"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	idx := compactedIndex(b, cacm, []index.PayloadEncoder{index.TermsEncoder{}})
+	var text []string
+	for _, d := range cacm.Corpus {
+		text = append(text, d.FullText())
+	}
+	for _, q := range cacm.Queries {
+		text = append(text, q.FullText())
+	}
+	in := rerank.TrainInput{Text: text, Dir: b.TempDir()}
+	for _, typ := range []string{"wmd", "ssg"} {
+		spec, err := rerank.TrainStage(context.Background(), rerank.StageSpec{Type: typ}, in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, err := (&rerank.Config{Window: 100, Stages: []rerank.StageSpec{spec}}).Build(rerank.EnvOf(idx))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run("cacm/"+typ, func(b *testing.B) {
+			interleaved(b, p, cacm.Queries, []string{"reranked"}, idx, rerank.Wrap(idx, p))
+		})
+	}
+}
+
 // sized is a bleve.Index whose searches ask for size hits, whatever the
 // request's size.
 type sized struct {
