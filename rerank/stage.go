@@ -388,7 +388,8 @@ type Env struct {
 	Stats    TermStats   // may be nil
 	// Analyze returns a text's terms as the index analyzed the fields the
 	// stages read, the terms Stats counts; nil means semrank's analyzer
-	// (analyzers.CachedTokens), a semrank index's own.
+	// (analyzers.CachedTokens), a semrank index's own. Stages call it
+	// from several goroutines at once.
 	Analyze func(text string) []string
 	// Semrank says that Index, though not an *index.Index, holds
 	// semrank's fields analyzed as a semrank index analyzes them (a
