@@ -313,8 +313,20 @@ func (m *Model) BuildFrom(ctx context.Context, query string, pool []string, qdis
 		pairs := &wmd.Pairs{}
 		eg, ectx := errgroup.WithContext(ctx)
 		eg.SetLimit(runtime.GOMAXPROCS(0))
-		for h, n := range nb {
-			self := n.Doc
+		// Longest first, as far as a search's length can be told before
+		// it runs (its document's words, which every bound and transport
+		// problem of the search has as rows): ten searches shared by two
+		// cores otherwise often end with one core waiting on the other's
+		// long last search.
+		order := make([]int, len(nb))
+		for h := range order {
+			order[h] = h
+		}
+		slices.SortStableFunc(order, func(a, b int) int {
+			return cmp.Compare(len(docs[nb[b].Doc].Words), len(docs[nb[a].Doc].Words))
+		})
+		for _, h := range order {
+			self := nb[h].Doc
 			o := opt
 			o.Pairs, o.Self = pairs, self
 			o.Exclude = func(i int) bool { return i == self || (skip != nil && skip(i)) }
