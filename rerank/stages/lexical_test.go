@@ -2,10 +2,12 @@ package stages
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
 
+	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/tweak"
@@ -155,6 +157,66 @@ func TestTFIDFNormCacheFollowsTheDocument(t *testing.T) {
 		}
 		if got[0] != want[0] {
 			t.Errorf("%q: score %v, from its text %v", text, got[0], want[0])
+		}
+	}
+}
+
+// TestTFIDFIsCosine: a window scored from stored term counts, from text,
+// and from both mixed, gives each candidate the cosine of its TF-IDF
+// vector with the query's, computed here term by term from the
+// statistics, the first time the stage meets the candidates (their norms
+// weighed together) and again from its caches.
+func TestTFIDFIsCosine(t *testing.T) {
+	corpus := []string{"bank doha", "visa wife", "bank loan card bank", "visa", "doha bank card loan", "wife visa doha"}
+	stats := tweak.CountDF(corpus)
+	n, err := stats.DocCount()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vector := func(text string) map[string]float64 {
+		v := map[string]float64{}
+		for _, tc := range index.CountTerms(analyzers.CachedTokens(text)) {
+			df, err := stats.DocFreq(tc.Term)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v[tc.Term] = tfidfWeight(tc.Count, idfWeight(n, df))
+		}
+		return v
+	}
+	q := rerank.Query{Text: "bank card in doha"}
+	p := termsPayloads{}
+	var stored, texts, mixed []rerank.Candidate
+	for i, text := range corpus {
+		id := fmt.Sprint("d", i)
+		b, err := index.TermsEncoder{}.EncodePayload(dataset.Doc{Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p[id] = b
+		stored = append(stored, rerank.Candidate{Doc: dataset.Doc{ID: id}})
+		texts = append(texts, rerank.Candidate{Doc: dataset.Doc{ID: "t" + id, Text: text}})
+		mixed = append(mixed, []rerank.Candidate{stored[i], texts[i]}[i%2])
+	}
+	for _, tc := range []struct {
+		name  string
+		cands []rerank.Candidate
+	}{{"stored", stored}, {"text", texts}, {"mixed", mixed}} {
+		st := &TFIDF{Stats: stats, Payloads: p}
+		for pass := range 2 {
+			got, err := st.Score(context.Background(), q, tc.cands)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, c := range tc.cands {
+				text := c.Text
+				if text == "" {
+					text = corpus[i]
+				}
+				if want := Cosine(vector(q.Text), vector(text)); math.Abs(got[i]-want) > 1e-12 {
+					t.Errorf("%s, pass %d: candidate %d scored %v, want %v", tc.name, pass, i, got[i], want)
+				}
+			}
 		}
 	}
 }
