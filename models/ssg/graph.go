@@ -501,10 +501,7 @@ func (g *Graph) shared() ([]string, [][]int) {
 		first  int   // the first node holding it
 		owners []int // all of them, once a second holds it
 	}
-	total := 0
-	for _, n := range g.nodes {
-		total += len(n.grams)
-	}
+	total := g.featureCount()
 	at := make(map[uint64]int32, total)
 	fs := make([]feature, 0, total)
 	var both []int32 // the features held twice or more
@@ -538,13 +535,19 @@ func (g *Graph) shared() ([]string, [][]int) {
 	return names, owners
 }
 
+// featureCount returns the number of features g's nodes hold, counting each
+// node's.
+func (g *Graph) featureCount() int {
+	n := 0
+	for _, nd := range g.nodes {
+		n += len(nd.grams)
+	}
+	return n
+}
+
 // sharedByName is shared by a map keyed by the features themselves.
 func (g *Graph) sharedByName() ([]string, [][]int) {
-	total := 0
-	for _, n := range g.nodes {
-		total += len(n.grams)
-	}
-	by := make(map[string][]int, total)
+	by := make(map[string][]int, g.featureCount())
 	for i, n := range g.nodes {
 		for _, f := range n.grams {
 			by[f] = append(by[f], i)

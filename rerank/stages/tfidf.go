@@ -297,23 +297,26 @@ func windowCounts(ctx context.Context, p rerank.Payloads, stats rerank.TermStats
 		// The candidates without a table are analyzed first, on every
 		// core: a window of new candidates is otherwise analyzed one
 		// after another.
-		toks := make([][]string, len(cands))
 		var need []int
 		for i, t := range tabs {
 			if t == nil {
 				need = append(need, i)
 			}
 		}
-		if err := runs.Each(len(need), func(k int) error {
-			if err := ctx.Err(); err != nil {
-				return err
+		var toks [][]string
+		var places *termPlaces
+		if len(need) > 0 {
+			toks, places = make([][]string, len(cands)), newTermPlaces(terms)
+			if err := runs.Each(len(need), func(k int) error {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				toks[need[k]] = tokens(analyze, cands[need[k]].FullText())
+				return nil
+			}); err != nil {
+				return nil, err
 			}
-			toks[need[k]] = tokens(analyze, cands[need[k]].FullText())
-			return nil
-		}); err != nil {
-			return nil, err
 		}
-		var places *termPlaces // for candidates without a table
 		vals, found := make([]float64, len(terms)), make([]bool, len(terms))
 		r := result{make([][]int, len(cands)), make([]int, len(cands))}
 		flat := make([]int, len(cands)*len(terms))
@@ -325,9 +328,6 @@ func windowCounts(ctx context.Context, p rerank.Payloads, stats rerank.TermStats
 			r.counts[i] = counts
 			t := tabs[i]
 			if t == nil {
-				if places == nil {
-					places = newTermPlaces(terms)
-				}
 				r.totals[i] = textCounts(toks[i], places, counts)
 				continue
 			}
