@@ -8,6 +8,7 @@ import (
 	"hash/maphash"
 	"maps"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -491,46 +492,78 @@ var gramSeed = maphash.MakeSeed()
 func gramHash(f string) uint64 { return maphash.String(gramSeed, f) }
 
 // shared returns the features two or more of g's nodes hold, sorted, and
-// the nodes holding each, in node order. Features are matched by their
-// hashes (a graph's nodes hold thousands, and a map keyed by the strings
-// hashed each of them as long as it is); two features of one hash are
-// told apart by name, and should that ever happen sharedByName answers.
+// the nodes holding each, in node order. A graph's nodes hold thousands of
+// features, so they are matched by their hashes, without a map: every
+// node's hashes are laid out by their leading bits in buckets of two to
+// four, node order kept, and equal hashes are then neighbours within a
+// bucket. Two features of one hash are told apart by name, and should
+// that ever happen sharedByName answers.
 func (g *Graph) shared() ([]string, [][]int) {
-	type feature struct {
-		name   string
-		first  int   // the first node holding it
-		owners []int // all of them, once a second holds it
+	type entry struct {
+		h       uint64
+		node, k int32 // g.nodes[node].grams[k]
 	}
 	total := g.featureCount()
-	at := make(map[uint64]int32, total)
-	fs := make([]feature, 0, total)
-	var both []int32 // the features held twice or more
-	for i, n := range g.nodes {
+	shift := 64 - max(1, bits.Len(uint(total))-2)
+	start := make([]int32, (1<<(64-shift))+1)
+	for _, n := range g.nodes {
 		if len(n.hashes) != len(n.grams) {
 			return g.sharedByName()
 		}
-		for k, h := range n.hashes {
-			j, ok := at[h]
-			if !ok {
-				at[h] = int32(len(fs))
-				fs = append(fs, feature{name: n.grams[k], first: i})
-				continue
-			}
-			f := &fs[j]
-			if f.name != n.grams[k] {
-				return g.sharedByName()
-			}
-			if f.owners == nil {
-				f.owners = []int{f.first}
-				both = append(both, j)
-			}
-			f.owners = append(f.owners, i)
+		for _, h := range n.hashes {
+			start[h>>shift+1]++
 		}
 	}
-	slices.SortFunc(both, func(a, b int32) int { return strings.Compare(fs[a].name, fs[b].name) })
-	names, owners := make([]string, len(both)), make([][]int, len(both))
-	for k, j := range both {
-		names[k], owners[k] = fs[j].name, fs[j].owners
+	for b := 1; b < len(start); b++ {
+		start[b] += start[b-1]
+	}
+	es := make([]entry, total)
+	next := slices.Clone(start[:len(start)-1])
+	for i, n := range g.nodes {
+		for k, h := range n.hashes {
+			b := h >> shift
+			es[next[b]] = entry{h, int32(i), int32(k)}
+			next[b]++
+		}
+	}
+	type feature struct {
+		name   string
+		owners []int
+	}
+	var fs []feature
+	for b := 0; b+1 < len(start); b++ {
+		bucket := es[start[b]:start[b+1]]
+		// Insertion sort by hash, stable: nodes stay in order among equals.
+		for i := 1; i < len(bucket); i++ {
+			for j := i; j > 0 && bucket[j].h < bucket[j-1].h; j-- {
+				bucket[j], bucket[j-1] = bucket[j-1], bucket[j]
+			}
+		}
+		for i := 0; i < len(bucket); {
+			j := i + 1
+			for j < len(bucket) && bucket[j].h == bucket[i].h {
+				j++
+			}
+			if j-i >= 2 {
+				name := g.nodes[bucket[i].node].grams[bucket[i].k]
+				owners := make([]int, j-i)
+				for e := i; e < j; e++ {
+					// A node holds each feature once: the same node twice,
+					// or another name, is two features of one hash.
+					if g.nodes[bucket[e].node].grams[bucket[e].k] != name || (e > i && bucket[e].node == bucket[e-1].node) {
+						return g.sharedByName()
+					}
+					owners[e-i] = int(bucket[e].node)
+				}
+				fs = append(fs, feature{name, owners})
+			}
+			i = j
+		}
+	}
+	slices.SortFunc(fs, func(a, b feature) int { return strings.Compare(a.name, b.name) })
+	names, owners := make([]string, len(fs)), make([][]int, len(fs))
+	for k, f := range fs {
+		names[k], owners[k] = f.name, f.owners
 	}
 	return names, owners
 }
