@@ -40,6 +40,9 @@ func init() {
 type validTokenizer struct{ analysis.Tokenizer }
 
 func (t validTokenizer) Tokenize(input []byte) analysis.TokenStream {
+	if isASCII(input) {
+		return asciiTokens(input)
+	}
 	if !utf8.Valid(input) {
 		fixed := make([]byte, len(input))
 		for i := 0; i < len(input); {

@@ -1,0 +1,94 @@
+package analyzers
+
+import "github.com/blevesearch/bleve/v2/analysis"
+
+// ASCII character classes of Unicode's word-break rules (UAX #29) as the
+// segment library behind Bleve's unicode tokenizer implements them.
+const (
+	asciiOther   = iota // never part of a word
+	asciiLetter         // ALetter: A–Z, a–z
+	asciiDigit          // Numeric: 0–9
+	asciiJoin           // ExtendNumLet: '_'
+	asciiMidLet         // MidLetter: ':'
+	asciiMidNum         // MidNum: ',' ';'
+	asciiMidBoth        // MidNumLet and Single_Quote: '.' '\''
+)
+
+var asciiClass = func() (c [128]uint8) {
+	for b := 'A'; b <= 'Z'; b++ {
+		c[b], c[b+'a'-'A'] = asciiLetter, asciiLetter
+	}
+	for b := '0'; b <= '9'; b++ {
+		c[b] = asciiDigit
+	}
+	c['_'], c[':'], c[','], c[';'], c['.'], c['\''] = asciiJoin, asciiMidLet, asciiMidNum, asciiMidNum, asciiMidBoth, asciiMidBoth
+	return c
+}()
+
+// isASCII reports whether every byte of b is below 0x80.
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiTokens is Bleve's unicode tokenizer for ASCII input, token for
+// token (terms, offsets, positions and types), several times faster: the
+// segment library decodes and classifies every byte through a general
+// Unicode state machine, which was most of a text's analysis. For ASCII
+// the word-break rules come down to this: letters, digits and '_' run
+// together into a word (WB5, WB8–WB10, WB13a–b), and a word also spans
+// one ':', '.' or '\” between two letters (WB6–7) and one ',', ';', '.'
+// or '\” between two digits (WB11–12); everything else separates words
+// and is dropped. A word with a digit and no letter is Numeric, any other
+// AlphaNumeric. FuzzASCIITokens holds it to Bleve's tokenizer.
+func asciiTokens(input []byte) analysis.TokenStream {
+	var rv analysis.TokenStream
+	var ta []analysis.Token
+	pos := 1
+	for i := 0; i < len(input); {
+		c := asciiClass[input[i]]
+		if c != asciiLetter && c != asciiDigit && c != asciiJoin {
+			i++
+			continue
+		}
+		start, letters, digits := i, false, false
+		for i < len(input) {
+			switch c = asciiClass[input[i]]; c {
+			case asciiLetter:
+				letters = true
+			case asciiDigit:
+				digits = true
+			case asciiJoin:
+			case asciiMidLet, asciiMidNum, asciiMidBoth:
+				if i+1 < len(input) {
+					prev, next := asciiClass[input[i-1]], asciiClass[input[i+1]]
+					if prev == next && (prev == asciiLetter && c != asciiMidNum || prev == asciiDigit && c != asciiMidLet) {
+						i += 2
+						continue
+					}
+				}
+				goto end
+			default:
+				goto end
+			}
+			i++
+		}
+	end:
+		if len(ta) == 0 {
+			ta = make([]analysis.Token, max(1, (len(input)-i)/8))
+		}
+		t := &ta[0]
+		ta = ta[1:]
+		t.Term, t.Start, t.End, t.Position, t.Type = input[start:i], start, i, pos, analysis.AlphaNumeric
+		if digits && !letters {
+			t.Type = analysis.Numeric
+		}
+		rv = append(rv, t)
+		pos++
+	}
+	return rv
+}
