@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	bunicode "github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
@@ -110,4 +111,40 @@ func FuzzASCIITokens(f *testing.F) {
 			t.Fatalf("%q: %s", in, diff)
 		}
 	})
+}
+
+// BenchmarkTokenizer times, text by text and interleaved, Bleve's unicode
+// tokenizer and semrank's (which takes asciiTokens for ASCII text) over
+// the ASCII lines of the bundled SemEval and CACM slices and the demo
+// corpus, and reports each one's time a text and the ratio.
+func BenchmarkTokenizer(b *testing.B) {
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "semeval", "*.xml"))
+	files = append(files, filepath.Join("..", "testdata", "cacm", "cacm.all"), filepath.Join("..", "testdata", "demo", "corpus.jsonl"))
+	var texts [][]byte
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for line := range splitLines(data) {
+			if len(line) > 0 && isASCII(line) {
+				texts = append(texts, line)
+			}
+		}
+	}
+	bleve, ours := bunicode.NewUnicodeTokenizer(), validTokenizer{bunicode.NewUnicodeTokenizer()}
+	var spent [2]time.Duration
+	n := 0
+	for b.Loop() {
+		text := texts[n%len(texts)]
+		n++
+		start := time.Now()
+		bleve.Tokenize(text)
+		mid := time.Now()
+		ours.Tokenize(text)
+		spent[0], spent[1] = spent[0]+mid.Sub(start), spent[1]+time.Since(mid)
+	}
+	b.ReportMetric(float64(spent[0].Nanoseconds())/float64(n), "ns/bleve")
+	b.ReportMetric(float64(spent[1].Nanoseconds())/float64(n), "ns/semrank")
+	b.ReportMetric(float64(spent[1])/float64(spent[0]), "semrank/bleve")
 }
