@@ -1,6 +1,9 @@
 package analyzers
 
-import "github.com/blevesearch/bleve/v2/analysis"
+import (
+	"github.com/blevesearch/bleve/v2/analysis"
+	bunicode "github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+)
 
 // ASCII character classes of Unicode's word-break rules (UAX #29) as the
 // segment library behind Bleve's unicode tokenizer implements them.
@@ -91,4 +94,34 @@ func asciiTokens(input []byte) analysis.TokenStream {
 		pos++
 	}
 	return rv
+}
+
+// Faster returns a, or, where a is a Bleve analyzer whose tokenizer is
+// Bleve's unicode tokenizer (Bleve's standard analyzer, and most that an
+// application's mapping defines), a copy of it that tokenizes ASCII text
+// through asciiTokens: the same terms for every text, faster. Stages
+// analyze a plain Bleve index's candidates with its own analyzers, most
+// of them over ASCII text.
+func Faster(a analysis.Analyzer) analysis.Analyzer {
+	d, ok := a.(*analysis.DefaultAnalyzer)
+	if !ok {
+		return a
+	}
+	if _, ok := d.Tokenizer.(*bunicode.UnicodeTokenizer); !ok {
+		return a
+	}
+	c := *d
+	c.Tokenizer = asciiFirst{d.Tokenizer}
+	return &c
+}
+
+// asciiFirst tokenizes ASCII text through asciiTokens, any other through
+// the tokenizer it holds (Bleve's unicode tokenizer).
+type asciiFirst struct{ analysis.Tokenizer }
+
+func (t asciiFirst) Tokenize(input []byte) analysis.TokenStream {
+	if isASCII(input) {
+		return asciiTokens(input)
+	}
+	return t.Tokenizer.Tokenize(input)
 }

@@ -8,7 +8,10 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/standard"
 	bunicode "github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/registry"
 )
 
 // sameTokens returns a description of the first difference between
@@ -132,7 +135,7 @@ func BenchmarkTokenizer(b *testing.B) {
 			}
 		}
 	}
-	bleve, ours := bunicode.NewUnicodeTokenizer(), validTokenizer{bunicode.NewUnicodeTokenizer()}
+	bleve, ours := bunicode.NewUnicodeTokenizer(), validTokenizer{asciiFirst{bunicode.NewUnicodeTokenizer()}}
 	var spent [2]time.Duration
 	n := 0
 	for b.Loop() {
@@ -147,4 +150,39 @@ func BenchmarkTokenizer(b *testing.B) {
 	b.ReportMetric(float64(spent[0].Nanoseconds())/float64(n), "ns/bleve")
 	b.ReportMetric(float64(spent[1].Nanoseconds())/float64(n), "ns/semrank")
 	b.ReportMetric(float64(spent[1])/float64(spent[0]), "semrank/bleve")
+}
+
+// TestFaster: Bleve's standard analyzer made Faster analyzes ASCII text,
+// other text and invalid UTF-8 as the standard analyzer does; analyzers
+// without Bleve's unicode tokenizer come back as they are.
+func TestFaster(t *testing.T) {
+	cache := registry.NewCache()
+	std, err := cache.AnalyzerNamed(standard.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast := Faster(std)
+	if fast == std {
+		t.Fatal("Faster(standard) returned the standard analyzer itself")
+	}
+	for _, s := range []string{
+		"The IBM 7090's O(n log n) cost; e.g. 1,000.5 a:b x_y", "İstanbul STRAẞE naïve café 東京", "a\xffb\xfe", "",
+	} {
+		want, got := std.Analyze([]byte(s)), fast.Analyze([]byte(s))
+		if len(got) != len(want) {
+			t.Fatalf("%q: %d tokens, want %d", s, len(got), len(want))
+		}
+		for i := range got {
+			if show(got[i]) != show(want[i]) {
+				t.Errorf("%q: token %d %s, want %s", s, i, show(got[i]), show(want[i]))
+			}
+		}
+	}
+	kw, err := cache.AnalyzerNamed(keyword.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Faster(kw) != kw {
+		t.Error("Faster(keyword) is not the keyword analyzer")
+	}
 }

@@ -26,7 +26,7 @@ const (
 
 func init() {
 	if err := registry.RegisterTokenizer(tokenizerName, func(map[string]interface{}, *registry.Cache) (analysis.Tokenizer, error) {
-		return validTokenizer{bunicode.NewUnicodeTokenizer()}, nil
+		return validTokenizer{asciiFirst{bunicode.NewUnicodeTokenizer()}}, nil
 	}); err != nil {
 		panic(err)
 	}
@@ -40,9 +40,6 @@ func init() {
 type validTokenizer struct{ analysis.Tokenizer }
 
 func (t validTokenizer) Tokenize(input []byte) analysis.TokenStream {
-	if isASCII(input) {
-		return asciiTokens(input)
-	}
 	if !utf8.Valid(input) {
 		fixed := make([]byte, len(input))
 		for i := 0; i < len(input); {

@@ -150,6 +150,7 @@ func analyzerFunc(m mapping.IndexMapping, name string) func(string) []string {
 	if an == nil {
 		return nil
 	}
+	an = analyzers.Faster(an)
 	return func(text string) []string {
 		ts := an.Analyze([]byte(text))
 		out := make([]string, len(ts))
