@@ -262,3 +262,33 @@ func TestTrainInitKeepsRareWords(t *testing.T) {
 		t.Error("renewal is in the vocabulary without initial vectors")
 	}
 }
+
+// TestDots: dots gives every row's dot product with in bit for bit as
+// dot does, for any number of rows and any length.
+func TestDots(t *testing.T) {
+	r := rng(5)
+	for _, n := range []int{1, 2, 3, 7, 100, 101} {
+		in := make([]float32, n)
+		for j := range in {
+			in[j] = r.float() - 0.5
+		}
+		for k := range 8 {
+			rows := make([][]float32, k)
+			for i := range rows {
+				rows[i] = make([]float32, n+i) // rows may be longer than in
+				for j := range rows[i] {
+					rows[i][j] = r.float() - 0.5
+				}
+			}
+			got := dots(in, rows, nil)
+			if len(got) != k {
+				t.Fatalf("n %d, %d rows: %d dot products", n, k, len(got))
+			}
+			for i, row := range rows {
+				if want := dot(in, row); math.Float32bits(got[i]) != math.Float32bits(want) {
+					t.Errorf("n %d, %d rows: row %d: %v, want %v", n, k, i, got[i], want)
+				}
+			}
+		}
+	}
+}
