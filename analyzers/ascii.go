@@ -49,8 +49,8 @@ func isASCII(b []byte) bool {
 // and is dropped. A word with a digit and no letter is Numeric, any other
 // AlphaNumeric. FuzzASCIITokens holds it to Bleve's tokenizer.
 func asciiTokens(input []byte) analysis.TokenStream {
-	var rv analysis.TokenStream
-	var ta []analysis.Token
+	rv := make(analysis.TokenStream, 0, min(len(input)/8+1, 256))
+	var ta []analysis.Token // tokens are allocated in chunks, as Bleve's tokenizer does
 	pos := 1
 	for i := 0; i < len(input); {
 		c := asciiClass[input[i]]
@@ -82,7 +82,7 @@ func asciiTokens(input []byte) analysis.TokenStream {
 		}
 	end:
 		if len(ta) == 0 {
-			ta = make([]analysis.Token, max(1, (len(input)-i)/8))
+			ta = make([]analysis.Token, min(max(1, (len(input)-i)/8), 1000))
 		}
 		t := &ta[0]
 		ta = ta[1:]

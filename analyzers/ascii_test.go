@@ -19,6 +19,9 @@ import (
 func sameTokens(input []byte) string {
 	want := bunicode.NewUnicodeTokenizer().Tokenize(input)
 	got := asciiTokens(input)
+	if (got == nil) != (want == nil) {
+		return fmt.Sprintf("stream nil %t, want nil %t", got == nil, want == nil)
+	}
 	for i := range max(len(got), len(want)) {
 		if i >= len(got) || i >= len(want) {
 			return fmt.Sprintf("%d tokens, want %d", len(got), len(want))
