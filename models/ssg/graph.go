@@ -691,37 +691,85 @@ func (g *Graph) Propagate(cfg Config) ([]float64, int) {
 	rng := rand.New(rand.NewPCG(cfg.Seed, 3))
 	const burnIn = 10
 	averaged := 0
+	// What the updates do not read from the labels, computed once, in the
+	// order each update would sum it: a node's quadratic (its seed term
+	// with the seed and without it, when dropout can drop it), its
+	// constant part, and each edge's μnp·w, so that every iteration does
+	// one product and one sum an edge, and the labels are the same bits.
+	type term struct {
+		to int
+		w  float64 // μnp·w: b += w·label (a feature edge), b −= w·label (a distance edge)
+	}
+	type update struct {
+		a, b   float64 // with the node's seed term
+		a0, b0 float64 // without it (dropout)
+		feat   []term
+		dist   []term
+	}
+	// quad returns node i's a and constant b with seed strength s.
+	quad := func(i int, s float64) (a, b float64) {
+		a, b = s+cfg.MuPP, s*g.seedC[i]+cfg.MuPP*U
+		for _, e := range g.feat[i] {
+			a += cfg.MuNP * e.w
+		}
+		for _, d := range g.dist[i] {
+			if d > 0 {
+				a -= cfg.MuNP * d
+			}
+		}
+		return a, b
+	}
+	ups := make([]update, n)
+	for i := 1; i < n; i++ {
+		u := &ups[i]
+		u.a, u.b = quad(i, g.seedS[i])
+		u.a0, u.b0 = quad(i, 0)
+		u.feat = make([]term, len(g.feat[i]))
+		for k, e := range g.feat[i] {
+			u.feat[k] = term{e.to, cfg.MuNP * e.w}
+		}
+		for k, d := range g.dist[i] {
+			if d > 0 {
+				u.dist = append(u.dist, term{k, cfg.MuNP * d})
+			}
+		}
+	}
+	fa := make([]float64, nf)
+	fw := make([][]term, nf)
+	for f, es := range g.fnodes {
+		a := cfg.MuPP
+		fw[f] = make([]term, len(es))
+		for k, e := range es {
+			a += cfg.MuNP * e.w
+			fw[f][k] = term{e.to, cfg.MuNP * e.w}
+		}
+		fa[f] = a
+	}
 	it := 0
 	for it = 1; it <= cfg.MaxIter; it++ {
 		delta := 0.0
 		next[0] = 1
 		for i := 1; i < n; i++ {
-			s := g.seedS[i]
-			if s > 0 && cfg.Dropout > 0 && rng.Float64() < cfg.Dropout {
-				s = 0
+			u := &ups[i]
+			a, b := u.a, u.b
+			if g.seedS[i] > 0 && cfg.Dropout > 0 && rng.Float64() < cfg.Dropout {
+				a, b = u.a0, u.b0
 			}
-			a := s + cfg.MuPP
-			b := s*g.seedC[i] + cfg.MuPP*U
-			for _, e := range g.feat[i] {
-				a += cfg.MuNP * e.w
-				b += cfg.MuNP * e.w * flab[e.to]
+			for _, e := range u.feat {
+				b += e.w * flab[e.to]
 			}
-			for k, d := range g.dist[i] {
-				if d > 0 {
-					a -= cfg.MuNP * d
-					b -= cfg.MuNP * d * lab[k]
-				}
+			for _, e := range u.dist {
+				b -= e.w * lab[e.to]
 			}
 			next[i] = step(lab[i], boxMin(a, b))
 			delta = max(delta, math.Abs(next[i]-lab[i]))
 		}
-		for f, es := range g.fnodes {
-			a, b := cfg.MuPP, cfg.MuPP*U
+		for f, es := range fw {
+			b := cfg.MuPP * U
 			for _, e := range es {
-				a += cfg.MuNP * e.w
-				b += cfg.MuNP * e.w * lab[e.to]
+				b += e.w * lab[e.to]
 			}
-			fnext[f] = step(flab[f], boxMin(a, b))
+			fnext[f] = step(flab[f], boxMin(fa[f], b))
 			delta = max(delta, math.Abs(fnext[f]-flab[f]))
 		}
 		lab, next = next, lab
