@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
-	"maps"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -177,7 +176,7 @@ type node struct {
 	pool   int // index in the pool, -1 for the query and collection documents
 	tokens []string
 	doc    wmd.Doc
-	grams  []string // its features (see grams), sorted
+	grams  []string // its features (see grams)
 	hashes []uint64 // gramHash of each of grams
 	rep    topics.Rep
 }
@@ -433,24 +432,33 @@ func normalise(w []float64) {
 	}
 }
 
-// grams returns a node's word, n-gram and skip-gram features, sorted.
+// grams returns a node's word, n-gram and skip-gram features, each once,
+// in the order the words first make them (which feature a node holds is
+// what counts: shared sorts what the nodes share).
 func grams(t []string) []string {
-	f := map[string]bool{}
-	for i, w := range t {
-		f[w] = true
-		if i+1 < len(t) {
-			f[w+" "+t[i+1]] = true
-		}
-		if i+2 < len(t) {
-			f[w+" "+t[i+1]+" "+t[i+2]] = true
-			f[w+" _ "+t[i+2]] = true // skip-bigram
-		}
-		if i+3 < len(t) {
-			f[w+" _ "+t[i+2]+" "+t[i+3]] = true // skip-trigrams
-			f[w+" "+t[i+1]+" _ "+t[i+3]] = true
+	seen := make(map[string]struct{}, 6*len(t))
+	out := make([]string, 0, 6*len(t))
+	add := func(f string) {
+		if _, ok := seen[f]; !ok {
+			seen[f] = struct{}{}
+			out = append(out, f)
 		}
 	}
-	return slices.Sorted(maps.Keys(f))
+	for i, w := range t {
+		add(w)
+		if i+1 < len(t) {
+			add(w + " " + t[i+1])
+		}
+		if i+2 < len(t) {
+			add(w + " " + t[i+1] + " " + t[i+2])
+			add(w + " _ " + t[i+2]) // skip-bigram
+		}
+		if i+3 < len(t) {
+			add(w + " _ " + t[i+2] + " " + t[i+3]) // skip-trigrams
+			add(w + " " + t[i+1] + " _ " + t[i+3])
+		}
+	}
+	return out
 }
 
 // features adds a feature node for every feature two or more graph nodes
