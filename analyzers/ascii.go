@@ -39,15 +39,16 @@ func isASCII(b []byte) bool {
 }
 
 // asciiTokens is Bleve's unicode tokenizer for ASCII input, token for
-// token (terms, offsets, positions and types), several times faster: the
-// segment library decodes and classifies every byte through a general
-// Unicode state machine, which was most of a text's analysis. For ASCII
-// the word-break rules come down to this: letters, digits and '_' run
-// together into a word (WB5, WB8–WB10, WB13a–b), and a word also spans
-// one ':', '.' or '\” between two letters (WB6–7) and one ',', ';', '.'
-// or '\” between two digits (WB11–12); everything else separates words
-// and is dropped. A word with a digit and no letter is Numeric, any other
-// AlphaNumeric. FuzzASCIITokens holds it to Bleve's tokenizer.
+// token (terms, offsets, positions and types). The segment library behind
+// Bleve's decodes and classifies every byte through a general Unicode
+// state machine; for ASCII the word-break rules come down to this:
+// letters, digits and the underscore run together into a word (WB5,
+// WB8–WB10, WB13a–b); a word also spans one colon, full stop or
+// apostrophe between two letters (WB6–7), and one comma, semicolon, full
+// stop or apostrophe between two digits (WB11–12); everything else
+// separates words and is dropped. A word with a digit and no letter is
+// Numeric, any other AlphaNumeric. FuzzASCIITokens holds it to Bleve's
+// tokenizer.
 func asciiTokens(input []byte) analysis.TokenStream {
 	rv := make(analysis.TokenStream, 0, min(len(input)/8+1, 256))
 	var ta []analysis.Token // tokens are allocated in chunks, as Bleve's tokenizer does
