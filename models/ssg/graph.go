@@ -458,7 +458,7 @@ func grams(t []string) []string {
 			add(w + " " + t[i+1] + " _ " + t[i+3])
 		}
 	}
-	return out
+	return slices.Clone(out) // its own size: nodes are cached
 }
 
 // features adds a feature node for every feature two or more graph nodes
