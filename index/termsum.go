@@ -230,17 +230,10 @@ type sumBuilder struct {
 func (b *sumBuilder) node(q query.Query) (*sumNode, bool, error) {
 	switch q := q.(type) {
 	case *query.TermQuery:
-		field := q.FieldVal
-		if field == "" {
-			field = b.m.DefaultSearchField()
-		}
-		l, err := b.leaf(q.Term, field, q.BoostVal.Value())
+		l, err := b.leaf(q.Term, b.field(q.FieldVal), q.BoostVal.Value())
 		return &sumNode{leaf: l}, err == nil, err
 	case *query.MatchQuery:
-		field := q.FieldVal
-		if field == "" {
-			field = b.m.DefaultSearchField()
-		}
+		field := b.field(q.FieldVal)
 		name := q.Analyzer
 		if name == "" {
 			name = b.m.AnalyzerNameForPath(field)
@@ -274,6 +267,15 @@ func (b *sumBuilder) node(q query.Query) (*sumNode, bool, error) {
 		return disjunction(kids), true, nil
 	}
 	return nil, false, nil
+}
+
+// field returns the field a query names, else the mapping's default
+// search field.
+func (b *sumBuilder) field(f string) string {
+	if f == "" {
+		return b.m.DefaultSearchField()
+	}
+	return f
 }
 
 // disjunction returns the disjunction of kids, ordered as Bleve's
@@ -450,10 +452,7 @@ func (n *sumNode) add(start, end uint64) error {
 	for _, k := range n.kids {
 		if l := k.leaf; l != nil {
 			for !l.done && l.at < end {
-				i := l.at - start
-				n.sum[i] += l.score()
-				n.n[i]++
-				n.seen[i/64] |= 1 << (i % 64)
+				n.mark(l.at-start, l.score())
 				if err := l.next(); err != nil {
 					return err
 				}
@@ -463,13 +462,17 @@ func (n *sumNode) add(start, end uint64) error {
 		if err := k.add(start, end); err != nil {
 			return err
 		}
-		k.each(func(i uint64, s float64) {
-			n.sum[i] += s
-			n.n[i]++
-			n.seen[i/64] |= 1 << (i % 64)
-		})
+		k.each(n.mark)
 	}
 	return nil
+}
+
+// mark adds a kid's score s of the window's document i to n's
+// accumulators.
+func (n *sumNode) mark(i uint64, s float64) {
+	n.sum[i] += s
+	n.n[i]++
+	n.seen[i/64] |= 1 << (i % 64)
 }
 
 // each calls f with every document of the window n matched, in document

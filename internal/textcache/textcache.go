@@ -35,17 +35,12 @@ func New[V any](f func(string) V) *Cache[V] {
 func (c *Cache[V]) Get(text string) V {
 	h := maphash.String(c.seed, text)
 	c.mu.Lock()
-	if v, ok := c.young[h]; ok {
-		c.mu.Unlock()
-		return v
-	}
-	if v, ok := c.old[h]; ok {
-		c.put(h, v)
-		c.mu.Unlock()
-		return v
-	}
+	v, ok := c.lookup(h)
 	c.mu.Unlock()
-	v := c.f(text)
+	if ok {
+		return v
+	}
+	v = c.f(text)
 	c.mu.Lock()
 	c.put(h, v)
 	c.mu.Unlock()
@@ -65,10 +60,7 @@ func (c *Cache[V]) GetAll(texts []string) []V {
 	var miss []int
 	c.mu.Lock()
 	for i, h := range hs {
-		if v, ok := c.young[h]; ok {
-			out[i] = v
-		} else if v, ok := c.old[h]; ok {
-			c.put(h, v)
+		if v, ok := c.lookup(h); ok {
 			out[i] = v
 		} else {
 			miss = append(miss, i)
@@ -88,6 +80,19 @@ func (c *Cache[V]) GetAll(texts []string) []V {
 	}
 	c.mu.Unlock()
 	return out
+}
+
+// lookup returns the value of hash h and whether the cache holds it,
+// moving it to the young generation from the old; c.mu must be held.
+func (c *Cache[V]) lookup(h uint64) (V, bool) {
+	if v, ok := c.young[h]; ok {
+		return v, true
+	}
+	v, ok := c.old[h]
+	if ok {
+		c.put(h, v)
+	}
+	return v, ok
 }
 
 // Put keeps v as f(text), for a caller that computed it along with
