@@ -80,30 +80,6 @@ func TestRandomizedSVDMatchesExact(t *testing.T) {
 	}
 }
 
-func TestOrthonormal(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	a := mat.NewDense(50, 6, nil)
-	for i := range 50 {
-		for j := range 6 {
-			a.Set(i, j, rng.NormFloat64())
-		}
-	}
-	q := orthonormal(a)
-	var qtq mat.Dense
-	qtq.Mul(q.T(), q)
-	if !mat.EqualApprox(&qtq, eye(6), 1e-12) {
-		t.Errorf("QᵀQ ≠ I:\n%v", mat.Formatted(&qtq))
-	}
-}
-
-func eye(n int) *mat.Dense {
-	m := mat.NewDense(n, n, nil)
-	for i := range n {
-		m.Set(i, i, 1)
-	}
-	return m
-}
-
 func semevalTexts(t testing.TB) []string {
 	t.Helper()
 	ds, err := dataset.Load("../../testdata/concepts/semeval-b")
