@@ -5,7 +5,7 @@
 # Sections: tweak, tweak-cacm, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
-# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, proxreg-cost, fusedreg, fusedreg-cost, agreement, agreement-supervised, agreement-a, agreement-plain, agreement-cost, agreement-glove, bench, plain-cacm, plain-cacm-supervised,
+# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, proxreg-cost, fusedreg, fusedreg-cost, agreement, agreement-supervised, agreement-a, agreement-plain, agreement-cost, agreement-glove, ppmi, bench, plain-cacm, plain-cacm-supervised,
 # plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, sum-cost, scale-bench, serve-load, split-cost, cost-lexical, cost-stages, cost-a, wmd-ssg-cost,
 # solver-cost, scale, serve, shards.
 #
@@ -28,7 +28,7 @@
 # nojudge uses them only when set), PROX (the proxreg section's
 # collections; default "adi med cacm lisa B-all time"), PROXFUSED (proxreg:
 # no skips the recipe runs with wmd and ssg), PROXRUNS (proxreg: which of
-# them), FUSEDREG and AGREE (the fusedreg and agreement sections'
+# them), FUSEDREG and AGREE (the fusedreg and agreement sections' (and ppmi's)
 # collections; default "adi med cacm lisa B-all time").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -1556,6 +1556,47 @@ run() {
 			d=$(coldir "$c")
 			recipe_run "$R/agreement/$c-glove" "$d" --unsupervised --vectors "$g"
 			compare_runs "$R/agreement/$c-glove-vs-default" "$d" "$R/agreement/$c-glove/run.trec" "$R/agreement/$c-default/run.trec"
+		done
+		;;
+	ppmi)
+		# Count-based word vectors (issue 26, fifteenth session): on each
+		# collection of AGREE, vectors by semrank train embed --method ppmi
+		# from the collection's text (minimum count 5, as the recipe's);
+		# wmd alone and ssg alone with them (wmd-ppmi, ssg-ppmi) and with
+		# the recipe's own skip-gram vectors (wmd-sgns, ssg-sgns), and the
+		# recipe now's pipeline with them in the skip-gram's place
+		# (recipe-ppmi), over the agreement section's C-default index and
+		# models, which must exist. Runs and scores in $R/ppmi/C: each run
+		# against BM25 (NAME.eval.txt), each stage's with the counted vectors
+		# against the same with the skip-gram's (wmd-ppmi-vs-sgns.eval.txt,
+		# ssg-...), the recipe's against the recipe now's
+		# (recipe-ppmi-vs-default.eval.txt).
+		local c d dir out m tp v st
+		for c in ${AGREE:-adi med cacm lisa B-all time}; do
+			d=$(coldir "$c")
+			dir=$(cd "$R/agreement/$c-default" && pwd)
+			out=$R/ppmi/$c
+			mkdir -p "$out"
+			rm -f "$out/ppmi.embed"
+			$SR train embed --method ppmi --min-count 5 --data "$d" --out "$out/ppmi.embed"
+			m=$dir/$(sed -n 's/^ *model: //p' "$dir/pipeline.yaml" | head -1)
+			tp=$dir/$(sed -n 's/^ *topics: //p' "$dir/pipeline.yaml" | head -1)
+			for v in sgns ppmi; do
+				[ "$v" = ppmi ] && m=$(cd "$out" && pwd)/ppmi.embed
+				printf 'window: 100\nstages:\n  - type: wmd\n    model: %s\nfusion:\n  weights: {wmd: 1}\n' "$m" >"$out/wmd-$v.yaml"
+				printf 'window: 100\nstages:\n  - type: ssg\n    model: %s\n    options: {topics: %s}\nfusion:\n  weights: {ssg: 1}\n' "$m" "$tp" >"$out/ssg-$v.yaml"
+				for st in wmd ssg; do
+					$SR rerank --data "$d" --index "$dir/index" --pipeline "$out/$st-$v.yaml" --out "$out/$st-$v.trec" >/dev/null
+					compare_runs "$out/$st-$v" "$d" "$out/$st-$v.trec" "$dir/baseline.trec"
+				done
+			done
+			for st in wmd ssg; do
+				compare_runs "$out/$st-ppmi-vs-sgns" "$d" "$out/$st-ppmi.trec" "$out/$st-sgns.trec"
+			done
+			sed -e "s#^\( *model: \).*#\1$m#" -e "s#^\( *topics: \).*#\1$tp#" -e '/^sha256:/,$d' "$dir/pipeline.yaml" >"$out/recipe-ppmi.yaml"
+			$SR rerank --data "$d" --index "$dir/index" --pipeline "$out/recipe-ppmi.yaml" --out "$out/recipe-ppmi.trec" >/dev/null
+			compare_runs "$out/recipe-ppmi" "$d" "$out/recipe-ppmi.trec" "$dir/baseline.trec"
+			compare_runs "$out/recipe-ppmi-vs-default" "$d" "$out/recipe-ppmi.trec" "$dir/run.trec"
 		done
 		;;
 	proxreg-cost)

@@ -29,15 +29,20 @@ func newTrainEmbedCmd() *cobra.Command {
 	var o trainEmbedOptions
 	cmd := &cobra.Command{
 		Use:   "embed (--data DIR | --index PATH | --text FILE) ... --out VECTORS",
-		Short: "Train skip-gram word vectors (negative sampling) for WMD and SSG",
-		Long: `Trains skip-gram word vectors with negative sampling on every query and
-document text of the given BEIR directories (--data; queries.jsonl is read where
+		Short: "Train word vectors (skip-gram, or counted: ppmi) for WMD and SSG",
+		Long: `Trains word vectors on every query and document text of the given BEIR
+directories (--data; queries.jsonl is read where
 there is one, judgments and candidate lists never) and plain-text files
 (--text, one document per line). For SemEval, give the subtask A and B
 directories so that all question and comment text, the 2015 threads
 included, is used. Stop words, URLs and tags are removed and the
 --prune-top most frequent words are left out of the vocabulary. Writes an
 "embed" model bundle.
+
+--method sgns (the default) trains a skip-gram with negative sampling;
+--method ppmi counts co-occurrences and takes the truncated SVD of their
+positive PMI (Levy, Goldberg & Dagan, 2015), which reads --dim, --window,
+--min-count, --prune-top and --seed only.
 
 --vectors FILE fine-tunes pre-trained vectors in domain (word2vec text or
 binary, GloVe text, or a bundle; scripts/wink_glove.py writes a public
@@ -68,6 +73,7 @@ earlier names of --vectors and --vectors-format.)`,
 		return pflag.NormalizedName(name)
 	})
 	def := embed.DefaultConfig() // the defaults recipes train with too
+	f.StringVar(&o.cfg.Method, "method", embed.MethodSGNS, "trainer: sgns (skip-gram, negative sampling) or ppmi (SVD of positive PMI counts)")
 	f.IntVar(&o.cfg.Dim, "dim", def.Dim, "vector dimension")
 	f.IntVar(&o.cfg.Window, "window", def.Window, "context window")
 	f.IntVar(&o.cfg.Negative, "negative", def.Negative, "negative samples per context")
@@ -106,7 +112,11 @@ func runTrainEmbed(cmd *cobra.Command, o trainEmbedOptions) error {
 		tokens += len(s)
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "embed: %d distinct texts, %d tokens\n", len(sents), tokens)
-	bar := newBar(o.cfg.Epochs, "embed epochs")
+	steps, what := o.cfg.Epochs, "embed epochs"
+	if o.cfg.Method == embed.MethodPPMI {
+		steps, what = 1, "embed counts and SVD"
+	}
+	bar := newBar(steps, what)
 	v, err := embed.TrainWithProgress(cmd.Context(), sents, o.cfg, func(epoch, _ int) { bar.Set(epoch) })
 	bar.Finish()
 	if err != nil {
@@ -136,6 +146,15 @@ func checkTrainEmbedFlags(cmd *cobra.Command, o *trainEmbedOptions) error {
 		if err := checkUnused(cmd, "applies to --vectors only", "vectors-format"); err != nil {
 			return err
 		}
+	}
+	switch o.cfg.Method {
+	case embed.MethodSGNS:
+	case embed.MethodPPMI:
+		if err := checkUnused(cmd, "applies to --method sgns only", "negative", "epochs", "sample", "vectors"); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("--method %q: want %s or %s", o.cfg.Method, embed.MethodSGNS, embed.MethodPPMI)
 	}
 	// The trainer reads a zero size as its default, so --epochs 0
 	// would silently train 5 epochs.

@@ -207,3 +207,34 @@ func cosine(a, b []float64) float64 {
 	}
 	return dot / math.Sqrt(aa*bb)
 }
+
+// TestTrainEmbedMethod trains counted vectors (--method ppmi) and refuses
+// an unknown method and the skip-gram's flags with ppmi.
+func TestTrainEmbedMethod(t *testing.T) {
+	const concepts = "../../testdata/concepts/semeval-b"
+	out := filepath.Join(t.TempDir(), "ppmi.embed")
+	if msg, err := execute("train", "embed", "--method", "ppmi", "--data", concepts, "--dim", "5", "--out", out); err != nil {
+		t.Fatalf("%v\n%s", err, msg)
+	}
+	v, err := embed.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Dim != 5 || v.Len() < 10 {
+		t.Errorf("%d words × %d dimensions, want 5 dimensions", v.Len(), v.Dim)
+	}
+	for _, tc := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"--method", "glove"}, `--method "glove": want sgns or ppmi`},
+		{[]string{"--method", "ppmi", "--epochs", "2"}, "--epochs applies to --method sgns only"},
+		{[]string{"--method", "ppmi", "--negative", "2"}, "--negative applies to --method sgns only"},
+		{[]string{"--method", "ppmi", "--vectors", "../../testdata/embed/glove-slice.txt"}, "--vectors applies to --method sgns only"},
+	} {
+		args := append([]string{"train", "embed", "--data", concepts, "--out", filepath.Join(t.TempDir(), "x")}, tc.flags...)
+		if _, err := execute(args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: err = %v, want %q", tc.flags, err, tc.want)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 // Package embed provides the word vectors behind Word Mover's Distance and
 // the soft-seeded SSL graphs of Srivastava & Datt (2017): a skip-gram with
-// negative sampling trainer (Mikolov et al., 2013), loaders for pre-trained
+// negative sampling trainer (Mikolov et al., 2013), a count-based trainer
+// (the truncated SVD of positive PMI, Levy, Goldberg & Dagan, 2015;
+// Config.Method MethodPPMI, see ppmi.go), loaders for pre-trained
 // word2vec (text and binary) and GloVe text files, and the vocabulary
 // pruning the paper applies before embedding.
 //

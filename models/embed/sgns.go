@@ -11,9 +11,12 @@ import (
 	"github.com/semrank/semrank/analyzers"
 )
 
-// Config sets the skip-gram trainer's hyper-parameters. Zero fields take
-// the defaults listed in the package comment.
+// Config sets a trainer's hyper-parameters. Zero fields take the
+// defaults listed in the package comment. Method MethodPPMI reads Dim,
+// Window, MinCount, PruneTop and Seed only.
 type Config struct {
+	// Method is the trainer: MethodSGNS (the default) or MethodPPMI.
+	Method   string  `json:"method,omitempty"`
 	Dim      int     `json:"dim"`
 	Window   int     `json:"window"`
 	Negative int     `json:"negative"`
@@ -36,7 +39,21 @@ type Config struct {
 // comment lists them), for callers that show or override them.
 func DefaultConfig() Config { return Config{}.withDefaults() }
 
+// The trainers Config.Method names.
+const (
+	// MethodSGNS is the skip-gram with negative sampling (Mikolov et al.,
+	// 2013), as word2vec trains it.
+	MethodSGNS = "sgns"
+	// MethodPPMI is the truncated SVD of the words' positive pointwise
+	// mutual information with their contexts (Levy, Goldberg & Dagan,
+	// 2015): see TrainPPMI.
+	MethodPPMI = "ppmi"
+)
+
 func (c Config) withDefaults() Config {
+	if c.Method == MethodSGNS {
+		c.Method = "" // one spelling of the default, in bundles and fingerprints
+	}
 	def := func(v *int, d int) {
 		if *v == 0 {
 			*v = d
@@ -62,6 +79,10 @@ func (c Config) withDefaults() Config {
 
 func (c Config) check() error {
 	switch {
+	case c.Method != "" && c.Method != MethodPPMI:
+		return fmt.Errorf("embed: method %q: want %q or %q", c.Method, MethodSGNS, MethodPPMI)
+	case c.Method == MethodPPMI && c.Init != nil:
+		return errors.New("embed: method ppmi counts its vectors from the text alone; initial vectors are for method sgns")
 	case c.Dim < 1 || c.Dim > MaxDim:
 		return fmt.Errorf("embed: dim %d out of 1..%d", c.Dim, MaxDim)
 	case c.Window < 1, c.Negative < 1, c.Epochs < 1, c.MinCount < 1:
@@ -126,6 +147,32 @@ func trainVocabulary(sentences [][]string, cfg Config) ([]string, []float64) {
 	return words, counts
 }
 
+// sentenceIDs returns the sentences as indices into words, the words not
+// in it dropped, keeping those left with two words or more: the pairs
+// both trainers learn from.
+func sentenceIDs(sentences [][]string, words []string) ([][]int32, error) {
+	vocab := make(map[string]int32, len(words))
+	for i, w := range words {
+		vocab[w] = int32(i)
+	}
+	ids := make([][]int32, 0, len(sentences))
+	for _, s := range sentences {
+		var row []int32
+		for _, w := range s {
+			if i, ok := vocab[w]; ok {
+				row = append(row, i)
+			}
+		}
+		if len(row) > 1 {
+			ids = append(ids, row)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, errors.New("embed: no sentence has two in-vocabulary words")
+	}
+	return ids, nil
+}
+
 // rng is word2vec's linear congruential generator: fast, and makes runs
 // reproducible across platforms.
 type rng uint64
@@ -143,8 +190,9 @@ const (
 	tableSize    = 1e7
 )
 
-// Train learns skip-gram word vectors with negative sampling from
-// tokenized sentences (see Tokenize and Sentences). The vectors record the
+// Train learns word vectors from tokenized sentences (see Tokenize and
+// Sentences) by cfg.Method: skip-gram with negative sampling by default,
+// or the SVD of PPMI counts (MethodPPMI, see ppmi.go). The vectors record the
 // analyzer Tokenize uses (analyzers.WordsID) as the source of their words,
 // so sentences must come from Tokenize.
 func Train(ctx context.Context, sentences [][]string, cfg Config) (*Vectors, error) {
@@ -152,7 +200,7 @@ func Train(ctx context.Context, sentences [][]string, cfg Config) (*Vectors, err
 }
 
 // TrainWithProgress is Train, telling progress (when not nil) after each
-// epoch how many of how many are done.
+// epoch how many of how many are done (MethodPPMI: 1 of 1, at the end).
 func TrainWithProgress(ctx context.Context, sentences [][]string, cfg Config, progress func(epoch, epochs int)) (*Vectors, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.check(); err != nil {
@@ -162,29 +210,16 @@ func TrainWithProgress(ctx context.Context, sentences [][]string, cfg Config, pr
 	if len(words) < 2 {
 		return nil, fmt.Errorf("embed: vocabulary has %d words after pruning (need ≥ 2): corpus too small", len(words))
 	}
-	vocab := make(map[string]int32, len(words))
-	for i, w := range words {
-		vocab[w] = int32(i)
+	if cfg.Method == MethodPPMI {
+		return trainPPMI(ctx, sentences, words, counts, cfg, progress)
 	}
 	var total float64
 	for _, c := range counts {
 		total += c
 	}
-	// Sentences as word ids, unknown and pruned words dropped.
-	ids := make([][]int32, 0, len(sentences))
-	for _, s := range sentences {
-		var row []int32
-		for _, w := range s {
-			if i, ok := vocab[w]; ok {
-				row = append(row, i)
-			}
-		}
-		if len(row) > 1 {
-			ids = append(ids, row)
-		}
-	}
-	if len(ids) == 0 {
-		return nil, errors.New("embed: no sentence has two in-vocabulary words")
+	ids, err := sentenceIDs(sentences, words)
+	if err != nil {
+		return nil, err
 	}
 
 	n, d := len(words), cfg.Dim

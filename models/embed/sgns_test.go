@@ -79,21 +79,59 @@ func cosine(a, b []float64) float64 {
 
 // Two topics with disjoint vocabularies: words that share contexts must end
 // up closer to each other than to the other topic's words.
-func TestTrainSeparatesTopics(t *testing.T) {
-	topics := [][]string{
-		{"bank", "loan", "salary", "account", "transfer", "credit"},
-		{"beach", "desert", "camping", "sand", "dunes", "sea"},
-	}
+// separatedTopics are two topics' words; topicSentences draws 600
+// sentences of 8 words, each from one topic's words.
+var separatedTopics = [][]string{
+	{"bank", "loan", "salary", "account", "transfer", "credit"},
+	{"beach", "desert", "camping", "sand", "dunes", "sea"},
+}
+
+func topicSentences() [][]string {
 	r := rng(7)
 	var sents [][]string
 	for i := 0; i < 600; i++ {
-		tp := topics[i%2]
+		tp := separatedTopics[i%2]
 		s := make([]string, 8)
 		for j := range s {
 			s[j] = tp[r.next()%uint64(len(tp))]
 		}
 		sents = append(sents, s)
 	}
+	return sents
+}
+
+// checkSeparated fails t unless the mean cosine of two words of one topic
+// exceeds that of two words of different topics by 0.3.
+func checkSeparated(t *testing.T, v *Vectors) {
+	t.Helper()
+	var within, across float64
+	var nw, na int
+	all := slices.Concat(separatedTopics...)
+	for _, a := range all {
+		for _, b := range all {
+			if a >= b {
+				continue
+			}
+			va, _ := v.Lookup(a)
+			vb, _ := v.Lookup(b)
+			if slices.Contains(separatedTopics[0], a) == slices.Contains(separatedTopics[0], b) {
+				within += cosine(va, vb)
+				nw++
+			} else {
+				across += cosine(va, vb)
+				na++
+			}
+		}
+	}
+	within /= float64(nw)
+	across /= float64(na)
+	if within < across+0.3 {
+		t.Errorf("mean cosine within topics %.3f, across %.3f: topics not separated", within, across)
+	}
+}
+
+func TestTrainSeparatesTopics(t *testing.T) {
+	sents := topicSentences()
 	var epochs []int
 	v, err := TrainWithProgress(context.Background(), sents, Config{Dim: 20, Epochs: 5, PruneTop: -1, Sample: 0.1},
 		func(epoch, of int) { epochs = append(epochs, epoch*10+of) })
@@ -116,30 +154,7 @@ func TestTrainSeparatesTopics(t *testing.T) {
 	if slices.Equal(vecs(-1), vecs(0)) {
 		t.Error("Sample -1 trained the same vectors as the default sub-sampling")
 	}
-	var within, across float64
-	var nw, na int
-	for _, a := range append(topics[0], topics[1]...) {
-		for _, b := range append(topics[0], topics[1]...) {
-			if a >= b {
-				continue
-			}
-			va, _ := v.Lookup(a)
-			vb, _ := v.Lookup(b)
-			same := (strings.Contains(strings.Join(topics[0], " "), a)) == (strings.Contains(strings.Join(topics[0], " "), b))
-			if same {
-				within += cosine(va, vb)
-				nw++
-			} else {
-				across += cosine(va, vb)
-				na++
-			}
-		}
-	}
-	within /= float64(nw)
-	across /= float64(na)
-	if within < across+0.3 {
-		t.Errorf("mean cosine within topics %.3f, across %.3f: topics not separated", within, across)
-	}
+	checkSeparated(t, v)
 }
 
 func TestTrainOnSemEvalSlice(t *testing.T) {

@@ -24,7 +24,9 @@ func init() {
 }
 
 // Training options of the wmd and ssg stages (the stages themselves ignore
-// them). Word vectors, when spec.Model is empty: embed_dim, embed_window,
+// them). Word vectors, when spec.Model is empty: embed_method (sgns, the
+// default, or ppmi: see embed.MethodPPMI; ppmi reads embed_dim,
+// embed_window, embed_min_count and embed_prune_top), embed_dim, embed_window,
 // embed_negative, embed_epochs, embed_min_count, embed_prune_top (0 or
 // -1: none), embed_sample (1: no sub-sampling), embed_init (pre-trained
 // vectors to fine-tune, a file embed.LoadFile reads: GloVe or word2vec
@@ -54,6 +56,7 @@ const (
 // EmbedOptions are the word-vector training options of the wmd and ssg
 // stages (see above); nil or empty, the default.
 type EmbedOptions struct {
+	Method   string   `yaml:"embed_method,omitempty"`
 	Dim      *int     `yaml:"embed_dim,omitempty"`
 	Epochs   *int     `yaml:"embed_epochs,omitempty"`
 	MinCount *int     `yaml:"embed_min_count,omitempty"`
@@ -98,6 +101,8 @@ func (e EmbedOptions) given() string {
 		}
 	}
 	switch {
+	case e.Method != "":
+		return "embed_method"
 	case e.Init != "":
 		return "embed_init"
 	case e.Sample != nil:
@@ -301,6 +306,21 @@ func (e EmbedOptions) config(seed uint64) (embed.Config, error) {
 	}
 	if seed != 0 {
 		cfg.Seed = int64(seed)
+	}
+	switch e.Method {
+	case "", embed.MethodSGNS:
+	case embed.MethodPPMI:
+		for _, o := range []struct {
+			name string
+			set  bool
+		}{{"embed_epochs", e.Epochs != nil}, {"embed_negative", e.Negative != nil}, {"embed_sample", e.Sample != nil}, {"embed_init", e.Init != ""}} {
+			if o.set {
+				return cfg, fmt.Errorf("option %s applies to embed_method sgns only", o.name)
+			}
+		}
+		cfg.Method = embed.MethodPPMI
+	default:
+		return cfg, fmt.Errorf("option embed_method: %q, want %s or %s", e.Method, embed.MethodSGNS, embed.MethodPPMI)
 	}
 	return cfg, nil
 }

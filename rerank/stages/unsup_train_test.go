@@ -280,11 +280,50 @@ func TestUnsupervisedTrainersRejectBadOptions(t *testing.T) {
 		{rerank.StageSpec{Type: "wmd", Options: map[string]any{"embed_min_count": 1000}}, text, "vocabulary"},
 		{rerank.StageSpec{Type: "wmd", Options: small(map[string]any{"embed_init": "../../testdata/embed/glove-slice.txt"})}, text, "option embed_dim 20, but the embed_init vectors"},
 		{rerank.StageSpec{Type: "wmd", Options: map[string]any{"embed_init": "../../testdata/embed/nowhere.txt"}}, text, "option embed_init"},
+		{rerank.StageSpec{Type: "wmd", Options: map[string]any{"embed_method": "glove"}}, text, `option embed_method: "glove"`},
+		{rerank.StageSpec{Type: "wmd", Options: small(map[string]any{"embed_method": "ppmi"})}, text, "option embed_epochs applies to embed_method sgns only"},
+		{rerank.StageSpec{Type: "wmd", Options: map[string]any{"embed_method": "ppmi", "embed_init": "../../testdata/embed/glove-slice.txt"}}, text, "option embed_init applies to embed_method sgns only"},
+		{rerank.StageSpec{Type: "wmd", Model: "v.embed", Options: map[string]any{"embed_method": "ppmi"}}, text, "option embed_method trains word vectors, but model v.embed is given"},
 	} {
 		_, err := rerank.TrainStage(context.Background(), tc.spec, rerank.TrainInput{Text: tc.text, Dir: t.TempDir()})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want one mentioning %q", tc.spec, err, tc.want)
 		}
+	}
+}
+
+// TestUnsupervisedTrainerPPMI trains a wmd stage's vectors by counting
+// (option embed_method ppmi) and wants a vectors file apart from the
+// skip-gram's, the same file when trained again, and scores that put the
+// query's own text first.
+func TestUnsupervisedTrainerPPMI(t *testing.T) {
+	text := unsupText(t)
+	dir := t.TempDir()
+	train := func(opts map[string]any) rerank.StageSpec {
+		t.Helper()
+		spec, err := rerank.TrainStage(context.Background(), rerank.StageSpec{Type: "wmd", Options: opts}, rerank.TrainInput{Text: text, Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return spec
+	}
+	ppmi := train(map[string]any{"embed_method": "ppmi", "embed_dim": 20})
+	if sgns := train(small(nil)); sgns.Model == ppmi.Model {
+		t.Fatalf("one vectors file, %s, for both methods", ppmi.Model)
+	}
+	if again := train(map[string]any{"embed_method": "ppmi", "embed_dim": 20}); again.Model != ppmi.Model {
+		t.Errorf("trained again into %s, first %s", again.Model, ppmi.Model)
+	}
+	v, err := embed.Load(ppmi.Model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Dim != 20 {
+		t.Errorf("%d dimensions, want 20", v.Dim)
+	}
+	s := scoreWith(t, []rerank.StageSpec{ppmi}, text[0], []string{text[0], text[1]})[0]
+	if !(s[0] > s[1]) {
+		t.Errorf("scores %v: want the query's own text first", s)
 	}
 }
 

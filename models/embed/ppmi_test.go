@@ -1,0 +1,132 @@
+package embed
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/floats"
+)
+
+func TestTrainPPMISeparatesTopics(t *testing.T) {
+	var steps []string
+	v, err := TrainWithProgress(context.Background(), topicSentences(), Config{Method: MethodPPMI, Dim: 4, Window: 2, PruneTop: -1},
+		func(step, of int) { steps = append(steps, fmt.Sprint(step, "/", of)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(steps) != "[1/1]" {
+		t.Errorf("progress reported %v, want 1/1", steps)
+	}
+	checkSeparated(t, v)
+	for i := range v.Len() {
+		if n := floats.Norm(v.Vector(i), 2); math.Abs(n-1) > 1e-12 {
+			t.Errorf("%s: norm %g, want 1", v.Words[i], n)
+		}
+	}
+}
+
+func TestTrainPPMIOnSemEvalSlice(t *testing.T) {
+	raw, err := os.ReadFile("../../testdata/embed/questions.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sents := Sentences(strings.Split(string(raw), "\n"))
+	cfg := Config{Method: MethodPPMI, Dim: 16, Seed: 3}
+	v, err := Train(context.Background(), sents, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	words, counts, pruned := Vocabulary(sents, 2, 30)
+	if !reflect.DeepEqual(v.Words, words) || !reflect.DeepEqual(v.Counts, counts) {
+		t.Error("the vocabulary is not Vocabulary's with the default minimum count and pruning")
+	}
+	for _, w := range pruned {
+		if _, ok := v.Lookup(w); ok {
+			t.Errorf("pruned word %q has a vector", w)
+		}
+	}
+	again, err := Train(context.Background(), sents, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(v.Data, again.Data) {
+		t.Error("training is not deterministic for a fixed seed")
+	}
+	// Words the forum uses together for one need sit nearer each other
+	// than words of unrelated needs.
+	near := func(a, b string) float64 {
+		va, ok1 := v.Lookup(a)
+		vb, ok2 := v.Lookup(b)
+		if !ok1 || !ok2 {
+			t.Fatalf("%q or %q has no vector", a, b)
+		}
+		return cosine(va, vb)
+	}
+	for _, w := range [][3]string{{"salary", "allowance", "school"}, {"permit", "residency", "food"}, {"sponsor", "employer", "food"}} {
+		if a, b := near(w[0], w[1]), near(w[0], w[2]); a <= b {
+			t.Errorf("cos(%s, %s) %.3f ≤ cos(%[1]s, %s) %.3f", w[0], w[1], a, w[2], b)
+		}
+	}
+	path := t.TempDir() + "/v.model"
+	if err := v.Save(path, cfg); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(path)
+	if err != nil || !reflect.DeepEqual(back.Data, v.Data) {
+		t.Fatalf("bundle round trip: %v", err)
+	}
+}
+
+func TestTrainPPMIRefuses(t *testing.T) {
+	two := [][]string{{"a", "b"}, {"a", "b"}}
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct {
+		name  string
+		ctx   context.Context
+		sents [][]string
+		cfg   Config
+		want  string
+	}{
+		{"unknown method", context.Background(), two, Config{Method: "glove", PruneTop: -1}, `method "glove"`},
+		{"initial vectors", context.Background(), two, Config{Method: MethodPPMI, PruneTop: -1, Dim: 1, Init: &Vectors{Dim: 1}}, "initial vectors are for method sgns"},
+		{"fewer words than dimensions", context.Background(), two, Config{Method: MethodPPMI, PruneTop: -1, Dim: 2}, "more words than dimensions"},
+		{"canceled", canceled, topicSentences(), Config{Method: MethodPPMI, PruneTop: -1, Dim: 2}, context.Canceled.Error()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Train(tc.ctx, tc.sents, tc.cfg)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+			if tc.ctx == canceled && !errors.Is(err, context.Canceled) {
+				t.Errorf("err = %v, not context.Canceled", err)
+			}
+		})
+	}
+}
+
+// TestConfigMethodSpelling checks that the default method is written as
+// no method at all, however it was asked for, so that configurations and
+// fingerprints from before methods existed stay what they were, and that
+// ppmi is written.
+func TestConfigMethodSpelling(t *testing.T) {
+	for _, tc := range []struct {
+		method string
+		want   bool
+	}{{"", false}, {MethodSGNS, false}, {MethodPPMI, true}} {
+		b, err := json.Marshal(Config{Method: tc.method}.withDefaults())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(b), `"method"`); got != tc.want {
+			t.Errorf("method %q: config %s", tc.method, b)
+		}
+	}
+}
