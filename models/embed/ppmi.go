@@ -8,7 +8,6 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
-	"github.com/semrank/semrank/analyzers"
 	"github.com/semrank/semrank/internal/rsvd"
 )
 
@@ -130,11 +129,5 @@ func trainPPMI(ctx context.Context, sentences [][]string, words []string, counts
 	if progress != nil {
 		progress(1, 1)
 	}
-	v, err := NewVectors(words, d, data)
-	if err != nil {
-		return nil, err
-	}
-	v.Counts = counts
-	v.Analyzer = analyzers.WordsID()
-	return v, nil
+	return trained(words, counts, d, data)
 }

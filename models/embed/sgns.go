@@ -354,7 +354,13 @@ func TrainWithProgress(ctx context.Context, sentences [][]string, cfg Config, pr
 	for i, x := range syn0 {
 		data[i] = float64(x)
 	}
-	v, err := NewVectors(words, d, data)
+	return trained(words, counts, d, data)
+}
+
+// trained returns a trainer's vectors: words with their counts in the
+// training text, from Tokenize's analyzer.
+func trained(words []string, counts []float64, dim int, data []float64) (*Vectors, error) {
+	v, err := NewVectors(words, dim, data)
 	if err != nil {
 		return nil, err
 	}

@@ -292,6 +292,16 @@ func TestUnsupervisedTrainersRejectBadOptions(t *testing.T) {
 	}
 }
 
+// trainWMD trains a wmd stage with options opts on text into dir.
+func trainWMD(t *testing.T, text []string, dir string, opts map[string]any) rerank.StageSpec {
+	t.Helper()
+	spec, err := rerank.TrainStage(context.Background(), rerank.StageSpec{Type: "wmd", Options: opts}, rerank.TrainInput{Text: text, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}
+
 // TestUnsupervisedTrainerPPMI trains a wmd stage's vectors by counting
 // (option embed_method ppmi) and wants a vectors file apart from the
 // skip-gram's, the same file when trained again, and scores that put the
@@ -299,14 +309,7 @@ func TestUnsupervisedTrainersRejectBadOptions(t *testing.T) {
 func TestUnsupervisedTrainerPPMI(t *testing.T) {
 	text := unsupText(t)
 	dir := t.TempDir()
-	train := func(opts map[string]any) rerank.StageSpec {
-		t.Helper()
-		spec, err := rerank.TrainStage(context.Background(), rerank.StageSpec{Type: "wmd", Options: opts}, rerank.TrainInput{Text: text, Dir: dir})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return spec
-	}
+	train := func(opts map[string]any) rerank.StageSpec { return trainWMD(t, text, dir, opts) }
 	ppmi := train(map[string]any{"embed_method": "ppmi", "embed_dim": 20})
 	if sgns := train(small(nil)); sgns.Model == ppmi.Model {
 		t.Fatalf("one vectors file, %s, for both methods", ppmi.Model)
@@ -335,14 +338,7 @@ func TestUnsupervisedTrainerInit(t *testing.T) {
 	const glove = "../../testdata/embed/glove-slice.txt"
 	text := unsupText(t)
 	dir := t.TempDir()
-	train := func(opts map[string]any) rerank.StageSpec {
-		t.Helper()
-		spec, err := rerank.TrainStage(context.Background(), rerank.StageSpec{Type: "wmd", Options: opts}, rerank.TrainInput{Text: text, Dir: dir})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return spec
-	}
+	train := func(opts map[string]any) rerank.StageSpec { return trainWMD(t, text, dir, opts) }
 	withInit := train(map[string]any{"embed_epochs": 1, "embed_init": glove})
 	plain := train(map[string]any{"embed_epochs": 1})
 	if withInit.Model == plain.Model {
