@@ -5,7 +5,7 @@
 # Sections: tweak, tweak-cacm, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
-# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, proxreg-cost, fusedreg, fusedreg-cost, agreement, agreement-supervised, agreement-a, agreement-plain, agreement-cost, agreement-glove, ppmi, bench, plain-cacm, plain-cacm-supervised,
+# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, proxreg-cost, fusedreg, fusedreg-cost, agreement, agreement-supervised, agreement-a, agreement-plain, agreement-cost, agreement-glove, ppmi, ppmi-supervised, bench, plain-cacm, plain-cacm-supervised,
 # plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, sum-cost, scale-bench, serve-load, split-cost, cost-lexical, cost-stages, cost-a, wmd-ssg-cost,
 # solver-cost, scale, serve, shards.
 #
@@ -29,7 +29,8 @@
 # collections; default "adi med cacm lisa B-all time"), PROXFUSED (proxreg:
 # no skips the recipe runs with wmd and ssg), PROXRUNS (proxreg: which of
 # them), FUSEDREG and AGREE (the fusedreg and agreement sections' (and ppmi's)
-# collections; default "adi med cacm lisa B-all time").
+# collections; default "adi med cacm lisa B-all time"), PPMISUP (the ppmi-supervised
+# section's; default "time B-all").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 O=${O:-out/data}
@@ -1597,6 +1598,19 @@ run() {
 			$SR rerank --data "$d" --index "$dir/index" --pipeline "$out/recipe-ppmi.yaml" --out "$out/recipe-ppmi.trec" >/dev/null
 			compare_runs "$out/recipe-ppmi" "$d" "$out/recipe-ppmi.trec" "$dir/baseline.trec"
 			compare_runs "$out/recipe-ppmi-vs-default" "$d" "$out/recipe-ppmi.trec" "$dir/run.trec"
+		done
+		;;
+	ppmi-supervised)
+		# The agreement-supervised section's recipe with counted word
+		# vectors for wmd and ssg (issue 26, fifteenth session): on each
+		# collection of PPMISUP (default "time B-all"), $R/ppmi/C-supervised
+		# against BM25 and against the skip-gram's (the agreement-supervised
+		# section's C-supervised, which must have run).
+		local c d
+		for c in ${PPMISUP:-time B-all}; do
+			d=$(coldir "$c")
+			recipe_run "$R/ppmi/$c-supervised" "$d" --stages tfidf,bm25,length,wmd:embed_method=ppmi,ssg:embed_method=ppmi --folds 5
+			compare_runs "$R/ppmi/$c-supervised-vs-sgns" "$d" "$R/ppmi/$c-supervised/run.trec" "$R/agreement/$c-supervised/run.trec"
 		done
 		;;
 	proxreg-cost)
