@@ -5,7 +5,7 @@
 # Sections: tweak, tweak-cacm, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
-# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, proxreg-cost, fusedreg, fusedreg-cost, agreement, agreement-supervised, agreement-a, agreement-plain, agreement-cost, agreement-glove, ppmi, ppmi-supervised, bench, plain-cacm, plain-cacm-supervised,
+# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, proxreg-cost, fusedreg, fusedreg-cost, agreement, agreement-supervised, agreement-a, agreement-plain, agreement-cost, agreement-glove, ppmi, ppmi-cost, ppmi-supervised, bench, plain-cacm, plain-cacm-supervised,
 # plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, sum-cost, scale-bench, serve-load, split-cost, cost-lexical, cost-stages, cost-a, wmd-ssg-cost,
 # solver-cost, scale, serve, shards.
 #
@@ -1599,6 +1599,29 @@ run() {
 			compare_runs "$out/recipe-ppmi" "$d" "$out/recipe-ppmi.trec" "$dir/baseline.trec"
 			compare_runs "$out/recipe-ppmi-vs-default" "$d" "$out/recipe-ppmi.trec" "$dir/run.trec"
 		done
+		;;
+	ppmi-cost)
+		# What the counted vectors cost in the wmd and ssg stages (issue
+		# 26, fifteenth session): semrank bench over CACM's cost index
+		# ($R/cacm.idx, the cost section's) of wmd alone and ssg alone with
+		# the recipe's skip-gram vectors and with the ppmi section's counted
+		# ones (same vocabulary), alternating, ROUNDS times (default 2);
+		# $R/ppmi/cost.txt.
+		local dir v p vecs tp r
+		dir=$(cd "$R/agreement/cacm-default" && pwd)
+		tp=$(cd "$R" && pwd)/cacm.topics
+		for v in sgns ppmi; do
+			vecs=$dir/$(sed -n 's/^ *model: //p' "$dir/pipeline.yaml" | head -1)
+			[ "$v" = ppmi ] && vecs=$(cd "$R/ppmi/cacm" && pwd)/ppmi.embed
+			printf 'window: 100\nstages:\n  - type: wmd\n    model: %s\n' "$vecs" >"$R/ppmi/cost-wmd-$v.yaml"
+			printf 'window: 100\nstages:\n  - type: ssg\n    model: %s\n    options: {topics: %s}\n' "$vecs" "$tp" >"$R/ppmi/cost-ssg-$v.yaml"
+		done
+		for r in $(seq "${ROUNDS:-2}"); do
+			for p in wmd-sgns wmd-ppmi ssg-sgns ssg-ppmi; do
+				printf '%s round %s  ' "$p" "$r"
+				$SR bench --index "$R/cacm.idx" --pipeline "$R/ppmi/cost-$p.yaml" --data "$O/cacm" --rounds 2 2>&1 | grep "ratio of medians"
+			done
+		done >"$R/ppmi/cost.txt"
 		;;
 	ppmi-supervised)
 		# The agreement-supervised section's recipe with counted word
