@@ -112,21 +112,26 @@ func TestTrainPPMIRefuses(t *testing.T) {
 	}
 }
 
-// TestConfigMethodSpelling checks that the default method is written as
-// no method at all, however it was asked for, so that configurations and
-// fingerprints from before methods existed stay what they were, and that
-// ppmi is written.
-func TestConfigMethodSpelling(t *testing.T) {
+// TestConfigJSON pins the skip-gram's configuration as bundles and
+// fingerprints have written it since before methods existed, however the
+// default method is asked for, and checks that a counted model's holds
+// only what its trainer reads.
+func TestConfigJSON(t *testing.T) {
+	const sgns = `{"dim":100,"window":5,"negative":5,"epochs":5,"min_count":2,"sample":0.001,"alpha":0.025,"prune_top":30,"seed":1}`
 	for _, tc := range []struct {
-		method string
-		want   bool
-	}{{"", false}, {MethodSGNS, false}, {MethodPPMI, true}} {
-		b, err := json.Marshal(Config{Method: tc.method}.withDefaults())
+		cfg  Config
+		want string
+	}{
+		{Config{}, sgns},
+		{Config{Method: MethodSGNS}, sgns},
+		{Config{Method: MethodPPMI, Epochs: 7, Negative: 2, Sample: 1, Alpha: 1}, `{"method":"ppmi","dim":100,"window":5,"min_count":2,"prune_top":30,"seed":1}`},
+	} {
+		b, err := json.Marshal(tc.cfg.withDefaults())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := strings.Contains(string(b), `"method"`); got != tc.want {
-			t.Errorf("method %q: config %s", tc.method, b)
+		if string(b) != tc.want {
+			t.Errorf("%+v: config %s, want %s", tc.cfg, b, tc.want)
 		}
 	}
 }

@@ -13,17 +13,17 @@ import (
 
 // Config sets a trainer's hyper-parameters. Zero fields take the
 // defaults listed in the package comment. Method MethodPPMI reads Dim,
-// Window, MinCount, PruneTop and Seed only.
+// Window, MinCount, PruneTop and Seed only, and clears the others.
 type Config struct {
 	// Method is the trainer: MethodSGNS (the default) or MethodPPMI.
 	Method   string  `json:"method,omitempty"`
 	Dim      int     `json:"dim"`
 	Window   int     `json:"window"`
-	Negative int     `json:"negative"`
-	Epochs   int     `json:"epochs"`
+	Negative int     `json:"negative,omitempty"`
+	Epochs   int     `json:"epochs,omitempty"`
 	MinCount int     `json:"min_count"`
-	Sample   float64 `json:"sample"` // sub-sampling threshold t (default 1e-3; negative: none)
-	Alpha    float64 `json:"alpha"`
+	Sample   float64 `json:"sample,omitempty"` // sub-sampling threshold t (default 1e-3; negative: none)
+	Alpha    float64 `json:"alpha,omitempty"`
 	// PruneTop leaves the PruneTop most frequent words out of the
 	// vocabulary (the paper prunes 30). Negative disables pruning.
 	PruneTop int   `json:"prune_top"`
@@ -61,18 +61,23 @@ func (c Config) withDefaults() Config {
 	}
 	def(&c.Dim, 100)
 	def(&c.Window, 5)
-	def(&c.Negative, 5)
-	def(&c.Epochs, 5)
 	def(&c.MinCount, 2)
 	def(&c.PruneTop, 30)
+	if c.Seed == 0 {
+		c.Seed = 1
+	}
+	if c.Method == MethodPPMI {
+		// What only the skip-gram reads is not part of a counted model.
+		c.Negative, c.Epochs, c.Sample, c.Alpha = 0, 0, 0, 0
+		return c
+	}
+	def(&c.Negative, 5)
+	def(&c.Epochs, 5)
 	if c.Sample == 0 {
 		c.Sample = 1e-3
 	}
 	if c.Alpha == 0 {
 		c.Alpha = 0.025
-	}
-	if c.Seed == 0 {
-		c.Seed = 1
 	}
 	return c
 }
@@ -85,8 +90,12 @@ func (c Config) check() error {
 		return errors.New("embed: method ppmi counts its vectors from the text alone; initial vectors are for method sgns")
 	case c.Dim < 1 || c.Dim > MaxDim:
 		return fmt.Errorf("embed: dim %d out of 1..%d", c.Dim, MaxDim)
-	case c.Window < 1, c.Negative < 1, c.Epochs < 1, c.MinCount < 1:
-		return fmt.Errorf("embed: window, negative, epochs and min_count must be ≥ 1 (got %d, %d, %d, %d)", c.Window, c.Negative, c.Epochs, c.MinCount)
+	case c.Window < 1, c.MinCount < 1:
+		return fmt.Errorf("embed: window and min_count must be ≥ 1 (got %d, %d)", c.Window, c.MinCount)
+	case c.Method == MethodPPMI:
+		return nil
+	case c.Negative < 1, c.Epochs < 1:
+		return fmt.Errorf("embed: negative and epochs must be ≥ 1 (got %d, %d)", c.Negative, c.Epochs)
 	case math.IsNaN(c.Sample) || c.Alpha <= 0:
 		return fmt.Errorf("embed: sample %g must be a number (negative: no sub-sampling) and alpha %g > 0", c.Sample, c.Alpha)
 	case c.Init != nil && c.Init.Dim != c.Dim:
