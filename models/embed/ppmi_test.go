@@ -135,3 +135,48 @@ func TestConfigJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestCooccurrences checks the counted matrix against a dense count of
+// every pair, both ways, on random sentences, and that each column lists
+// its rows in order.
+func TestCooccurrences(t *testing.T) {
+	r := rng(5)
+	for _, tc := range []struct{ n, win int }{{1, 1}, {3, 2}, {7, 5}, {20, 3}} {
+		var ids [][]int32
+		for range 30 {
+			s := make([]int32, 1+r.next()%12)
+			for i := range s {
+				s[i] = int32(r.next() % uint64(tc.n))
+			}
+			ids = append(ids, s)
+		}
+		want := make([]float64, tc.n*tc.n)
+		for _, s := range ids {
+			for p := range s {
+				for d := 1; d <= tc.win && p+d < len(s); d++ {
+					x := float64(tc.win-d+1) / float64(tc.win)
+					want[int(s[p])*tc.n+int(s[p+d])] += x
+					want[int(s[p+d])*tc.n+int(s[p])] += x
+				}
+			}
+		}
+		x, err := cooccurrences(context.Background(), ids, tc.n, tc.win)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]float64, tc.n*tc.n)
+		for j := range x.Cols() {
+			for p := x.Ptr[j]; p < x.Ptr[j+1]; p++ {
+				if p > x.Ptr[j] && x.Idx[p] <= x.Idx[p-1] {
+					t.Errorf("n %d: column %d's rows out of order", tc.n, j)
+				}
+				got[x.Idx[p]*tc.n+j] = x.Val[p]
+			}
+		}
+		for i := range want {
+			if math.Abs(got[i]-want[i]) > 1e-12 {
+				t.Errorf("n %d window %d: cell (%d, %d) = %g, want %g", tc.n, tc.win, i/tc.n, i%tc.n, got[i], want[i])
+			}
+		}
+	}
+}
