@@ -3,7 +3,6 @@ package embed
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"math"
 	"slices"
 
@@ -40,9 +39,6 @@ const (
 // takes ten times as long.
 func trainPPMI(ctx context.Context, sentences [][]string, words []string, counts []float64, cfg Config, progress func(int, int)) (*Vectors, error) {
 	n, d := len(words), cfg.Dim
-	if n <= d {
-		return nil, fmt.Errorf("embed: %d words for %d dimensions: method ppmi needs more words than dimensions (lower dim or min_count)", n, d)
-	}
 	ids, err := sentenceIDs(sentences, words)
 	if err != nil {
 		return nil, err
@@ -82,15 +78,18 @@ func trainPPMI(ctx context.Context, sentences [][]string, words []string, counts
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	u, sigma, err := rsvd.Left(x, d, ppmiOversample, ppmiPower, uint64(cfg.Seed))
+	// A vocabulary of no more words than dimensions has as many singular
+	// vectors as words: the remaining components are 0.
+	k := min(d, n)
+	u, sigma, err := rsvd.Left(x, k, ppmiOversample, ppmiPower, uint64(cfg.Seed))
 	if err != nil {
 		return nil, err
 	}
 	data := make([]float64, n*d)
 	for i := range n {
 		v := data[i*d : (i+1)*d]
-		for k := range d {
-			v[k] = u.At(i, k) * math.Pow(sigma[k], ppmiEigen)
+		for c := range k {
+			v[c] = u.At(i, c) * math.Pow(sigma[c], ppmiEigen)
 		}
 		if norm := floats.Norm(v, 2); norm > 0 {
 			floats.Scale(1/norm, v)

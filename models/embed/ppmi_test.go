@@ -97,7 +97,6 @@ func TestTrainPPMIRefuses(t *testing.T) {
 	}{
 		{"unknown method", context.Background(), two, Config{Method: "glove", PruneTop: -1}, `method "glove"`},
 		{"initial vectors", context.Background(), two, Config{Method: MethodPPMI, PruneTop: -1, Dim: 1, Init: &Vectors{Dim: 1}}, "initial vectors are for method sgns"},
-		{"fewer words than dimensions", context.Background(), two, Config{Method: MethodPPMI, PruneTop: -1, Dim: 2}, "more words than dimensions"},
 		{"canceled", canceled, topicSentences(), Config{Method: MethodPPMI, PruneTop: -1, Dim: 2}, context.Canceled.Error()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -110,6 +109,28 @@ func TestTrainPPMIRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTrainPPMIFewWords trains more dimensions than there are words: as
+// many components as words, the others 0.
+func TestTrainPPMIFewWords(t *testing.T) {
+	v, err := Train(context.Background(), topicSentences(), Config{Method: MethodPPMI, Dim: 20, Window: 2, PruneTop: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Len() != 12 || v.Dim != 20 {
+		t.Fatalf("%d words × %d dimensions, want 12 × 20", v.Len(), v.Dim)
+	}
+	for i := range v.Len() {
+		x := v.Vector(i)
+		if n := floats.Norm(x, 2); math.Abs(n-1) > 1e-12 {
+			t.Errorf("%s: norm %g, want 1", v.Words[i], n)
+		}
+		if floats.Norm(x[12:], 2) != 0 {
+			t.Errorf("%s: components past the 12th %v, want 0", v.Words[i], x[12:])
+		}
+	}
+	checkSeparated(t, v)
 }
 
 // TestConfigJSON pins the skip-gram's configuration as bundles and
