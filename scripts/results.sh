@@ -1561,29 +1561,30 @@ run() {
 		;;
 	ppmi)
 		# Count-based word vectors (issue 26, fifteenth session): on each
-		# collection of AGREE, vectors by semrank train embed --method ppmi
-		# from the collection's text (minimum count 5, as the recipe's);
-		# wmd alone and ssg alone with them (wmd-ppmi, ssg-ppmi) and with
-		# the recipe's own skip-gram vectors (wmd-sgns, ssg-sgns), and the
-		# recipe now's pipeline with them in the skip-gram's place
-		# (recipe-ppmi), over the agreement section's C-default index and
-		# models, which must exist. Runs and scores in $R/ppmi/C: each run
-		# against BM25 (NAME.eval.txt), each stage's with the counted vectors
-		# against the same with the skip-gram's (wmd-ppmi-vs-sgns.eval.txt,
-		# ssg-...), the recipe's against the recipe now's
-		# (recipe-ppmi-vs-default.eval.txt).
-		local c d dir out m tp v st
+		# collection of AGREE, the recipe now with its wmd and ssg stages'
+		# vectors counted (semrank experiment beir --unsupervised --stages
+		# tfidf,bm25,length,wmd:embed_method=ppmi,ssg:embed_method=ppmi:
+		# the same text and vocabulary as the skip-gram's;
+		# $R/ppmi/C-recipe), against BM25 and against the recipe now (the
+		# agreement section's C-default, which must exist); and wmd alone
+		# and ssg alone over C-default's index with each recipe's vectors
+		# (skip-gram: wmd-sgns, ssg-sgns; counted: wmd-ppmi, ssg-ppmi;
+		# C-default's topic model), each against BM25 (NAME.eval.txt) and
+		# the counted against the skip-gram's (wmd-ppmi-vs-sgns.eval.txt,
+		# ssg-...). Outputs in $R/ppmi/C.
+		local c d dir rec out m tp v st
 		for c in ${AGREE:-adi med cacm lisa B-all time}; do
 			d=$(coldir "$c")
 			dir=$(cd "$R/agreement/$c-default" && pwd)
 			out=$R/ppmi/$c
 			mkdir -p "$out"
-			rm -f "$out/ppmi.embed"
-			$SR train embed --method ppmi --min-count 5 --data "$d" --out "$out/ppmi.embed"
-			m=$dir/$(sed -n 's/^ *model: //p' "$dir/pipeline.yaml" | head -1)
+			recipe_run "$out-recipe" "$d" --unsupervised --stages tfidf,bm25,length,wmd:embed_method=ppmi,ssg:embed_method=ppmi
+			compare_runs "$out-recipe-vs-default" "$d" "$out-recipe/run.trec" "$dir/run.trec"
+			rec=$(cd "$out-recipe" && pwd)
 			tp=$dir/$(sed -n 's/^ *topics: //p' "$dir/pipeline.yaml" | head -1)
 			for v in sgns ppmi; do
-				[ "$v" = ppmi ] && m=$(cd "$out" && pwd)/ppmi.embed
+				m=$dir/$(sed -n 's/^ *model: //p' "$dir/pipeline.yaml" | head -1)
+				[ "$v" = ppmi ] && m=$rec/$(sed -n 's/^ *model: //p' "$rec/pipeline.yaml" | head -1)
 				printf 'window: 100\nstages:\n  - type: wmd\n    model: %s\nfusion:\n  weights: {wmd: 1}\n' "$m" >"$out/wmd-$v.yaml"
 				printf 'window: 100\nstages:\n  - type: ssg\n    model: %s\n    options: {topics: %s}\nfusion:\n  weights: {ssg: 1}\n' "$m" "$tp" >"$out/ssg-$v.yaml"
 				for st in wmd ssg; do
@@ -1594,10 +1595,6 @@ run() {
 			for st in wmd ssg; do
 				compare_runs "$out/$st-ppmi-vs-sgns" "$d" "$out/$st-ppmi.trec" "$out/$st-sgns.trec"
 			done
-			sed -e "s#^\( *model: \).*#\1$m#" -e "s#^\( *topics: \).*#\1$tp#" -e '/^sha256:/,$d' "$dir/pipeline.yaml" >"$out/recipe-ppmi.yaml"
-			$SR rerank --data "$d" --index "$dir/index" --pipeline "$out/recipe-ppmi.yaml" --out "$out/recipe-ppmi.trec" >/dev/null
-			compare_runs "$out/recipe-ppmi" "$d" "$out/recipe-ppmi.trec" "$dir/baseline.trec"
-			compare_runs "$out/recipe-ppmi-vs-default" "$d" "$out/recipe-ppmi.trec" "$dir/run.trec"
 		done
 		;;
 	ppmi-cost)
@@ -1605,14 +1602,15 @@ run() {
 		# 26, fifteenth session): semrank bench over CACM's cost index
 		# ($R/cacm.idx, the cost section's) of wmd alone and ssg alone with
 		# the recipe's skip-gram vectors and with the ppmi section's counted
-		# ones (same vocabulary), alternating, ROUNDS times (default 2);
+		# ones (CACM's recipe's: the same vocabulary), alternating, ROUNDS
+		# times (default 2);
 		# $R/ppmi/cost.txt.
 		local dir v p vecs tp r
 		dir=$(cd "$R/agreement/cacm-default" && pwd)
 		tp=$(cd "$R" && pwd)/cacm.topics
 		for v in sgns ppmi; do
 			vecs=$dir/$(sed -n 's/^ *model: //p' "$dir/pipeline.yaml" | head -1)
-			[ "$v" = ppmi ] && vecs=$(cd "$R/ppmi/cacm" && pwd)/ppmi.embed
+			[ "$v" = ppmi ] && vecs=$(cd "$R/ppmi/cacm-recipe" && pwd)/$(sed -n 's/^ *model: //p' "$R/ppmi/cacm-recipe/pipeline.yaml" | head -1)
 			printf 'window: 100\nstages:\n  - type: wmd\n    model: %s\n' "$vecs" >"$R/ppmi/cost-wmd-$v.yaml"
 			printf 'window: 100\nstages:\n  - type: ssg\n    model: %s\n    options: {topics: %s}\n' "$vecs" "$tp" >"$R/ppmi/cost-ssg-$v.yaml"
 		done
