@@ -49,11 +49,10 @@ func trainPPMI(ctx context.Context, sentences [][]string, words []string, counts
 	}
 	// The matrix is symmetric: a word's total is its context's total.
 	total := make([]float64, n)
-	var all, allSmoothed float64
 	for c := range n {
 		total[c] = floats.Sum(x.Val[x.Ptr[c]:x.Ptr[c+1]])
-		all += total[c]
 	}
+	var allSmoothed float64
 	smoothed := make([]float64, n)
 	for c, t := range total {
 		smoothed[c] = math.Pow(t, ppmiSmoothing)
