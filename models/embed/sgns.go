@@ -46,7 +46,7 @@ const (
 	MethodSGNS = "sgns"
 	// MethodPPMI is the truncated SVD of the words' positive pointwise
 	// mutual information with their contexts (Levy, Goldberg & Dagan,
-	// 2015): see TrainPPMI.
+	// 2015): see Train.
 	MethodPPMI = "ppmi"
 )
 
