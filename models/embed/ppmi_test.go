@@ -1,6 +1,7 @@
 package embed
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -199,5 +200,24 @@ func TestCooccurrences(t *testing.T) {
 				t.Errorf("n %d window %d: cell (%d, %d) = %g, want %g", tc.n, tc.win, i/tc.n, i%tc.n, got[i], want[i])
 			}
 		}
+	}
+}
+
+// BenchmarkTrain trains each method on the SemEval slice, the skip-gram
+// for the recipes' 10 epochs.
+func BenchmarkTrain(b *testing.B) {
+	raw, err := os.ReadFile("../../testdata/embed/questions.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	sents := Sentences(strings.Split(string(raw), "\n"))
+	for _, cfg := range []Config{{Method: MethodSGNS, Epochs: 10}, {Method: MethodPPMI}} {
+		b.Run(cmp.Or(cfg.Method, MethodSGNS), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Train(context.Background(), sents, cfg); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
