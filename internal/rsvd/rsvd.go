@@ -93,11 +93,8 @@ func (x CSC) mul(b *mat.Dense) *mat.Dense {
 	for j := range x.Cols() {
 		bj := br.Data[j*br.Stride : j*br.Stride+l]
 		for p := x.Ptr[j]; p < x.Ptr[j+1]; p++ {
-			t, v := x.Idx[p], x.Val[p]
-			yt := yr.Data[t*yr.Stride : t*yr.Stride+l]
-			for c, w := range bj {
-				yt[c] += v * w
-			}
+			t := x.Idx[p]
+			floats.AddScaled(yr.Data[t*yr.Stride:t*yr.Stride+l], x.Val[p], bj)
 		}
 	}
 	return y
@@ -111,11 +108,8 @@ func (x CSC) mulT(q *mat.Dense) *mat.Dense {
 	for j := range x.Cols() {
 		zj := zr.Data[j*zr.Stride : j*zr.Stride+l]
 		for p := x.Ptr[j]; p < x.Ptr[j+1]; p++ {
-			t, v := x.Idx[p], x.Val[p]
-			qt := qr.Data[t*qr.Stride : t*qr.Stride+l]
-			for c, w := range qt {
-				zj[c] += v * w
-			}
+			t := x.Idx[p]
+			floats.AddScaled(zj, x.Val[p], qr.Data[t*qr.Stride:t*qr.Stride+l])
 		}
 	}
 	return z

@@ -34,9 +34,7 @@ const (
 
 // trainPPMI returns the count-based vectors of the vocabulary words (with
 // their counts) from sentences. Its memory grows with the distinct word
-// pairs within the window: 265 MB for 826,000 tokens of the classic
-// collections and SemEval together, where the skip-gram needs less but
-// takes ten times as long.
+// pairs within the window.
 func trainPPMI(ctx context.Context, sentences [][]string, words []string, counts []float64, cfg Config, progress func(int, int)) (*Vectors, error) {
 	n, d := len(words), cfg.Dim
 	ids, err := sentenceIDs(sentences, words)
@@ -128,15 +126,20 @@ func cooccurrences(ctx context.Context, ids [][]int32, n, win int) (rsvd.CSC, er
 			}
 		}
 	}
-	keys := make([]uint64, 0, len(cells))
-	for k := range cells {
-		keys = append(keys, k)
+	type cell struct {
+		key uint64
+		val float64
 	}
-	slices.Sort(keys)
+	sorted := make([]cell, 0, len(cells))
+	for k, v := range cells {
+		sorted = append(sorted, cell{k, v})
+	}
+	cells = nil
+	slices.SortFunc(sorted, func(a, b cell) int { return cmp.Compare(a.key, b.key) })
 	// Column j holds the pairs (i, j), i ≤ j, and (j, i), j < i.
 	x := rsvd.CSC{Rows: n, Ptr: make([]int, n+1)}
-	for _, k := range keys {
-		lo, hi := int(k>>32), int(uint32(k))
+	for _, c := range sorted {
+		lo, hi := int(c.key>>32), int(uint32(c.key))
 		x.Ptr[hi+1]++
 		if lo != hi {
 			x.Ptr[lo+1]++
@@ -152,23 +155,14 @@ func cooccurrences(ctx context.Context, ids [][]int32, n, win int) (rsvd.CSC, er
 		x.Idx[next[col]], x.Val[next[col]] = row, v
 		next[col]++
 	}
-	// Two sweeps keep each column's rows in order: every (lo, hi) into
-	// column hi by hi then lo (its rows up to the diagonal, ascending),
-	// then every (lo, hi), lo < hi, into column lo in keys' order (its rows
-	// below the diagonal, ascending).
-	byHi := slices.Clone(keys)
-	slices.SortFunc(byHi, func(a, b uint64) int {
-		if c := cmp.Compare(uint32(a), uint32(b)); c != 0 {
-			return c
-		}
-		return cmp.Compare(a>>32, b>>32)
-	})
-	for _, k := range byHi {
-		put(int(uint32(k)), int(k>>32), cells[k])
-	}
-	for _, k := range keys {
-		if lo, hi := int(k>>32), int(uint32(k)); lo != hi {
-			put(lo, hi, cells[k])
+	// In the pairs' order, column j meets its rows i < j (pairs (i, j))
+	// while lo is below j, ascending, then its rows i ≥ j (pairs (j, i))
+	// when lo is j, ascending: one sweep fills every column in row order.
+	for _, c := range sorted {
+		lo, hi := int(c.key>>32), int(uint32(c.key))
+		put(hi, lo, c.val)
+		if lo != hi {
+			put(lo, hi, c.val)
 		}
 	}
 	return x, nil

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -34,11 +33,7 @@ func TestTrainPPMISeparatesTopics(t *testing.T) {
 }
 
 func TestTrainPPMIOnSemEvalSlice(t *testing.T) {
-	raw, err := os.ReadFile("../../testdata/embed/questions.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sents := Sentences(strings.Split(string(raw), "\n"))
+	sents := sliceSentences(t)
 	cfg := Config{Method: MethodPPMI, Dim: 16, Seed: 3}
 	v, err := Train(context.Background(), sents, cfg)
 	if err != nil {
@@ -206,11 +201,7 @@ func TestCooccurrences(t *testing.T) {
 // BenchmarkTrain trains each method on the SemEval slice, the skip-gram
 // for the recipes' 10 epochs.
 func BenchmarkTrain(b *testing.B) {
-	raw, err := os.ReadFile("../../testdata/embed/questions.txt")
-	if err != nil {
-		b.Fatal(err)
-	}
-	sents := Sentences(strings.Split(string(raw), "\n"))
+	sents := sliceSentences(b)
 	for _, cfg := range []Config{{Method: MethodSGNS, Epochs: 10}, {Method: MethodPPMI}} {
 		b.Run(cmp.Or(cfg.Method, MethodSGNS), func(b *testing.B) {
 			for b.Loop() {

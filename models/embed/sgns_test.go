@@ -157,12 +157,19 @@ func TestTrainSeparatesTopics(t *testing.T) {
 	checkSeparated(t, v)
 }
 
-func TestTrainOnSemEvalSlice(t *testing.T) {
+// sliceSentences returns the sentences of the SemEval questions slice
+// in testdata.
+func sliceSentences(tb testing.TB) [][]string {
+	tb.Helper()
 	raw, err := os.ReadFile("../../testdata/embed/questions.txt")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	sents := Sentences(strings.Split(string(raw), "\n"))
+	return Sentences(strings.Split(string(raw), "\n"))
+}
+
+func TestTrainOnSemEvalSlice(t *testing.T) {
+	sents := sliceSentences(t)
 	cfg := Config{Dim: 16, Epochs: 2, Seed: 3}
 	v, err := Train(context.Background(), sents, cfg)
 	if err != nil {
