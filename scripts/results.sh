@@ -1603,7 +1603,7 @@ run() {
 		# ($R/cacm.idx, the cost section's) of wmd alone and ssg alone with
 		# the recipe's skip-gram vectors and with the ppmi section's counted
 		# ones (CACM's recipe's: the same vocabulary), alternating, ROUNDS
-		# times (default 2);
+		# times (default 2); then the two trainers' time;
 		# $R/ppmi/cost.txt.
 		local dir v p vecs tp r
 		dir=$(cd "$R/agreement/cacm-default" && pwd)
@@ -1620,6 +1620,19 @@ run() {
 				$SR bench --index "$R/cacm.idx" --pipeline "$R/ppmi/cost-$p.yaml" --data "$O/cacm" --rounds 2 2>&1 | grep "ratio of medians"
 			done
 		done >"$R/ppmi/cost.txt"
+		# And training, both methods on TIME's text as the recipe trains
+		# (minimum count 5; the skip-gram's 10 epochs), alternating: wall
+		# seconds of each to $R/ppmi/train-time.txt.
+		local t=$R/ppmi/train.embed d
+		d=$(coldir time)
+		for r in $(seq "${ROUNDS:-2}"); do
+			for v in "--method sgns --epochs 10" "--method ppmi"; do
+				rm -f "$t"
+				printf '%s round %s  ' "$v" "$r"
+				/usr/bin/time -f '%e s' $SR train embed $v --min-count 5 --data "$d" --out "$t" 2>&1 >/dev/null | tail -1
+			done
+		done >"$R/ppmi/train-time.txt"
+		rm -f "$t"
 		;;
 	ppmi-supervised)
 		# The agreement-supervised section's recipe with counted word
