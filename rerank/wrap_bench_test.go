@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,7 +14,9 @@ import (
 	"github.com/semrank/semrank/dataset"
 	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/index/convert"
+	"github.com/semrank/semrank/models/ssg"
 	"github.com/semrank/semrank/rerank"
+	"github.com/semrank/semrank/rerank/stages"
 )
 
 // BenchmarkWrapPages measures, in one run, a page of 10 hits with their
@@ -112,7 +115,8 @@ func BenchmarkSearchCost(b *testing.B) {
 }
 
 // BenchmarkSemanticCost is BenchmarkSearchCost's measure for the wmd and
-// ssg stages over the full CACM collection (window 100, its 64 queries):
+// ssg stages over the full CACM collection (window 100, its 64 queries),
+// ssg also with the collection's neighbour lists (ssg-lists):
 // a bare top-10 Bleve search and the same request reranked through Wrap,
 // interleaved. Their word vectors and topic model are trained on CACM's
 // documents and queries as a recipe trains them (rerank.TrainStage), which
@@ -132,10 +136,13 @@ func BenchmarkSemanticCost(b *testing.B) {
 		text = append(text, q.FullText())
 	}
 	in := rerank.TrainInput{Text: text, Dir: b.TempDir()}
-	for _, typ := range []string{"wmd", "ssg"} {
-		spec, err := rerank.TrainStage(context.Background(), rerank.StageSpec{Type: typ}, in)
+	for _, typ := range []string{"wmd", "ssg", "ssg-lists"} {
+		spec, err := rerank.TrainStage(context.Background(), rerank.StageSpec{Type: strings.TrimSuffix(typ, "-lists")}, in)
 		if err != nil {
 			b.Fatal(err)
+		}
+		if typ == "ssg-lists" {
+			spec.Options["neighbours"] = neighbourLists(b, spec, idx, cacm)
 		}
 		p, err := (&rerank.Config{Window: 100, Stages: []rerank.StageSpec{spec}}).Build(rerank.EnvOf(idx))
 		if err != nil {
@@ -145,6 +152,29 @@ func BenchmarkSemanticCost(b *testing.B) {
 			interleaved(b, p, cacm.Queries, []string{"reranked"}, idx, rerank.Wrap(idx, p))
 		})
 	}
+}
+
+// neighbourLists computes the neighbour lists of ds's documents in the
+// word vectors of spec, an ssg stage's, as semrank train neighbours does
+// (a minute over CACM), and returns the file it wrote them to.
+func neighbourLists(b *testing.B, spec rerank.StageSpec, idx *index.Index, ds *dataset.Dataset) string {
+	st, err := rerank.NewStage(spec, rerank.EnvOf(idx))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ids, texts []string
+	for _, d := range ds.Corpus {
+		ids, texts = append(ids, d.ID), append(texts, d.FullText())
+	}
+	n, err := ssg.BuildNeighbours(context.Background(), st.(*stages.SSG).Model.Space, ids, texts, ssg.DefaultListSize, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), "lists")
+	if err := n.Save(path); err != nil {
+		b.Fatal(err)
+	}
+	return path
 }
 
 // sized is a bleve.Index whose searches ask for size hits, whatever the

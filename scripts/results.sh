@@ -7,7 +7,7 @@
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
 # beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, proxreg-cost, fusedreg, fusedreg-cost, agreement, agreement-supervised, agreement-a, agreement-plain, agreement-cost, agreement-glove, ppmi, ppmi-cost, ppmi-supervised, bench, plain-cacm, plain-cacm-supervised,
 # plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, sum-cost, scale-bench, serve-load, split-cost, cost-lexical, cost-stages, cost-a, wmd-ssg-cost,
-# solver-cost, scale, serve, shards.
+# solver-cost, neighbours, scale, serve, shards.
 #
 # Environment: SR (the semrank binary; built into out/semrank when unset),
 # O (BEIR directories from scripts/data.sh; default out/data), XML (the
@@ -30,7 +30,8 @@
 # no skips the recipe runs with wmd and ssg), PROXRUNS (proxreg: which of
 # them), FUSEDREG and AGREE (the fusedreg and agreement sections' (and ppmi's)
 # collections; default "adi med cacm lisa B-all time"), PPMISUP (the ppmi-supervised
-# section's; default "time B-all").
+# section's; default "time B-all"), NBR and NSIZE (the neighbours section's
+# recipes, default "time", and CACM list sizes, default 200).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 O=${O:-out/data}
@@ -58,10 +59,16 @@ E2=$XML/SemEval2015-Task3-CQA-QL-dev-reformatted-excluding-2016-questions-cleans
 # Each is made again when missing or older than the corpus it was made from
 # (after scripts/data.sh converted the data anew).
 vectors() {
+	cacm_vectors
 	fresh "$R/semeval.vec" "$O/A-train" "$O/A-dev" "$O/B-all" ||
 		$SR train embed --data "$O/A-train" --data "$O/A-dev" --data "$O/B-all" --out "$R/semeval.vec"
 	fresh "$R/semeval.topics" "$O/A-train" "$O/A-dev" "$O/B-all" ||
 		$SR train topics --data "$O/A-train" --data "$O/A-dev" --data "$O/B-all" --topics 50 --out "$R/semeval.topics"
+}
+
+# cacm_vectors is vectors' CACM part: the word vectors, topic model and
+# index of the cost sections.
+cacm_vectors() {
 	fresh "$R/cacm.vec" "$O/cacm" || $SR train embed --data "$O/cacm" --out "$R/cacm.vec"
 	fresh "$R/cacm.topics" "$O/cacm" || $SR train topics --data "$O/cacm" --topics 50 --out "$R/cacm.topics"
 	if ! fresh "$R/cacm.idx" "$O/cacm"; then
@@ -990,6 +997,53 @@ run() {
 				$SR eval --qrels "$O/$b/qrels/test.tsv" --run "$C/ssg-$b-wcd.trec" --baseline "$C/ssg-$b-wmd.trec"
 			done
 		} 2>&1 | tee "$R/wmd-ssg-cost.txt"
+		;;
+	neighbours)
+		# The ssg stage's 2-hop searches started from the collection's
+		# neighbour lists (semrank train neighbours): over CACM with the
+		# cost section's vectors, for each list size in NSIZE (default
+		# 200), the lists' time, the runs with and without them compared,
+		# and semrank bench of ssg without lists and with each size,
+		# alternating, ROUNDS times (default 3); then, for the collections
+		# in NBR (default "time"; empty: none), the no-judgment recipe's
+		# own pipeline (the agreement section's where it has run, else the
+		# recipe run here) reranking its queries with and without lists:
+		# times and runs compared.
+		cacm_vectors
+		local N=$R/neighbours c d dir z
+		mkdir -p "$N"
+		printf 'window: 100\nstages:\n  - type: ssg\n    model: ../cacm.vec\n    options: {topics: ../cacm.topics}\n' >"$N/ssg.yaml"
+		{
+			$SR run --data "$O/cacm" --index "$R/cacm.idx" --pipeline "$N/ssg.yaml" --out "$N/ssg.trec" >/dev/null
+			for z in ${NSIZE:-200}; do
+				printf 'window: 100\nstages:\n  - type: ssg\n    model: ../cacm.vec\n    options: {topics: ../cacm.topics, neighbours: cacm-%s.lists}\n' "$z" >"$N/ssg-lists-$z.yaml"
+				$SR train neighbours --pipeline "$N/ssg.yaml" --index "$R/cacm.idx" --size "$z" --out "$N/cacm-$z.lists"
+				ls -l "$N/cacm-$z.lists"
+				$SR run --data "$O/cacm" --index "$R/cacm.idx" --pipeline "$N/ssg-lists-$z.yaml" --out "$N/ssg-lists-$z.trec" >/dev/null
+				cmp "$N/ssg.trec" "$N/ssg-lists-$z.trec" && echo "CACM, ssg: runs identical with and without lists of $z"
+			done
+			for r in $(seq "${ROUNDS:-3}"); do
+				for p in ssg $(printf 'ssg-lists-%s ' ${NSIZE:-200}); do
+					echo "== $p, round $r"
+					$SR bench --index "$R/cacm.idx" --pipeline "$N/$p.yaml" --data "$O/cacm" --rounds 3
+				done
+			done
+			for c in ${NBR-time}; do
+				d=$(coldir "$c")
+				dir=$R/agreement/$c-default
+				if [ ! -f "$dir/pipeline.yaml" ]; then
+					dir=$N/$c-recipe
+					rm -rf "$dir"
+					$SR experiment beir --data "$d" --unsupervised --out "$dir" >/dev/null
+				fi
+				$SR train neighbours --pipeline "$dir/pipeline.yaml" --index "$dir/index" --out "$dir/lists"
+				cp "$dir/pipeline.yaml" "$dir/nolists.yaml"
+				sed 's/^\( *\)topics: \(.*\)$/\1topics: \2\n\1neighbours: lists/' "$dir/pipeline.yaml" >"$dir/lists.yaml"
+				echo "== $c, the recipe's pipeline: semrank rerank without and with lists (seconds)"
+				rerank_rounds "$dir/lists-time.txt" "$d" "$dir" nolists lists
+				cmp "$dir/cost-nolists.trec" "$dir/cost-lists.trec" && echo "$c: runs identical with and without lists"
+			done
+		} 2>&1 | tee "$R/neighbours.txt"
 		;;
 	solver-cost)
 		# The wmd and ssg stages' cost (issue 24) with this build's

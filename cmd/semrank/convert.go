@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/blevesearch/bleve/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/semrank/semrank/dataset"
@@ -138,26 +140,20 @@ func runConvertBleve(cmd *cobra.Command, o convertBleveOptions) error {
 		return err
 	}
 	defer idx.Close()
-	p, err := rerank.FirstStagePipeline(idx, 0)
-	if err != nil {
-		return err
-	}
+	var fields rerank.Fields
 	if o.blevePipeline != "" {
 		cfg, err := rerank.ReadConfig(o.blevePipeline)
 		if err != nil {
 			return err
 		}
-		p.Fields = cfg.Fields
-	}
-	if err := index.CheckFields(idx, p.Fields.All()...); err != nil {
-		return err
+		fields = cfg.Fields
 	}
 	read := map[string]bool{}
-	for _, f := range p.Fields.All() {
+	for _, f := range fields.All() {
 		read[f] = true
 	}
 	var docs []dataset.Doc
-	err = rerank.Searcher{Index: idx, Pipeline: p}.Documents(cmd.Context(), []string{"*"}, func(c rerank.Candidate) error {
+	err = eachDocument(cmd.Context(), idx, fields, func(c rerank.Candidate) error {
 		d := dataset.Doc{ID: c.ID, Title: c.Title, Text: c.Text}
 		for k, v := range c.Metadata {
 			if !read[k] {
@@ -205,4 +201,18 @@ func notes(w io.Writer, lines []string, what string) {
 		}
 		fmt.Fprintf(w, "note: %s\n", c)
 	}
+}
+
+// eachDocument calls fn with every document of idx, any Bleve index, its
+// text read from the fields fields names (semrank's own when empty), as
+// the stages see a candidate's.
+func eachDocument(ctx context.Context, idx bleve.Index, fields rerank.Fields, fn func(rerank.Candidate) error) error {
+	if err := index.CheckFields(idx, fields.All()...); err != nil {
+		return err
+	}
+	p, err := rerank.FirstStageOf(idx, &rerank.Config{Fields: fields}, 0)
+	if err != nil {
+		return err
+	}
+	return rerank.Searcher{Index: idx, Pipeline: p}.Documents(ctx, []string{"*"}, fn)
 }

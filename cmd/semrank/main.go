@@ -53,7 +53,7 @@ func newTrainCmd() *cobra.Command {
 	for _, method := range []string{deepmatch.MethodDeepMatch, deepmatch.MethodBilinear, deepmatch.MethodSiamese} {
 		cmd.AddCommand(newTrainDeepMatchCmd(method))
 	}
-	cmd.AddCommand(newTrainQualityCmd(), newTrainTranslationCmd(), newTrainEmbedCmd(), newTrainTopicsCmd(), newTrainFusionCmd())
+	cmd.AddCommand(newTrainQualityCmd(), newTrainTranslationCmd(), newTrainEmbedCmd(), newTrainTopicsCmd(), newTrainNeighboursCmd(), newTrainFusionCmd())
 	return cmd
 }
 

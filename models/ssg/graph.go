@@ -122,6 +122,7 @@ type Model struct {
 	Topics *topics.Model
 	Config Config
 	coll   *collection
+	lists  *Neighbours
 
 	once  sync.Once
 	texts *textcache.Cache[node] // pool documents' nodes, by text
@@ -233,15 +234,20 @@ func (m *Model) SetCollection(texts []string) {
 // Build constructs the query graph over a pool of documents (and the
 // collection, when set).
 func (m *Model) Build(ctx context.Context, query string, pool []string) (*Graph, error) {
-	return m.BuildFrom(ctx, query, pool, nil)
+	return m.BuildFrom(ctx, query, pool, nil, nil)
 }
 
-// BuildFrom is Build given qdist, the WMD from query to each pool document
-// in m.Space (wmd.Index.Distances' or Space.WMD's), when another stage
-// has computed them; nil computes them.
-func (m *Model) BuildFrom(ctx context.Context, query string, pool []string, qdist []float64) (*Graph, error) {
+// BuildFrom is Build given ids, the pool documents' IDs, for the model's
+// neighbour lists (SetNeighbours) to recognise them (nil: none), and qdist,
+// the WMD from query to each pool document in m.Space
+// (wmd.Index.Distances' or Space.WMD's), when another stage has computed
+// them (nil computes them).
+func (m *Model) BuildFrom(ctx context.Context, query string, pool, ids []string, qdist []float64) (*Graph, error) {
 	if qdist != nil && len(qdist) != len(pool) {
 		return nil, fmt.Errorf("ssg: %d query distances for %d pool documents", len(qdist), len(pool))
+	}
+	if ids != nil && len(ids) != len(pool) {
+		return nil, fmt.Errorf("ssg: %d ids for %d pool documents", len(ids), len(pool))
 	}
 	cfg := m.Config
 	q := m.analyse(embed.Tokenize(query))
@@ -318,6 +324,7 @@ func (m *Model) BuildFrom(ctx context.Context, query string, pool []string, qdis
 		// problem of the search has as rows): ten searches shared by two
 		// cores otherwise often end with one core waiting on the other's
 		// long last search.
+		floors := m.floors(ids, docs[:np], nb, pairs)
 		order := make([]int, len(nb))
 		for h := range order {
 			order[h] = h
@@ -330,6 +337,14 @@ func (m *Model) BuildFrom(ctx context.Context, query string, pool []string, qdis
 			o := opt
 			o.Pairs, o.Self = pairs, self
 			o.Exclude = func(i int) bool { return i == self || (skip != nil && skip(i)) }
+			if f := floors[h]; f != nil {
+				o.Floor = func(i int) float64 {
+					if i < len(f) {
+						return f[i]
+					}
+					return 0
+				}
+			}
 			eg.Go(func() error {
 				var err error
 				hop2[h], _, err = idx.KNN(ectx, docs[self], cfg.K, o)
@@ -349,6 +364,62 @@ func (m *Model) BuildFrom(ctx context.Context, query string, pool []string, qdis
 	g.features(m.Topics)
 	g.seeds(m.Topics, cfg.Seeds)
 	return g, nil
+}
+
+// floors prepares the 2-hop searches from the 1-hop neighbours nb over
+// the pool documents docs (named by ids) with what the model's neighbour
+// lists know: each listed distance between a source and a pool document
+// goes into pairs, and the search from source h gets floors[h], a lower
+// bound on its distance to each pool document: its list's radius for
+// those the lists know but its list does not hold, 0 for the others.
+// floors[h] is nil for a source the lists do not know.
+func (m *Model) floors(ids []string, docs []wmd.Doc, nb []wmd.Neighbor, pairs *wmd.Pairs) [][]float64 {
+	floors := make([][]float64, len(nb))
+	if m.lists == nil || ids == nil {
+		return floors
+	}
+	known := make([]int32, len(docs))
+	at := make(map[int32]int, len(docs)) // collection number → pool index
+	for i, d := range docs {
+		if known[i] = m.lists.lookup(ids[i], d); known[i] >= 0 {
+			at[known[i]] = i
+		}
+	}
+	for h, n := range nb {
+		self := n.Doc
+		if self >= len(docs) || known[self] < 0 {
+			continue
+		}
+		list, dist, radius := m.lists.List(int(known[self]))
+		f := make([]float64, len(docs))
+		for i, c := range known {
+			if c >= 0 && i != self {
+				f[i] = radius
+			}
+		}
+		for k, c := range list {
+			if j, ok := at[c]; ok {
+				pairs.Put(self, j, dist[k])
+				f[j] = 0
+			}
+		}
+		floors[h] = f
+	}
+	return floors
+}
+
+// SetNeighbours gives the model lists of its documents' nearest
+// neighbours, computed in its word space, for the 2-hop searches of
+// BuildFrom to start from; nil removes them. Call it before the model is
+// shared.
+func (m *Model) SetNeighbours(n *Neighbours) error {
+	if n != nil {
+		if got := VectorsFingerprint(m.Space.Vectors()); n.Config.Vectors != got {
+			return fmt.Errorf("ssg: neighbour lists computed in other word vectors (fingerprint %s; these vectors' is %s): compute them again with these", n.Config.Vectors, got)
+		}
+	}
+	m.lists = n
+	return nil
 }
 
 // nearest returns the k documents of smallest finite distance, nearest
@@ -818,13 +889,13 @@ func boxMin(a, b float64) float64 {
 // the subgraph reaches it, and otherwise a score below every label,
 // ordered by WMD to the query.
 func (m *Model) Score(ctx context.Context, query string, pool []string) ([]float64, error) {
-	return m.ScoreFrom(ctx, query, pool, nil)
+	return m.ScoreFrom(ctx, query, pool, nil, nil)
 }
 
-// ScoreFrom is Score given the query's distances to the pool (see
-// BuildFrom).
-func (m *Model) ScoreFrom(ctx context.Context, query string, pool []string, qdist []float64) ([]float64, error) {
-	g, err := m.BuildFrom(ctx, query, pool, qdist)
+// ScoreFrom is Score given the pool's IDs and the query's distances to
+// the pool (see BuildFrom).
+func (m *Model) ScoreFrom(ctx context.Context, query string, pool, ids []string, qdist []float64) ([]float64, error) {
+	g, err := m.BuildFrom(ctx, query, pool, ids, qdist)
 	if err != nil {
 		return nil, err
 	}

@@ -35,6 +35,13 @@ type Options struct {
 	// index's document Self (see Pairs).
 	Pairs *Pairs
 	Self  int
+	// Floor, when set, is a lower bound on the WMD from the query to a
+	// document known from elsewhere, such as the radius of a neighbour
+	// list computed over a larger collection (see ssg.Neighbours): the
+	// search starts each document (of the Prefetch, if set, nearest by
+	// WCD) from the larger of it and the WCD, and never bounds or solves
+	// one whose floor exceeds the k-th distance.
+	Floor func(doc int) float64
 }
 
 // Pairs shares exact distances among searches of one Index whose queries
@@ -64,6 +71,11 @@ func (p *Pairs) get(a, b int) (float64, bool) {
 	p.mu.Unlock()
 	return d, ok
 }
+
+// Put records d as the exact distance between documents a and b, for
+// the searches sharing p to take without a solve: a distance computed
+// before the searches, such as one read off a neighbour list.
+func (p *Pairs) Put(a, b int, d float64) { p.put(a, b, d) }
 
 func (p *Pairs) put(a, b int, d float64) {
 	p.mu.Lock()
@@ -793,6 +805,14 @@ func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor,
 	cands = s.cands
 	if opt.Prefetch > 0 && len(cands) > opt.Prefetch {
 		cands = cands[:opt.Prefetch]
+	}
+	if opt.Floor != nil {
+		// After the prefetch, which stays the WCD's choice.
+		for i := range cands {
+			cands[i].bound = max(cands[i].bound, opt.Floor(cands[i].doc))
+		}
+		s.cands, s.sorted = sortByBound(cands, s.sorted)
+		cands = s.cands
 	}
 	s.heap = s.heap[:0]
 	top := topK{k: k}

@@ -216,3 +216,56 @@ func TestKNNPairs(t *testing.T) {
 		t.Error("a search from a document outside the index was accepted")
 	}
 }
+
+// TestKNNFloor: lower bounds from elsewhere (Options.Floor) leave the
+// result exact; with a document's neighbour list in Pairs and the list's
+// radius as the floor of every other document, a search for fewer
+// neighbours than the list holds solves and bounds nothing.
+func TestKNNFloor(t *testing.T) {
+	s, docs := randomSpace(t, 60, 200, 33)
+	idx := s.NewIndex(docs)
+	ctx := context.Background()
+	const k, listed = 5, 9
+	for self := range 20 {
+		if docs[self].Empty() {
+			continue
+		}
+		skip := func(i int) bool { return i == self }
+		all, _, err := idx.Exhaustive(ctx, docs[self], len(docs), Options{Exclude: skip})
+		if err != nil {
+			t.Fatal(err)
+		}
+		exact := make([]float64, len(docs))
+		for _, n := range all {
+			exact[n.Doc] = n.Dist
+		}
+		loose := func(i int) float64 { return 0.9 * exact[i] }
+		got, _, err := idx.KNN(ctx, docs[self], k, Options{Exclude: skip, Floor: loose})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, all[:k]) {
+			t.Errorf("document %d, floors below WMD: %v, want %v", self, got, all[:k])
+		}
+		pairs, radius := &Pairs{}, all[listed-1].Dist
+		floor := make([]float64, len(docs))
+		for i := range floor {
+			floor[i] = radius
+		}
+		for _, n := range all[:listed] {
+			pairs.Put(self, n.Doc, n.Dist)
+			floor[n.Doc] = 0
+		}
+		got, st, err := idx.KNN(ctx, docs[self], k, Options{Exclude: skip, Pairs: pairs, Self: self,
+			Floor: func(i int) float64 { return floor[i] }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, all[:k]) {
+			t.Errorf("document %d, from its list: %v, want %v", self, got, all[:k])
+		}
+		if all[k-1].Dist < radius && (st.WMD > 0 || st.RWMD > 0) {
+			t.Errorf("document %d, from its list: %d solves, %d bounds", self, st.WMD, st.RWMD)
+		}
+	}
+}

@@ -35,6 +35,15 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
+		if o.Neighbours != "" {
+			n, err := rerank.LoadModel(env, rerank.Resolve(env.Dir, o.Neighbours), ssg.ReadNeighbours)
+			if err != nil {
+				return nil, err
+			}
+			if err := m.SetNeighbours(n); err != nil {
+				return nil, err
+			}
+		}
 		if coll := o.Collection; coll != "" {
 			ds, err := dataset.Load(rerank.Resolve(env.Dir, coll))
 			if err != nil {
@@ -56,12 +65,14 @@ func init() {
 // SSGOptions are the options of an ssg stage: its word vectors' format
 // (see WMDOptions), its topic model (required, or trained: see
 // fitUnsup), a BEIR directory whose texts the graph draws neighbours
-// from too (collection), the graph's settings (ssg.Config; 0 is its
-// default), and its trainer's.
+// from too (collection), the collection's neighbour lists (neighbours,
+// see ssg.Neighbours; semrank train neighbours writes them), the graph's
+// settings (ssg.Config; 0 is its default), and its trainer's.
 type SSGOptions struct {
 	Format          string `yaml:"format"`
 	Topics          string `yaml:"topics"`
 	Collection      string `yaml:"collection"`
+	Neighbours      string `yaml:"neighbours"`
 	SSGGraphOptions `yaml:",inline"`
 	EmbedOptions    `yaml:",inline"`
 	TopicsOptions   `yaml:",inline"`
@@ -88,9 +99,12 @@ type SSGGraphOptions struct {
 // (Srivastava & Datt, 2017). Options: topics (required), k, hops, seeds,
 // dropout (0: SSG-WD; > 0: SSG-D), max_dist, mu_pp, mu_np, tol, max_iter,
 // damping, edges (wcd, the default, or wmd: how the edges between the
-// graph's documents are weighed, see ssg.Config.Edges), and collection: a
+// graph's documents are weighed, see ssg.Config.Edges), collection: a
 // BEIR directory whose queries and documents the graphs may draw
-// neighbours from besides the candidates (the paper's setting). A query
+// neighbours from besides the candidates (the paper's setting), and
+// neighbours: the collection's precomputed neighbour lists, which spare
+// the graph's 2-hop searches most of their transport problems and change
+// none of their results. A query
 // with no word that has a vector leaves all candidates tied at 0. When
 // the spec names no word vectors (model) or no topic model (option
 // topics), rerank.TrainStage trains them from unlabeled
@@ -121,7 +135,7 @@ func (s *SSG) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidat
 	if qdist == nil {
 		return make([]float64, len(cands)), nil
 	}
-	scores, err := s.Model.ScoreFrom(ctx, q.Text, pool, qdist)
+	scores, err := s.Model.ScoreFrom(ctx, q.Text, pool, rerank.IDs(cands), qdist)
 	if errors.Is(err, ssg.ErrEmptyQuery) {
 		return make([]float64, len(cands)), nil
 	}

@@ -1,0 +1,280 @@
+package ssg
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/semrank/semrank/models/embed"
+	"github.com/semrank/semrank/models/topics"
+	"github.com/semrank/semrank/models/wmd"
+)
+
+// questions returns the first n questions of the SemEval slice in
+// testdata/embed, named q0, q1, ..., and a model over the GloVe slice
+// there with a topic model trained on them.
+func questions(t testing.TB, n int, cfg Config) (*Model, []string, []string) {
+	t.Helper()
+	dir := filepath.Join("..", "..", "testdata", "embed")
+	f, err := os.Open(filepath.Join(dir, "glove-slice.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	v, err := embed.ReadGloVe(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "questions.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids, texts []string
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() && len(texts) < n {
+		ids = append(ids, fmt.Sprintf("q%d", len(texts)))
+		texts = append(texts, sc.Text())
+	}
+	tm, err := topics.Train(context.Background(), embed.Sentences(texts), topics.Config{K: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(wmd.NewSpace(v), tm, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, ids, texts
+}
+
+// TestNeighboursExact: each list holds the document's nearest others by
+// exact WMD, as an exhaustive search finds them, and its radius is its
+// last distance.
+func TestNeighboursExact(t *testing.T) {
+	m, ids, texts := questions(t, 150, Config{})
+	const size = 12
+	calls := 0
+	n, err := BuildNeighbours(context.Background(), m.Space, ids, texts, size, func(int) { calls++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != len(texts) {
+		t.Errorf("progress called %d times for %d documents", calls, len(texts))
+	}
+	docs := m.Docs(texts)
+	idx := m.Space.NewIndex(docs)
+	for a := range docs {
+		nb, dist, radius := n.List(a)
+		if docs[a].Empty() {
+			if len(nb) != 0 {
+				t.Errorf("document %d has no word with a vector but a list %v", a, nb)
+			}
+			continue
+		}
+		want, _, err := idx.Exhaustive(context.Background(), docs[a], size, wmd.Options{Exclude: func(i int) bool { return i == a }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(nb) != len(want) {
+			t.Fatalf("document %d: %d neighbours, want %d", a, len(nb), len(want))
+		}
+		for k, w := range want {
+			if int(nb[k]) != w.Doc || dist[k] != w.Dist {
+				t.Errorf("document %d, neighbour %d: %d at %v, want %d at %v", a, k, nb[k], dist[k], w.Doc, w.Dist)
+			}
+		}
+		if radius != dist[len(dist)-1] {
+			t.Errorf("document %d: radius %v, last distance %v", a, radius, dist[len(dist)-1])
+		}
+	}
+}
+
+// TestNeighboursLeaveGraphsAlone: query graphs built with neighbour lists
+// have the nodes and scores of those built without, whether the lists
+// cover a window's searches (long lists) or few of them (short ones),
+// and when some pool documents changed since the lists were computed or
+// were never in the collection; and the lists did spare the searches
+// work.
+func TestNeighboursLeaveGraphsAlone(t *testing.T) {
+	ctx := context.Background()
+	m, ids, texts := questions(t, 240, Config{K: 5})
+	for _, size := range []int{3, 30, 239} {
+		n, err := BuildNeighbours(ctx, m.Space, ids, texts, size, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		with, err := New(m.Space, m.Topics, m.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := with.SetNeighbours(n); err != nil {
+			t.Fatal(err)
+		}
+		known := 0
+		for q := 0; q < 12; q++ {
+			lo := 20 * q
+			pool, pids := slicesOf(texts, lo, 60), slicesOf(ids, lo, 60)
+			switch q % 3 {
+			case 1: // a document edited since, one never listed
+				pool[7] += " salary visa"
+				pids[9] = "new"
+			case 2: // the pool in another order
+				for i, j := 0, len(pool)-1; i < j; i, j = i+1, j-1 {
+					pool[i], pool[j], pids[i], pids[j] = pool[j], pool[i], pids[j], pids[i]
+				}
+			}
+			query := texts[(lo+130)%len(texts)]
+			g0, err := m.BuildFrom(ctx, query, pool, pids, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g1, err := with.BuildFrom(ctx, query, pool, pids, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A listed distance may differ from the window's in the last
+			// bits (solved with the other document's words as rows), so
+			// two documents at one distance may trade places.
+			if p0, p1 := nodePools(g0), nodePools(g1); !reflect.DeepEqual(sorted(p0), sorted(p1)) {
+				t.Errorf("lists of %d, query %d: nodes %v, without lists %v", size, q, p1, p0)
+			}
+			s0, s1 := g0.Scores(m.Config), g1.Scores(m.Config)
+			for i := range s0 {
+				if math.Abs(s0[i]-s1[i]) > 1e-12 {
+					t.Errorf("lists of %d, query %d: document %d scores %v, without lists %v", size, q, i, s1[i], s0[i])
+				}
+			}
+			qd, _ := m.Space.NewIndex(m.Docs(pool)).Distances(ctx, m.Space.Doc(query), seq(len(pool)))
+			for _, f := range with.floors(pids, m.Docs(pool), nearest(qd, m.Config.K), &wmd.Pairs{}) {
+				if f != nil {
+					known++
+				}
+			}
+		}
+		if known == 0 {
+			t.Errorf("lists of %d: no 2-hop search started from a list", size)
+		}
+	}
+}
+
+func slicesOf(s []string, from, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = s[(from+i)%len(s)]
+	}
+	return out
+}
+
+func seq(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+func sorted(s []int) []int { return slices.Sorted(slices.Values(s)) }
+
+// nodePools returns the pool indexes of g's document nodes, in order.
+func nodePools(g *Graph) []int {
+	var out []int
+	for _, nd := range g.nodes[1:] {
+		out = append(out, nd.pool)
+	}
+	return out
+}
+
+// TestNeighboursRoundTrip: saved lists read back the same, and a model
+// refuses lists computed in other word vectors.
+func TestNeighboursRoundTrip(t *testing.T) {
+	m, ids, texts := questions(t, 60, Config{})
+	n, err := BuildNeighbours(context.Background(), m.Space, ids, texts, 7, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "lists")
+	if err := n.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := LoadNeighbours(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, n) {
+		t.Error("lists read back differ")
+	}
+	v := m.Space.Vectors()
+	data := append([]float64(nil), v.Data...)
+	data[0] += 1e-6
+	other, err := embed.NewVectors(v.Words, v.Dim, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	om, err := New(wmd.NewSpace(other), m.Topics, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := om.SetNeighbours(n); err == nil || !strings.Contains(err.Error(), "other word vectors") {
+		t.Errorf("lists over other vectors: error %v", err)
+	}
+}
+
+func TestBuildNeighboursRefuses(t *testing.T) {
+	m, _, _ := questions(t, 5, Config{})
+	for _, tc := range []struct {
+		ids, texts []string
+		size       int
+		want       string
+	}{
+		{[]string{"a"}, []string{"visa", "bank"}, 3, "1 ids for 2 texts"},
+		{[]string{"a", "a"}, []string{"visa", "bank"}, 3, `"a" given twice`},
+		{[]string{"a", "b"}, []string{"visa", "bank"}, 0, "want ≥ 1"},
+	} {
+		if _, err := BuildNeighbours(context.Background(), m.Space, tc.ids, tc.texts, tc.size, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v, %v, %d: error %v, want %q", tc.ids, tc.texts, tc.size, err, tc.want)
+		}
+	}
+}
+
+// FuzzReadNeighbours: any bytes read as lists give lists or an error,
+// never a panic, and lists read are consistent: every neighbour a
+// document of the collection other than the listed one.
+func FuzzReadNeighbours(f *testing.F) {
+	m, ids, texts := questions(f, 20, Config{})
+	n, err := BuildNeighbours(context.Background(), m.Space, ids, texts, 4, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	path := filepath.Join(f.TempDir(), "lists")
+	if err := n.Save(path); err != nil {
+		f.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(raw)
+	f.Add(raw[:len(raw)/2])
+	f.Fuzz(func(t *testing.T, b []byte) {
+		n, err := ReadNeighbours(bytes.NewReader(b), "fuzz")
+		if err != nil {
+			return
+		}
+		for a := range n.Len() {
+			nb, _, _ := n.List(a)
+			for _, x := range nb {
+				if x < 0 || int(x) >= n.Len() || int(x) == a {
+					t.Fatalf("document %d lists %d", a, x)
+				}
+			}
+		}
+	})
+}
