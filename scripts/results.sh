@@ -707,8 +707,11 @@ run() {
 		printf 'window: 100\nfields: {title: title, text: abstract}\nstages: [{type: tfidf}, {type: bm25}, {type: overlap}]\n' >"$R/cost/readme-plain.yaml"
 		printf 'window: 100\nstages:\n  - type: wmd\n    model: ../cacm.vec\n' >"$R/cost/wmd.yaml"
 		printf 'window: 100\nstages:\n  - type: ssg\n    model: ../cacm.vec\n    options: {topics: ../cacm.topics}\n' >"$R/cost/ssg.yaml"
+		printf 'window: 100\nstages:\n  - type: ssg\n    model: ../cacm.vec\n    options: {topics: ../cacm.topics, neighbours: cacm.lists}\n' >"$R/cost/ssg-lists.yaml"
+		{ [ "$R/cost/cacm.lists" -nt "$R/cacm.vec" ] && [ "$R/cost/cacm.lists" -nt "$R/cacm.idx" ]; } ||
+			$SR train neighbours --pipeline "$R/cost/ssg.yaml" --index "$R/cacm.idx" --out "$R/cost/cacm.lists"
 		{
-			for p in empty tfidf wmd ssg; do
+			for p in empty tfidf wmd ssg ssg-lists; do
 				echo "== $p, semrank index"
 				$SR bench --index "$R/cacm.idx" --pipeline "$R/cost/$p.yaml" --data "$O/cacm" --rounds 5
 			done
