@@ -816,7 +816,7 @@ func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor,
 	}
 	s.heap = s.heap[:0]
 	top := topK{k: k}
-	next := 0 // cands[next:] have only their WCD
+	next := 0 // cands[next:] have only their WCD (or floor)
 	for n := 0; ; n++ {
 		if n%64 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -828,7 +828,7 @@ func (x *Index) KNN(ctx context.Context, q Doc, k int, opt Options) ([]Neighbor,
 			c := cands[next]
 			next++
 			if c.bound > cut {
-				next = len(cands) // every later WCD is larger
+				next = len(cands) // every later one's is larger
 				continue
 			}
 			if self >= 0 {
