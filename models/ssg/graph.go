@@ -371,7 +371,8 @@ func (m *Model) BuildFrom(ctx context.Context, query string, pool, ids []string,
 // lists know: each listed distance between a source and a pool document
 // goes into pairs, and the search from source h gets floors[h], a lower
 // bound on its distance to each pool document: its list's radius for
-// those the lists know but its list does not hold, 0 for the others.
+// those the lists knew when its list was computed but its list does not
+// hold, 0 for the others.
 // floors[h] is nil for a source the lists do not know.
 func (m *Model) floors(ids []string, docs []wmd.Doc, nb []wmd.Neighbor, pairs *wmd.Pairs) [][]float64 {
 	floors := make([][]float64, len(nb))
@@ -393,7 +394,7 @@ func (m *Model) floors(ids []string, docs []wmd.Doc, nb []wmd.Neighbor, pairs *w
 		list, dist, radius := m.lists.List(int(known[self]))
 		f := make([]float64, len(docs))
 		for i, c := range known {
-			if c >= 0 && i != self {
+			if c >= 0 && i != self && m.lists.bounds(known[self], c) {
 				f[i] = radius
 			}
 		}

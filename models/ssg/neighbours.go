@@ -42,13 +42,18 @@ const DefaultListSize = 200
 //
 // A document is known by its ID and the hash of its nBOW: one whose text
 // or vocabulary changed since the lists were computed, or one added
-// after, is searched as if no list knew it.
+// after, is searched as if no list knew it. UpdateNeighbours brings lists
+// up to date with a collection that changed, searching only for the
+// documents added or edited: each document's list then holds the
+// generation it was computed in, and its radius bounds only the documents
+// known since that generation or before.
 type Neighbours struct {
 	Config NeighboursConfig
 	IDs    []string
 
 	num    map[string]int32
 	hashes []uint64
+	gen    []int32   // the generation each document's list was computed in
 	nb     []int32   // len(IDs)×Size, -1 where a list is shorter
 	dist   []float64 // alongside nb
 	radius []float64
@@ -62,6 +67,8 @@ type NeighboursConfig struct {
 	// Vectors is the fingerprint of the word vectors (VectorsFingerprint):
 	// distances in other vectors are other distances.
 	Vectors string `json:"vectors"`
+	// Generation counts the updates since the lists were first computed.
+	Generation int32 `json:"generation"`
 }
 
 // VectorsFingerprint returns a hash of v's words and vectors.
@@ -98,27 +105,99 @@ func docHash(d wmd.Doc) uint64 {
 // problems as the lists hold. done, when set, is called with the number
 // of documents searched so far, by one goroutine at a time.
 func BuildNeighbours(ctx context.Context, space *wmd.Space, ids, texts []string, size int, done func(int)) (*Neighbours, error) {
-	if len(ids) != len(texts) {
-		return nil, fmt.Errorf("ssg: %d ids for %d texts", len(ids), len(texts))
-	}
 	if size < 1 {
 		return nil, fmt.Errorf("ssg: neighbour lists of %d documents: want ≥ 1", size)
 	}
-	n := &Neighbours{Config: NeighboursConfig{Size: size, Vectors: VectorsFingerprint(space.Vectors())}, IDs: ids}
-	if err := n.index(); err != nil {
+	n, docs, err := newNeighbours(space, ids, texts, NeighboursConfig{Size: size})
+	if err != nil {
 		return nil, err
 	}
+	all := make([]int, len(docs))
+	for a := range all {
+		all[a] = a
+	}
+	return n, n.search(ctx, space, docs, all, done)
+}
+
+// UpdateNeighbours returns old brought up to date with the collection
+// texts (named by ids), as it is now: the lists of documents old knows,
+// unchanged, keep theirs, less the documents since deleted or edited; the
+// documents added or edited since get lists searched over the whole
+// collection, in a new generation. It returns how many it searched (done
+// is called as for BuildNeighbours). Lists in other word vectors are
+// refused: every distance would change.
+func UpdateNeighbours(ctx context.Context, space *wmd.Space, old *Neighbours, ids, texts []string, done func(int)) (*Neighbours, int, error) {
+	cfg := old.Config
+	if got := VectorsFingerprint(space.Vectors()); cfg.Vectors != got {
+		return nil, 0, fmt.Errorf("ssg: neighbour lists computed in other word vectors (fingerprint %s; these vectors' is %s): compute them anew", cfg.Vectors, got)
+	}
+	if cfg.Generation == math.MaxInt32 {
+		return nil, 0, errors.New("ssg: neighbour lists updated too often; compute them anew")
+	}
+	cfg.Generation++
+	n, docs, err := newNeighbours(space, ids, texts, cfg)
+	if err != nil {
+		return nil, 0, err
+	}
+	// Old numbers of the documents kept (same ID, same nBOW) → new ones.
+	renum := make(map[int32]int32, len(docs))
+	var todo []int
+	for a := range docs {
+		j, ok := old.num[ids[a]]
+		if !ok || old.hashes[j] != n.hashes[a] {
+			todo = append(todo, a)
+			continue
+		}
+		renum[j] = int32(a)
+	}
+	S := cfg.Size
+	for j, a := range renum {
+		nb, dist, radius := old.List(int(j))
+		n.gen[a], n.radius[a] = old.gen[j], radius
+		k := 0
+		for x, b := range nb {
+			if c, ok := renum[b]; ok {
+				n.nb[int(a)*S+k], n.dist[int(a)*S+k] = c, dist[x]
+				k++
+			}
+		}
+	}
+	return n, len(todo), n.search(ctx, space, docs, todo, done)
+}
+
+// newNeighbours returns lists for the documents texts (named by ids),
+// numbered in that order, with their nBOWs in space: every list empty, of
+// cfg's size and generation, cfg.Vectors set from space.
+func newNeighbours(space *wmd.Space, ids, texts []string, cfg NeighboursConfig) (*Neighbours, []wmd.Doc, error) {
+	if len(ids) != len(texts) {
+		return nil, nil, fmt.Errorf("ssg: %d ids for %d texts", len(ids), len(texts))
+	}
+	cfg.Vectors = VectorsFingerprint(space.Vectors())
+	n := &Neighbours{Config: cfg, IDs: ids}
+	if err := n.index(); err != nil {
+		return nil, nil, err
+	}
 	docs := make([]wmd.Doc, len(texts))
+	n.hashes = make([]uint64, len(docs))
 	for i, t := range texts {
 		docs[i] = space.Doc(t) // as Model.Docs reads a pool document
+		n.hashes[i] = docHash(docs[i])
 	}
-	n.hashes = make([]uint64, len(docs))
-	for i, d := range docs {
-		n.hashes[i] = docHash(d)
+	n.gen = make([]int32, len(docs))
+	n.nb = make([]int32, len(docs)*cfg.Size)
+	for i := range n.nb {
+		n.nb[i] = -1
 	}
-	n.nb = make([]int32, len(docs)*size)
-	n.dist = make([]float64, len(docs)*size)
+	n.dist = make([]float64, len(docs)*cfg.Size)
 	n.radius = make([]float64, len(docs))
+	return n, docs, nil
+}
+
+// search computes the lists of the documents which (numbers into docs,
+// the collection) in the current generation: an exact k-NN search over
+// the whole collection for each, on every core.
+func (n *Neighbours) search(ctx context.Context, space *wmd.Space, docs []wmd.Doc, which []int, done func(int)) error {
+	size := n.Config.Size
 	idx := space.NewIndex(docs)
 	var (
 		mu       sync.Mutex // serialises done
@@ -126,19 +205,16 @@ func BuildNeighbours(ctx context.Context, space *wmd.Space, ids, texts []string,
 	)
 	eg, ectx := errgroup.WithContext(ctx)
 	eg.SetLimit(runtime.GOMAXPROCS(0))
-	for a := range docs {
+	for _, a := range which {
 		eg.Go(func() error {
-			nb, dist := n.nb[a*size:(a+1)*size], n.dist[a*size:(a+1)*size]
-			for i := range nb {
-				nb[i], dist[i] = -1, 0
-			}
+			n.gen[a] = n.Config.Generation
 			if !docs[a].Empty() {
 				found, _, err := idx.KNN(ectx, docs[a], size, wmd.Options{Exclude: func(i int) bool { return i == a }})
 				if err != nil {
 					return err
 				}
 				for i, f := range found {
-					nb[i], dist[i] = int32(f.Doc), f.Dist
+					n.nb[a*size+i], n.dist[a*size+i] = int32(f.Doc), f.Dist
 				}
 				n.radius[a] = math.MaxFloat64 // every other document listed
 				if len(found) == size {
@@ -154,10 +230,7 @@ func BuildNeighbours(ctx context.Context, space *wmd.Space, ids, texts []string,
 			return nil
 		})
 	}
-	if err := eg.Wait(); err != nil {
-		return nil, err
-	}
-	return n, nil
+	return eg.Wait()
 }
 
 // index numbers n.IDs, refusing an ID given twice.
@@ -196,6 +269,10 @@ func (n *Neighbours) lookup(id string, d wmd.Doc) int32 {
 	return -1
 }
 
+// bounds reports whether document a's list bounds document b by its
+// radius: whether b was known, as it is now, when a's list was computed.
+func (n *Neighbours) bounds(a, b int32) bool { return n.gen[b] <= n.gen[a] }
+
 // Save writes the lists as a "wmd-neighbours" bundle.
 func (n *Neighbours) Save(path string) error {
 	b := models.New(NeighboursMethod, NeighboursVersion)
@@ -216,6 +293,11 @@ func (n *Neighbours) Save(path string) error {
 	b.AddTensor("neighbours", []int{N, n.Config.Size}, nb)
 	b.AddTensor("distances", []int{N, n.Config.Size}, n.dist)
 	b.AddTensor("radius", []int{N}, n.radius)
+	gen := make([]float64, N)
+	for i, g := range n.gen {
+		gen[i] = float64(g)
+	}
+	b.AddTensor("generations", []int{N}, gen)
 	return b.Save(path)
 }
 
@@ -279,6 +361,23 @@ func neighboursFromBundle(b *models.Bundle) (*Neighbours, error) {
 	}
 	if len(radius.Data) != N {
 		return nil, fmt.Errorf("radius has %d values, want %d", len(radius.Data), N)
+	}
+	gen, err := b.Tensor("generations", 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(gen.Data) != N {
+		return nil, fmt.Errorf("generations has %d values, want %d", len(gen.Data), N)
+	}
+	if g := n.Config.Generation; g < 0 {
+		return nil, fmt.Errorf("generation %d", g)
+	}
+	n.gen = make([]int32, N)
+	for i, g := range gen.Data {
+		if g != math.Trunc(g) || g < 0 || g > float64(n.Config.Generation) {
+			return nil, fmt.Errorf("list of document %q: generation %v, want an integer in [0, %d]", n.IDs[i], g, n.Config.Generation)
+		}
+		n.gen[i] = int32(g)
 	}
 	n.nb, n.dist, n.radius = make([]int32, N*S), dist.Data, radius.Data
 	for a := range N {

@@ -278,3 +278,143 @@ func FuzzReadNeighbours(f *testing.F) {
 		}
 	})
 }
+
+// TestUpdateNeighbours: lists brought up to date with a collection that
+// lost, changed and gained documents search only the documents added or
+// edited, whose lists are those computed anew over the collection; the
+// others keep their lists less the documents gone; query graphs over the
+// new collection, its new and edited documents among the pool, are those
+// built without lists; and a second update with nothing changed searches
+// nothing.
+func TestUpdateNeighbours(t *testing.T) {
+	ctx := context.Background()
+	m, ids, texts := questions(t, 260, Config{K: 5})
+	const size = 40
+	old, err := BuildNeighbours(ctx, m.Space, ids[:200], texts[:200], size, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Now: documents 0–9 deleted, 10–14 edited, 200–259 added.
+	nowIDs, nowTexts := slices.Clone(ids[10:]), slices.Clone(texts[10:])
+	for i := range 5 {
+		nowTexts[i] += " visa salary"
+	}
+	n, searched, err := UpdateNeighbours(ctx, m.Space, old, nowIDs, nowTexts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 5 + 60; searched != want {
+		t.Errorf("searched %d documents, want %d (edited and added)", searched, want)
+	}
+	fresh, err := BuildNeighbours(ctx, m.Space, nowIDs, nowTexts, size, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for a := range nowIDs {
+		nb, dist, radius := n.List(a)
+		if a < 5 || a >= 190 {
+			fnb, fdist, fradius := fresh.List(a)
+			if !slices.Equal(nb, fnb) || !slices.Equal(dist, fdist) || radius != fradius {
+				t.Errorf("%s (edited or added): list %v, want %v", nowIDs[a], nb, fnb)
+			}
+			continue
+		}
+		onb, odist, oradius := old.List(a + 10)
+		var want []int32
+		var wantDist []float64
+		for k, b := range onb {
+			if b >= 15 { // neither deleted nor edited
+				want, wantDist = append(want, b-10), append(wantDist, odist[k])
+			}
+		}
+		if !slices.Equal(nb, want) || !slices.Equal(dist, wantDist) || radius != oradius {
+			t.Errorf("%s (kept): list %v, want %v", nowIDs[a], nb, want)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "lists")
+	if err := n.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	if back, err := LoadNeighbours(path); err != nil || !reflect.DeepEqual(back, n) {
+		t.Fatalf("updated lists read back: %v", err)
+	}
+	with, err := New(m.Space, m.Topics, m.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := with.SetNeighbours(n); err != nil {
+		t.Fatal(err)
+	}
+	for q := range 10 {
+		lo := (17 * q) % len(nowIDs)
+		pool, pids := slicesOf(nowTexts, lo, 70), slicesOf(nowIDs, lo, 70)
+		pool, pids = append(pool, nowTexts[:5]...), append(pids, nowIDs[:5]...)
+		query := nowTexts[(lo+100)%len(nowTexts)]
+		g0, err := m.BuildFrom(ctx, query, pool, pids, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g1, err := with.BuildFrom(ctx, query, pool, pids, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p0, p1 := nodePools(g0), nodePools(g1); !reflect.DeepEqual(sorted(p0), sorted(p1)) {
+			t.Errorf("query %d: nodes %v, without lists %v", q, p1, p0)
+		}
+		s0, s1 := g0.Scores(m.Config), g1.Scores(m.Config)
+		for i := range s0 {
+			if math.Abs(s0[i]-s1[i]) > 1e-12 {
+				t.Errorf("query %d: document %d scores %v, without lists %v", q, i, s1[i], s0[i])
+			}
+		}
+	}
+	again, searched, err := UpdateNeighbours(ctx, m.Space, n, nowIDs, nowTexts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if searched != 0 {
+		t.Errorf("an update with nothing changed searched %d documents", searched)
+	}
+	for a := range nowIDs {
+		nb, _, _ := again.List(a)
+		want, _, _ := n.List(a)
+		if !slices.Equal(nb, want) {
+			t.Fatalf("%s: list changed by an update with nothing changed", nowIDs[a])
+		}
+	}
+}
+
+// TestNeighboursGenerations: a list bounds by its radius only the
+// documents known when it was computed: an older list, one added after
+// it, would be bounded wrongly (its distance may lie below the radius).
+func TestNeighboursGenerations(t *testing.T) {
+	ctx := context.Background()
+	m, ids, texts := questions(t, 120, Config{})
+	old, err := BuildNeighbours(ctx, m.Space, ids[:60], texts[:60], 5, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _, err := UpdateNeighbours(ctx, m.Space, old, ids, texts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := m.Docs(texts)
+	below := 0
+	for a := range 60 {
+		_, _, radius := n.List(a)
+		for b := 60; b < 120; b++ {
+			if n.bounds(int32(a), int32(b)) {
+				t.Fatalf("document %d's list (generation %d) bounds %d (generation %d)", a, n.gen[a], b, n.gen[b])
+			}
+			if d, _ := m.Space.WMD(docs[a], docs[b]); d < radius {
+				below++
+			}
+		}
+		if !n.bounds(int32(a), int32((a+1)%60)) || !n.bounds(int32(a+60), int32(a)) {
+			t.Fatalf("document %d: lists of its generation or later do not bound it", a)
+		}
+	}
+	if below == 0 {
+		t.Error("no document added after a list lay within its radius: the test shows nothing")
+	}
+}
