@@ -1025,6 +1025,26 @@ run() {
 				$SR run --data "$O/cacm" --index "$R/cacm.idx" --pipeline "$N/ssg-lists-$z.yaml" --out "$N/ssg-lists-$z.trec" >/dev/null
 				cmp "$N/ssg.trec" "$N/ssg-lists-$z.trec" && echo "CACM, ssg: runs identical with and without lists of $z"
 			done
+			# An update: CACM with its first 32 documents (1%) edited, the
+			# lists of the first size brought up to date, and the edited
+			# collection's runs with and without them compared.
+			z=$(echo ${NSIZE:-200} | cut -d' ' -f1)
+			rm -rf "$N/cacm-edited" "$N/cacm-edited.idx"
+			cp -r "$O/cacm" "$N/cacm-edited"
+			sed -i '1,32s/"text": *"/&compiler recursion matrix inversion /' "$N/cacm-edited/corpus.jsonl"
+			$SR index --data "$N/cacm-edited" --index "$N/cacm-edited.idx" >/dev/null
+			$SR train neighbours --pipeline "$N/ssg.yaml" --index "$N/cacm-edited.idx" --update "$N/cacm-$z.lists" --out "$N/cacm-edited.lists"
+			sed "s/cacm-$z.lists/cacm-edited.lists/" "$N/ssg-lists-$z.yaml" >"$N/ssg-edited-lists.yaml"
+			for p in ssg ssg-edited-lists; do
+				$SR run --data "$N/cacm-edited" --index "$N/cacm-edited.idx" --pipeline "$N/$p.yaml" --out "$N/edited-$p.trec" >/dev/null
+			done
+			cmp "$N/edited-ssg.trec" "$N/edited-ssg-edited-lists.trec" && echo "CACM edited, ssg: runs identical with and without the updated lists"
+			for r in $(seq "${ROUNDS:-3}"); do
+				for p in ssg ssg-edited-lists; do
+					echo "== CACM edited, $p, round $r"
+					$SR bench --index "$N/cacm-edited.idx" --pipeline "$N/$p.yaml" --data "$N/cacm-edited" --rounds 3
+				done
+			done
 			for r in $(seq "${ROUNDS:-3}"); do
 				for p in ssg $(printf 'ssg-lists-%s ' ${NSIZE:-200}); do
 					echo "== $p, round $r"

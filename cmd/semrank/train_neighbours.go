@@ -18,15 +18,15 @@ import (
 
 // trainNeighboursOptions are the flags of semrank train neighbours.
 type trainNeighboursOptions struct {
-	data, indexPath, pipelinePath, stage, out string
-	size                                      int
+	data, indexPath, pipelinePath, stage, out, update string
+	size                                              int
 }
 
 // newTrainNeighboursCmd returns semrank train neighbours.
 func newTrainNeighboursCmd() *cobra.Command {
 	var o trainNeighboursOptions
 	cmd := &cobra.Command{
-		Use:   "neighbours --pipeline FILE (--data DIR | --index PATH) [--size 200] --out FILE",
+		Use:   "neighbours --pipeline FILE (--data DIR | --index PATH) [--size 200 | --update LISTS] --out FILE",
 		Short: "Compute the WMD neighbour lists that spare an ssg stage's 2-hop searches",
 		Long: `Searches, for every document of the collection, its nearest documents by
 exact WMD in the word vectors of the pipeline's ssg stage, and writes the
@@ -36,8 +36,10 @@ problems without changing a graph: a window document's nearest in the
 window are read off its list, and every document its list does not hold
 is at least the list's radius away. Documents added or edited after the
 lists were computed, or whose text the stage sees otherwise, are searched
-as without lists. The work is one k-NN search over the collection for each
-document, on every core.`,
+as without lists; --update LISTS brings earlier lists up to date with the
+collection as it is now, searching only for the documents added or edited
+since (--out may name LISTS itself). The work is one k-NN search over the
+collection for each document searched, on every core.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runTrainNeighbours(cmd, o) },
 	}
@@ -47,6 +49,7 @@ document, on every core.`,
 	f.StringVar(&o.data, "data", "", "BEIR directory whose corpus the stage reranks")
 	f.StringVar(&o.indexPath, "index", "", "index (any Bleve index) whose documents the stage reranks")
 	f.IntVar(&o.size, "size", ssg.DefaultListSize, "neighbours in each document's list")
+	f.StringVar(&o.update, "update", "", "earlier lists of this collection to bring up to date (keeps their size)")
 	f.StringVar(&o.out, "out", "", "output bundle")
 	return cmd
 }
@@ -59,8 +62,18 @@ func runTrainNeighbours(cmd *cobra.Command, o trainNeighboursOptions) error {
 	if o.size < 1 {
 		return fmt.Errorf("--size %d: want ≥ 1", o.size)
 	}
+	if o.update != "" && cmd.Flags().Changed("size") {
+		return errors.New("--update keeps the earlier lists' size; give --size only to compute lists anew")
+	}
 	if err := checkOutput("--out", o.out, o.pipelinePath, o.data, o.indexPath); err != nil {
 		return err
+	}
+	var old *ssg.Neighbours
+	if o.update != "" {
+		var err error
+		if old, err = ssg.LoadNeighbours(o.update); err != nil {
+			return err
+		}
 	}
 	if err := checkRetrainOutput(cmd.ErrOrStderr(), o.out); err != nil {
 		return err
@@ -105,17 +118,27 @@ func runTrainNeighbours(cmd *cobra.Command, o trainNeighboursOptions) error {
 	}
 	space := st.(*stages.SSG).Model.Space
 	start := time.Now()
-	bar := newBar(len(texts), "searching")
-	n, err := ssg.BuildNeighbours(cmd.Context(), space, ids, texts, o.size, bar.Set)
-	bar.Finish()
+	var (
+		n        *ssg.Neighbours
+		searched = len(texts)
+	)
+	if old == nil {
+		bar := newBar(len(texts), "searching")
+		n, err = ssg.BuildNeighbours(cmd.Context(), space, ids, texts, o.size, bar.Set)
+		bar.Finish()
+	} else {
+		bar := newBar(len(texts), "searching the documents added or edited")
+		n, searched, err = ssg.UpdateNeighbours(cmd.Context(), space, old, ids, texts, bar.Set)
+		bar.Finish()
+	}
 	if err != nil {
 		return err
 	}
 	if err := n.Save(o.out); err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: the %d nearest of each of %d documents (%.1fs)\n",
-		o.out, o.size, n.Len(), time.Since(start).Seconds())
+	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: the %d nearest of each of %d documents, %d searched (%.1fs)\n",
+		o.out, n.Config.Size, n.Len(), searched, time.Since(start).Seconds())
 	return nil
 }
 

@@ -10,7 +10,8 @@ import (
 )
 
 // TestTrainNeighbours: lists computed from a BEIR directory or from the
-// index of its documents leave an ssg pipeline's run unchanged, short or
+// index of its documents, and lists brought up to date after the
+// collection changed, leave an ssg pipeline's run unchanged, short or
 // long; the command refuses what it cannot use, and a pipeline refuses
 // lists computed in other word vectors.
 func TestTrainNeighbours(t *testing.T) {
@@ -70,6 +71,48 @@ func TestTrainNeighbours(t *testing.T) {
 			t.Errorf("%s: the run with lists differs from the run without", tc.name)
 		}
 	}
+	// The collection changes: its first document edited, one added. The
+	// lists brought up to date search those two and leave the run as it
+	// is without lists.
+	// Without candidates.trec: run retrieves from the changed index.
+	changed := at("changed")
+	if err := os.CopyFS(changed, os.DirFS(data)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(changed, "candidates.trec")); err != nil {
+		t.Fatal(err)
+	}
+	corpus, err := os.ReadFile(filepath.Join(data, "corpus.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(corpus), "\n")
+	lines[0] = strings.Replace(lines[0], `"text": "`, `"text": "salary visa sponsor `, 1)
+	lines = append(lines, `{"_id": "added", "title": "bank loan", "text": "which bank gives a loan on a low salary"}`+"\n")
+	if err := os.WriteFile(filepath.Join(changed, "corpus.jsonl"), []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	msg, err := execute("train", "neighbours", "--pipeline", base, "--data", changed, "--update", at("data-short"), "--out", at("data-short"))
+	if err != nil || !strings.Contains(msg, "of each of 81 documents, 2 searched") {
+		t.Fatalf("update: %v\n%s", err, msg)
+	}
+	if msg, err := execute("index", "--data", changed, "--index", at("idx2")); err != nil {
+		t.Fatalf("%v\n%s", err, msg)
+	}
+	runOn := func(p string) []byte {
+		out := at("run2.trec")
+		if msg, err := execute("run", "--data", changed, "--index", at("idx2"), "--pipeline", p, "--out", out); err != nil {
+			t.Fatalf("run %s: %v\n%s", p, err, msg)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if !bytes.Equal(runOn(pipeline("updated.yaml", "vec", "data-short")), runOn(base)) {
+		t.Error("the run with updated lists differs from the run without")
+	}
 	if msg, err := execute("run", "--data", data, "--index", at("idx"), "--pipeline", pipeline("other.yaml", "other", "data-short"), "--out", at("x")); err == nil || !strings.Contains(err.Error(), "other word vectors") {
 		t.Errorf("lists over other vectors: err = %v\n%s", err, msg)
 	}
@@ -87,6 +130,8 @@ func TestTrainNeighbours(t *testing.T) {
 		{[]string{"--pipeline", noSSG, "--data", data, "--out", at("l")}, "has no ssg stage"},
 		{[]string{"--pipeline", base, "--stage", "nope", "--data", data, "--out", at("l")}, `no ssg stage named "nope"`},
 		{[]string{"--pipeline", base, "--data", data, "--out", base}, "would overwrite"},
+		{[]string{"--pipeline", base, "--data", data, "--update", at("data-short"), "--size", "9", "--out", at("l")}, "--update keeps the earlier lists' size"},
+		{[]string{"--pipeline", base, "--data", data, "--update", at("nope"), "--out", at("l")}, "nope"},
 	} {
 		if _, err := execute(append([]string{"train", "neighbours"}, tc.args...)...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: err = %v, want %q", tc.args, err, tc.want)
