@@ -380,10 +380,10 @@ func neighboursFromBundle(b *models.Bundle) (*Neighbours, error) {
 		n.gen[i] = int32(g)
 	}
 	n.nb, n.dist, n.radius = make([]int32, N*S), dist.Data, radius.Data
+	seen := make([]int32, N) // a+1 where list a holds the document
 	for a := range N {
 		// A list: distinct other documents, nearest first, then -1s; its
 		// radius at least its last distance.
-		seen := map[int32]bool{}
 		last, end := 0.0, false
 		for k := range S {
 			x, d := lists.Data[a*S+k], dist.Data[a*S+k]
@@ -392,13 +392,13 @@ func neighboursFromBundle(b *models.Bundle) (*Neighbours, error) {
 				n.nb[a*S+k] = -1
 				continue
 			}
-			if end || x != math.Trunc(x) || x < 0 || x >= float64(N) || int(x) == a || seen[int32(x)] {
+			if end || x != math.Trunc(x) || x < 0 || x >= float64(N) || int(x) == a || seen[int(x)] == int32(a)+1 {
 				return nil, fmt.Errorf("list of document %q: entry %d is %v", n.IDs[a], k, x)
 			}
 			if !(d >= last) || math.IsInf(d, 1) {
 				return nil, fmt.Errorf("list of document %q: distance %d is %v after %v", n.IDs[a], k, d, last)
 			}
-			seen[int32(x)], last = true, d
+			seen[int(x)], last = int32(a)+1, d
 			n.nb[a*S+k] = int32(x)
 		}
 		if r := n.radius[a]; !(r >= last) || math.IsInf(r, 0) {

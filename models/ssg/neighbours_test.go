@@ -418,3 +418,35 @@ func TestNeighboursGenerations(t *testing.T) {
 		t.Error("no document added after a list lay within its radius: the test shows nothing")
 	}
 }
+
+// TestReadNeighboursRefuses: lists that contradict themselves are
+// refused when read, with the document named.
+func TestReadNeighboursRefuses(t *testing.T) {
+	m, ids, texts := questions(t, 20, Config{})
+	for _, tc := range []struct {
+		name  string
+		spoil func(n *Neighbours)
+		want  string
+	}{
+		{"itself", func(n *Neighbours) { n.nb[1*4] = 1 }, `list of document "q1": entry 0 is 1`},
+		{"twice", func(n *Neighbours) { n.nb[2*4+1] = n.nb[2*4] }, `list of document "q2": entry 1`},
+		{"out of range", func(n *Neighbours) { n.nb[3*4+2] = 20 }, `list of document "q3": entry 2 is 20`},
+		{"after the end", func(n *Neighbours) { n.nb[4*4+1] = -1 }, `list of document "q4": entry 2`},
+		{"nearer later", func(n *Neighbours) { n.dist[5*4+3] = n.dist[5*4+2] / 2 }, `list of document "q5": distance 3`},
+		{"radius", func(n *Neighbours) { n.radius[6] = n.dist[6*4+3] / 2 }, `radius of document "q6"`},
+		{"generation", func(n *Neighbours) { n.gen[7] = 1 }, `list of document "q7": generation 1`},
+	} {
+		n, err := BuildNeighbours(context.Background(), m.Space, ids, texts, 4, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tc.spoil(n)
+		path := filepath.Join(t.TempDir(), "lists")
+		if err := n.Save(path); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadNeighbours(path); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
