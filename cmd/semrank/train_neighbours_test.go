@@ -39,9 +39,11 @@ func TestTrainNeighbours(t *testing.T) {
 		}
 		return at(name)
 	}
-	run := func(p string) []byte {
+	// runOn returns the run of pipeline p over the queries of dir and
+	// the index idx.
+	runOn := func(dir, idx, p string) []byte {
 		out := at("run.trec")
-		if msg, err := execute("run", "--data", data, "--index", at("idx"), "--pipeline", p, "--out", out); err != nil {
+		if msg, err := execute("run", "--data", dir, "--index", idx, "--pipeline", p, "--out", out); err != nil {
 			t.Fatalf("run %s: %v\n%s", p, err, msg)
 		}
 		b, err := os.ReadFile(out)
@@ -50,6 +52,7 @@ func TestTrainNeighbours(t *testing.T) {
 		}
 		return b
 	}
+	run := func(p string) []byte { return runOn(data, at("idx"), p) }
 	base := pipeline("base.yaml", "vec", "")
 	want := run(base)
 	for _, tc := range []struct {
@@ -99,18 +102,7 @@ func TestTrainNeighbours(t *testing.T) {
 	if msg, err := execute("index", "--data", changed, "--index", at("idx2")); err != nil {
 		t.Fatalf("%v\n%s", err, msg)
 	}
-	runOn := func(p string) []byte {
-		out := at("run2.trec")
-		if msg, err := execute("run", "--data", changed, "--index", at("idx2"), "--pipeline", p, "--out", out); err != nil {
-			t.Fatalf("run %s: %v\n%s", p, err, msg)
-		}
-		b, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	if !bytes.Equal(runOn(pipeline("updated.yaml", "vec", "data-short")), runOn(base)) {
+	if !bytes.Equal(runOn(changed, at("idx2"), pipeline("updated.yaml", "vec", "data-short")), runOn(changed, at("idx2"), base)) {
 		t.Error("the run with updated lists differs from the run without")
 	}
 	if msg, err := execute("run", "--data", data, "--index", at("idx"), "--pipeline", pipeline("other.yaml", "other", "data-short"), "--out", at("x")); err == nil || !strings.Contains(err.Error(), "other word vectors") {

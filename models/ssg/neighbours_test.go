@@ -132,26 +132,7 @@ func TestNeighboursLeaveGraphsAlone(t *testing.T) {
 				}
 			}
 			query := texts[(lo+130)%len(texts)]
-			g0, err := m.BuildFrom(ctx, query, pool, pids, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			g1, err := with.BuildFrom(ctx, query, pool, pids, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// A listed distance may differ from the window's in the last
-			// bits (solved with the other document's words as rows), so
-			// two documents at one distance may trade places.
-			if p0, p1 := nodePools(g0), nodePools(g1); !reflect.DeepEqual(sorted(p0), sorted(p1)) {
-				t.Errorf("lists of %d, query %d: nodes %v, without lists %v", size, q, p1, p0)
-			}
-			s0, s1 := g0.Scores(m.Config), g1.Scores(m.Config)
-			for i := range s0 {
-				if math.Abs(s0[i]-s1[i]) > 1e-12 {
-					t.Errorf("lists of %d, query %d: document %d scores %v, without lists %v", size, q, i, s1[i], s0[i])
-				}
-			}
+			sameGraphs(t, fmt.Sprintf("lists of %d, query %d", size, q), m, with, query, pool, pids)
 			qd, _ := m.Space.NewIndex(m.Docs(pool)).Distances(ctx, m.Space.Doc(query), seq(len(pool)))
 			for _, f := range with.floors(pids, m.Docs(pool), nearest(qd, m.Config.K), &wmd.Pairs{}) {
 				if f != nil {
@@ -161,6 +142,33 @@ func TestNeighboursLeaveGraphsAlone(t *testing.T) {
 		}
 		if known == 0 {
 			t.Errorf("lists of %d: no 2-hop search started from a list", size)
+		}
+	}
+}
+
+// sameGraphs checks that without and with (the same model, with lists)
+// build query graphs of the same nodes and scores over pool (named by
+// ids). A listed distance may differ from the window's in the last bits
+// (solved with the other document's words as rows), so two documents at
+// one distance may trade places in the nodes' order.
+func sameGraphs(t *testing.T, label string, without, with *Model, query string, pool, ids []string) {
+	t.Helper()
+	ctx := context.Background()
+	g0, err := without.BuildFrom(ctx, query, pool, ids, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g1, err := with.BuildFrom(ctx, query, pool, ids, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p0, p1 := nodePools(g0), nodePools(g1); !reflect.DeepEqual(sorted(p0), sorted(p1)) {
+		t.Errorf("%s: nodes %v, without lists %v", label, p1, p0)
+	}
+	s0, s1 := g0.Scores(without.Config), g1.Scores(without.Config)
+	for i := range s0 {
+		if math.Abs(s0[i]-s1[i]) > 1e-12 {
+			t.Errorf("%s: document %d scores %v, without lists %v", label, i, s1[i], s0[i])
 		}
 	}
 }
@@ -350,23 +358,7 @@ func TestUpdateNeighbours(t *testing.T) {
 		pool, pids := slicesOf(nowTexts, lo, 70), slicesOf(nowIDs, lo, 70)
 		pool, pids = append(pool, nowTexts[:5]...), append(pids, nowIDs[:5]...)
 		query := nowTexts[(lo+100)%len(nowTexts)]
-		g0, err := m.BuildFrom(ctx, query, pool, pids, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g1, err := with.BuildFrom(ctx, query, pool, pids, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if p0, p1 := nodePools(g0), nodePools(g1); !reflect.DeepEqual(sorted(p0), sorted(p1)) {
-			t.Errorf("query %d: nodes %v, without lists %v", q, p1, p0)
-		}
-		s0, s1 := g0.Scores(m.Config), g1.Scores(m.Config)
-		for i := range s0 {
-			if math.Abs(s0[i]-s1[i]) > 1e-12 {
-				t.Errorf("query %d: document %d scores %v, without lists %v", q, i, s1[i], s0[i])
-			}
-		}
+		sameGraphs(t, fmt.Sprintf("query %d", q), m, with, query, pool, pids)
 	}
 	again, searched, err := UpdateNeighbours(ctx, m.Space, n, nowIDs, nowTexts, nil)
 	if err != nil {
