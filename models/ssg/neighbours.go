@@ -46,7 +46,7 @@ const DefaultListSize = 200
 // up to date with a collection that changed, searching only for the
 // documents added or edited: each document's list then holds the
 // generation it was computed in, and its radius bounds only the documents
-// known since that generation or before.
+// the lists knew, as they are now, in that generation.
 type Neighbours struct {
 	Config NeighboursConfig
 	IDs    []string
