@@ -381,9 +381,21 @@ func (m *Model) floors(ids []string, docs []wmd.Doc, nb []wmd.Neighbor, pairs *w
 	}
 	known := make([]int32, len(docs))
 	at := make(map[int32]int, len(docs)) // collection number → pool index
+	twice := map[int32]bool{}
 	for i, d := range docs {
 		if known[i] = m.lists.lookup(ids[i], d); known[i] >= 0 {
+			if _, dup := at[known[i]]; dup {
+				twice[known[i]] = true
+			}
 			at[known[i]] = i
+		}
+	}
+	// A document in the pool twice gets a listed distance at one place
+	// only: at both, it is searched as one the lists do not know.
+	for i, c := range known {
+		if twice[c] {
+			known[i] = -1
+			delete(at, c)
 		}
 	}
 	for h, n := range nb {

@@ -126,10 +126,11 @@ func TestNeighboursLeaveGraphsAlone(t *testing.T) {
 			case 1: // a document edited since, one never listed
 				pool[7] += " salary visa"
 				pids[9] = "new"
-			case 2: // the pool in another order
+			case 2: // the pool in another order, a document in it twice
 				for i, j := 0, len(pool)-1; i < j; i, j = i+1, j-1 {
 					pool[i], pool[j], pids[i], pids[j] = pool[j], pool[i], pids[j], pids[i]
 				}
+				pool, pids = append(pool, pool[3]), append(pids, pids[3])
 			}
 			query := texts[(lo+130)%len(texts)]
 			sameGraphs(t, fmt.Sprintf("lists of %d, query %d", size, q), m, with, query, pool, pids)
