@@ -86,7 +86,6 @@ func runTrainNeighbours(cmd *cobra.Command, o trainNeighboursOptions) error {
 	if err != nil {
 		return err
 	}
-	env := rerank.Env{}
 	var ids, texts []string
 	if o.data != "" {
 		docs, _, err := dataset.LoadText(o.data)
@@ -102,7 +101,6 @@ func runTrainNeighbours(cmd *cobra.Command, o trainNeighboursOptions) error {
 			return err
 		}
 		defer idx.Close()
-		env = rerank.EnvOf(idx)
 		err = eachDocument(cmd.Context(), idx, cfg.Fields, func(c rerank.Candidate) error {
 			ids, texts = append(ids, c.ID), append(texts, c.FullText())
 			return nil
@@ -111,8 +109,8 @@ func runTrainNeighbours(cmd *cobra.Command, o trainNeighboursOptions) error {
 			return err
 		}
 	}
-	env.Dir = filepath.Dir(o.pipelinePath)
-	st, err := rerank.NewStage(spec, env)
+	// The stage reads its word vectors (and topic model) only.
+	st, err := rerank.NewStage(spec, rerank.Env{Dir: filepath.Dir(o.pipelinePath)})
 	if err != nil {
 		return fmt.Errorf("pipeline %s: %w", o.pipelinePath, err)
 	}

@@ -324,7 +324,7 @@ func (m *Model) BuildFrom(ctx context.Context, query string, pool, ids []string,
 		// problem of the search has as rows): ten searches shared by two
 		// cores otherwise often end with one core waiting on the other's
 		// long last search.
-		floors := m.floors(ids, docs[:np], nb, pairs)
+		floors := m.floors(ids, docs[:np], len(docs), nb, pairs)
 		order := make([]int, len(nb))
 		for h := range order {
 			order[h] = h
@@ -338,12 +338,7 @@ func (m *Model) BuildFrom(ctx context.Context, query string, pool, ids []string,
 			o.Pairs, o.Self = pairs, self
 			o.Exclude = func(i int) bool { return i == self || (skip != nil && skip(i)) }
 			if f := floors[h]; f != nil {
-				o.Floor = func(i int) float64 {
-					if i < len(f) {
-						return f[i]
-					}
-					return 0
-				}
+				o.Floor = func(i int) float64 { return f[i] }
 			}
 			eg.Go(func() error {
 				var err error
@@ -367,14 +362,14 @@ func (m *Model) BuildFrom(ctx context.Context, query string, pool, ids []string,
 }
 
 // floors prepares the 2-hop searches from the 1-hop neighbours nb over
-// the pool documents docs (named by ids) with what the model's neighbour
-// lists know: each listed distance between a source and a pool document
-// goes into pairs, and the search from source h gets floors[h], a lower
-// bound on its distance to each pool document: its list's radius for
-// those the lists knew when its list was computed but its list does not
-// hold, 0 for the others.
+// the pool documents docs (named by ids), the first of the graph index's
+// n, with what the model's neighbour lists know: each listed distance
+// between a source and a pool document goes into pairs, and the search
+// from source h gets floors[h], a lower bound on its distance to each of
+// the n documents: its list's radius for those the lists knew when its
+// list was computed but its list does not hold, 0 for the others.
 // floors[h] is nil for a source the lists do not know.
-func (m *Model) floors(ids []string, docs []wmd.Doc, nb []wmd.Neighbor, pairs *wmd.Pairs) [][]float64 {
+func (m *Model) floors(ids []string, docs []wmd.Doc, n int, nb []wmd.Neighbor, pairs *wmd.Pairs) [][]float64 {
 	floors := make([][]float64, len(nb))
 	if m.lists == nil || ids == nil {
 		return floors
@@ -398,13 +393,13 @@ func (m *Model) floors(ids []string, docs []wmd.Doc, nb []wmd.Neighbor, pairs *w
 			delete(at, c)
 		}
 	}
-	for h, n := range nb {
-		self := n.Doc
+	for h, src := range nb {
+		self := src.Doc
 		if self >= len(docs) || known[self] < 0 {
 			continue
 		}
 		list, dist, radius := m.lists.List(int(known[self]))
-		f := make([]float64, len(docs))
+		f := make([]float64, n)
 		for i, c := range known {
 			if c >= 0 && i != self && m.lists.bounds(known[self], c) {
 				f[i] = radius

@@ -108,7 +108,7 @@ func BuildNeighbours(ctx context.Context, space *wmd.Space, ids, texts []string,
 	if size < 1 {
 		return nil, fmt.Errorf("ssg: neighbour lists of %d documents: want ≥ 1", size)
 	}
-	n, docs, err := newNeighbours(space, ids, texts, NeighboursConfig{Size: size})
+	n, docs, err := newNeighbours(space, ids, texts, NeighboursConfig{Size: size, Vectors: VectorsFingerprint(space.Vectors())})
 	if err != nil {
 		return nil, err
 	}
@@ -166,13 +166,12 @@ func UpdateNeighbours(ctx context.Context, space *wmd.Space, old *Neighbours, id
 }
 
 // newNeighbours returns lists for the documents texts (named by ids),
-// numbered in that order, with their nBOWs in space: every list empty, of
-// cfg's size and generation, cfg.Vectors set from space.
+// numbered in that order, with their nBOWs in space (whose fingerprint
+// cfg holds): every list empty.
 func newNeighbours(space *wmd.Space, ids, texts []string, cfg NeighboursConfig) (*Neighbours, []wmd.Doc, error) {
 	if len(ids) != len(texts) {
 		return nil, nil, fmt.Errorf("ssg: %d ids for %d texts", len(ids), len(texts))
 	}
-	cfg.Vectors = VectorsFingerprint(space.Vectors())
 	n := &Neighbours{Config: cfg, IDs: ids}
 	if err := n.index(); err != nil {
 		return nil, nil, err

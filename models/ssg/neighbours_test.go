@@ -135,7 +135,7 @@ func TestNeighboursLeaveGraphsAlone(t *testing.T) {
 			query := texts[(lo+130)%len(texts)]
 			sameGraphs(t, fmt.Sprintf("lists of %d, query %d", size, q), m, with, query, pool, pids)
 			qd, _ := m.Space.NewIndex(m.Docs(pool)).Distances(ctx, m.Space.Doc(query), seq(len(pool)))
-			for _, f := range with.floors(pids, m.Docs(pool), nearest(qd, m.Config.K), &wmd.Pairs{}) {
+			for _, f := range with.floors(pids, m.Docs(pool), len(pool), nearest(qd, m.Config.K), &wmd.Pairs{}) {
 				if f != nil {
 					known++
 				}
@@ -201,6 +201,16 @@ func nodePools(g *Graph) []int {
 	return out
 }
 
+// saved returns the file n is saved to.
+func saved(t testing.TB, n *Neighbours) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "lists")
+	if err := n.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // TestNeighboursRoundTrip: saved lists read back the same, and a model
 // refuses lists computed in other word vectors.
 func TestNeighboursRoundTrip(t *testing.T) {
@@ -209,11 +219,7 @@ func TestNeighboursRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "lists")
-	if err := n.Save(path); err != nil {
-		t.Fatal(err)
-	}
-	back, err := LoadNeighbours(path)
+	back, err := LoadNeighbours(saved(t, n))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,11 +268,7 @@ func FuzzReadNeighbours(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	path := filepath.Join(f.TempDir(), "lists")
-	if err := n.Save(path); err != nil {
-		f.Fatal(err)
-	}
-	raw, err := os.ReadFile(path)
+	raw, err := os.ReadFile(saved(f, n))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -340,11 +342,7 @@ func TestUpdateNeighbours(t *testing.T) {
 			t.Errorf("%s (kept): list %v, want %v", nowIDs[a], nb, want)
 		}
 	}
-	path := filepath.Join(t.TempDir(), "lists")
-	if err := n.Save(path); err != nil {
-		t.Fatal(err)
-	}
-	if back, err := LoadNeighbours(path); err != nil || !reflect.DeepEqual(back, n) {
+	if back, err := LoadNeighbours(saved(t, n)); err != nil || !reflect.DeepEqual(back, n) {
 		t.Fatalf("updated lists read back: %v", err)
 	}
 	with, err := New(m.Space, m.Topics, m.Config)
@@ -434,11 +432,7 @@ func TestReadNeighboursRefuses(t *testing.T) {
 			t.Fatal(err)
 		}
 		tc.spoil(n)
-		path := filepath.Join(t.TempDir(), "lists")
-		if err := n.Save(path); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := LoadNeighbours(path); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := LoadNeighbours(saved(t, n)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
 		}
 	}
