@@ -69,7 +69,7 @@ func Keep(a *index.Attached, p *Pipeline) error {
 		}
 		docs := make([]dataset.Doc, len(res.Hits))
 		for i, h := range res.Hits {
-			docs[i] = textDoc(p.Fields.candidate(h, 0))
+			docs[i] = textDoc(p.Fields.candidate(h, 0, true))
 		}
 		return docs, nil
 	}

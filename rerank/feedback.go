@@ -435,7 +435,7 @@ func (fb *feedback) termLists(ctx context.Context, idx bleve.Index, fields Field
 			}
 			continue
 		}
-		out[i] = index.CountTerms(fb.tokens(fields.candidate(h, i+1).FullText()))
+		out[i] = index.CountTerms(fb.tokens(fields.candidate(h, i+1, false).FullText()))
 	}
 	return out, nil
 }

@@ -128,10 +128,11 @@ func (f Fields) check() error {
 }
 
 // candidate returns the candidate a first-stage hit is, its title and text
-// read from the hit's stored fields, at 1-based rank.
-func (f Fields) candidate(h *search.DocumentMatch, rank int) Candidate {
+// read from the hit's stored fields, at 1-based rank; its metadata
+// decoded from semrank's stored JSON only with meta (see MetadataReader).
+func (f Fields) candidate(h *search.DocumentMatch, rank int, meta bool) Candidate {
 	r := f.resolved()
-	doc := dataset.Doc{ID: h.ID, Title: joinedText(h.Fields, r.Title), Text: joinedText(h.Fields, r.Text), Metadata: candidateFields(h.Fields)}
+	doc := dataset.Doc{ID: h.ID, Title: joinedText(h.Fields, r.Title), Text: joinedText(h.Fields, r.Text), Metadata: candidateFields(h.Fields, meta)}
 	return Candidate{Doc: doc, Score: h.Score, Rank: rank}
 }
 

@@ -158,7 +158,7 @@ func (s Searcher) Load(ctx context.Context, cands []Candidate) error {
 		return err
 	}
 	for j, h := range hits {
-		c := s.Pipeline.Fields.candidate(h, cands[at[j]].Rank)
+		c := s.Pipeline.Fields.candidate(h, cands[at[j]].Rank, true)
 		cands[at[j]].Title, cands[at[j]].Text, cands[at[j]].Metadata = c.Title, c.Text, c.Metadata
 	}
 	return nil
@@ -225,9 +225,10 @@ func (p *Pipeline) candidates(hits search.DocumentMatchCollection) []Candidate {
 	if slices.ContainsFunc(hits, func(h *search.DocumentMatch) bool { return h.Fields != nil }) {
 		run = candidateRun
 	}
+	meta := p.readsMetadata()
 	_ = runs.Do(len(hits), run, func(lo, hi int) error {
 		for i := lo; i < hi; i++ {
-			out[i] = p.Fields.candidate(hits[i], i+1)
+			out[i] = p.Fields.candidate(hits[i], i+1, meta)
 		}
 		return nil
 	})
@@ -259,7 +260,7 @@ func (s Searcher) Documents(ctx context.Context, fields []string, fn func(Candid
 			return err
 		}
 		for _, h := range res.Hits {
-			if err := fn(s.Pipeline.Fields.candidate(h, 0)); err != nil {
+			if err := fn(s.Pipeline.Fields.candidate(h, 0, true)); err != nil {
 				return err
 			}
 		}

@@ -696,10 +696,14 @@ func storedText(v any) string {
 
 // candidateFields returns what stages read as a candidate's fields: the
 // document's metadata, decoded from the stored meta field as index.TopN
-// decodes it, or the hit's stored fields when it has none.
-func candidateFields(stored map[string]any) map[string]any {
+// decodes it (nil without decode), or the hit's stored fields when it has
+// none.
+func candidateFields(stored map[string]any, decode bool) map[string]any {
 	if _, ok := stored[index.FieldMeta].(string); !ok {
 		return stored
+	}
+	if !decode {
+		return nil
 	}
 	return index.StoredMeta(stored)
 }

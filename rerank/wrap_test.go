@@ -484,6 +484,97 @@ func TestWrapCandidates(t *testing.T) {
 	}
 }
 
+// metaSeen is a stage that says whether it reads metadata (reads) and
+// records how many candidates came with metadata.
+type metaSeen struct {
+	reads bool
+	with  *atomic.Int64
+}
+
+func (metaSeen) Name() string          { return "seen" }
+func (s metaSeen) ReadsMetadata() bool { return s.reads }
+func (s metaSeen) Score(_ context.Context, _ rerank.Query, cs []rerank.Candidate) ([]float64, error) {
+	for _, c := range cs {
+		if c.Metadata != nil {
+			s.with.Add(1)
+		}
+	}
+	return make([]float64, len(cs)), nil
+}
+
+// metaFusion is a fusion that does not say whether it reads candidates'
+// metadata; saysMetaFusion says it reads none.
+type metaFusion struct{}
+
+func (metaFusion) Fuse(in rerank.FusionInput) ([]float64, error) {
+	return make([]float64, len(in.Candidates)), nil
+}
+
+type saysMetaFusion struct{ metaFusion }
+
+func (saysMetaFusion) ReadsMetadata() bool { return false }
+
+// TestMetadataOnlyForReaders: a search over semrank's index decodes the
+// window's metadata only when a stage, the Smooth step or the fusion may
+// read it, and a stage or fusion that does not say is given it.
+func TestMetadataOnlyForReaders(t *testing.T) {
+	var ds []dataset.Doc
+	for i := range 4 {
+		ds = append(ds, dataset.Doc{ID: fmt.Sprintf("m%d", i), Text: "bank money", Metadata: map[string]any{"user": "u"}})
+	}
+	idx := newIndex(t, ds)
+	for _, tc := range []struct {
+		name   string
+		stages []bool // each stage's answer to ReadsMetadata
+		other  bool   // a stage that does not say
+		smooth bool   // a Smooth step that does not say
+		fusion rerank.Fusion
+		want   bool
+	}{
+		{name: "none reads", stages: []bool{false}, want: false},
+		{name: "two read none", stages: []bool{false, false}, fusion: &rerank.Linear{}, want: false},
+		{name: "one reads", stages: []bool{false, true}, want: true},
+		{name: "a stage that does not say", stages: []bool{false}, other: true, want: true},
+		{name: "a smooth step that does not say", stages: []bool{false}, smooth: true, want: true},
+		{name: "a fusion that does not say", stages: []bool{false}, fusion: metaFusion{}, want: true},
+		{name: "a fusion that reads none", stages: []bool{false}, fusion: saysMetaFusion{}, want: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var with atomic.Int64
+			p := &rerank.Pipeline{Window: 4, Fusion: tc.fusion}
+			for _, r := range tc.stages {
+				p.Stages = append(p.Stages, metaSeen{reads: r, with: &with})
+			}
+			var other atomic.Int64
+			if tc.other {
+				p.Stages = append(p.Stages, silentStage{&other})
+			}
+			if tc.smooth {
+				p.Smooth = silentStage{&other}
+			}
+			if _, err := rerank.Wrap(idx, p).Search(bleve.NewSearchRequest(bleve.NewMatchQuery("bank"))); err != nil {
+				t.Fatal(err)
+			}
+			want := int64(0)
+			if tc.want {
+				want = int64(len(ds) * len(tc.stages))
+			}
+			if got := with.Load(); got != want {
+				t.Errorf("%d candidates scored with metadata, want %d", got, want)
+			}
+		})
+	}
+}
+
+// silentStage is a stage that does not say whether it reads metadata.
+type silentStage struct{ n *atomic.Int64 }
+
+func (silentStage) Name() string { return "other" }
+func (s silentStage) Score(_ context.Context, _ rerank.Query, cs []rerank.Candidate) ([]float64, error) {
+	s.n.Add(int64(len(cs)))
+	return make([]float64, len(cs)), nil
+}
+
 func TestWrapPagesWithTies(t *testing.T) {
 	// Every document scores the same, so only tie-breaking orders them.
 	var ds []dataset.Doc

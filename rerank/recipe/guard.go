@@ -289,6 +289,10 @@ func fuseAll(examples []learn.Example, f rerank.Fusion, ap []float64) error {
 // firstStageOrder ranks candidates in first-stage order.
 type firstStageOrder struct{}
 
+// ReadsMetadata implements rerank.MetadataReader: the order is the first
+// stage's.
+func (firstStageOrder) ReadsMetadata() bool { return false }
+
 func (firstStageOrder) Fuse(in rerank.FusionInput) ([]float64, error) {
 	out := make([]float64, len(in.Candidates))
 	for i, c := range in.Candidates {

@@ -62,6 +62,10 @@ type BM25 struct {
 // Name implements rerank.Stage.
 func (*BM25) Name() string { return "bm25" }
 
+// ReadsMetadata implements rerank.MetadataReader: the stage reads text
+// alone.
+func (*BM25) ReadsMetadata() bool { return false }
+
 // ReadsDocs implements rerank.DocReader, as TFIDF's.
 func (s *BM25) ReadsDocs(ctx context.Context, ids []string, reads []bool) error {
 	return termsMissingIn(ctx, s.Payloads, ids, reads)

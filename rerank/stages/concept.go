@@ -66,6 +66,10 @@ func newConcept(spec rerank.StageSpec, env rerank.Env, typ, payload string, m co
 // Name implements rerank.Stage.
 func (s *Concept) Name() string { return s.name }
 
+// ReadsMetadata implements rerank.MetadataReader: the stage reads text
+// alone.
+func (*Concept) ReadsMetadata() bool { return false }
+
 // PayloadEncoder implements rerank.PayloadStage.
 func (s *Concept) PayloadEncoder() rerank.PayloadEncoder { return s.encoder }
 

@@ -62,6 +62,10 @@ func newDeepMatch(name string, m *deepmatch.Model, payloads rerank.Payloads) (*D
 // Name implements rerank.Stage.
 func (s *DeepMatch) Name() string { return s.name }
 
+// ReadsMetadata implements rerank.MetadataReader: the stage reads a
+// candidate's metadata when its model adds meta tokens (Config.Meta).
+func (s *DeepMatch) ReadsMetadata() bool { return s.Model.Config.Meta }
+
 // PayloadEncoder implements rerank.PayloadStage: each candidate's side as
 // the network reads it, or nil where the stage reads none.
 func (s *DeepMatch) PayloadEncoder() rerank.PayloadEncoder {

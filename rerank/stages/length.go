@@ -25,6 +25,10 @@ type Length struct {
 // Name implements rerank.Stage.
 func (*Length) Name() string { return "length" }
 
+// ReadsMetadata implements rerank.MetadataReader: the stage reads text
+// alone.
+func (*Length) ReadsMetadata() bool { return false }
+
 // ReadsDocs implements rerank.DocReader, as TFIDF's.
 func (s *Length) ReadsDocs(ctx context.Context, ids []string, reads []bool) error {
 	return termsMissingIn(ctx, s.Payloads, ids, reads)

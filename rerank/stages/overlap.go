@@ -25,6 +25,10 @@ type Overlap struct {
 // Name implements rerank.Stage.
 func (*Overlap) Name() string { return "overlap" }
 
+// ReadsMetadata implements rerank.MetadataReader: the stage reads text
+// alone.
+func (*Overlap) ReadsMetadata() bool { return false }
+
 // ReadsDocs implements rerank.DocReader, as TFIDF's.
 func (s *Overlap) ReadsDocs(ctx context.Context, ids []string, reads []bool) error {
 	return termsMissingIn(ctx, s.Payloads, ids, reads)

@@ -90,6 +90,10 @@ func (s *Proximity) Name() string {
 	return s.name
 }
 
+// ReadsMetadata implements rerank.MetadataReader: the stage reads text
+// alone.
+func (*Proximity) ReadsMetadata() bool { return false }
+
 // Score implements rerank.Stage.
 func (s *Proximity) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
 	out := make([]float64, len(cands))

@@ -106,6 +106,10 @@ func (s *Regularize) Name() string {
 	return s.name
 }
 
+// ReadsMetadata implements rerank.MetadataReader: the stage reads text
+// alone.
+func (*Regularize) ReadsMetadata() bool { return false }
+
 // ReadsDocs implements rerank.DocReader, as TFIDF's.
 func (s *Regularize) ReadsDocs(ctx context.Context, ids []string, reads []bool) error {
 	return termsMissingIn(ctx, s.Payloads, ids, reads)

@@ -102,6 +102,10 @@ func (s *RM3) Name() string {
 	return s.name
 }
 
+// ReadsMetadata implements rerank.MetadataReader: the stage reads text
+// alone.
+func (*RM3) ReadsMetadata() bool { return false }
+
 // WeightedTerm is one word of an expanded query and its weight.
 type WeightedTerm = rerank.WeightedTerm
 

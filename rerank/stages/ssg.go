@@ -120,6 +120,10 @@ type SSG struct {
 // Name implements rerank.Stage.
 func (*SSG) Name() string { return "ssg" }
 
+// ReadsMetadata implements rerank.MetadataReader: the stage reads text
+// alone.
+func (*SSG) ReadsMetadata() bool { return false }
+
 // Score implements rerank.Stage.
 func (s *SSG) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
 	pool := make([]string, len(cands))

@@ -118,6 +118,10 @@ type Surface struct {
 // Name implements rerank.Stage.
 func (s *Surface) Name() string { return s.name }
 
+// ReadsMetadata implements rerank.MetadataReader: the stage reads text
+// alone.
+func (*Surface) ReadsMetadata() bool { return false }
+
 // Score implements rerank.Stage.
 func (s *Surface) Score(_ context.Context, _ rerank.Query, cands []rerank.Candidate) ([]float64, error) {
 	out := make([]float64, len(cands))

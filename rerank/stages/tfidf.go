@@ -142,6 +142,10 @@ func (t *TFIDF) Name() string {
 	return t.name
 }
 
+// ReadsMetadata implements rerank.MetadataReader: the stage reads a
+// candidate's metadata when it weighs a metadata field (Field).
+func (t *TFIDF) ReadsMetadata() bool { return t.Field != "" }
+
 // idfs are the IDFs of the terms a window weighs, in a collection of n
 // documents, each looked up in stats once.
 type idfs struct {

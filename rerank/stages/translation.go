@@ -54,6 +54,10 @@ type Translation struct {
 // Name implements rerank.Stage.
 func (s *Translation) Name() string { return s.name }
 
+// ReadsMetadata implements rerank.MetadataReader: the stage reads text
+// alone.
+func (*Translation) ReadsMetadata() bool { return false }
+
 // Score implements rerank.Stage.
 func (s *Translation) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
 	if err := ctx.Err(); err != nil {

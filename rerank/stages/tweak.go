@@ -134,6 +134,10 @@ func newTWEAK(name string, m *tweak.Model, enc rerank.PayloadEncoder, payloads r
 // Name implements rerank.Stage.
 func (s *TWEAK) Name() string { return s.name }
 
+// ReadsMetadata implements rerank.MetadataReader: the stage reads text
+// alone.
+func (*TWEAK) ReadsMetadata() bool { return false }
+
 // PayloadEncoder implements rerank.PayloadStage.
 func (s *TWEAK) PayloadEncoder() rerank.PayloadEncoder { return s.encoder }
 

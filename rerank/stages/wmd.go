@@ -122,6 +122,10 @@ func (s *WMD) nbows(texts []string) []wmd.Doc {
 // Name implements rerank.Stage.
 func (*WMD) Name() string { return "wmd" }
 
+// ReadsMetadata implements rerank.MetadataReader: the stage reads text
+// alone.
+func (*WMD) ReadsMetadata() bool { return false }
+
 // Score implements rerank.Stage.
 func (s *WMD) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
 	out := make([]float64, len(cands))
