@@ -743,7 +743,8 @@ run() {
 		# times, default 2; semrank bench --rounds 3 each, the ratio of all
 		# rounds and, where SR prints it, of the first alone), over the indexes
 		# the cost, plain-cacm and plain-analyzer sections leave (the cost
-		# section's, built by SR, hold the payloads SR's stages read).
+		# section's, built by SR, hold the payloads SR's stages read). ONLY,
+		# a regular expression, keeps the rows whose name matches it.
 		: "${SR_BEFORE:?cost-before compares SR with SR_BEFORE, another semrank binary}"
 		local rows=(
 			"tfidf cacm|$R/cacm.idx|$R/cost/tfidf.yaml|$O/cacm"
@@ -756,11 +757,13 @@ run() {
 			"no stage cacm|$R/cacm.idx|$R/cost/empty.yaml|$O/cacm"
 			"wmd cacm|$R/cacm.idx|$R/cost/wmd.yaml|$O/cacm"
 			"ssg cacm|$R/cacm.idx|$R/cost/ssg.yaml|$O/cacm"
+			"ssg lists cacm|$R/cacm.idx|$R/cost/ssg-lists.yaml|$O/cacm"
 		)
 		local row name idx pipe data r bin
 		{
 			for row in "${rows[@]}"; do
 				IFS='|' read -r name idx pipe data <<<"$row"
+				[[ $name =~ ${ONLY:-.} ]] || continue
 				for r in $(seq "${ROUNDS:-2}"); do
 					for bin in "$SR_BEFORE" "$SR"; do
 						printf '%-28s %s round %s  ' "$name" "$bin" "$r"
