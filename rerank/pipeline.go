@@ -77,12 +77,13 @@ type DocReader interface {
 	ReadsDocs(ctx context.Context, ids []string, reads []bool) error
 }
 
-// MetadataReader is implemented by stages that tell whether they read
-// candidates' Metadata. Over semrank's own index a candidate's metadata is
-// stored as JSON, and a search decodes it only when some stage reads it
-// (a stage without this method is taken to), else leaving Metadata nil:
-// decoding it took a sixth of a wmd stage's window. Over other indexes
-// Metadata is the hit's stored fields, given as they are.
+// MetadataReader is implemented by stages (and fusions) that tell whether
+// they read candidates' Metadata. Over semrank's own index a candidate's
+// metadata is stored as JSON, and a search decodes it only when some stage
+// reads it (a stage without this method is taken to), else leaving
+// Metadata nil, so that stages reading text alone do not pay for decoding
+// a window's metadata. Over other indexes Metadata is the hit's stored
+// fields, given as they are.
 type MetadataReader interface {
 	ReadsMetadata() bool
 }
