@@ -158,7 +158,7 @@ func BenchmarkSemanticCost(b *testing.B) {
 // word vectors of spec, an ssg stage's, as semrank train neighbours does
 // (a minute over CACM), and returns the file it wrote them to.
 func neighbourLists(b *testing.B, spec rerank.StageSpec, idx *index.Index, ds *dataset.Dataset) string {
-	st, err := rerank.NewStage(spec, rerank.EnvOf(idx))
+	space, err := stages.WordSpace(spec, rerank.EnvOf(idx))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func neighbourLists(b *testing.B, spec rerank.StageSpec, idx *index.Index, ds *d
 	for _, d := range ds.Corpus {
 		ids, texts = append(ids, d.ID), append(texts, d.FullText())
 	}
-	n, err := ssg.BuildNeighbours(context.Background(), st.(*stages.SSG).Model.Space, ids, texts, ssg.DefaultListSize, nil)
+	n, err := ssg.BuildNeighbours(context.Background(), space, ids, texts, ssg.DefaultListSize, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"path/filepath"
 	"time"
 
@@ -109,12 +108,10 @@ func runTrainNeighbours(cmd *cobra.Command, o trainNeighboursOptions) error {
 			return err
 		}
 	}
-	// The stage reads its word vectors (and topic model) only.
-	st, err := rerank.NewStage(spec, rerank.Env{Dir: filepath.Dir(o.pipelinePath)})
+	space, err := stages.WordSpace(spec, rerank.Env{Dir: filepath.Dir(o.pipelinePath)})
 	if err != nil {
 		return fmt.Errorf("pipeline %s: %w", o.pipelinePath, err)
 	}
-	space := st.(*stages.SSG).Model.Space
 	start := time.Now()
 	var (
 		n        *ssg.Neighbours
@@ -140,8 +137,7 @@ func runTrainNeighbours(cmd *cobra.Command, o trainNeighboursOptions) error {
 	return nil
 }
 
-// ssgSpec returns cfg's ssg stage (the one named name, if set) without
-// its neighbours option: the lists it is about to compute need not exist.
+// ssgSpec returns cfg's ssg stage (the one named name, if set).
 func ssgSpec(cfg *rerank.Config, path, name string) (rerank.StageSpec, error) {
 	var found []rerank.StageSpec
 	for _, s := range cfg.Stages {
@@ -157,8 +153,5 @@ func ssgSpec(cfg *rerank.Config, path, name string) (rerank.StageSpec, error) {
 	case len(found) > 1:
 		return rerank.StageSpec{}, fmt.Errorf("pipeline %s has %d ssg stages; name one with --stage", path, len(found))
 	}
-	s := found[0]
-	s.Options = maps.Clone(s.Options)
-	delete(s.Options, "neighbours")
-	return s, nil
+	return found[0], nil
 }

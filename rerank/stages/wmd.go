@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"math"
 	"sync"
@@ -59,6 +60,31 @@ func loadSpace(spec rerank.StageSpec, env rerank.Env, format string) (*wmd.Space
 		return nil, err
 	}
 	return v.(*wmd.Space), nil
+}
+
+// WordSpace returns the word vectors that spec, a wmd or ssg stage's,
+// names, loaded as the stage loads them (shared with stages built in the
+// same env), without the rest of the stage: the space an ssg stage's
+// neighbour lists are computed in.
+func WordSpace(spec rerank.StageSpec, env rerank.Env) (*wmd.Space, error) {
+	var format string
+	switch spec.Type {
+	case "wmd":
+		var o WMDOptions
+		if err := spec.DecodeOptions(&o); err != nil {
+			return nil, err
+		}
+		format = o.Format
+	case "ssg":
+		var o SSGOptions
+		if err := spec.DecodeOptions(&o); err != nil {
+			return nil, err
+		}
+		format = o.Format
+	default:
+		return nil, fmt.Errorf("stage %s: a %s stage reads no word vectors (wmd and ssg do)", spec.DisplayName(spec.Type), spec.Type)
+	}
+	return loadSpace(spec, env, format)
 }
 
 // windowDistances returns the WMD from query to each of docs, the window's

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/semrank/semrank/dataset"
@@ -120,5 +121,39 @@ func TestWMDAndSSGShareVectors(t *testing.T) {
 		if !slices.Equal(alone, together[i]) {
 			t.Errorf("%s: %v in the pipeline, %v alone", spec.Type, together[i], alone)
 		}
+	}
+}
+
+// TestWordSpace: the word vectors of a wmd or an ssg stage load alone, an
+// ssg stage's topic model and neighbour lists unread (here absent); other
+// stages and bad options are refused.
+func TestWordSpace(t *testing.T) {
+	env := rerank.Env{Dir: "../../testdata/embed"}
+	for _, tc := range []struct {
+		name string
+		spec rerank.StageSpec
+		want string // error substring; "" for success
+	}{
+		{"wmd", rerank.StageSpec{Type: "wmd", Model: "glove-slice.txt"}, ""},
+		{"ssg", rerank.StageSpec{Type: "ssg", Model: "glove-slice.txt", Options: map[string]any{"topics": "none.topics", "neighbours": "none.lists"}}, ""},
+		{"tfidf", rerank.StageSpec{Type: "tfidf"}, "reads no word vectors"},
+		{"unknown option", rerank.StageSpec{Type: "ssg", Model: "glove-slice.txt", Options: map[string]any{"topic": "x"}}, "topic"},
+		{"no model", rerank.StageSpec{Type: "wmd"}, "word vectors"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			space, err := WordSpace(tc.spec, env)
+			if tc.want != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("error %v, want one naming %q", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if space.Vectors().Len() == 0 {
+				t.Fatal("no vectors")
+			}
+		})
 	}
 }
