@@ -422,7 +422,7 @@ func (m *Model) floors(ids []string, docs []wmd.Doc, n int, nb []wmd.Neighbor, p
 // shared.
 func (m *Model) SetNeighbours(n *Neighbours) error {
 	if n != nil {
-		if got := VectorsFingerprint(m.Space.Vectors()); n.Config.Vectors != got {
+		if got := m.Space.Fingerprint(); n.Config.Vectors != got {
 			return fmt.Errorf("ssg: neighbour lists computed in other word vectors (fingerprint %s; these vectors' is %s): compute them again with these", n.Config.Vectors, got)
 		}
 	}

@@ -15,7 +15,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/semrank/semrank/models"
-	"github.com/semrank/semrank/models/embed"
 	"github.com/semrank/semrank/models/wmd"
 )
 
@@ -64,26 +63,11 @@ type NeighboursConfig struct {
 	// Size is the neighbours each list holds (fewer when the collection
 	// has fewer other documents with a word that has a vector).
 	Size int `json:"size"`
-	// Vectors is the fingerprint of the word vectors (VectorsFingerprint):
+	// Vectors is the fingerprint of the word vectors (wmd.Space.Fingerprint):
 	// distances in other vectors are other distances.
 	Vectors string `json:"vectors"`
 	// Generation counts the updates since the lists were first computed.
 	Generation int32 `json:"generation"`
-}
-
-// VectorsFingerprint returns a hash of v's words and vectors.
-func VectorsFingerprint(v *embed.Vectors) string {
-	h := fnv.New128a()
-	var b [8]byte
-	for i, w := range v.Words {
-		h.Write([]byte(strconv.Itoa(len(w))))
-		h.Write([]byte(w))
-		for _, x := range v.Vector(i) {
-			binary.LittleEndian.PutUint64(b[:], math.Float64bits(x))
-			h.Write(b[:])
-		}
-	}
-	return fmt.Sprintf("%x", h.Sum(nil))[:16]
 }
 
 // docHash returns a hash of d's words and weights.
@@ -108,7 +92,7 @@ func BuildNeighbours(ctx context.Context, space *wmd.Space, ids, texts []string,
 	if size < 1 {
 		return nil, fmt.Errorf("ssg: neighbour lists of %d documents: want ≥ 1", size)
 	}
-	n, docs, err := newNeighbours(space, ids, texts, NeighboursConfig{Size: size, Vectors: VectorsFingerprint(space.Vectors())})
+	n, docs, err := newNeighbours(space, ids, texts, NeighboursConfig{Size: size, Vectors: space.Fingerprint()})
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +112,7 @@ func BuildNeighbours(ctx context.Context, space *wmd.Space, ids, texts []string,
 // refused: every distance would change.
 func UpdateNeighbours(ctx context.Context, space *wmd.Space, old *Neighbours, ids, texts []string, done func(int)) (*Neighbours, int, error) {
 	cfg := old.Config
-	if got := VectorsFingerprint(space.Vectors()); cfg.Vectors != got {
+	if got := space.Fingerprint(); cfg.Vectors != got {
 		return nil, 0, fmt.Errorf("ssg: neighbour lists computed in other word vectors (fingerprint %s; these vectors' is %s): compute them anew", cfg.Vectors, got)
 	}
 	if cfg.Generation == math.MaxInt32 {

@@ -1,8 +1,12 @@
 package wmd
 
 import (
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
 	"math"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/semrank/semrank/models/embed"
@@ -14,6 +18,9 @@ type Space struct {
 	vec     *embed.Vectors
 	solvers sync.Pool // *Solver
 	lanes   sync.Pool // *lanes
+
+	printOnce sync.Once
+	print     string // see Fingerprint
 }
 
 // NewSpace returns a Space over v.
@@ -26,6 +33,26 @@ func NewSpace(v *embed.Vectors) *Space {
 
 // Vectors returns the word vectors behind the space.
 func (s *Space) Vectors() *embed.Vectors { return s.vec }
+
+// Fingerprint returns a hash of the space's words and vectors, computed
+// once: what is computed in one space (word ids, distances) is refused in
+// another under it.
+func (s *Space) Fingerprint() string {
+	s.printOnce.Do(func() {
+		h := fnv.New128a()
+		var b [8]byte
+		for i, w := range s.vec.Words {
+			h.Write([]byte(strconv.Itoa(len(w))))
+			h.Write([]byte(w))
+			for _, x := range s.vec.Vector(i) {
+				binary.LittleEndian.PutUint64(b[:], math.Float64bits(x))
+				h.Write(b[:])
+			}
+		}
+		s.print = fmt.Sprintf("%x", h.Sum(nil))[:16]
+	})
+	return s.print
+}
 
 // Doc is a normalised bag of words: distinct vocabulary ids in increasing
 // order, their relative frequencies (summing to 1), and the centroid
@@ -45,23 +72,76 @@ func (s *Space) Doc(text string) Doc { return s.DocFromTokens(embed.Tokenize(tex
 // DocFromTokens builds the nBOW of already tokenized words; words without
 // a vector are dropped.
 func (s *Space) DocFromTokens(tokens []string) Doc {
-	count := map[int32]float64{}
-	var total float64
+	words, counts := s.Counts(tokens)
+	return s.docFromCounts(words, counts)
+}
+
+// Counts returns the distinct vocabulary ids of tokens that have a vector,
+// in increasing order, and how many times each occurs: what DocFromCounts
+// builds the nBOW from.
+func (s *Space) Counts(tokens []string) (words []int32, counts []uint32) {
+	count := map[int32]uint32{}
 	for _, t := range tokens {
 		if i, ok := s.vec.Index(t); ok {
 			count[int32(i)]++
-			total++
 		}
 	}
-	d := Doc{Words: make([]int32, 0, len(count))}
+	words = make([]int32, 0, len(count))
 	for i := range count {
-		d.Words = append(d.Words, i)
+		words = append(words, i)
 	}
-	slices.Sort(d.Words)
-	d.Weights = make([]float64, len(d.Words))
-	d.Centroid = make([]float64, s.vec.Dim)
-	for k, i := range d.Words {
-		w := count[i] / total
+	slices.Sort(words)
+	counts = make([]uint32, len(words))
+	for k, i := range words {
+		counts[k] = count[i]
+	}
+	return words, counts
+}
+
+// DocFromCounts builds the nBOW of words, distinct vocabulary ids in
+// increasing order, each occurring counts[k] ≥ 1 times: bit for bit the
+// Doc that DocFromTokens builds from tokens with those counts. It refuses
+// ids out of order or outside the vocabulary, zero counts, and totals
+// that float64 cannot count exactly.
+func (s *Space) DocFromCounts(words []int32, counts []uint32) (Doc, error) {
+	if err := s.checkCounts(words, counts); err != nil {
+		return Doc{}, fmt.Errorf("wmd: %w", err)
+	}
+	return s.docFromCounts(slices.Clone(words), counts), nil
+}
+
+// checkCounts returns DocFromCounts' error for words and counts, if any.
+func (s *Space) checkCounts(words []int32, counts []uint32) error {
+	if len(words) != len(counts) {
+		return fmt.Errorf("%d words but %d counts", len(words), len(counts))
+	}
+	var total uint64
+	for k, w := range words {
+		switch {
+		case w < 0 || int(w) >= s.vec.Len():
+			return fmt.Errorf("word id %d outside the vocabulary of %d words", w, s.vec.Len())
+		case k > 0 && w <= words[k-1]:
+			return fmt.Errorf("word ids out of order (%d after %d)", w, words[k-1])
+		case counts[k] == 0:
+			return fmt.Errorf("word id %d counted 0 times", w)
+		}
+		total += uint64(counts[k])
+	}
+	if total > 1<<53 {
+		return fmt.Errorf("%d words, more than float64 counts exactly", total)
+	}
+	return nil
+}
+
+// docFromCounts is DocFromCounts of valid counts.
+func (s *Space) docFromCounts(words []int32, counts []uint32) Doc {
+	var total float64
+	for _, c := range counts {
+		total += float64(c)
+	}
+	d := Doc{Words: slices.Clip(words), Weights: make([]float64, len(words)), Centroid: make([]float64, s.vec.Dim)}
+	for k, i := range words {
+		w := float64(counts[k]) / total
 		d.Weights[k] = w
 		for j, x := range s.vec.Vector(int(i)) {
 			d.Centroid[j] += w * x
