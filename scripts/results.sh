@@ -710,11 +710,17 @@ run() {
 		printf 'window: 100\nstages:\n  - type: ssg\n    model: ../cacm.vec\n    options: {topics: ../cacm.topics, neighbours: cacm.lists}\n' >"$R/cost/ssg-lists.yaml"
 		{ [ "$R/cost/cacm.lists" -nt "$R/cacm.vec" ] && [ "$R/cost/cacm.lists" -nt "$R/cacm.idx" ]; } ||
 			$SR train neighbours --pipeline "$R/cost/ssg.yaml" --index "$R/cacm.idx" --out "$R/cost/cacm.lists"
+		# The wmd row over CACM indexed with its pipeline, which stores each
+		# document's nBOW (payload nbow), and over the index without them.
+		rm -rf "$R/cost/wmd.idx"
+		$SR index --data "$O/cacm" --index "$R/cost/wmd.idx" --pipeline "$R/cost/wmd.yaml" >/dev/null
 		{
 			for p in empty tfidf wmd ssg ssg-lists; do
 				echo "== $p, semrank index"
 				$SR bench --index "$R/cacm.idx" --pipeline "$R/cost/$p.yaml" --data "$O/cacm" --rounds 5
 			done
+			echo "== wmd, semrank index with its nbow payloads"
+			$SR bench --index "$R/cost/wmd.idx" --pipeline "$R/cost/wmd.yaml" --data "$O/cacm" --rounds 5
 			echo "== tfidf, plain Bleve index (examples/plainindex)"
 			$SR bench --index "$R/plain/cacm.idx" --pipeline "$R/cost/tfidf-plain.yaml" --data "$O/cacm" --rounds 5
 			for p in lexical unsup; do
@@ -756,6 +762,7 @@ run() {
 			"README no-judgment pipeline|$R/cacm.idx|$R/plain/unsup-semrank.yaml|$O/cacm"
 			"no stage cacm|$R/cacm.idx|$R/cost/empty.yaml|$O/cacm"
 			"wmd cacm|$R/cacm.idx|$R/cost/wmd.yaml|$O/cacm"
+			"wmd nbow cacm|$R/cost/wmd.idx|$R/cost/wmd.yaml|$O/cacm"
 			"ssg cacm|$R/cacm.idx|$R/cost/ssg.yaml|$O/cacm"
 			"ssg lists cacm|$R/cacm.idx|$R/cost/ssg-lists.yaml|$O/cacm"
 		)

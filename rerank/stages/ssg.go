@@ -132,7 +132,7 @@ func (s *SSG) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidat
 	}
 	// The query's distances to the window, which a wmd stage over the
 	// same vectors computes too.
-	qdist, err := windowDistances(ctx, s.Model.Space, q.Text, func() []wmd.Doc { return s.Model.Docs(pool) })
+	qdist, err := windowDistances(ctx, s.Model.Space, q.Text, func() ([]wmd.Doc, error) { return s.Model.Docs(pool), nil })
 	if err != nil {
 		return nil, err
 	}

@@ -23,14 +23,16 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return &WMD{Space: space}, nil
+		return NewWMD(space, o.Payload, env.Payloads)
 	})
 }
 
 // WMDOptions are the options of a wmd stage: the format of its word
-// vectors file (default auto), and its trainer's (see EmbedOptions).
+// vectors file (default auto), the payload its candidates' nBOWs are
+// stored under (default "nbow"), and its trainer's (see EmbedOptions).
 type WMDOptions struct {
 	Format       string `yaml:"format"`
+	Payload      string `yaml:"payload"`
 	EmbedOptions `yaml:",inline"`
 }
 
@@ -91,7 +93,7 @@ func WordSpace(spec rerank.StageSpec, env rerank.Env) (*wmd.Space, error) {
 // candidates' nBOWs in space (wmd.Index.Distances), or nil when the query
 // has no word with a vector: once per window for the stages sharing space
 // (wmd and ssg; rerank.WindowMemo).
-func windowDistances(ctx context.Context, space *wmd.Space, query string, docs func() []wmd.Doc) ([]float64, error) {
+func windowDistances(ctx context.Context, space *wmd.Space, query string, docs func() ([]wmd.Doc, error)) ([]float64, error) {
 	type key struct {
 		space *wmd.Space
 		query string
@@ -101,7 +103,10 @@ func windowDistances(ctx context.Context, space *wmd.Space, query string, docs f
 		if qd.Empty() {
 			return []float64(nil), nil
 		}
-		ds := docs()
+		ds, err := docs()
+		if err != nil {
+			return nil, err
+		}
 		all := make([]int, len(ds))
 		for i := range all {
 			all[i] = i
@@ -127,22 +132,98 @@ func windowDistances(ctx context.Context, space *wmd.Space, query string, docs f
 // fingerprinting the settings and the text, so stages trained on the same
 // text with the same settings share one file.
 //
-// A candidate's nBOW (its tokenization, once most of the stage's cost) is
-// cached by text across queries; Space must not change once the stage
-// has scored. A query's distances to its candidates are solved together
-// (wmd.Index.Distances: each word distance once, on every core).
+// A candidate's nBOW is read from the index's "nbow" payload (option
+// "payload" names another; wmd.Encoder), written at index time in the
+// stage's vectors, where the index holds one: the search then loads
+// neither the document's stored text nor tokenizes it. Otherwise it is
+// computed from the candidate's title and text; both give the same nBOW,
+// bit for bit. Either way it is cached across queries (by payload or by
+// text); Space must not change once the stage has scored. A query's
+// distances to its candidates are solved together (wmd.Index.Distances:
+// each word distance once, on every core).
 type WMD struct {
 	Space *wmd.Space
 
-	once sync.Once
-	docs *textcache.Cache[wmd.Doc]
+	encoder rerank.PayloadEncoder
+	stored  storedPayload
+
+	once  sync.Once
+	docs  *textcache.Cache[wmd.Doc]  // by text
+	coded *textcache.Cache[codedDoc] // by payload
 }
 
-// nbows returns the nBOWs of texts in s.Space, from the cache where a
-// text was seen recently, the others computed on every core.
-func (s *WMD) nbows(texts []string) []wmd.Doc {
-	s.once.Do(func() { s.docs = textcache.New(s.Space.Doc) })
-	return s.docs.GetAll(texts)
+// codedDoc is an nBOW decoded from its payload, or the payload's error.
+type codedDoc struct {
+	doc wmd.Doc
+	err error
+}
+
+// NewWMD returns the stage over space, its candidates' nBOWs read from
+// payloads (under payload, "nbow" when empty) where the index holds
+// them. An index whose payload of that name other vectors wrote is an
+// error naming both.
+func NewWMD(space *wmd.Space, payload string, payloads rerank.Payloads) (*WMD, error) {
+	s := &WMD{Space: space, encoder: payloadNamed(payload, wmd.Encoder{Space: space})}
+	var err error
+	if s.stored, err = newStoredPayload(payloads, s.encoder); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// caches makes the stage's caches of nBOWs by text and by payload.
+func (s *WMD) caches() {
+	s.once.Do(func() {
+		s.docs = textcache.New(s.Space.Doc)
+		s.coded = textcache.New(func(b string) codedDoc {
+			d, err := s.Space.DecodeDoc([]byte(b))
+			return codedDoc{d, err}
+		})
+	})
+}
+
+// nbows returns the nBOWs of cands in s.Space: from their payloads where
+// the index holds them, else from their text, from the caches where seen
+// recently, the others computed on every core.
+func (s *WMD) nbows(ctx context.Context, cands []rerank.Candidate) ([]wmd.Doc, error) {
+	s.caches()
+	stored, err := s.stored.window(ctx, cands)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]wmd.Doc, len(cands))
+	var texts, codes []string
+	var byText, byCode []int
+	for i, c := range cands {
+		if stored[i] != nil {
+			codes, byCode = append(codes, string(stored[i])), append(byCode, i)
+		} else {
+			texts, byText = append(texts, c.FullText()), append(byText, i)
+		}
+	}
+	for k, d := range s.coded.GetAll(codes) {
+		if d.err != nil {
+			return nil, fmt.Errorf("document %s: %w", cands[byCode[k]].ID, d.err)
+		}
+		out[byCode[k]] = d.doc
+	}
+	for k, d := range s.docs.GetAll(texts) {
+		out[byText[k]] = d
+	}
+	return out, nil
+}
+
+// PayloadEncoder implements rerank.PayloadStage: each document's nBOW.
+func (s *WMD) PayloadEncoder() rerank.PayloadEncoder { return s.encoder }
+
+// ReadsDocs implements rerank.DocReader: the documents without a payload.
+func (s *WMD) ReadsDocs(ctx context.Context, ids []string, reads []bool) error {
+	return s.stored.missingIn(ctx, ids, reads)
+}
+
+// WindowPayloads implements rerank.PayloadReader: the nBOWs.
+func (s *WMD) WindowPayloads() (rerank.Payloads, []rerank.PayloadKind) {
+	return s.stored.windowPayloads()
 }
 
 // Name implements rerank.Stage.
@@ -155,13 +236,7 @@ func (*WMD) ReadsMetadata() bool { return false }
 // Score implements rerank.Stage.
 func (s *WMD) Score(ctx context.Context, q rerank.Query, cands []rerank.Candidate) ([]float64, error) {
 	out := make([]float64, len(cands))
-	dist, err := windowDistances(ctx, s.Space, q.Text, func() []wmd.Doc {
-		texts := make([]string, len(cands))
-		for i, c := range cands {
-			texts[i] = c.FullText()
-		}
-		return s.nbows(texts)
-	})
+	dist, err := windowDistances(ctx, s.Space, q.Text, func() ([]wmd.Doc, error) { return s.nbows(ctx, cands) })
 	if err != nil {
 		return nil, err
 	}

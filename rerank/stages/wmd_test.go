@@ -1,13 +1,19 @@
 package stages
 
 import (
+	"bufio"
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/blevesearch/bleve/v2"
+
 	"github.com/semrank/semrank/dataset"
+	"github.com/semrank/semrank/index"
 	"github.com/semrank/semrank/models/embed"
 	"github.com/semrank/semrank/models/ssg/ssgtest"
 	"github.com/semrank/semrank/rerank"
@@ -155,5 +161,107 @@ func TestWordSpace(t *testing.T) {
 				t.Fatal("no vectors")
 			}
 		})
+	}
+}
+
+// TestWMDPayloads: over an index holding the candidates' nBOW payloads the
+// wmd stage reads no stored document and ranks and scores as over the
+// same documents without them, on real questions; a document added
+// without a payload is read from its text; payloads written in other
+// vectors are refused.
+func TestWMDPayloads(t *testing.T) {
+	f, err := os.Open("../../testdata/embed/questions.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		texts = append(texts, sc.Text())
+	}
+	f.Close()
+	var docs []dataset.Doc
+	for i, text := range texts[:300] {
+		docs = append(docs, dataset.Doc{ID: fmt.Sprintf("d%03d", i), Text: text})
+	}
+	cfg := &rerank.Config{Window: 40, Stages: []rerank.StageSpec{{Type: "wmd", Model: "glove-slice.txt"}}}
+	build := func(withPayloads bool) (*index.Index, *rerank.Pipeline) {
+		idx, err := index.Create("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { idx.Close() })
+		env := rerank.EnvOf(idx)
+		env.Dir = "../../testdata/embed"
+		p, err := cfg.Build(env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var encs []index.PayloadEncoder
+		if withPayloads {
+			encs = p.Encoders()
+		}
+		if err := idx.Add(context.Background(), docs, encs, nil); err != nil {
+			t.Fatal(err)
+		}
+		return idx, p
+	}
+	stored, sp := build(true)
+	plain, pp := build(false)
+	ctx := context.Background()
+	ids := make([]string, len(docs))
+	for i, d := range docs {
+		ids[i] = d.ID
+	}
+	for _, tc := range []struct {
+		p    *rerank.Pipeline
+		want bool
+	}{{sp, false}, {pp, true}} {
+		reads := make([]bool, len(ids))
+		if err := tc.p.Stages[0].(*WMD).ReadsDocs(ctx, ids, reads); err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range reads {
+			if r != tc.want {
+				t.Fatalf("document %s read: %v, want %v", ids[i], r, tc.want)
+			}
+		}
+	}
+	for _, q := range texts[300:320] {
+		req := func() *bleve.SearchRequest {
+			return bleve.NewSearchRequestOptions(bleve.NewMatchQuery(q), 10, 0, false)
+		}
+		a, err := rerank.Wrap(stored, sp).Search(req())
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := rerank.Wrap(plain, pp).Search(req())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(a.Hits) == 0 || len(a.Hits) != len(b.Hits) {
+			t.Fatalf("%q: %d hits from payloads, %d from text", q, len(a.Hits), len(b.Hits))
+		}
+		for i := range a.Hits {
+			if a.Hits[i].ID != b.Hits[i].ID || a.Hits[i].Score != b.Hits[i].Score {
+				t.Fatalf("%q: hit %d %s %v from payloads, %s %v from text", q, i, a.Hits[i].ID, a.Hits[i].Score, b.Hits[i].ID, b.Hits[i].Score)
+			}
+		}
+	}
+	// A document added without its payload is read.
+	if err := stored.Add(ctx, []dataset.Doc{{ID: "late", Text: texts[0]}}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	reads := make([]bool, 2)
+	if err := sp.Stages[0].(*WMD).ReadsDocs(ctx, []string{"d000", "late"}, reads); err != nil || reads[0] || !reads[1] {
+		t.Errorf("reads %v (%v), want the late document's alone", reads, err)
+	}
+	// Other vectors.
+	dir := t.TempDir()
+	wmdFixture(t, dir)
+	env := rerank.EnvOf(stored)
+	env.Dir = dir
+	if _, err := rerank.NewStage(rerank.StageSpec{Type: "wmd", Model: "vec.model"}, env); err == nil || !strings.Contains(err.Error(), "written by model") {
+		t.Errorf("payloads of other vectors: error %v", err)
 	}
 }
