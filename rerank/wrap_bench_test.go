@@ -116,6 +116,7 @@ func BenchmarkSearchCost(b *testing.B) {
 
 // BenchmarkSemanticCost is BenchmarkSearchCost's measure for the wmd and
 // ssg stages over the full CACM collection (window 100, its 64 queries),
+// wmd also over CACM indexed with the stage's nBOW payloads (wmd-nbow),
 // ssg also with the collection's neighbour lists (ssg-lists):
 // a bare top-10 Bleve search and the same request reranked through Wrap,
 // interleaved. Their word vectors and topic model are trained on CACM's
@@ -136,20 +137,32 @@ func BenchmarkSemanticCost(b *testing.B) {
 		text = append(text, q.FullText())
 	}
 	in := rerank.TrainInput{Text: text, Dir: b.TempDir()}
-	for _, typ := range []string{"wmd", "ssg", "ssg-lists"} {
-		spec, err := rerank.TrainStage(context.Background(), rerank.StageSpec{Type: strings.TrimSuffix(typ, "-lists")}, in)
+	for _, typ := range []string{"wmd", "wmd-nbow", "ssg", "ssg-lists"} {
+		base, variant, _ := strings.Cut(typ, "-")
+		spec, err := rerank.TrainStage(context.Background(), rerank.StageSpec{Type: base}, in)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if typ == "ssg-lists" {
+		if variant == "lists" {
 			spec.Options["neighbours"] = neighbourLists(b, spec, idx, cacm)
 		}
-		p, err := (&rerank.Config{Window: 100, Stages: []rerank.StageSpec{spec}}).Build(rerank.EnvOf(idx))
+		cfg := &rerank.Config{Window: 100, Stages: []rerank.StageSpec{spec}}
+		x := idx
+		if variant == "nbow" {
+			// CACM indexed with the stage's payloads, as semrank index
+			// --pipeline indexes it.
+			p, err := cfg.Build(rerank.EnvOf(idx))
+			if err != nil {
+				b.Fatal(err)
+			}
+			x = compactedIndex(b, cacm, append([]index.PayloadEncoder{index.TermsEncoder{}}, p.Encoders()...))
+		}
+		p, err := cfg.Build(rerank.EnvOf(x))
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Run("cacm/"+typ, func(b *testing.B) {
-			interleaved(b, p, cacm.Queries, []string{"reranked"}, idx, rerank.Wrap(idx, p))
+			interleaved(b, p, cacm.Queries, []string{"reranked"}, x, rerank.Wrap(x, p))
 		})
 	}
 }
