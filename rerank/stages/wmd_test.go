@@ -1,10 +1,8 @@
 package stages
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -170,16 +168,7 @@ func TestWordSpace(t *testing.T) {
 // without a payload is read from its text; payloads written in other
 // vectors are refused.
 func TestWMDPayloads(t *testing.T) {
-	f, err := os.Open("../../testdata/embed/questions.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var texts []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		texts = append(texts, sc.Text())
-	}
-	f.Close()
+	texts := unsupText(t)
 	var docs []dataset.Doc
 	for i, text := range texts[:300] {
 		docs = append(docs, dataset.Doc{ID: fmt.Sprintf("d%03d", i), Text: text})
