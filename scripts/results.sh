@@ -5,7 +5,7 @@
 # Sections: tweak, tweak-cacm, concepts-dev, concepts-cv, deepmatch-a, deepmatch-a-cv,
 # deepmatch-b, deepmatch-b-cv, vectors, unsup-b, unsup-cacm, wmd-speed,
 # recipe-b, recipe-a, heldout-a, heldout-b, fusion-ceiling, ablations, learning-curve, lambdamart, beir-cacm,
-# beir-cacm-unsup, beir-cacm-d200, nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, proxreg-cost, fusedreg, fusedreg-cost, agreement, agreement-supervised, agreement-a, agreement-plain, agreement-cost, agreement-glove, ppmi, ppmi-cost, ppmi-supervised, bench, plain-cacm, plain-cacm-supervised,
+# beir-cacm-unsup, beir-cacm-d200, nojudge, selftrain-papers, ceiling-nojudge, nojudge-fixed, prf, prfguard, prfscope, proxreg, proxreg-cost, fusedreg, fusedreg-cost, agreement, agreement-supervised, agreement-a, agreement-plain, agreement-cost, agreement-glove, ppmi, ppmi-cost, ppmi-supervised, bench, plain-cacm, plain-cacm-supervised,
 # plain-attach, plain-analyzer, plain-ideas, plain-recipe, query-boost, cost, cost-before, sum-cost, scale-bench, serve-load, split-cost, cost-lexical, cost-stages, cost-a, wmd-ssg-cost,
 # solver-cost, neighbours, scale, serve, shards.
 #
@@ -24,14 +24,16 @@
 # (the prf, prfguard and prfscope sections' collections; default "cacm B-all med lisa time adi",
 # prfguard's and prfscope's "adi med cacm lisa B-all time"; both compare with prf's runs when
 # those exist), GUARDRECIPE (prfguard: no skips the recipe over the guarded window), GLOVE
-# (pre-trained vectors: nojudge-fixed's and agreement-glove's default out/glove-wink-100d.txt;
+# (pre-trained vectors: nojudge-fixed's, agreement-glove's and selftrain-papers' default out/glove-wink-100d.txt;
 # nojudge uses them only when set), PROX (the proxreg section's
 # collections; default "adi med cacm lisa B-all time"), PROXFUSED (proxreg:
 # no skips the recipe runs with wmd and ssg), PROXRUNS (proxreg: which of
 # them), FUSEDREG and AGREE (the fusedreg and agreement sections' (and ppmi's)
 # collections; default "adi med cacm lisa B-all time"), PPMISUP (the ppmi-supervised
 # section's; default "time B-all"), NBR and NSIZE (the neighbours section's
-# recipes, default "time", and CACM list sizes, default 200).
+# recipes, default "time", and CACM list sizes, default 200), SELFTRAIN and SELFRUNS
+# (the selftrain-papers section's collections and runs), CEIL (the ceiling-nojudge section's collections) and CEILFITONLY (set: its in-sample fits alone, over
+# the 5-fold runs already in $R/ceiling).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 O=${O:-out/data}
@@ -1272,6 +1274,60 @@ run() {
 				to "$R/nojudge/$c-$n.eval.txt" $SR eval --qrels "$d/qrels/test.tsv" --run "$R/nojudge/$c-$n/run.trec" \
 					--baseline "$R/nojudge/$c-$n/baseline.trec" --metrics map,ndcg@10 --ignore-unjudged
 			done
+		done
+		;;
+	selftrain-papers)
+		# The papers' supervised models trained without judgments (issue
+		# 26, eighteenth session): on each collection of SELFTRAIN
+		# (default "adi med B-all cacm lisa time"), each run of SELFRUNS
+		# (default "tfidf tweak s2net dse deepmatch"): a stage type, the recipe
+		# self-trained on pseudo-queries (--pseudo title,sentence) with
+		# that stage alone, whose report gives the stage alone and its
+		# fusion with the first stage as the pseudo-queries chose it;
+		# "all", the self-trained recipe choosing among every stage it
+		# knows and DSE and DeepMatch; "glove", the self-trained recipe
+		# with GloVe vectors (GLOVE, default out/glove-wink-100d.txt).
+		# Outputs in $R/selftrain-papers/C-RUN (report C-RUN.txt, scored
+		# against BM25 in C-RUN.eval.txt).
+		local c d n args g=${GLOVE:-out/glove-wink-100d.txt}
+		mkdir -p "$R/selftrain-papers"
+		for c in ${SELFTRAIN:-adi med B-all cacm lisa time}; do
+			d=$(coldir "$c")
+			for n in ${SELFRUNS:-tfidf tweak s2net dse deepmatch}; do
+				case $n in
+				all) args=(--stages tfidf,bm25,length,wmd,ssg,rm3,tweak,s2net,lsa,dse,deepmatch) ;;
+				glove)
+					[ -s "$g" ] || { echo "selftrain-papers: no vectors at $g (python3 scripts/wink_glove.py $g; set GLOVE)" >&2; return 1; }
+					args=(--vectors "$g")
+					;;
+				*) args=(--stages "$n") ;;
+				esac
+				recipe_run "$R/selftrain-papers/$c-$n" "$d" --unsupervised --pseudo title,sentence "${args[@]}"
+			done
+		done
+		;;
+	ceiling-nojudge)
+		# How far the project's stages go where the no-judgment recipe
+		# stays short of 10% (issue 26, eighteenth session): on each
+		# collection of CEIL (default "B-all time"), (1) every stage that
+		# reads no judgments (tfidf, bm25, length, wmd, ssg, rm3,
+		# proximity, regularize) and TWEAK, S2Net and LSA, trained and
+		# fused on judged queries, 5-fold cross-validated ($R/ceiling/C,
+		# C.eval.txt); (2) the stages that read no judgments alone, with
+		# (1)'s index and word vectors, their linear fusion fitted on every
+		# judged query: in-sample, a ceiling for fusing them, not a result
+		# ($R/ceiling/C-insample.trec, C-insample.eval.txt).
+		local c d p
+		mkdir -p "$R/ceiling"
+		for c in ${CEIL:-B-all time}; do
+			d=$(coldir "$c")
+			p=$R/ceiling/$c
+			[ -n "${CEILFITONLY:-}" ] || recipe_run "$p" "$d" --stages tfidf,bm25,length,wmd,ssg,rm3,proximity,regularize,tweak,s2net,lsa --folds 5
+			awk '/^    - type: (tweak|s2net|lsa)$/ {skip = 1; next} /^    - |^[a-z]/ {skip = 0} /^    models\/(tweak|s2net|lsa)\.model:/ {next} !skip' "$p/pipeline.yaml" |
+				sed 's#model: fusion.model#model: fusion-insample.model#; /^    fusion.model:/d' >"$p/pipeline-insample.yaml"
+			$SR train fusion --data "$d" --index "$p/index" --pipeline "$p/pipeline-insample.yaml" --out "$p/fusion-insample.model" >"$p-insample.txt"
+			$SR rerank --data "$d" --index "$p/index" --pipeline "$p/pipeline-insample.yaml" --out "$p-insample.trec" >>"$p-insample.txt"
+			compare_runs "$p-insample" "$d" "$p-insample.trec" "$p/baseline.trec"
 		done
 		;;
 	nojudge-fixed)
