@@ -37,6 +37,21 @@ const (
 	stagingPattern = stagingPrefix + "*"
 )
 
+// under reports whether path is dir or lies below it, both made absolute
+// (neither resolved through symbolic links).
+func under(dir, path string) bool {
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return false
+	}
+	p, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(d, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
 // lockOut locks dir for a run and removes the staging directories a
 // killed run left in it, saying so through logf. The caller releases the
 // lock when the run ends.

@@ -199,22 +199,33 @@ func (r *Recipe) fitSelfTrained(ctx context.Context, ds *dataset.Dataset, idx bl
 			dropped = append(dropped, s)
 		}
 	}
-	// The dropped stages' models are not published (wmd and ssg may
-	// share a vectors file).
-	keep := (&rerank.Config{Stages: kept}).Files("", false)
-	for _, f := range (&rerank.Config{Stages: dropped}).Files("", false) {
-		if slices.Contains(keep, f) {
-			continue
-		}
-		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, err
-		}
+	if err := removeUnpublished(staging, kept, dropped); err != nil {
+		return nil, err
 	}
 	path, err := r.publishConfig(ctx, r.config(kept, fusion), staging, dir)
 	if err != nil {
 		return nil, err
 	}
 	return &selfTrained{path: path, reporting: reporting, selection: sel}, nil
+}
+
+// removeUnpublished removes the model files of the dropped stages that
+// the run wrote into staging and no kept stage uses (wmd and ssg may share
+// a vectors file), so that they are not published. Files outside staging
+// are the caller's, such as the pre-trained vectors a stage's training
+// started from (its option embed_init) or a model a stage was given, and
+// stay.
+func removeUnpublished(staging string, kept, dropped []rerank.StageSpec) error {
+	keep := (&rerank.Config{Stages: kept}).Files("", false)
+	for _, f := range (&rerank.Config{Stages: dropped}).Files("", false) {
+		if slices.Contains(keep, f) || !under(staging, f) {
+			continue
+		}
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 // addNeighbours makes each pseudo-query's k nearest documents weakly

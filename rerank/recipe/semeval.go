@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/semrank/semrank/dataset"
@@ -299,7 +298,7 @@ func checkDataDir(data string, inputs []string) error {
 		if err != nil {
 			continue // read already, so it exists; nothing better to check
 		}
-		if rel, err := filepath.Rel(realData, realIn); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		if under(realData, realIn) {
 			return fmt.Errorf("recipe: input %s is inside %s, which the recipe replaces with its converted splits: move it out of the output folder or choose another output folder", in, data)
 		}
 	}
