@@ -141,7 +141,7 @@ func runTrainNeighbours(cmd *cobra.Command, o trainNeighboursOptions) error {
 func ssgSpec(cfg *rerank.Config, path, name string) (rerank.StageSpec, error) {
 	var found []rerank.StageSpec
 	for _, s := range cfg.Stages {
-		if s.Type == "ssg" && (name == "" || s.Name == name || (s.Name == "" && name == "ssg")) {
+		if s.Type == "ssg" && (name == "" || s.DisplayName(s.Type) == name) {
 			found = append(found, s)
 		}
 	}

@@ -73,11 +73,9 @@ func (p *Pairs) get(a, b int) (float64, bool) {
 }
 
 // Put records d as the exact distance between documents a and b, for
-// the searches sharing p to take without a solve: a distance computed
-// before the searches, such as one read off a neighbour list.
-func (p *Pairs) Put(a, b int, d float64) { p.put(a, b, d) }
-
-func (p *Pairs) put(a, b int, d float64) {
+// the searches sharing p to take without a solve: one a search solved, or
+// one computed before the searches, such as one read off a neighbour list.
+func (p *Pairs) Put(a, b int, d float64) {
 	p.mu.Lock()
 	if p.dist == nil {
 		p.dist = map[[2]int32]float64{}
@@ -931,7 +929,7 @@ func (s *search) solve(doc, self int, cut float64, pairs *Pairs, st *Stats) (flo
 		return dist, false, nil
 	}
 	if self >= 0 {
-		pairs.put(self, doc, dist)
+		pairs.Put(self, doc, dist)
 	}
 	if s.sol.byPivots {
 		s.keepWarm(doc, dist, s.k, pot)

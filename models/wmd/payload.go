@@ -72,7 +72,7 @@ func (s *Space) DecodeDoc(b []byte) (Doc, error) {
 		}
 		b = b[k:]
 		c, k := binary.Uvarint(b)
-		if k <= 0 || c == 0 || c > math.MaxUint32 {
+		if k <= 0 || c > math.MaxUint32 {
 			return Doc{}, fmt.Errorf("wmd: nBOW payload: bad count at word %d", i)
 		}
 		b = b[k:]
